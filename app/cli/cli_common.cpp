@@ -1,0 +1,1 @@
+// shared command-line helpers

@@ -1,0 +1,74 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace loadscope::engine {
+
+// Log-linear (HDR-style) histogram of durations in nanoseconds.
+//
+// Values from 0 to kHighestTrackable (1 h) are recorded in constant time with a
+// relative error below 1/2048 (better than 3 significant digits); values below
+// 2048 ns are exact. Larger values are clamped to kHighestTrackable and counted.
+// One instance is owned by one thread: there is no internal synchronisation.
+class Histogram {
+public:
+    static constexpr int64_t kHighestTrackable = 3'600'000'000'000; // 1 h in ns
+    static constexpr int kSubBucketBits = 11;                        // 2048 sub-buckets
+
+    Histogram();
+
+    void record(int64_t valueNs) noexcept { recordN(valueNs, 1); }
+    void recordN(int64_t valueNs, uint64_t count) noexcept;
+    // Adds every count of `other`; merging is lossless and associative.
+    void merge(const Histogram& other) noexcept;
+    void reset() noexcept;
+
+    uint64_t count() const noexcept { return m_total; }
+    bool empty() const noexcept { return m_total == 0; }
+    // min, max and mean are exact (kept beside the buckets); stddev and
+    // percentiles come from the buckets. All are 0 when empty.
+    int64_t min() const noexcept { return m_total ? m_min : 0; }
+    int64_t max() const noexcept { return m_total ? m_max : 0; }
+    double mean() const noexcept;
+    double stddev() const noexcept; // population standard deviation, as ab prints it
+    // Smallest recorded-equivalent value v such that `percentile` percent of the
+    // values are <= v. percentile in [0, 100]; 0 when empty.
+    int64_t valueAtPercentile(double percentile) const noexcept;
+
+    // One row of the HdrHistogram "percentile distribution" layout.
+    struct PercentilePoint {
+        int64_t valueNs;
+        double percentile; // 0..100
+        uint64_t totalCount;
+    };
+    // The distribution as HdrHistogram's percentile iterator walks it:
+    // `ticksPerHalfDistance` rows for every halving of the remaining distance to 100 %.
+    std::vector<PercentilePoint> percentileDistribution(int ticksPerHalfDistance = 5) const;
+
+    // Compact, versioned byte form (sparse, varint-coded). deserialize() returns
+    // nullopt for anything malformed, never throws and never reads out of bounds.
+    std::string serialize() const;
+    static std::optional<Histogram> deserialize(std::string_view bytes);
+
+    // Bucket helpers, exposed for tests.
+    static size_t indexFor(int64_t valueNs) noexcept;
+    static int64_t lowestEquivalent(size_t index) noexcept;
+    static int64_t highestEquivalent(size_t index) noexcept;
+    static size_t bucketCount() noexcept;
+
+    friend bool operator==(const Histogram& a, const Histogram& b) noexcept;
+
+private:
+    std::vector<uint64_t> m_counts;
+    uint64_t m_total = 0;
+    uint64_t m_sum = 0; // ns; overflows only past 584 years of summed latency
+    int64_t m_min = 0;
+    int64_t m_max = 0;
+    size_t m_highestUsedIndex = 0; // keeps merge, reset and scans short
+};
+
+} // namespace loadscope::engine

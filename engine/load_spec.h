@@ -1,0 +1,42 @@
+#pragma once
+
+#include "engine/protocol.h"
+#include "engine/socket_address.h"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loadscope::engine {
+
+using Nanoseconds = std::chrono::nanoseconds;
+
+// What to run: one protocol against one address with a fixed concurrency.
+struct LoadSpec {
+    std::shared_ptr<const Protocol> protocol;
+    SocketAddress target;
+
+    uint32_t concurrency = 1; // connections in total, spread over the threads
+    uint32_t threads = 1;     // worker threads; more than `concurrency` are not started
+    uint32_t pipeline = 1;    // requests outstanding per connection
+
+    // Stop after exactly `requests` complete requests, or after `duration` of
+    // measured time; at least one must be set, and whichever comes first ends the run.
+    uint64_t requests = 0;
+    Nanoseconds duration{0};
+    Nanoseconds warmup{0}; // run before measuring; its requests are not counted
+
+    Nanoseconds requestTimeout{std::chrono::seconds(30)}; // ab -s
+    Nanoseconds connectTimeout{std::chrono::seconds(10)};
+    std::vector<int> cpus;  // pin worker i to cpus[i % size]; empty: no pinning
+    Nanoseconds progressInterval{std::chrono::milliseconds(100)};
+    uint64_t seed = 1;      // for protocols with random keys
+};
+
+// One line describing what is wrong with `spec`, or nullopt when it can run.
+std::optional<std::string> validateLoadSpec(const LoadSpec& spec);
+
+} // namespace loadscope::engine

@@ -1,0 +1,78 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace loadscope::engine {
+
+// What one finished response told the engine. Filled by a ProtocolSession.
+struct ResponseInfo {
+    int statusCode = 0;      // HTTP status code; 0 where the protocol has none
+    uint64_t bodyBytes = 0;  // payload bytes: HTTP body, memcached value bytes, echo reply
+    bool keepAlive = true;   // the peer keeps the connection open after this response
+    uint8_t operation = 0;   // index into Protocol::operationNames()
+    int8_t hit = -1;         // memcached get: 1 hit, 0 miss; -1 where it does not apply
+    bool errorReply = false; // a well-formed reply that reports a failure (memcached ERROR, ...)
+};
+
+struct FeedResult {
+    enum class Status : uint8_t {
+        NeedMore,  // every byte consumed, the response is not complete yet
+        Complete,  // a response ended after `consumed` bytes; the rest is the next one's
+        Malformed, // protocol violation: the connection must be dropped
+    };
+    Status status = Status::NeedMore;
+    size_t consumed = 0;
+    ResponseInfo info; // valid when Complete
+};
+
+// Per-connection protocol state: builds requests and parses responses
+// incrementally. Owned by one worker thread; never shared.
+class ProtocolSession {
+public:
+    virtual ~ProtocolSession() = default;
+
+    // Appends the bytes of the next request to `out`. Called once per request in
+    // send order; with pipelining several requests are outstanding at once and
+    // their responses are fed back in the same order.
+    virtual void appendRequest(std::string& out) = 0;
+    // Parses bytes of the oldest outstanding response. Payload bytes are
+    // counted, never copied.
+    virtual FeedResult feed(std::string_view data) = 0;
+    // The peer closed the stream: completes a close-delimited response, or
+    // returns Malformed when a response was cut short, NeedMore when none was
+    // in progress.
+    virtual FeedResult finishAtEof() = 0;
+    // A new connection starts: forget partial responses and outstanding requests.
+    virtual void resetConnection() = 0;
+
+    // Server software named by the first response (HTTP "Server"), if any.
+    virtual std::string_view serverSoftware() const { return {}; }
+    // Text of the last Malformed result or error reply, for the report.
+    virtual std::string_view lastError() const { return {}; }
+};
+
+// A workload against one target. Immutable once built, shared by all workers.
+class Protocol {
+public:
+    virtual ~Protocol() = default;
+
+    virtual std::unique_ptr<ProtocolSession> newSession(uint32_t connectionIndex,
+                                                        uint64_t seed) const = 0;
+    // Names of the operations a session reports in ResponseInfo::operation;
+    // index 0 first. Per-operation histograms are kept when there are several.
+    virtual std::vector<std::string> operationNames() const { return {"request"}; }
+    // false: one request per connection (ab without -k, netperf TCP_CRR).
+    virtual bool keepAlive() const { return true; }
+    // ab's "Length" failures: a body whose length differs from the first response's.
+    virtual bool checksDocumentLength() const { return false; }
+    // Send-only workload (netperf TCP_STREAM): the engine writes streamChunk()
+    // continuously and expects nothing back.
+    virtual bool isStream() const { return false; }
+    virtual std::string_view streamChunk() const { return {}; }
+};
+
+} // namespace loadscope::engine

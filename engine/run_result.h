@@ -1,0 +1,95 @@
+#pragma once
+
+#include "engine/error_class.h"
+#include "engine/histogram.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace loadscope::engine {
+
+// Counts and latency of one operation kind (memcached "get", "set").
+struct OperationStats {
+    std::string name;
+    uint64_t count = 0;
+    uint64_t hits = 0;
+    uint64_t misses = 0;
+    uint64_t bytesReceived = 0;
+    Histogram latency;
+};
+
+// Everything one load run measured, merged over its worker threads.
+// Plain value; metric definitions follow DESIGN.md "Metrics".
+struct RunResult {
+    // Requests that ended, successfully or not (ab's "Complete requests").
+    uint64_t complete = 0;
+    // The subset of `complete` that failed; each failure is in exactly one class.
+    uint64_t failed = 0;
+    ErrorCounts errors{};
+    uint64_t non2xx = 0;
+    uint64_t keepAlive = 0; // responses after which the server kept the connection open
+    uint64_t connectionsOpened = 0;
+    std::map<int, uint64_t> statusCodes;
+
+    uint64_t bytesTotal = 0; // received: headers + bodies ("Total transferred")
+    uint64_t bytesBody = 0;  // received payload ("HTML transferred")
+    uint64_t bytesSent = 0;
+
+    double durationSeconds = 0;  // measured time, warm-up excluded
+    uint32_t concurrency = 0;
+    uint32_t threads = 0;
+
+    std::string serverSoftware;  // the first response's Server header
+    int64_t documentLength = -1; // the first response's body length; -1 when none arrived
+    std::string firstError;      // first error message seen, for the report
+
+    // Per request, nanoseconds. `connect` is 0 for requests on a reused
+    // connection, as ab records it; processing = total - connect.
+    Histogram total;
+    Histogram connect;
+    Histogram waiting;
+    Histogram processing;
+    // Per operation kind, present when the protocol has more than one (memcached).
+    std::vector<OperationStats> operations;
+    uint64_t hits = 0;
+    uint64_t misses = 0;
+
+    // Where the worker threads ran (CPU last seen per thread) and what they cost.
+    std::vector<int> threadCpus;
+    bool pinned = false;
+    double clientCpuSeconds = 0; // user + sys of the worker threads
+
+    bool cancelled = false;   // stopped by cancel() before its limit
+    bool unreachable = false; // no connection could ever be established
+
+    double requestsPerSecond() const
+    {
+        return durationSeconds > 0 ? double(complete) / durationSeconds : 0;
+    }
+    double transferRateKiBps() const
+    {
+        return durationSeconds > 0 ? double(bytesTotal) / 1024.0 / durationSeconds : 0;
+    }
+    double sendRateMbitps() const
+    {
+        return durationSeconds > 0 ? double(bytesSent) * 8.0 / 1e6 / durationSeconds : 0;
+    }
+    // ab's two "Time per request" lines, in milliseconds.
+    double timePerRequestMs() const
+    {
+        return complete ? double(concurrency) * durationSeconds * 1000.0 / double(complete) : 0;
+    }
+    double timePerRequestAcrossMs() const
+    {
+        return complete ? durationSeconds * 1000.0 / double(complete) : 0;
+    }
+    // Share of the worker threads' wall time spent on CPU (1.0 = saturated).
+    double clientCpuLoad() const
+    {
+        return durationSeconds > 0 && threads ? clientCpuSeconds / (durationSeconds * threads) : 0;
+    }
+};
+
+} // namespace loadscope::engine
