@@ -1,0 +1,117 @@
+#pragma once
+
+#include "engine/error_class.h"
+
+#include <QByteArray>
+#include <QDateTime>
+#include <QString>
+#include <QUuid>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace loadscope::engine {
+struct RunResult;
+}
+
+namespace loadscope::app {
+
+// Summary of one latency distribution, in milliseconds. Measured results
+// derive it from the engine's histogram; imported ones hold what the tool printed
+// (any field may then be absent).
+struct LatencySummary {
+    std::optional<double> minMs;
+    std::optional<double> meanMs;
+    std::optional<double> sdMs;
+    std::optional<double> maxMs;
+    std::map<double, double> percentilesMs; // percentile (50, 99, 99.9 ...) -> ms
+
+    std::optional<double> percentile(double p) const;
+    bool isEmpty() const;
+};
+
+// Where a result came from.
+struct ResultSource {
+    enum class Kind { Measured, Imported };
+    Kind kind = Kind::Measured;
+    QString tool;        // "loadscope", "ab", "wrk", "wrk2", "memtier_benchmark", "netperf"
+    QString toolVersion; // as printed, may be empty
+    QString file;        // imported: the file it was read from
+    QString fingerprint; // imported: hash of the report text, to refuse duplicates
+};
+
+// The machine a result was measured on.
+struct RunEnvironment {
+    QDateTime startedAt;
+    QString hostName;
+    QString kernel;
+    QString cpuModel;
+    int cores = 0;
+    QString loadscopeVersion;
+    QString threadPlacement; // "pinned to CPUs 0,1" or "ran on CPUs 0,1"
+};
+
+// One point of a sweep: one target at one concurrency, one repetition.
+// Plain value. Scalars are the engine's RunResult counters; histograms are
+// kept in the engine's compact byte form and decoded only when a view needs
+// the whole distribution, so a session with thousands of results stays small.
+struct PointResult {
+    QUuid targetId;
+    int concurrency = 0;
+    int repetition = 0; // 0-based
+    ResultSource source;
+    RunEnvironment environment;
+
+    uint64_t complete = 0;
+    uint64_t failed = 0;
+    engine::ErrorCounts errors{};
+    uint64_t non2xx = 0;
+    uint64_t keepAlive = 0;
+    std::map<int, uint64_t> statusCodes;
+    uint64_t bytesTotal = 0;
+    uint64_t bytesBody = 0;
+    uint64_t bytesSent = 0;
+    double durationSeconds = 0;
+    int threads = 0;
+    QString serverSoftware;
+    int64_t documentLength = -1;
+    uint64_t hits = 0;
+    uint64_t misses = 0;
+    double clientCpuSeconds = 0;
+    QString firstError;
+    bool cancelled = false;
+
+    // Rates as the tool reported them when imported (they win over derived ones).
+    std::optional<double> reportedRequestsPerSecond;
+    std::optional<double> reportedTransferKiBps;
+    std::optional<double> reportedThroughputMbitps;
+
+    LatencySummary total;   // per request total time (ab "Total"; memcached all ops)
+    LatencySummary connect;
+    LatencySummary waiting;
+    LatencySummary processing;
+    std::map<QString, LatencySummary> perOperation; // memcached "get", "set"
+
+    // engine::Histogram::serialize() bytes; empty for imported results.
+    QByteArray totalHistogram;
+    QByteArray connectHistogram;
+    QByteArray waitingHistogram;
+    QByteArray processingHistogram;
+    std::map<QString, QByteArray> perOperationHistograms;
+
+    double requestsPerSecond() const;
+    double transferRateKiBps() const;
+    double throughputMbitps() const;
+    double timePerRequestMs() const; // concurrency x time / complete
+};
+
+// The percentiles every summary carries (DESIGN.md "Metrics").
+const std::vector<double>& standardPercentiles();
+
+LatencySummary summarize(const QByteArray& serializedHistogram);
+PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& targetId,
+                               int concurrency, int repetition, const RunEnvironment& environment);
+
+} // namespace loadscope::app
