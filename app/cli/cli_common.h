@@ -4,7 +4,6 @@
 #include <QCommandLineParser>
 #include <QString>
 #include <QStringList>
-
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -2,7 +2,6 @@
 
 #include <QCoreApplication>
 #include <QTextStream>
-
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -11,8 +10,7 @@ using namespace loadscope::cli;
 
 namespace {
 
-const std::map<QString, std::function<int(const QStringList&)>>& commands()
-{
+const std::map<QString, std::function<int(const QStringList&)>>& commands() {
     static const std::map<QString, std::function<int(const QStringList&)>> table{
         {QStringLiteral("http"), runHttpCommand},
         {QStringLiteral("memcache"), runMemcacheCommand},
@@ -27,8 +25,7 @@ const std::map<QString, std::function<int(const QStringList&)>>& commands()
     return table;
 }
 
-void printUsage(FILE* stream)
-{
+void printUsage(FILE* stream) {
     std::fputs("Usage: loadscope-cli COMMAND [options] ...\n"
                "\n"
                "Commands:\n"
@@ -48,8 +45,7 @@ void printUsage(FILE* stream)
 
 } // namespace
 
-int main(int argc, char* argv[])
-{
+int main(int argc, char* argv[]) {
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("loadscope-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(LOADSCOPE_VERSION));
