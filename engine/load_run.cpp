@@ -1,1 +1,215 @@
-// placeholder until implemented
+#include "engine/load_run.h"
+
+#include "engine/load_worker.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace loadscope::engine {
+
+using detail::LoadWorker;
+using detail::monotonicNs;
+
+struct LoadRun::Impl {
+    explicit Impl(LoadSpec s)
+        : spec(std::move(s))
+        , shared(spec) {}
+
+    LoadSpec spec;
+    detail::SharedRunState shared;
+    std::vector<std::unique_ptr<LoadWorker>> workers;
+    std::vector<std::thread> threads;
+    std::thread monitor;
+    bool started = false;
+
+    ProgressCallback onProgress;
+    FinishedCallback onFinished;
+
+    std::mutex mutex; // guards the fields below
+    std::condition_variable changed;
+    uint32_t workersRunning = 0;
+    std::shared_ptr<const Progress> latest;
+    std::atomic<bool> finished{false};
+    int64_t cancelledAtNs = 0;
+    RunResult result;
+    int64_t lastProgressNs = 0;
+
+    void monitorLoop();
+    std::shared_ptr<const Progress> snapshot(int64_t now);
+    void mergeResults();
+};
+
+LoadRun::LoadRun(LoadSpec spec)
+    : d(std::make_unique<Impl>(std::move(spec))) {}
+
+LoadRun::~LoadRun() {
+    cancel();
+    if (d->started)
+        wait();
+}
+
+void LoadRun::setProgressCallback(ProgressCallback callback) {
+    d->onProgress = std::move(callback);
+}
+
+void LoadRun::setFinishedCallback(FinishedCallback callback) {
+    d->onFinished = std::move(callback);
+}
+
+const LoadSpec& LoadRun::spec() const {
+    return d->spec;
+}
+
+void LoadRun::start() {
+    if (d->started)
+        return;
+    d->started = true;
+    if (auto problem = validateLoadSpec(d->spec)) {
+        d->result.firstError = *problem;
+        d->monitor = std::thread([this] {
+            d->finished = true;
+            if (d->onFinished)
+                d->onFinished();
+        });
+        return;
+    }
+    const LoadSpec& spec = d->spec;
+    const uint32_t threadCount = std::min(spec.threads, spec.concurrency);
+    const int64_t now = monotonicNs();
+    d->shared.measureStartNs = now + spec.warmup.count();
+    if (spec.duration.count() > 0)
+        d->shared.deadlineNs = d->shared.measureStartNs + spec.duration.count();
+    d->shared.remaining = int64_t(spec.requests);
+    d->lastProgressNs = now;
+
+    // A fixed share of the connections per thread; the remainder goes one each
+    // to the first threads, so no connection is dropped.
+    uint32_t first = 0;
+    for (uint32_t i = 0; i < threadCount; ++i) {
+        const uint32_t share =
+            spec.concurrency / threadCount + (i < spec.concurrency % threadCount ? 1 : 0);
+        d->workers.push_back(std::make_unique<LoadWorker>(d->shared, i, first, share));
+        first += share;
+    }
+    d->workersRunning = threadCount;
+    for (auto& worker : d->workers) {
+        d->threads.emplace_back([this, w = worker.get()] {
+            w->run();
+            std::lock_guard lock(d->mutex);
+            --d->workersRunning;
+            d->changed.notify_all();
+        });
+    }
+    d->monitor = std::thread([this] { d->monitorLoop(); });
+}
+
+void LoadRun::cancel() noexcept {
+    if (!d->shared.stop.exchange(true)) {
+        std::lock_guard lock(d->mutex);
+        d->cancelledAtNs = monotonicNs();
+    }
+}
+
+bool LoadRun::isFinished() const noexcept {
+    return d->finished.load();
+}
+
+RunResult LoadRun::wait() {
+    if (d->monitor.joinable())
+        d->monitor.join();
+    return d->result;
+}
+
+std::shared_ptr<const Progress> LoadRun::latestProgress() const {
+    std::lock_guard lock(d->mutex);
+    return d->latest;
+}
+
+std::shared_ptr<const Progress> LoadRun::Impl::snapshot(int64_t now) {
+    auto p = std::make_shared<Progress>();
+    p->elapsedSeconds = double(now - shared.measureStartNs) / 1e9;
+    p->warmingUp = now < shared.measureStartNs;
+    p->target = spec.requests;
+    p->targetSeconds = double(spec.duration.count()) / 1e9;
+    p->intervalSeconds = double(now - lastProgressNs) / 1e9;
+    lastProgressNs = now;
+    for (auto& worker : workers) {
+        auto& box = worker->mailbox();
+        std::lock_guard lock(box.mutex);
+        p->complete += box.complete;
+        p->failed += box.failed;
+        p->bytesReceived += box.bytesReceived;
+        p->bytesSent += box.bytesSent;
+        p->intervalComplete += box.intervalComplete;
+        p->intervalLatency.merge(box.interval);
+        box.interval.reset();
+        box.intervalComplete = 0;
+    }
+    return p;
+}
+
+void LoadRun::Impl::monitorLoop() {
+    for (;;) {
+        bool done = false;
+        {
+            std::unique_lock lock(mutex);
+            done = changed.wait_for(lock, spec.progressInterval,
+                                    [this] { return workersRunning == 0; });
+        }
+        if (done)
+            break;
+        auto progress = snapshot(monotonicNs());
+        {
+            std::lock_guard lock(mutex);
+            latest = progress;
+        }
+        if (onProgress)
+            onProgress(progress);
+    }
+    for (auto& thread : threads)
+        thread.join();
+    mergeResults();
+    auto last = snapshot(monotonicNs());
+    {
+        std::lock_guard lock(mutex);
+        latest = last;
+    }
+    if (onProgress)
+        onProgress(last);
+    finished = true;
+    if (onFinished)
+        onFinished();
+}
+
+void LoadRun::Impl::mergeResults() {
+    RunResult merged;
+    int64_t lastCompletion = 0;
+    for (auto& worker : workers) {
+        accumulate(merged, worker->result());
+        lastCompletion = std::max(lastCompletion, worker->lastCompletionNs());
+    }
+    merged.concurrency = spec.concurrency;
+    merged.pinned = !spec.cpus.empty();
+    merged.documentLength = shared.documentLength.load();
+    merged.unreachable = shared.unreachable.load();
+    const bool cancelledByUser = shared.stop.load() && !merged.unreachable;
+    const int64_t end = monotonicNs();
+    int64_t measuredEnd = 0;
+    if (spec.requests > 0 && lastCompletion > 0 && !cancelledByUser &&
+        (spec.duration.count() == 0 || lastCompletion < shared.deadlineNs)) {
+        measuredEnd = lastCompletion; // as ab: until the last request ended
+    } else if (cancelledByUser) {
+        std::lock_guard lock(mutex);
+        measuredEnd = std::min(cancelledAtNs ? cancelledAtNs : end, shared.deadlineNs);
+        merged.cancelled = true;
+    } else {
+        measuredEnd = std::min(end, shared.deadlineNs);
+    }
+    merged.durationSeconds = std::max(0.0, double(measuredEnd - shared.measureStartNs) / 1e9);
+    result = std::move(merged);
+}
+
+} // namespace loadscope::engine

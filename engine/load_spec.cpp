@@ -1,1 +1,35 @@
-// placeholder until implemented
+#include "engine/load_spec.h"
+
+namespace loadscope::engine {
+
+std::optional<std::string> validateLoadSpec(const LoadSpec& spec) {
+    if (!spec.protocol)
+        return "no protocol given";
+    if (spec.target.length == 0)
+        return "no target address given";
+    if (spec.concurrency == 0)
+        return "concurrency must be at least 1";
+    if (spec.threads == 0)
+        return "at least one thread is needed";
+    if (spec.pipeline == 0)
+        return "pipeline depth must be at least 1";
+    if (spec.protocol->isStream()) {
+        if (spec.duration.count() <= 0)
+            return "a stream test needs a duration";
+    } else if (spec.requests == 0 && spec.duration.count() <= 0) {
+        return "give a request count or a duration";
+    }
+    if (spec.requests > 0 && spec.requests < spec.concurrency)
+        return "cannot send fewer requests (" + std::to_string(spec.requests) +
+               ") than the concurrency level (" + std::to_string(spec.concurrency) + ")";
+    if (spec.requestTimeout.count() <= 0 || spec.connectTimeout.count() <= 0)
+        return "timeouts must be positive";
+    if (spec.warmup.count() < 0)
+        return "warm-up cannot be negative";
+    for (int cpu : spec.cpus)
+        if (cpu < 0)
+            return "CPU numbers cannot be negative";
+    return std::nullopt;
+}
+
+} // namespace loadscope::engine

@@ -1,1 +1,591 @@
-// placeholder until implemented
+#include "engine/load_worker.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sched.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace loadscope::engine::detail {
+
+namespace {
+
+constexpr size_t kReadBufferBytes = 64 * 1024;
+constexpr int kMaxEvents = 256;
+constexpr int64_t kPublishPeriodNs = 25'000'000;
+constexpr int64_t kTimeoutScanPeriodNs = 20'000'000;
+constexpr int64_t kReconnectBackoffNs = 10'000'000;
+constexpr int kWaitMs = 10; // bounds how late a cancel or a deadline is noticed
+
+int64_t threadCpuNs() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+} // namespace
+
+int64_t monotonicNs() noexcept {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+struct LoadWorker::Connection {
+    enum class State : uint8_t { Closed, Connecting, Open };
+
+    uint32_t index = 0;
+    int fd = -1;
+    State state = State::Closed;
+    std::unique_ptr<ProtocolSession> session;
+    int64_t connectStartNs = 0;
+    int64_t connectNs = 0;     // charged to the first request on the connection
+    int64_t reconnectAtNs = 0; // after a failure, wait before trying again
+    bool connectCharged = false;
+    bool wantWrite = false;
+    bool everConnected = false;
+    bool queuedForOpen = false;
+    uint32_t responses = 0; // on this connection
+    uint32_t retries = 0;   // requests to send again after the peer closed a reused connection
+    bool retriesMeasured = false;
+    std::string out;
+    size_t outOffset = 0;
+    size_t unsent = 0;          // requests in `out` whose sentNs is not set yet
+    std::vector<InFlight> ring; // capacity = pipeline depth
+    size_t head = 0;
+    size_t count = 0;
+
+    InFlight& front() { return ring[head]; }
+    InFlight& at(size_t i) { return ring[(head + i) % ring.size()]; }
+    void push(const InFlight& r) {
+        ring[(head + count) % ring.size()] = r;
+        ++count;
+    }
+    InFlight pop() {
+        InFlight r = ring[head];
+        head = (head + 1) % ring.size();
+        --count;
+        return r;
+    }
+};
+
+LoadWorker::LoadWorker(SharedRunState& shared, uint32_t index, uint32_t firstConnection,
+                       uint32_t connectionCount)
+    : m_shared(shared)
+    , m_spec(shared.spec)
+    , m_protocol(*shared.spec.protocol)
+    , m_index(index) {
+    m_readBuffer.resize(kReadBufferBytes);
+    const auto names = m_protocol.operationNames();
+    m_operationCount = names.size();
+    if (m_operationCount > 1)
+        for (const auto& name : names)
+            m_result.operations.push_back(OperationStats{name, 0, 0, 0, 0, {}});
+    m_connections.reserve(connectionCount);
+    for (uint32_t i = 0; i < connectionCount; ++i) {
+        auto c = std::make_unique<Connection>();
+        c->index = firstConnection + i;
+        c->session =
+            m_protocol.newSession(c->index, m_spec.seed * 0x9E3779B97F4A7C15ull + c->index);
+        c->ring.resize(m_protocol.isStream() ? 1 : m_spec.pipeline);
+        m_connections.push_back(std::move(c));
+    }
+}
+
+LoadWorker::~LoadWorker() {
+    for (auto& c : m_connections)
+        if (c->fd >= 0)
+            ::close(c->fd);
+    if (m_epoll >= 0)
+        ::close(m_epoll);
+}
+
+bool LoadWorker::claimRequest(bool& measured) {
+    const int64_t now = monotonicNs();
+    if (now >= m_shared.deadlineNs)
+        return false;
+    measured = now >= m_shared.measureStartNs;
+    if (m_spec.requests == 0 || !measured)
+        return true; // timed runs and warm-up requests draw on no budget
+    if (m_budgetExhausted)
+        return false;
+    if (m_shared.remaining.fetch_sub(1, std::memory_order_relaxed) > 0)
+        return true;
+    m_budgetExhausted = true;
+    return false;
+}
+
+void LoadWorker::openConnection(Connection& c, int64_t now) {
+    c.session->resetConnection();
+    c.out.clear();
+    c.outOffset = 0;
+    c.unsent = 0;
+    c.responses = 0;
+    c.wantWrite = true;
+    c.connectCharged = false;
+    c.fd = ::socket(m_spec.target.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (c.fd < 0) {
+        failConnect(c, now, errno);
+        return;
+    }
+    const int one = 1;
+    ::setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    c.connectStartNs = now;
+    c.state = Connection::State::Connecting;
+    if (::connect(c.fd, m_spec.target.data(), m_spec.target.length) != 0 && errno != EINPROGRESS) {
+        failConnect(c, now, errno);
+        return;
+    }
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP;
+    ev.data.ptr = &c;
+    ::epoll_ctl(m_epoll, EPOLL_CTL_ADD, c.fd, &ev);
+}
+
+void LoadWorker::onConnected(Connection& c, int64_t now) {
+    int error = 0;
+    socklen_t length = sizeof error;
+    ::getsockopt(c.fd, SOL_SOCKET, SO_ERROR, &error, &length);
+    if (error != 0) {
+        failConnect(c, now, error);
+        return;
+    }
+    c.state = Connection::State::Open;
+    c.everConnected = true;
+    c.connectNs = now - c.connectStartNs;
+    m_shared.everConnected.store(true, std::memory_order_relaxed);
+    ++m_result.connectionsOpened;
+    if (m_protocol.isStream()) {
+        streamWrite(c, now);
+        return;
+    }
+    setWriteInterest(c, false);
+    issueRequests(c, now);
+}
+
+void LoadWorker::failConnect(Connection& c, int64_t now, int error) {
+    if (!c.everConnected && !m_shared.everConnected.load(std::memory_order_relaxed) &&
+        ++m_slotsFailedBeforeAnyConnect >= m_connections.size()) {
+        // Every connection of this worker failed before any ever succeeded: the
+        // target is unreachable, and retrying would only count the same error.
+        m_shared.unreachable.store(true, std::memory_order_relaxed);
+        m_shared.stop.store(true, std::memory_order_relaxed);
+    }
+    // A failed connect is a failed request (as ab): the one it was opened for.
+    bool measured = m_measuring;
+    bool counted = m_protocol.isStream();
+    if (!counted && c.retries > 0) {
+        measured = c.retriesMeasured;
+        --c.retries;
+        counted = true;
+    } else if (!counted) {
+        counted = claimRequest(measured);
+    }
+    if (counted)
+        recordFailure(ErrorClass::Connect, measured,
+                      "connect to " + m_spec.target.toString() + ": " + std::strerror(error));
+    if (c.fd >= 0) {
+        ::close(c.fd);
+        c.fd = -1;
+    }
+    c.state = Connection::State::Closed;
+    queueOpen(c, now + kReconnectBackoffNs);
+}
+
+void LoadWorker::queueOpen(Connection& c, int64_t at) {
+    c.reconnectAtNs = at;
+    if (!c.queuedForOpen) {
+        c.queuedForOpen = true;
+        m_toOpen.push_back(&c);
+    }
+}
+
+void LoadWorker::issueRequests(Connection& c, int64_t now) {
+    const bool perConnection = !m_protocol.keepAlive();
+    while (c.count < c.ring.size()) {
+        if (perConnection && c.responses + c.count > 0)
+            break; // one request per connection
+        InFlight request;
+        if (c.retries > 0) {
+            --c.retries;
+            request.measured = c.retriesMeasured;
+        } else if (!claimRequest(request.measured)) {
+            break;
+        }
+        request.startNs = now;
+        if (!c.connectCharged) {
+            // As ab: the first request on a connection carries its connect time.
+            c.connectCharged = true;
+            request.connectNs = c.connectNs;
+            request.startNs = c.connectStartNs;
+        }
+        c.session->appendRequest(c.out);
+        c.push(request);
+        ++c.unsent;
+        ++m_inFlight;
+    }
+    if (c.count == 0 && c.out.empty()) {
+        // Nothing left to send: the budget is spent or the deadline passed.
+        dropConnection(c, now, false);
+        return;
+    }
+    flush(c, now);
+}
+
+void LoadWorker::flush(Connection& c, int64_t now) {
+    while (c.outOffset < c.out.size()) {
+        const ssize_t n =
+            ::send(c.fd, c.out.data() + c.outOffset, c.out.size() - c.outOffset, MSG_NOSIGNAL);
+        if (n > 0) {
+            c.outOffset += size_t(n);
+            m_result.bytesSent += uint64_t(n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            setWriteInterest(c, true);
+            return;
+        }
+        const bool reusedConnection = c.responses > 0;
+        if (reusedConnection) {
+            // The server closed an idle keep-alive connection as we reused it.
+            dropConnection(c, now, true);
+        } else {
+            failHead(c, ErrorClass::Write, now, std::string("send: ") + std::strerror(errno));
+        }
+        return;
+    }
+    for (size_t i = c.count - c.unsent; i < c.count; ++i)
+        c.at(i).sentNs = now;
+    c.unsent = 0;
+    c.out.clear();
+    c.outOffset = 0;
+    setWriteInterest(c, false);
+}
+
+void LoadWorker::setWriteInterest(Connection& c, bool wanted) {
+    if (c.wantWrite == wanted || c.fd < 0)
+        return;
+    c.wantWrite = wanted;
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLRDHUP | (wanted ? EPOLLOUT : 0u);
+    ev.data.ptr = &c;
+    ::epoll_ctl(m_epoll, EPOLL_CTL_MOD, c.fd, &ev);
+}
+
+void LoadWorker::onReadable(Connection& c, int64_t now) {
+    for (;;) {
+        const ssize_t n = ::recv(c.fd, m_readBuffer.data(), m_readBuffer.size(), 0);
+        if (n == 0) {
+            onEndOfStream(c, now, false);
+            return;
+        }
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return;
+            onEndOfStream(c, now, true);
+            return;
+        }
+        if (m_measuring)
+            m_result.bytesTotal += uint64_t(n);
+        if (m_protocol.isStream())
+            continue; // a sink has nothing to say; whatever arrives is discarded
+        std::string_view data(m_readBuffer.data(), size_t(n));
+        while (!data.empty()) {
+            if (c.count == 0) {
+                failHead(c, ErrorClass::Exception, now,
+                         "data received with no request outstanding");
+                return;
+            }
+            if (c.front().firstByteNs == 0)
+                c.front().firstByteNs = now;
+            const FeedResult r = c.session->feed(data);
+            if (r.status == FeedResult::Status::NeedMore)
+                break;
+            if (r.status == FeedResult::Status::Malformed) {
+                failHead(c, ErrorClass::Exception, now, c.session->lastError());
+                return;
+            }
+            data.remove_prefix(r.consumed);
+            const int fd = c.fd;
+            completeHead(c, r.info, now);
+            if (c.fd != fd)
+                return; // the connection was closed or replaced
+        }
+        if (size_t(n) < m_readBuffer.size())
+            return; // drained: a short read on a stream socket means nothing more is queued
+    }
+}
+
+void LoadWorker::onEndOfStream(Connection& c, int64_t now, bool reset) {
+    if (c.count > 0 && !reset) {
+        const FeedResult r = c.session->finishAtEof();
+        if (r.status == FeedResult::Status::Complete) {
+            completeHead(c, r.info, now);
+            if (c.state != Connection::State::Open)
+                return;
+        } else if (r.status == FeedResult::Status::Malformed) {
+            failHead(c, ErrorClass::Receive, now, c.session->lastError());
+            return;
+        }
+    }
+    if (c.count > 0 && c.front().firstByteNs == 0 && c.responses > 0) {
+        // The server closed a kept-alive connection before answering the next
+        // request: not a failure of that request (as ab), send it again.
+        dropConnection(c, now, true);
+        return;
+    }
+    if (c.count > 0) {
+        failHead(c, ErrorClass::Receive, now,
+                 reset ? "connection reset by peer" : "connection closed before a response");
+        return;
+    }
+    dropConnection(c, now, false);
+}
+
+void LoadWorker::completeHead(Connection& c, const ResponseInfo& info, int64_t now) {
+    const InFlight request = c.pop();
+    --m_inFlight;
+    ++c.responses;
+    const bool measured =
+        request.measured && now <= m_shared.deadlineNs && now >= m_shared.measureStartNs;
+    if (measured) {
+        RunResult& r = m_result;
+        ++r.complete;
+        m_lastCompletionNs = now;
+        const int64_t total = now - request.startNs;
+        const int64_t waiting =
+            request.firstByteNs && request.sentNs ? request.firstByteNs - request.sentNs : 0;
+        r.total.record(total);
+        r.connect.record(request.connectNs);
+        r.waiting.record(std::max<int64_t>(0, waiting));
+        r.processing.record(std::max<int64_t>(0, total - request.connectNs));
+        m_interval.record(total);
+        ++m_intervalComplete;
+        r.bytesBody += info.bodyBytes;
+        if (info.statusCode != 0) {
+            ++r.statusCodes[info.statusCode];
+            if (info.statusCode < 200 || info.statusCode > 299)
+                ++r.non2xx;
+        }
+        if (info.keepAlive && m_protocol.keepAlive())
+            ++r.keepAlive;
+        if (info.hit == 1)
+            ++r.hits;
+        else if (info.hit == 0)
+            ++r.misses;
+        if (m_operationCount > 1 && info.operation < r.operations.size()) {
+            OperationStats& op = r.operations[info.operation];
+            ++op.count;
+            op.bytesReceived += info.bodyBytes;
+            op.latency.record(total);
+            if (info.hit == 1)
+                ++op.hits;
+            else if (info.hit == 0)
+                ++op.misses;
+        }
+        if (m_serverSoftware.empty())
+            m_serverSoftware = std::string(c.session->serverSoftware());
+        if (info.errorReply) {
+            ++r.failed;
+            ++r.errors[size_t(ErrorClass::Exception)];
+            if (r.firstError.empty())
+                r.firstError = std::string(c.session->lastError());
+        } else if (m_protocol.checksDocumentLength()) {
+            int64_t expected = -1;
+            const auto length = int64_t(info.bodyBytes);
+            if (!m_shared.documentLength.compare_exchange_strong(expected, length,
+                                                                 std::memory_order_relaxed) &&
+                expected != length) {
+                ++r.failed;
+                ++r.errors[size_t(ErrorClass::Length)];
+            }
+        }
+    }
+    if (!info.keepAlive || !m_protocol.keepAlive()) {
+        dropConnection(c, now, true);
+        return;
+    }
+    if (c.count > 0 && c.front().firstByteNs == 0)
+        c.front().firstByteNs = now; // the next response may already be in this read
+    issueRequests(c, now);
+}
+
+void LoadWorker::failHead(Connection& c, ErrorClass error, int64_t now, std::string_view message) {
+    if (c.count > 0) {
+        const InFlight request = c.pop();
+        --m_inFlight;
+        recordFailure(error, request.measured && now >= m_shared.measureStartNs, message);
+    }
+    dropConnection(c, now, true);
+}
+
+void LoadWorker::recordFailure(ErrorClass error, bool measured, std::string_view message) {
+    if (!measured)
+        return;
+    ++m_result.complete;
+    ++m_result.failed;
+    ++m_result.errors[size_t(error)];
+    m_lastCompletionNs = monotonicNs();
+    ++m_intervalComplete;
+    if (m_result.firstError.empty() && !message.empty())
+        m_result.firstError = std::string(message);
+}
+
+void LoadWorker::dropConnection(Connection& c, int64_t now, bool retryInFlight) {
+    if (retryInFlight && c.count > 0) {
+        // Requests already claimed are sent again on the next connection.
+        c.retriesMeasured = c.front().measured;
+        c.retries += uint32_t(c.count);
+    }
+    m_inFlight -= c.count;
+    c.count = 0;
+    c.head = 0;
+    c.unsent = 0;
+    if (c.fd >= 0) {
+        ::close(c.fd); // also removes it from the epoll set
+        c.fd = -1;
+    }
+    c.state = Connection::State::Closed;
+    queueOpen(c, now); // right away, from the loop
+}
+
+void LoadWorker::streamWrite(Connection& c, int64_t now) {
+    const std::string_view chunk = m_protocol.streamChunk();
+    for (int i = 0; i < 64; ++i) { // bounded, so one connection cannot starve the others
+        const ssize_t n = ::send(c.fd, chunk.data(), chunk.size(), MSG_NOSIGNAL);
+        if (n > 0) {
+            if (m_measuring && now < m_shared.deadlineNs)
+                m_result.bytesSent += uint64_t(n);
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+            return;
+        recordFailure(ErrorClass::Write, m_measuring, std::string("send: ") + std::strerror(errno));
+        dropConnection(c, now, false);
+        return;
+    }
+}
+
+void LoadWorker::checkTimeouts(int64_t now) {
+    for (auto& owned : m_connections) {
+        Connection& c = *owned;
+        if (c.state == Connection::State::Connecting &&
+            now - c.connectStartNs > m_spec.connectTimeout.count()) {
+            failConnect(c, now, ETIMEDOUT);
+        } else if (c.state == Connection::State::Open && c.count > 0 &&
+                   now - c.front().startNs > m_spec.requestTimeout.count()) {
+            failHead(c, ErrorClass::Timeout, now, "no response within the request timeout");
+        }
+    }
+}
+
+void LoadWorker::publish() {
+    std::lock_guard lock(m_mailbox.mutex);
+    m_mailbox.interval.merge(m_interval);
+    m_mailbox.intervalComplete += m_intervalComplete;
+    m_mailbox.complete = m_result.complete;
+    m_mailbox.failed = m_result.failed;
+    m_mailbox.bytesReceived = m_result.bytesTotal;
+    m_mailbox.bytesSent = m_result.bytesSent;
+    m_interval.reset();
+    m_intervalComplete = 0;
+}
+
+bool LoadWorker::finished(int64_t now) const {
+    if (m_shared.stop.load(std::memory_order_relaxed) || now >= m_shared.deadlineNs)
+        return true;
+    return m_spec.requests > 0 && m_budgetExhausted && m_inFlight == 0;
+}
+
+void LoadWorker::tick(int64_t now) {
+    if (!m_measuring && now >= m_shared.measureStartNs) {
+        m_measuring = true;
+        m_cpuAtMeasureStartNs = threadCpuNs();
+    }
+    if (now >= m_nextTimeoutScanNs) {
+        m_nextTimeoutScanNs = now + kTimeoutScanPeriodNs;
+        checkTimeouts(now);
+    }
+    if (!m_toOpen.empty())
+        openQueued(now);
+    if (now >= m_nextPublishNs) {
+        m_nextPublishNs = now + kPublishPeriodNs;
+        publish();
+    }
+}
+
+void LoadWorker::openQueued(int64_t now) {
+    // Swap first: a connect that fails at once queues its connection again.
+    std::vector<Connection*> due;
+    due.swap(m_toOpen);
+    const bool stopping = m_shared.stop.load(std::memory_order_relaxed);
+    for (Connection* c : due) {
+        c->queuedForOpen = false;
+        if (stopping || (c->retries == 0 && m_budgetExhausted))
+            continue; // nothing left for this connection to do
+        if (now < c->reconnectAtNs)
+            queueOpen(*c, c->reconnectAtNs);
+        else
+            openConnection(*c, now);
+    }
+}
+
+void LoadWorker::run() {
+    if (!m_spec.cpus.empty()) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(m_spec.cpus[m_index % m_spec.cpus.size()], &set);
+        sched_setaffinity(0, sizeof set, &set);
+    }
+    m_epoll = ::epoll_create1(EPOLL_CLOEXEC);
+    if (m_epoll < 0) {
+        recordFailure(ErrorClass::Exception, true, std::string("epoll: ") + std::strerror(errno));
+        return;
+    }
+    int64_t now = monotonicNs();
+    for (auto& c : m_connections)
+        queueOpen(*c, now);
+    tick(now);
+    epoll_event events[kMaxEvents];
+    while (!finished(now)) {
+        const int n = ::epoll_wait(m_epoll, events, kMaxEvents, kWaitMs);
+        now = monotonicNs();
+        for (int i = 0; i < n; ++i) {
+            auto& c = *static_cast<Connection*>(events[i].data.ptr);
+            if (c.fd < 0)
+                continue;
+            const uint32_t flags = events[i].events;
+            if (c.state == Connection::State::Connecting) {
+                if (flags & (EPOLLOUT | EPOLLERR | EPOLLHUP))
+                    onConnected(c, now);
+                continue;
+            }
+            if (flags & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+                onReadable(c, now);
+            if (c.fd >= 0 && (flags & EPOLLOUT)) {
+                if (m_protocol.isStream())
+                    streamWrite(c, now);
+                else
+                    flush(c, now);
+            }
+        }
+        tick(now);
+    }
+    publish();
+    m_result.threads = 1;
+    m_result.threadCpus.push_back(sched_getcpu());
+    m_result.serverSoftware = m_serverSoftware;
+    if (m_measuring)
+        m_result.clientCpuSeconds = double(threadCpuNs() - m_cpuAtMeasureStartNs) / 1e9;
+}
+
+} // namespace loadscope::engine::detail

@@ -37,7 +37,7 @@ struct RunResult {
     uint64_t bytesBody = 0;  // received payload ("HTML transferred")
     uint64_t bytesSent = 0;
 
-    double durationSeconds = 0;  // measured time, warm-up excluded
+    double durationSeconds = 0; // measured time, warm-up excluded
     uint32_t concurrency = 0;
     uint32_t threads = 0;
 
@@ -64,32 +64,35 @@ struct RunResult {
     bool cancelled = false;   // stopped by cancel() before its limit
     bool unreachable = false; // no connection could ever be established
 
-    double requestsPerSecond() const
-    {
+    double requestsPerSecond() const {
         return durationSeconds > 0 ? double(complete) / durationSeconds : 0;
     }
-    double transferRateKiBps() const
-    {
+    double transferRateKiBps() const {
         return durationSeconds > 0 ? double(bytesTotal) / 1024.0 / durationSeconds : 0;
     }
-    double sendRateMbitps() const
-    {
+    double sendRateMbitps() const {
         return durationSeconds > 0 ? double(bytesSent) * 8.0 / 1e6 / durationSeconds : 0;
     }
     // ab's two "Time per request" lines, in milliseconds.
-    double timePerRequestMs() const
-    {
+    double timePerRequestMs() const {
         return complete ? double(concurrency) * durationSeconds * 1000.0 / double(complete) : 0;
     }
-    double timePerRequestAcrossMs() const
-    {
+    double timePerRequestAcrossMs() const {
         return complete ? durationSeconds * 1000.0 / double(complete) : 0;
     }
     // Share of the worker threads' wall time spent on CPU (1.0 = saturated).
-    double clientCpuLoad() const
-    {
+    double clientCpuLoad() const {
         return durationSeconds > 0 && threads ? clientCpuSeconds / (durationSeconds * threads) : 0;
     }
 };
+
+} // namespace loadscope::engine
+
+namespace loadscope::engine {
+
+// Adds `part` (another thread's or machine's result of the same run) into
+// `into`: counts and histograms add, duration takes the longer, the first
+// response's details are kept.
+void accumulate(RunResult& into, const RunResult& part);
 
 } // namespace loadscope::engine

@@ -1,0 +1,53 @@
+#include "engine/run_result.h"
+
+#include <algorithm>
+
+namespace loadscope::engine {
+
+void accumulate(RunResult& into, const RunResult& part) {
+    into.complete += part.complete;
+    into.failed += part.failed;
+    for (size_t i = 0; i < kErrorClassCount; ++i)
+        into.errors[i] += part.errors[i];
+    into.non2xx += part.non2xx;
+    into.keepAlive += part.keepAlive;
+    into.connectionsOpened += part.connectionsOpened;
+    for (const auto& [code, count] : part.statusCodes)
+        into.statusCodes[code] += count;
+    into.bytesTotal += part.bytesTotal;
+    into.bytesBody += part.bytesBody;
+    into.bytesSent += part.bytesSent;
+    into.durationSeconds = std::max(into.durationSeconds, part.durationSeconds);
+    into.threads += part.threads;
+    if (into.serverSoftware.empty())
+        into.serverSoftware = part.serverSoftware;
+    if (into.documentLength < 0)
+        into.documentLength = part.documentLength;
+    if (into.firstError.empty())
+        into.firstError = part.firstError;
+    into.total.merge(part.total);
+    into.connect.merge(part.connect);
+    into.waiting.merge(part.waiting);
+    into.processing.merge(part.processing);
+    for (const OperationStats& op : part.operations) {
+        auto mine = std::find_if(into.operations.begin(), into.operations.end(),
+                                 [&](const OperationStats& o) { return o.name == op.name; });
+        if (mine == into.operations.end()) {
+            into.operations.push_back(op);
+            continue;
+        }
+        mine->count += op.count;
+        mine->hits += op.hits;
+        mine->misses += op.misses;
+        mine->bytesReceived += op.bytesReceived;
+        mine->latency.merge(op.latency);
+    }
+    into.hits += part.hits;
+    into.misses += part.misses;
+    into.threadCpus.insert(into.threadCpus.end(), part.threadCpus.begin(), part.threadCpus.end());
+    into.clientCpuSeconds += part.clientCpuSeconds;
+    into.cancelled = into.cancelled || part.cancelled;
+    into.unreachable = into.unreachable || part.unreachable;
+}
+
+} // namespace loadscope::engine
