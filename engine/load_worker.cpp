@@ -53,6 +53,8 @@ struct LoadWorker::Connection {
     uint32_t responses = 0; // on this connection
     uint32_t retries = 0;   // requests to send again after the peer closed a reused connection
     bool retriesMeasured = false;
+    bool reserved = false; // a request claimed before connecting, for which the connection opens
+    bool reservedMeasured = false;
     std::string out;
     size_t outOffset = 0;
     size_t unsent = 0;          // requests in `out` whose sentNs is not set yet
@@ -178,14 +180,7 @@ void LoadWorker::failConnect(Connection& c, int64_t now, int error) {
     }
     // A failed connect is a failed request (as ab): the one it was opened for.
     bool measured = m_measuring;
-    bool counted = m_protocol.isStream();
-    if (!counted && c.retries > 0) {
-        measured = c.retriesMeasured;
-        --c.retries;
-        counted = true;
-    } else if (!counted) {
-        counted = claimRequest(measured);
-    }
+    bool counted = m_protocol.isStream() || takeClaimed(c, measured) || claimRequest(measured);
     if (counted)
         recordFailure(ErrorClass::Connect, measured,
                       "connect to " + m_spec.target.toString() + ": " + std::strerror(error));
@@ -195,6 +190,22 @@ void LoadWorker::failConnect(Connection& c, int64_t now, int error) {
     }
     c.state = Connection::State::Closed;
     queueOpen(c, now + kReconnectBackoffNs);
+}
+
+bool LoadWorker::takeClaimed(Connection& c, bool& measured) {
+    if (c.retries > 0) {
+        --c.retries;
+        --m_heldClaims;
+        measured = c.retriesMeasured;
+        return true;
+    }
+    if (c.reserved) {
+        c.reserved = false;
+        --m_heldClaims;
+        measured = c.reservedMeasured;
+        return true;
+    }
+    return false;
 }
 
 void LoadWorker::queueOpen(Connection& c, int64_t at) {
@@ -211,12 +222,8 @@ void LoadWorker::issueRequests(Connection& c, int64_t now) {
         if (perConnection && c.responses + c.count > 0)
             break; // one request per connection
         InFlight request;
-        if (c.retries > 0) {
-            --c.retries;
-            request.measured = c.retriesMeasured;
-        } else if (!claimRequest(request.measured)) {
+        if (!takeClaimed(c, request.measured) && !claimRequest(request.measured))
             break;
-        }
         request.startNs = now;
         if (!c.connectCharged) {
             // As ab: the first request on a connection carries its connect time.
@@ -445,6 +452,7 @@ void LoadWorker::dropConnection(Connection& c, int64_t now, bool retryInFlight) 
         // Requests already claimed are sent again on the next connection.
         c.retriesMeasured = c.front().measured;
         c.retries += uint32_t(c.count);
+        m_heldClaims += c.count;
     }
     m_inFlight -= c.count;
     c.count = 0;
@@ -503,7 +511,7 @@ void LoadWorker::publish() {
 bool LoadWorker::finished(int64_t now) const {
     if (m_shared.stop.load(std::memory_order_relaxed) || now >= m_shared.deadlineNs)
         return true;
-    return m_spec.requests > 0 && m_budgetExhausted && m_inFlight == 0;
+    return m_spec.requests > 0 && m_budgetExhausted && m_inFlight == 0 && m_heldClaims == 0;
 }
 
 void LoadWorker::tick(int64_t now) {
@@ -530,12 +538,21 @@ void LoadWorker::openQueued(int64_t now) {
     const bool stopping = m_shared.stop.load(std::memory_order_relaxed);
     for (Connection* c : due) {
         c->queuedForOpen = false;
-        if (stopping || (c->retries == 0 && m_budgetExhausted))
-            continue; // nothing left for this connection to do
-        if (now < c->reconnectAtNs)
+        if (stopping || now >= m_shared.deadlineNs)
+            continue;
+        if (now < c->reconnectAtNs) {
             queueOpen(*c, c->reconnectAtNs);
-        else
-            openConnection(*c, now);
+            continue;
+        }
+        // A connection opens only for a request it already holds, so a run
+        // never ends with connections that sent nothing.
+        if (!m_protocol.isStream() && c->retries == 0 && !c->reserved) {
+            if (!claimRequest(c->reservedMeasured))
+                continue;
+            c->reserved = true;
+            ++m_heldClaims;
+        }
+        openConnection(*c, now);
     }
 }
 

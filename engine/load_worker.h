@@ -72,6 +72,7 @@ private:
     struct Connection;
 
     bool claimRequest(bool& measured);
+    bool takeClaimed(Connection& c, bool& measured);
     void openConnection(Connection& c, int64_t now);
     void onConnected(Connection& c, int64_t now);
     void issueRequests(Connection& c, int64_t now);
@@ -103,6 +104,7 @@ private:
     bool m_budgetExhausted = false;
     bool m_measuring = false;
     uint64_t m_inFlight = 0;
+    uint64_t m_heldClaims = 0; // claimed requests waiting for a connection (reserved or retried)
     uint32_t m_slotsFailedBeforeAnyConnect = 0;
     int64_t m_nextPublishNs = 0;
     int64_t m_nextTimeoutScanNs = 0;

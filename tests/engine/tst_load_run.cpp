@@ -1,0 +1,260 @@
+// The load engine against a scripted in-test server: exact counts, byte
+// totals, keep-alive accounting, every counted fault, limits and cancel.
+#include "engine/http_protocol.h"
+#include "engine/load_run.h"
+#include "scripted_http_server.h"
+
+#include <QElapsedTimer>
+#include <QTest>
+#include <atomic>
+#include <chrono>
+
+using namespace loadscope::engine;
+using namespace std::chrono_literals;
+using Behaviour = ScriptedHttpServer::Behaviour;
+
+namespace {
+
+LoadSpec httpSpec(uint16_t port, bool keepAlive, uint32_t concurrency, uint64_t requests) {
+    HttpRequestSpec request;
+    request.host = "127.0.0.1:" + std::to_string(port);
+    request.keepAlive = keepAlive;
+    LoadSpec spec;
+    spec.protocol = std::make_shared<HttpProtocol>(request);
+    spec.target = *SocketAddress::fromNumeric("127.0.0.1", port);
+    spec.concurrency = concurrency;
+    spec.threads = 2;
+    spec.requests = requests;
+    spec.requestTimeout = 5s;
+    return spec;
+}
+
+RunResult runToEnd(const LoadSpec& spec) {
+    LoadRun run(spec);
+    run.start();
+    return run.wait();
+}
+
+uint64_t errorsOf(const RunResult& r, ErrorClass c) {
+    return r.errors[size_t(c)];
+}
+
+} // namespace
+
+class TestLoadRun : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void exactCountsAndBytes_data() {
+        QTest::addColumn<bool>("keepAlive");
+        QTest::addColumn<int>("concurrency");
+        QTest::addColumn<int>("threads");
+        QTest::addColumn<int>("pipeline");
+        QTest::newRow("keep-alive c10") << true << 10 << 2 << 1;
+        QTest::newRow("keep-alive c1 one thread") << true << 1 << 1 << 1;
+        QTest::newRow("no keep-alive c10") << false << 10 << 2 << 1;
+        QTest::newRow("keep-alive c7 3 threads") << true << 7 << 3 << 1;
+        QTest::newRow("pipelined x4") << true << 5 << 2 << 4;
+    }
+    void exactCountsAndBytes() {
+        QFETCH(bool, keepAlive);
+        QFETCH(int, concurrency);
+        QFETCH(int, threads);
+        QFETCH(int, pipeline);
+        ScriptedHttpServer server(Behaviour::KeepAlive);
+        LoadSpec spec = httpSpec(server.port(), keepAlive, uint32_t(concurrency), 1000);
+        spec.threads = uint32_t(threads);
+        spec.pipeline = uint32_t(pipeline);
+        const RunResult r = runToEnd(spec);
+        QCOMPARE(r.complete, 1000u);
+        QCOMPARE(r.failed, 0u);
+        QCOMPARE(r.bytesBody, 4'897'000u);
+        QCOMPARE(r.bytesTotal, 1000 * server.responseSize(!keepAlive));
+        QCOMPARE(r.documentLength, 4897);
+        QCOMPARE(r.serverSoftware, std::string("scripted/1.0"));
+        QCOMPARE(r.statusCodes.at(200), 1000u);
+        QCOMPARE(r.keepAlive, keepAlive ? 1000u : 0u);
+        QCOMPARE(r.total.count(), 1000u);
+        QCOMPARE(r.waiting.count(), 1000u);
+        QCOMPARE(server.requestsSeen(), 1000u);
+        QCOMPARE(r.threads, uint32_t(std::min(threads, concurrency)));
+        if (!keepAlive)
+            QCOMPARE(r.connectionsOpened, 1000u);
+        else
+            QCOMPARE(r.connectionsOpened, uint64_t(concurrency));
+        QVERIFY(r.durationSeconds > 0);
+        QVERIFY(r.total.min() > 0);
+        QVERIFY(r.total.max() >= r.total.valueAtPercentile(50));
+    }
+
+    void keepAliveCountsOnlyConnectionsTheServerKept() {
+        // Every 100th response says "Connection: close": 990 of 1000 kept alive.
+        ScriptedHttpServer server(Behaviour::CloseEveryNth, 4897, 100);
+        const RunResult r = runToEnd(httpSpec(server.port(), true, 1, 1000));
+        QCOMPARE(r.complete, 1000u);
+        QCOMPARE(r.failed, 0u);
+        QCOMPARE(r.keepAlive, 990u);
+        QCOMPARE(r.connectionsOpened, 10u);
+    }
+
+    void serverClosingSilentlyIsNotAFailure() {
+        // The next request on such a connection meets a closed socket; it is sent again.
+        ScriptedHttpServer server(Behaviour::CloseSilently);
+        const RunResult r = runToEnd(httpSpec(server.port(), true, 4, 400));
+        QCOMPARE(r.complete, 400u);
+        QCOMPARE(r.failed, 0u);
+        QCOMPARE(r.bytesBody, 400u * 4897u);
+    }
+
+    void faultsAreCountedByClass_data() {
+        QTest::addColumn<int>("behaviour");
+        QTest::addColumn<int>("errorClass");
+        QTest::newRow("malformed status")
+            << int(Behaviour::MalformedStatus) << int(ErrorClass::Exception);
+        QTest::newRow("reset mid-response")
+            << int(Behaviour::ResetMidResponse) << int(ErrorClass::Receive);
+        QTest::newRow("short body then close")
+            << int(Behaviour::ShortBody) << int(ErrorClass::Receive);
+        QTest::newRow("headers over 64 KiB")
+            << int(Behaviour::HugeHeaders) << int(ErrorClass::Exception);
+        QTest::newRow("bad chunk size")
+            << int(Behaviour::BadChunkSize) << int(ErrorClass::Exception);
+        QTest::newRow("varying length") << int(Behaviour::VaryingLength) << int(ErrorClass::Length);
+    }
+    void faultsAreCountedByClass() {
+        QFETCH(int, behaviour);
+        QFETCH(int, errorClass);
+        ScriptedHttpServer server{Behaviour(behaviour)};
+        const RunResult r = runToEnd(httpSpec(server.port(), true, 2, 20));
+        QCOMPARE(r.complete, 20u);
+        const uint64_t expected = Behaviour(behaviour) == Behaviour::VaryingLength ? 10u : 20u;
+        QCOMPARE(errorsOf(r, ErrorClass(errorClass)), expected);
+        QCOMPARE(r.failed, expected);
+        QVERIFY(!r.unreachable);
+        QVERIFY(!r.firstError.empty() || ErrorClass(errorClass) == ErrorClass::Length);
+    }
+
+    void requestTimeoutEndsARunAgainstASilentServer() {
+        ScriptedHttpServer server(Behaviour::NeverAnswer);
+        LoadSpec spec = httpSpec(server.port(), true, 2, 4);
+        spec.requestTimeout = 200ms;
+        QElapsedTimer clock;
+        clock.start();
+        const RunResult r = runToEnd(spec);
+        QCOMPARE(r.complete, 4u);
+        QCOMPARE(errorsOf(r, ErrorClass::Timeout), 4u);
+        QVERIFY2(clock.elapsed() < 5000, "a silent server must not hang the run");
+    }
+
+    void refusedPortIsUnreachable() {
+        uint16_t port = 0;
+        {
+            ScriptedHttpServer probe(Behaviour::KeepAlive);
+            port = probe.port(); // closed again when the probe goes away
+        }
+        LoadSpec spec = httpSpec(port, true, 3, 100);
+        const RunResult r = runToEnd(spec);
+        QVERIFY(r.unreachable);
+        QVERIFY2(r.firstError.find("refused") != std::string::npos, r.firstError.c_str());
+        QVERIFY(r.complete < 100);
+    }
+
+    void timedRunStopsAtItsDuration() {
+        ScriptedHttpServer server(Behaviour::KeepAlive, 100);
+        LoadSpec spec = httpSpec(server.port(), true, 4, 0);
+        spec.duration = 500ms;
+        QElapsedTimer clock;
+        clock.start();
+        const RunResult r = runToEnd(spec);
+        QVERIFY(r.complete > 0);
+        QCOMPARE(r.failed, 0u);
+        QVERIFY2(r.durationSeconds >= 0.49 && r.durationSeconds < 0.6,
+                 qPrintable(QString::number(r.durationSeconds)));
+        QVERIFY(clock.elapsed() < 2000);
+    }
+
+    void warmupIsNotCounted() {
+        ScriptedHttpServer server(Behaviour::KeepAlive, 100);
+        LoadSpec spec = httpSpec(server.port(), true, 2, 200);
+        spec.warmup = 300ms;
+        const RunResult r = runToEnd(spec);
+        QCOMPARE(r.complete, 200u);
+        QCOMPARE(r.total.count(), 200u);
+        QVERIFY2(server.requestsSeen() > 200u, "warm-up requests reach the server too");
+    }
+
+    void cancelStopsWithin100ms() {
+        ScriptedHttpServer server(Behaviour::KeepAlive, 100);
+        LoadSpec spec = httpSpec(server.port(), true, 8, 0);
+        spec.duration = 60s;
+        LoadRun run(spec);
+        std::atomic<bool> finishedCalled{false};
+        run.setFinishedCallback([&] { finishedCalled = true; });
+        run.start();
+        QTest::qWait(200);
+        QElapsedTimer clock;
+        clock.start();
+        run.cancel();
+        const RunResult r = run.wait();
+        QVERIFY2(clock.elapsed() < 100, qPrintable(QString::number(clock.elapsed())));
+        QVERIFY(r.cancelled);
+        QVERIFY(finishedCalled.load());
+        QVERIFY(r.complete > 0);
+        QVERIFY(r.durationSeconds > 0.1 && r.durationSeconds < 1.0);
+    }
+
+    void progressIsPublishedAboutTenTimesASecond() {
+        ScriptedHttpServer server(Behaviour::KeepAlive, 100);
+        LoadSpec spec = httpSpec(server.port(), true, 2, 0);
+        spec.duration = 1s;
+        LoadRun run(spec);
+        std::atomic<int> snapshots{0};
+        std::atomic<uint64_t> intervalSum{0};
+        run.setProgressCallback([&](std::shared_ptr<const Progress> p) {
+            ++snapshots;
+            intervalSum += p->intervalComplete;
+        });
+        run.start();
+        const RunResult r = run.wait();
+        QVERIFY2(snapshots >= 7 && snapshots <= 14, qPrintable(QString::number(snapshots)));
+        // Every measured request shows up in exactly one interval.
+        QVERIFY(intervalSum >= r.complete);
+        QVERIFY(run.latestProgress());
+        QCOMPARE(run.latestProgress()->complete, r.complete);
+    }
+
+    void connectionsAreSpreadWithoutDroppingTheRemainder() {
+        ScriptedHttpServer server(Behaviour::KeepAlive, 100);
+        LoadSpec spec = httpSpec(server.port(), true, 5, 0);
+        spec.threads = 2;
+        spec.duration = 300ms;
+        const RunResult r = runToEnd(spec);
+        QCOMPARE(r.connectionsOpened, 5u);
+        QCOMPARE(server.peakOpenConnections(), 5);
+        QCOMPARE(r.threads, 2u);
+    }
+
+    void invalidSpecsAreRefused_data() {
+        QTest::addColumn<int>("concurrency");
+        QTest::addColumn<int>("requests");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("n < c") << 10 << 5 << QStringLiteral("fewer requests");
+        QTest::newRow("c = 0") << 0 << 5 << QStringLiteral("concurrency");
+        QTest::newRow("no limit") << 1 << 0 << QStringLiteral("request count or a duration");
+    }
+    void invalidSpecsAreRefused() {
+        QFETCH(int, concurrency);
+        QFETCH(int, requests);
+        QFETCH(QString, message);
+        LoadSpec spec = httpSpec(1, true, uint32_t(concurrency), uint64_t(requests));
+        const auto problem = validateLoadSpec(spec);
+        QVERIFY(problem.has_value());
+        QVERIFY2(QString::fromStdString(*problem).contains(message), problem->c_str());
+        const RunResult r = runToEnd(spec);
+        QCOMPARE(r.complete, 0u);
+        QCOMPARE(QString::fromStdString(r.firstError), QString::fromStdString(*problem));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLoadRun)
+#include "tst_load_run.moc"
