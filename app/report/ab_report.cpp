@@ -1,0 +1,131 @@
+#include "app/report/ab_report.h"
+
+#include <QStringList>
+#include <array>
+#include <set>
+
+namespace loadscope::app {
+
+namespace {
+
+constexpr double kNsPerMs = 1e6;
+constexpr double kSaturatedLoad = 0.9;
+
+QString field(const char* label, const QString& value) {
+    return QStringLiteral("%1%2\n").arg(QLatin1String(label), -24).arg(value);
+}
+
+QString timesRow(const char* label, const engine::Histogram& h) {
+    return QStringLiteral("%1%2 %3 %4 %5 %6\n")
+        .arg(QLatin1String(label), -11)
+        .arg(double(h.min()) / kNsPerMs, 9, 'f', 3)
+        .arg(h.mean() / kNsPerMs, 9, 'f', 3)
+        .arg(h.stddev() / kNsPerMs, 7, 'f', 3)
+        .arg(double(h.valueAtPercentile(50)) / kNsPerMs, 9, 'f', 3)
+        .arg(double(h.max()) / kNsPerMs, 9, 'f', 3);
+}
+
+} // namespace
+
+QString threadPlacement(const engine::RunResult& result) {
+    std::set<int> cpus(result.threadCpus.begin(), result.threadCpus.end());
+    QStringList list;
+    for (int cpu : cpus)
+        list << QString::number(cpu);
+    return (result.pinned ? QStringLiteral("pinned to CPU") : QStringLiteral("ran on CPU")) +
+           (list.size() > 1 ? QStringLiteral("s ") : QStringLiteral(" ")) +
+           list.join(QLatin1Char(','));
+}
+
+QString saturationWarning(const engine::RunResult& result) {
+    const double load = result.clientCpuLoad();
+    if (load < kSaturatedLoad)
+        return {};
+    return QStringLiteral("warning: the load generator's threads were on CPU %1% of the time; "
+                          "the figures may be bounded by the client, not the server "
+                          "(try more --threads or another machine)")
+        .arg(qRound(load * 100));
+}
+
+QString formatAbReport(const engine::RunResult& r, const AbReportHeader& header) {
+    using engine::ErrorClass;
+    const auto errors = [&](ErrorClass c) {
+        return r.errors[size_t(c)];
+    };
+    QString out;
+    out += QLatin1Char('\n');
+    out += field("Server Software:", QString::fromStdString(r.serverSoftware));
+    out += field("Server Hostname:", header.hostName);
+    out += field("Server Port:", QString::number(header.port));
+    out += QLatin1Char('\n');
+    out += field("Document Path:", header.documentPath);
+    out += field("Document Length:",
+                 QStringLiteral("%1 bytes").arg(r.documentLength < 0 ? 0 : r.documentLength));
+    out += QLatin1Char('\n');
+    out += field("Concurrency Level:", QString::number(r.concurrency));
+    out += field("Time taken for tests:",
+                 QStringLiteral("%1 seconds").arg(r.durationSeconds, 0, 'f', 3));
+    out += field("Complete requests:", QString::number(r.complete));
+    out += field("Failed requests:", QString::number(r.failed));
+    if (r.failed > 0) {
+        out += QStringLiteral("   (Connect: %1, Receive: %2, Length: %3, Exceptions: %4)\n")
+                   .arg(errors(ErrorClass::Connect))
+                   .arg(errors(ErrorClass::Receive))
+                   .arg(errors(ErrorClass::Length))
+                   .arg(errors(ErrorClass::Exception));
+    }
+    if (errors(ErrorClass::Timeout) > 0)
+        out += field("Timeouts:", QString::number(errors(ErrorClass::Timeout)));
+    if (errors(ErrorClass::Write) > 0)
+        out += field("Write errors:", QString::number(errors(ErrorClass::Write)));
+    if (r.non2xx > 0)
+        out += field("Non-2xx responses:", QString::number(r.non2xx));
+    if (header.keepAlive)
+        out += field("Keep-Alive requests:", QString::number(r.keepAlive));
+    out += field("Total transferred:", QStringLiteral("%1 bytes").arg(r.bytesTotal));
+    out += field("HTML transferred:", QStringLiteral("%1 bytes").arg(r.bytesBody));
+    out += field("Requests per second:",
+                 QStringLiteral("%1 [#/sec] (mean)").arg(r.requestsPerSecond(), 0, 'f', 2));
+    out += field("Time per request:",
+                 QStringLiteral("%1 [ms] (mean)").arg(r.timePerRequestMs(), 0, 'f', 3));
+    out +=
+        field("Time per request:", QStringLiteral("%1 [ms] (mean, across all concurrent requests)")
+                                       .arg(r.timePerRequestAcrossMs(), 0, 'f', 3));
+    out += field("Transfer rate:",
+                 QStringLiteral("%1 [Kbytes/sec] received").arg(r.transferRateKiBps(), 0, 'f', 2));
+
+    out += QStringLiteral("\nConnection Times (ms)\n");
+    out += QStringLiteral("                 min      mean[+/-sd]     median       max\n");
+    out += timesRow("Connect:", r.connect);
+    out += timesRow("Processing:", r.processing);
+    out += timesRow("Waiting:", r.waiting);
+    out += timesRow("Total:", r.total);
+
+    out += QStringLiteral("\nPercentage of the requests served within a certain time (ms)\n");
+    constexpr std::array<double, 10> percentiles{50, 66, 75, 80, 90, 95, 98, 99, 99.9, 99.99};
+    for (double p : percentiles) {
+        out += QStringLiteral("%1%  %2\n")
+                   .arg(QString::number(p), 6)
+                   .arg(double(r.total.valueAtPercentile(p)) / kNsPerMs, 9, 'f', 3);
+    }
+    out += QStringLiteral("   100%  %1 (longest request)\n")
+               .arg(double(r.total.max()) / kNsPerMs, 9, 'f', 3);
+
+    out += QLatin1Char('\n');
+    QStringList codes;
+    for (const auto& [code, count] : r.statusCodes)
+        codes << QStringLiteral("%1: %2").arg(code).arg(count);
+    if (!codes.isEmpty())
+        out += field("Status codes:", codes.join(QStringLiteral(", ")));
+    out += field("Threads:", QStringLiteral("%1 (%2)").arg(r.threads).arg(threadPlacement(r)));
+    out += field("Client CPU:", QStringLiteral("%1 s, %2% of the threads' time")
+                                    .arg(r.clientCpuSeconds, 0, 'f', 2)
+                                    .arg(qRound(r.clientCpuLoad() * 100)));
+    if (!r.firstError.empty())
+        out += field("First error:", QString::fromStdString(r.firstError));
+    if (r.cancelled)
+        out += QStringLiteral("The run was cancelled; the figures cover the part that ran.\n");
+    return out;
+}
+
+} // namespace loadscope::app

@@ -1,0 +1,29 @@
+#pragma once
+
+#include "engine/run_result.h"
+
+#include <QString>
+
+namespace loadscope::app {
+
+// What the report says about the target besides the run's own numbers.
+struct AbReportHeader {
+    QString hostName;
+    int port = 80;
+    QString documentPath = QStringLiteral("/");
+    bool keepAlive = false;
+};
+
+// ab 2.3's report, section by section in ab's order, with milliseconds to
+// three decimals (loopback latencies are below ab's 1 ms resolution), 99.9 %
+// and 99.99 % added to the percentile table, and a closing section on the load
+// generator: threads, where they ran, their CPU load, status codes.
+QString formatAbReport(const engine::RunResult& result, const AbReportHeader& header);
+
+// One line when the load generator itself was the bottleneck, else empty.
+QString saturationWarning(const engine::RunResult& result);
+
+// "ran on CPUs 0,1" / "pinned to CPUs 0,1".
+QString threadPlacement(const engine::RunResult& result);
+
+} // namespace loadscope::app

@@ -1,0 +1,29 @@
+#pragma once
+
+#include "engine/progress.h"
+
+#include <cstdint>
+#include <memory>
+
+namespace loadscope::app {
+
+// Prints a run's progress on stderr as ab does: "Completed N requests" at
+// every tenth of a counted run or every second of a timed one; on a terminal
+// one line that updates in place, with the current rate. Called from the
+// engine's monitor thread.
+class ProgressPrinter {
+public:
+    ProgressPrinter(uint64_t requests, double seconds, bool quiet);
+    void update(const std::shared_ptr<const engine::Progress>& progress);
+    void finish(uint64_t complete);
+
+private:
+    uint64_t m_requests;
+    double m_seconds;
+    bool m_quiet;
+    bool m_terminal;
+    uint64_t m_nextMark;
+    double m_nextSecond = 1;
+};
+
+} // namespace loadscope::app
