@@ -1,0 +1,139 @@
+#include "local_peers.h"
+
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QFile>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QThread>
+
+namespace loadscope::testing {
+
+quint16 freeLoopbackPort() {
+    QTcpServer probe;
+    if (!probe.listen(QHostAddress::LocalHost, 0))
+        return 0;
+    return probe.serverPort();
+}
+
+bool waitForListener(quint16 port, int timeoutMs) {
+    QDeadlineTimer deadline(timeoutMs);
+    while (!deadline.hasExpired()) {
+        QTcpSocket socket;
+        socket.connectToHost(QHostAddress::LocalHost, port);
+        if (socket.waitForConnected(200))
+            return true;
+        QThread::msleep(20);
+    }
+    return false;
+}
+
+namespace {
+
+void stopProcess(QProcess& process) {
+    if (process.state() == QProcess::NotRunning)
+        return;
+    process.terminate();
+    if (!process.waitForFinished(5000)) {
+        process.kill();
+        process.waitForFinished(5000);
+    }
+}
+
+} // namespace
+
+NginxPeer::NginxPeer(qsizetype documentBytes) {
+    const QString nginx = QStringLiteral("/usr/sbin/nginx");
+    if (!QFile::exists(nginx)) {
+        m_error = QStringLiteral("nginx is not installed (Debian package nginx-light)");
+        return;
+    }
+    const QString root = m_dir.path();
+    QDir().mkpath(root + QStringLiteral("/www"));
+    QFile page(root + QStringLiteral("/www/index.html"));
+    page.open(QIODevice::WriteOnly);
+    QByteArray body(documentBytes, 'x');
+    page.write(body);
+    page.close();
+    for (int attempt = 0; attempt < 5 && m_port == 0; ++attempt) {
+        const quint16 port = freeLoopbackPort();
+        QFile config(root + QStringLiteral("/nginx.conf"));
+        config.open(QIODevice::WriteOnly | QIODevice::Truncate);
+        // Single-process mode: one worker, stopped with the QProcess.
+        config.write(QStringLiteral("daemon off; master_process off;\n"
+                                    "error_log %1/error.log; pid %1/nginx.pid;\n"
+                                    "events { worker_connections 20000; }\n"
+                                    "http { access_log off; keepalive_requests 1000000;\n"
+                                    "  server { listen 127.0.0.1:%2; root %1/www; } }\n")
+                         .arg(root)
+                         .arg(port)
+                         .toUtf8());
+        config.close();
+        m_process.start(nginx, {QStringLiteral("-p"), root, QStringLiteral("-c"),
+                                root + QStringLiteral("/nginx.conf")});
+        if (m_process.waitForStarted(5000) && waitForListener(port)) {
+            m_port = port;
+            return;
+        }
+        stopProcess(m_process);
+    }
+    m_error = QStringLiteral("nginx did not start: ") +
+              QString::fromUtf8(m_process.readAllStandardError());
+}
+
+NginxPeer::~NginxPeer() {
+    stopProcess(m_process);
+}
+
+QString NginxPeer::url() const {
+    return QStringLiteral("http://127.0.0.1:%1/").arg(m_port);
+}
+
+MemcachedPeer::MemcachedPeer(int megabytes, int threads) {
+    const QString memcached = QStringLiteral("/usr/bin/memcached");
+    if (!QFile::exists(memcached)) {
+        m_error = QStringLiteral("memcached is not installed (Debian package memcached)");
+        return;
+    }
+    for (int attempt = 0; attempt < 5 && m_port == 0; ++attempt) {
+        const quint16 port = freeLoopbackPort();
+        m_process.start(memcached,
+                        {QStringLiteral("-l"), QStringLiteral("127.0.0.1"), QStringLiteral("-p"),
+                         QString::number(port), QStringLiteral("-U"), QStringLiteral("0"),
+                         QStringLiteral("-m"), QString::number(megabytes), QStringLiteral("-t"),
+                         QString::number(threads), QStringLiteral("-c"), QStringLiteral("4096"),
+                         QStringLiteral("-u"), QStringLiteral("root")});
+        if (m_process.waitForStarted(5000) && waitForListener(port)) {
+            m_port = port;
+            return;
+        }
+        stopProcess(m_process);
+    }
+    m_error = QStringLiteral("memcached did not start: ") +
+              QString::fromUtf8(m_process.readAllStandardError());
+}
+
+MemcachedPeer::~MemcachedPeer() {
+    stopProcess(m_process);
+}
+
+QMap<QString, qint64> MemcachedPeer::stats() const {
+    QMap<QString, qint64> values;
+    QTcpSocket socket;
+    socket.connectToHost(QHostAddress::LocalHost, m_port);
+    if (!socket.waitForConnected(2000))
+        return values;
+    socket.write("stats\r\n");
+    QByteArray reply;
+    QDeadlineTimer deadline(5000);
+    while (!reply.endsWith("END\r\n") && !deadline.hasExpired() && socket.waitForReadyRead(1000))
+        reply += socket.readAll();
+    for (const QByteArray& line : reply.split('\n')) {
+        const QList<QByteArray> parts = line.trimmed().split(' ');
+        if (parts.size() == 3 && parts.at(0) == "STAT")
+            values.insert(QString::fromLatin1(parts.at(1)), parts.at(2).toLongLong());
+    }
+    return values;
+}
+
+} // namespace loadscope::testing
