@@ -1,0 +1,117 @@
+#pragma once
+
+#include "app/session/point_result.h"
+#include "app/session/sweep_plan.h"
+#include "app/sweep/target_probe.h"
+#include "engine/progress.h"
+
+#include <QCoroTask>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+#include <QUuid>
+
+#include <cstdint>
+#include <memory>
+
+class QTimer;
+
+namespace loadscope::app {
+
+class LoadRunBridge;
+class SessionDocument;
+
+// How a sweep ended.
+struct SweepOutcome {
+    enum class Status { Completed, Cancelled, Failed };
+    Status status = Status::Completed;
+    int pointCount = 0;    // points of the plan
+    int pointsSkipped = 0; // already done when the sweep began (resume)
+    int pointsRun = 0;     // measured and stored by this sweep
+    int pointsFailed = 0;
+    QString error; // Failed: one line, naming the target when one is to blame
+};
+
+// Runs a session's sweep: the points still missing from the document's
+// session, in the plan's order (resume = completed points are skipped), each
+// as an engine::LoadRun on the engine's worker threads while this object's
+// thread keeps running its event loop. Every finished point is stored in the
+// document and, when the document has a file, saved at once (atomically), so
+// a crash or kill loses at most the point in progress.
+//
+// Before the first point: every target with missing points is checked (its
+// spec builds, its host resolves) and, unless disabled, probed with one
+// request; the first failure ends the sweep with a message naming the target.
+// Memcache targets asking for a preload get it, unmeasured, once per sweep
+// before their first point.
+//
+// A point that reaches no server at all fails and ends the sweep (the server
+// went away; the next points would fail the same). Failed requests within a
+// point are results, not failures.
+class SweepRunner : public QObject {
+    Q_OBJECT
+
+public:
+    explicit SweepRunner(SessionDocument* document, QObject* parent = nullptr);
+    ~SweepRunner() override; // cancels a point in progress and joins its threads
+
+    void setProbeEnabled(bool enabled) { m_probeEnabled = enabled; }
+    bool probeEnabled() const { return m_probeEnabled; }
+    // Save the document after each point when it has a file (default on).
+    void setAutosaveEnabled(bool enabled) { m_autosave = enabled; }
+    bool autosaveEnabled() const { return m_autosave; }
+
+    bool isRunning() const { return m_running; }
+    // Changes at every run() and cancel(): work of an older job is dropped.
+    quint64 jobId() const { return m_jobId; }
+
+    // Runs the sweep to its end. Emits sweepFinished() exactly once (and
+    // sweepFailed() before it on failure). A second run() while one is going
+    // returns Failed at once and leaves the first alone.
+    QCoro::Task<SweepOutcome> run();
+    // Stops the point in progress (the engine stops within 100 ms) or the
+    // pause or probe, keeps every completed point and stores nothing of the
+    // cancelled one. The sweep ends well within a second.
+    void cancel();
+
+Q_SIGNALS:
+    void runningChanged(bool running);
+    // What the sweep is doing between points: "probing direct", "preloading
+    // memcached ...", "pausing 2 s".
+    void statusChanged(const QString& message);
+    void probeFinished(const QUuid& targetId, const loadscope::app::ProbeResult& result);
+    // point.index is the 0-based position among the plan's pointCount points.
+    void pointStarted(const loadscope::app::SweepPoint& point, int pointCount);
+    // The engine's snapshots of the point in progress, about ten per second.
+    void progressAvailable(const loadscope::app::SweepPoint& point,
+                           std::shared_ptr<const loadscope::engine::Progress> progress);
+    void pointFinished(const loadscope::app::SweepPoint& point,
+                       const loadscope::app::PointResult& result);
+    void pointFailed(const loadscope::app::SweepPoint& point, const QString& error);
+    void autosaveFailed(const QString& error);
+    void sweepFailed(const QString& error);
+    void sweepFinished(const loadscope::app::SweepOutcome& outcome);
+
+private:
+    QCoro::Task<SweepOutcome> runSweep(quint64 job);
+    QCoro::Task<bool> pause(double seconds, quint64 job);
+    void setRunning(bool running);
+    bool isCurrent(quint64 job) const { return job == m_jobId; }
+
+    QPointer<SessionDocument> m_document;
+    bool m_probeEnabled = true;
+    bool m_autosave = true;
+    bool m_running = false;
+    quint64 m_jobId = 0;
+    // What cancel() must stop; each is set only while it is awaited.
+    QPointer<LoadRunBridge> m_run;
+    QPointer<TargetProbe> m_probe;
+    QPointer<QTimer> m_pauseTimer;
+};
+
+} // namespace loadscope::app
+
+Q_DECLARE_METATYPE(loadscope::app::SweepOutcome)
+Q_DECLARE_METATYPE(loadscope::app::SweepPoint)
+Q_DECLARE_METATYPE(loadscope::app::PointResult)
+Q_DECLARE_METATYPE(std::shared_ptr<const loadscope::engine::Progress>)

@@ -1,0 +1,66 @@
+#pragma once
+
+#include "app/session/target.h"
+
+#include <QCoroTask>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+
+#include <chrono>
+
+class QAbstractSocket;
+class QNetworkAccessManager;
+class QNetworkReply;
+
+namespace loadscope::app {
+
+// What one pre-flight request told about a target, so that a typo in a URL or
+// a port costs seconds instead of a whole sweep.
+struct ProbeResult {
+    bool ok = false;
+    QString serverSoftware;      // HTTP "Server" header, or "memcached 1.6.18"
+    qint64 documentLength = -1;  // HTTP body bytes of the probe response; -1 when none
+    int statusCode = 0;          // HTTP status; 0 for the other protocols
+    QString error;               // one line when !ok: "connection refused by 127.0.0.1:8080"
+    double elapsedMs = 0;        // lookup + connect + one request
+
+    // One line for a log or a status bar: "nginx/1.22.1, 200, 615 bytes" or the error.
+    QString summary() const;
+};
+
+inline constexpr std::chrono::milliseconds kDefaultProbeTimeout{5000};
+
+// One probe of one target: an HTTP request through Qt Network, memcached's
+// "version" over a QTcpSocket, or a bare connect for tcp-rr and tcp-stream.
+// Everything is awaited on the caller's event loop; nothing blocks it.
+// abort() ends a probe in progress at once with "probe aborted".
+class TargetProbe : public QObject {
+    Q_OBJECT
+
+public:
+    explicit TargetProbe(QObject* parent = nullptr);
+    ~TargetProbe() override;
+
+    // `target` is copied before the first suspension, so a temporary is fine.
+    QCoro::Task<ProbeResult> probe(Target target,
+                                   std::chrono::milliseconds timeout = kDefaultProbeTimeout);
+    void abort();
+
+private:
+    QCoro::Task<ProbeResult> probeHttp(Target target, std::chrono::milliseconds timeout);
+    QCoro::Task<ProbeResult> probeSocket(Target target, std::chrono::milliseconds timeout);
+
+    QNetworkAccessManager* m_network = nullptr;
+    QPointer<QNetworkReply> m_reply;
+    QPointer<QAbstractSocket> m_socket;
+    bool m_aborted = false;
+};
+
+// Convenience for a one-off probe that nobody needs to abort.
+QCoro::Task<ProbeResult> probeTarget(Target target,
+                                     std::chrono::milliseconds timeout = kDefaultProbeTimeout);
+
+} // namespace loadscope::app
+
+Q_DECLARE_METATYPE(loadscope::app::ProbeResult)
