@@ -6,15 +6,15 @@
 #include <QDateTime>
 #include <QString>
 #include <QUuid>
-
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <vector>
 
 namespace loadscope::engine {
+class Histogram;
 struct RunResult;
-}
+} // namespace loadscope::engine
 
 namespace loadscope::app {
 
@@ -30,6 +30,8 @@ struct LatencySummary {
 
     std::optional<double> percentile(double p) const;
     bool isEmpty() const;
+
+    friend bool operator==(const LatencySummary&, const LatencySummary&) = default;
 };
 
 // Where a result came from.
@@ -40,6 +42,8 @@ struct ResultSource {
     QString toolVersion; // as printed, may be empty
     QString file;        // imported: the file it was read from
     QString fingerprint; // imported: hash of the report text, to refuse duplicates
+
+    friend bool operator==(const ResultSource&, const ResultSource&) = default;
 };
 
 // The machine a result was measured on.
@@ -51,6 +55,8 @@ struct RunEnvironment {
     int cores = 0;
     QString loadscopeVersion;
     QString threadPlacement; // "pinned to CPUs 0,1" or "ran on CPUs 0,1"
+
+    friend bool operator==(const RunEnvironment&, const RunEnvironment&) = default;
 };
 
 // One point of a sweep: one target at one concurrency, one repetition.
@@ -88,7 +94,7 @@ struct PointResult {
     std::optional<double> reportedTransferKiBps;
     std::optional<double> reportedThroughputMbitps;
 
-    LatencySummary total;   // per request total time (ab "Total"; memcached all ops)
+    LatencySummary total; // per request total time (ab "Total"; memcached all ops)
     LatencySummary connect;
     LatencySummary waiting;
     LatencySummary processing;
@@ -101,17 +107,27 @@ struct PointResult {
     QByteArray processingHistogram;
     std::map<QString, QByteArray> perOperationHistograms;
 
+    // Rates prefer the figure an imported tool printed and otherwise derive
+    // from the counters; all are 0 without a measured time. Throughput counts
+    // bytes sent plus received in 10^6 bit/s: for tcp-stream that is the send
+    // rate netperf prints, for request/response the traffic on the wire.
     double requestsPerSecond() const;
     double transferRateKiBps() const;
     double throughputMbitps() const;
     double timePerRequestMs() const; // concurrency x time / complete
+    // Mean time per request across all concurrent requests (ab's second line).
+    double timePerRequestAcrossMs() const;
+
+    friend bool operator==(const PointResult&, const PointResult&) = default;
 };
 
 // The percentiles every summary carries (DESIGN.md "Metrics").
 const std::vector<double>& standardPercentiles();
 
+// Empty summary when the bytes are empty or not a valid histogram.
 LatencySummary summarize(const QByteArray& serializedHistogram);
-PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& targetId,
-                               int concurrency, int repetition, const RunEnvironment& environment);
+LatencySummary summarize(const engine::Histogram& histogram);
+PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& targetId, int concurrency,
+                               int repetition, const RunEnvironment& environment);
 
 } // namespace loadscope::app

@@ -1,0 +1,165 @@
+#include "app/session/point_result.h"
+
+#include "engine/histogram.h"
+#include "engine/run_result.h"
+
+#include <QStringList>
+#include <cmath>
+#include <string_view>
+
+namespace loadscope::app {
+
+namespace {
+
+constexpr double kNsPerMs = 1e6;
+
+// Percentile keys are decimal literals (99.9, 99.99); a lookup by a computed
+// value must not miss them by one ulp.
+constexpr double kPercentileTolerance = 1e-9;
+
+double toMs(int64_t ns) {
+    return static_cast<double>(ns) / kNsPerMs;
+}
+
+QString cpuList(const std::vector<int>& cpus) {
+    QStringList parts;
+    for (int cpu : cpus)
+        parts << QString::number(cpu);
+    return parts.join(QLatin1Char(','));
+}
+
+QByteArray serialized(const engine::Histogram& histogram) {
+    if (histogram.empty())
+        return {};
+    const std::string bytes = histogram.serialize();
+    return QByteArray(bytes.data(), static_cast<qsizetype>(bytes.size()));
+}
+
+} // namespace
+
+std::optional<double> LatencySummary::percentile(double p) const {
+    for (const auto& [key, value] : percentilesMs) {
+        if (std::fabs(key - p) < kPercentileTolerance)
+            return value;
+    }
+    return std::nullopt;
+}
+
+bool LatencySummary::isEmpty() const {
+    return !minMs && !meanMs && !sdMs && !maxMs && percentilesMs.empty();
+}
+
+double PointResult::requestsPerSecond() const {
+    if (reportedRequestsPerSecond)
+        return *reportedRequestsPerSecond;
+    return durationSeconds > 0 ? static_cast<double>(complete) / durationSeconds : 0;
+}
+
+double PointResult::transferRateKiBps() const {
+    if (reportedTransferKiBps)
+        return *reportedTransferKiBps;
+    return durationSeconds > 0 ? static_cast<double>(bytesTotal) / 1024.0 / durationSeconds : 0;
+}
+
+double PointResult::throughputMbitps() const {
+    if (reportedThroughputMbitps)
+        return *reportedThroughputMbitps;
+    if (durationSeconds <= 0)
+        return 0;
+    return static_cast<double>(bytesSent + bytesTotal) * 8.0 / 1e6 / durationSeconds;
+}
+
+double PointResult::timePerRequestMs() const {
+    if (complete > 0 && durationSeconds > 0)
+        return concurrency * durationSeconds * 1000.0 / static_cast<double>(complete);
+    // Imported reports may give a rate without the counts it came from.
+    const double rate = requestsPerSecond();
+    return rate > 0 ? concurrency * 1000.0 / rate : 0;
+}
+
+double PointResult::timePerRequestAcrossMs() const {
+    if (complete > 0 && durationSeconds > 0)
+        return durationSeconds * 1000.0 / static_cast<double>(complete);
+    const double rate = requestsPerSecond();
+    return rate > 0 ? 1000.0 / rate : 0;
+}
+
+const std::vector<double>& standardPercentiles() {
+    static const std::vector<double> percentiles{50, 66, 75, 80, 90, 95, 98, 99, 99.9, 99.99, 100};
+    return percentiles;
+}
+
+LatencySummary summarize(const engine::Histogram& histogram) {
+    LatencySummary summary;
+    if (histogram.empty())
+        return summary;
+    summary.minMs = toMs(histogram.min());
+    summary.meanMs = histogram.mean() / kNsPerMs;
+    summary.sdMs = histogram.stddev() / kNsPerMs;
+    summary.maxMs = toMs(histogram.max());
+    for (double p : standardPercentiles())
+        summary.percentilesMs[p] = toMs(histogram.valueAtPercentile(p));
+    return summary;
+}
+
+LatencySummary summarize(const QByteArray& serializedHistogram) {
+    if (serializedHistogram.isEmpty())
+        return {};
+    const auto histogram = engine::Histogram::deserialize(std::string_view(
+        serializedHistogram.constData(), static_cast<size_t>(serializedHistogram.size())));
+    return histogram ? summarize(*histogram) : LatencySummary{};
+}
+
+PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& targetId, int concurrency,
+                               int repetition, const RunEnvironment& environment) {
+    PointResult result;
+    result.targetId = targetId;
+    result.concurrency = concurrency;
+    result.repetition = repetition;
+    result.source.kind = ResultSource::Kind::Measured;
+    result.source.tool = QStringLiteral("loadscope");
+    result.source.toolVersion = QStringLiteral(LOADSCOPE_VERSION);
+    result.environment = environment;
+    if (result.environment.threadPlacement.isEmpty() && !run.threadCpus.empty()) {
+        result.environment.threadPlacement =
+            (run.pinned ? QStringLiteral("pinned to CPUs ") : QStringLiteral("ran on CPUs ")) +
+            cpuList(run.threadCpus);
+    }
+
+    result.complete = run.complete;
+    result.failed = run.failed;
+    result.errors = run.errors;
+    result.non2xx = run.non2xx;
+    result.keepAlive = run.keepAlive;
+    result.statusCodes = run.statusCodes;
+    result.bytesTotal = run.bytesTotal;
+    result.bytesBody = run.bytesBody;
+    result.bytesSent = run.bytesSent;
+    result.durationSeconds = run.durationSeconds;
+    result.threads = static_cast<int>(run.threads);
+    result.serverSoftware = QString::fromStdString(run.serverSoftware);
+    result.documentLength = run.documentLength;
+    result.hits = run.hits;
+    result.misses = run.misses;
+    result.clientCpuSeconds = run.clientCpuSeconds;
+    result.firstError = QString::fromStdString(run.firstError);
+    result.cancelled = run.cancelled;
+
+    result.total = summarize(run.total);
+    result.connect = summarize(run.connect);
+    result.waiting = summarize(run.waiting);
+    result.processing = summarize(run.processing);
+    result.totalHistogram = serialized(run.total);
+    result.connectHistogram = serialized(run.connect);
+    result.waitingHistogram = serialized(run.waiting);
+    result.processingHistogram = serialized(run.processing);
+    for (const engine::OperationStats& operation : run.operations) {
+        const QString name = QString::fromStdString(operation.name);
+        result.perOperation[name] = summarize(operation.latency);
+        if (!operation.latency.empty())
+            result.perOperationHistograms[name] = serialized(operation.latency);
+    }
+    return result;
+}
+
+} // namespace loadscope::app

@@ -1,0 +1,89 @@
+#include "app/session/session.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+namespace loadscope::app {
+
+const Target* Session::findTarget(const QUuid& id) const {
+    const auto found = std::find_if(targets.begin(), targets.end(),
+                                    [&id](const Target& target) { return target.id == id; });
+    return found == targets.end() ? nullptr : &*found;
+}
+
+Target* Session::findTarget(const QUuid& id) {
+    return const_cast<Target*>(std::as_const(*this).findTarget(id));
+}
+
+int Session::targetIndex(const QUuid& id) const {
+    const Target* target = findTarget(id);
+    return target ? static_cast<int>(target - targets.data()) : -1;
+}
+
+const Target* Session::baseline() const {
+    if (const Target* target = findTarget(baselineTargetId))
+        return target;
+    return targets.empty() ? nullptr : &targets.front();
+}
+
+const PointResult* Session::findResult(const QUuid& targetId, int concurrency,
+                                       int repetition) const {
+    const auto found = std::find_if(results.begin(), results.end(), [&](const PointResult& r) {
+        return r.targetId == targetId && r.concurrency == concurrency && r.repetition == repetition;
+    });
+    return found == results.end() ? nullptr : &*found;
+}
+
+void Session::putResult(PointResult result) {
+    if (const PointResult* existing =
+            findResult(result.targetId, result.concurrency, result.repetition)) {
+        results[static_cast<size_t>(existing - results.data())] = std::move(result);
+        return;
+    }
+    results.push_back(std::move(result));
+}
+
+bool Session::removeTarget(const QUuid& id) {
+    const int index = targetIndex(id);
+    if (index < 0)
+        return false;
+    targets.erase(targets.begin() + index);
+    std::erase_if(results, [&id](const PointResult& r) { return r.targetId == id; });
+    if (baselineTargetId == id)
+        baselineTargetId = targets.empty() ? QUuid() : targets.front().id;
+    return true;
+}
+
+int Session::nextRepetition(const QUuid& targetId, int concurrency) const {
+    std::set<int> used;
+    for (const PointResult& r : results) {
+        if (r.targetId == targetId && r.concurrency == concurrency)
+            used.insert(r.repetition);
+    }
+    int next = 0;
+    while (used.count(next))
+        ++next;
+    return next;
+}
+
+std::vector<SweepPoint> sweepPoints(const Session& session) {
+    return sweepPoints(session.plan, session.targets);
+}
+
+bool isPointDone(const Session& session, const SweepPoint& point) {
+    const PointResult* result =
+        session.findResult(point.targetId, point.concurrency, point.repetition);
+    return result && !result->cancelled;
+}
+
+std::vector<SweepPoint> missingPoints(const Session& session) {
+    std::vector<SweepPoint> missing;
+    for (const SweepPoint& point : sweepPoints(session)) {
+        if (!isPointDone(session, point))
+            missing.push_back(point);
+    }
+    return missing;
+}
+
+} // namespace loadscope::app

@@ -1,0 +1,55 @@
+#pragma once
+
+#include "app/session/point_result.h"
+#include "app/session/sweep_plan.h"
+#include "app/session/target.h"
+
+#include <QString>
+#include <QUuid>
+#include <vector>
+
+namespace loadscope::app {
+
+// A workbench session: what is compared (targets, one per deployment mode),
+// how (the sweep plan), and everything measured or imported so far. Plain
+// value; SessionDocument wraps it for the window, session_file.h persists it.
+//
+// Results are keyed by (target, concurrency, repetition): at most one result
+// per key (putResult() replaces). Statistics are never stored here; they are
+// derived by Comparison.
+struct Session {
+    QString name;
+    QString notes;
+    std::vector<Target> targets; // in display order
+    QUuid baselineTargetId;      // null or unknown: the first target is the baseline
+    SweepPlan plan;
+    std::vector<PointResult> results; // in the order they were measured or imported
+
+    const Target* findTarget(const QUuid& id) const;
+    Target* findTarget(const QUuid& id);
+    int targetIndex(const QUuid& id) const; // -1 when absent
+    // The target differences are measured against, or nullptr without targets.
+    const Target* baseline() const;
+
+    const PointResult* findResult(const QUuid& targetId, int concurrency, int repetition) const;
+    // Appends `result`, or replaces the one with the same key in place (a
+    // repeated point after a cancelled or failed attempt).
+    void putResult(PointResult result);
+    // Removes the target and its results; the baseline falls back to the first target.
+    bool removeTarget(const QUuid& id);
+    // The lowest repetition number not yet used by a result of this target
+    // and level; importers number their results with it.
+    int nextRepetition(const QUuid& targetId, int concurrency) const;
+
+    friend bool operator==(const Session&, const Session&) = default;
+};
+
+// Every point of the session's plan over its targets, in execution order.
+std::vector<SweepPoint> sweepPoints(const Session& session);
+// A point is done when a result for its key exists and was not cancelled,
+// whatever its source (an imported result fills its point too).
+bool isPointDone(const Session& session, const SweepPoint& point);
+// The points still to run, in execution order: what a resumed sweep runs.
+std::vector<SweepPoint> missingPoints(const Session& session);
+
+} // namespace loadscope::app

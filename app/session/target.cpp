@@ -1,0 +1,148 @@
+#include "app/session/target.h"
+
+#include <array>
+
+namespace loadscope::app {
+
+namespace {
+
+struct ModeNames {
+    DeploymentMode mode;
+    const char* id;
+    const char* title;
+};
+
+// Identifiers are written to files and CSV: never change them.
+constexpr std::array<ModeNames, 8> kModeNames{{
+    {DeploymentMode::Host, "host", "Host"},
+    {DeploymentMode::ContainerHostNetwork, "container-host-network", "Container (host network)"},
+    {DeploymentMode::ContainerNat, "container-nat", "Container (NAT port mapping)"},
+    {DeploymentMode::LinuxBridge, "linux-bridge", "Linux bridge"},
+    {DeploymentMode::OvsBridge, "ovs-bridge", "OVS bridge"},
+    {DeploymentMode::Macvlan, "macvlan", "macvlan"},
+    {DeploymentMode::UserlandProxy, "userland-proxy", "Userland proxy"},
+    {DeploymentMode::Custom, "custom", "Other"},
+}};
+
+struct ProtocolNames {
+    TargetProtocol protocol;
+    const char* id;
+};
+
+constexpr std::array<ProtocolNames, 4> kProtocolNames{{
+    {TargetProtocol::Http, "http"},
+    {TargetProtocol::Memcache, "memcache"},
+    {TargetProtocol::TcpRr, "tcp-rr"},
+    {TargetProtocol::TcpStream, "tcp-stream"},
+}};
+
+} // namespace
+
+const std::vector<DeploymentMode>& deploymentModes() {
+    static const std::vector<DeploymentMode> modes{
+        DeploymentMode::Host,         DeploymentMode::ContainerHostNetwork,
+        DeploymentMode::ContainerNat, DeploymentMode::LinuxBridge,
+        DeploymentMode::OvsBridge,    DeploymentMode::Macvlan,
+        DeploymentMode::UserlandProxy};
+    return modes;
+}
+
+QString deploymentModeId(DeploymentMode mode) {
+    for (const auto& names : kModeNames) {
+        if (names.mode == mode)
+            return QString::fromLatin1(names.id);
+    }
+    return {};
+}
+
+std::optional<DeploymentMode> deploymentModeFromId(QStringView id) {
+    for (const auto& names : kModeNames) {
+        if (names.mode != DeploymentMode::Custom && id == QLatin1StringView(names.id))
+            return names.mode;
+    }
+    return std::nullopt;
+}
+
+QString deploymentModeTitle(DeploymentMode mode) {
+    for (const auto& names : kModeNames) {
+        if (names.mode == mode)
+            return QString::fromLatin1(names.title);
+    }
+    return {};
+}
+
+const std::vector<TargetProtocol>& targetProtocols() {
+    static const std::vector<TargetProtocol> protocols{
+        TargetProtocol::Http, TargetProtocol::Memcache, TargetProtocol::TcpRr,
+        TargetProtocol::TcpStream};
+    return protocols;
+}
+
+QString targetProtocolId(TargetProtocol protocol) {
+    for (const auto& names : kProtocolNames) {
+        if (names.protocol == protocol)
+            return QString::fromLatin1(names.id);
+    }
+    return {};
+}
+
+std::optional<TargetProtocol> targetProtocolFromId(QStringView id) {
+    for (const auto& names : kProtocolNames) {
+        if (id == QLatin1StringView(names.id))
+            return names.protocol;
+    }
+    return std::nullopt;
+}
+
+QString Target::modeLabel() const {
+    if (mode == DeploymentMode::Custom)
+        return customMode.trimmed().isEmpty() ? deploymentModeId(mode) : customMode.trimmed();
+    return deploymentModeId(mode);
+}
+
+QString Target::displayName() const {
+    const QString trimmed = name.trimmed();
+    return trimmed.isEmpty() ? modeLabel() : trimmed;
+}
+
+QString Target::endpoint() const {
+    if (protocol == TargetProtocol::Http)
+        return address.isEmpty() ? http.url : http.url + QStringLiteral(" via ") + address;
+    return address;
+}
+
+const std::vector<QString>& defaultTargetColours() {
+    // Okabe-Ito: distinguishable with the common colour-vision deficiencies.
+    static const std::vector<QString> colours{QStringLiteral("#0072b2"), QStringLiteral("#e69f00"),
+                                              QStringLiteral("#009e73"), QStringLiteral("#d55e00"),
+                                              QStringLiteral("#cc79a7"), QStringLiteral("#56b4e9"),
+                                              QStringLiteral("#f0e442"), QStringLiteral("#000000")};
+    return colours;
+}
+
+Target makeTarget(const QString& name, DeploymentMode mode, int index) {
+    Target target;
+    target.id = QUuid::createUuid();
+    target.name = name;
+    target.mode = mode;
+    const auto& colours = defaultTargetColours();
+    const auto count = static_cast<int>(colours.size());
+    target.colour = colours[static_cast<size_t>(((index % count) + count) % count)];
+    return target;
+}
+
+bool isValidColour(const QString& colour) {
+    if (colour.size() != 7 || colour.at(0) != QLatin1Char('#'))
+        return false;
+    for (qsizetype i = 1; i < colour.size(); ++i) {
+        const QChar c = colour.at(i);
+        const bool hex = (c >= QLatin1Char('0') && c <= QLatin1Char('9')) ||
+                         (c >= QLatin1Char('a') && c <= QLatin1Char('f')) ||
+                         (c >= QLatin1Char('A') && c <= QLatin1Char('F'));
+        if (!hex)
+            return false;
+    }
+    return true;
+}
+
+} // namespace loadscope::app

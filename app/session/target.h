@@ -1,0 +1,128 @@
+#pragma once
+
+#include <QString>
+#include <QUuid>
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace loadscope::app {
+
+// How the server under test is reached. The modes are the ones users compare;
+// Custom carries the user's own words in Target::customMode.
+enum class DeploymentMode {
+    Host,
+    ContainerHostNetwork,
+    ContainerNat,
+    LinuxBridge,
+    OvsBridge,
+    Macvlan,
+    UserlandProxy,
+    Custom,
+};
+
+// Every mode except Custom, in the order a mode picker lists them.
+const std::vector<DeploymentMode>& deploymentModes();
+// Stable identifier used in session files, CSV and reports: "host",
+// "container-host-network", "container-nat", "linux-bridge", "ovs-bridge",
+// "macvlan", "userland-proxy"; "custom" for Custom.
+QString deploymentModeId(DeploymentMode mode);
+// nullopt for anything that is not one of the identifiers above (not even "custom").
+std::optional<DeploymentMode> deploymentModeFromId(QStringView id);
+// Human label for pickers: "Container (NAT port mapping)".
+QString deploymentModeTitle(DeploymentMode mode);
+
+enum class TargetProtocol { Http, Memcache, TcpRr, TcpStream };
+
+const std::vector<TargetProtocol>& targetProtocols();
+// "http", "memcache", "tcp-rr", "tcp-stream".
+QString targetProtocolId(TargetProtocol protocol);
+std::optional<TargetProtocol> targetProtocolFromId(QStringView id);
+
+// Options of each protocol, with the defaults of the tool users know it from
+// (ab, memtier_benchmark, netperf).
+struct HttpOptions {
+    QString url = QStringLiteral("http://127.0.0.1/");
+    QString method = QStringLiteral("GET");
+    std::vector<std::pair<QString, QString>> headers; // extra headers, in order
+    QString bodyFile;                                 // path of the request body; empty: no body
+    QString contentType;                              // for the body
+    bool keepAlive = true;
+    int pipeline = 1; // requests outstanding per connection
+
+    friend bool operator==(const HttpOptions&, const HttpOptions&) = default;
+};
+
+struct MemcacheOptions {
+    int setRatio = 1; // memtier --ratio=SET:GET
+    int getRatio = 10;
+    QString keyPattern = QStringLiteral("R:R"); // memtier --key-pattern, SET:GET of R, S, G, P
+    uint64_t keyMinimum = 0;
+    uint64_t keyMaximum = 10'000'000;
+    QString keyPrefix = QStringLiteral("memtier-");
+    int valueSize = 32; // memtier -d
+    int pipeline = 1;
+    bool preload = false; // set every key of the range once before measuring
+
+    friend bool operator==(const MemcacheOptions&, const MemcacheOptions&) = default;
+};
+
+struct TcpRrOptions {
+    int requestSize = 1; // netperf -r REQ,RESP
+    int responseSize = 1;
+    bool connectPerRequest = false; // TCP_CRR: a new connection per transaction
+
+    friend bool operator==(const TcpRrOptions&, const TcpRrOptions&) = default;
+};
+
+struct TcpStreamOptions {
+    int chunkSize = 16384; // bytes per send
+
+    friend bool operator==(const TcpStreamOptions&, const TcpStreamOptions&) = default;
+};
+
+// One server in one deployment mode. Plain value.
+//
+// All four option structs are kept so that switching the protocol in an editor
+// and back loses nothing; only the active protocol's options are meaningful
+// (and only those are saved).
+struct Target {
+    QUuid id;
+    QString name;
+    DeploymentMode mode = DeploymentMode::Host;
+    QString customMode; // the user's words when mode == Custom
+    QString colour;     // "#rrggbb"; kept as text so the model stays free of QtGui
+    TargetProtocol protocol = TargetProtocol::Http;
+    // Where to connect, "HOST:PORT" (or "[v6]:PORT"). memcache, tcp-rr and
+    // tcp-stream need it. For http it may stay empty, meaning the URL's host
+    // and port; when set, the connection goes there while the URL still gives
+    // the Host header and path (so one URL can be measured through several
+    // network paths).
+    QString address;
+
+    HttpOptions http;
+    MemcacheOptions memcache;
+    TcpRrOptions tcpRr;
+    TcpStreamOptions tcpStream;
+
+    // The mode as reports and CSV print it: the identifier, or the user's words.
+    QString modeLabel() const;
+    // The name, or the mode label when the name is empty.
+    QString displayName() const;
+    // What the target points at: the URL for http, otherwise the address.
+    QString endpoint() const;
+
+    friend bool operator==(const Target&, const Target&) = default;
+};
+
+// A new target with a fresh id, the given name and mode, and a colour of the
+// default palette picked by `index` (so the n-th target of a session gets the
+// n-th colour).
+Target makeTarget(const QString& name, DeploymentMode mode, int index);
+// Distinct, colour-blind-friendly colours, "#rrggbb".
+const std::vector<QString>& defaultTargetColours();
+// True for "#rrggbb" with hex digits.
+bool isValidColour(const QString& colour);
+
+} // namespace loadscope::app
