@@ -1,0 +1,90 @@
+#pragma once
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+#include <cstdint>
+#include <optional>
+
+namespace loadscope::app {
+
+class JsonArrayReader;
+
+// Typed, path-aware access to a JSON document that keeps the first problem as
+// one message naming the field: `field "targets[2].protocol" has an unknown
+// value "ftp"`. After a problem every read returns a neutral default and
+// records nothing more, so parsing code reads straight through and checks
+// ok() once at the end instead of after every field.
+//
+// Readers are cheap views that share one error string owned by the caller.
+class JsonReader {
+public:
+    // Largest integer a JSON number holds exactly (2^53).
+    static constexpr int64_t kMaxExactInteger = int64_t(1) << 53;
+
+    JsonReader(const QJsonObject& object, QString* error, QString path = {});
+
+    bool ok() const { return m_error->isEmpty(); }
+    const QString& path() const { return m_path; }
+    const QJsonObject& json() const { return m_object; }
+    QString pathOf(QStringView key) const;
+    // Records a problem with `path` ("field "<path>" <problem>") unless one is recorded.
+    void fail(const QString& path, const QString& problem) const;
+    void failKey(QStringView key, const QString& problem) const { fail(pathOf(key), problem); }
+
+    bool has(QStringView key) const;
+    QStringList keys() const { return m_object.keys(); }
+
+    // Without a fallback a missing key is a problem; with one it is the value.
+    QString string(QStringView key) const;
+    QString string(QStringView key, const QString& fallback) const;
+    bool boolean(QStringView key) const;
+    bool boolean(QStringView key, bool fallback) const;
+    double number(QStringView key, double minimum, double maximum) const;
+    double number(QStringView key, double minimum, double maximum, double fallback) const;
+    std::optional<double> optionalNumber(QStringView key, double minimum, double maximum) const;
+    int64_t integer(QStringView key, int64_t minimum, int64_t maximum) const;
+    int64_t integer(QStringView key, int64_t minimum, int64_t maximum, int64_t fallback) const;
+    uint64_t count(QStringView key) const { return uint64_t(integer(key, 0, kMaxExactInteger)); }
+    uint64_t count(QStringView key, uint64_t fallback) const;
+
+    JsonReader object(QStringView key) const;
+    std::optional<JsonReader> optionalObject(QStringView key) const;
+    JsonArrayReader array(QStringView key) const;
+    JsonArrayReader array(QStringView key, bool required) const;
+
+    // For an enumeration read as a string that matched none of its values.
+    void failUnknownValue(QStringView key, const QString& text) const;
+
+private:
+    friend class JsonArrayReader;
+    QJsonValue value(QStringView key, bool required) const;
+
+    QJsonObject m_object;
+    QString* m_error;
+    QString m_path;
+};
+
+class JsonArrayReader {
+public:
+    JsonArrayReader(const QJsonArray& array, QString* error, QString path);
+
+    qsizetype size() const { return m_array.size(); }
+    QString pathAt(qsizetype index) const;
+
+    JsonReader objectAt(qsizetype index) const;
+    QString stringAt(qsizetype index) const;
+    int64_t integerAt(qsizetype index, int64_t minimum, int64_t maximum) const;
+    JsonArrayReader arrayAt(qsizetype index) const;
+
+private:
+    QJsonArray m_array;
+    QString* m_error;
+    QString m_path;
+};
+
+// The JSON type of a value as messages name it ("a string", "null").
+QString jsonTypeName(const QJsonValue& value);
+
+} // namespace loadscope::app

@@ -1,0 +1,165 @@
+#include "app/session/session_document.h"
+
+#include "app/session/session_file.h"
+
+#include <QFileInfo>
+
+namespace loadscope::app {
+
+SessionDocument::SessionDocument(QObject* parent)
+    : QObject(parent) {}
+
+QString SessionDocument::displayName() const {
+    if (!m_session.name.trimmed().isEmpty())
+        return m_session.name.trimmed();
+    if (!m_filePath.isEmpty())
+        return QFileInfo(m_filePath).completeBaseName();
+    return tr("Untitled");
+}
+
+void SessionDocument::reset(Session session, const QString& filePath) {
+    m_session = std::move(session);
+    setFilePath(filePath);
+    Q_EMIT sessionChanged();
+    Q_EMIT resultsChanged();
+    setModified(false);
+}
+
+bool SessionDocument::open(const QString& pathOrExampleName, QString* error) {
+    std::optional<Session> loaded = openSession(pathOrExampleName, error);
+    if (!loaded)
+        return false;
+    // Examples live in read-only resources: saving one must ask for a place.
+    const bool isFile = QFileInfo(pathOrExampleName).isFile();
+    reset(std::move(*loaded), isFile ? QFileInfo(pathOrExampleName).absoluteFilePath() : QString());
+    return true;
+}
+
+bool SessionDocument::save(QString* error) {
+    if (m_filePath.isEmpty()) {
+        if (error)
+            *error = tr("the session has no file yet: save it under a name first");
+        return false;
+    }
+    return saveAs(m_filePath, error);
+}
+
+bool SessionDocument::saveAs(const QString& filePath, QString* error) {
+    if (!saveSessionFile(m_session, filePath, error))
+        return false;
+    setFilePath(QFileInfo(filePath).absoluteFilePath());
+    setModified(false);
+    return true;
+}
+
+void SessionDocument::setName(const QString& name) {
+    if (m_session.name == name)
+        return;
+    m_session.name = name;
+    markEdited(false);
+}
+
+void SessionDocument::setNotes(const QString& notes) {
+    if (m_session.notes == notes)
+        return;
+    m_session.notes = notes;
+    markEdited(false);
+}
+
+void SessionDocument::setPlan(const SweepPlan& plan) {
+    if (m_session.plan == plan)
+        return;
+    m_session.plan = plan;
+    markEdited(false);
+}
+
+QUuid SessionDocument::addTarget(Target target) {
+    if (target.id.isNull() || m_session.findTarget(target.id))
+        target.id = QUuid::createUuid();
+    const QUuid id = target.id;
+    m_session.targets.push_back(std::move(target));
+    if (m_session.targets.size() == 1)
+        m_session.baselineTargetId = id;
+    markEdited(false);
+    return id;
+}
+
+bool SessionDocument::updateTarget(const Target& target) {
+    Target* existing = m_session.findTarget(target.id);
+    if (!existing)
+        return false;
+    if (*existing == target)
+        return true;
+    *existing = target;
+    markEdited(false);
+    return true;
+}
+
+bool SessionDocument::removeTarget(const QUuid& id) {
+    const size_t resultsBefore = m_session.results.size();
+    if (!m_session.removeTarget(id))
+        return false;
+    markEdited(m_session.results.size() != resultsBefore);
+    return true;
+}
+
+bool SessionDocument::moveTarget(int from, int to) {
+    const auto count = static_cast<int>(m_session.targets.size());
+    if (from < 0 || from >= count || to < 0 || to >= count)
+        return false;
+    if (from == to)
+        return true;
+    auto& targets = m_session.targets;
+    Target moved = std::move(targets[static_cast<size_t>(from)]);
+    targets.erase(targets.begin() + from);
+    targets.insert(targets.begin() + to, std::move(moved));
+    markEdited(false);
+    return true;
+}
+
+bool SessionDocument::setBaseline(const QUuid& id) {
+    if (!m_session.findTarget(id))
+        return false;
+    if (m_session.baselineTargetId == id)
+        return true;
+    m_session.baselineTargetId = id;
+    markEdited(false);
+    return true;
+}
+
+void SessionDocument::putResult(PointResult result) {
+    m_session.putResult(std::move(result));
+    Q_EMIT resultsChanged();
+    setModified(true);
+}
+
+void SessionDocument::clearResults() {
+    if (m_session.results.empty())
+        return;
+    m_session.results.clear();
+    Q_EMIT resultsChanged();
+    setModified(true);
+}
+
+void SessionDocument::setModified(bool modified) {
+    if (m_modified == modified)
+        return;
+    m_modified = modified;
+    Q_EMIT modifiedChanged(m_modified);
+}
+
+void SessionDocument::markEdited(bool resultsToo) {
+    Q_EMIT sessionChanged();
+    if (resultsToo)
+        Q_EMIT resultsChanged();
+    setModified(true);
+}
+
+void SessionDocument::setFilePath(const QString& filePath) {
+    if (m_filePath == filePath)
+        return;
+    m_filePath = filePath;
+    Q_EMIT filePathChanged(m_filePath);
+}
+
+} // namespace loadscope::app

@@ -1,0 +1,71 @@
+#pragma once
+
+#include "app/session/session.h"
+
+#include <QObject>
+#include <QString>
+
+namespace loadscope::app {
+
+// The open session of a window: a Session, the file it lives in, and whether
+// it has changes not yet saved. Every edit goes through here so views learn
+// of it by signal. Loading and saving use session_file.h; a failed open
+// leaves the document exactly as it was.
+class SessionDocument : public QObject {
+    Q_OBJECT
+
+public:
+    explicit SessionDocument(QObject* parent = nullptr);
+
+    const Session& session() const { return m_session; }
+    // Empty for a new session or one opened from the examples (saving such a
+    // session needs saveAs()).
+    QString filePath() const { return m_filePath; }
+    bool isModified() const { return m_modified; }
+    // The session's name, else the file's base name, else "Untitled".
+    QString displayName() const;
+
+    // Replaces the whole session (new, opened elsewhere); not modified afterwards.
+    void reset(Session session, const QString& filePath = {});
+    // Opens a .loadscope file, or an example session by name ("demo-proxy").
+    bool open(const QString& pathOrExampleName, QString* error);
+    bool save(QString* error);
+    bool saveAs(const QString& filePath, QString* error);
+
+    void setName(const QString& name);
+    void setNotes(const QString& notes);
+    void setPlan(const SweepPlan& plan);
+    // Adds a target (a fresh id is given when it has none) and returns its id.
+    QUuid addTarget(Target target);
+    // Replaces the target with the same id; false when there is none.
+    bool updateTarget(const Target& target);
+    // Removes the target and its results.
+    bool removeTarget(const QUuid& id);
+    bool moveTarget(int from, int to);
+    bool setBaseline(const QUuid& id);
+
+    // Adds a result or replaces the one with the same target, concurrency and
+    // repetition (see Session::putResult()).
+    void putResult(PointResult result);
+    void clearResults();
+
+    void setModified(bool modified);
+
+Q_SIGNALS:
+    // Targets, plan, baseline, name or notes changed (or the whole session).
+    void sessionChanged();
+    // Results were added, replaced or removed.
+    void resultsChanged();
+    void modifiedChanged(bool modified);
+    void filePathChanged(const QString& filePath);
+
+private:
+    void markEdited(bool resultsToo);
+    void setFilePath(const QString& filePath);
+
+    Session m_session;
+    QString m_filePath;
+    bool m_modified = false;
+};
+
+} // namespace loadscope::app

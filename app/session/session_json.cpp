@@ -1,0 +1,363 @@
+#include "app/session/session_json.h"
+
+#include <QJsonArray>
+#include <limits>
+#include <set>
+#include <tuple>
+
+namespace loadscope::app {
+
+namespace {
+
+constexpr double kMaxSeconds = 1e7; // about four months: anything longer is a typo
+constexpr int kMaxPipeline = 1024;
+constexpr int kMaxMessageSize = 1 << 30;
+
+QString uuidText(const QUuid& id) {
+    return id.toString(QUuid::WithoutBraces);
+}
+
+QUuid readUuid(const JsonReader& json, QStringView key) {
+    const QString text = json.string(key);
+    if (!json.ok())
+        return {};
+    const QUuid id = QUuid::fromString(text);
+    if (id.isNull())
+        json.failKey(key, QStringLiteral("is \"%1\", not a target id").arg(text));
+    return id;
+}
+
+QJsonObject httpToJson(const HttpOptions& http) {
+    QJsonArray headers;
+    for (const auto& [name, value] : http.headers)
+        headers.append(
+            QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("value"), value}});
+    return {
+        {QStringLiteral("url"), http.url},
+        {QStringLiteral("method"), http.method},
+        {QStringLiteral("headers"), headers},
+        {QStringLiteral("bodyFile"), http.bodyFile},
+        {QStringLiteral("contentType"), http.contentType},
+        {QStringLiteral("keepAlive"), http.keepAlive},
+        {QStringLiteral("pipeline"), http.pipeline},
+    };
+}
+
+HttpOptions httpFromJson(const JsonReader& json) {
+    HttpOptions http;
+    http.url = json.string(u"url");
+    http.method = json.string(u"method", http.method);
+    if (json.ok() && http.method.trimmed().isEmpty())
+        json.failKey(u"method", QStringLiteral("is empty"));
+    const JsonArrayReader headers = json.array(u"headers", false);
+    for (qsizetype i = 0; i < headers.size() && json.ok(); ++i) {
+        const JsonReader header = headers.objectAt(i);
+        QString name = header.string(u"name");
+        if (header.ok() && name.trimmed().isEmpty())
+            header.failKey(u"name", QStringLiteral("is empty"));
+        http.headers.emplace_back(std::move(name), header.string(u"value"));
+    }
+    http.bodyFile = json.string(u"bodyFile", {});
+    http.contentType = json.string(u"contentType", {});
+    http.keepAlive = json.boolean(u"keepAlive", http.keepAlive);
+    http.pipeline = int(json.integer(u"pipeline", 1, kMaxPipeline, http.pipeline));
+    return http;
+}
+
+QJsonObject memcacheToJson(const MemcacheOptions& memcache) {
+    return {
+        {QStringLiteral("ratio"),
+         QStringLiteral("%1:%2").arg(memcache.setRatio).arg(memcache.getRatio)},
+        {QStringLiteral("keyPattern"), memcache.keyPattern},
+        {QStringLiteral("keyMinimum"), double(memcache.keyMinimum)},
+        {QStringLiteral("keyMaximum"), double(memcache.keyMaximum)},
+        {QStringLiteral("keyPrefix"), memcache.keyPrefix},
+        {QStringLiteral("valueSize"), memcache.valueSize},
+        {QStringLiteral("pipeline"), memcache.pipeline},
+        {QStringLiteral("preload"), memcache.preload},
+    };
+}
+
+bool isKeyPattern(const QString& pattern) {
+    static const QString letters = QStringLiteral("RSGP");
+    return pattern.size() == 3 && letters.contains(pattern.at(0)) &&
+           pattern.at(1) == QLatin1Char(':') && letters.contains(pattern.at(2));
+}
+
+MemcacheOptions memcacheFromJson(const JsonReader& json) {
+    MemcacheOptions memcache;
+    if (json.has(u"ratio")) {
+        const QString ratio = json.string(u"ratio");
+        const QStringList parts = ratio.split(QLatin1Char(':'));
+        bool setOk = false;
+        bool getOk = false;
+        if (parts.size() == 2) {
+            memcache.setRatio = parts[0].toInt(&setOk);
+            memcache.getRatio = parts[1].toInt(&getOk);
+        }
+        if (json.ok() && (!setOk || !getOk || memcache.setRatio < 0 || memcache.getRatio < 0 ||
+                          memcache.setRatio + memcache.getRatio == 0))
+            json.failKey(u"ratio",
+                         QStringLiteral("is \"%1\", expected SET:GET such as 1:10").arg(ratio));
+    }
+    memcache.keyPattern = json.string(u"keyPattern", memcache.keyPattern);
+    if (json.ok() && !isKeyPattern(memcache.keyPattern))
+        json.failUnknownValue(u"keyPattern", memcache.keyPattern);
+    memcache.keyMinimum = json.count(u"keyMinimum", memcache.keyMinimum);
+    memcache.keyMaximum = json.count(u"keyMaximum", memcache.keyMaximum);
+    if (json.ok() && memcache.keyMaximum < memcache.keyMinimum)
+        json.failKey(u"keyMaximum", QStringLiteral("is below keyMinimum"));
+    memcache.keyPrefix = json.string(u"keyPrefix", memcache.keyPrefix);
+    memcache.valueSize = int(json.integer(u"valueSize", 0, kMaxMessageSize, memcache.valueSize));
+    memcache.pipeline = int(json.integer(u"pipeline", 1, kMaxPipeline, memcache.pipeline));
+    memcache.preload = json.boolean(u"preload", memcache.preload);
+    return memcache;
+}
+
+QJsonObject tcpRrToJson(const TcpRrOptions& tcpRr) {
+    return {
+        {QStringLiteral("requestSize"), tcpRr.requestSize},
+        {QStringLiteral("responseSize"), tcpRr.responseSize},
+        {QStringLiteral("connectPerRequest"), tcpRr.connectPerRequest},
+    };
+}
+
+TcpRrOptions tcpRrFromJson(const JsonReader& json) {
+    TcpRrOptions tcpRr;
+    tcpRr.requestSize = int(json.integer(u"requestSize", 1, kMaxMessageSize, tcpRr.requestSize));
+    tcpRr.responseSize = int(json.integer(u"responseSize", 1, kMaxMessageSize, tcpRr.responseSize));
+    tcpRr.connectPerRequest = json.boolean(u"connectPerRequest", tcpRr.connectPerRequest);
+    return tcpRr;
+}
+
+QJsonArray intArray(const std::vector<int>& values) {
+    QJsonArray array;
+    for (int value : values)
+        array.append(value);
+    return array;
+}
+
+} // namespace
+
+QJsonObject targetToJson(const Target& target) {
+    QJsonObject json{
+        {QStringLiteral("id"), uuidText(target.id)},
+        {QStringLiteral("name"), target.name},
+        {QStringLiteral("mode"), target.modeLabel()},
+        {QStringLiteral("colour"), target.colour},
+        {QStringLiteral("protocol"), targetProtocolId(target.protocol)},
+        {QStringLiteral("address"), target.address},
+    };
+    switch (target.protocol) {
+    case TargetProtocol::Http:
+        json.insert(QStringLiteral("http"), httpToJson(target.http));
+        break;
+    case TargetProtocol::Memcache:
+        json.insert(QStringLiteral("memcache"), memcacheToJson(target.memcache));
+        break;
+    case TargetProtocol::TcpRr:
+        json.insert(QStringLiteral("tcp-rr"), tcpRrToJson(target.tcpRr));
+        break;
+    case TargetProtocol::TcpStream:
+        json.insert(QStringLiteral("tcp-stream"),
+                    QJsonObject{{QStringLiteral("chunkSize"), target.tcpStream.chunkSize}});
+        break;
+    }
+    return json;
+}
+
+Target targetFromJson(const JsonReader& json) {
+    Target target;
+    target.id = readUuid(json, u"id");
+    target.name = json.string(u"name");
+    const QString mode = json.string(u"mode");
+    if (json.ok() && mode.trimmed().isEmpty())
+        json.failKey(u"mode", QStringLiteral("is empty"));
+    if (const auto known = deploymentModeFromId(mode)) {
+        target.mode = *known;
+    } else {
+        target.mode = DeploymentMode::Custom;
+        target.customMode = mode;
+    }
+    // Empty: none chosen yet, the window picks one from the palette.
+    target.colour = json.string(u"colour", {});
+    if (json.ok() && !target.colour.isEmpty() && !isValidColour(target.colour))
+        json.failKey(u"colour", QStringLiteral("is \"%1\", expected #rrggbb").arg(target.colour));
+
+    const QString protocol = json.string(u"protocol");
+    if (const auto known = targetProtocolFromId(protocol))
+        target.protocol = *known;
+    else if (json.ok())
+        json.failUnknownValue(u"protocol", protocol);
+    if (!json.ok())
+        return target;
+
+    const bool needsAddress = target.protocol != TargetProtocol::Http;
+    target.address = needsAddress ? json.string(u"address") : json.string(u"address", {});
+    if (json.ok() && needsAddress && target.address.trimmed().isEmpty())
+        json.failKey(u"address", QStringLiteral("is empty"));
+    switch (target.protocol) {
+    case TargetProtocol::Http:
+        target.http = httpFromJson(json.object(u"http"));
+        break;
+    case TargetProtocol::Memcache:
+        if (const auto options = json.optionalObject(u"memcache"))
+            target.memcache = memcacheFromJson(*options);
+        break;
+    case TargetProtocol::TcpRr:
+        if (const auto options = json.optionalObject(u"tcp-rr"))
+            target.tcpRr = tcpRrFromJson(*options);
+        break;
+    case TargetProtocol::TcpStream:
+        if (const auto options = json.optionalObject(u"tcp-stream"))
+            target.tcpStream.chunkSize =
+                int(options->integer(u"chunkSize", 1, kMaxMessageSize, target.tcpStream.chunkSize));
+        break;
+    }
+    return target;
+}
+
+QJsonObject sweepPlanToJson(const SweepPlan& plan) {
+    return {
+        {QStringLiteral("concurrency"), intArray(plan.concurrencyLevels)},
+        {QStringLiteral("limit"), pointLimitId(plan.limit)},
+        {QStringLiteral("requestsPerPoint"), double(plan.requestsPerPoint)},
+        {QStringLiteral("durationSeconds"), plan.durationSeconds},
+        {QStringLiteral("threads"), plan.threads},
+        {QStringLiteral("cpus"), intArray(plan.cpus)},
+        {QStringLiteral("warmupSeconds"), plan.warmupSeconds},
+        {QStringLiteral("repetitions"), plan.repetitions},
+        {QStringLiteral("pauseSeconds"), plan.pauseSeconds},
+        {QStringLiteral("order"), sweepOrderId(plan.order)},
+    };
+}
+
+SweepPlan sweepPlanFromJson(const JsonReader& json) {
+    SweepPlan plan;
+    plan.concurrencyLevels.clear();
+    const JsonArrayReader levels = json.array(u"concurrency");
+    std::set<int> seen;
+    for (qsizetype i = 0; i < levels.size() && json.ok(); ++i) {
+        const int level = int(levels.integerAt(i, 1, kMaxConcurrency));
+        if (json.ok() && !seen.insert(level).second)
+            json.fail(levels.pathAt(i), QStringLiteral("repeats level %1").arg(level));
+        plan.concurrencyLevels.push_back(level);
+    }
+    const QString limit = json.string(u"limit", pointLimitId(plan.limit));
+    if (const auto known = pointLimitFromId(limit))
+        plan.limit = *known;
+    else if (json.ok())
+        json.failUnknownValue(u"limit", limit);
+    // The amount that ends a point must be there; the other one may be absent.
+    const bool byRequests = plan.limit == PointLimit::Requests;
+    plan.requestsPerPoint =
+        byRequests ? uint64_t(json.integer(u"requestsPerPoint", 1, JsonReader::kMaxExactInteger))
+                   : uint64_t(json.integer(u"requestsPerPoint", 1, JsonReader::kMaxExactInteger,
+                                           int64_t(plan.requestsPerPoint)));
+    if (byRequests) {
+        plan.durationSeconds =
+            json.number(u"durationSeconds", 1e-3, kMaxSeconds, plan.durationSeconds);
+    } else {
+        plan.durationSeconds = json.number(u"durationSeconds", 1e-3, kMaxSeconds);
+    }
+    plan.threads = int(json.integer(u"threads", 0, kMaxThreads, plan.threads));
+    const JsonArrayReader cpus = json.array(u"cpus", false);
+    for (qsizetype i = 0; i < cpus.size() && json.ok(); ++i)
+        plan.cpus.push_back(int(cpus.integerAt(i, 0, 65535)));
+    plan.warmupSeconds = json.number(u"warmupSeconds", 0, kMaxSeconds, plan.warmupSeconds);
+    plan.repetitions = int(json.integer(u"repetitions", 1, kMaxRepetitions, plan.repetitions));
+    plan.pauseSeconds = json.number(u"pauseSeconds", 0, kMaxSeconds, plan.pauseSeconds);
+    const QString order = json.string(u"order", sweepOrderId(plan.order));
+    if (const auto known = sweepOrderFromId(order))
+        plan.order = *known;
+    else if (json.ok())
+        json.failUnknownValue(u"order", order);
+    return plan;
+}
+
+QJsonObject sessionToJson(const Session& session) {
+    QJsonArray targets;
+    for (const Target& target : session.targets)
+        targets.append(targetToJson(target));
+    QJsonArray results;
+    for (const PointResult& result : session.results)
+        results.append(pointResultToJson(result));
+    QJsonObject root{
+        {QStringLiteral("format"), QString(kSessionFormatName)},
+        {QStringLiteral("version"), kSessionFormatVersion},
+        {QStringLiteral("name"), session.name},
+        {QStringLiteral("notes"), session.notes},
+        {QStringLiteral("targets"), targets},
+        {QStringLiteral("plan"), sweepPlanToJson(session.plan)},
+        {QStringLiteral("results"), results},
+    };
+    if (session.findTarget(session.baselineTargetId))
+        root.insert(QStringLiteral("baseline"), uuidText(session.baselineTargetId));
+    return root;
+}
+
+std::optional<Session> sessionFromJson(const QJsonObject& root, QString* error) {
+    QString problem;
+    const JsonReader json(root, &problem);
+
+    const QString format = json.string(u"format");
+    if (json.ok() && format != kSessionFormatName)
+        json.failKey(
+            u"format",
+            QStringLiteral("is \"%1\", expected \"%2\"").arg(format, QString(kSessionFormatName)));
+    // Checked before anything else: a newer file's fields may mean something else.
+    const int64_t version = json.integer(u"version", 1, std::numeric_limits<int32_t>::max());
+    if (json.ok() && version > kSessionFormatVersion) {
+        *error = QStringLiteral("was written by a newer Loadscope (session format version %1; "
+                                "this one reads up to %2)")
+                     .arg(version)
+                     .arg(kSessionFormatVersion);
+        return std::nullopt;
+    }
+
+    Session session;
+    session.name = json.string(u"name", {});
+    session.notes = json.string(u"notes", {});
+
+    const JsonArrayReader targets = json.array(u"targets");
+    for (qsizetype i = 0; i < targets.size() && json.ok(); ++i) {
+        const JsonReader targetJson = targets.objectAt(i);
+        Target target = targetFromJson(targetJson);
+        if (json.ok() && session.findTarget(target.id))
+            targetJson.failKey(u"id", QStringLiteral("repeats the id of another target"));
+        session.targets.push_back(std::move(target));
+    }
+
+    if (json.has(u"baseline")) {
+        session.baselineTargetId = readUuid(json, u"baseline");
+        if (json.ok() && !session.findTarget(session.baselineTargetId))
+            json.failKey(u"baseline", QStringLiteral("refers to no target"));
+    }
+
+    session.plan = sweepPlanFromJson(json.object(u"plan"));
+
+    const JsonArrayReader results = json.array(u"results", false);
+    std::set<std::tuple<QUuid, int, int>> keys;
+    for (qsizetype i = 0; i < results.size() && json.ok(); ++i) {
+        const JsonReader resultJson = results.objectAt(i);
+        PointResult result = pointResultFromJson(resultJson);
+        if (!json.ok())
+            break;
+        if (!session.findTarget(result.targetId))
+            resultJson.failKey(u"target", QStringLiteral("refers to no target"));
+        else if (!keys.emplace(result.targetId, result.concurrency, result.repetition).second)
+            json.fail(results.pathAt(i),
+                      QStringLiteral("repeats concurrency %1, repetition %2 of its target")
+                          .arg(result.concurrency)
+                          .arg(result.repetition));
+        session.results.push_back(std::move(result));
+    }
+
+    if (!json.ok()) {
+        *error = problem;
+        return std::nullopt;
+    }
+    return session;
+}
+
+} // namespace loadscope::app

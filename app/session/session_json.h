@@ -1,0 +1,56 @@
+#pragma once
+
+#include "app/session/json_reader.h"
+#include "app/session/session.h"
+
+#include <QJsonObject>
+#include <optional>
+
+// The JSON shape of a session file, version 1. session_file.h adds the bytes,
+// the file and the error prefix; these functions are the mapping only, kept
+// apart so that each piece stays readable and testable.
+//
+// Shape (keys sorted on output; every key below is written on save):
+//   { "format": "loadscope-session", "version": 1, "name", "notes",
+//     "baseline": target id (absent: the first target),
+//     "targets": [ { "id", "name", "mode": mode id or the user's words,
+//                    "colour": "#rrggbb", "protocol": "http" | "memcache" |
+//                    "tcp-rr" | "tcp-stream", "address",
+//                    "<protocol>": { that protocol's options } } ],
+//     "plan": { "concurrency": [levels], "limit": "duration" | "requests",
+//               "requestsPerPoint", "durationSeconds", "threads", "cpus",
+//               "warmupSeconds", "repetitions", "pauseSeconds",
+//               "order": "interleaved" | "sequential" },
+//     "results": [ point results, see pointResultToJson() ] }
+//
+// Only the active protocol's options are written. Reading accepts absent
+// optional keys (defaults apply) and ignores unknown ones, so a version-1
+// file with fields from a later minor change still opens.
+namespace loadscope::app {
+
+inline constexpr int kSessionFormatVersion = 1;
+inline constexpr QLatin1StringView kSessionFormatName{"loadscope-session"};
+
+QJsonObject sessionToJson(const Session& session);
+// nullopt with one message naming the field (no file name) when anything is wrong.
+std::optional<Session> sessionFromJson(const QJsonObject& root, QString* error);
+
+QJsonObject targetToJson(const Target& target);
+Target targetFromJson(const JsonReader& json);
+
+QJsonObject sweepPlanToJson(const SweepPlan& plan);
+SweepPlan sweepPlanFromJson(const JsonReader& json);
+
+// A result: { "target", "concurrency", "repetition", "source": {...},
+// "environment": {...}, the counters by their PointResult names, "errors":
+// { error class: count }, "statusCodes": { "200": count }, "reported": {
+// rates an imported tool printed }, "latency": { "total" | "connect" |
+// "waiting" | "processing": distribution }, "operations": { name:
+// distribution } }. A distribution is { "histogram": base64 of the engine's
+// bytes } when measured (its summary is derived on load), otherwise the
+// printed summary { "minMs", "meanMs", "sdMs", "maxMs", "percentiles": {
+// "99.9": ms } }.
+QJsonObject pointResultToJson(const PointResult& result);
+PointResult pointResultFromJson(const JsonReader& json);
+
+} // namespace loadscope::app
