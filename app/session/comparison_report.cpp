@@ -1,0 +1,223 @@
+#include "app/session/comparison_report.h"
+
+#include <QStringList>
+#include <algorithm>
+#include <cmath>
+
+namespace loadscope::app {
+
+namespace {
+
+int decimalsFor(double value) {
+    const double magnitude = std::fabs(value);
+    if (magnitude >= 1000)
+        return 0;
+    if (magnitude >= 100)
+        return 1;
+    if (magnitude >= 10)
+        return 2;
+    return 3;
+}
+
+QString rowLabel(Metric metric, const QString& label, TargetProtocol protocol) {
+    if (metric == Metric::RequestsPerSecond || metric == Metric::Failed)
+        return label;
+    return label + QStringLiteral(" (") + metricUnit(metric, protocol) + QLatin1Char(')');
+}
+
+// "mean ±half-interval", with `decimals` shared by the whole table row so
+// that the modes line up; "*" marks imported figures.
+QString cell(const ComparisonRow& row, int decimals) {
+    const SampleStatistics& s = row.statistics;
+    QString text = QString::number(s.mean, 'f', decimals);
+    if (s.ci95High)
+        text += QStringLiteral(" ±") + QString::number(*s.ci95High - s.mean, 'f', decimals);
+    if (row.imported)
+        text += QLatin1Char('*');
+    return text;
+}
+
+QString pad(const QString& text, qsizetype width, bool right) {
+    const QString fill(std::max<qsizetype>(0, width - text.size()), QLatin1Char(' '));
+    return right ? fill + text : text + fill;
+}
+
+// The protocol the level's rows are labelled in: the shared one, or nullopt
+// when targets of several protocols meet at this level.
+std::optional<TargetProtocol> sharedProtocol(const Session& session, const Comparison& comparison,
+                                             int level) {
+    std::optional<TargetProtocol> shared;
+    for (const QUuid& id : comparison.targetIds()) {
+        const Target* target = session.findTarget(id);
+        if (!target || comparison.rowsFor(id, level).empty())
+            continue;
+        if (shared && *shared != target->protocol)
+            return std::nullopt;
+        shared = target->protocol;
+    }
+    return shared;
+}
+
+QString levelTable(const Session& session, const Comparison& comparison, int level,
+                   bool* anyImported) {
+    std::vector<const Target*> columns;
+    for (const QUuid& id : comparison.targetIds()) {
+        if (!comparison.rowsFor(id, level).empty())
+            columns.push_back(session.findTarget(id));
+    }
+    const std::optional<TargetProtocol> protocol = sharedProtocol(session, comparison, level);
+
+    // Each target takes two physical columns: the figure and its change
+    // against the baseline (right-aligned so the signs line up).
+    std::vector<QStringList> lines;
+    QStringList header{QString()};
+    int maxRuns = 0;
+    for (const Target* target : columns) {
+        QString title = target->displayName();
+        if (title != target->modeLabel())
+            title += QStringLiteral(" [") + target->modeLabel() + QLatin1Char(']');
+        header << title << QString();
+        for (const ComparisonRow* row : comparison.rowsFor(target->id, level))
+            maxRuns = std::max(maxRuns, row->statistics.n);
+    }
+    lines.push_back(header);
+    for (const MetricInfo& info : metricRegistry()) {
+        std::vector<const ComparisonRow*> rows;
+        double largest = 0;
+        for (const Target* target : columns) {
+            const ComparisonRow* row = comparison.find(target->id, level, info.metric);
+            rows.push_back(row);
+            if (row)
+                largest = std::max(largest, std::fabs(row->statistics.mean));
+        }
+        if (std::none_of(rows.begin(), rows.end(), [](const ComparisonRow* r) { return r; }))
+            continue;
+        // Counts are whole numbers; everything else gets the decimals of its size.
+        const int decimals = info.metric == Metric::Failed ? 0 : decimalsFor(largest);
+        const QString label = protocol ? metricLabel(info.metric, *protocol) : info.label;
+        QStringList line{rowLabel(info.metric, label, protocol.value_or(TargetProtocol::Http))};
+        for (const ComparisonRow* row : rows) {
+            line << (row ? cell(*row, decimals) : QStringLiteral("-"));
+            line << (row && row->vsBaselinePercent ? formatPercent(*row->vsBaselinePercent)
+                                                   : QString());
+            *anyImported |= row && row->imported;
+        }
+        lines.push_back(line);
+    }
+
+    std::vector<qsizetype> widths(size_t(header.size()), 0);
+    for (size_t n = 1; n < lines.size(); ++n) {
+        for (qsizetype i = 0; i < lines[n].size(); ++i)
+            widths[size_t(i)] = std::max(widths[size_t(i)], lines[n][i].size());
+    }
+    // A title longer than its figures widens the change column, which is
+    // right-aligned, so the figures stay under the title's start.
+    for (qsizetype i = 1; i + 1 < header.size(); i += 2) {
+        const qsizetype span = widths[size_t(i)] + 2 + widths[size_t(i + 1)];
+        widths[size_t(i + 1)] += std::max<qsizetype>(0, header[i].size() - span);
+    }
+    QString text = QStringLiteral("Concurrency %1 (%2 %3)\n")
+                       .arg(level)
+                       .arg(maxRuns)
+                       .arg(maxRuns == 1 ? QStringLiteral("run") : QStringLiteral("runs"));
+    for (size_t n = 0; n < lines.size(); ++n) {
+        const QStringList& line = lines[n];
+        QString out = pad(line[0], widths[0], false);
+        for (qsizetype i = 1; i < line.size(); ++i) {
+            const bool percentColumn = i % 2 == 0;
+            if (n == 0 && !percentColumn) {
+                // A title spans its figure and change columns.
+                const qsizetype span = widths[size_t(i)] + 2 + widths[size_t(i + 1)];
+                out += QStringLiteral("   ") + pad(line[i], span, false);
+                ++i;
+                continue;
+            }
+            out += (percentColumn ? QStringLiteral("  ") : QStringLiteral("   ")) +
+                   pad(line[i], widths[size_t(i)], percentColumn);
+        }
+        while (out.endsWith(QLatin1Char(' ')))
+            out.chop(1);
+        text += out + QLatin1Char('\n');
+    }
+    return text;
+}
+
+} // namespace
+
+QString formatFigure(double value) {
+    return QString::number(value, 'f', decimalsFor(value));
+}
+
+QString formatPercent(double percent) {
+    return QString::asprintf("%+.1f%%", percent);
+}
+
+QString verdictLine(const Session& session, const ComparisonRow& row) {
+    const Target* target = session.findTarget(row.targetId);
+    const Target* baseline = session.baseline();
+    if (!target || !baseline || row.verdict == Verdict::Baseline || !row.vsBaselinePercent)
+        return {};
+    QString verdict;
+    switch (row.verdict) {
+    case Verdict::Significant:
+        verdict = QStringLiteral("significant");
+        break;
+    case Verdict::WithinNoise:
+        verdict = QStringLiteral("within noise");
+        break;
+    case Verdict::Baseline:
+    case Verdict::NotApplicable:
+        verdict = QStringLiteral("n/a: needs 2 or more runs on both sides");
+        break;
+    }
+    return QStringLiteral("%1: %2 %3 vs %4 (%5)")
+        .arg(target->displayName(), formatPercent(*row.vsBaselinePercent),
+             metricLabel(row.metric, target->protocol).toLower(), baseline->displayName(), verdict);
+}
+
+QString comparisonReport(const Session& session, const Comparison& comparison) {
+    QString text;
+    if (!session.name.trimmed().isEmpty())
+        text += QStringLiteral("Session: ") + session.name.trimmed() + QLatin1Char('\n');
+    const size_t planned = sweepPoints(session).size();
+    const size_t missing = missingPoints(session).size();
+    text += QStringLiteral("Targets: %1, results: %2, planned points done: %3 of %4\n")
+                .arg(session.targets.size())
+                .arg(session.results.size())
+                .arg(planned - missing)
+                .arg(planned);
+    const Target* baseline = session.baseline();
+    if (comparison.isEmpty() || !baseline) {
+        text += QStringLiteral("No results to compare yet.\n");
+        return text;
+    }
+    text +=
+        QStringLiteral("Baseline: %1. Figures: mean ±half the 95% confidence interval over "
+                       "the runs; a change is significant when Welch's t-test gives p < 0.05.\n")
+            .arg(baseline->displayName());
+
+    bool anyImported = false;
+    for (int level : comparison.concurrencyLevels()) {
+        text += QLatin1Char('\n') + levelTable(session, comparison, level, &anyImported);
+        QStringList verdicts;
+        for (const QUuid& id : comparison.targetIds()) {
+            const Target* target = session.findTarget(id);
+            if (!target || id == baseline->id)
+                continue;
+            for (Metric metric : {primaryMetric(target->protocol), Metric::LatencyP99}) {
+                if (const ComparisonRow* row = comparison.find(id, level, metric)) {
+                    const QString line = verdictLine(session, *row);
+                    if (!line.isEmpty())
+                        verdicts << QStringLiteral("  ") + line;
+                }
+            }
+        }
+        if (!verdicts.isEmpty())
+            text += QLatin1Char('\n') + verdicts.join(QLatin1Char('\n')) + QLatin1Char('\n');
+    }
+    if (anyImported)
+        text += QStringLiteral("\n* includes results imported from another tool's report\n");
+    return text;
+}
+
+} // namespace loadscope::app

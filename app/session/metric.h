@@ -1,0 +1,59 @@
+#pragma once
+
+#include "app/session/point_result.h"
+#include "app/session/target.h"
+
+#include <QString>
+#include <optional>
+#include <vector>
+
+namespace loadscope::app {
+
+// The metrics a comparison is made of. Every view, chart and CSV names them
+// through the registry below, so a column, an axis and a tooltip always agree.
+enum class Metric {
+    RequestsPerSecond,
+    TransferRate,
+    Throughput,
+    TimePerRequest,
+    LatencyMean,
+    LatencyP50,
+    LatencyP90,
+    LatencyP99,
+    LatencyP999,
+    Failed,
+    ConnectMean,
+};
+
+struct MetricInfo {
+    Metric metric;
+    QString id;    // snake_case, stable: CSV columns and metric column values
+    QString label; // column header and chart axis: "Latency p99"
+    QString unit;  // "req/s", "KiB/s", "Mbit/s", "ms", "requests"
+    bool higherIsBetter = true;
+    QString definition; // one or two sentences for tooltips and the README
+};
+
+// Every metric in display order.
+const std::vector<MetricInfo>& metricRegistry();
+const MetricInfo& metricInfo(Metric metric);
+std::optional<Metric> metricFromId(QStringView id);
+
+// The label in the protocol's own words: "Requests/s" is "Ops/s" for
+// memcached and "Transactions/s" for TCP request/response.
+QString metricLabel(Metric metric, TargetProtocol protocol);
+QString metricUnit(Metric metric, TargetProtocol protocol);
+// Whether the metric means something for the protocol (a stream has no
+// per-request latency; throughput is the stream's figure).
+bool metricApplies(Metric metric, TargetProtocol protocol);
+// The metric applicable to `protocol`, in registry order.
+std::vector<Metric> metricsFor(TargetProtocol protocol);
+// The figure a deployment mode is judged by first: requests/s, or
+// throughput for tcp-stream.
+Metric primaryMetric(TargetProtocol protocol);
+
+// The metric's value for one result, or nullopt when the result does not
+// carry it (no measured time, no latency figures in an imported report).
+std::optional<double> metricValue(const PointResult& result, Metric metric);
+
+} // namespace loadscope::app
