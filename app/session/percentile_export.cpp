@@ -1,0 +1,129 @@
+#include "app/session/percentile_export.h"
+
+#include "engine/histogram.h"
+
+#include <QDir>
+#include <QSaveFile>
+#include <map>
+#include <set>
+#include <string_view>
+
+namespace loadscope::app {
+
+namespace {
+
+constexpr double kNsPerMs = 1e6;
+
+double toMs(double ns) {
+    return ns / kNsPerMs;
+}
+
+// A file-name-safe form of a target's name: lower case letters, digits and
+// dashes ("Container (NAT)" -> "container-nat").
+QString slug(const QString& name) {
+    QString out;
+    for (const QChar c : name.toLower()) {
+        if ((c >= QLatin1Char('a') && c <= QLatin1Char('z')) ||
+            (c >= QLatin1Char('0') && c <= QLatin1Char('9')) || c == QLatin1Char('_')) {
+            out += c;
+        } else if (!out.isEmpty() && !out.endsWith(QLatin1Char('-'))) {
+            out += QLatin1Char('-');
+        }
+    }
+    while (out.endsWith(QLatin1Char('-')))
+        out.chop(1);
+    return out.isEmpty() ? QStringLiteral("target") : out;
+}
+
+} // namespace
+
+QByteArray percentileDistributionText(const engine::Histogram& histogram,
+                                      int ticksPerHalfDistance) {
+    // QString::asprintf formats in the C locale whatever the process locale is.
+    QString text = QString::asprintf("%12s %14s %10s %14s\n\n", "Value", "Percentile", "TotalCount",
+                                     "1/(1-Percentile)");
+    for (const auto& point : histogram.percentileDistribution(ticksPerHalfDistance)) {
+        const double fraction = point.percentile / 100.0;
+        const double valueMs = toMs(static_cast<double>(point.valueNs));
+        const auto totalCount = static_cast<unsigned long long>(point.totalCount);
+        if (fraction < 1.0)
+            text += QString::asprintf("%12.3f %2.12f %10llu %14.2f\n", valueMs, fraction,
+                                      totalCount, 1.0 / (1.0 - fraction));
+        else
+            text += QString::asprintf("%12.3f %2.12f %10llu\n", valueMs, fraction, totalCount);
+    }
+    text += QString::asprintf("#[Mean    = %12.3f, StdDeviation   = %12.3f]\n",
+                              toMs(histogram.mean()), toMs(histogram.stddev()));
+    text += QString::asprintf("#[Max     = %12.3f, Total count    = %12llu]\n",
+                              toMs(static_cast<double>(histogram.max())),
+                              static_cast<unsigned long long>(histogram.count()));
+    return text.toLatin1();
+}
+
+std::vector<PercentileDistributionFile> percentileDistributionFiles(const Session& session) {
+    std::vector<PercentileDistributionFile> files;
+    std::set<QString> usedNames;
+    std::map<QUuid, QString> baseNames;
+    for (const Target& target : session.targets) {
+        QString base = slug(target.displayName());
+        // Two targets may share a name; their files must not overwrite each other.
+        for (int n = 2; usedNames.count(base); ++n)
+            base = slug(target.displayName()) + QLatin1Char('-') + QString::number(n);
+        usedNames.insert(base);
+        baseNames[target.id] = base;
+    }
+
+    for (const Target& target : session.targets) {
+        std::map<int, std::pair<engine::Histogram, int>> byLevel;
+        for (const PointResult& result : session.results) {
+            if (result.targetId != target.id || result.cancelled || result.totalHistogram.isEmpty())
+                continue;
+            const auto histogram = engine::Histogram::deserialize(
+                std::string_view(result.totalHistogram.constData(),
+                                 static_cast<size_t>(result.totalHistogram.size())));
+            if (!histogram)
+                continue;
+            auto& [merged, count] = byLevel[result.concurrency];
+            merged.merge(*histogram);
+            ++count;
+        }
+        for (const auto& [level, entry] : byLevel) {
+            PercentileDistributionFile file;
+            file.fileName = baseNames[target.id] + QStringLiteral("_c") + QString::number(level) +
+                            QStringLiteral(".hgrm");
+            file.targetId = target.id;
+            file.concurrency = level;
+            file.results = entry.second;
+            file.text = percentileDistributionText(entry.first);
+            files.push_back(std::move(file));
+        }
+    }
+    return files;
+}
+
+std::optional<QStringList> writePercentileDistributions(const Session& session,
+                                                        const QString& directory, QString* error) {
+    const QDir dir(directory);
+    if (!dir.mkpath(QStringLiteral("."))) {
+        if (error)
+            *error = QStringLiteral("%1: cannot create the directory")
+                         .arg(QDir::toNativeSeparators(directory));
+        return std::nullopt;
+    }
+    QStringList written;
+    for (const PercentileDistributionFile& file : percentileDistributionFiles(session)) {
+        const QString path = dir.filePath(file.fileName);
+        QSaveFile out(path);
+        if (!out.open(QIODevice::WriteOnly) || out.write(file.text) != file.text.size() ||
+            !out.commit()) {
+            if (error)
+                *error = QStringLiteral("%1: cannot be written: %2")
+                             .arg(QDir::toNativeSeparators(path), out.errorString());
+            return std::nullopt;
+        }
+        written << path;
+    }
+    return written;
+}
+
+} // namespace loadscope::app
