@@ -1,6 +1,140 @@
-// Placeholder: implemented with sessions.
+// `report` and `export`: read a saved session and print or write what the
+// session library derives from it. Parsing only; the text and files come
+// from app/session.
+#include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
-#include <cstdio>
-int loadscope::cli::runSweepCommand(const QStringList&) { std::fputs("loadscope-cli sweep: not built yet\n", stderr); return ExitInternal; }
-int loadscope::cli::runReportCommand(const QStringList&) { std::fputs("loadscope-cli report: not built yet\n", stderr); return ExitInternal; }
-int loadscope::cli::runExportCommand(const QStringList&) { std::fputs("loadscope-cli export: not built yet\n", stderr); return ExitInternal; }
+#include "app/session/comparison.h"
+#include "app/session/comparison_report.h"
+#include "app/session/csv_export.h"
+#include "app/session/percentile_export.h"
+#include "app/session/session_file.h"
+
+#include <QCommandLineParser>
+
+namespace loadscope::cli {
+
+namespace {
+
+QString sessionArgumentHelp() {
+    return QStringLiteral("A .loadscope file, or the name of an example session (%1).")
+        .arg(app::exampleSessionNames().join(QStringLiteral(", ")));
+}
+
+// The one positional SESSION argument, opened; prints the error otherwise.
+std::optional<app::Session> openSessionArgument(const QCommandLineParser& parser,
+                                                const QString& command, int* exitCode) {
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 1) {
+        printError(command, positional.isEmpty()
+                                ? QStringLiteral("which session? (see --help)")
+                                : QStringLiteral("expects one session, got %1 (see --help)")
+                                      .arg(positional.size()));
+        *exitCode = ExitUsage;
+        return std::nullopt;
+    }
+    QString error;
+    std::optional<app::Session> session = app::openSession(positional.first(), &error);
+    if (!session) {
+        printError(command, error);
+        *exitCode = ExitUsage;
+    }
+    return session;
+}
+
+} // namespace
+
+int runReportCommand(const QStringList& arguments) {
+    const QString command = arguments.value(0);
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Prints a saved session's comparison: per concurrency level the modes "
+                       "side by side (mean ±95% confidence interval over the runs, change "
+                       "against the baseline), then one line per mode saying whether the "
+                       "change exceeds run-to-run noise (Welch's t-test, 5%)."));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("SESSION"), sessionArgumentHelp());
+    if (const auto exit = parseOrExit(parser, arguments))
+        return *exit;
+
+    int exitCode = ExitOk;
+    const std::optional<app::Session> session = openSessionArgument(parser, command, &exitCode);
+    if (!session)
+        return exitCode;
+    const QByteArray text = app::comparisonReport(*session, app::Comparison(*session)).toUtf8();
+    QString error;
+    if (!writeOutput(QStringLiteral("-"), text, &error)) {
+        printError(command, error);
+        return ExitInternal;
+    }
+    return ExitOk;
+}
+
+int runExportCommand(const QStringList& arguments) {
+    const QString command = arguments.value(0);
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Writes a saved session's exports: the results CSV (one row per target, "
+                       "concurrency and repetition), the summary CSV (one row per target, "
+                       "concurrency and metric, with mean, confidence interval and change "
+                       "against the baseline), and latency percentile distributions in "
+                       "HdrHistogram's text layout (one .hgrm file per target and level)."));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("SESSION"), sessionArgumentHelp());
+    const QCommandLineOption csvOption(QStringLiteral("csv"),
+                                       QStringLiteral("Results CSV to FILE ('-': stdout)."),
+                                       QStringLiteral("FILE"));
+    const QCommandLineOption summaryOption(QStringLiteral("summary-csv"),
+                                           QStringLiteral("Summary CSV to FILE ('-': stdout)."),
+                                           QStringLiteral("FILE"));
+    const QCommandLineOption percentilesOption(
+        QStringLiteral("percentiles"),
+        QStringLiteral("Percentile distribution files into DIR (created when missing)."),
+        QStringLiteral("DIR"));
+    parser.addOption(csvOption);
+    parser.addOption(summaryOption);
+    parser.addOption(percentilesOption);
+    if (const auto exit = parseOrExit(parser, arguments))
+        return *exit;
+
+    if (!parser.isSet(csvOption) && !parser.isSet(summaryOption) &&
+        !parser.isSet(percentilesOption)) {
+        printError(command, QStringLiteral("nothing to export: give --csv, --summary-csv or "
+                                           "--percentiles (see --help)"));
+        return ExitUsage;
+    }
+    if (parser.value(csvOption) == u"-" && parser.value(summaryOption) == u"-") {
+        printError(command, QStringLiteral("only one of --csv and --summary-csv can go to stdout"));
+        return ExitUsage;
+    }
+    int exitCode = ExitOk;
+    const std::optional<app::Session> session = openSessionArgument(parser, command, &exitCode);
+    if (!session)
+        return exitCode;
+
+    QString error;
+    if (parser.isSet(csvOption) &&
+        !writeOutput(parser.value(csvOption), app::resultsCsv(*session), &error)) {
+        printError(command, error);
+        return ExitInternal;
+    }
+    if (parser.isSet(summaryOption) &&
+        !writeOutput(parser.value(summaryOption),
+                     app::summaryCsv(*session, app::Comparison(*session)), &error)) {
+        printError(command, error);
+        return ExitInternal;
+    }
+    if (parser.isSet(percentilesOption)) {
+        const auto written =
+            app::writePercentileDistributions(*session, parser.value(percentilesOption), &error);
+        if (!written) {
+            printError(command, error);
+            return ExitInternal;
+        }
+        if (written->isEmpty())
+            printError(command, QStringLiteral("no measured latency histograms in the session: "
+                                               "no percentile files written"));
+    }
+    return ExitOk;
+}
+
+} // namespace loadscope::cli
