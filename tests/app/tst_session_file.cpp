@@ -1,0 +1,443 @@
+// Session files: round trip, every way a file can be broken, atomic save,
+// and the example sessions shipped in the resources.
+#include "app/session/session_document.h"
+#include "app/session/session_file.h"
+#include "session_test_data.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+#include <csignal>
+#include <sys/resource.h>
+
+using namespace loadscope;
+using namespace loadscope::app;
+
+namespace {
+
+// A session using every part of the format: four protocols, a custom mode,
+// measured results with per-operation histograms, an imported result.
+Session richSession() {
+    Session session = test::twoTargetSession();
+    Target memcache =
+        makeTarget(QStringLiteral("memcached, \"bridge\""), DeploymentMode::LinuxBridge, 2);
+    memcache.protocol = TargetProtocol::Memcache;
+    memcache.address = QStringLiteral("10.0.0.5:11211");
+    memcache.memcache.setRatio = 1;
+    memcache.memcache.getRatio = 4;
+    memcache.memcache.keyMaximum = 1000;
+    memcache.memcache.preload = true;
+    session.targets.push_back(memcache);
+
+    Target rr = makeTarget(QStringLiteral("rr"), DeploymentMode::Custom, 3);
+    rr.customMode = QStringLiteral("k8s pod network");
+    rr.protocol = TargetProtocol::TcpRr;
+    rr.address = QStringLiteral("[::1]:18082");
+    rr.tcpRr.requestSize = 64;
+    rr.tcpRr.responseSize = 1024;
+    rr.tcpRr.connectPerRequest = true;
+    session.targets.push_back(rr);
+
+    Target stream = makeTarget(QStringLiteral("stream"), DeploymentMode::OvsBridge, 4);
+    stream.protocol = TargetProtocol::TcpStream;
+    stream.address = QStringLiteral("127.0.0.1:18084");
+    stream.tcpStream.chunkSize = 65536;
+    session.targets.push_back(stream);
+
+    session.targets[0].http.headers = {{QStringLiteral("Accept"), QStringLiteral("*/*")},
+                                       {QStringLiteral("X-Note"), QStringLiteral("ünïcode")}};
+    session.targets[0].http.method = QStringLiteral("POST");
+    session.targets[0].http.bodyFile = QStringLiteral("/tmp/body.json");
+    session.targets[0].http.contentType = QStringLiteral("application/json");
+    session.targets[0].address = QStringLiteral("192.168.1.10:80");
+    session.plan.cpus = {0, 1};
+    session.plan.warmupSeconds = 0.5;
+    session.plan.pauseSeconds = 1.25;
+    session.plan.order = SweepOrder::Sequential;
+
+    PointResult memcacheResult =
+        test::measuredResult(memcache.id, 10, 0, 5000, 1.5, {{80'000, 4000}, {120'000, 1000}});
+    engine::Histogram get;
+    get.recordN(80'000, 4000);
+    memcacheResult.perOperationHistograms[QStringLiteral("get")] = test::histogramBytes(get);
+    memcacheResult.perOperation[QStringLiteral("get")] = summarize(get);
+    memcacheResult.perOperation[QStringLiteral("set")] = {}; // no sets happened
+    memcacheResult.hits = 3100;
+    memcacheResult.misses = 900;
+    memcacheResult.errors[size_t(engine::ErrorClass::Timeout)] = 2;
+    memcacheResult.failed = 2;
+    memcacheResult.firstError = QStringLiteral("timeout after 30 s");
+    session.results.push_back(memcacheResult);
+    session.results.push_back(test::importedResult(rr.id, 10, 0, 18000.5, 2.25));
+    PointResult cancelled = test::measuredResult(stream.id, 1, 0, 10, 0.3, {});
+    cancelled.cancelled = true;
+    cancelled.reportedThroughputMbitps = 9400.25;
+    session.results.push_back(cancelled);
+    return session;
+}
+
+QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& bytes) {
+    const QString path = dir.filePath(name);
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
+        return {};
+    return path;
+}
+
+QByteArray readFile(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+// Sets (or, with an undefined value, removes) the value at "a.b[2].c".
+QJsonValue setPath(const QJsonValue& node, QStringList path, const QJsonValue& value) {
+    if (path.isEmpty())
+        return value;
+    const QString head = path.takeFirst();
+    static const QRegularExpression indexPattern(QStringLiteral("^\\[(\\d+)\\]$"));
+    const auto match = indexPattern.match(head);
+    if (match.hasMatch()) {
+        QJsonArray array = node.toArray();
+        const int index = match.captured(1).toInt();
+        if (path.isEmpty() && value.isUndefined())
+            array.removeAt(index);
+        else
+            array[index] = setPath(array.at(index), path, value);
+        return array;
+    }
+    QJsonObject object = node.toObject();
+    if (path.isEmpty() && value.isUndefined())
+        object.remove(head);
+    else
+        object[head] = setPath(object.value(head), path, value);
+    return object;
+}
+
+QByteArray mutated(const QByteArray& bytes, const QString& path, const QJsonValue& value) {
+    QString split = path;
+    split.replace(QLatin1Char('['), QStringLiteral(".["));
+    const QJsonValue root = QJsonDocument::fromJson(bytes).object();
+    return QJsonDocument(setPath(root, split.split(QLatin1Char('.')), value).toObject()).toJson();
+}
+
+const QJsonValue kRemove(QJsonValue::Undefined);
+
+} // namespace
+
+class TestSessionFile : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void roundTripIsByteIdentical();
+    void percentilesSurviveReopen();
+    void corruptFileIsRefused_data();
+    void corruptFileIsRefused();
+    void fileErrors();
+    void failedSaveLeavesOldFile();
+    void saveIntoDirectoryPathFails();
+    void examplesLoadByNameAndPath();
+    void examplesAreCanonical();
+};
+
+void TestSessionFile::roundTripIsByteIdentical() {
+    const Session original = richSession();
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString first = dir.filePath(QStringLiteral("first.loadscope"));
+    const QString second = dir.filePath(QStringLiteral("second.loadscope"));
+    QString error;
+    QVERIFY2(saveSessionFile(original, first, &error), qPrintable(error));
+    const std::optional<Session> reopened = loadSessionFile(first, &error);
+    QVERIFY2(reopened, qPrintable(error));
+    QVERIFY(*reopened == original);
+    QVERIFY2(saveSessionFile(*reopened, second, &error), qPrintable(error));
+    QCOMPARE(readFile(second), readFile(first));
+
+    const QJsonObject root = QJsonDocument::fromJson(readFile(first)).object();
+    QCOMPARE(root.value(QStringLiteral("format")).toString(), QStringLiteral("loadscope-session"));
+    QCOMPARE(root.value(QStringLiteral("version")).toInt(), 1);
+}
+
+void TestSessionFile::percentilesSurviveReopen() {
+    const Session original = test::twoTargetSession();
+    QString error;
+    const std::optional<Session> reopened =
+        parseSession(serializeSession(original), QStringLiteral("s.loadscope"), &error);
+    QVERIFY2(reopened, qPrintable(error));
+    QCOMPARE(reopened->results.size(), original.results.size());
+    for (size_t i = 0; i < original.results.size(); ++i) {
+        const PointResult& before = original.results[i];
+        const PointResult& after = reopened->results[i];
+        QCOMPARE(after.totalHistogram, before.totalHistogram);
+        for (double p : standardPercentiles())
+            QCOMPARE(after.total.percentile(p), before.total.percentile(p));
+        QCOMPARE(after.total.percentile(99).value(), after.total.percentilesMs.at(99));
+    }
+}
+
+void TestSessionFile::corruptFileIsRefused_data() {
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("message");
+
+    const QByteArray good = serializeSession(test::twoTargetSession());
+    QTest::newRow("empty") << QByteArray() << QStringLiteral("is empty");
+    QTest::newRow("truncated") << good.left(good.size() / 2) << QStringLiteral("is truncated");
+    QTest::newRow("truncated at the last brace")
+        << good.left(good.lastIndexOf('}')) << QStringLiteral("is truncated");
+    QTest::newRow("invalid JSON") << QByteArray(good).replace("\"format\":", "\"format\";")
+                                  << QStringLiteral("is not valid JSON");
+    QTest::newRow("garbage after the document")
+        << good + "{}" << QStringLiteral("is not valid JSON");
+    QTest::newRow("binary") << QByteArray("\x00\x01\x02\xff", 4)
+                            << QStringLiteral("is not valid JSON");
+    QTest::newRow("array at the top")
+        << QByteArray("[1, 2]") << QStringLiteral("is not a Loadscope session");
+    QTest::newRow("other format")
+        << mutated(good, QStringLiteral("format"), QStringLiteral("wrk-results"))
+        << QStringLiteral("field \"format\" is \"wrk-results\", expected \"loadscope-session\"");
+    QTest::newRow("missing format") << mutated(good, QStringLiteral("format"), kRemove)
+                                    << QStringLiteral("field \"format\" is missing");
+    QTest::newRow("future version")
+        << mutated(good, QStringLiteral("version"), 2)
+        << QStringLiteral("was written by a newer Loadscope (session format version 2");
+    QTest::newRow("version as text")
+        << mutated(good, QStringLiteral("version"), QStringLiteral("1"))
+        << QStringLiteral("field \"version\" should be a number, "
+                          "not a string");
+    QTest::newRow("missing targets") << mutated(good, QStringLiteral("targets"), kRemove)
+                                     << QStringLiteral("field \"targets\" is missing");
+    QTest::newRow("target not an object")
+        << mutated(good, QStringLiteral("targets[0]"), 5)
+        << QStringLiteral("field \"targets[0]\" should be an object, not a number");
+    QTest::newRow("unknown protocol")
+        << mutated(good, QStringLiteral("targets[1].protocol"), QStringLiteral("ftp"))
+        << QStringLiteral("field \"targets[1].protocol\" has an unknown value \"ftp\"");
+    QTest::newRow("missing protocol")
+        << mutated(good, QStringLiteral("targets[1].protocol"), kRemove)
+        << QStringLiteral("field \"targets[1].protocol\" is missing");
+    QTest::newRow("missing url") << mutated(good, QStringLiteral("targets[0].http.url"), kRemove)
+                                 << QStringLiteral("field \"targets[0].http.url\" is missing");
+    QTest::newRow("bad colour") << mutated(good, QStringLiteral("targets[0].colour"),
+                                           QStringLiteral("red"))
+                                << QStringLiteral(
+                                       "field \"targets[0].colour\" is \"red\", expected #rrggbb");
+    QTest::newRow("bad target id")
+        << mutated(good, QStringLiteral("targets[0].id"), QStringLiteral("42"))
+        << QStringLiteral("field \"targets[0].id\" is \"42\", not a target id");
+    const QJsonObject goodRoot = QJsonDocument::fromJson(good).object();
+    const QString firstId = goodRoot.value(QStringLiteral("targets"))
+                                .toArray()
+                                .at(0)
+                                .toObject()
+                                .value(QStringLiteral("id"))
+                                .toString();
+    QTest::newRow("duplicate target id")
+        << mutated(good, QStringLiteral("targets[1].id"), firstId)
+        << QStringLiteral("field \"targets[1].id\" repeats the id of another target");
+    QTest::newRow("unknown baseline")
+        << mutated(good, QStringLiteral("baseline"), QUuid::createUuid().toString())
+        << QStringLiteral("field \"baseline\" refers to no target");
+    QTest::newRow("repetitions as text")
+        << mutated(good, QStringLiteral("plan.repetitions"), QStringLiteral("three"))
+        << QStringLiteral("field \"plan.repetitions\" should be a number, not a string");
+    QTest::newRow("zero repetitions") << mutated(good, QStringLiteral("plan.repetitions"), 0)
+                                      << QStringLiteral("field \"plan.repetitions\" is 0, "
+                                                        "expected 1 to 1000");
+    QTest::newRow("fractional level") << mutated(good, QStringLiteral("plan.concurrency[1]"), 2.5)
+                                      << QStringLiteral("field \"plan.concurrency[1]\" is 2.5, "
+                                                        "expected a whole number");
+    QTest::newRow("repeated level") << mutated(good, QStringLiteral("plan.concurrency[1]"), 1)
+                                    << QStringLiteral("field \"plan.concurrency[1]\" repeats "
+                                                      "level 1");
+    QTest::newRow("unknown order")
+        << mutated(good, QStringLiteral("plan.order"), QStringLiteral("random"))
+        << QStringLiteral("field \"plan.order\" has an unknown value \"random\"");
+    QTest::newRow("missing plan") << mutated(good, QStringLiteral("plan"), kRemove)
+                                  << QStringLiteral("field \"plan\" is missing");
+    QTest::newRow("results not an array")
+        << mutated(good, QStringLiteral("results"), QJsonObject())
+        << QStringLiteral("field \"results\" should be an array, not an object");
+    QTest::newRow("missing count") << mutated(good, QStringLiteral("results[3].complete"), kRemove)
+                                   << QStringLiteral("field \"results[3].complete\" is missing");
+    QTest::newRow("negative count") << mutated(good, QStringLiteral("results[3].complete"), -1)
+                                    << QStringLiteral("field \"results[3].complete\" is -1");
+    QTest::newRow("result for no target")
+        << mutated(good, QStringLiteral("results[2].target"), QUuid::createUuid().toString())
+        << QStringLiteral("field \"results[2].target\" refers to no target");
+    QTest::newRow("result twice")
+        << mutated(good, QStringLiteral("results[1]"),
+                   goodRoot.value(QStringLiteral("results")).toArray().at(0))
+        << QStringLiteral("field \"results[1]\" repeats concurrency 1, repetition 0");
+    QTest::newRow("histogram not base64")
+        << mutated(good, QStringLiteral("results[0].latency.total.histogram"),
+                   QStringLiteral("!!not base64!!"))
+        << QStringLiteral("field \"results[0].latency.total.histogram\" is not a valid histogram");
+    QTest::newRow("histogram bytes damaged")
+        << mutated(good, QStringLiteral("results[0].latency.total.histogram"),
+                   QString::fromLatin1(QByteArray("garbage bytes").toBase64()))
+        << QStringLiteral("field \"results[0].latency.total.histogram\" is not a valid histogram");
+    QTest::newRow("bad start time")
+        << mutated(good, QStringLiteral("results[4].environment.startedAt"),
+                   QStringLiteral("yesterday"))
+        << QStringLiteral("field \"results[4].environment.startedAt\" is \"yesterday\"");
+    QTest::newRow("bad status code")
+        << mutated(good, QStringLiteral("results[0].statusCodes.OK"), 3)
+        << QStringLiteral("field \"results[0].statusCodes.OK\" is not an HTTP status code");
+}
+
+void TestSessionFile::corruptFileIsRefused() {
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, message);
+
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QString error;
+    const QString goodPath = dir.filePath(QStringLiteral("good.loadscope"));
+    const Session good = test::twoTargetSession();
+    QVERIFY(saveSessionFile(good, goodPath, &error));
+
+    SessionDocument document;
+    QVERIFY2(document.open(goodPath, &error), qPrintable(error));
+    document.setNotes(QStringLiteral("edited, not saved"));
+    const Session before = document.session();
+
+    const QString badPath = writeFile(dir, QStringLiteral("session.loadscope"), bytes);
+    QVERIFY(!badPath.isEmpty());
+    error.clear();
+    QVERIFY(!loadSessionFile(badPath, &error));
+    QVERIFY2(error.startsWith(badPath + QStringLiteral(": ")), qPrintable(error));
+    QVERIFY2(error.contains(message), qPrintable(error));
+    QVERIFY2(!error.contains(QLatin1Char('\n')), qPrintable(error));
+
+    // The open session is untouched by the failed open.
+    error.clear();
+    QVERIFY(!document.open(badPath, &error));
+    QVERIFY(error.contains(message));
+    QVERIFY(document.session() == before);
+    QCOMPARE(document.filePath(), QFileInfo(goodPath).absoluteFilePath());
+    QVERIFY(document.isModified());
+}
+
+void TestSessionFile::fileErrors() {
+    QTemporaryDir dir;
+    QString error;
+    const QString missing = dir.filePath(QStringLiteral("nope.loadscope"));
+    QVERIFY(!loadSessionFile(missing, &error));
+    QCOMPARE(error, missing + QStringLiteral(": no such file"));
+    QVERIFY(!openSession(missing, &error));
+    QCOMPARE(error, missing + QStringLiteral(": no such file"));
+    QVERIFY(!loadSessionFile(dir.path(), &error));
+    QVERIFY(error.contains(QStringLiteral("is a directory")));
+    QVERIFY(!openSession(QStringLiteral("no-such-example"), &error));
+    QVERIFY2(error.contains(QStringLiteral("demo-proxy")), qPrintable(error));
+}
+
+void TestSessionFile::failedSaveLeavesOldFile() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("session.loadscope"));
+    QString error;
+    Session small;
+    small.name = QStringLiteral("the old content");
+    QVERIFY(saveSessionFile(small, path, &error));
+    const QByteArray old = readFile(path);
+
+    // A write that fails half-way (as on a full disk): the file-size limit
+    // binds root too, which a read-only directory would not.
+    const Session large = richSession();
+    QVERIFY(serializeSession(large).size() > 4096);
+    rlimit saved{};
+    QCOMPARE(getrlimit(RLIMIT_FSIZE, &saved), 0);
+    const auto previousHandler = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit limited = saved;
+    limited.rlim_cur = 4096;
+    QCOMPARE(setrlimit(RLIMIT_FSIZE, &limited), 0);
+    error.clear();
+    const bool savedOk = saveSessionFile(large, path, &error);
+    setrlimit(RLIMIT_FSIZE, &saved);
+    std::signal(SIGXFSZ, previousHandler);
+
+    QVERIFY(!savedOk);
+    QVERIFY2(error.startsWith(path + QStringLiteral(": cannot be written")), qPrintable(error));
+    QCOMPARE(readFile(path), old);
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files),
+             QStringList{QStringLiteral("session.loadscope")});
+
+    // Through the document: still modified, still pointing at the old file.
+    SessionDocument document;
+    QVERIFY(document.open(path, &error));
+    document.setName(QStringLiteral("changed"));
+    const QString missingDir = dir.filePath(QStringLiteral("no/such/dir/s.loadscope"));
+    QVERIFY(!document.saveAs(missingDir, &error));
+    QVERIFY(document.isModified());
+    QCOMPARE(document.filePath(), QFileInfo(path).absoluteFilePath());
+    QVERIFY(document.save(&error));
+    QVERIFY(!document.isModified());
+    QCOMPARE(loadSessionFile(path, &error)->name, QStringLiteral("changed"));
+}
+
+void TestSessionFile::saveIntoDirectoryPathFails() {
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY(!saveSessionFile(test::twoTargetSession(), dir.path(), &error));
+    QVERIFY2(error.contains(QStringLiteral("is a directory")), qPrintable(error));
+    QVERIFY(QFileInfo(dir.path()).isDir());
+}
+
+void TestSessionFile::examplesLoadByNameAndPath() {
+    QCOMPARE(exampleSessionNames(),
+             (QStringList{QStringLiteral("demo-proxy"), QStringLiteral("memcached"),
+                          QStringLiteral("tcp-rr")}));
+    QString error;
+    const std::optional<Session> demo = openSession(QStringLiteral("demo-proxy"), &error);
+    QVERIFY2(demo, qPrintable(error));
+    QCOMPARE(demo->targets.size(), size_t(2));
+    QCOMPARE(demo->targets[0].http.url, QStringLiteral("http://127.0.0.1:18080/"));
+    QCOMPARE(demo->targets[0].mode, DeploymentMode::Host);
+    QCOMPARE(demo->targets[1].http.url, QStringLiteral("http://127.0.0.1:18081/"));
+    QCOMPARE(demo->targets[1].mode, DeploymentMode::UserlandProxy);
+    QCOMPARE(demo->baseline()->id, demo->targets[0].id);
+    QCOMPARE(demo->plan.concurrencyLevels, (std::vector<int>{1, 10, 50}));
+    QCOMPARE(demo->plan.limit, PointLimit::Duration);
+    QCOMPARE(demo->plan.durationSeconds, 2.0);
+    QCOMPARE(demo->plan.repetitions, 3);
+    QCOMPARE(demo->plan.order, SweepOrder::Interleaved);
+    QVERIFY(!validateSweepPlan(demo->plan));
+
+    const std::optional<Session> memcached =
+        openSession(QStringLiteral("memcached.loadscope"), &error);
+    QVERIFY2(memcached, qPrintable(error));
+    QCOMPARE(memcached->targets.at(0).protocol, TargetProtocol::Memcache);
+    QCOMPARE(memcached->targets.at(0).address, QStringLiteral("127.0.0.1:11211"));
+    const std::optional<Session> rr = loadExampleSession(QStringLiteral("tcp-rr"), &error);
+    QVERIFY2(rr, qPrintable(error));
+    QCOMPARE(rr->targets.at(0).protocol, TargetProtocol::TcpRr);
+
+    // The same file by path, from the source tree.
+    const QString source = qEnvironmentVariable("LOADSCOPE_SOURCE_DIR");
+    if (!source.isEmpty()) {
+        const auto byPath = openSession(
+            source + QStringLiteral("/resources/sessions/demo-proxy.loadscope"), &error);
+        QVERIFY2(byPath, qPrintable(error));
+        QVERIFY(*byPath == *demo);
+    }
+}
+
+void TestSessionFile::examplesAreCanonical() {
+    // Examples are stored exactly as Loadscope writes them, so opening and
+    // saving one shows no spurious change.
+    for (const QString& name : exampleSessionNames()) {
+        QString error;
+        const std::optional<Session> session = loadExampleSession(name, &error);
+        QVERIFY2(session, qPrintable(error));
+        QCOMPARE(serializeSession(*session), readFile(exampleSessionPath(name)));
+    }
+}
+
+QTEST_GUILESS_MAIN(TestSessionFile)
+#include "tst_session_file.moc"
