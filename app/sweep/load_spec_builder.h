@@ -6,7 +6,6 @@
 
 #include <QCoroTask>
 #include <QString>
-
 #include <cstdint>
 #include <optional>
 
@@ -53,9 +52,8 @@ QCoro::Task<LoadSpecBuild> buildLoadSpec(Target target, int concurrency, SweepPl
 // The unmeasured preload of a memcache target: every key of its range set
 // once, with the measured spec's address, threads and CPUs. nullopt for any
 // other protocol or when the target does not ask for a preload.
-std::optional<engine::LoadSpec> memcachePreloadSpec(const Target& target,
-                                                    const engine::LoadSpec& measured,
-                                                    QString* error);
+std::optional<engine::LoadSpec>
+memcachePreloadSpec(const Target& target, const engine::LoadSpec& measured, QString* error);
 
 // Worker threads for a plan: its own number, or one per core when 0.
 uint32_t planThreadCount(const SweepPlan& plan);

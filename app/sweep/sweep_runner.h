@@ -3,16 +3,18 @@
 #include "app/session/point_result.h"
 #include "app/session/sweep_plan.h"
 #include "app/sweep/target_probe.h"
+#include "engine/load_spec.h"
 #include "engine/progress.h"
+#include "engine/run_result.h"
 
 #include <QCoroTask>
 #include <QObject>
 #include <QPointer>
 #include <QString>
 #include <QUuid>
-
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 class QTimer;
 
@@ -30,6 +32,9 @@ struct SweepOutcome {
     int pointsRun = 0;     // measured and stored by this sweep
     int pointsFailed = 0;
     QString error; // Failed: one line, naming the target when one is to blame
+    // Failed because a target did not resolve, answer its probe or accept a
+    // connection (rather than because of its settings or the plan).
+    bool unreachable = false;
 };
 
 // Runs a session's sweep: the points still missing from the document's
@@ -94,6 +99,10 @@ Q_SIGNALS:
 
 private:
     QCoro::Task<SweepOutcome> runSweep(quint64 job);
+    // Runs one LoadRun to its end; progress is relayed for `point` when given.
+    QCoro::Task<engine::RunResult> runEngine(engine::LoadSpec spec,
+                                             std::optional<SweepPoint> point);
+    // false when the sweep was cancelled during the pause.
     QCoro::Task<bool> pause(double seconds, quint64 job);
     void setRunning(bool running);
     bool isCurrent(quint64 job) const { return job == m_jobId; }
@@ -111,7 +120,7 @@ private:
 
 } // namespace loadscope::app
 
+// Qt 6 registers the other signal argument types (SweepPoint, PointResult,
+// shared_ptr<const Progress>) by themselves; the constructor registers them
+// by name too, for queued connections.
 Q_DECLARE_METATYPE(loadscope::app::SweepOutcome)
-Q_DECLARE_METATYPE(loadscope::app::SweepPoint)
-Q_DECLARE_METATYPE(loadscope::app::PointResult)
-Q_DECLARE_METATYPE(std::shared_ptr<const loadscope::engine::Progress>)

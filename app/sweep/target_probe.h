@@ -6,7 +6,6 @@
 #include <QObject>
 #include <QPointer>
 #include <QString>
-
 #include <chrono>
 
 class QAbstractSocket;
@@ -15,15 +14,17 @@ class QNetworkReply;
 
 namespace loadscope::app {
 
+class ProbeWakeup;
+
 // What one pre-flight request told about a target, so that a typo in a URL or
 // a port costs seconds instead of a whole sweep.
 struct ProbeResult {
     bool ok = false;
-    QString serverSoftware;      // HTTP "Server" header, or "memcached 1.6.18"
-    qint64 documentLength = -1;  // HTTP body bytes of the probe response; -1 when none
-    int statusCode = 0;          // HTTP status; 0 for the other protocols
-    QString error;               // one line when !ok: "connection refused by 127.0.0.1:8080"
-    double elapsedMs = 0;        // lookup + connect + one request
+    QString serverSoftware;     // HTTP "Server" header, or "memcached 1.6.18"
+    qint64 documentLength = -1; // HTTP body bytes of the probe response; -1 when none
+    int statusCode = 0;         // HTTP status; 0 for the other protocols
+    QString error;              // one line when !ok: "connection refused by 127.0.0.1:8080"
+    double elapsedMs = 0;       // lookup + connect + one request
 
     // One line for a log or a status bar: "nginx/1.22.1, 200, 615 bytes" or the error.
     QString summary() const;
@@ -50,7 +51,10 @@ public:
 private:
     QCoro::Task<ProbeResult> probeHttp(Target target, std::chrono::milliseconds timeout);
     QCoro::Task<ProbeResult> probeSocket(Target target, std::chrono::milliseconds timeout);
+    // Resumes after the next event of the probe (socket, reply, deadline, abort).
+    QCoro::Task<> nextEvent();
 
+    ProbeWakeup* m_wakeup = nullptr;
     QNetworkAccessManager* m_network = nullptr;
     QPointer<QNetworkReply> m_reply;
     QPointer<QAbstractSocket> m_socket;
