@@ -1,0 +1,420 @@
+// loadscope-cli sweep: runs a session's sweep headless with the same runner
+// as the window, saving after every point, then prints the comparison.
+#include "app/cli/cli_common.h"
+#include "app/cli/commands.h"
+#include "app/session/comparison.h"
+#include "app/session/comparison_report.h"
+#include "app/session/csv_export.h"
+#include "app/session/metric.h"
+#include "app/session/session_document.h"
+#include "app/session/session_file.h"
+#include "app/sweep/sweep_runner.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QSocketNotifier>
+#include <QTimer>
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <pthread.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+namespace loadscope::cli {
+
+namespace {
+
+// The exit status of a sweep stopped by SIGINT or SIGTERM, as a shell reports
+// a command killed by SIGINT.
+constexpr int kExitInterrupted = 130;
+
+const char* const kDescription =
+    "Runs the sweep of a session headless: every target at every concurrency level of the plan, "
+    "as many repetitions as it asks, interleaved as the plan orders. Each target is probed with "
+    "one request first, so that a typo fails in seconds. A progress line goes to stderr; after "
+    "every point the session is saved (atomically) to --out, by default the session file itself, "
+    "so an interrupted sweep loses at most the point in progress. At the end the comparison is "
+    "printed and the CSV files written.\n"
+    "\n"
+    "A session that already holds results for some of the plan's points is refused unless one "
+    "of --resume (run only the missing points; with --out naming an existing file, that file is "
+    "continued) or --fresh (drop those results and measure every point again) is given. An "
+    "existing --out file other than SESSION is never overwritten without --resume or --fresh.\n"
+    "\n"
+    "SIGINT or SIGTERM cancels: the point in progress is dropped, finished points stay saved, "
+    "and the exit status is 130. Exit status 3: a target could not be reached.";
+
+struct SweepArguments {
+    QString sessionArgument;
+    QString outPath;
+    QString csvPath;
+    QString summaryCsvPath;
+    bool resume = false;
+    bool fresh = false;
+    bool probe = true;
+    bool quiet = false;
+};
+
+bool samePath(const QString& a, const QString& b) {
+    return QFileInfo(a).absoluteFilePath() == QFileInfo(b).absoluteFilePath();
+}
+
+// Results of the session that fill a point of its plan.
+int resultsInPlan(const app::Session& session) {
+    return int(app::sweepPoints(session).size() - app::missingPoints(session).size());
+}
+
+void dropPlanResults(app::Session& session) {
+    const std::vector<app::SweepPoint> points = app::sweepPoints(session);
+    std::erase_if(session.results, [&](const app::PointResult& result) {
+        return std::any_of(points.begin(), points.end(), [&](const app::SweepPoint& point) {
+            return point.targetId == result.targetId && point.concurrency == result.concurrency &&
+                   point.repetition == result.repetition;
+        });
+    });
+}
+
+// The session to run and the file it is saved to, after the rules of
+// --resume, --fresh and --out; prints the reason and sets `exitCode` on refusal.
+std::optional<std::pair<app::Session, QString>>
+startingSession(const SweepArguments& args, const QString& command, int* exitCode) {
+    *exitCode = ExitUsage;
+    QString error;
+    const bool isFile = QFileInfo(args.sessionArgument).isFile();
+    QString out = args.outPath;
+    if (out.isEmpty()) {
+        // An example lives in the resources: its results go next to the user.
+        out = isFile ? args.sessionArgument
+                     : QFileInfo(args.sessionArgument).completeBaseName() + QLatin1Char('.') +
+                           app::kSessionFileSuffix;
+    }
+    const bool outExists = QFileInfo::exists(out);
+    const bool outIsInput = isFile && samePath(out, args.sessionArgument);
+    std::optional<app::Session> session;
+    if (args.resume && outExists && !outIsInput) {
+        session = app::loadSessionFile(out, &error);
+    } else {
+        if (outExists && !outIsInput && !args.fresh) {
+            printError(command, QStringLiteral("%1 exists: --resume continues it, --fresh "
+                                               "replaces it, or give another --out")
+                                    .arg(out));
+            return std::nullopt;
+        }
+        session = app::openSession(args.sessionArgument, &error);
+    }
+    if (!session) {
+        printError(command, error);
+        return std::nullopt;
+    }
+    const int done = resultsInPlan(*session);
+    if (args.fresh) {
+        dropPlanResults(*session);
+    } else if (done > 0 && !args.resume) {
+        printError(command,
+                   QStringLiteral("the session already has results for %1 of its %2 points: "
+                                  "--resume runs the %3 missing ones, --fresh measures all again")
+                       .arg(done)
+                       .arg(app::sweepPoints(*session).size())
+                       .arg(app::missingPoints(*session).size()));
+        return std::nullopt;
+    }
+    *exitCode = ExitOk;
+    return std::make_pair(std::move(*session), out);
+}
+
+std::optional<SweepArguments> parseSweepArguments(const QStringList& arguments,
+                                                  const QString& command, int* exitCode) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QString::fromUtf8(kDescription));
+    parser.addHelpOption();
+    parser.addPositionalArgument(
+        QStringLiteral("SESSION"),
+        QStringLiteral("A .loadscope file, or the name of an example session (%1).")
+            .arg(app::exampleSessionNames().join(QStringLiteral(", "))));
+    parser.addOptions({
+        {QStringLiteral("out"),
+         QStringLiteral("Save the session with its results to FILE (default: SESSION itself; "
+                        "NAME.loadscope in the current directory for an example)."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("csv"), QStringLiteral("Results CSV to FILE at the end ('-': stdout)."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("summary-csv"),
+         QStringLiteral("Summary CSV to FILE at the end ('-': stdout)."), QStringLiteral("FILE")},
+        {QStringLiteral("resume"), QStringLiteral("Run only the points without a result.")},
+        {QStringLiteral("fresh"),
+         QStringLiteral("Drop the session's results of the plan's points and run them all.")},
+        {QStringLiteral("no-probe"),
+         QStringLiteral("Skip the one-request probe of each target before the sweep.")},
+        {{QStringLiteral("q"), QStringLiteral("quiet")},
+         QStringLiteral("No progress line, only errors and the comparison.")},
+    });
+    if (const auto exit = parseOrExit(parser, arguments)) {
+        *exitCode = *exit;
+        return std::nullopt;
+    }
+    *exitCode = ExitUsage;
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() != 1) {
+        printError(command,
+                   positional.isEmpty()
+                       ? QStringLiteral("which session? (see --help)")
+                       : QStringLiteral("expects one session, got %1").arg(positional.size()));
+        return std::nullopt;
+    }
+    SweepArguments args;
+    args.sessionArgument = positional.first();
+    args.outPath = parser.value(QStringLiteral("out"));
+    args.csvPath = parser.value(QStringLiteral("csv"));
+    args.summaryCsvPath = parser.value(QStringLiteral("summary-csv"));
+    args.resume = parser.isSet(QStringLiteral("resume"));
+    args.fresh = parser.isSet(QStringLiteral("fresh"));
+    args.probe = !parser.isSet(QStringLiteral("no-probe"));
+    args.quiet = parser.isSet(QStringLiteral("quiet"));
+    if (args.resume && args.fresh) {
+        printError(command, QStringLiteral("--resume and --fresh contradict each other"));
+        return std::nullopt;
+    }
+    if (args.csvPath == u"-" && args.summaryCsvPath == u"-") {
+        printError(command, QStringLiteral("only one of --csv and --summary-csv can go to stdout"));
+        return std::nullopt;
+    }
+    if ((args.csvPath == u"-" || args.summaryCsvPath == u"-") && args.outPath == u"-") {
+        printError(command, QStringLiteral("--out must be a file"));
+        return std::nullopt;
+    }
+    return args;
+}
+
+// "point 3/12: direct c=10 rep 2/3" plus the live rate, on one stderr line
+// rewritten in place on a terminal; only start and end lines otherwise.
+class ProgressLine {
+public:
+    explicit ProgressLine(const app::SessionDocument& document, bool quiet)
+        : m_document(document)
+        , m_quiet(quiet)
+        , m_terminal(isatty(STDERR_FILENO) == 1) {}
+
+    void start(const app::SweepPoint& point, int pointCount) {
+        const app::Session& session = m_document.session();
+        const app::Target* target = session.findTarget(point.targetId);
+        m_protocol = target ? target->protocol : app::TargetProtocol::Http;
+        m_head = QStringLiteral("point %1/%2: %3 c=%4 rep %5/%6")
+                     .arg(point.index + 1)
+                     .arg(pointCount)
+                     .arg(target ? target->displayName() : QStringLiteral("?"))
+                     .arg(point.concurrency)
+                     .arg(point.repetition + 1)
+                     .arg(session.plan.repetitions);
+        print(m_head + QStringLiteral(" ..."), !m_terminal);
+    }
+
+    void update(const engine::Progress& progress) {
+        if (!m_terminal)
+            return;
+        const double rate = m_protocol == app::TargetProtocol::TcpStream
+                                ? (progress.elapsedSeconds > 0 ? double(progress.bytesSent) * 8 /
+                                                                     1e6 / progress.elapsedSeconds
+                                                               : 0)
+                                : progress.intervalRequestsPerSecond();
+        print(QStringLiteral("%1 ... %2 %3%4")
+                  .arg(m_head, app::formatFigure(rate), unit(),
+                       progress.warmingUp ? QStringLiteral(" (warm-up)") : QString()),
+              false);
+    }
+
+    void finish(const app::PointResult& result) {
+        const app::Metric metric = app::primaryMetric(m_protocol);
+        const double value = app::metricValue(result, metric).value_or(0);
+        QString line = QStringLiteral("%1: %2 %3").arg(m_head, app::formatFigure(value), unit());
+        if (const auto p99 = result.total.percentile(99))
+            line += QStringLiteral(", p99 %1 ms").arg(app::formatFigure(*p99));
+        if (result.failed > 0)
+            line += QStringLiteral(", %1 failed").arg(result.failed);
+        print(line, true);
+    }
+
+    void message(const QString& text) { print(text, true); }
+
+private:
+    QString unit() const { return app::metricUnit(app::primaryMetric(m_protocol), m_protocol); }
+
+    void print(const QString& text, bool endLine) {
+        if (m_quiet)
+            return;
+        const QByteArray bytes = text.toUtf8();
+        if (m_terminal)
+            std::fprintf(stderr, "\r\033[K%s%s", bytes.constData(), endLine ? "\n" : "");
+        else if (endLine)
+            std::fprintf(stderr, "%s\n", bytes.constData());
+        std::fflush(stderr);
+    }
+
+    const app::SessionDocument& m_document;
+    const bool m_quiet;
+    const bool m_terminal;
+    app::TargetProtocol m_protocol = app::TargetProtocol::Http;
+    QString m_head;
+};
+
+// Turns SIGINT and SIGTERM into a call on the event loop: the signals are
+// blocked before any engine thread exists (threads inherit the mask) and
+// read from a signalfd, so no handler ever runs on an engine thread.
+class StopSignals {
+public:
+    explicit StopSignals(std::function<void()> onFirst) {
+        sigemptyset(&m_mask);
+        sigaddset(&m_mask, SIGINT);
+        sigaddset(&m_mask, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &m_mask, &m_previous);
+        m_fd = signalfd(-1, &m_mask, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (m_fd < 0)
+            return;
+        m_notifier = std::make_unique<QSocketNotifier>(m_fd, QSocketNotifier::Read);
+        QObject::connect(m_notifier.get(), &QSocketNotifier::activated, m_notifier.get(),
+                         [this, onFirst = std::move(onFirst)] {
+                             signalfd_siginfo info{};
+                             while (read(m_fd, &info, sizeof info) == ssize_t(sizeof info)) {
+                                 // A second signal means "now": the file on disk is
+                                 // whole at every moment, so leaving at once is safe.
+                                 if (m_seen++ > 0)
+                                     std::_Exit(kExitInterrupted);
+                                 onFirst();
+                             }
+                         });
+    }
+    ~StopSignals() {
+        m_notifier.reset();
+        if (m_fd >= 0)
+            close(m_fd);
+        pthread_sigmask(SIG_SETMASK, &m_previous, nullptr);
+    }
+    bool received() const { return m_seen > 0; }
+
+private:
+    sigset_t m_mask{};
+    sigset_t m_previous{};
+    int m_fd = -1;
+    int m_seen = 0;
+    std::unique_ptr<QSocketNotifier> m_notifier;
+};
+
+} // namespace
+
+int runSweepCommand(const QStringList& arguments) {
+    const QString command = arguments.value(0);
+    int exitCode = ExitOk;
+    const auto args = parseSweepArguments(arguments, command, &exitCode);
+    if (!args)
+        return exitCode;
+    auto start = startingSession(*args, command, &exitCode);
+    if (!start)
+        return exitCode;
+    auto& [session, outPath] = *start;
+
+    int maxLevel = 1;
+    for (int level : session.plan.concurrencyLevels)
+        maxLevel = std::max(maxLevel, level);
+    QString error;
+    if (!ensureFileLimit(uint64_t(maxLevel) + 64, &error)) {
+        printError(command, error);
+        return ExitUsage;
+    }
+
+    app::SessionDocument document;
+    document.reset(std::move(session), outPath);
+    // Written before the first point, so the file is whole and complete
+    // with its plan even if the sweep is killed during that point.
+    if (!document.save(&error)) {
+        printError(command, error);
+        return ExitInternal;
+    }
+
+    ProgressLine progress(document, args->quiet);
+    app::SweepRunner runner(&document);
+    runner.setProbeEnabled(args->probe);
+    QObject::connect(&runner, &app::SweepRunner::statusChanged, &runner,
+                     [&](const QString& text) { progress.message(text); });
+    QObject::connect(&runner, &app::SweepRunner::probeFinished, &runner,
+                     [&](const QUuid& id, const app::ProbeResult& probe) {
+                         const app::Target* target = document.session().findTarget(id);
+                         if (probe.ok && target)
+                             progress.message(QStringLiteral("%1: %2").arg(target->displayName(),
+                                                                           probe.summary()));
+                     });
+    QObject::connect(
+        &runner, &app::SweepRunner::pointStarted, &runner,
+        [&](const app::SweepPoint& point, int count) { progress.start(point, count); });
+    QObject::connect(&runner, &app::SweepRunner::progressAvailable, &runner,
+                     [&](const app::SweepPoint&, std::shared_ptr<const engine::Progress> p) {
+                         progress.update(*p);
+                     });
+    QObject::connect(
+        &runner, &app::SweepRunner::pointFinished, &runner,
+        [&](const app::SweepPoint&, const app::PointResult& result) { progress.finish(result); });
+    bool saveFailed = false;
+    QObject::connect(&runner, &app::SweepRunner::autosaveFailed, &runner,
+                     [&](const QString& saveError) {
+                         // Measuring on without keeping the numbers helps nobody.
+                         printError(command, saveError);
+                         saveFailed = true;
+                         runner.cancel();
+                     });
+    app::SweepOutcome outcome;
+    QObject::connect(&runner, &app::SweepRunner::sweepFinished, &runner,
+                     [&](const app::SweepOutcome& finished) {
+                         outcome = finished;
+                         QCoreApplication::exit(0);
+                     });
+    StopSignals stopSignals([&] {
+        progress.message(
+            QStringLiteral("cancelling: finished points stay saved in %1").arg(outPath));
+        runner.cancel();
+    });
+
+    // Started from the event loop, so that a sweep with nothing to do, which
+    // finishes without suspending, still finds exec() running to quit.
+    std::optional<QCoro::Task<app::SweepOutcome>> task;
+    QTimer::singleShot(0, &runner, [&] { task.emplace(runner.run()); });
+    QCoreApplication::exec();
+
+    if (outcome.status == app::SweepOutcome::Status::Failed)
+        printError(command, outcome.error);
+    else if (outcome.pointsSkipped > 0 && !args->quiet)
+        progress.message(QStringLiteral("%1 of %2 points were already done")
+                             .arg(outcome.pointsSkipped)
+                             .arg(outcome.pointCount));
+    const app::Session& done = document.session();
+    if (!done.results.empty()) {
+        const app::Comparison comparison(done);
+        const QByteArray report = app::comparisonReport(done, comparison).toUtf8();
+        // A CSV on stdout must stay parseable: the table then goes to stderr.
+        const bool csvOnStdout = args->csvPath == u"-" || args->summaryCsvPath == u"-";
+        if (csvOnStdout)
+            std::fputs(report.constData(), stderr);
+        if ((!csvOnStdout && !writeOutput(QStringLiteral("-"), report, &error)) ||
+            (!args->csvPath.isEmpty() &&
+             !writeOutput(args->csvPath, app::resultsCsv(done), &error)) ||
+            (!args->summaryCsvPath.isEmpty() &&
+             !writeOutput(args->summaryCsvPath, app::summaryCsv(done, comparison), &error))) {
+            printError(command, error);
+            return ExitInternal;
+        }
+    }
+    if (saveFailed)
+        return ExitInternal;
+    switch (outcome.status) {
+    case app::SweepOutcome::Status::Completed:
+        return ExitOk;
+    case app::SweepOutcome::Status::Cancelled:
+        return kExitInterrupted;
+    case app::SweepOutcome::Status::Failed:
+        break;
+    }
+    return outcome.unreachable ? ExitUnreachable : ExitUsage;
+}
+
+} // namespace loadscope::cli
