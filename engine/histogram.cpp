@@ -1,1 +1,507 @@
-// placeholder until implemented
+#include "engine/histogram.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <utility>
+
+// Bucket layout
+// -------------
+// Values below 2 * 2048 each have a bucket of their own. Above that, every power-of-two range
+// [2^m, 2^(m+1)) is cut into 2048 equal buckets of width 2^(m-11), so a bucket is never wider
+// than 1/2048 of the smallest value it holds. Half-octave layouts need half the counters but
+// only reach 1/1024; the header promises 1/2048. With 1 h ~ 2^41.7 ns that is 64,793 counters.
+//
+// Byte form, version 1
+// --------------------
+// Integers are unsigned LEB128 varints in their shortest form unless noted.
+//   "LSHG"                       magic
+//   0x01                         version
+//   total min max sum            min, max and sum are 0 when total is 0
+//   runCount                     number of runs of consecutive non-zero buckets
+//   runCount x { zerosBefore length count[length] }
+//                                zerosBefore: empty buckets since the previous run (since
+//                                bucket 0 for the first run; at least 1 for the others);
+//                                length >= 1; every count >= 1
+//   crc32                        4 bytes little-endian, IEEE CRC-32 of everything before it
+// Every field has exactly one valid spelling, so a blob that deserialize() accepts
+// serializes back to the same bytes, and stored sessions compare byte for byte.
+
+namespace loadscope::engine {
+
+namespace {
+
+constexpr int kSubBits = Histogram::kSubBucketBits;
+constexpr uint64_t kSubCount = uint64_t{1} << kSubBits;
+constexpr uint64_t kSubMask = kSubCount - 1;
+constexpr int64_t kEmptyMin = std::numeric_limits<int64_t>::max();
+
+constexpr size_t rawIndex(uint64_t value) noexcept {
+    // OR-ing in kSubCount gives every value below 2 * kSubCount shift 0, which folds the exact
+    // range into the logarithmic formula: no branch on the hot path.
+    const int shift = 63 - kSubBits - std::countl_zero(value | kSubCount);
+    return (static_cast<size_t>(shift) << kSubBits) + static_cast<size_t>(value >> shift);
+}
+
+constexpr size_t kBucketCount = rawIndex(Histogram::kHighestTrackable) + 1;
+
+constexpr int shiftOf(size_t index) noexcept {
+    const size_t block = index >> kSubBits;
+    return block <= 1 ? 0 : static_cast<int>(block - 1);
+}
+
+constexpr int64_t rawLowest(size_t index) noexcept {
+    if (index < kSubCount) {
+        return static_cast<int64_t>(index);
+    }
+    return static_cast<int64_t>(((index & kSubMask) | kSubCount) << shiftOf(index));
+}
+
+constexpr int64_t rawHighest(size_t index) noexcept {
+    return rawLowest(index) + (int64_t{1} << shiftOf(index)) - 1;
+}
+
+static_assert(rawIndex(kSubCount * 2 - 1) == kSubCount * 2 - 1);
+static_assert(rawLowest(rawIndex(Histogram::kHighestTrackable)) <= Histogram::kHighestTrackable);
+static_assert(rawHighest(kBucketCount - 1) >= Histogram::kHighestTrackable);
+
+constexpr int64_t clampValue(int64_t value) noexcept {
+    return std::clamp<int64_t>(value, 0, Histogram::kHighestTrackable);
+}
+
+size_t indexOfValue(int64_t clampedValue) noexcept {
+    return rawIndex(static_cast<uint64_t>(clampedValue));
+}
+
+// Out of line so that the hot path of record() needs no saved registers.
+[[gnu::noinline, gnu::cold]] void allocateCounts(std::vector<uint64_t>& counts) {
+    counts.assign(kBucketCount, 0);
+}
+
+// ceil(percentile / 100 * total), kept in [1, total].
+uint64_t rankAt(double percentile, uint64_t total) noexcept {
+    const double scaled = percentile / 100.0 * static_cast<double>(total);
+    // The product can land a few ulps above an integer (99.9 % of 1000 gives 999.0000000000001);
+    // without the nudge, ceil would step past the sample the user asked for.
+    const double rank = std::ceil(scaled - scaled * 8 * std::numeric_limits<double>::epsilon());
+    if (!(rank >= 1.0)) {
+        return 1;
+    }
+    if (rank >= static_cast<double>(total)) {
+        return total;
+    }
+    return static_cast<uint64_t>(rank);
+}
+
+// ---- byte form helpers ----
+
+constexpr std::array<char, 4> kMagic{'L', 'S', 'H', 'G'};
+constexpr uint8_t kFormatVersion = 1;
+constexpr size_t kHeaderSize = kMagic.size() + 1;
+constexpr size_t kTrailerSize = 4;
+
+constexpr std::array<uint32_t, 256> makeCrcTable() {
+    std::array<uint32_t, 256> table{};
+    for (uint32_t i = 0; i < 256; ++i) {
+        uint32_t c = i;
+        for (int bit = 0; bit < 8; ++bit) {
+            c = (c & 1) ? (c >> 1) ^ 0xEDB88320u : c >> 1;
+        }
+        table[i] = c;
+    }
+    return table;
+}
+
+constexpr auto kCrcTable = makeCrcTable();
+
+uint32_t crc32(const unsigned char* data, size_t size) noexcept {
+    uint32_t crc = 0xFFFFFFFFu;
+    for (size_t i = 0; i < size; ++i) {
+        crc = kCrcTable[(crc ^ data[i]) & 0xFFu] ^ (crc >> 8);
+    }
+    return crc ^ 0xFFFFFFFFu;
+}
+
+void putVarint(std::string& out, uint64_t value) {
+    while (value >= 0x80) {
+        out.push_back(static_cast<char>((value & 0x7F) | 0x80));
+        value >>= 7;
+    }
+    out.push_back(static_cast<char>(value));
+}
+
+class Reader {
+public:
+    Reader(const unsigned char* begin, const unsigned char* end)
+        : m_pos(begin)
+        , m_end(end) {}
+
+    bool varint(uint64_t& out) noexcept {
+        uint64_t result = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            if (m_pos == m_end) {
+                return false;
+            }
+            const unsigned char byte = *m_pos++;
+            if (shift == 63 && byte > 1) {
+                return false; // bits beyond 64
+            }
+            result |= static_cast<uint64_t>(byte & 0x7F) << shift;
+            if ((byte & 0x80) == 0) {
+                if (byte == 0 && shift != 0) {
+                    return false; // padded encoding: not the one spelling of this value
+                }
+                out = result;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    bool atEnd() const noexcept { return m_pos == m_end; }
+
+private:
+    const unsigned char* m_pos;
+    const unsigned char* m_end;
+};
+
+} // namespace
+
+Histogram::Histogram() = default;
+
+Histogram::Histogram(Histogram&& other) noexcept
+    : m_counts(std::move(other.m_counts))
+    , m_total(std::exchange(other.m_total, 0))
+    , m_sum(std::exchange(other.m_sum, 0))
+    , m_min(std::exchange(other.m_min, kEmptyMin))
+    , m_max(std::exchange(other.m_max, 0)) {
+    other.m_counts.clear();
+}
+
+Histogram& Histogram::operator=(Histogram&& other) noexcept {
+    if (this != &other) {
+        m_counts = std::move(other.m_counts);
+        m_total = std::exchange(other.m_total, 0);
+        m_sum = std::exchange(other.m_sum, 0);
+        m_min = std::exchange(other.m_min, kEmptyMin);
+        m_max = std::exchange(other.m_max, 0);
+        // A cleared vector means "no storage"; the next count allocates it afresh.
+        other.m_counts.clear();
+    }
+    return *this;
+}
+
+void Histogram::recordN(int64_t valueNs, uint64_t count) noexcept {
+    if (count == 0) {
+        return;
+    }
+    if (m_counts.empty()) [[unlikely]] {
+        allocateCounts(m_counts);
+    }
+    const int64_t value = clampValue(valueNs);
+    m_counts[indexOfValue(value)] += count;
+    m_total += count;
+    m_sum += static_cast<uint64_t>(value) * count;
+    m_min = std::min(m_min, value);
+    m_max = std::max(m_max, value);
+}
+
+void Histogram::merge(const Histogram& other) noexcept {
+    if (other.m_total == 0) {
+        return;
+    }
+    if (m_counts.empty()) {
+        allocateCounts(m_counts);
+    }
+    // Read everything from `other` before writing: it may be *this.
+    const size_t first = indexOfValue(other.m_min);
+    const size_t last = indexOfValue(other.m_max);
+    const uint64_t otherTotal = other.m_total;
+    const uint64_t otherSum = other.m_sum;
+    const int64_t otherMin = other.m_min;
+    const int64_t otherMax = other.m_max;
+    const uint64_t* source = other.m_counts.data();
+    uint64_t* target = m_counts.data();
+    for (size_t i = first; i <= last; ++i) {
+        target[i] += source[i];
+    }
+    m_total += otherTotal;
+    m_sum += otherSum;
+    m_min = std::min(m_min, otherMin);
+    m_max = std::max(m_max, otherMax);
+}
+
+void Histogram::reset() noexcept {
+    if (m_total != 0) {
+        std::fill(m_counts.begin() + static_cast<std::ptrdiff_t>(indexOfValue(m_min)),
+                  m_counts.begin() + static_cast<std::ptrdiff_t>(indexOfValue(m_max)) + 1, 0);
+    }
+    m_total = 0;
+    m_sum = 0;
+    m_min = kEmptyMin;
+    m_max = 0;
+}
+
+double Histogram::mean() const noexcept {
+    return m_total ? static_cast<double>(m_sum) / static_cast<double>(m_total) : 0.0;
+}
+
+double Histogram::stddev() const noexcept {
+    if (m_total == 0) {
+        return 0.0;
+    }
+    const double average = mean();
+    double squares = 0.0;
+    for (size_t i = indexOfValue(m_min), last = indexOfValue(m_max); i <= last; ++i) {
+        const uint64_t c = m_counts[i];
+        if (c == 0) {
+            continue;
+        }
+        // The exact min and max narrow the two edge buckets; without that a run of one
+        // repeated value would show a spread of up to half a bucket.
+        const int64_t low = std::max(rawLowest(i), m_min);
+        const int64_t high = std::min(rawHighest(i), m_max);
+        const double delta = (static_cast<double>(low) + static_cast<double>(high)) / 2.0 - average;
+        squares += static_cast<double>(c) * delta * delta;
+    }
+    return std::sqrt(squares / static_cast<double>(m_total));
+}
+
+int64_t Histogram::valueAtPercentile(double percentile) const noexcept {
+    if (m_total == 0) {
+        return 0;
+    }
+    if (!(percentile > 0.0)) {
+        return m_min;
+    }
+    if (percentile >= 100.0) {
+        return m_max;
+    }
+    const uint64_t rank = rankAt(percentile, m_total);
+    uint64_t seen = 0;
+    for (size_t i = indexOfValue(m_min), last = indexOfValue(m_max); i <= last; ++i) {
+        seen += m_counts[i];
+        if (seen >= rank) {
+            // The top bucket's upper edge may lie above anything recorded; a percentile
+            // above the reported max would read as a contradiction.
+            return std::min(rawHighest(i), m_max);
+        }
+    }
+    return m_max;
+}
+
+std::vector<Histogram::PercentilePoint>
+Histogram::percentileDistribution(int ticksPerHalfDistance) const {
+    std::vector<PercentilePoint> rows;
+    if (m_total == 0) {
+        return rows;
+    }
+    // Bounded so that a wild argument cannot ask for billions of rows.
+    const double ticks = std::clamp(ticksPerHalfDistance, 1, 1024);
+    const size_t last = indexOfValue(m_max);
+    size_t index = indexOfValue(m_min);
+    uint64_t seen = m_counts[index];
+    double level = 0.0;
+    for (;;) {
+        const uint64_t rank = rankAt(level, m_total);
+        while (seen < rank && index < last) {
+            seen += m_counts[++index];
+        }
+        const int64_t value = level == 0.0 ? m_min : std::min(rawHighest(index), m_max);
+        rows.push_back({value, level, seen});
+        if (seen >= m_total) {
+            break;
+        }
+        const double halvings = std::floor(std::log2(100.0 / (100.0 - level)));
+        const double next = level + 100.0 / (ticks * std::exp2(halvings + 1.0));
+        // Past ~2^50 samples the step drops below a double's resolution near 100 %.
+        if (!(next > level) || next >= 100.0) {
+            break;
+        }
+        level = next;
+    }
+    rows.push_back({m_max, 100.0, m_total});
+    return rows;
+}
+
+std::string Histogram::serialize() const {
+    std::string out(kMagic.begin(), kMagic.end());
+    out.push_back(static_cast<char>(kFormatVersion));
+    putVarint(out, m_total);
+    putVarint(out, static_cast<uint64_t>(min()));
+    putVarint(out, static_cast<uint64_t>(max()));
+    putVarint(out, m_sum);
+    if (m_total == 0) {
+        putVarint(out, 0);
+    } else {
+        const size_t first = indexOfValue(m_min);
+        const size_t last = indexOfValue(m_max);
+        uint64_t runs = 0;
+        for (size_t i = first; i <= last; ++i) {
+            if (m_counts[i] != 0 && (i == first || m_counts[i - 1] == 0)) {
+                ++runs;
+            }
+        }
+        putVarint(out, runs);
+        size_t previousEnd = 0;
+        size_t i = first;
+        while (i <= last) {
+            const size_t runStart = i;
+            while (i <= last && m_counts[i] != 0) {
+                ++i;
+            }
+            putVarint(out, runStart - previousEnd);
+            putVarint(out, i - runStart);
+            for (size_t k = runStart; k < i; ++k) {
+                putVarint(out, m_counts[k]);
+            }
+            previousEnd = i;
+            while (i <= last && m_counts[i] == 0) {
+                ++i;
+            }
+        }
+    }
+    const uint32_t crc = crc32(reinterpret_cast<const unsigned char*>(out.data()), out.size());
+    for (int byte = 0; byte < 4; ++byte) {
+        out.push_back(static_cast<char>((crc >> (8 * byte)) & 0xFFu));
+    }
+    return out;
+}
+
+std::optional<Histogram> Histogram::deserialize(std::string_view bytes) {
+    if (bytes.size() < kHeaderSize + kTrailerSize) {
+        return std::nullopt;
+    }
+    if (!std::equal(kMagic.begin(), kMagic.end(), bytes.begin())) {
+        return std::nullopt;
+    }
+    const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
+    if (data[kMagic.size()] != kFormatVersion) {
+        return std::nullopt;
+    }
+    const size_t payloadEnd = bytes.size() - kTrailerSize;
+    uint32_t storedCrc = 0;
+    for (size_t byte = 0; byte < kTrailerSize; ++byte) {
+        storedCrc |= static_cast<uint32_t>(data[payloadEnd + byte]) << (8 * byte);
+    }
+    if (crc32(data, payloadEnd) != storedCrc) {
+        return std::nullopt;
+    }
+
+    Reader in(data + kHeaderSize, data + payloadEnd);
+    uint64_t total = 0;
+    uint64_t minValue = 0;
+    uint64_t maxValue = 0;
+    uint64_t sum = 0;
+    uint64_t runs = 0;
+    if (!in.varint(total) || !in.varint(minValue) || !in.varint(maxValue) || !in.varint(sum) ||
+        !in.varint(runs)) {
+        return std::nullopt;
+    }
+    const auto highest = static_cast<uint64_t>(kHighestTrackable);
+    if (minValue > maxValue || maxValue > highest) {
+        return std::nullopt;
+    }
+    Histogram h;
+    if (total == 0) {
+        if (minValue != 0 || maxValue != 0 || sum != 0 || runs != 0 || !in.atEnd()) {
+            return std::nullopt;
+        }
+        return h;
+    }
+    if (runs == 0 || runs > kBucketCount) {
+        return std::nullopt;
+    }
+
+    allocateCounts(h.m_counts);
+    size_t index = 0;
+    size_t firstUsed = 0;
+    uint64_t countSum = 0;
+    for (uint64_t run = 0; run < runs; ++run) {
+        uint64_t zeros = 0;
+        uint64_t length = 0;
+        if (!in.varint(zeros) || !in.varint(length)) {
+            return std::nullopt;
+        }
+        // Adjacent runs would be one run: a second spelling of the same histogram.
+        if ((run > 0 && zeros == 0) || zeros > kBucketCount - index) {
+            return std::nullopt;
+        }
+        index += static_cast<size_t>(zeros);
+        if (length == 0 || length > kBucketCount - index) {
+            return std::nullopt;
+        }
+        if (run == 0) {
+            firstUsed = index;
+        }
+        for (uint64_t k = 0; k < length; ++k) {
+            uint64_t c = 0;
+            if (!in.varint(c) || c == 0 || __builtin_add_overflow(countSum, c, &countSum)) {
+                return std::nullopt;
+            }
+            h.m_counts[index++] = c;
+        }
+    }
+    const size_t lastUsed = index - 1;
+    if (!in.atEnd() || countSum != total) {
+        return std::nullopt;
+    }
+    // min and max must sit in the outermost buckets, or scans bounded by them would miss counts.
+    if (rawIndex(minValue) != firstUsed || rawIndex(maxValue) != lastUsed) {
+        return std::nullopt;
+    }
+    if (total == 1 && minValue != maxValue) {
+        return std::nullopt;
+    }
+    uint64_t lowestSum = 0;
+    uint64_t highestSum = 0;
+    // Only a sum that cannot have wrapped can be held to the min/max bounds.
+    if (!__builtin_mul_overflow(maxValue, total, &highestSum)) {
+        lowestSum = minValue * total;
+        if (sum < lowestSum || sum > highestSum) {
+            return std::nullopt;
+        }
+        if (minValue == maxValue && sum != lowestSum) {
+            return std::nullopt;
+        }
+    }
+
+    h.m_total = total;
+    h.m_sum = sum;
+    h.m_min = static_cast<int64_t>(minValue);
+    h.m_max = static_cast<int64_t>(maxValue);
+    return h;
+}
+
+size_t Histogram::indexFor(int64_t valueNs) noexcept {
+    return indexOfValue(clampValue(valueNs));
+}
+
+int64_t Histogram::lowestEquivalent(size_t index) noexcept {
+    return rawLowest(std::min(index, kBucketCount - 1));
+}
+
+int64_t Histogram::highestEquivalent(size_t index) noexcept {
+    return rawHighest(std::min(index, kBucketCount - 1));
+}
+
+size_t Histogram::bucketCount() noexcept {
+    return kBucketCount;
+}
+
+bool operator==(const Histogram& a, const Histogram& b) noexcept {
+    if (a.m_total != b.m_total || a.m_sum != b.m_sum || a.min() != b.min() || a.max() != b.max()) {
+        return false;
+    }
+    if (a.m_total == 0) {
+        return true;
+    }
+    const auto first = static_cast<std::ptrdiff_t>(indexOfValue(a.m_min));
+    const auto last = static_cast<std::ptrdiff_t>(indexOfValue(a.m_max)) + 1;
+    return std::equal(a.m_counts.begin() + first, a.m_counts.begin() + last,
+                      b.m_counts.begin() + first);
+}
+
+} // namespace loadscope::engine

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,14 +13,22 @@ namespace loadscope::engine {
 //
 // Values from 0 to kHighestTrackable (1 h) are recorded in constant time with a
 // relative error below 1/2048 (better than 3 significant digits); values below
-// 2048 ns are exact. Larger values are clamped to kHighestTrackable and counted.
+// 2048 ns are exact. Larger values are clamped to kHighestTrackable and counted
+// (negative ones, from a clock stepping back, count as 0).
 // One instance is owned by one thread: there is no internal synchronisation.
 class Histogram {
 public:
     static constexpr int64_t kHighestTrackable = 3'600'000'000'000; // 1 h in ns
-    static constexpr int kSubBucketBits = 11;                        // 2048 sub-buckets
+    static constexpr int kSubBucketBits = 11;                       // 2048 sub-buckets
 
     Histogram();
+    Histogram(const Histogram&) = default;
+    Histogram& operator=(const Histogram&) = default;
+    // A moved-from histogram is empty and fully usable, so an interval recorder can
+    // hand its histogram over and keep recording.
+    Histogram(Histogram&& other) noexcept;
+    Histogram& operator=(Histogram&& other) noexcept;
+    ~Histogram() = default;
 
     void record(int64_t valueNs) noexcept { recordN(valueNs, 1); }
     void recordN(int64_t valueNs, uint64_t count) noexcept;
@@ -63,12 +72,15 @@ public:
     friend bool operator==(const Histogram& a, const Histogram& b) noexcept;
 
 private:
+    // Empty until the first count arrives, so the many histograms a result carries
+    // cost nothing until used. Every non-zero count lies between indexFor(m_min) and
+    // indexFor(m_max), which keeps merge, reset and scans to the used range.
     std::vector<uint64_t> m_counts;
     uint64_t m_total = 0;
     uint64_t m_sum = 0; // ns; overflows only past 584 years of summed latency
-    int64_t m_min = 0;
+    // Sentinels while empty, so that record() needs no first-value branch.
+    int64_t m_min = std::numeric_limits<int64_t>::max();
     int64_t m_max = 0;
-    size_t m_highestUsedIndex = 0; // keeps merge, reset and scans short
 };
 
 } // namespace loadscope::engine
