@@ -15,7 +15,8 @@ struct HttpRequestSpec {
     std::string host;               // Host header value (with :port when not 80)
     std::string pathAndQuery = "/";
     std::vector<std::pair<std::string, std::string>> headers; // extra headers; override defaults
-    std::string body;               // sent with Content-Length when non-empty
+    std::string body;               // sent with Content-Length when non-empty (POST, PUT and
+                                    // PATCH send Content-Length: 0 without one)
     std::string contentType;        // for the body
     bool keepAlive = true;          // false: "Connection: close", one request per connection
     bool acceptVariableLength = false; // ab -l: no Length failures

@@ -1,1 +1,517 @@
-// placeholder until implemented
+#include "engine/http_response_parser.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+
+namespace loadscope::engine {
+
+namespace {
+
+constexpr bool isOws(char c) {
+    return c == ' ' || c == '\t';
+}
+
+constexpr char toLowerAscii(char c) {
+    return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+// `lower` must already be lower case.
+constexpr bool equalsIgnoreCase(std::string_view text, std::string_view lower) {
+    if (text.size() != lower.size())
+        return false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (toLowerAscii(text[i]) != lower[i])
+            return false;
+    }
+    return true;
+}
+
+constexpr std::string_view trimOws(std::string_view v) {
+    while (!v.empty() && isOws(v.front()))
+        v.remove_prefix(1);
+    while (!v.empty() && isOws(v.back()))
+        v.remove_suffix(1);
+    return v;
+}
+
+constexpr std::array<bool, 256> makeTokenTable() {
+    std::array<bool, 256> table{};
+    for (int c = '0'; c <= '9'; ++c)
+        table[static_cast<size_t>(c)] = true;
+    for (int c = 'a'; c <= 'z'; ++c)
+        table[static_cast<size_t>(c)] = true;
+    for (int c = 'A'; c <= 'Z'; ++c)
+        table[static_cast<size_t>(c)] = true;
+    for (char c : std::string_view("!#$%&'*+-.^_`|~"))
+        table[static_cast<unsigned char>(c)] = true;
+    return table;
+}
+constexpr std::array<bool, 256> kTokenChars = makeTokenTable();
+
+bool isToken(std::string_view v) {
+    if (v.empty())
+        return false;
+    return std::all_of(v.begin(), v.end(),
+                       [](char c) { return kTokenChars[static_cast<unsigned char>(c)]; });
+}
+
+int hexValue(char c) {
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+// Calls `fn` with each trimmed, non-empty element of a comma-separated list.
+template <typename Fn> void forEachListElement(std::string_view value, Fn&& fn) {
+    while (!value.empty()) {
+        const size_t comma = value.find(',');
+        const std::string_view element = trimOws(value.substr(0, comma));
+        if (!element.empty())
+            fn(element);
+        if (comma == std::string_view::npos)
+            break;
+        value.remove_prefix(comma + 1);
+    }
+}
+
+constexpr std::string_view kHttpPrefix = "HTTP/";
+
+} // namespace
+
+void HttpResponseParser::begin(bool bodiless) {
+    m_state = State::StatusLine;
+    m_bodiless = bodiless;
+    m_status = 0;
+    m_keepAlive = true;
+    m_http10 = false;
+    m_connectionClose = false;
+    m_connectionKeepAlive = false;
+    m_chunked = false;
+    m_transferEncoding = false;
+    m_lastField = Field::Other;
+    m_contentLength = -1;
+    m_remaining = 0;
+    m_headerBytes = 0;
+    m_blockBytes = 0;
+    m_bodyBytes = 0;
+    m_bytesThisResponse = 0;
+    releaseLine();
+    m_server.clear();
+    m_error.clear();
+}
+
+FeedResult HttpResponseParser::feed(std::string_view data) {
+    if (m_state == State::Failed)
+        return result(Step::Failed, 0);
+    if (m_state == State::Idle || m_state == State::Done)
+        begin(m_bodiless);
+
+    size_t pos = 0;
+    size_t skipped = 0; // blank lines before a status line: not part of any response
+    Step step = Step::Continue;
+    while (step == Step::Continue && pos < data.size()) {
+        switch (m_state) {
+        case State::StatusLine:
+            if (m_line.empty() && (data[pos] == '\r' || data[pos] == '\n')) {
+                ++pos;
+                ++skipped;
+                break;
+            }
+            [[fallthrough]];
+        case State::Headers:
+        case State::ChunkSize:
+        case State::Trailers: {
+            std::string_view line;
+            const LineStatus status = takeLine(data, pos, line);
+            if (status == LineStatus::Failed) {
+                step = Step::Failed;
+            } else if (status == LineStatus::Complete) {
+                step = processLine(line);
+                releaseLine(); // `line` may point into m_line
+            }
+            break;
+        }
+        case State::Body:
+        case State::ChunkData: {
+            const uint64_t n = std::min<uint64_t>(m_remaining, data.size() - pos);
+            m_bodyBytes += n;
+            m_remaining -= n;
+            pos += n;
+            if (m_remaining == 0) {
+                if (m_state == State::Body)
+                    step = complete();
+                else
+                    m_state = State::ChunkDataCR;
+            }
+            break;
+        }
+        case State::ChunkDataCR:
+        case State::ChunkDataLF: {
+            const char c = data[pos++];
+            if (c == '\r' && m_state == State::ChunkDataCR) {
+                m_state = State::ChunkDataLF;
+            } else if (c == '\n') {
+                m_state = State::ChunkSize;
+                m_blockBytes = 0;
+            } else {
+                step = fail("missing CRLF after chunk data");
+            }
+            break;
+        }
+        case State::UntilClose:
+            m_bodyBytes += data.size() - pos;
+            pos = data.size();
+            break;
+        case State::Idle:
+        case State::Done:
+        case State::Failed:
+            // Unreachable: feed() begins a response first and the loop stops on
+            // completion or failure.
+            step = fail("internal parser state");
+            break;
+        }
+    }
+    m_bytesThisResponse += pos - skipped;
+    return result(step, pos);
+}
+
+FeedResult HttpResponseParser::finishAtEof() {
+    Step step = Step::Failed;
+    switch (m_state) {
+    case State::Idle:
+    case State::Done:
+        return result(Step::Continue, 0);
+    case State::Failed:
+        return result(Step::Failed, 0);
+    case State::StatusLine:
+        if (m_bytesThisResponse == 0)
+            return result(Step::Continue, 0);
+        step = fail(m_line.empty() ? "connection closed before the final response"
+                                   : "connection closed in headers");
+        break;
+    case State::Headers:
+        step = fail("connection closed in headers");
+        break;
+    case State::Body:
+        step = fail("connection closed after " + std::to_string(m_bodyBytes) + " of " +
+                    std::to_string(m_contentLength) + " body bytes");
+        break;
+    case State::ChunkSize:
+    case State::ChunkData:
+    case State::ChunkDataCR:
+    case State::ChunkDataLF:
+        step = fail("connection closed in chunked body after " + std::to_string(m_bodyBytes) +
+                    " body bytes");
+        break;
+    case State::Trailers:
+        step = fail("connection closed in trailers");
+        break;
+    case State::UntilClose:
+        m_keepAlive = false;
+        step = complete();
+        break;
+    }
+    return result(step, 0);
+}
+
+HttpResponseParser::LineStatus HttpResponseParser::takeLine(std::string_view data, size_t& pos,
+                                                            std::string_view& line) {
+    const std::string_view rest = data.substr(pos);
+    const size_t newline = rest.find('\n');
+    const std::string_view piece = rest.substr(0, newline);
+    const bool whole = newline != std::string_view::npos;
+
+    // Garbage instead of a status line fails at once rather than after 64 KiB.
+    // Checked before the size limit, and on partial lines as on whole ones, so
+    // that the verdict never depends on where the input was split.
+    if (m_state == State::StatusLine) {
+        const size_t have = std::min(kHttpPrefix.size(), m_line.size() + piece.size());
+        for (size_t i = 0; i < have; ++i) {
+            const char c = i < m_line.size() ? m_line[i] : piece[i - m_line.size()];
+            if (c != kHttpPrefix[i]) {
+                fail("malformed status line");
+                return LineStatus::Failed;
+            }
+        }
+    }
+    const uint64_t lineBytes = m_line.size() + piece.size() + (whole ? 1 : 0);
+    if (m_blockBytes + lineBytes > kMaxHeaderBytes) {
+        switch (m_state) {
+        case State::ChunkSize:
+            fail("chunk size line over 64 KiB");
+            break;
+        case State::Trailers:
+            fail("trailers over 64 KiB");
+            break;
+        default:
+            fail("headers over 64 KiB");
+            break;
+        }
+        return LineStatus::Failed;
+    }
+    if (!whole) {
+        m_line.append(piece);
+        pos = data.size();
+        return LineStatus::Partial;
+    }
+
+    m_blockBytes += lineBytes;
+    pos += newline + 1;
+    if (m_line.empty()) {
+        line = piece; // the common case: no copy
+    } else {
+        m_line.append(piece);
+        line = m_line;
+    }
+    if (!line.empty() && line.back() == '\r')
+        line.remove_suffix(1);
+    return LineStatus::Complete;
+}
+
+void HttpResponseParser::releaseLine() {
+    // A hostile server can make one connection buffer 64 KiB; do not let every
+    // connection keep that much for good.
+    if (m_line.capacity() > 4096)
+        std::string().swap(m_line);
+    else
+        m_line.clear();
+}
+
+HttpResponseParser::Step HttpResponseParser::processLine(std::string_view line) {
+    switch (m_state) {
+    case State::StatusLine:
+        return parseStatusLine(line);
+    case State::Headers:
+        return line.empty() ? endOfHeaders() : parseHeaderLine(line);
+    case State::ChunkSize:
+        return parseChunkSize(line);
+    case State::Trailers:
+        return line.empty() ? complete() : parseTrailerLine(line);
+    default:
+        return fail("internal parser state");
+    }
+}
+
+HttpResponseParser::Step HttpResponseParser::parseStatusLine(std::string_view line) {
+    // HTTP/1.x SP 3DIGIT [SP reason]; the reason phrase may be empty or absent.
+    constexpr size_t kMinLength = 12; // "HTTP/1.1 200"
+    const auto digit = [](char c) {
+        return c >= '0' && c <= '9';
+    };
+    if (line.size() < kMinLength || line.substr(0, 7) != "HTTP/1." || !digit(line[7]) ||
+        line[8] != ' ' || !digit(line[9]) || !digit(line[10]) || !digit(line[11]) ||
+        (line.size() > kMinLength && line[12] != ' ')) {
+        return fail("malformed status line");
+    }
+    m_status = (line[9] - '0') * 100 + (line[10] - '0') * 10 + (line[11] - '0');
+    if (m_status < 100)
+        return fail("malformed status line");
+
+    // Every header-derived fact belongs to one response; a final response
+    // does not inherit anything from a 1xx before it.
+    m_http10 = line[7] == '0';
+    m_connectionClose = false;
+    m_connectionKeepAlive = false;
+    m_chunked = false;
+    m_transferEncoding = false;
+    m_lastField = Field::Other;
+    m_contentLength = -1;
+    m_server.clear();
+    m_state = State::Headers;
+    return Step::Continue;
+}
+
+HttpResponseParser::Step HttpResponseParser::parseHeaderLine(std::string_view line) {
+    if (isOws(line.front())) {
+        // Obsolete line folding continues the previous field. Harmless for
+        // fields we ignore; for the ones that frame the body it is ambiguous.
+        if (m_lastField != Field::Other)
+            return fail("folded header line");
+        return Step::Continue;
+    }
+    const size_t colon = line.find(':');
+    if (colon == std::string_view::npos || !isToken(line.substr(0, colon)))
+        return fail("malformed header line");
+    const std::string_view name = line.substr(0, colon);
+    const std::string_view value = trimOws(line.substr(colon + 1));
+
+    m_lastField = Field::Other;
+    switch (name.size()) {
+    case 6:
+        if (equalsIgnoreCase(name, "server"))
+            m_server.assign(value);
+        break;
+    case 10:
+        if (equalsIgnoreCase(name, "connection")) {
+            m_lastField = Field::Connection;
+            parseConnection(value);
+        }
+        break;
+    case 14:
+        if (equalsIgnoreCase(name, "content-length")) {
+            m_lastField = Field::ContentLength;
+            return parseContentLength(value);
+        }
+        break;
+    case 17:
+        if (equalsIgnoreCase(name, "transfer-encoding")) {
+            m_lastField = Field::TransferEncoding;
+            parseTransferEncoding(value);
+        }
+        break;
+    default:
+        break;
+    }
+    return Step::Continue;
+}
+
+HttpResponseParser::Step HttpResponseParser::parseContentLength(std::string_view value) {
+    // A list of identical values ("42, 42") is what some proxies produce when
+    // merging; anything else that disagrees cannot be framed safely.
+    if (value.empty())
+        return fail("invalid Content-Length");
+    while (true) {
+        const size_t comma = value.find(',');
+        const std::string_view element = trimOws(value.substr(0, comma));
+        if (element.empty())
+            return fail("invalid Content-Length");
+        int64_t length = 0;
+        for (char c : element) {
+            if (c < '0' || c > '9')
+                return fail("invalid Content-Length");
+            if (length > (std::numeric_limits<int64_t>::max() - (c - '0')) / 10)
+                return fail("invalid Content-Length");
+            length = length * 10 + (c - '0');
+        }
+        if (m_contentLength >= 0 && m_contentLength != length)
+            return fail("conflicting Content-Length");
+        m_contentLength = length;
+        if (comma == std::string_view::npos)
+            return Step::Continue;
+        value.remove_prefix(comma + 1);
+    }
+}
+
+void HttpResponseParser::parseTransferEncoding(std::string_view value) {
+    // Only the final coding matters: chunked there frames the body, anything
+    // else means the body runs until the server closes.
+    m_transferEncoding = true;
+    forEachListElement(value, [this](std::string_view coding) {
+        m_chunked = equalsIgnoreCase(coding, "chunked");
+    });
+}
+
+void HttpResponseParser::parseConnection(std::string_view value) {
+    forEachListElement(value, [this](std::string_view option) {
+        if (equalsIgnoreCase(option, "close"))
+            m_connectionClose = true;
+        else if (equalsIgnoreCase(option, "keep-alive"))
+            m_connectionKeepAlive = true;
+    });
+}
+
+HttpResponseParser::Step HttpResponseParser::endOfHeaders() {
+    m_headerBytes = m_blockBytes;
+    m_blockBytes = 0;
+    if (m_status < 200) {
+        // We never ask to upgrade, so a switch leaves a stream we cannot read.
+        if (m_status == 101)
+            return fail("unexpected 101 Switching Protocols");
+        m_state = State::StatusLine; // interim response: the final one follows
+        return Step::Continue;
+    }
+    m_keepAlive = !m_connectionClose && (!m_http10 || m_connectionKeepAlive);
+    if (m_bodiless || m_status == 204 || m_status == 304)
+        return complete();
+    if (m_transferEncoding) {
+        if (m_chunked) {
+            m_state = State::ChunkSize;
+            return Step::Continue;
+        }
+    } else if (m_contentLength >= 0) {
+        if (m_contentLength == 0)
+            return complete();
+        m_remaining = static_cast<uint64_t>(m_contentLength);
+        m_state = State::Body;
+        return Step::Continue;
+    }
+    m_keepAlive = false; // only the close can end this body
+    m_state = State::UntilClose;
+    return Step::Continue;
+}
+
+HttpResponseParser::Step HttpResponseParser::parseChunkSize(std::string_view line) {
+    // chunk-size [BWS] [; extensions]
+    uint64_t size = 0;
+    size_t i = 0;
+    for (; i < line.size(); ++i) {
+        const int digit = hexValue(line[i]);
+        if (digit < 0)
+            break;
+        if (size > (std::numeric_limits<uint64_t>::max() >> 4))
+            return fail("chunk size overflow");
+        size = (size << 4) | static_cast<uint64_t>(digit);
+    }
+    if (i == 0)
+        return fail("invalid chunk size");
+    while (i < line.size() && isOws(line[i]))
+        ++i;
+    if (i < line.size() && line[i] != ';')
+        return fail("invalid chunk size");
+
+    m_blockBytes = 0;
+    if (size == 0) {
+        m_state = State::Trailers;
+    } else {
+        m_remaining = size;
+        m_state = State::ChunkData;
+    }
+    return Step::Continue;
+}
+
+HttpResponseParser::Step HttpResponseParser::parseTrailerLine(std::string_view line) {
+    if (isOws(line.front()))
+        return Step::Continue; // folded continuation of a trailer we ignore anyway
+    const size_t colon = line.find(':');
+    if (colon == std::string_view::npos || !isToken(line.substr(0, colon)))
+        return fail("malformed trailer line");
+    return Step::Continue;
+}
+
+HttpResponseParser::Step HttpResponseParser::complete() {
+    m_state = State::Done;
+    return Step::Completed;
+}
+
+HttpResponseParser::Step HttpResponseParser::fail(std::string_view message) {
+    m_error.assign(message);
+    m_state = State::Failed;
+    return Step::Failed;
+}
+
+FeedResult HttpResponseParser::result(Step step, size_t consumed) const {
+    FeedResult r;
+    r.consumed = consumed;
+    switch (step) {
+    case Step::Continue:
+        r.status = FeedResult::Status::NeedMore;
+        break;
+    case Step::Completed:
+        r.status = FeedResult::Status::Complete;
+        r.info.statusCode = m_status;
+        r.info.bodyBytes = m_bodyBytes;
+        r.info.keepAlive = m_keepAlive;
+        break;
+    case Step::Failed:
+        r.status = FeedResult::Status::Malformed;
+        break;
+    }
+    return r;
+}
+
+} // namespace loadscope::engine

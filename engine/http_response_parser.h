@@ -19,14 +19,24 @@ public:
 
     // Starts a new response. `bodiless`: the request was HEAD.
     void begin(bool bodiless);
+    // Consumes bytes of the current response. After Complete, the next feed()
+    // starts the next response as begin() with the same `bodiless` would; after
+    // Malformed every call reports Malformed again until begin().
     FeedResult feed(std::string_view data);
     // The peer closed the stream (see ProtocolSession::finishAtEof).
     FeedResult finishAtEof();
-    bool inProgress() const { return m_state != State::Idle && m_state != State::StatusLine; }
+    // Some bytes of a response (an interim 1xx one included) arrived and it
+    // has not completed yet. Blank lines before a status line do not count.
+    bool inProgress() const {
+        return m_bytesThisResponse > 0 && m_state != State::Idle && m_state != State::Done &&
+               m_state != State::Failed;
+    }
     bool sawAnyByte() const { return m_bytesThisResponse > 0; }
 
     // Details of the response being parsed or just completed.
     int statusCode() const { return m_status; }
+    // Status line to blank line of the final response; interim 1xx blocks
+    // are not included.
     uint64_t headerBytes() const { return m_headerBytes; }
     uint64_t bodyBytes() const { return m_bodyBytes; }
     bool keepAlive() const { return m_keepAlive; }
@@ -38,26 +48,53 @@ private:
         Idle,
         StatusLine,
         Headers,
-        Body,       // Content-Length body
+        Body, // Content-Length body
         ChunkSize,
         ChunkData,
-        ChunkDataEnd, // CRLF after chunk data
+        ChunkDataCR, // CR (or bare LF) after chunk data
+        ChunkDataLF, // LF after that CR
         Trailers,
         UntilClose,
         Done,
+        Failed,
     };
+    enum class Step : uint8_t { Continue, Completed, Failed };
+    enum class LineStatus : uint8_t { Complete, Partial, Failed };
+    // Header fields whose folded continuation would change how the body is framed.
+    enum class Field : uint8_t { Other, ContentLength, TransferEncoding, Connection };
+
+    LineStatus takeLine(std::string_view data, size_t& pos, std::string_view& line);
+    void releaseLine();
+    Step processLine(std::string_view line);
+    Step parseStatusLine(std::string_view line);
+    Step parseHeaderLine(std::string_view line);
+    Step parseContentLength(std::string_view value);
+    void parseTransferEncoding(std::string_view value);
+    void parseConnection(std::string_view value);
+    Step endOfHeaders();
+    Step parseChunkSize(std::string_view line);
+    Step parseTrailerLine(std::string_view line);
+    Step complete();
+    Step fail(std::string_view message);
+    FeedResult result(Step step, size_t consumed) const;
 
     State m_state = State::Idle;
     bool m_bodiless = false;
     int m_status = 0;
     bool m_keepAlive = true;
+    bool m_http10 = false;
+    bool m_connectionClose = false;
+    bool m_connectionKeepAlive = false;
     bool m_chunked = false;
+    bool m_transferEncoding = false;
+    Field m_lastField = Field::Other;
     int64_t m_contentLength = -1;
     uint64_t m_remaining = 0;
     uint64_t m_headerBytes = 0;
+    uint64_t m_blockBytes = 0; // complete lines of the current header, chunk-size or trailer block
     uint64_t m_bodyBytes = 0;
     uint64_t m_bytesThisResponse = 0;
-    std::string m_line; // a header line split across feeds; bounded by kMaxHeaderBytes
+    std::string m_line; // a line split across feeds; bounded by kMaxHeaderBytes
     std::string m_server;
     std::string m_error;
 };
