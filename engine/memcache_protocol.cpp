@@ -3,6 +3,7 @@
 #include "engine/memcache_reply_parser.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <utility>
 
@@ -177,46 +178,28 @@ Uint128 rangeSize(const MemcacheSpec& spec) {
     return Uint128(spec.keyMaximum - spec.keyMinimum) + 1;
 }
 
-uint64_t stripeLength(const MemcacheSpec& spec, uint32_t connections, uint32_t connectionIndex) {
-    const Uint128 size = rangeSize(spec);
-    if (connections == 0 || connectionIndex >= connections || connectionIndex >= size)
-        return 0;
-    const Uint128 n = (size - connectionIndex - 1) / connections + 1;
-    return n > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(n);
-}
-
+// Every set of a preload takes the next key of the range from one cursor
+// shared by all connections, however the engine spreads the requests over
+// them: a preload of keyCount() requests sets every key exactly once.
 class MemcachePreloadSession final : public MemcacheSessionBase {
 public:
     MemcachePreloadSession(const MemcacheSpec& spec,
-                           std::shared_ptr<const MemcacheRequestParts> parts, uint32_t connections,
-                           uint32_t connectionIndex)
+                           std::shared_ptr<const MemcacheRequestParts> parts,
+                           std::shared_ptr<std::atomic<uint64_t>> cursor, uint64_t keyCount)
         : MemcacheSessionBase(std::move(parts))
         , m_minimum(spec.keyMinimum)
-        , m_stride(std::max<uint32_t>(connections, 1))
-        , m_length(stripeLength(spec, connections, connectionIndex))
-        , m_first(connectionIndex) {
-        // More connections than keys, or an index beyond the count the
-        // protocol was built for: repeat some key of the range rather than
-        // stray outside it.
-        if (m_length == 0) {
-            const Uint128 size = rangeSize(spec);
-            m_first = static_cast<uint64_t>(Uint128(connectionIndex) % size);
-            m_length = 1;
-        }
-    }
+        , m_keyCount(std::max<uint64_t>(keyCount, 1))
+        , m_cursor(std::move(cursor)) {}
 
     void appendRequest(std::string& out) override {
-        appendSet(out, m_minimum + m_first + m_next * m_stride);
-        if (++m_next == m_length)
-            m_next = 0;
+        const uint64_t next = m_cursor->fetch_add(1, std::memory_order_relaxed);
+        appendSet(out, m_minimum + next % m_keyCount);
     }
 
 private:
     uint64_t m_minimum;
-    uint64_t m_stride;
-    uint64_t m_length;
-    uint64_t m_first;
-    uint64_t m_next = 0;
+    uint64_t m_keyCount;
+    std::shared_ptr<std::atomic<uint64_t>> m_cursor;
 };
 
 } // namespace
@@ -311,26 +294,20 @@ std::unique_ptr<ProtocolSession> MemcacheProtocol::newSession(uint32_t connectio
     return std::make_unique<MemcacheSession>(m_spec, m_parts, connectionIndex, seed);
 }
 
-MemcachePreloadProtocol::MemcachePreloadProtocol(MemcacheSpec spec, uint32_t connections)
+MemcachePreloadProtocol::MemcachePreloadProtocol(MemcacheSpec spec)
     : m_spec(std::move(spec))
-    , m_connections(connections)
-    , m_parts(std::make_shared<const MemcacheRequestParts>(m_spec)) {}
+    , m_parts(std::make_shared<const MemcacheRequestParts>(m_spec))
+    , m_cursor(std::make_shared<std::atomic<uint64_t>>(0)) {}
 
 MemcachePreloadProtocol::~MemcachePreloadProtocol() = default;
 
-std::unique_ptr<ProtocolSession> MemcachePreloadProtocol::newSession(uint32_t connectionIndex,
-                                                                     uint64_t) const {
-    return std::make_unique<MemcachePreloadSession>(m_spec, m_parts, m_connections,
-                                                    connectionIndex);
+std::unique_ptr<ProtocolSession> MemcachePreloadProtocol::newSession(uint32_t, uint64_t) const {
+    return std::make_unique<MemcachePreloadSession>(m_spec, m_parts, m_cursor, keyCount());
 }
 
 uint64_t MemcachePreloadProtocol::keyCount() const {
     const Uint128 size = rangeSize(m_spec);
     return size > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(size);
-}
-
-uint64_t MemcachePreloadProtocol::keysForConnection(uint32_t connectionIndex) const {
-    return stripeLength(m_spec, m_connections, connectionIndex);
 }
 
 } // namespace loadscope::engine

@@ -3,6 +3,7 @@
 #include "engine/key_pattern.h"
 #include "engine/protocol.h"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -69,15 +70,15 @@ private:
     std::shared_ptr<const MemcacheRequestParts> m_parts;
 };
 
-// The unmeasured preload step: sets every key of the range exactly once over
-// `connections` connections. Connection i sets keys minimum+i, minimum+i+C, ...
-// so the engine must run keyCount() requests in total and let connection i
-// issue exactly keysForConnection(i) of them — the even split with the
-// remainder on the lowest indexes. A connection asked for more starts its
-// share again. Reports every reply as operation 0 ("set").
+// The unmeasured preload step: a run of keyCount() requests sets every key of
+// the range exactly once, whatever the number of connections and however the
+// engine spreads the requests over them (the sessions share one key cursor; a
+// request sent again after a dropped connection takes the next key, so a
+// preload against a server that drops connections may miss a few keys).
+// Further requests start the range again. Every reply is operation 0 ("set").
 class MemcachePreloadProtocol final : public Protocol {
 public:
-    MemcachePreloadProtocol(MemcacheSpec spec, uint32_t connections);
+    explicit MemcachePreloadProtocol(MemcacheSpec spec);
     ~MemcachePreloadProtocol() override;
 
     std::unique_ptr<ProtocolSession> newSession(uint32_t connectionIndex,
@@ -86,14 +87,12 @@ public:
 
     // keyMaximum - keyMinimum + 1, saturated at 2^64 - 1.
     uint64_t keyCount() const;
-    uint64_t keysForConnection(uint32_t connectionIndex) const;
-    uint32_t connections() const { return m_connections; }
     const MemcacheSpec& spec() const { return m_spec; }
 
 private:
     MemcacheSpec m_spec;
-    uint32_t m_connections;
     std::shared_ptr<const MemcacheRequestParts> m_parts;
+    std::shared_ptr<std::atomic<uint64_t>> m_cursor; // next key, shared by every session
 };
 
 } // namespace loadscope::engine

@@ -311,45 +311,38 @@ void TestMemcacheProtocol::preloadCoversRangeOnce() {
     spec.keyMaximum = maximum;
     spec.keyPrefix = "p";
     spec.valueSize = 2;
-    MemcachePreloadProtocol protocol(spec, connections);
+    MemcachePreloadProtocol protocol(spec);
     QCOMPARE(protocol.keyCount(), maximum - minimum + 1);
     QCOMPARE(protocol.operationNames(), std::vector<std::string>{"set"});
 
-    uint64_t shares = 0;
-    for (uint32_t c = 0; c < connections; ++c) {
-        const uint64_t share = protocol.keysForConnection(c);
-        // The even split, remainder on the lowest indexes.
-        const uint64_t even =
-            protocol.keyCount() / connections + (c < protocol.keyCount() % connections ? 1 : 0);
-        QCOMPARE(share, even);
-        shares += share;
-    }
-    QCOMPARE(shares, protocol.keyCount());
-
+    std::vector<std::unique_ptr<ProtocolSession>> sessions;
+    for (uint32_t c = 0; c < connections; ++c)
+        sessions.push_back(protocol.newSession(c, 1));
+    // The engine hands requests to connections unevenly: connection 0 takes
+    // every other request, the rest share the others in turn.
     std::multiset<uint64_t> keys;
-    for (uint32_t c = 0; c < connections; ++c) {
-        auto session = protocol.newSession(c, 1);
-        for (uint64_t i = 0; i < protocol.keysForConnection(c); ++i) {
-            std::string out;
-            session->appendRequest(out);
-            QVERIFY(out.starts_with("set p"));
-            QVERIFY(out.ends_with(" 0 0 2\r\nab\r\n"));
-            const uint64_t key = std::stoull(out.substr(5));
-            QCOMPARE(key, minimum + c + i * connections);
-            keys.insert(key);
-            const FeedResult r = session->feed("STORED\r\n");
-            QCOMPARE(int(r.status), int(Status::Complete));
-            QCOMPARE(r.info.operation, uint8_t(0));
-        }
+    for (uint64_t i = 0; i < protocol.keyCount(); ++i) {
+        const size_t index = i % 2 == 0 || connections == 1 ? 0 : 1 + (i / 2) % (connections - 1);
+        ProtocolSession& session = *sessions[index];
+        std::string out;
+        session.appendRequest(out);
+        QVERIFY(out.starts_with("set p"));
+        QVERIFY(out.ends_with(" 0 0 2\r\nab\r\n"));
+        const uint64_t key = std::stoull(out.substr(5));
+        QVERIFY(key >= minimum && key <= maximum);
+        keys.insert(key);
+        const FeedResult r = session.feed("STORED\r\n");
+        QCOMPARE(int(r.status), int(Status::Complete));
+        QCOMPARE(r.info.operation, uint8_t(0));
     }
     QCOMPARE(uint64_t(keys.size()), maximum - minimum + 1);
     QCOMPARE(uint64_t(std::set<uint64_t>(keys.begin(), keys.end()).size()), uint64_t(keys.size()));
     QCOMPARE(*keys.begin(), minimum);
     QCOMPARE(*keys.rbegin(), maximum);
 
-    // A connection asked for more than its share starts it again, inside the range.
+    // Requests beyond the range start it again, inside the range.
     auto session = protocol.newSession(connections - 1, 1);
-    for (uint64_t i = 0; i < protocol.keysForConnection(connections - 1) * 2 + 3; ++i) {
+    for (uint64_t i = 0; i < protocol.keyCount() + 3; ++i) {
         std::string out;
         session->appendRequest(out);
         const uint64_t key = std::stoull(out.substr(5));
