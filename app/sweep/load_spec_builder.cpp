@@ -319,17 +319,17 @@ memcachePreloadSpec(const Target& target, const engine::LoadSpec& measured, QStr
     if (!spec)
         return std::nullopt;
     // A few connections per thread keep every worker busy without making the
-    // preload itself a concurrency test.
-    // Never more connections than keys: each needs a share to set.
+    // preload itself a concurrency test; the protocol covers the range once
+    // however the engine spreads the requests over them.
+    const uint32_t threads = std::max(measured.threads, 1u);
     const uint64_t span = spec->keyMaximum - spec->keyMinimum; // keys - 1, never overflows
-    uint64_t connections = std::max<uint64_t>(uint64_t(measured.threads) * 4, 1);
+    uint64_t connections = uint64_t(threads) * 4;
     if (span < connections - 1)
         connections = span + 1;
-    auto protocol =
-        std::make_shared<const engine::MemcachePreloadProtocol>(*spec, uint32_t(connections));
+    auto protocol = std::make_shared<const engine::MemcachePreloadProtocol>(*spec);
     engine::LoadSpec preload;
     preload.target = measured.target;
-    preload.threads = measured.threads;
+    preload.threads = threads;
     preload.cpus = measured.cpus;
     preload.concurrency = uint32_t(connections);
     preload.pipeline = measured.pipeline;

@@ -12,10 +12,12 @@ QString readCpuModel() {
     QFile file(QStringLiteral("/proc/cpuinfo"));
     if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
         return {};
+    // /proc files report size 0, which makes atEnd() true at once; readAll()
+    // reads on to the real end.
+    const QList<QByteArray> lines = file.readAll().split('\n');
     QString fallback;
-    // /proc files report size 0, so read line by line rather than by size.
-    for (int lines = 0; lines < 10000 && !file.atEnd(); ++lines) {
-        const QString line = QString::fromUtf8(file.readLine());
+    for (const QByteArray& raw : lines) {
+        const QString line = QString::fromUtf8(raw);
         const qsizetype colon = line.indexOf(QLatin1Char(':'));
         if (colon < 0)
             continue;
