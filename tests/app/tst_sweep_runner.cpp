@@ -1,0 +1,595 @@
+// SweepRunner against the embedded HTTP server and userland proxy: order,
+// storage, cancel, resume, responsiveness, failures; and the pre-flight probe.
+#include "app/servers/echo_server.h"
+#include "app/session/session_document.h"
+#include "app/session/session_file.h"
+#include "app/sweep/load_spec_builder.h"
+#include "app/sweep/sweep_runner.h"
+#include "engine/http_protocol.h"
+#include "local_peers.h"
+#include "sweep_test_session.h"
+
+#include <QCoroTask>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+using namespace loadscope;
+using app::SweepOutcome;
+using app::SweepPoint;
+
+namespace {
+
+// Runs the sweep to its end on this thread's event loop, bounded.
+SweepOutcome runToEnd(app::SweepRunner& runner, int timeoutMs = 120'000) {
+    QSignalSpy finished(&runner, &app::SweepRunner::sweepFinished);
+    auto task = runner.run();
+    if (finished.isEmpty() && !finished.wait(timeoutMs)) {
+        runner.cancel();
+        finished.wait(5000);
+    }
+    if (finished.isEmpty()) {
+        SweepOutcome timedOut;
+        timedOut.status = SweepOutcome::Status::Failed;
+        timedOut.error = QStringLiteral("test: the sweep did not end in time");
+        return timedOut;
+    }
+    return finished.first().first().value<SweepOutcome>();
+}
+
+std::vector<SweepPoint> startedPoints(const QSignalSpy& spy) {
+    std::vector<SweepPoint> points;
+    for (const QList<QVariant>& arguments : spy)
+        points.push_back(arguments.at(0).value<SweepPoint>());
+    return points;
+}
+
+app::PointResult fakeResult(const SweepPoint& point, bool cancelled = false) {
+    app::PointResult result;
+    result.targetId = point.targetId;
+    result.concurrency = point.concurrency;
+    result.repetition = point.repetition;
+    result.source.tool = QStringLiteral("earlier run");
+    result.complete = 1234;
+    result.durationSeconds = 1;
+    result.cancelled = cancelled;
+    return result;
+}
+
+} // namespace
+
+class TestSweepRunner : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+
+    void sweepRunsEveryPointInterleaved();
+    void progressIsBatchedAndEventLoopStaysResponsive();
+    void cancelMidSweepKeepsFinishedPointsAndFile();
+    void cancelDuringPauseEndsAtOnce();
+    void resumeRunsOnlyMissingPoints();
+    void configurationErrorFailsBeforeAnyPoint_data();
+    void configurationErrorFailsBeforeAnyPoint();
+    void refusedTargetFailsItsProbe();
+    void refusedTargetWithoutProbeFailsItsPoint();
+    void tcpRrTargetAgainstEchoServer();
+    void memcacheTargetWithPreload();
+
+    void probe_data();
+    void probe();
+    void loadSpecFromTargets();
+
+private:
+    std::unique_ptr<test::HttpPair> m_servers;
+};
+
+void TestSweepRunner::initTestCase() {
+    m_servers = std::make_unique<test::HttpPair>();
+    QVERIFY2(m_servers->isRunning(), qPrintable(m_servers->error()));
+}
+
+void TestSweepRunner::cleanupTestCase() {
+    m_servers.reset();
+}
+
+void TestSweepRunner::sweepRunsEveryPointInterleaved() {
+    app::SessionDocument document;
+    document.reset(test::directVsProxy(*m_servers));
+    const app::Session& session = document.session();
+    const QUuid direct = session.targets[0].id;
+    const QUuid proxy = session.targets[1].id;
+    app::SweepRunner runner(&document);
+    QSignalSpy started(&runner, &app::SweepRunner::pointStarted);
+    QSignalSpy finished(&runner, &app::SweepRunner::pointFinished);
+    QSignalSpy probed(&runner, &app::SweepRunner::probeFinished);
+
+    const SweepOutcome outcome = runToEnd(runner);
+    QVERIFY2(outcome.status == SweepOutcome::Status::Completed, qPrintable(outcome.error));
+    QCOMPARE(outcome.pointCount, 8);
+    QCOMPARE(outcome.pointsRun, 8);
+    QCOMPARE(outcome.pointsSkipped, 0);
+
+    // At each level, repetition by repetition, every target once.
+    struct Expected {
+        QUuid target;
+        int concurrency;
+        int repetition;
+    };
+    const std::vector<Expected> order{{direct, 1, 0}, {proxy, 1, 0}, {direct, 1, 1}, {proxy, 1, 1},
+                                      {direct, 4, 0}, {proxy, 4, 0}, {direct, 4, 1}, {proxy, 4, 1}};
+    const std::vector<SweepPoint> points = startedPoints(started);
+    QCOMPARE(points.size(), order.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+        QCOMPARE(points[i].index, int(i));
+        QCOMPARE(points[i].targetId, order[i].target);
+        QCOMPARE(points[i].concurrency, order[i].concurrency);
+        QCOMPARE(points[i].repetition, order[i].repetition);
+        QCOMPARE(started.at(int(i)).at(1).toInt(), 8);
+    }
+    QCOMPARE(finished.size(), 8);
+
+    QCOMPARE(session.results.size(), size_t(8));
+    for (const Expected& e : order) {
+        const app::PointResult* result = session.findResult(e.target, e.concurrency, e.repetition);
+        QVERIFY(result);
+        QCOMPARE(result->complete, uint64_t(300));
+        QCOMPARE(result->failed, uint64_t(0));
+        QVERIFY(!result->cancelled);
+        QCOMPARE(result->documentLength, int64_t(4897));
+        QVERIFY(!result->totalHistogram.isEmpty());
+        QVERIFY(result->environment.startedAt.isValid());
+        QVERIFY(!result->environment.hostName.isEmpty());
+        QVERIFY(result->environment.kernel.startsWith(QStringLiteral("linux")));
+        QVERIFY(result->environment.cores > 0);
+        QCOMPARE(result->environment.loadscopeVersion, QStringLiteral(LOADSCOPE_VERSION));
+        QVERIFY(result->environment.threadPlacement.startsWith(QStringLiteral("ran on CPU")));
+        if (QFile::exists(QStringLiteral("/proc/cpuinfo")))
+            QVERIFY(!result->environment.cpuModel.isEmpty());
+    }
+    // Both targets were probed, in order, through their own paths.
+    QCOMPARE(probed.size(), 2);
+    QCOMPARE(probed.at(0).at(0).value<QUuid>(), direct);
+    QCOMPARE(probed.at(1).at(0).value<QUuid>(), proxy);
+    for (const QList<QVariant>& arguments : probed) {
+        const auto result = arguments.at(1).value<app::ProbeResult>();
+        QVERIFY2(result.ok, qPrintable(result.error));
+        QCOMPARE(result.statusCode, 200);
+        QCOMPARE(result.documentLength, qint64(4897));
+        QCOMPARE(result.serverSoftware, QStringLiteral("loadscope"));
+    }
+    QVERIFY(!runner.isRunning());
+}
+
+void TestSweepRunner::progressIsBatchedAndEventLoopStaysResponsive() {
+    app::Session session = test::directVsProxy(*m_servers);
+    session.targets.pop_back();
+    session.plan.concurrencyLevels = {2};
+    session.plan.repetitions = 1;
+    session.plan.limit = app::PointLimit::Duration;
+    session.plan.durationSeconds = 1.0;
+    app::SessionDocument document;
+    document.reset(session);
+    app::SweepRunner runner(&document);
+    runner.setProbeEnabled(false);
+    QSignalSpy progress(&runner, &app::SweepRunner::progressAvailable);
+
+    // A timer on the same thread: if the runner blocked, the gaps would show it.
+    QTimer ticker;
+    QElapsedTimer sinceTick;
+    qint64 longestGapMs = 0;
+    int ticks = 0;
+    connect(&ticker, &QTimer::timeout, this, [&] {
+        if (ticks++ > 0)
+            longestGapMs = std::max(longestGapMs, sinceTick.elapsed());
+        sinceTick.start();
+    });
+    ticker.start(10);
+    const SweepOutcome outcome = runToEnd(runner);
+    ticker.stop();
+    QVERIFY2(outcome.status == SweepOutcome::Status::Completed, qPrintable(outcome.error));
+
+    QVERIFY2(ticks >= 30, qPrintable(QString::number(ticks)));
+    QVERIFY2(longestGapMs < 500, qPrintable(QString::number(longestGapMs)));
+    // About ten snapshots a second, not one per request.
+    const app::PointResult& result = document.session().results.front();
+    QVERIFY(result.complete > 100);
+    QVERIFY2(progress.size() >= 5 && progress.size() <= 25,
+             qPrintable(QString::number(progress.size())));
+    const auto last = progress.last().at(1).value<std::shared_ptr<const engine::Progress>>();
+    QVERIFY(last);
+    QVERIFY(last->complete > 0);
+}
+
+void TestSweepRunner::cancelMidSweepKeepsFinishedPointsAndFile() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("cancel.loadscope"));
+    app::Session session = test::directVsProxy(*m_servers);
+    session.plan.limit = app::PointLimit::Duration;
+    session.plan.durationSeconds = 0.4;
+    app::SessionDocument document;
+    document.reset(session);
+    QString error;
+    QVERIFY2(document.saveAs(path, &error), qPrintable(error));
+
+    app::SweepRunner runner(&document);
+    runner.setProbeEnabled(false);
+    QElapsedTimer sinceCancel;
+    connect(&runner, &app::SweepRunner::pointStarted, this, [&](const SweepPoint& point) {
+        if (point.index == 3)
+            QTimer::singleShot(150, &runner, [&] {
+                sinceCancel.start();
+                runner.cancel();
+            });
+    });
+    QSignalSpy finishedPoints(&runner, &app::SweepRunner::pointFinished);
+    const SweepOutcome outcome = runToEnd(runner);
+    const qint64 cancelMs = sinceCancel.elapsed();
+
+    QVERIFY2(outcome.status == SweepOutcome::Status::Cancelled, qPrintable(outcome.error));
+    QVERIFY2(cancelMs < 1000, qPrintable(QString::number(cancelMs)));
+    QCOMPARE(outcome.pointsRun, 3);
+    QCOMPARE(finishedPoints.size(), 3);
+    QCOMPARE(document.session().results.size(), size_t(3));
+    QCOMPARE(app::missingPoints(document.session()).size(), size_t(5));
+    for (const app::PointResult& result : document.session().results)
+        QVERIFY(!result.cancelled);
+
+    // The file on disk is whole and holds exactly the finished points.
+    const auto saved = app::loadSessionFile(path, &error);
+    QVERIFY2(saved, qPrintable(error));
+    QCOMPARE(saved->results, document.session().results);
+    QVERIFY(!runner.isRunning());
+}
+
+void TestSweepRunner::cancelDuringPauseEndsAtOnce() {
+    app::Session session = test::directVsProxy(*m_servers);
+    session.plan.pauseSeconds = 30;
+    app::SessionDocument document;
+    document.reset(session);
+    app::SweepRunner runner(&document);
+    runner.setProbeEnabled(false);
+    QElapsedTimer sinceCancel;
+    connect(&runner, &app::SweepRunner::pointFinished, this, [&] {
+        QTimer::singleShot(50, &runner, [&] {
+            sinceCancel.start();
+            runner.cancel();
+        });
+    });
+    const SweepOutcome outcome = runToEnd(runner, 20'000);
+    QVERIFY2(outcome.status == SweepOutcome::Status::Cancelled, qPrintable(outcome.error));
+    QVERIFY2(sinceCancel.elapsed() < 1000, qPrintable(QString::number(sinceCancel.elapsed())));
+    QCOMPARE(document.session().results.size(), size_t(1));
+}
+
+void TestSweepRunner::resumeRunsOnlyMissingPoints() {
+    app::Session session = test::directVsProxy(*m_servers);
+    const std::vector<SweepPoint> all = app::sweepPoints(session);
+    QCOMPARE(all.size(), size_t(8));
+    // Three points done by an earlier run, and one it cancelled (not done).
+    for (int i = 0; i < 3; ++i)
+        session.putResult(fakeResult(all[size_t(i)]));
+    session.putResult(fakeResult(all[4], true));
+    app::SessionDocument document;
+    document.reset(session);
+
+    app::SweepRunner runner(&document);
+    runner.setProbeEnabled(false);
+    QSignalSpy started(&runner, &app::SweepRunner::pointStarted);
+    const SweepOutcome outcome = runToEnd(runner);
+    QVERIFY2(outcome.status == SweepOutcome::Status::Completed, qPrintable(outcome.error));
+    QCOMPARE(outcome.pointsSkipped, 3);
+    QCOMPARE(outcome.pointsRun, 5);
+
+    std::vector<int> indexes;
+    for (const SweepPoint& point : startedPoints(started))
+        indexes.push_back(point.index);
+    QCOMPARE(indexes, (std::vector<int>{3, 4, 5, 6, 7}));
+    const app::Session& resumed = document.session();
+    QCOMPARE(resumed.results.size(), size_t(8));
+    QVERIFY(app::missingPoints(resumed).empty());
+    for (int i = 0; i < 3; ++i) {
+        const SweepPoint& point = all[size_t(i)];
+        const auto* kept = resumed.findResult(point.targetId, point.concurrency, point.repetition);
+        QVERIFY(kept);
+        QCOMPARE(*kept, fakeResult(point)); // untouched, not measured again
+    }
+    const auto* redone = resumed.findResult(all[4].targetId, all[4].concurrency, all[4].repetition);
+    QVERIFY(redone && !redone->cancelled);
+    QCOMPARE(redone->complete, uint64_t(300));
+
+    // Nothing left: a further run starts no point at all.
+    started.clear();
+    const SweepOutcome again = runToEnd(runner);
+    QVERIFY(again.status == SweepOutcome::Status::Completed);
+    QCOMPARE(again.pointsSkipped, 8);
+    QCOMPARE(started.size(), 0);
+}
+
+void TestSweepRunner::configurationErrorFailsBeforeAnyPoint_data() {
+    QTest::addColumn<QString>("url");
+    QTest::addColumn<QString>("bodyFile");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("https") << QStringLiteral("https://127.0.0.1/") << QString()
+                           << QStringLiteral("https");
+    QTest::newRow("not a URL") << QStringLiteral("127.0.0.1 slash") << QString()
+                               << QStringLiteral("127.0.0.1");
+    QTest::newRow("missing body file") << QString() << QStringLiteral("/nonexistent/body.json")
+                                       << QStringLiteral("cannot read body file");
+}
+
+void TestSweepRunner::configurationErrorFailsBeforeAnyPoint() {
+    QFETCH(QString, url);
+    QFETCH(QString, bodyFile);
+    QFETCH(QString, expected);
+    app::Session session = test::directVsProxy(*m_servers);
+    app::Target& broken = session.targets[1];
+    if (!url.isEmpty())
+        broken.http.url = url;
+    broken.address.clear();
+    broken.http.bodyFile = bodyFile;
+    broken.http.method = bodyFile.isEmpty() ? QStringLiteral("GET") : QStringLiteral("POST");
+    app::SessionDocument document;
+    document.reset(session);
+    app::SweepRunner runner(&document);
+    QSignalSpy started(&runner, &app::SweepRunner::pointStarted);
+    QSignalSpy failed(&runner, &app::SweepRunner::sweepFailed);
+
+    const SweepOutcome outcome = runToEnd(runner);
+    QVERIFY(outcome.status == SweepOutcome::Status::Failed);
+    QVERIFY(!outcome.unreachable);
+    QVERIFY2(outcome.error.startsWith(QStringLiteral("target 'proxy': ")),
+             qPrintable(outcome.error));
+    QVERIFY2(outcome.error.contains(expected), qPrintable(outcome.error));
+    QVERIFY(!outcome.error.contains(QLatin1Char('\n')));
+    QCOMPARE(failed.size(), 1);
+    QCOMPARE(failed.first().first().toString(), outcome.error);
+    QCOMPARE(started.size(), 0);
+    QVERIFY(document.session().results.empty());
+}
+
+void TestSweepRunner::refusedTargetFailsItsProbe() {
+    app::Session session = test::directVsProxy(*m_servers);
+    session.targets[1].address = QStringLiteral("127.0.0.1:%1").arg(test::refusedPort());
+    app::SessionDocument document;
+    document.reset(session);
+    app::SweepRunner runner(&document);
+    QSignalSpy started(&runner, &app::SweepRunner::pointStarted);
+    const SweepOutcome outcome = runToEnd(runner, 20'000);
+    QVERIFY(outcome.status == SweepOutcome::Status::Failed);
+    QVERIFY(outcome.unreachable);
+    QVERIFY2(outcome.error.startsWith(QStringLiteral("target 'proxy'")), qPrintable(outcome.error));
+    QVERIFY2(outcome.error.contains(QStringLiteral("refused")), qPrintable(outcome.error));
+    QCOMPARE(started.size(), 0);
+}
+
+void TestSweepRunner::refusedTargetWithoutProbeFailsItsPoint() {
+    app::Session session = test::directVsProxy(*m_servers);
+    session.targets[1].address = QStringLiteral("127.0.0.1:%1").arg(test::refusedPort());
+    app::SessionDocument document;
+    document.reset(session);
+    app::SweepRunner runner(&document);
+    runner.setProbeEnabled(false);
+    QSignalSpy pointFailed(&runner, &app::SweepRunner::pointFailed);
+    const SweepOutcome outcome = runToEnd(runner, 60'000);
+    QVERIFY(outcome.status == SweepOutcome::Status::Failed);
+    QVERIFY(outcome.unreachable);
+    QCOMPARE(outcome.pointsRun, 1); // direct's first point, before proxy's
+    QCOMPARE(outcome.pointsFailed, 1);
+    QCOMPARE(pointFailed.size(), 1);
+    QCOMPARE(pointFailed.first().at(0).value<SweepPoint>().index, 1);
+    QVERIFY2(outcome.error.startsWith(QStringLiteral("target 'proxy' at concurrency 1: ")),
+             qPrintable(outcome.error));
+    QCOMPARE(document.session().results.size(), size_t(1));
+}
+
+void TestSweepRunner::tcpRrTargetAgainstEchoServer() {
+    app::EchoServerConfig config;
+    config.requestSize = 16;
+    config.responseSize = 64;
+    app::EchoServer echo(config);
+    std::string startError;
+    QVERIFY2(echo.start(&startError), startError.c_str());
+
+    app::Session session;
+    app::Target target = app::makeTarget(QStringLiteral("echo"), app::DeploymentMode::Host, 0);
+    target.protocol = app::TargetProtocol::TcpRr;
+    target.address = QStringLiteral("127.0.0.1:%1").arg(echo.port());
+    target.tcpRr.requestSize = 16;
+    target.tcpRr.responseSize = 64;
+    session.targets.push_back(target);
+    session.plan.concurrencyLevels = {2};
+    session.plan.limit = app::PointLimit::Requests;
+    session.plan.requestsPerPoint = 500;
+    session.plan.threads = 1;
+    session.plan.repetitions = 1;
+    app::SessionDocument document;
+    document.reset(session);
+    app::SweepRunner runner(&document);
+    const SweepOutcome outcome = runToEnd(runner);
+    echo.stop();
+    QVERIFY2(outcome.status == SweepOutcome::Status::Completed, qPrintable(outcome.error));
+    const app::PointResult& result = document.session().results.front();
+    QCOMPARE(result.complete, uint64_t(500));
+    QCOMPARE(result.failed, uint64_t(0));
+    QCOMPARE(result.bytesSent, uint64_t(500 * 16));
+    QCOMPARE(result.bytesTotal, uint64_t(500 * 64));
+}
+
+void TestSweepRunner::memcacheTargetWithPreload() {
+    testing::MemcachedPeer memcached;
+    if (!memcached.isRunning())
+        QSKIP(qPrintable(QStringLiteral("no memcached: ") + memcached.error()));
+    app::Session session;
+    app::Target target = app::makeTarget(QStringLiteral("memcached"), app::DeploymentMode::Host, 0);
+    target.protocol = app::TargetProtocol::Memcache;
+    target.address = QStringLiteral("127.0.0.1:%1").arg(memcached.port());
+    target.memcache.keyMinimum = 1;
+    target.memcache.keyMaximum = 2000;
+    target.memcache.preload = true;
+    target.memcache.setRatio = 0;
+    target.memcache.getRatio = 1;
+    session.targets.push_back(target);
+    session.plan.concurrencyLevels = {1, 2};
+    session.plan.limit = app::PointLimit::Requests;
+    session.plan.requestsPerPoint = 400;
+    session.plan.threads = 1;
+    session.plan.repetitions = 1;
+    app::SessionDocument document;
+    document.reset(session);
+    app::SweepRunner runner(&document);
+    QSignalSpy probed(&runner, &app::SweepRunner::probeFinished);
+    const SweepOutcome outcome = runToEnd(runner);
+    QVERIFY2(outcome.status == SweepOutcome::Status::Completed, qPrintable(outcome.error));
+    QVERIFY(probed.first().at(1).value<app::ProbeResult>().serverSoftware.startsWith(
+        QStringLiteral("memcached ")));
+
+    // Preloaded once (2000 sets, not twice that) and every key of the range
+    // exactly once, so every get of the measured points hits.
+    const auto stats = memcached.stats();
+    QCOMPARE(stats.value(QStringLiteral("cmd_set")), qint64(2000));
+    QCOMPARE(stats.value(QStringLiteral("curr_items")), qint64(2000));
+    QCOMPARE(document.session().results.size(), size_t(2));
+    for (const app::PointResult& result : document.session().results) {
+        QCOMPARE(result.complete, uint64_t(400));
+        QCOMPARE(result.hits, uint64_t(400));
+        QCOMPARE(result.misses, uint64_t(0));
+    }
+}
+
+void TestSweepRunner::probe_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<bool>("ok");
+    QTest::addColumn<QString>("expected"); // in the summary
+    QTest::newRow("http") << QStringLiteral("http") << true << QStringLiteral("HTTP 200");
+    QTest::newRow("http through proxy")
+        << QStringLiteral("http-proxy") << true << QStringLiteral("4897 bytes");
+    QTest::newRow("http 404 is not a target")
+        << QStringLiteral("http-404") << false << QStringLiteral("HTTP 404");
+    QTest::newRow("http refused") << QStringLiteral("http-refused") << false
+                                  << QStringLiteral("connection refused by 127.0.0.1:");
+    QTest::newRow("tcp connect") << QStringLiteral("tcp") << true << QStringLiteral("connected");
+    QTest::newRow("tcp refused") << QStringLiteral("tcp-refused") << false
+                                 << QStringLiteral("connection refused by 127.0.0.1:");
+    QTest::newRow("memcache against http")
+        << QStringLiteral("memcache-http") << false << QStringLiteral("not a memcached server");
+}
+
+void TestSweepRunner::probe() {
+    QFETCH(QString, kind);
+    QFETCH(bool, ok);
+    QFETCH(QString, expected);
+    const QString refused = QStringLiteral("127.0.0.1:%1").arg(test::refusedPort());
+    app::Target target =
+        test::httpTarget(QStringLiteral("t"), app::DeploymentMode::Host, 0, m_servers->url());
+    if (kind == u"http-proxy")
+        target.address = m_servers->proxyAddress();
+    if (kind == u"http-404")
+        target.http.url = m_servers->url(); // the embedded server answers everything...
+    if (kind == u"http-refused")
+        target.address = refused;
+    if (kind.startsWith(u"tcp")) {
+        target.protocol = app::TargetProtocol::TcpRr;
+        target.address = kind == u"tcp" ? m_servers->proxyAddress() : refused;
+    }
+    if (kind == u"memcache-http") {
+        target.protocol = app::TargetProtocol::Memcache;
+        target.address = QStringLiteral("127.0.0.1:%1").arg(m_servers->httpPort());
+    }
+    std::optional<testing::NginxPeer> nginx;
+    if (kind == u"http-404") {
+        // ...so a 404 comes from nginx, which serves only "/".
+        nginx.emplace();
+        if (!nginx->isRunning())
+            QSKIP(qPrintable(QStringLiteral("no nginx: ") + nginx->error()));
+        target.http.url = nginx->url() + QStringLiteral("no-such-page");
+    }
+
+    QElapsedTimer clock;
+    clock.start();
+    const app::ProbeResult result = QCoro::waitFor(app::probeTarget(target));
+    QCOMPARE(result.ok, ok);
+    QVERIFY2(result.summary().contains(expected), qPrintable(result.summary()));
+    QVERIFY(clock.elapsed() < 5000);
+    if (kind == u"http") {
+        QCOMPARE(result.serverSoftware, QStringLiteral("loadscope"));
+        QCOMPARE(result.documentLength, qint64(4897));
+    }
+}
+
+void TestSweepRunner::loadSpecFromTargets() {
+    app::SweepPlan plan;
+    plan.limit = app::PointLimit::Requests;
+    plan.requestsPerPoint = 1000;
+    plan.threads = 3;
+    plan.warmupSeconds = 0.5;
+    plan.cpus = {0};
+    // The URL gives Host and path; the address is where the connections go.
+    app::Target http = test::httpTarget(QStringLiteral("t"), app::DeploymentMode::ContainerNat, 0,
+                                        QStringLiteral("http://example.test:8080/a?b=1"),
+                                        QStringLiteral("127.0.0.1:9000"));
+    http.http.headers = {{QStringLiteral("X-Trace"), QStringLiteral("1")}};
+    http.http.keepAlive = false;
+    http.http.method = QStringLiteral("head");
+    QString error;
+    auto draft = app::draftLoadSpec(http, 10, plan, &error);
+    QVERIFY2(draft, qPrintable(error));
+    QCOMPARE(draft->endpoint.host, QStringLiteral("127.0.0.1"));
+    QCOMPARE(draft->endpoint.port, quint16(9000));
+    const engine::LoadSpec& spec = draft->spec;
+    QCOMPARE(spec.concurrency, 10u);
+    QCOMPARE(spec.threads, 3u);
+    QCOMPARE(spec.requests, uint64_t(1000));
+    QCOMPARE(spec.duration.count(), 0);
+    QCOMPARE(spec.warmup, std::chrono::milliseconds(500));
+    QCOMPARE(spec.cpus, std::vector<int>{0});
+    const auto* protocol = dynamic_cast<const engine::HttpProtocol*>(spec.protocol.get());
+    QVERIFY(protocol);
+    const QByteArray request = QByteArray::fromStdString(protocol->requestBytes());
+    QVERIFY2(request.startsWith("HEAD /a?b=1 HTTP/1.1\r\n"), request.constData());
+    QVERIFY(request.contains("Host: example.test:8080\r\n"));
+    QVERIFY(request.contains("X-Trace: 1\r\n"));
+    QVERIFY(request.contains("Connection: close\r\n"));
+    QVERIFY(!protocol->keepAlive());
+
+    // Names resolve without blocking; numeric hosts need no lookup at all.
+    const auto local = QCoro::waitFor(app::resolveEndpoint({QStringLiteral("localhost"), 80}));
+    QVERIFY2(local.address, qPrintable(local.error));
+    QCOMPARE(local.address->toString(), std::string("127.0.0.1:80"));
+
+    plan.threads = 2;
+    app::Target stream = app::makeTarget(QStringLiteral("s"), app::DeploymentMode::Host, 0);
+    stream.protocol = app::TargetProtocol::TcpStream;
+    stream.address = QStringLiteral("127.0.0.1:9");
+    QVERIFY(!app::draftLoadSpec(stream, 1, plan, &error));
+    QVERIFY2(error.contains(QStringLiteral("duration")), qPrintable(error));
+    QVERIFY(!app::draftLoadSpec(http, 2000, plan, &error)); // fewer requests than connections
+    QVERIFY2(error.contains(QStringLiteral("fewer than concurrency 2000")), qPrintable(error));
+
+    app::Target memcache = app::makeTarget(QStringLiteral("m"), app::DeploymentMode::Host, 0);
+    memcache.protocol = app::TargetProtocol::Memcache;
+    memcache.address = QStringLiteral("127.0.0.1:11211");
+    memcache.memcache.keyPattern = QStringLiteral("R:Q");
+    QVERIFY(!app::draftLoadSpec(memcache, 1, plan, &error));
+    QVERIFY2(error.contains(QStringLiteral("R:Q")), qPrintable(error));
+    memcache.memcache.keyPattern = QStringLiteral("S:G");
+    memcache.memcache.keyMinimum = 1;
+    memcache.memcache.keyMaximum = 100;
+    memcache.memcache.preload = true;
+    draft = app::draftLoadSpec(memcache, 4, plan, &error);
+    QVERIFY2(draft, qPrintable(error));
+    const auto preload = app::memcachePreloadSpec(memcache, draft->spec, &error);
+    QVERIFY2(preload, qPrintable(error));
+    QCOMPARE(preload->requests, uint64_t(100)); // every key once
+    QCOMPARE(preload->concurrency, 8u);         // four connections per thread
+    QCOMPARE(preload->threads, 2u);
+    QVERIFY(!app::memcachePreloadSpec(http, draft->spec, &error));
+}
+
+QTEST_GUILESS_MAIN(TestSweepRunner)
+#include "tst_sweep_runner.moc"
