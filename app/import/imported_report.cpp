@@ -1,0 +1,39 @@
+#include "app/import/imported_report.h"
+
+namespace loadscope::app {
+
+QString ImportedReport::protocolId() const {
+    if (tool == QLatin1StringView("memtier_benchmark"))
+        return QStringLiteral("memcache");
+    if (tool == QLatin1StringView("netperf"))
+        return test == QLatin1StringView("TCP_STREAM") ? QStringLiteral("tcp-stream")
+                                                       : QStringLiteral("tcp-rr");
+    return QStringLiteral("http");
+}
+
+QString ImportedReport::description() const {
+    QString text = tool;
+    if (!test.isEmpty())
+        text += QLatin1Char(' ') + test;
+    if (!version.isEmpty())
+        text += QLatin1Char(' ') + version;
+    QStringList parts;
+    parts << (concurrency ? QStringLiteral("concurrency %1").arg(*concurrency)
+                          : QStringLiteral("concurrency unknown"));
+    if (requests)
+        parts << QStringLiteral("%1 requests").arg(*requests);
+    else if (result.complete > 0)
+        parts << QStringLiteral("%1 complete").arg(result.complete);
+    const QString unit = tool == QLatin1StringView("memtier_benchmark") ? QStringLiteral("ops/s")
+                         : tool == QLatin1StringView("netperf")         ? QStringLiteral("trans/s")
+                                                                : QStringLiteral("requests/s");
+    if (result.reportedRequestsPerSecond)
+        parts << QString::number(*result.reportedRequestsPerSecond, 'f', 2) + QLatin1Char(' ') +
+                     unit;
+    if (result.reportedThroughputMbitps)
+        parts << QString::number(*result.reportedThroughputMbitps, 'f', 2) +
+                     QStringLiteral(" Mbit/s");
+    return text + QStringLiteral(": ") + parts.join(QStringLiteral(", "));
+}
+
+} // namespace loadscope::app

@@ -1,0 +1,48 @@
+#pragma once
+
+#include "app/session/point_result.h"
+
+#include <QList>
+#include <QString>
+#include <cstdint>
+#include <optional>
+
+namespace loadscope::app {
+
+// One report recognised in a saved tool output: what the tool and the command
+// said about the run, and the result holding exactly the numbers printed.
+// `result.source` is filled (Imported, tool, version, file, fingerprint);
+// target, repetition and environment are left for the session import to set.
+struct ImportedReport {
+    QString tool;        // "ab", "wrk", "wrk2", "memtier_benchmark", "netperf"
+    QString version;     // as printed ("2.3", "2.0.40-dev"); empty when the output does not say
+    QString test;        // netperf test: "TCP_RR", "TCP_CRR", "TCP_STREAM"
+    QString commandLine; // the command as typed above the output, when it was kept
+    QString url;         // http: the URL measured; others: "host:port" when known
+    std::optional<int> concurrency;   // connections (memtier: threads x clients)
+    std::optional<uint64_t> requests; // requested total (ab -n, memtier -n x clients x threads)
+    std::optional<bool> keepAlive;
+    std::optional<int> threads;
+    // wrk2 -U: latency measured without correcting for coordinated omission,
+    // kept beside the corrected figure in `result.total`.
+    std::optional<LatencySummary> uncorrectedLatency;
+    int firstLine = 0; // 1-based lines of the report in its file
+    int lastLine = 0;
+    PointResult result;
+
+    // The target protocol this output measures: "http", "memcache", "tcp-rr", "tcp-stream".
+    QString protocolId() const;
+    // What the import recognised, for one line of a listing:
+    // "ab 2.3: concurrency 10, 2000 requests, 71093.42 requests/s".
+    QString description() const;
+};
+
+// Everything recognised in one file, or the one line saying why none of it is.
+struct ImportResult {
+    QList<ImportedReport> reports;
+    QString error; // "results.txt:42: ab report cut off after 'Complete requests'"
+
+    bool ok() const { return error.isEmpty(); }
+};
+
+} // namespace loadscope::app

@@ -1,0 +1,465 @@
+#include "app/import/memtier_report_parser.h"
+
+#include "app/import/decimal_number.h"
+#include "app/import/report_lines.h"
+
+#include <QCryptographicHash>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <cmath>
+
+namespace loadscope::app {
+
+namespace {
+
+const QString kTool = QStringLiteral("memtier_benchmark");
+
+QRegularExpression pattern(const char* text) {
+    return QRegularExpression(QString::fromLatin1(text));
+}
+
+const QRegularExpression kTitle =
+    pattern("^(ALL STATS|AGGREGATED AVERAGE RESULTS \\(\\d+ runs\\))$");
+const QRegularExpression kRunTitle = pattern("^(BEST|WORST) RUN RESULTS$");
+const QRegularExpression kDoubleRule = pattern("^=+$");
+const QRegularExpression kRule = pattern("^-+$");
+const QRegularExpression kColumn = pattern(
+    "(Ops/sec|Hits/sec|Misses/sec|MOVED/sec|ASK/sec|Avg\\. Latency|p\\d+(?:\\.\\d+)? Latency|"
+    "Latency|KB/sec)");
+const QRegularExpression kSetting =
+    pattern("^(\\d+) +(Threads|Connections per thread|Seconds|Requests per client)$");
+const QRegularExpression kVersion = pattern("^memtier_benchmark (\\d+\\.\\d+\\S*)");
+
+// What the run was asked to do, from the lines memtier prints above its
+// tables or, failing those, from the command typed.
+struct RunSettings {
+    std::optional<int> threads;
+    std::optional<int> clients;
+    std::optional<uint64_t> requestsPerClient;
+    QString server;
+    QString port;
+    QString commandLine;
+};
+
+void readCommand(const ReportLines::Command& command, RunSettings& settings) {
+    settings.commandLine = command.text;
+    // Defaults of memtier_benchmark for what the command leaves out.
+    int threads = 4;
+    int clients = 50;
+    std::optional<uint64_t> requests = 10000;
+    for (qsizetype i = 0; i < command.words.size(); ++i) {
+        QString name = command.words.at(i);
+        QString value;
+        if (name.startsWith(QLatin1StringView("--"))) {
+            const qsizetype equals = name.indexOf(QLatin1Char('='));
+            if (equals > 0) {
+                value = name.mid(equals + 1);
+                name.truncate(equals);
+            }
+        } else if (name.size() > 2 && name.startsWith(QLatin1Char('-'))) {
+            value = name.mid(2);
+            name.truncate(2);
+        }
+        static const QStringList valued = {
+            QStringLiteral("-t"),          QStringLiteral("--threads"),
+            QStringLiteral("-c"),          QStringLiteral("--clients"),
+            QStringLiteral("-n"),          QStringLiteral("--requests"),
+            QStringLiteral("--test-time"), QStringLiteral("-s"),
+            QStringLiteral("--server"),    QStringLiteral("-p"),
+            QStringLiteral("--port")};
+        if (!valued.contains(name))
+            continue;
+        if (value.isEmpty())
+            value = command.words.value(++i);
+        if (name == QLatin1StringView("-t") || name == QLatin1StringView("--threads"))
+            threads = static_cast<int>(DecimalNumber::parseCount(value).value_or(0));
+        else if (name == QLatin1StringView("-c") || name == QLatin1StringView("--clients"))
+            clients = static_cast<int>(DecimalNumber::parseCount(value).value_or(0));
+        else if (name == QLatin1StringView("-n") || name == QLatin1StringView("--requests"))
+            requests = DecimalNumber::parseCount(value); // "allkeys" is not a count
+        else if (name == QLatin1StringView("--test-time"))
+            requests.reset();
+        else if (name == QLatin1StringView("-s") || name == QLatin1StringView("--server"))
+            settings.server = value;
+        else
+            settings.port = value;
+    }
+    if (threads > 0)
+        settings.threads = threads;
+    if (clients > 0)
+        settings.clients = clients;
+    settings.requestsPerClient = requests;
+}
+
+void fillCommon(ImportedReport& report, const RunSettings& settings) {
+    report.tool = kTool;
+    report.commandLine = settings.commandLine;
+    if (!settings.server.isEmpty() || !settings.port.isEmpty())
+        report.url = (settings.server.isEmpty() ? QStringLiteral("localhost") : settings.server) +
+                     QLatin1Char(':') +
+                     (settings.port.isEmpty() ? QStringLiteral("6379") : settings.port);
+    report.threads = settings.threads;
+    if (settings.threads && settings.clients) {
+        report.concurrency = *settings.threads * *settings.clients;
+        report.result.concurrency = *report.concurrency;
+        report.result.threads = *settings.threads;
+        if (settings.requestsPerClient)
+            report.requests =
+                *settings.requestsPerClient * static_cast<uint64_t>(*report.concurrency);
+    }
+    report.result.source.kind = ResultSource::Kind::Imported;
+    report.result.source.tool = kTool;
+    report.result.source.toolVersion = report.version;
+}
+
+// "Sets" -> "set": the row names are memtier's plural command names.
+QString operationName(const QString& row) {
+    QString name = row.toLower();
+    if (name.endsWith(QLatin1Char('s')))
+        name.chop(1);
+    return name;
+}
+
+struct Column {
+    QString name;
+    bool latency = false;
+    std::optional<double> percentile;
+};
+
+class TableReader {
+public:
+    TableReader(const ReportLines& lines, const QString& fileName)
+        : m_lines(lines)
+        , m_fileName(fileName) {}
+
+    bool read(int titleIndex);
+    ImportedReport& report() { return m_report; }
+    const QString& error() const { return m_error; }
+    int lastIndex() const { return m_last; }
+
+private:
+    bool cutOff() {
+        m_error = ReportLines::errorAt(
+            m_fileName, m_lines.number(m_last),
+            QStringLiteral("memtier_benchmark report cut off after '%1'").arg(m_lastWhat));
+        return false;
+    }
+    bool malformed(int index, const QString& what, const QString& value) {
+        if (!m_lines.at(index).terminated)
+            return cutOff();
+        m_error = ReportLines::errorAt(
+            m_fileName, m_lines.number(index),
+            QStringLiteral("memtier_benchmark report has a malformed '%1' value '%2'")
+                .arg(what, value));
+        return false;
+    }
+    void mark(int index, const QString& what) {
+        m_last = index;
+        m_lastWhat = what;
+    }
+    bool readHeader(int index);
+
+    const ReportLines& m_lines;
+    QString m_fileName;
+    ImportedReport m_report;
+    QString m_error;
+    int m_last = -1;
+    QString m_lastWhat;
+    QList<Column> m_columns;
+};
+
+bool TableReader::readHeader(int index) {
+    QString rest = m_lines.trimmed(index);
+    if (!rest.startsWith(QLatin1StringView("Type ")))
+        return cutOff();
+    rest = rest.mid(5);
+    auto matches = kColumn.globalMatch(rest);
+    while (matches.hasNext()) {
+        const auto match = matches.next();
+        Column column{match.captured(1), match.captured(1).endsWith(QLatin1StringView("Latency")),
+                      std::nullopt};
+        if (column.name.startsWith(QLatin1Char('p')))
+            column.percentile = DecimalNumber::parseDouble(
+                QStringView(column.name).sliced(1, column.name.indexOf(QLatin1Char(' ')) - 1));
+        m_columns.append(column);
+    }
+    QString leftover = rest;
+    leftover.remove(kColumn);
+    if (m_columns.isEmpty() || !leftover.trimmed().isEmpty() ||
+        m_columns.last().name != QLatin1StringView("KB/sec"))
+        return malformed(index, QStringLiteral("Type"), m_lines.trimmed(index));
+    mark(index, QStringLiteral("Type"));
+    return true;
+}
+
+bool TableReader::read(int titleIndex) {
+    mark(titleIndex, m_lines.trimmed(titleIndex));
+    int index = titleIndex + 1;
+    if (index >= m_lines.size() || !kDoubleRule.match(m_lines.trimmed(index)).hasMatch())
+        return cutOff();
+    mark(index, m_lastWhat);
+    if (++index >= m_lines.size() || !readHeader(index))
+        return m_error.isEmpty() ? cutOff() : false;
+    if (++index >= m_lines.size() || !kRule.match(m_lines.trimmed(index)).hasMatch())
+        return cutOff();
+    mark(index, QStringLiteral("Type"));
+
+    PointResult& result = m_report.result;
+    for (++index; index < m_lines.size(); ++index) {
+        const QStringList cells = ReportLines::fields(m_lines.text(index));
+        if (cells.isEmpty())
+            return cutOff(); // the table ends with its Totals row, never with a blank line
+        const QString row = cells.first();
+        if (cells.size() != m_columns.size() + 1)
+            return cells.size() < m_columns.size() + 1 && !m_lines.at(index).terminated
+                       ? cutOff()
+                       : malformed(index, row, m_lines.trimmed(index));
+        const bool totals = row == QLatin1StringView("Totals");
+        LatencySummary summary;
+        double operations = 0;
+        for (qsizetype c = 0; c < m_columns.size(); ++c) {
+            const Column& column = m_columns.at(c);
+            const QString& cell = cells.at(c + 1);
+            if (cell == QLatin1StringView("---"))
+                continue;
+            const auto value = DecimalNumber::parse(cell);
+            // Rates print "%.2f": a shorter fraction is a number cut short.
+            if (!value || value->isNegative() || (!column.latency && value->printedDecimals() != 2))
+                return malformed(index, row + QLatin1Char(' ') + column.name, cell);
+            const double number = value->toDouble();
+            if (column.percentile)
+                summary.percentilesMs[*column.percentile] = number;
+            else if (column.latency)
+                summary.meanMs = number;
+            else if (column.name == QLatin1StringView("Ops/sec"))
+                operations = number;
+            else if (totals && column.name == QLatin1StringView("KB/sec"))
+                result.reportedTransferKiBps = number;
+        }
+        mark(index, row);
+        if (totals) {
+            result.total = summary;
+            if (cells.at(1) != QLatin1StringView("---"))
+                result.reportedRequestsPerSecond = operations;
+            if (!result.reportedRequestsPerSecond || !result.reportedTransferKiBps)
+                return malformed(index, row, m_lines.trimmed(index));
+            return true;
+        }
+        // memtier lists Waits (and unused commands) with no operations.
+        if (operations > 0 && !summary.isEmpty())
+            result.perOperation[operationName(row)] = summary;
+    }
+    return cutOff();
+}
+
+double jsonNumber(const QJsonObject& object, const char* key) {
+    return object.value(QLatin1StringView(key)).toDouble();
+}
+
+LatencySummary jsonSummary(const QJsonObject& entry) {
+    LatencySummary summary;
+    for (const char* key : {"Average Latency", "Latency"}) {
+        if (entry.contains(QLatin1StringView(key))) {
+            summary.meanMs = jsonNumber(entry, key);
+            break;
+        }
+    }
+    if (entry.contains(QLatin1StringView("Min Latency")))
+        summary.minMs = jsonNumber(entry, "Min Latency");
+    if (entry.contains(QLatin1StringView("Max Latency")))
+        summary.maxMs = jsonNumber(entry, "Max Latency");
+    const QJsonObject percentiles =
+        entry.value(QLatin1StringView("Percentile Latencies")).toObject();
+    for (auto it = percentiles.begin(); it != percentiles.end(); ++it) {
+        if (!it.key().startsWith(QLatin1Char('p')) || !it.value().isDouble())
+            continue;
+        if (const auto percent = DecimalNumber::parseDouble(QStringView(it.key()).sliced(1)))
+            summary.percentilesMs[*percent] = it.value().toDouble();
+    }
+    return summary;
+}
+
+// Milliseconds per unit of "Accumulated Latency", learnt from the commands
+// whose average is right (versions differ between ms and us).
+double accumulatedUnitMs(const QJsonObject& stats) {
+    for (auto it = stats.begin(); it != stats.end(); ++it) {
+        const QJsonObject entry = it.value().toObject();
+        const double count = jsonNumber(entry, "Count");
+        const double accumulated = jsonNumber(entry, "Accumulated Latency");
+        const double average = jsonNumber(entry, "Average Latency");
+        if (it.key() == QLatin1StringView("Totals") || count <= 0 || accumulated <= 0 ||
+            average <= 0)
+            continue;
+        return accumulated / count / average > 100 ? 0.001 : 1.0;
+    }
+    return 1.0;
+}
+
+int lineOfOffset(const QByteArray& content, qsizetype offset) {
+    return static_cast<int>(content.left(offset).count('\n')) + 1;
+}
+
+} // namespace
+
+ImportResult MemtierReportParser::parse(const ReportLines& lines, const QString& fileName) {
+    ImportResult result;
+    RunSettings settings;
+    QString version;
+    int pendingRuns = -1; // index of a BEST/WORST table waiting for its AGGREGATED one
+    for (int index = 0; index < lines.size(); ++index) {
+        const QString line = lines.trimmed(index);
+        if (const auto command =
+                ReportLines::command(lines.text(index), {QStringLiteral("memtier_benchmark")})) {
+            settings = RunSettings{};
+            readCommand(*command, settings);
+            continue;
+        }
+        if (line.isEmpty() ||
+            !(line.at(0).isDigit() || line.at(0).isUpper() || line.at(0) == QLatin1Char('m')))
+            continue; // every line read here starts with a digit or a capital (or "memtier")
+        if (const auto printed = kVersion.match(line); printed.hasMatch()) {
+            version = printed.captured(1);
+            continue;
+        }
+        if (const auto setting =
+                line.at(0).isDigit() ? kSetting.match(line) : QRegularExpressionMatch();
+            setting.hasMatch()) {
+            const auto value = DecimalNumber::parseCount(setting.captured(1));
+            const QString name = setting.captured(2);
+            if (name == QLatin1StringView("Threads"))
+                settings.threads = static_cast<int>(value.value_or(0));
+            else if (name == QLatin1StringView("Connections per thread"))
+                settings.clients = static_cast<int>(value.value_or(0));
+            else if (name == QLatin1StringView("Requests per client"))
+                settings.requestsPerClient = value;
+            else
+                settings.requestsPerClient.reset();
+            continue;
+        }
+        const bool followedByRule =
+            index + 1 < lines.size() && kDoubleRule.match(lines.trimmed(index + 1)).hasMatch();
+        if (kRunTitle.match(line).hasMatch() && followedByRule) {
+            if (pendingRuns < 0)
+                pendingRuns = index;
+            continue;
+        }
+        if (!kTitle.match(line).hasMatch() || !followedByRule)
+            continue;
+        TableReader reader(lines, fileName);
+        if (!reader.read(index))
+            return ImportResult{{}, reader.error()};
+        ImportedReport& report = reader.report();
+        report.version = version;
+        fillCommon(report, settings);
+        const int first = pendingRuns >= 0 ? pendingRuns : index;
+        report.firstLine = lines.number(first);
+        report.lastLine = lines.number(reader.lastIndex());
+        report.result.source.fingerprint = lines.fingerprint(kTool, index, reader.lastIndex());
+        result.reports.append(report);
+        index = reader.lastIndex();
+        pendingRuns = -1;
+        settings = RunSettings{};
+    }
+    if (pendingRuns >= 0) {
+        return ImportResult{{},
+                            ReportLines::errorAt(fileName, lines.number(pendingRuns),
+                                                 QStringLiteral("memtier_benchmark report cut "
+                                                                "off before its AGGREGATED "
+                                                                "AVERAGE RESULTS"))};
+    }
+    return result;
+}
+
+bool MemtierReportParser::looksLikeJson(const QByteArray& content) {
+    const QByteArray start = content.trimmed().left(1);
+    return start == "{" &&
+           (content.contains("\"ALL STATS\"") || content.contains("\"run information\"") ||
+            content.contains("\"configuration\""));
+}
+
+ImportResult MemtierReportParser::parseJson(const QByteArray& content, const QString& fileName) {
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(content, &parseError);
+    if (parseError.error != QJsonParseError::NoError) {
+        return ImportResult{
+            {},
+            ReportLines::errorAt(fileName, lineOfOffset(content, parseError.offset),
+                                 QStringLiteral("memtier_benchmark JSON cut off or invalid: %1")
+                                     .arg(parseError.errorString()))};
+    }
+    const QJsonObject root = document.object();
+    QJsonObject stats = root.value(QLatin1StringView("ALL STATS")).toObject();
+    for (auto it = root.begin(); stats.isEmpty() && it != root.end(); ++it) {
+        if (it.key().startsWith(QLatin1StringView("AGGREGATED AVERAGE RESULTS")))
+            stats = it.value().toObject();
+    }
+    const QJsonObject totals = stats.value(QLatin1StringView("Totals")).toObject();
+    const int lastLine = lineOfOffset(content, content.trimmed().size());
+    if (totals.isEmpty() || !totals.value(QLatin1StringView("Ops/sec")).isDouble()) {
+        return ImportResult{{},
+                            ReportLines::errorAt(fileName, lastLine,
+                                                 QStringLiteral("memtier_benchmark JSON has no "
+                                                                "\"ALL STATS\" Totals with "
+                                                                "Ops/sec"))};
+    }
+
+    ImportedReport report;
+    PointResult& result = report.result;
+    const QJsonObject configuration = root.value(QLatin1StringView("configuration")).toObject();
+    const QJsonObject run = root.value(QLatin1StringView("run information")).toObject();
+    RunSettings settings;
+    settings.server = configuration.value(QLatin1StringView("server")).toString();
+    const QJsonValue port = configuration.value(QLatin1StringView("port"));
+    settings.port = port.isDouble() ? QString::number(port.toInt()) : port.toString();
+    const auto positive = [](const QJsonValue& value) -> std::optional<int> {
+        return value.toInt() > 0 ? std::optional<int>(value.toInt()) : std::nullopt;
+    };
+    settings.threads = positive(configuration.value(QLatin1StringView("threads")));
+    settings.clients = positive(configuration.value(QLatin1StringView("clients")));
+    if (!settings.threads || !settings.clients) {
+        settings.threads = positive(run.value(QLatin1StringView("Threads")));
+        settings.clients = positive(run.value(QLatin1StringView("Connections per thread")));
+    }
+    if (jsonNumber(configuration, "test_time") <= 0 && jsonNumber(configuration, "requests") > 0)
+        settings.requestsPerClient = static_cast<uint64_t>(jsonNumber(configuration, "requests"));
+    fillCommon(report, settings);
+
+    result.reportedRequestsPerSecond = jsonNumber(totals, "Ops/sec");
+    if (totals.contains(QLatin1StringView("KB/sec")))
+        result.reportedTransferKiBps = jsonNumber(totals, "KB/sec");
+    if (totals.value(QLatin1StringView("Count")).isDouble())
+        result.complete = static_cast<uint64_t>(jsonNumber(totals, "Count"));
+    const double durationMs =
+        jsonNumber(stats.value(QLatin1StringView("Runtime")).toObject(), "Total duration");
+    const double runSeconds = jsonNumber(run, "Actual benchmark duration (seconds)");
+    result.durationSeconds = durationMs > 0 ? durationMs / 1000.0 : std::max(runSeconds, 0.0);
+
+    result.total = jsonSummary(totals);
+    const double count = jsonNumber(totals, "Count");
+    const double accumulated = jsonNumber(totals, "Accumulated Latency");
+    if (count > 0 && totals.contains(QLatin1StringView("Accumulated Latency")))
+        result.total.meanMs = accumulated * accumulatedUnitMs(stats) / count;
+    for (auto it = stats.begin(); it != stats.end(); ++it) {
+        const QJsonObject entry = it.value().toObject();
+        if (it.key() == QLatin1StringView("Totals") ||
+            !entry.contains(QLatin1StringView("Ops/sec")))
+            continue;
+        if (entry.contains(QLatin1StringView("Count")) && jsonNumber(entry, "Count") <= 0)
+            continue; // memtier lists Waits even when the run had none
+        const LatencySummary summary = jsonSummary(entry);
+        if (!summary.isEmpty())
+            result.perOperation[operationName(it.key())] = summary;
+    }
+
+    report.firstLine = 1;
+    report.lastLine = lastLine;
+    result.source.fingerprint = QString::fromLatin1(
+        QCryptographicHash::hash(
+            QByteArray(kTool.toUtf8() + document.toJson(QJsonDocument::Compact)),
+            QCryptographicHash::Sha256)
+            .toHex());
+    return ImportResult{{report}, {}};
+}
+
+} // namespace loadscope::app
