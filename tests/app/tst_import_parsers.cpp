@@ -1,0 +1,606 @@
+#include "app/import/decimal_number.h"
+#include "app/import/report_importer.h"
+#include "import_test_support.h"
+
+#include <QStringEncoder>
+#include <QTest>
+
+using namespace loadscope::app;
+using namespace import_test;
+
+namespace {
+
+QString fixturePath(const QString& name) {
+    return QFINDTESTDATA(QStringLiteral("fixtures/import/") + name);
+}
+
+QByteArray fixture(const QString& name) {
+    return readFixture(fixturePath(name));
+}
+
+bool sameSummary(const LatencySummary& a, const LatencySummary& b) {
+    return a.minMs == b.minMs && a.meanMs == b.meanMs && a.sdMs == b.sdMs && a.maxMs == b.maxMs &&
+           a.percentilesMs == b.percentilesMs;
+}
+
+// Every number an import carries, compared exactly (fingerprints and line
+// numbers aside, which legitimately follow the text).
+bool sameNumbers(const ImportedReport& a, const ImportedReport& b) {
+    const PointResult& x = a.result;
+    const PointResult& y = b.result;
+    bool same =
+        a.tool == b.tool && a.version == b.version && a.test == b.test &&
+        a.commandLine == b.commandLine && a.url == b.url && a.concurrency == b.concurrency &&
+        a.requests == b.requests && a.keepAlive == b.keepAlive && a.threads == b.threads &&
+        x.concurrency == y.concurrency && x.complete == y.complete && x.failed == y.failed &&
+        x.errors == y.errors && x.non2xx == y.non2xx && x.keepAlive == y.keepAlive &&
+        x.bytesTotal == y.bytesTotal && x.bytesBody == y.bytesBody && x.bytesSent == y.bytesSent &&
+        x.durationSeconds == y.durationSeconds && x.threads == y.threads &&
+        x.serverSoftware == y.serverSoftware && x.documentLength == y.documentLength &&
+        x.reportedRequestsPerSecond == y.reportedRequestsPerSecond &&
+        x.reportedTransferKiBps == y.reportedTransferKiBps &&
+        x.reportedThroughputMbitps == y.reportedThroughputMbitps && sameSummary(x.total, y.total) &&
+        sameSummary(x.connect, y.connect) && sameSummary(x.waiting, y.waiting) &&
+        sameSummary(x.processing, y.processing) && x.perOperation.size() == y.perOperation.size() &&
+        a.uncorrectedLatency.has_value() == b.uncorrectedLatency.has_value();
+    for (const auto& [name, summary] : x.perOperation)
+        same = same && y.perOperation.count(name) && sameSummary(summary, y.perOperation.at(name));
+    if (same && a.uncorrectedLatency)
+        same = sameSummary(*a.uncorrectedLatency, *b.uncorrectedLatency);
+    return same;
+}
+
+const QStringList& allFixtures() {
+    static const QStringList names = {
+        QStringLiteral("ab_2.3_keepalive.txt"),
+        QStringLiteral("ab_2.3_close.txt"),
+        QStringLiteral("ab_2.3_not_found.txt"),
+        QStringLiteral("ab_2.0.40_failures.txt"),
+        QStringLiteral("ab_terminal_session.txt"),
+        QStringLiteral("wrk_latency.txt"),
+        QStringLiteral("wrk_not_found.txt"),
+        QStringLiteral("wrk_two_threads.txt"),
+        QStringLiteral("wrk2_spectrum.txt"),
+        QStringLiteral("memtier_table_percentiles.txt"),
+        QStringLiteral("memtier_table_1.2.txt"),
+        QStringLiteral("memtier_totals_average_fault.json"),
+        QStringLiteral("netperf_tcp_rr.txt"),
+        QStringLiteral("netperf_tcp_crr.txt"),
+        QStringLiteral("netperf_tcp_stream.txt"),
+        QStringLiteral("netperf_omni_csv.txt"),
+        QStringLiteral("netperf_omni_keyval.txt"),
+        QStringLiteral("mixed_notes.md"),
+    };
+    return names;
+}
+
+} // namespace
+
+class TestImportParsers : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void exactUnits_data();
+    void exactUnits();
+    void capturedToolOutputs_data();
+    void capturedToolOutputs();
+    void abTerminalSession();
+    void abLegacyLayout();
+    void wrk2Spectrum();
+    void memtierTable();
+    void memtierOldTable();
+    void memtierJsonAverageFault();
+    void netperf_data();
+    void netperf();
+    void mixedNotes();
+    void pastedTextVariants();
+    void fingerprints();
+    void everyCutPoint_data();
+    void everyCutPoint();
+    void refusals_data();
+    void refusals();
+};
+
+void TestImportParsers::exactUnits_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("expected"); // the exact decimal, read as a double once
+
+    QTest::newRow("ms") << "time"
+                        << "1.23ms"
+                        << "1.23";
+    QTest::newRow("s") << "time"
+                       << "2.34s"
+                       << "2340";
+    QTest::newRow("us") << "time"
+                        << "540.00us"
+                        << "0.54";
+    QTest::newRow("minutes") << "time"
+                             << "1.50m"
+                             << "90000";
+    QTest::newRow("MB") << "bytes"
+                        << "549.55MB"
+                        << "576244940.8";
+    QTest::newRow("GB") << "bytes"
+                        << "1.2GB"
+                        << "1288490188.8";
+    QTest::newRow("KB") << "bytes"
+                        << "676.41KB"
+                        << "692643.84";
+    QTest::newRow("B") << "bytes"
+                       << "512.00B"
+                       << "512";
+    QTest::newRow("k") << "count"
+                       << "10.5k"
+                       << "10500";
+    QTest::newRow("M") << "count"
+                       << "1.20M"
+                       << "1200000";
+    QTest::newRow("plain") << "count"
+                           << "890.00"
+                           << "890";
+    QTest::newRow("bad unit") << "time"
+                              << "3.1ns"
+                              << "";
+    QTest::newRow("no unit") << "bytes"
+                             << "549.55"
+                             << "";
+    QTest::newRow("comma") << "count"
+                           << "1,5k"
+                           << "";
+    QTest::newRow("lone point") << "time"
+                                << ".5ms"
+                                << "";
+}
+
+void TestImportParsers::exactUnits() {
+    QFETCH(QString, kind);
+    QFETCH(QString, text);
+    QFETCH(QString, expected);
+    const auto value = kind == QLatin1String("time")    ? DecimalNumber::wrkTimeMs(text)
+                       : kind == QLatin1String("bytes") ? DecimalNumber::wrkBytes(text)
+                                                        : DecimalNumber::wrkCount(text);
+    QCOMPARE(value.has_value(), !expected.isEmpty());
+    if (value)
+        QVERIFY2(value->toDouble() == expected.toDouble(),
+                 qPrintable(QString::number(value->toDouble(), 'g', 17)));
+    if (qstrcmp(QTest::currentDataTag(), "ms") == 0) {
+        // 18672.41 stays 18672.41, and rounding to whole bytes is half up.
+        QVERIFY(DecimalNumber::parseDouble(u"18672.41") == 18672.41);
+        QCOMPARE(DecimalNumber::wrkBytes(u"549.55MB")->toUInt64().value_or(0), 576244941ULL);
+        QCOMPARE(DecimalNumber::wrkBytes(u"1.2GB")->toUInt64().value_or(0), 1288490189ULL);
+        QCOMPARE(DecimalNumber::wrkBytes(u"512.40B")->toUInt64().value_or(0), 512ULL);
+    }
+}
+
+void TestImportParsers::capturedToolOutputs_data() {
+    QTest::addColumn<QString>("name");
+    // Outputs of Debian's ab 2.3 and wrk 4.1 against nginx, captured unchanged.
+    for (const char* name : {"ab_2.3_keepalive.txt", "ab_2.3_close.txt", "ab_2.3_not_found.txt",
+                             "wrk_latency.txt", "wrk_not_found.txt", "wrk_two_threads.txt"})
+        QTest::newRow(name) << QString::fromLatin1(name);
+}
+
+void TestImportParsers::capturedToolOutputs() {
+    QFETCH(QString, name);
+    const QByteArray content = fixture(name);
+    QVERIFY(!content.isEmpty());
+    const ImportResult imported = importReports(name, content);
+    QVERIFY2(imported.ok(), qPrintable(imported.error));
+    QCOMPARE(imported.reports.size(), 1);
+    const ImportedReport& report = imported.reports.first();
+    const QString text = QString::fromUtf8(content);
+    if (name.startsWith(QLatin1String("ab")))
+        checkAbAgainstText(report, text);
+    else
+        checkWrkAgainstText(report, text);
+    QCOMPARE(report.result.source.kind, ResultSource::Kind::Imported);
+    QCOMPARE(report.result.source.file, name);
+    QCOMPARE(report.result.source.fingerprint.size(), 64);
+    QVERIFY(report.result.totalHistogram.isEmpty());
+}
+
+void TestImportParsers::abTerminalSession() {
+    // Pasted from a terminal: prompt and command above each report, progress
+    // lines, CRLF line ends, French and Japanese notes around, two reports.
+    const QByteArray content = fixture(QStringLiteral("ab_terminal_session.txt"));
+    const ImportResult imported = importReports(QStringLiteral("session.txt"), content);
+    QVERIFY2(imported.ok(), qPrintable(imported.error));
+    QCOMPARE(imported.reports.size(), 2);
+    const QString text = QString::fromUtf8(content);
+    for (const ImportedReport& report : imported.reports)
+        checkAbAgainstText(report, reportText(text, report));
+
+    const ImportedReport& first = imported.reports.at(0);
+    QCOMPARE(first.version, QStringLiteral("2.3"));
+    QCOMPARE(first.firstLine, 3); // the command line
+    QVERIFY(first.commandLine.startsWith(QLatin1String("ab -c 4 -n 120 -k http://127.0.0.1:")));
+    QCOMPARE(first.requests, std::optional<uint64_t>(120));
+    QCOMPARE(first.keepAlive, std::optional<bool>(true));
+    QCOMPARE(first.concurrency, std::optional<int>(4));
+    QVERIFY(first.url.endsWith(QLatin1String("/index.html")));
+
+    const ImportedReport& second = imported.reports.at(1);
+    QCOMPARE(second.requests, std::optional<uint64_t>(2000));
+    QCOMPARE(second.concurrency, std::optional<int>(10));
+    QCOMPARE(second.keepAlive, std::optional<bool>(true));
+    QVERIFY(second.firstLine > first.lastLine);
+    QVERIFY(first.result.source.fingerprint != second.result.source.fingerprint);
+}
+
+void TestImportParsers::abLegacyLayout() {
+    const QByteArray content = fixture(QStringLiteral("ab_2.0.40_failures.txt"));
+    const ImportResult imported = importReports(QStringLiteral("old.txt"), content);
+    QVERIFY2(imported.ok(), qPrintable(imported.error));
+    QCOMPARE(imported.reports.size(), 1);
+    const ImportedReport& report = imported.reports.first();
+    checkAbAgainstText(report, QString::fromUtf8(content));
+    QCOMPARE(report.version, QStringLiteral("2.0.40-dev"));
+    QCOMPARE(report.url, QStringLiteral("http://www.example.org:8080/app/status"));
+    QCOMPARE(report.keepAlive,
+             std::optional<bool>(true)); // "Keep-Alive requests" is printed only with -k
+    const PointResult& r = report.result;
+    QCOMPARE(r.failed, 37ULL);
+    QCOMPARE(r.errors[static_cast<size_t>(loadscope::engine::ErrorClass::Length)], 37ULL);
+    QCOMPARE(r.errors[static_cast<size_t>(loadscope::engine::ErrorClass::Connect)], 0ULL);
+    QCOMPARE(r.non2xx, 12ULL);
+    QVERIFY(r.durationSeconds == 14.870193);
+    QVERIFY(*r.reportedRequestsPerSecond == 672.49);
+    QCOMPARE(r.total.percentile(99).value_or(-1), 214.0);
+    QCOMPARE(r.total.maxMs.value_or(-1), 812.0);
+}
+
+void TestImportParsers::wrk2Spectrum() {
+    const ImportResult imported =
+        importReports(QStringLiteral("wrk2.txt"), fixture(QStringLiteral("wrk2_spectrum.txt")));
+    QVERIFY2(imported.ok(), qPrintable(imported.error));
+    QCOMPARE(imported.reports.size(), 1);
+    const ImportedReport& report = imported.reports.first();
+    const PointResult& r = report.result;
+    QCOMPARE(report.tool, QStringLiteral("wrk2"));
+    QCOMPARE(r.source.tool, QStringLiteral("wrk2"));
+    QCOMPARE(report.url, QStringLiteral("http://10.0.3.15:8080/index.html"));
+    QVERIFY(report.commandLine.startsWith(QLatin1String("wrk2 -t2 -c100")));
+    QCOMPARE(r.concurrency, 100);
+    QCOMPARE(r.threads, 2);
+    QCOMPARE(r.complete, 59981ULL);
+    QVERIFY(r.durationSeconds == 30.0);
+    QCOMPARE(r.bytesTotal, 20782776ULL); // 19.82 MiB = 20782776.32 B, rounded to a whole byte
+    QVERIFY(*r.reportedRequestsPerSecond == 1999.35);
+    QVERIFY(*r.reportedTransferKiBps == 676.41);
+    // The summary rows keep their printed figures ...
+    QVERIFY(r.total.percentile(50) == 0.773);
+    QVERIFY(r.total.percentile(99.9) == 5.49);
+    QVERIFY(r.total.percentile(99.999) == 9.55);
+    QVERIFY(r.total.percentile(100) == 12.81);
+    // ... the spectrum adds the rest, and its footer gives mean, spread and max.
+    QVERIFY(r.total.percentile(10) == 0.453);
+    QVERIFY(r.total.percentile(77.5).has_value());
+    QVERIFY(r.total.percentilesMs.size() > 60);
+    QVERIFY(r.total.minMs == 0.412);
+    QVERIFY(r.total.meanMs == 1.002);
+    QVERIFY(r.total.sdMs == 0.61);
+    QVERIFY(r.total.maxMs == 12.814);
+    QCOMPARE(r.errors[static_cast<size_t>(loadscope::engine::ErrorClass::Receive)], 3ULL);
+    QCOMPARE(r.errors[static_cast<size_t>(loadscope::engine::ErrorClass::Timeout)], 12ULL);
+    QCOMPARE(r.failed, 15ULL);
+    // -U: the uncorrected latency is kept beside the corrected one.
+    QVERIFY(report.uncorrectedLatency);
+    QVERIFY(report.uncorrectedLatency->meanMs == 0.912);
+    QVERIFY(report.uncorrectedLatency->maxMs == 12.724);
+    QVERIFY(report.uncorrectedLatency->percentile(50) < r.total.percentile(50));
+}
+
+void TestImportParsers::memtierTable() {
+    const ImportResult imported = importReports(
+        QStringLiteral("memtier.txt"), fixture(QStringLiteral("memtier_table_percentiles.txt")));
+    QVERIFY2(imported.ok(), qPrintable(imported.error));
+    QCOMPARE(imported.reports.size(), 1);
+    const ImportedReport& report = imported.reports.first();
+    const PointResult& r = report.result;
+    QCOMPARE(report.tool, QStringLiteral("memtier_benchmark"));
+    QCOMPARE(report.protocolId(), QStringLiteral("memcache"));
+    QCOMPARE(report.concurrency, std::optional<int>(100)); // 4 threads x 25 connections
+    QCOMPARE(r.threads, 4);
+    QCOMPARE(report.url, QStringLiteral("127.0.0.1:11211"));
+    QVERIFY(!report.requests); // --test-time
+    QVERIFY(*r.reportedRequestsPerSecond == 21775.77);
+    QVERIFY(*r.reportedTransferKiBps == 966.88);
+    QVERIFY(r.total.meanMs == 1.00634);
+    QVERIFY(r.total.percentile(50) == 0.943);
+    QVERIFY(r.total.percentile(99) == 2.287);
+    QVERIFY(r.total.percentile(99.9) == 4.079);
+    QCOMPARE(static_cast<int>(r.perOperation.size()), 2); // Waits had no operations
+    QVERIFY(r.perOperation.at(QStringLiteral("set")).meanMs == 1.01239);
+    QVERIFY(r.perOperation.at(QStringLiteral("get")).percentile(99.9) == 4.063);
+}
+
+void TestImportParsers::memtierOldTable() {
+    const ImportResult imported = importReports(QStringLiteral("memtier-1.2.txt"),
+                                                fixture(QStringLiteral("memtier_table_1.2.txt")));
+    QVERIFY2(imported.ok(), qPrintable(imported.error));
+    QCOMPARE(imported.reports.size(), 1);
+    const PointResult& r = imported.reports.first().result;
+    QCOMPARE(imported.reports.first().concurrency, std::optional<int>(200));
+    QCOMPARE(imported.reports.first().requests, std::optional<uint64_t>(2000000));
+    QVERIFY(*r.reportedRequestsPerSecond == 93046.79);
+    QVERIFY(*r.reportedTransferKiBps == 4250.47);
+    QVERIFY(r.total.meanMs == 2.137);
+    QVERIFY(r.total.percentilesMs.empty());
+    QVERIFY(r.perOperation.at(QStringLiteral("get")).meanMs == 2.136);
+}
+
+void TestImportParsers::memtierJsonAverageFault() {
+    const ImportResult imported =
+        importReports(QStringLiteral("memtier.json"),
+                      fixture(QStringLiteral("memtier_totals_average_fault.json")));
+    QVERIFY2(imported.ok(), qPrintable(imported.error));
+    QCOMPARE(imported.reports.size(), 1);
+    const PointResult& r = imported.reports.first().result;
+    QCOMPARE(imported.reports.first().concurrency, std::optional<int>(100));
+    QCOMPARE(r.complete, 217824ULL);
+    QVERIFY(r.durationSeconds == 10.003);
+    QVERIFY(*r.reportedRequestsPerSecond == 21775.77);
+    QVERIFY(*r.reportedTransferKiBps == 966.88);
+    // Totals says "Average Latency": 0.000; the mean comes from the accumulated latency.
+    QVERIFY(r.total.meanMs == 219202.0 / 217824.0);
+    QVERIFY(r.total.minMs == 0.198);
+    QVERIFY(r.total.maxMs == 11.263);
+    QVERIFY(r.total.percentile(99.9) == 4.079);
+    QVERIFY(r.perOperation.at(QStringLiteral("set")).meanMs == 1.012);
+    QVERIFY(r.perOperation.at(QStringLiteral("get")).percentile(99) == 2.287);
+    QVERIFY(!r.perOperation.count(QStringLiteral("wait")));
+}
+
+void TestImportParsers::netperf_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<int>("index");
+    QTest::addColumn<QString>("test");
+    QTest::addColumn<double>("rate");       // transactions/s, or -1
+    QTest::addColumn<double>("throughput"); // Mbit/s, or -1
+    QTest::addColumn<double>("meanMs");     // or -1
+
+    QTest::newRow("TCP_RR") << "netperf_tcp_rr.txt" << 0 << "TCP_RR" << 35140.43 << -1.0 << -1.0;
+    QTest::newRow("TCP_CRR with CPU")
+        << "netperf_tcp_crr.txt" << 0 << "TCP_CRR" << 11847.18 << -1.0 << -1.0;
+    QTest::newRow("TCP_STREAM") << "netperf_tcp_stream.txt" << 0 << "TCP_STREAM" << -1.0 << 41328.13
+                                << -1.0;
+    QTest::newRow("TCP_STREAM -f g")
+        << "netperf_tcp_stream.txt" << 1 << "TCP_STREAM" << -1.0 << 38470.0 << -1.0;
+    QTest::newRow("-o CSV") << "netperf_omni_csv.txt" << 0 << "TCP_RR" << 35854.15 << -1.0
+                            << 0.02784;
+    QTest::newRow("-o CSV, -P 0") << "netperf_omni_csv.txt" << 1 << "TCP_STREAM" << -1.0 << 41102.67
+                                  << -1.0;
+    QTest::newRow("-k") << "netperf_omni_keyval.txt" << 0 << "TCP_CRR" << 11920.44 << -1.0
+                        << 0.08374;
+}
+
+void TestImportParsers::netperf() {
+    QFETCH(QString, name);
+    QFETCH(int, index);
+    QFETCH(QString, test);
+    QFETCH(double, rate);
+    QFETCH(double, throughput);
+    QFETCH(double, meanMs);
+    const ImportResult imported = importReports(name, fixture(name));
+    QVERIFY2(imported.ok(), qPrintable(imported.error));
+    QVERIFY(index < imported.reports.size());
+    const ImportedReport& report = imported.reports.at(index);
+    const PointResult& r = report.result;
+    QCOMPARE(report.tool, QStringLiteral("netperf"));
+    QCOMPARE(report.test, test);
+    QCOMPARE(report.protocolId(), test == QLatin1String("TCP_STREAM") ? QStringLiteral("tcp-stream")
+                                                                      : QStringLiteral("tcp-rr"));
+    QCOMPARE(r.concurrency, 1);
+    QVERIFY(r.durationSeconds == 10.0);
+    QVERIFY(report.commandLine.startsWith(QLatin1String("netperf ")));
+    QCOMPARE(r.reportedRequestsPerSecond.value_or(-1), rate);
+    QVERIFY(r.reportedThroughputMbitps.value_or(-1) == throughput);
+    QVERIFY(r.total.meanMs.value_or(-1) == meanMs);
+}
+
+void TestImportParsers::mixedNotes() {
+    const ImportResult imported =
+        importReports(QStringLiteral("notes.md"), fixture(QStringLiteral("mixed_notes.md")));
+    QVERIFY2(imported.ok(), qPrintable(imported.error));
+    QStringList tools;
+    for (const ImportedReport& report : imported.reports)
+        tools << report.tool;
+    QCOMPARE(tools, (QStringList{QStringLiteral("ab"), QStringLiteral("wrk"),
+                                 QStringLiteral("netperf"), QStringLiteral("memtier_benchmark")}));
+    const QString text = QString::fromUtf8(fixture(QStringLiteral("mixed_notes.md")));
+    checkAbAgainstText(imported.reports.at(0), reportText(text, imported.reports.at(0)));
+    checkWrkAgainstText(imported.reports.at(1), reportText(text, imported.reports.at(1)));
+    QCOMPARE(imported.reports.at(0).requests, std::optional<uint64_t>(2000));
+}
+
+void TestImportParsers::pastedTextVariants() {
+    const QByteArray plain = fixture(QStringLiteral("ab_2.3_keepalive.txt"));
+    const ImportResult reference = importReports(QStringLiteral("a.txt"), plain);
+    QVERIFY(reference.ok());
+
+    // From a web page: non-breaking spaces and tabs for the padding.
+    QString web = QString::fromUtf8(plain);
+    web.replace(QStringLiteral("  "), QStringLiteral("\u00A0 "));
+    web.replace(QStringLiteral(":      "), QStringLiteral(":\t"));
+    // From Windows PowerShell: UTF-16 with a byte-order mark and CRLF.
+    QString windows = QString::fromUtf8(plain);
+    windows.replace(QLatin1Char('\n'), QStringLiteral("\r\n"));
+    QStringEncoder utf16(QStringEncoder::Utf16LE, QStringEncoder::Flag::WriteBom);
+    const QByteArray variants[] = {web.toUtf8(), QByteArray(utf16(windows))};
+    for (const QByteArray& variant : variants) {
+        const ImportResult imported = importReports(QStringLiteral("a.txt"), variant);
+        QVERIFY2(imported.ok(), qPrintable(imported.error));
+        QCOMPARE(imported.reports.size(), 1);
+        QVERIFY(sameNumbers(imported.reports.first(), reference.reports.first()));
+        QCOMPARE(imported.reports.first().result.source.fingerprint,
+                 reference.reports.first().result.source.fingerprint);
+    }
+}
+
+void TestImportParsers::fingerprints() {
+    // The same report keeps its fingerprint whatever surrounds it; another report differs.
+    const ImportResult alone =
+        importReports(QStringLiteral("a"), fixture(QStringLiteral("ab_2.3_keepalive.txt")));
+    const ImportResult inNotes =
+        importReports(QStringLiteral("b"), fixture(QStringLiteral("mixed_notes.md")));
+    const ImportResult other =
+        importReports(QStringLiteral("c"), fixture(QStringLiteral("ab_2.3_close.txt")));
+    QVERIFY(alone.ok() && inNotes.ok() && other.ok());
+    QCOMPARE(alone.reports.first().result.source.fingerprint,
+             inNotes.reports.first().result.source.fingerprint);
+    QVERIFY(alone.reports.first().result.source.fingerprint !=
+            other.reports.first().result.source.fingerprint);
+    // The terminal session holds the keep-alive capture again, behind a prompt
+    // and with CRLF: the same run, so the same fingerprint.
+    const ImportResult session =
+        importReports(QStringLiteral("d"), fixture(QStringLiteral("ab_terminal_session.txt")));
+    QVERIFY(session.ok());
+    QCOMPARE(session.reports.at(1).result.source.fingerprint,
+             alone.reports.first().result.source.fingerprint);
+
+    QSet<QString> distinct;
+    for (const QString& name : allFixtures()) {
+        if (name == QLatin1String("mixed_notes.md") ||
+            name == QLatin1String("ab_terminal_session.txt"))
+            continue; // made of the other fixtures
+        const ImportResult imported = importReports(name, fixture(name));
+        QVERIFY2(imported.ok(), qPrintable(imported.error));
+        for (const ImportedReport& report : imported.reports) {
+            QVERIFY2(!distinct.contains(report.result.source.fingerprint), qPrintable(name));
+            distinct.insert(report.result.source.fingerprint);
+        }
+    }
+}
+
+void TestImportParsers::everyCutPoint_data() {
+    QTest::addColumn<QString>("name");
+    for (const QString& name : allFixtures())
+        QTest::newRow(qPrintable(name)) << name;
+}
+
+void TestImportParsers::everyCutPoint() {
+    // A file cut at any byte either imports exactly the reports it still holds
+    // whole, or is refused with one line naming the file: never a half result.
+    QFETCH(QString, name);
+    const QByteArray content = fixture(name);
+    const ImportResult full = importReports(name, content);
+    QVERIFY2(full.ok(), qPrintable(full.error));
+    int refused = 0;
+    for (qsizetype cut = 0; cut < content.size(); ++cut) {
+        const ImportResult part = importReports(name, content.left(cut));
+        if (!part.ok()) {
+            ++refused;
+            QVERIFY2(part.reports.isEmpty(), qPrintable(part.error));
+            QVERIFY2(part.error.startsWith(name + QLatin1Char(':')) &&
+                         !part.error.contains(QLatin1Char('\n')),
+                     qPrintable(part.error));
+            continue;
+        }
+        QVERIFY2(part.reports.size() <= full.reports.size(), qPrintable(QString::number(cut)));
+        for (qsizetype i = 0; i < part.reports.size(); ++i)
+            QVERIFY2(sameNumbers(part.reports.at(i), full.reports.at(i)),
+                     qPrintable(QStringLiteral("%1: report %2 differs when cut at byte %3")
+                                    .arg(name)
+                                    .arg(i)
+                                    .arg(cut)));
+    }
+    QVERIFY(refused > 0);
+}
+
+void TestImportParsers::refusals_data() {
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<QString>("message");
+
+    const QByteArray ab = fixture(QStringLiteral("ab_2.3_keepalive.txt"));
+    const QByteArray wrk = fixture(QStringLiteral("wrk_latency.txt"));
+    const QByteArray memtier = fixture(QStringLiteral("memtier_table_percentiles.txt"));
+    const QByteArray keyval = fixture(QStringLiteral("netperf_omni_keyval.txt"));
+
+    QTest::newRow("empty") << QByteArray() << 1
+                           << "not a recognised ab, wrk, wrk2, memtier_benchmark or netperf report";
+    QTest::newRow("prose")
+        << QByteArray("We ran ab -c 100 -n 1000 http://host/ on the NAT box.\nIt was slow.\n") << 1
+        << "not a recognised";
+    QTest::newRow("binary") << QByteArray("\x7f"
+                                          "ELF\x02\x01\x01\0\0\0\xff\xfe\x00garbage",
+                                          17)
+                            << 1 << "not a recognised";
+    QTest::newRow("other JSON") << QByteArray("{\"k6\": {\"metrics\": {}}}\n") << 1
+                                << "not a recognised";
+
+    // The example of the issue: a report cut after "Complete requests", with
+    // a whole report after it in the same file.
+    QByteArray cut = ab.left(ab.indexOf("Failed requests:")) + "\n" + ab;
+    const int completeLine =
+        static_cast<int>(ab.left(ab.indexOf("Complete requests:")).count('\n')) + 1;
+    QTest::newRow("ab cut, then a whole one")
+        << cut << completeLine << "ab report cut off after 'Complete requests'";
+
+    QByteArray garbled = ab;
+    garbled.replace("Complete requests:      2000", "Complete requests:      2OOO");
+    QTest::newRow("ab garbage number")
+        << garbled << completeLine << "ab report has a malformed 'Complete requests' value '2OOO'";
+    QByteArray gap = ab;
+    gap.replace("Failed requests:        0\n", "");
+    QTest::newRow("ab field missing")
+        << gap << completeLine + 1 << "ab report is missing 'Failed requests'";
+    QTest::newRow("ab aborted")
+        << QByteArray("This is ApacheBench, Version 2.3 <$Revision: 1903618 $>\n\nBenchmarking "
+                      "10.0.0.7 (be patient)\nCompleted 100 requests\napr_socket_recv: Connection "
+                      "reset by peer (104)\nTotal of 187 requests completed\n")
+        << 5 << "ab run aborted: 'apr_socket_recv: Connection reset by peer (104)'";
+    QTest::newRow("ab banner only") << ab.left(ab.indexOf("Server Software")) << 16
+                                    << "ab report cut off after 'Finished 2000 requests'";
+
+    QByteArray wrkGarbled = wrk;
+    wrkGarbled.replace("Requests/sec:  47418.04", "Requests/sec:  lots");
+    QTest::newRow("wrk garbage number")
+        << wrkGarbled << 12 << "wrk report has a malformed 'Requests/sec' value 'lots'";
+    QTest::newRow("wrk cut mid-file")
+        << wrk.left(wrk.indexOf("  Latency Distribution")) + "\n" + wrk << 5
+        << "wrk report cut off after 'Req/Sec'";
+
+    QByteArray memtierGarbled = memtier;
+    memtierGarbled.replace("966.88", "96x.88");
+    QTest::newRow("memtier garbage number")
+        << memtierGarbled << 19
+        << "memtier_benchmark report has a malformed 'Totals KB/sec' value '96x.88'";
+    QTest::newRow("memtier table cut") << memtier.left(memtier.indexOf("Waits")) + "\nlater notes\n"
+                                       << 17 << "memtier_benchmark report cut off after 'Gets'";
+    QTest::newRow("memtier JSON cut")
+        << QByteArray("{\n\t\"configuration\":{\n\t\t\"server\": \"x\"\n") << 4
+        << "memtier_benchmark JSON cut off or invalid";
+    QTest::newRow("memtier JSON without totals")
+        << QByteArray("{\n\"configuration\": {\"server\": \"x\"},\n\"ALL STATS\": {}\n}\n") << 4
+        << "memtier_benchmark JSON has no \"ALL STATS\" Totals";
+
+    QByteArray keyvalGarbled = keyval;
+    keyvalGarbled.replace("MEAN_LATENCY=83.74", "MEAN_LATENCY=fast");
+    QTest::newRow("netperf garbage number")
+        << keyvalGarbled << 5 << "netperf report has a malformed 'MEAN_LATENCY' value 'fast'";
+    QTest::newRow("netperf UDP") << QByteArray("MIGRATED UDP STREAM TEST from 0.0.0.0 (0.0.0.0) "
+                                               "port 0 AF_INET to h () port 0 AF_INET\n")
+                                 << 1 << "netperf test 'UDP STREAM' is not one Loadscope imports";
+    QTest::newRow("netperf banner only")
+        << QByteArray("MIGRATED TCP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to h () port "
+                      "0 AF_INET\n")
+        << 1 << "netperf report cut off after 'STREAM TEST'";
+}
+
+void TestImportParsers::refusals() {
+    QFETCH(QByteArray, content);
+    QFETCH(int, line);
+    QFETCH(QString, message);
+    const ImportResult imported = importReports(QStringLiteral("results.txt"), content);
+    QVERIFY(!imported.ok());
+    QVERIFY(imported.reports.isEmpty());
+    const QString expected = QStringLiteral("results.txt:%1: %2").arg(line).arg(message);
+    QVERIFY2(imported.error.startsWith(expected),
+             qPrintable(imported.error + QStringLiteral("\n   expected: ") + expected));
+    QVERIFY(!imported.error.contains(QLatin1Char('\n')));
+}
+
+QTEST_GUILESS_MAIN(TestImportParsers)
+#include "tst_import_parsers.moc"
