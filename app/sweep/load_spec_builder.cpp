@@ -267,10 +267,13 @@ QCoro::Task<ResolvedAddress> resolveEndpoint(Endpoint endpoint) {
         resolved.address = *numeric;
         co_return resolved;
     }
-    HostLookup lookup;
-    QHostInfo::lookupHost(endpoint.host, &lookup,
-                          [&lookup](const QHostInfo& info) { lookup.deliver(info); });
-    const QHostInfo info = co_await qCoro(&lookup, &HostLookup::lookupFinished);
+    // Deleted later, not at the end of this scope: QCoro resumes the
+    // coroutine from an event delivered to the lookup object itself.
+    auto* lookup = new HostLookup;
+    QHostInfo::lookupHost(endpoint.host, lookup,
+                          [lookup](const QHostInfo& info) { lookup->deliver(info); });
+    const QHostInfo info = co_await qCoro(lookup, &HostLookup::lookupFinished);
+    lookup->deleteLater();
     if (info.error() != QHostInfo::NoError || info.addresses().isEmpty()) {
         resolved.error = QStringLiteral("cannot resolve host '%1': %2")
                              .arg(endpoint.host, info.error() == QHostInfo::NoError

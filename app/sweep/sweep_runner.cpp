@@ -84,7 +84,9 @@ void SweepRunner::cancel() {
         m_run->cancel();
     if (m_probe)
         m_probe->abort();
-    if (m_pauseTimer)
+    // Only while it still runs: a second timeout before the awaiting coroutine
+    // resumed (QCoro resumes through a queued call) would resume a dead awaiter.
+    if (m_pauseTimer && m_pauseTimer->isActive())
         m_pauseTimer->start(0);
 }
 
@@ -118,7 +120,9 @@ QCoro::Task<engine::RunResult> SweepRunner::runEngine(engine::LoadSpec spec,
     }
     bridge->start();
     engine::RunResult result = co_await bridge->result();
-    delete bridge; // its threads have ended; nothing is left to join
+    // Its threads have ended. Deleted later: QCoro resumed this coroutine from
+    // an event delivered to the bridge itself.
+    bridge->deleteLater();
     co_return result;
 }
 
@@ -128,7 +132,7 @@ QCoro::Task<bool> SweepRunner::pause(double seconds, quint64 job) {
     m_pauseTimer = timer;
     timer->start(std::chrono::milliseconds(qint64(seconds * 1000.0)));
     co_await qCoro(timer).waitForTimeout();
-    delete timer;
+    timer->deleteLater(); // resumed from an event delivered to the timer
     co_return isCurrent(job);
 }
 

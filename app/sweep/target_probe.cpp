@@ -20,15 +20,28 @@ namespace loadscope::app {
 // deadline, abort) into one signal, so the coroutine awaits one thing and then
 // looks at what changed. A bare QCoro wait on, say, readyRead would sleep
 // through a reset connection until its timeout.
+//
+// The signal fires at most once per arm(): QCoro resumes a signal's awaiter
+// through a queued call, and a second emission before that call ran would
+// queue a call into an awaiter that no longer exists.
 class ProbeWakeup : public QObject {
     Q_OBJECT
 
 public:
     using QObject::QObject;
-    void wake() { Q_EMIT wakeupAvailable(); }
+    void arm() { m_armed = true; }
+    void wake() {
+        if (!m_armed)
+            return;
+        m_armed = false;
+        Q_EMIT wakeupAvailable();
+    }
 
 Q_SIGNALS:
     void wakeupAvailable();
+
+private:
+    bool m_armed = false;
 };
 
 namespace {
@@ -89,10 +102,14 @@ void TargetProbe::abort() {
         m_reply->abort();
     if (m_socket)
         m_socket->abort();
-    m_wakeup->wake();
+    // Queued, so that the caller of abort() is not re-entered by the probe's end.
+    QMetaObject::invokeMethod(m_wakeup, &ProbeWakeup::wake, Qt::QueuedConnection);
 }
 
 QCoro::Task<> TargetProbe::nextEvent() {
+    // Events before this point need no wake-up: the caller looked at the
+    // state they left before awaiting the next one.
+    m_wakeup->arm();
     co_await qCoro(m_wakeup, &ProbeWakeup::wakeupAvailable);
 }
 
@@ -221,6 +238,8 @@ QCoro::Task<ProbeResult> TargetProbe::probeSocket(Target target,
     m_socket = &socket;
     QTimer deadline;
     deadline.setSingleShot(true);
+    // QCoro resumes through a queued call, so the coroutine never runs inside
+    // one of the socket's own signals and may end and destroy the socket.
     connect(&deadline, &QTimer::timeout, m_wakeup, &ProbeWakeup::wake);
     connect(&socket, &QAbstractSocket::stateChanged, m_wakeup, &ProbeWakeup::wake);
     connect(&socket, &QIODevice::readyRead, m_wakeup, &ProbeWakeup::wake);
@@ -275,8 +294,12 @@ QCoro::Task<ProbeResult> TargetProbe::probeSocket(Target target,
 }
 
 QCoro::Task<ProbeResult> probeTarget(Target target, std::chrono::milliseconds timeout) {
-    TargetProbe probe;
-    co_return co_await probe.probe(std::move(target), timeout);
+    // On the heap and deleted later: the probe ends in an event delivered to
+    // its own child, which must outlive that delivery.
+    auto* probe = new TargetProbe;
+    const ProbeResult result = co_await probe->probe(std::move(target), timeout);
+    probe->deleteLater();
+    co_return result;
 }
 
 } // namespace loadscope::app
