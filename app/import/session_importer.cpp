@@ -1,0 +1,167 @@
+#include "app/import/session_importer.h"
+
+#include "app/import/report_importer.h"
+
+#include <QFile>
+#include <QHash>
+
+namespace loadscope::app {
+
+namespace {
+
+QString where(const ImportedReport& report) {
+    return QStringLiteral("%1:%2").arg(report.result.source.file).arg(report.firstLine);
+}
+
+// The mode as the user typed it: a known identifier, or their own words.
+void setMode(Target& target, const QString& mode) {
+    const QString trimmed = mode.trimmed();
+    if (trimmed.isEmpty()) {
+        target.mode = DeploymentMode::Host;
+    } else if (const auto known = deploymentModeFromId(trimmed)) {
+        target.mode = *known;
+    } else {
+        target.mode = DeploymentMode::Custom;
+        target.customMode = trimmed;
+    }
+}
+
+// The target a first report describes, so that a later sweep can measure the
+// same server again. Session files want an address for every non-http
+// target; where the output does not give the port, the tool's usual one stands in.
+Target targetFor(const ImportedReport& report, const QString& name, const QString& mode,
+                 int index) {
+    Target target = makeTarget(name, DeploymentMode::Host, index);
+    setMode(target, mode);
+    target.protocol = *targetProtocolFromId(report.protocolId());
+    switch (target.protocol) {
+    case TargetProtocol::Http:
+        target.http.url = report.url;
+        target.http.keepAlive = report.keepAlive.value_or(true);
+        break;
+    case TargetProtocol::Memcache:
+        target.address = report.url.isEmpty() ? QStringLiteral("127.0.0.1:11211") : report.url;
+        break;
+    case TargetProtocol::TcpRr:
+    case TargetProtocol::TcpStream:
+        // netperf names the host only; 12865 is netserver's port.
+        target.address = (report.url.isEmpty() ? QStringLiteral("127.0.0.1") : report.url) +
+                         QStringLiteral(":12865");
+        target.tcpRr.connectPerRequest = report.test == QLatin1StringView("TCP_CRR");
+        break;
+    }
+    return target;
+}
+
+} // namespace
+
+SessionImport importIntoSession(Session& session, const QString& targetName, const QString& mode,
+                                const QList<ImportFile>& files) {
+    SessionImport outcome;
+    const auto refuse = [&outcome](const QString& error) {
+        outcome = SessionImport{};
+        outcome.error = error;
+        return outcome;
+    };
+    if (targetName.trimmed().isEmpty())
+        return refuse(QStringLiteral("the target needs a name"));
+    if (files.isEmpty())
+        return refuse(QStringLiteral("no output to import"));
+
+    QList<ImportedReport> reports;
+    for (const ImportFile& file : files) {
+        const ImportResult imported = importReports(file.name, file.content);
+        if (!imported.ok())
+            return refuse(imported.error);
+        reports.append(imported.reports);
+    }
+
+    Session updated = session;
+    const Target* existing = nullptr;
+    for (const Target& target : updated.targets) {
+        if (target.name == targetName)
+            existing = &target;
+    }
+    if (existing) {
+        Target probe = *existing;
+        if (!mode.trimmed().isEmpty()) {
+            setMode(probe, mode);
+            if (probe.modeLabel() != existing->modeLabel())
+                return refuse(QStringLiteral("target '%1' is in mode '%2', not '%3'")
+                                  .arg(targetName, existing->modeLabel(), mode.trimmed()));
+        }
+        outcome.targetId = existing->id;
+    } else {
+        Target created =
+            targetFor(reports.first(), targetName, mode, static_cast<int>(updated.targets.size()));
+        outcome.targetId = created.id;
+        outcome.createdTarget = true;
+        updated.targets.push_back(std::move(created));
+    }
+    const Target& target = *updated.findTarget(outcome.targetId);
+    const QString protocol = targetProtocolId(target.protocol);
+
+    // Fingerprints already in the target, and where each came from.
+    QHash<QString, QString> seen;
+    for (const PointResult& result : updated.results) {
+        if (result.targetId == target.id && !result.source.fingerprint.isEmpty())
+            seen.insert(result.source.fingerprint, result.source.file);
+    }
+    for (ImportedReport& report : reports) {
+        const QString what =
+            report.test.isEmpty() ? report.tool : report.tool + QLatin1Char(' ') + report.test;
+        if (report.protocolId() != protocol)
+            return refuse(QStringLiteral("%1: %2 measures %3, but target '%4' measures %5")
+                              .arg(where(report), what, report.protocolId(), targetName, protocol));
+        // TCP_CRR's figures include a connect per transaction: not comparable with TCP_RR's.
+        if (target.protocol == TargetProtocol::TcpRr &&
+            target.tcpRr.connectPerRequest != (report.test == QLatin1StringView("TCP_CRR")))
+            return refuse(QStringLiteral("%1: %2 does not match target '%3', which measures %4")
+                              .arg(where(report), what, targetName,
+                                   target.tcpRr.connectPerRequest ? QStringLiteral("TCP_CRR")
+                                                                  : QStringLiteral("TCP_RR")));
+        if (report.result.concurrency < 1)
+            return refuse(QStringLiteral("%1: the %2 report does not say its concurrency")
+                              .arg(where(report), what));
+        const QString fingerprint = report.result.source.fingerprint;
+        if (seen.contains(fingerprint))
+            return refuse(QStringLiteral("%1: this %2 report is already in target '%3' (imported "
+                                         "from %4)")
+                              .arg(where(report), what, targetName, seen.value(fingerprint)));
+        seen.insert(fingerprint, where(report));
+
+        PointResult result = report.result;
+        result.targetId = target.id;
+        result.repetition = updated.nextRepetition(target.id, result.concurrency);
+        updated.putResult(result);
+        report.result = result;
+    }
+    session = std::move(updated);
+    outcome.reports = reports;
+    return outcome;
+}
+
+std::optional<QList<ImportFile>> readImportFiles(const QStringList& paths, QString* error) {
+    // Far beyond any tool output: a bigger file is something else.
+    constexpr qint64 kMaxBytes = 64 * 1024 * 1024;
+    QList<ImportFile> files;
+    for (const QString& path : paths) {
+        const bool standardInput = path == QLatin1StringView("-");
+        QFile file(standardInput ? QString() : path);
+        const bool opened =
+            standardInput ? file.open(stdin, QIODevice::ReadOnly) : file.open(QIODevice::ReadOnly);
+        const QByteArray content = opened ? file.read(kMaxBytes + 1) : QByteArray();
+        if (!opened || file.error() != QFileDevice::NoError) {
+            *error = QStringLiteral("%1: cannot read: %2").arg(path, file.errorString());
+            return std::nullopt;
+        }
+        if (content.size() > kMaxBytes) {
+            *error = QStringLiteral("%1: larger than 64 MiB, not a tool output").arg(path);
+            return std::nullopt;
+        }
+        files.append(ImportFile{standardInput ? QStringLiteral("stdin") : path, content});
+    }
+    return files;
+}
+
+} // namespace loadscope::app

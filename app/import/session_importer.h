@@ -1,0 +1,51 @@
+#pragma once
+
+#include "app/import/imported_report.h"
+#include "app/session/session.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <QUuid>
+#include <optional>
+
+namespace loadscope::app {
+
+// One saved tool output to import: the name its messages use, and its bytes.
+struct ImportFile {
+    QString name;
+    QByteArray content;
+};
+
+// What an import into a session did, or the one line saying why it did nothing.
+struct SessionImport {
+    QList<ImportedReport> reports; // as added: result.targetId and result.repetition set
+    QUuid targetId;
+    bool createdTarget = false;
+    QString error;
+
+    bool ok() const { return error.isEmpty(); }
+};
+
+// Reads every file, then adds each report found as a result of the target
+// called `targetName`, at the report's concurrency with the next free
+// repetition there. A missing target is created: its protocol follows the
+// tool (ab, wrk -> http; memtier_benchmark -> memcache; netperf TCP_RR and
+// TCP_CRR -> tcp-rr, TCP_STREAM -> tcp-stream), its deployment mode is `mode`
+// (an identifier such as "container-nat", or the user's own words; empty
+// means host), and its URL or address comes from the output.
+//
+// All or nothing: an unrecognised, cut or garbled file, a report of another
+// protocol than the target's, a report without a concurrency, a `mode` other
+// than an existing target's, or a report already imported into the target
+// (same fingerprint, also twice within `files`) leaves `session` untouched and
+// gives one error line naming the file and line.
+SessionImport importIntoSession(Session& session, const QString& targetName, const QString& mode,
+                                const QList<ImportFile>& files);
+
+// Reads `paths` ("-" is standard input) for importIntoSession(); nullopt and
+// one line naming the file when one cannot be read.
+std::optional<QList<ImportFile>> readImportFiles(const QStringList& paths, QString* error);
+
+} // namespace loadscope::app
