@@ -1,0 +1,413 @@
+// Imports into a session: targets created from the tool, repetitions, the
+// duplicate and all-or-nothing rules, the session file round trip, and
+// `loadscope-cli import` driven as a user drives it.
+#include "app/import/session_importer.h"
+#include "app/session/session_file.h"
+#include "import_test_support.h"
+
+#include <QDir>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace loadscope::app;
+using namespace import_test;
+
+namespace {
+
+ImportFile fixtureFile(const QString& name) {
+    return ImportFile{name, readFixture(QFINDTESTDATA(QStringLiteral("fixtures/import/") + name))};
+}
+
+struct Run {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+Run runCli(const QStringList& arguments, const QByteArray& input = {}) {
+    QProcess process;
+    process.start(qEnvironmentVariable("LOADSCOPE_CLI"), arguments);
+    Run run;
+    if (!process.waitForStarted(10'000))
+        return run;
+    process.write(input);
+    process.closeWriteChannel();
+    if (!process.waitForFinished(60'000)) {
+        process.kill();
+        process.waitForFinished();
+        return run;
+    }
+    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    run.out = QString::fromUtf8(process.readAllStandardOutput());
+    run.err = QString::fromUtf8(process.readAllStandardError());
+    return run;
+}
+
+QByteArray readFile(const QString& path) {
+    return readFixture(path);
+}
+
+} // namespace
+
+class TestSessionImport : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void createsTargetFromTool_data();
+    void createsTargetFromTool();
+    void repetitionsPerConcurrency();
+    void existingTargetKeepsItsMode();
+    void duplicatesRefused();
+    void allOrNothing_data();
+    void allOrNothing();
+    void survivesSaveAndOpen();
+    void cliImports();
+    void cliRefusals_data();
+    void cliRefusals();
+};
+
+void TestSessionImport::createsTargetFromTool_data() {
+    QTest::addColumn<QString>("fixture");
+    QTest::addColumn<QString>("mode");
+    QTest::addColumn<QString>("protocol");
+    QTest::addColumn<QString>("modeLabel");
+    QTest::addColumn<QString>("endpoint");
+    QTest::addColumn<int>("results");
+
+    QTest::newRow("ab") << "ab_2.0.40_failures.txt"
+                        << "container-nat"
+                        << "http"
+                        << "container-nat"
+                        << "http://www.example.org:8080/app/status" << 1;
+    QTest::newRow("wrk") << "wrk_latency.txt"
+                         << ""
+                         << "http"
+                         << "host"
+                         << "http://127.0.0.1:53549/index.html" << 1;
+    QTest::newRow("wrk2") << "wrk2_spectrum.txt"
+                          << "macvlan"
+                          << "http"
+                          << "macvlan"
+                          << "http://10.0.3.15:8080/index.html" << 1;
+    QTest::newRow("memtier") << "memtier_table_percentiles.txt"
+                             << "docker on the VM"
+                             << "memcache"
+                             << "docker on the VM"
+                             << "127.0.0.1:11211" << 1;
+    QTest::newRow("memtier JSON") << "memtier_totals_average_fault.json"
+                                  << "ovs-bridge"
+                                  << "memcache"
+                                  << "ovs-bridge"
+                                  << "127.0.0.1:11211" << 1;
+    QTest::newRow("TCP_RR") << "netperf_tcp_rr.txt"
+                            << "linux-bridge"
+                            << "tcp-rr"
+                            << "linux-bridge"
+                            << "127.0.0.1:12865" << 1;
+    QTest::newRow("TCP_CRR") << "netperf_omni_keyval.txt"
+                             << ""
+                             << "tcp-rr"
+                             << "host"
+                             << "127.0.0.1:12865" << 1;
+    QTest::newRow("TCP_STREAM") << "netperf_tcp_stream.txt"
+                                << ""
+                                << "tcp-stream"
+                                << "host"
+                                << "127.0.0.1:12865" << 2;
+}
+
+void TestSessionImport::createsTargetFromTool() {
+    QFETCH(QString, fixture);
+    QFETCH(QString, mode);
+    QFETCH(QString, protocol);
+    QFETCH(QString, modeLabel);
+    QFETCH(QString, endpoint);
+    QFETCH(int, results);
+
+    Session session;
+    const SessionImport imported =
+        importIntoSession(session, QStringLiteral("before"), mode, {fixtureFile(fixture)});
+    QVERIFY2(imported.ok(), qPrintable(imported.error));
+    QVERIFY(imported.createdTarget);
+    QCOMPARE(static_cast<int>(session.targets.size()), 1);
+    const Target& target = session.targets.front();
+    QCOMPARE(target.id, imported.targetId);
+    QCOMPARE(target.name, QStringLiteral("before"));
+    QCOMPARE(targetProtocolId(target.protocol), protocol);
+    QCOMPARE(target.modeLabel(), modeLabel);
+    QCOMPARE(target.endpoint(), endpoint);
+    QCOMPARE(target.tcpRr.connectPerRequest, fixture == QLatin1String("netperf_omni_keyval.txt"));
+    QCOMPARE(static_cast<int>(session.results.size()), results);
+    for (const PointResult& result : session.results) {
+        QCOMPARE(result.targetId, target.id);
+        QCOMPARE(result.source.kind, ResultSource::Kind::Imported);
+        QCOMPARE(result.source.file, fixture);
+        QVERIFY(result.concurrency >= 1);
+    }
+    QCOMPARE(imported.reports.size(), results);
+}
+
+void TestSessionImport::repetitionsPerConcurrency() {
+    // Two ab runs at concurrency 10 and one at 4 (the terminal session holds
+    // c=4 and c=10 runs): each level counts its own repetitions.
+    Session session;
+    const SessionImport imported =
+        importIntoSession(session, QStringLiteral("nat"), QStringLiteral("container-nat"),
+                          {fixtureFile(QStringLiteral("ab_terminal_session.txt")),
+                           fixtureFile(QStringLiteral("ab_2.3_close.txt"))});
+    QVERIFY2(imported.ok(), qPrintable(imported.error));
+    QCOMPARE(imported.reports.size(), 3);
+    QCOMPARE(imported.reports.at(0).result.concurrency, 4);
+    QCOMPARE(imported.reports.at(0).result.repetition, 0);
+    QCOMPARE(imported.reports.at(1).result.concurrency, 10);
+    QCOMPARE(imported.reports.at(1).result.repetition, 0);
+    QCOMPARE(imported.reports.at(2).result.concurrency, 10);
+    QCOMPARE(imported.reports.at(2).result.repetition, 1);
+    QVERIFY(session.findResult(imported.targetId, 10, 1));
+    QVERIFY(*session.findResult(imported.targetId, 10, 1)->reportedRequestsPerSecond == 12653.10);
+
+    // A later import continues at the next free repetition.
+    const SessionImport more =
+        importIntoSession(session, QStringLiteral("nat"), QString(),
+                          {fixtureFile(QStringLiteral("ab_2.3_not_found.txt"))});
+    QVERIFY2(more.ok(), qPrintable(more.error));
+    QVERIFY(!more.createdTarget);
+    QCOMPARE(more.reports.first().result.concurrency, 5);
+    QCOMPARE(more.reports.first().result.repetition, 0);
+    const SessionImport wrk = importIntoSession(session, QStringLiteral("nat"), QString(),
+                                                {fixtureFile(QStringLiteral("wrk_latency.txt"))});
+    QVERIFY2(wrk.ok(), qPrintable(wrk.error));
+    QCOMPARE(wrk.reports.first().result.repetition, 2);
+    QCOMPARE(static_cast<int>(session.results.size()), 5);
+}
+
+void TestSessionImport::existingTargetKeepsItsMode() {
+    Session session;
+    QVERIFY(importIntoSession(session, QStringLiteral("edge"), QStringLiteral("macvlan"),
+                              {fixtureFile(QStringLiteral("ab_2.3_close.txt"))})
+                .ok());
+    const QByteArray before = serializeSession(session);
+    const SessionImport other =
+        importIntoSession(session, QStringLiteral("edge"), QStringLiteral("host"),
+                          {fixtureFile(QStringLiteral("wrk_latency.txt"))});
+    QCOMPARE(other.error, QStringLiteral("target 'edge' is in mode 'macvlan', not 'host'"));
+    QCOMPARE(serializeSession(session), before);
+    QVERIFY(importIntoSession(session, QStringLiteral("edge"), QStringLiteral("macvlan"),
+                              {fixtureFile(QStringLiteral("wrk_latency.txt"))})
+                .ok());
+}
+
+void TestSessionImport::duplicatesRefused() {
+    Session session;
+    QVERIFY(importIntoSession(session, QStringLiteral("host"), QString(),
+                              {fixtureFile(QStringLiteral("ab_2.3_keepalive.txt"))})
+                .ok());
+    const QByteArray before = serializeSession(session);
+
+    // The same run again, even pasted elsewhere with a prompt and CRLF.
+    const SessionImport again =
+        importIntoSession(session, QStringLiteral("host"), QString(),
+                          {fixtureFile(QStringLiteral("ab_terminal_session.txt"))});
+    QCOMPARE(again.error, QStringLiteral("ab_terminal_session.txt:47: this ab report is already in "
+                                         "target 'host' (imported from ab_2.3_keepalive.txt)"));
+    QVERIFY(again.reports.isEmpty());
+    QCOMPARE(serializeSession(session), before);
+
+    // Twice within one import.
+    Session fresh;
+    const SessionImport twice = importIntoSession(fresh, QStringLiteral("host"), QString(),
+                                                  {fixtureFile(QStringLiteral("wrk_latency.txt")),
+                                                   fixtureFile(QStringLiteral("wrk_latency.txt"))});
+    QCOMPARE(twice.error, QStringLiteral("wrk_latency.txt:1: this wrk report is already in target "
+                                         "'host' (imported from wrk_latency.txt:1)"));
+    QVERIFY(fresh.targets.empty() && fresh.results.empty());
+
+    // Into another target it is a result of its own.
+    QVERIFY(importIntoSession(session, QStringLiteral("nat"), QStringLiteral("container-nat"),
+                              {fixtureFile(QStringLiteral("ab_2.3_keepalive.txt"))})
+                .ok());
+}
+
+void TestSessionImport::allOrNothing_data() {
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QByteArray>("second");
+    QTest::addColumn<QString>("error");
+
+    const QByteArray ab = readFixture(QFINDTESTDATA("fixtures/import/ab_2.3_close.txt"));
+    QTest::newRow("cut file") << "web" << ab.left(ab.indexOf("Transfer rate"))
+                              << "second.txt:34: ab report cut off after 'Time per request'";
+    QTest::newRow("unrecognised") << "web" << QByteArray("hello\n")
+                                  << "second.txt:1: not a recognised ab, wrk, wrk2, "
+                                     "memtier_benchmark or netperf report";
+    QTest::newRow("other protocol")
+        << "web" << readFixture(QFINDTESTDATA("fixtures/import/netperf_tcp_rr.txt"))
+        << "second.txt:1: netperf TCP_RR measures tcp-rr, but target 'web' measures http";
+    QTest::newRow("RR into CRR")
+        << "crr" << readFixture(QFINDTESTDATA("fixtures/import/netperf_tcp_rr.txt"))
+        << "second.txt:1: netperf TCP_RR does not match target 'crr', which measures TCP_CRR";
+    QByteArray memtier =
+        readFixture(QFINDTESTDATA("fixtures/import/memtier_table_percentiles.txt"));
+    memtier = memtier.mid(memtier.indexOf("ALL STATS"));
+    QTest::newRow("no concurrency")
+        << "cache" << memtier
+        << "second.txt:1: the memtier_benchmark report does not say its concurrency";
+}
+
+void TestSessionImport::allOrNothing() {
+    QFETCH(QString, target);
+    QFETCH(QByteArray, second);
+    QFETCH(QString, error);
+
+    Session session;
+    QVERIFY(importIntoSession(session, QStringLiteral("crr"), QString(),
+                              {fixtureFile(QStringLiteral("netperf_omni_keyval.txt"))})
+                .ok());
+    const QByteArray before = serializeSession(session);
+    const QString first = target == QLatin1String("crr") ? QStringLiteral("netperf_omni_keyval.txt")
+                          : target == QLatin1String("cache")
+                              ? QStringLiteral("memtier_table_1.2.txt")
+                              : QStringLiteral("wrk_latency.txt");
+    const SessionImport imported = importIntoSession(
+        session, target, QString(),
+        {target == QLatin1String("crr") ? fixtureFile(QStringLiteral("netperf_tcp_crr.txt"))
+                                        : fixtureFile(first),
+         ImportFile{QStringLiteral("second.txt"), second}});
+    QCOMPARE(imported.error, error);
+    QVERIFY(imported.reports.isEmpty());
+    // Neither the good first file nor a new target was added.
+    QCOMPARE(serializeSession(session), before);
+}
+
+void TestSessionImport::survivesSaveAndOpen() {
+    Session session;
+    session.name = QStringLiteral("imports");
+    const QList<ImportFile> files = {fixtureFile(QStringLiteral("wrk2_spectrum.txt"))};
+    QVERIFY(importIntoSession(session, QStringLiteral("wrk2"), QString(), files).ok());
+    QVERIFY(importIntoSession(session, QStringLiteral("mc"), QString(),
+                              {fixtureFile(QStringLiteral("memtier_totals_average_fault.json"))})
+                .ok());
+    QVERIFY(importIntoSession(session, QStringLiteral("stream"), QString(),
+                              {fixtureFile(QStringLiteral("netperf_tcp_stream.txt"))})
+                .ok());
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("imports.loadscope"));
+    QString error;
+    QVERIFY2(saveSessionFile(session, path, &error), qPrintable(error));
+    const std::optional<Session> reopened = loadSessionFile(path, &error);
+    QVERIFY2(reopened, qPrintable(error));
+    QCOMPARE(reopened->results.size(), session.results.size());
+    for (size_t i = 0; i < session.results.size(); ++i) {
+        const PointResult& a = session.results.at(i);
+        const PointResult& b = reopened->results.at(i);
+        QCOMPARE(b.source.fingerprint, a.source.fingerprint);
+        QCOMPARE(b.source.tool, a.source.tool);
+        QVERIFY(b.reportedRequestsPerSecond == a.reportedRequestsPerSecond);
+        QVERIFY(b.reportedThroughputMbitps == a.reportedThroughputMbitps);
+        QVERIFY(b.total.percentilesMs == a.total.percentilesMs);
+        QVERIFY(b.total.meanMs == a.total.meanMs);
+    }
+    // Reopened, the same report is still recognised as already imported.
+    Session again = *reopened;
+    const SessionImport duplicate =
+        importIntoSession(again, QStringLiteral("wrk2"), QString(), files);
+    QVERIFY(duplicate.error.contains(QLatin1String("already in target 'wrk2'")));
+}
+
+void TestSessionImport::cliImports() {
+    if (qEnvironmentVariable("LOADSCOPE_CLI").isEmpty())
+        QSKIP("LOADSCOPE_CLI is not set (ctest sets it to the built loadscope-cli)");
+    QTemporaryDir dir;
+    const QString session = dir.filePath(QStringLiteral("modes.loadscope"));
+    const QString ab = QFINDTESTDATA("fixtures/import/ab_terminal_session.txt");
+    const QString wrk = QFINDTESTDATA("fixtures/import/wrk_latency.txt");
+
+    const Run first = runCli({QStringLiteral("import"), QStringLiteral("--session"), session,
+                              QStringLiteral("--target"), QStringLiteral("nat"),
+                              QStringLiteral("--mode"), QStringLiteral("container-nat"), ab, wrk});
+    QCOMPARE(first.exitCode, 0);
+    QVERIFY2(first.err.isEmpty(), qPrintable(first.err));
+    const QStringList lines = first.out.trimmed().split(QLatin1Char('\n'));
+    QCOMPARE(lines.size(), 4);
+    QCOMPARE(lines.at(0), ab + QStringLiteral(":3: ab 2.3: concurrency 4, 120 requests, "
+                                              "2106.19 requests/s -> repetition 0"));
+    QCOMPARE(lines.at(1), ab + QStringLiteral(":47: ab 2.3: concurrency 10, 2000 requests, "
+                                              "71093.42 requests/s -> repetition 0"));
+    QCOMPARE(lines.at(2), wrk + QStringLiteral(":1: wrk: concurrency 10, 47449 complete, "
+                                               "47418.04 requests/s -> repetition 1"));
+    QCOMPARE(lines.at(3), QStringLiteral("imported 3 reports into new target 'nat' "
+                                         "(container-nat, http) of ") +
+                              session);
+    QString error;
+    const std::optional<Session> saved = loadSessionFile(session, &error);
+    QVERIFY2(saved, qPrintable(error));
+    QCOMPARE(static_cast<int>(saved->results.size()), 3);
+    QCOMPARE(saved->targets.front().modeLabel(), QStringLiteral("container-nat"));
+
+    // Standard input, into a second target of the same session.
+    const Run piped =
+        runCli({QStringLiteral("import"), QStringLiteral("--session"), session,
+                QStringLiteral("--target"), QStringLiteral("host"), QStringLiteral("-")},
+               readFile(QFINDTESTDATA("fixtures/import/ab_2.3_close.txt")));
+    QCOMPARE(piped.exitCode, 0);
+    QVERIFY(piped.out.startsWith(QLatin1String("stdin:1: ab 2.3: concurrency 10")));
+    QCOMPARE(static_cast<int>(loadSessionFile(session, &error)->targets.size()), 2);
+}
+
+void TestSessionImport::cliRefusals_data() {
+    QTest::addColumn<QStringList>("arguments"); // SESSION stands for the session file
+    QTest::addColumn<QString>("error");
+
+    const QString ab = QFINDTESTDATA("fixtures/import/ab_2.3_keepalive.txt");
+    const QString session = QStringLiteral("SESSION");
+    QTest::newRow("duplicate") << QStringList{QStringLiteral("--session"), session,
+                                              QStringLiteral("--target"), QStringLiteral("nat"), ab}
+                               << QStringLiteral("loadscope-cli import: %1:1: this ab report is "
+                                                 "already in target 'nat' (imported from %1)")
+                                      .arg(ab);
+    QTest::newRow("missing file")
+        << QStringList{QStringLiteral("--session"), session, QStringLiteral("--target"),
+                       QStringLiteral("nat"), QStringLiteral("/nonexistent/ab.txt")}
+        << QStringLiteral(
+               "loadscope-cli import: /nonexistent/ab.txt: cannot read: No such file or directory");
+    QTest::newRow("no target") << QStringList{QStringLiteral("--session"), session, ab}
+                               << QStringLiteral("loadscope-cli import: needs --session FILE and "
+                                                 "--target NAME (see --help)");
+    QTest::newRow("no output") << QStringList{QStringLiteral("--session"), session,
+                                              QStringLiteral("--target"), QStringLiteral("nat")}
+                               << QStringLiteral(
+                                      "loadscope-cli import: which outputs? (see --help)");
+    QTest::newRow("mode of an existing target")
+        << QStringList{QStringLiteral("--session"),
+                       session,
+                       QStringLiteral("--target"),
+                       QStringLiteral("nat"),
+                       QStringLiteral("--mode"),
+                       QStringLiteral("macvlan"),
+                       QFINDTESTDATA("fixtures/import/wrk_latency.txt")}
+        << QStringLiteral("loadscope-cli import: target 'nat' is in mode 'host', not 'macvlan'");
+}
+
+void TestSessionImport::cliRefusals() {
+    if (qEnvironmentVariable("LOADSCOPE_CLI").isEmpty())
+        QSKIP("LOADSCOPE_CLI is not set (ctest sets it to the built loadscope-cli)");
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, error);
+    QTemporaryDir dir;
+    const QString session = dir.filePath(QStringLiteral("s.loadscope"));
+    const Run setUp = runCli({QStringLiteral("import"), QStringLiteral("--session"), session,
+                              QStringLiteral("--target"), QStringLiteral("nat"),
+                              QFINDTESTDATA("fixtures/import/ab_2.3_keepalive.txt")});
+    QCOMPARE(setUp.exitCode, 0);
+    const QByteArray before = readFile(session);
+
+    arguments.replaceInStrings(QStringLiteral("SESSION"), session);
+    const Run run = runCli(QStringList{QStringLiteral("import")} + arguments);
+    QCOMPARE(run.exitCode, 2);
+    QCOMPARE(run.err, error + QLatin1Char('\n'));
+    QVERIFY(run.out.isEmpty());
+    QCOMPARE(readFile(session), before); // saved only after a whole import
+}
+
+QTEST_GUILESS_MAIN(TestSessionImport)
+#include "tst_session_import.moc"
