@@ -29,7 +29,7 @@ const QRegularExpression kColumn = pattern(
     "Latency|KB/sec)");
 const QRegularExpression kSetting =
     pattern("^(\\d+) +(Threads|Connections per thread|Seconds|Requests per client)$");
-const QRegularExpression kVersion = pattern("^memtier_benchmark (\\d+\\.\\d+\\S*)");
+const QRegularExpression kVersion = pattern("^memtier_benchmark (\\d+\\.\\d+\\S*)$");
 
 // What the run was asked to do, from the lines memtier prints above its
 // tables or, failing those, from the command typed.
@@ -309,19 +309,20 @@ ImportResult MemtierReportParser::parse(const ReportLines& lines, const QString&
     int pendingRuns = -1; // index of a BEST/WORST table waiting for its AGGREGATED one
     for (int index = 0; index < lines.size(); ++index) {
         const QString line = lines.trimmed(index);
+        // "memtier_benchmark 2.1.0" (from --version) before the command check,
+        // which would take it for a run with default options.
+        if (const auto printed = kVersion.match(line); printed.hasMatch()) {
+            version = printed.captured(1);
+            continue;
+        }
         if (const auto command =
                 ReportLines::command(lines.text(index), {QStringLiteral("memtier_benchmark")})) {
             settings = RunSettings{};
             readCommand(*command, settings);
             continue;
         }
-        if (line.isEmpty() ||
-            !(line.at(0).isDigit() || line.at(0).isUpper() || line.at(0) == QLatin1Char('m')))
-            continue; // every line read here starts with a digit or a capital (or "memtier")
-        if (const auto printed = kVersion.match(line); printed.hasMatch()) {
-            version = printed.captured(1);
-            continue;
-        }
+        if (line.isEmpty() || !(line.at(0).isDigit() || line.at(0).isUpper()))
+            continue; // every line read below starts with a digit or a capital
         if (const auto setting =
                 line.at(0).isDigit() ? kSetting.match(line) : QRegularExpressionMatch();
             setting.hasMatch()) {

@@ -131,14 +131,16 @@ QStringList splitCsv(const QString& line) {
     return cells;
 }
 
+// A line of -o column titles. "Throughput" alone is too common a word in
+// notes to tell netperf from someone's own table; the other titles are not.
 bool isCsvHeader(const QString& line) {
     if (!line.contains(QLatin1Char(',')) || line.contains(QLatin1Char('=')))
         return false;
     for (const QString& cell : splitCsv(line)) {
         const QString key = keyOfTitle(cell);
-        if (key == QLatin1StringView("THROUGHPUT") ||
+        if (key == QLatin1StringView("THROUGHPUT_UNITS") ||
             key == QLatin1StringView("TRANSACTION_RATE") ||
-            key.endsWith(QLatin1StringView("_LATENCY")))
+            key == QLatin1StringView("ELAPSED_TIME") || key.endsWith(QLatin1StringView("_LATENCY")))
             return true;
     }
     return false;

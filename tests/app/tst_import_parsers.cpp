@@ -643,6 +643,9 @@ void TestImportParsers::refusals_data() {
                                           "ELF\x02\x01\x01\0\0\0\xff\xfe\x00garbage",
                                           17)
                             << 1 << "not a recognised";
+    QTest::newRow("own CSV table")
+        << QByteArray("mode,Throughput,p99\nhost,41328.13,0.059\nnat,35120.70,0.071\n") << 1
+        << "not a recognised";
     QTest::newRow("other JSON") << QByteArray("{\"k6\": {\"metrics\": {}}}\n") << 1
                                 << "not a recognised";
 
