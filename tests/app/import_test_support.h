@@ -162,4 +162,68 @@ inline void checkWrkAgainstText(const ImportedReport& report, const QString& tex
     QCOMPARE(r.non2xx, non2xx.hasMatch() ? non2xx.captured(1).toULongLong() : 0);
 }
 
+inline QString fixturePath(const QString& name) {
+    return QFINDTESTDATA(QStringLiteral("fixtures/import/") + name);
+}
+
+inline QByteArray fixture(const QString& name) {
+    return readFixture(fixturePath(name));
+}
+
+inline bool sameSummary(const LatencySummary& a, const LatencySummary& b) {
+    return a.minMs == b.minMs && a.meanMs == b.meanMs && a.sdMs == b.sdMs && a.maxMs == b.maxMs &&
+           a.percentilesMs == b.percentilesMs;
+}
+
+// Every number an import carries, compared exactly (fingerprints and line
+// numbers aside, which legitimately follow the text).
+inline bool sameNumbers(const ImportedReport& a, const ImportedReport& b) {
+    const PointResult& x = a.result;
+    const PointResult& y = b.result;
+    bool same =
+        a.tool == b.tool && a.version == b.version && a.test == b.test &&
+        a.commandLine == b.commandLine && a.url == b.url && a.concurrency == b.concurrency &&
+        a.requests == b.requests && a.keepAlive == b.keepAlive && a.threads == b.threads &&
+        x.concurrency == y.concurrency && x.complete == y.complete && x.failed == y.failed &&
+        x.errors == y.errors && x.non2xx == y.non2xx && x.keepAlive == y.keepAlive &&
+        x.bytesTotal == y.bytesTotal && x.bytesBody == y.bytesBody && x.bytesSent == y.bytesSent &&
+        x.durationSeconds == y.durationSeconds && x.threads == y.threads &&
+        x.serverSoftware == y.serverSoftware && x.documentLength == y.documentLength &&
+        x.reportedRequestsPerSecond == y.reportedRequestsPerSecond &&
+        x.reportedTransferKiBps == y.reportedTransferKiBps &&
+        x.reportedThroughputMbitps == y.reportedThroughputMbitps && sameSummary(x.total, y.total) &&
+        sameSummary(x.connect, y.connect) && sameSummary(x.waiting, y.waiting) &&
+        sameSummary(x.processing, y.processing) && x.perOperation.size() == y.perOperation.size() &&
+        a.uncorrectedLatency.has_value() == b.uncorrectedLatency.has_value();
+    for (const auto& [name, summary] : x.perOperation)
+        same = same && y.perOperation.count(name) && sameSummary(summary, y.perOperation.at(name));
+    if (same && a.uncorrectedLatency)
+        same = sameSummary(*a.uncorrectedLatency, *b.uncorrectedLatency);
+    return same;
+}
+
+inline const QStringList& allFixtures() {
+    static const QStringList names = {
+        QStringLiteral("ab_2.3_keepalive.txt"),
+        QStringLiteral("ab_2.3_close.txt"),
+        QStringLiteral("ab_2.3_not_found.txt"),
+        QStringLiteral("ab_2.0.40_failures.txt"),
+        QStringLiteral("ab_terminal_session.txt"),
+        QStringLiteral("wrk_latency.txt"),
+        QStringLiteral("wrk_not_found.txt"),
+        QStringLiteral("wrk_two_threads.txt"),
+        QStringLiteral("wrk2_spectrum.txt"),
+        QStringLiteral("memtier_table_percentiles.txt"),
+        QStringLiteral("memtier_table_1.2.txt"),
+        QStringLiteral("memtier_totals_average_fault.json"),
+        QStringLiteral("netperf_tcp_rr.txt"),
+        QStringLiteral("netperf_tcp_crr.txt"),
+        QStringLiteral("netperf_tcp_stream.txt"),
+        QStringLiteral("netperf_omni_csv.txt"),
+        QStringLiteral("netperf_omni_keyval.txt"),
+        QStringLiteral("mixed_notes.md"),
+    };
+    return names;
+}
+
 } // namespace import_test
