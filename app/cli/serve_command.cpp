@@ -1,4 +1,249 @@
-// Placeholder: implemented with the embedded servers.
+// loadscope-cli serve: runs one of the embedded target servers until SIGINT or SIGTERM.
+#include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
+#include "app/servers/echo_server.h"
+#include "app/servers/http_server.h"
+#include "app/servers/sink_server.h"
+#include "app/servers/tcp_proxy.h"
+
+#include <csignal>
 #include <cstdio>
-int loadscope::cli::runServeCommand(const QStringList&) { std::fputs("loadscope-cli serve: not built yet\n", stderr); return ExitInternal; }
+#include <memory>
+#include <pthread.h>
+
+namespace loadscope::cli {
+
+namespace {
+
+const char* const kServeUsage =
+    "Usage: loadscope-cli serve KIND [options]\n"
+    "\n"
+    "Runs an embedded target server on 127.0.0.1 until SIGINT or SIGTERM.\n"
+    "\n"
+    "Kinds:\n"
+    "  http    keep-alive HTTP/1.1, one static document (--size)\n"
+    "  echo    request/response peer for tcp-rr (--request-size, --response-size)\n"
+    "  sink    reads and discards, the peer for tcp-stream\n"
+    "  proxy   userland TCP relay to --to HOST:PORT\n"
+    "\n"
+    "Once listening it prints one line 'listening on HOST:PORT' on stdout; when stopped it\n"
+    "prints a summary on stderr. Exit status: 0 after a signal, 2 for bad arguments or when\n"
+    "the address cannot be bound (port in use).\n"
+    "'loadscope-cli serve KIND --help' describes a kind's options.\n";
+
+struct ServeSetup {
+    std::unique_ptr<app::TcpServer> server;
+    QString summaryRequests; // what stats().requests counts for this kind
+    QString summaryErrors;   // and stats().errors
+};
+
+void addCommonOptions(QCommandLineParser& parser) {
+    parser.addHelpOption();
+    parser.addOptions({
+        {QStringLiteral("port"),
+         QStringLiteral("Port to listen on; 0 (the default) picks a free one, printed at start."),
+         QStringLiteral("P"), QStringLiteral("0")},
+        {QStringLiteral("host"), QStringLiteral("Address to listen on (default 127.0.0.1)."),
+         QStringLiteral("HOST"), QStringLiteral("127.0.0.1")},
+        {QStringLiteral("threads"),
+         QStringLiteral("Event loops, one thread each (default: one per core)."),
+         QStringLiteral("N")},
+    });
+}
+
+void addKindOptions(QCommandLineParser& parser, const QString& kind) {
+    addCommonOptions(parser);
+    if (kind == QLatin1String("http")) {
+        parser.setApplicationDescription(QStringLiteral(
+            "Keep-alive HTTP/1.1 server: every request gets the same static HTML document."));
+        parser.addOption({QStringLiteral("size"),
+                          QStringLiteral("Document size in bytes (default 4897)."),
+                          QStringLiteral("BYTES"), QStringLiteral("4897")});
+    } else if (kind == QLatin1String("echo")) {
+        parser.setApplicationDescription(QStringLiteral(
+            "Request/response peer for 'loadscope-cli tcp-rr -r REQ,RESP': answers RESP bytes\n"
+            "for every REQ bytes received. --request-size and --response-size must match the\n"
+            "client's -r; when they are equal the received bytes are sent back unchanged."));
+        parser.addOptions({
+            {QStringLiteral("request-size"),
+             QStringLiteral("Bytes per request, the client's REQ (default 1)."),
+             QStringLiteral("R"), QStringLiteral("1")},
+            {QStringLiteral("response-size"),
+             QStringLiteral("Bytes per response, the client's RESP (default 1)."),
+             QStringLiteral("S"), QStringLiteral("1")},
+        });
+    } else if (kind == QLatin1String("sink")) {
+        parser.setApplicationDescription(
+            QStringLiteral("Reads and discards everything, the peer for 'loadscope-cli "
+                           "tcp-stream'; the summary counts the bytes."));
+    } else {
+        parser.setApplicationDescription(QStringLiteral(
+            "Userland TCP relay, as a container engine's published-port proxy: every client\n"
+            "gets its own connection to the upstream. An unreachable upstream closes the\n"
+            "client's connection and is logged on stderr."));
+        parser.addOption({QStringLiteral("to"), QStringLiteral("Upstream to relay to."),
+                          QStringLiteral("HOST:PORT")});
+    }
+}
+
+std::optional<uint64_t> countOption(const QCommandLineParser& parser, const char* name,
+                                    uint64_t minimum, uint64_t maximum, QString* error) {
+    const QString option = QLatin1String("--") + QLatin1String(name);
+    return parseCount(option, parser.value(QLatin1String(name)), minimum, maximum, error);
+}
+
+std::optional<ServeSetup> buildServer(const QCommandLineParser& parser, const QString& kind,
+                                      QString* error) {
+    if (!parser.positionalArguments().isEmpty()) {
+        *error = QStringLiteral("unexpected argument '%1' (see --help)")
+                     .arg(parser.positionalArguments().constFirst());
+        return std::nullopt;
+    }
+    const auto port = countOption(parser, "port", 0, 65535, error);
+    if (!port)
+        return std::nullopt;
+    uint64_t threadCount = defaultThreadCount();
+    if (parser.isSet(QStringLiteral("threads"))) {
+        const auto threads = countOption(parser, "threads", 1, 1024, error);
+        if (!threads)
+            return std::nullopt;
+        threadCount = *threads;
+    }
+    const auto fillBase = [&](app::ServerConfig& config) {
+        config.host = parser.value(QStringLiteral("host")).toStdString();
+        config.port = uint16_t(*port);
+        config.threads = uint32_t(threadCount);
+    };
+
+    ServeSetup setup;
+    if (kind == QLatin1String("http")) {
+        const auto size = countOption(parser, "size", 0, app::HttpServer::kMaxDocumentSize, error);
+        if (!size)
+            return std::nullopt;
+        app::HttpServerConfig config;
+        fillBase(config);
+        config.documentSize = size_t(*size);
+        setup.server = std::make_unique<app::HttpServer>(config);
+        setup.summaryRequests = QStringLiteral("responses");
+        setup.summaryErrors = QStringLiteral("bad requests");
+    } else if (kind == QLatin1String("echo")) {
+        const auto request =
+            countOption(parser, "request-size", 1, app::EchoServer::kMaxMessageSize, error);
+        if (!request)
+            return std::nullopt;
+        const auto response =
+            countOption(parser, "response-size", 1, app::EchoServer::kMaxMessageSize, error);
+        if (!response)
+            return std::nullopt;
+        app::EchoServerConfig config;
+        fillBase(config);
+        config.requestSize = size_t(*request);
+        config.responseSize = size_t(*response);
+        setup.server = std::make_unique<app::EchoServer>(config);
+        setup.summaryRequests = QStringLiteral("responses");
+        setup.summaryErrors = QStringLiteral("accept errors");
+    } else if (kind == QLatin1String("sink")) {
+        app::ServerConfig config;
+        fillBase(config);
+        setup.server = std::make_unique<app::SinkServer>(config);
+        setup.summaryErrors = QStringLiteral("accept errors");
+    } else {
+        if (!parser.isSet(QStringLiteral("to"))) {
+            *error = QStringLiteral("--to HOST:PORT is required");
+            return std::nullopt;
+        }
+        const auto upstream = parseHostPort(parser.value(QStringLiteral("to")), error);
+        if (!upstream)
+            return std::nullopt;
+        app::TcpProxyConfig config;
+        fillBase(config);
+        config.upstreamHost = upstream->host;
+        config.upstreamPort = upstream->port;
+        setup.server = std::make_unique<app::TcpProxy>(config);
+        setup.summaryRequests = QStringLiteral("upstream connections");
+        setup.summaryErrors = QStringLiteral("upstream failures");
+    }
+    return setup;
+}
+
+void printSummary(const QString& command, const ServeSetup& setup) {
+    const app::ServerStats stats = setup.server->stats();
+    QString line = QStringLiteral("stopped after %1 connections").arg(stats.connections);
+    if (!setup.summaryRequests.isEmpty())
+        line += QStringLiteral(", %1 %2").arg(stats.requests).arg(setup.summaryRequests);
+    line += QStringLiteral(", %1 bytes received, %2 bytes sent")
+                .arg(stats.bytesReceived)
+                .arg(stats.bytesSent);
+    if (stats.errors > 0)
+        line += QStringLiteral(", %1 %2").arg(stats.errors).arg(setup.summaryErrors);
+    std::fprintf(stderr, "%s: %s\n", qPrintable(command), qPrintable(line));
+}
+
+} // namespace
+
+int runServeCommand(const QStringList& arguments) {
+    const QString command = arguments.value(0);
+    const QString kind = arguments.value(1);
+    if (kind == QLatin1String("--help") || kind == QLatin1String("-h")) {
+        std::fputs(kServeUsage, stdout);
+        return ExitOk;
+    }
+    const QStringList kinds{QStringLiteral("http"), QStringLiteral("echo"), QStringLiteral("sink"),
+                            QStringLiteral("proxy")};
+    if (!kinds.contains(kind)) {
+        printError(command, kind.isEmpty() ? QStringLiteral("which server? http, echo, sink or "
+                                                            "proxy (see --help)")
+                                           : QStringLiteral("unknown server '%1': expected http, "
+                                                            "echo, sink or proxy")
+                                                 .arg(kind));
+        return ExitUsage;
+    }
+    QStringList rest = arguments;
+    rest.removeAt(1);
+    rest[0] = command + QLatin1Char(' ') + kind;
+
+    QCommandLineParser parser;
+    addKindOptions(parser, kind);
+    if (rest.contains(QStringLiteral("--help")) || rest.contains(QStringLiteral("-h"))) {
+        // Qt's usage line names the executable only; the kind belongs in it too.
+        QString help = parser.helpText();
+        help.replace(0, help.indexOf(QLatin1Char('\n')),
+                     QStringLiteral("Usage: loadscope-cli serve %1 [options]").arg(kind));
+        std::fputs(qPrintable(help), stdout);
+        return ExitOk;
+    }
+    if (const auto exit = parseOrExit(parser, rest))
+        return *exit;
+    QString error;
+    std::optional<ServeSetup> setup = buildServer(parser, kind, &error);
+    if (!setup) {
+        printError(command, error);
+        return ExitUsage;
+    }
+    QString limitError;
+    ensureFileLimit(65536, &limitError); // as many clients as the hard limit allows
+
+    // Blocked before any server thread exists, so that every thread inherits the mask and the
+    // signals can only be taken here, by sigwait().
+    sigset_t stopSignals;
+    sigemptyset(&stopSignals);
+    sigaddset(&stopSignals, SIGINT);
+    sigaddset(&stopSignals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+
+    std::string startError;
+    if (!setup->server->start(&startError)) {
+        printError(command, QString::fromStdString(startError));
+        return ExitUsage;
+    }
+    std::printf("listening on %s\n", setup->server->address().c_str());
+    std::fflush(stdout);
+
+    int received = 0;
+    sigwait(&stopSignals, &received);
+    setup->server->stop();
+    printSummary(command + QLatin1Char(' ') + kind, *setup);
+    return ExitOk;
+}
+
+} // namespace loadscope::cli

@@ -1,0 +1,44 @@
+#pragma once
+
+#include "app/servers/tcp_server.h"
+
+#include <cstddef>
+#include <string>
+
+namespace loadscope::app {
+
+struct EchoServerConfig : ServerConfig {
+    // Must match the client's `-r REQUEST,RESPONSE` (netperf TCP_RR's -r). The server cannot
+    // infer them: a request's size is not visible in a byte stream that TCP may split or merge.
+    size_t requestSize = 1;
+    size_t responseSize = 1;
+};
+
+// The request/response peer of tcp-rr: for every requestSize bytes received it sends
+// responseSize bytes. When the two are equal it returns the received bytes themselves, a plain
+// echo; otherwise the responses are filler bytes. A client that stops reading makes the server
+// stop reading too, so neither memory nor the owed byte count grows without bound.
+class EchoServer final : public TcpServer {
+public:
+    static constexpr size_t kMaxMessageSize = size_t(1) << 30;
+
+    explicit EchoServer(EchoServerConfig config = {});
+    ~EchoServer() override;
+
+    size_t requestSize() const { return m_requestSize; }
+    size_t responseSize() const { return m_responseSize; }
+    bool mirrors() const { return m_requestSize == m_responseSize; }
+
+protected:
+    std::unique_ptr<ServerConnection> createConnection(ServerLoop& loop, int fd) override;
+    bool prepare(std::string* error) override;
+
+private:
+    friend class EchoConnection;
+
+    const size_t m_requestSize;
+    const size_t m_responseSize;
+    std::string m_filler; // source of response bytes when not mirroring
+};
+
+} // namespace loadscope::app

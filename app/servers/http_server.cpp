@@ -1,0 +1,379 @@
+#include "app/servers/http_server.h"
+
+#include "app/servers/server_loop.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <vector>
+
+namespace loadscope::app {
+
+namespace {
+
+// Enough iovecs per sendmsg() for any realistic pipeline depth without a large stack frame.
+constexpr size_t kMaxIov = 64;
+
+bool equalsIgnoringCase(std::string_view text, std::string_view lowerCase) {
+    if (text.size() != lowerCase.size())
+        return false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (c >= 'A' && c <= 'Z')
+            c = char(c - 'A' + 'a');
+        if (c != lowerCase[i])
+            return false;
+    }
+    return true;
+}
+
+std::string_view trimmed(std::string_view text) {
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
+        text.remove_prefix(1);
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r'))
+        text.remove_suffix(1);
+    return text;
+}
+
+std::string makeResponse(std::string_view status, std::string_view type, std::string_view body,
+                         bool keepAlive, size_t* headLength) {
+    std::string head;
+    head.append("HTTP/1.1 ").append(status).append("\r\n");
+    head.append("Server: loadscope\r\n");
+    head.append("Content-Type: ").append(type).append("\r\n");
+    head.append("Content-Length: ").append(std::to_string(body.size())).append("\r\n");
+    head.append(keepAlive ? "Connection: keep-alive\r\n" : "Connection: close\r\n");
+    head.append("\r\n");
+    if (headLength)
+        *headLength = head.size();
+    head.append(body);
+    return head;
+}
+
+// What one parsed request asks of the connection.
+struct RequestHead {
+    bool head = false;          // HEAD: headers only
+    bool keepAlive = true;      // after the version and Connection header are weighed
+    bool chunkedBody = false;   // a body whose end we do not look for: answer, then close
+    uint64_t contentLength = 0; // body bytes to skip before the next request
+};
+
+enum class ParseStatus { Incomplete, Complete, Malformed };
+
+// Parses one request head at the start of `data`; on Complete sets `length` to its size including
+// the blank line. Bare LF line ends are accepted as well as CRLF.
+ParseStatus parseRequestHead(std::string_view data, RequestHead& request, size_t& length) {
+    size_t pos = 0;
+    bool firstLine = true;
+    bool http10 = false;
+    bool sawClose = false;
+    bool sawKeepAlive = false;
+    bool sawLength = false;
+    while (true) {
+        const void* found = std::memchr(data.data() + pos, '\n', data.size() - pos);
+        if (!found)
+            return ParseStatus::Incomplete;
+        const size_t end = size_t(static_cast<const char*>(found) - data.data());
+        std::string_view line = data.substr(pos, end - pos);
+        pos = end + 1;
+        if (!line.empty() && line.back() == '\r')
+            line.remove_suffix(1);
+        if (firstLine) {
+            firstLine = false;
+            // METHOD SP TARGET SP HTTP/x.y
+            const size_t methodEnd = line.find(' ');
+            const size_t versionStart = line.rfind(' ');
+            if (methodEnd == 0 || methodEnd == std::string_view::npos || versionStart == methodEnd)
+                return ParseStatus::Malformed;
+            const std::string_view version = line.substr(versionStart + 1);
+            if (version.size() != 8 || version.substr(0, 5) != "HTTP/" || version[6] != '.' ||
+                version[5] < '0' || version[5] > '9' || version[7] < '0' || version[7] > '9')
+                return ParseStatus::Malformed;
+            http10 = version[5] == '1' && version[7] == '0';
+            if (version[5] == '0')
+                return ParseStatus::Malformed;
+            request.head = line.substr(0, methodEnd) == "HEAD";
+            continue;
+        }
+        if (line.empty())
+            break;
+        const size_t colon = line.find(':');
+        if (colon == std::string_view::npos || colon == 0)
+            return ParseStatus::Malformed;
+        const std::string_view name = line.substr(0, colon);
+        const std::string_view value = trimmed(line.substr(colon + 1));
+        if (equalsIgnoringCase(name, "connection")) {
+            // A token list: "keep-alive", "close", "Upgrade, close", ...
+            size_t start = 0;
+            while (start <= value.size()) {
+                size_t comma = value.find(',', start);
+                if (comma == std::string_view::npos)
+                    comma = value.size();
+                const std::string_view token = trimmed(value.substr(start, comma - start));
+                sawClose = sawClose || equalsIgnoringCase(token, "close");
+                sawKeepAlive = sawKeepAlive || equalsIgnoringCase(token, "keep-alive");
+                start = comma + 1;
+            }
+        } else if (equalsIgnoringCase(name, "content-length")) {
+            if (value.empty() || value.size() > 18 || sawLength)
+                return ParseStatus::Malformed;
+            uint64_t number = 0;
+            for (const char c : value) {
+                if (c < '0' || c > '9')
+                    return ParseStatus::Malformed;
+                number = number * 10 + uint64_t(c - '0');
+            }
+            sawLength = true;
+            request.contentLength = number;
+        } else if (equalsIgnoringCase(name, "transfer-encoding")) {
+            request.chunkedBody = true;
+        }
+    }
+    request.keepAlive = !sawClose && !request.chunkedBody && (!http10 || sawKeepAlive);
+    length = pos;
+    return ParseStatus::Complete;
+}
+
+} // namespace
+
+// One client. Reads land in the loop's scratch buffer; only an incomplete request head is kept
+// (m_carry). Responses are queued as pointers into the server's prebuilt strings, never copied.
+// While output is pending the connection stops reading, which bounds the queue by one read's
+// worth of pipelined requests.
+class HttpConnection final : public ServerConnection {
+public:
+    HttpConnection(const HttpServer& server, ServerLoop& loop, int fd)
+        : m_server(server)
+        , m_loop(loop)
+        , m_fd(fd) {}
+    ~HttpConnection() override { m_loop.closeDescriptor(m_fd); }
+
+    bool open() {
+        m_events = EPOLLIN;
+        return m_loop.watch(m_fd, m_events, this);
+    }
+
+    bool onEvents(int, uint32_t events) override {
+        if ((events & EPOLLOUT) && !flush())
+            return false;
+        if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && (m_events & EPOLLIN)) {
+            if (!readAndServe())
+                return false;
+        }
+        if (m_queue.empty() && m_closeAfterFlush) {
+            shutdown(m_fd, SHUT_WR);
+            return false;
+        }
+        return updateInterest();
+    }
+
+private:
+    struct Chunk {
+        const char* data;
+        size_t size;
+    };
+
+    bool readAndServe() {
+        const std::span<char> scratch = m_loop.scratch();
+        const ssize_t received = recv(m_fd, scratch.data(), scratch.size(), 0);
+        if (received == 0) {
+            // The client may half-close after its last request and still read the answers.
+            m_closeAfterFlush = true;
+            return flush();
+        }
+        if (received < 0)
+            return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+        m_loop.countReceived(uint64_t(received));
+
+        if (m_carry.empty()) {
+            const std::string_view data(scratch.data(), size_t(received));
+            const size_t used = serve(data);
+            if (used < data.size())
+                m_carry.assign(data.substr(used));
+        } else {
+            m_carry.append(scratch.data(), size_t(received));
+            const size_t used = serve(m_carry);
+            m_carry.erase(0, used);
+        }
+        if (m_closeAfterFlush)
+            m_carry.clear();
+        else if (m_carry.size() > HttpServer::kMaxHeadSize)
+            badRequest();
+        return flush();
+    }
+
+    // Queues the responses for every complete request in `data`; returns the bytes used.
+    size_t serve(std::string_view data) {
+        size_t pos = 0;
+        uint64_t answered = 0;
+        while (pos < data.size() && !m_closeAfterFlush) {
+            if (m_bodyLeft > 0) {
+                const size_t skip = size_t(std::min<uint64_t>(m_bodyLeft, data.size() - pos));
+                pos += skip;
+                m_bodyLeft -= skip;
+                continue;
+            }
+            // Stray line ends between requests are allowed and ignored.
+            if (data[pos] == '\r' || data[pos] == '\n') {
+                ++pos;
+                continue;
+            }
+            RequestHead request;
+            size_t length = 0;
+            const ParseStatus status = parseRequestHead(data.substr(pos), request, length);
+            if (status == ParseStatus::Incomplete)
+                break;
+            if (status == ParseStatus::Malformed || length > HttpServer::kMaxHeadSize) {
+                badRequest();
+                break;
+            }
+            pos += length;
+            m_bodyLeft = request.contentLength;
+            const std::string& response =
+                request.keepAlive ? m_server.m_keepAlive : m_server.m_close;
+            const size_t size = request.head ? (request.keepAlive ? m_server.m_headLength
+                                                                  : m_server.m_closeHeadLength)
+                                             : response.size();
+            m_queue.push_back({response.data(), size});
+            ++answered;
+            if (!request.keepAlive)
+                m_closeAfterFlush = true;
+        }
+        m_loop.countRequests(answered);
+        return pos;
+    }
+
+    void badRequest() {
+        m_queue.push_back({m_server.m_badRequest.data(), m_server.m_badRequest.size()});
+        m_closeAfterFlush = true;
+        m_carry.clear();
+        m_loop.countError();
+    }
+
+    // Writes queued responses until done or the socket is full; false on a write error.
+    bool flush() {
+        while (m_head < m_queue.size()) {
+            ssize_t sent;
+            if (m_head + 1 == m_queue.size()) {
+                const Chunk& chunk = m_queue[m_head];
+                sent = send(m_fd, chunk.data + m_offset, chunk.size - m_offset, MSG_NOSIGNAL);
+            } else {
+                iovec iov[kMaxIov];
+                size_t count = 0;
+                for (size_t i = m_head; i < m_queue.size() && count < kMaxIov; ++i, ++count) {
+                    const size_t skip = i == m_head ? m_offset : 0;
+                    iov[count].iov_base = const_cast<char*>(m_queue[i].data + skip);
+                    iov[count].iov_len = m_queue[i].size - skip;
+                }
+                msghdr message{};
+                message.msg_iov = iov;
+                message.msg_iovlen = count;
+                sent = sendmsg(m_fd, &message, MSG_NOSIGNAL);
+            }
+            if (sent < 0) {
+                if (errno == EINTR)
+                    continue;
+                return errno == EAGAIN || errno == EWOULDBLOCK;
+            }
+            m_loop.countSent(uint64_t(sent));
+            size_t left = size_t(sent);
+            while (left > 0) {
+                const size_t rest = m_queue[m_head].size - m_offset;
+                if (left < rest) {
+                    m_offset += left;
+                    break;
+                }
+                left -= rest;
+                m_offset = 0;
+                ++m_head;
+            }
+            while (m_head < m_queue.size() && m_queue[m_head].size == m_offset) {
+                m_offset = 0;
+                ++m_head;
+            }
+        }
+        m_queue.clear();
+        m_head = 0;
+        m_offset = 0;
+        return true;
+    }
+
+    bool updateInterest() {
+        const uint32_t wanted = !m_queue.empty()    ? uint32_t(EPOLLOUT)
+                                : m_closeAfterFlush ? 0u
+                                                    : uint32_t(EPOLLIN);
+        if (wanted == m_events)
+            return true;
+        m_events = wanted;
+        return m_loop.rewatch(m_fd, wanted);
+    }
+
+    const HttpServer& m_server;
+    ServerLoop& m_loop;
+    int m_fd;
+    uint32_t m_events = 0;
+    bool m_closeAfterFlush = false;
+    uint64_t m_bodyLeft = 0;
+    std::string m_carry;
+    std::vector<Chunk> m_queue;
+    size_t m_head = 0;   // first unsent chunk
+    size_t m_offset = 0; // bytes of it already sent
+};
+
+HttpServer::HttpServer(HttpServerConfig config)
+    : TcpServer(config)
+    , m_documentSize(config.documentSize) {
+    if (m_documentSize > kMaxDocumentSize)
+        return; // prepare() refuses to start
+    const std::string document = makeDocument(m_documentSize);
+    m_keepAlive = makeResponse("200 OK", "text/html", document, true, &m_headLength);
+    m_close = makeResponse("200 OK", "text/html", document, false, &m_closeHeadLength);
+    m_badRequest = makeResponse("400 Bad Request", "text/plain", "Bad Request\n", false, nullptr);
+}
+
+HttpServer::~HttpServer() {
+    stop();
+}
+
+bool HttpServer::prepare(std::string* error) {
+    if (m_documentSize <= kMaxDocumentSize)
+        return true;
+    *error = "the document size " + std::to_string(m_documentSize) + " is larger than " +
+             std::to_string(kMaxDocumentSize) + " bytes";
+    return false;
+}
+
+std::unique_ptr<ServerConnection> HttpServer::createConnection(ServerLoop& loop, int fd) {
+    auto connection = std::make_unique<HttpConnection>(*this, loop, fd);
+    if (!connection->open())
+        return nullptr;
+    return connection;
+}
+
+std::string HttpServer::makeDocument(size_t size) {
+    static constexpr std::string_view head =
+        "<!DOCTYPE html>\n<html><head><title>loadscope</title></head><body>\n<p>";
+    static constexpr std::string_view tail = "</p>\n</body></html>\n";
+    static constexpr std::string_view filler =
+        "Loadscope test document, served from memory by the embedded HTTP server.\n";
+    std::string document;
+    document.reserve(size);
+    if (size < head.size() + tail.size()) {
+        while (document.size() < size)
+            document.append(filler.substr(0, std::min(filler.size(), size - document.size())));
+        return document;
+    }
+    document.append(head);
+    const size_t body = size - head.size() - tail.size();
+    while (document.size() - head.size() < body)
+        document.append(
+            filler.substr(0, std::min(filler.size(), body - (document.size() - head.size()))));
+    document.append(tail);
+    return document;
+}
+
+} // namespace loadscope::app

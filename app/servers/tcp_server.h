@@ -1,0 +1,90 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace loadscope::app {
+
+class ServerConnection;
+class ServerLoop;
+
+struct ServerConfig {
+    std::string host = "127.0.0.1"; // numeric address or a name resolved once at start()
+    uint16_t port = 0;              // 0: the kernel picks a free port; see TcpServer::port()
+    uint32_t threads = 1;           // epoll loops, each on its own thread
+};
+
+// Totals over all loop threads. What counts as a request, and as an error, is each server's:
+// HTTP responses and malformed requests, echo responses, proxy upstream connect failures.
+struct ServerStats {
+    uint64_t connections = 0; // accepted since start()
+    uint64_t activeConnections = 0;
+    uint64_t bytesReceived = 0;
+    uint64_t bytesSent = 0;
+    uint64_t requests = 0;
+    uint64_t errors = 0;
+};
+
+// Listens on host:port and runs `threads` epoll loops that share the listening socket
+// (EPOLLEXCLUSIVE, so one connection wakes one loop). A shared socket rather than SO_REUSEPORT
+// keeps "port already in use" an error even against another of our own servers.
+//
+// There is no idle timeout: a benchmark target keeps open whatever its client opens, and the
+// client decides when a connection ends.
+//
+// start(), stop() and stats() may be called from any thread except a loop thread. A subclass must
+// call stop() in its own destructor, because its loops use its members until they are joined.
+class TcpServer {
+public:
+    TcpServer(const TcpServer&) = delete;
+    TcpServer& operator=(const TcpServer&) = delete;
+    virtual ~TcpServer();
+
+    // Binds, listens and starts the loops. On failure returns false and sets `error` to one line
+    // such as "cannot listen on 127.0.0.1:8080: Address already in use".
+    bool start(std::string* error = nullptr);
+    // Stops accepting, closes every connection and joins the loops. Idempotent.
+    void stop();
+
+    bool isRunning() const;
+    // The bound port: the configured one, or the kernel's pick when it was 0. Valid after start().
+    uint16_t port() const;
+    // "127.0.0.1:8080" or "[::1]:8080". Valid after start().
+    std::string address() const;
+    const ServerConfig& config() const { return m_config; }
+    // Still readable after stop(), for a final summary.
+    ServerStats stats() const;
+
+protected:
+    explicit TcpServer(ServerConfig config);
+
+    // Called on a loop thread for each accepted, non-blocking client socket. The returned
+    // connection owns `fd` and has already watched it; nullptr means the fd has been closed.
+    virtual std::unique_ptr<ServerConnection> createConnection(ServerLoop& loop, int fd) = 0;
+    // Called by start() before binding; a server refuses to start by returning false with a
+    // one-line error.
+    virtual bool prepare(std::string* error);
+
+private:
+    friend class ServerLoop;
+
+    void closeDescriptors();
+
+    const ServerConfig m_config;
+    mutable std::mutex m_mutex; // guards the lifecycle, not the hot path
+    std::atomic<bool> m_stopping{false};
+    bool m_running = false;
+    int m_listenFd = -1;
+    int m_wakeFd = -1;
+    uint16_t m_port = 0;
+    std::string m_address;
+    std::vector<std::unique_ptr<ServerLoop>> m_loops;
+    std::vector<std::thread> m_threads;
+};
+
+} // namespace loadscope::app
