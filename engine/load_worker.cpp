@@ -306,10 +306,16 @@ void LoadWorker::onReadable(Connection& c, int64_t now) {
         if (m_protocol.isStream())
             continue; // a sink has nothing to say; whatever arrives is discarded
         std::string_view data(m_readBuffer.data(), size_t(n));
+        // The peer sent all of these bytes before it could have seen a request
+        // issued while they are parsed, so they answer only the requests
+        // outstanding now; more is a peer sending more than it owes, which
+        // would otherwise complete the next requests without their responses.
+        size_t answerable = c.count;
         while (!data.empty()) {
-            if (c.count == 0) {
+            if (c.count == 0 || answerable == 0) {
                 failHead(c, ErrorClass::Exception, now,
-                         "data received with no request outstanding");
+                         c.count == 0 ? "data received with no request outstanding"
+                                      : "the peer sent more than the responses it owed");
                 return;
             }
             if (c.front().firstByteNs == 0)
@@ -322,6 +328,7 @@ void LoadWorker::onReadable(Connection& c, int64_t now) {
                 return;
             }
             data.remove_prefix(r.consumed);
+            --answerable;
             const int fd = c.fd;
             completeHead(c, r.info, now);
             if (c.fd != fd)
