@@ -1,0 +1,98 @@
+#include "app/report/error_reply_counting_protocol.h"
+
+#include <array>
+#include <string_view>
+
+namespace loadscope::app {
+
+namespace {
+
+using namespace std::string_view_literals;
+
+constexpr size_t kKinds = 3;
+constexpr std::array<std::string_view, kKinds> kKindNames{"ERROR"sv, "CLIENT_ERROR"sv,
+                                                          "SERVER_ERROR"sv};
+
+// The reply line is the session's lastError() right after an error reply.
+size_t kindOf(std::string_view line) {
+    if (line.starts_with(kKindNames[2]))
+        return 2;
+    if (line.starts_with(kKindNames[1]))
+        return 1;
+    return 0;
+}
+
+class CountingSession final : public engine::ProtocolSession {
+public:
+    CountingSession(std::unique_ptr<engine::ProtocolSession> inner, size_t innerOperations)
+        : m_inner(std::move(inner))
+        , m_innerOperations(innerOperations) {}
+
+    void appendRequest(std::string& out) override { m_inner->appendRequest(out); }
+    engine::FeedResult feed(std::string_view data) override { return relabel(m_inner->feed(data)); }
+    engine::FeedResult finishAtEof() override { return relabel(m_inner->finishAtEof()); }
+    void resetConnection() override { m_inner->resetConnection(); }
+    std::string_view serverSoftware() const override { return m_inner->serverSoftware(); }
+    std::string_view lastError() const override { return m_inner->lastError(); }
+
+private:
+    engine::FeedResult relabel(engine::FeedResult r) const {
+        if (r.status == engine::FeedResult::Status::Complete && r.info.errorReply &&
+            r.info.operation < m_innerOperations) {
+            const size_t index = m_innerOperations + size_t(r.info.operation) * kKinds +
+                                 kindOf(m_inner->lastError());
+            r.info.operation = static_cast<uint8_t>(index);
+        }
+        return r;
+    }
+
+    std::unique_ptr<engine::ProtocolSession> m_inner;
+    size_t m_innerOperations;
+};
+
+} // namespace
+
+ErrorReplyCountingProtocol::ErrorReplyCountingProtocol(
+    std::shared_ptr<const engine::Protocol> inner)
+    : m_inner(std::move(inner))
+    , m_innerOperations(m_inner->operationNames().size()) {}
+
+std::unique_ptr<engine::ProtocolSession>
+ErrorReplyCountingProtocol::newSession(uint32_t connectionIndex, uint64_t seed) const {
+    return std::make_unique<CountingSession>(m_inner->newSession(connectionIndex, seed),
+                                             m_innerOperations);
+}
+
+std::vector<std::string> ErrorReplyCountingProtocol::operationNames() const {
+    std::vector<std::string> names = m_inner->operationNames();
+    const size_t inner = names.size();
+    for (size_t i = 0; i < inner; ++i)
+        for (std::string_view kind : kKindNames)
+            names.push_back(names[i] + ' ' + std::string(kind));
+    return names;
+}
+
+ErrorReplyCounts foldErrorReplies(engine::RunResult& result, size_t innerOperationCount) {
+    ErrorReplyCounts counts;
+    auto& ops = result.operations;
+    if (ops.size() != innerOperationCount * (1 + kKinds))
+        return counts;
+    for (size_t op = 0; op < innerOperationCount; ++op) {
+        for (size_t kind = 0; kind < kKinds; ++kind) {
+            const engine::OperationStats& extra = ops[innerOperationCount + op * kKinds + kind];
+            engine::OperationStats& into = ops[op];
+            into.count += extra.count;
+            into.hits += extra.hits;
+            into.misses += extra.misses;
+            into.bytesReceived += extra.bytesReceived;
+            into.latency.merge(extra.latency);
+            uint64_t* const slots[kKinds] = {&counts.error, &counts.clientError,
+                                             &counts.serverError};
+            *slots[kind] += extra.count;
+        }
+    }
+    ops.resize(innerOperationCount);
+    return counts;
+}
+
+} // namespace loadscope::app

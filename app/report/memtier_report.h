@@ -1,0 +1,83 @@
+#pragma once
+
+#include "app/report/error_reply_counting_protocol.h"
+#include "engine/memcache_protocol.h"
+#include "engine/run_result.h"
+
+#include <QJsonObject>
+#include <QString>
+#include <optional>
+#include <string>
+
+namespace loadscope::app {
+
+// The unmeasured step that set every key of the range once before the run.
+struct MemcachePreloadSummary {
+    uint64_t keys = 0;
+    double seconds = 0;
+    uint64_t failed = 0;
+    std::string firstError;
+};
+
+// What `loadscope-cli memcache` ran, as the report and the JSON describe it.
+struct MemcacheRunSetup {
+    QString server; // "127.0.0.1:11211"
+    uint32_t threads = 1;
+    uint32_t clientsPerThread = 1;
+    uint32_t pipeline = 1;
+    uint64_t requestsPerClient = 0; // 0 for a timed run
+    double testTimeSeconds = 0;     // 0 for a counted run
+    engine::MemcacheSpec workload;
+    std::optional<MemcachePreloadSummary> preload;
+};
+
+// A finished run: the engine's result with the error replies folded back into
+// the set and get operations (see foldErrorReplies), and their kinds.
+struct MemcacheRunReport {
+    engine::RunResult result;
+    ErrorReplyCounts errorReplies;
+};
+
+// A description of the run, the "ALL STATS" table of memtier_benchmark's
+// report (Sets, Gets and Totals rows; ops, hits and misses per second; mean,
+// p50, p99 and p99.9 latency in milliseconds; KB/sec), then how many gets hit,
+// failures by class with the error replies by kind and the first error, and
+// where the load generator's threads ran.
+//
+// KB/sec counts bytes in both directions (requests and replies), as memtier
+// does. The Totals figure is measured; the engine counts bytes per connection,
+// not per command, so the Sets and Gets rows share that total in proportion to
+// the protocol bytes their commands and replies take (key, flags, value and
+// framing lengths), which is exact when every key has the same length.
+QString formatMemtierReport(const MemcacheRunReport& report, const MemcacheRunSetup& setup);
+
+// The --json object of `loadscope-cli memcache`: runResultJson() (complete,
+// failed, failed_connect, failed_receive, failed_length, failed_exceptions,
+// failed_write, timeouts, bytes_total (received), bytes_body (value bytes
+// received), bytes_sent, duration_s, transfer_rate_kib_s, concurrency (all
+// connections, clients x threads), threads, thread_cpus, threads_pinned,
+// client_cpu_s, client_cpu_load, connections_opened, cancelled, first_error
+// when there was one, latency_ms, connect_ms, waiting_ms, processing_ms) plus:
+//   server             "HOST:PORT" as given
+//   clients_per_thread memtier's -c
+//   pipeline           requests outstanding per connection
+//   requests_per_client  -n (0 for a timed run); complete = n x clients x threads
+//   test_time_s        --test-time (0 for a counted run)
+//   ratio              "SETS:GETS"
+//   key_pattern        "SET:GET" pattern letters (R, S, G)
+//   key_minimum, key_maximum, key_prefix, data_size
+//   ops_per_second     complete / duration_s
+//   sets, gets         replies to each command (error replies included)
+//   sets_per_second, gets_per_second
+//   hits, misses       gets that returned the value / returned none
+//   hits_per_second, misses_per_second
+//   hit_ratio          hits / (hits + misses); 0 without gets
+//   kb_per_second      KiB/s on the wire, both directions (the Totals row's KB/sec)
+//   error_replies      {error, client_error, server_error}: replies of each kind;
+//                      their sum is included in failed_exceptions
+//   set_latency_ms, get_latency_ms  per command, the shape of latency_ms
+//   preload            {keys, seconds, failed}; only with --preload
+// Latencies are milliseconds; counts cover the measured window only.
+QJsonObject memcacheResultJson(const MemcacheRunReport& report, const MemcacheRunSetup& setup);
+
+} // namespace loadscope::app

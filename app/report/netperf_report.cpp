@@ -1,0 +1,166 @@
+#include "app/report/netperf_report.h"
+
+#include "app/report/ab_report.h"
+#include "app/report/result_json.h"
+
+#include <QStringList>
+
+namespace loadscope::app {
+
+namespace {
+
+using engine::ErrorClass;
+using engine::RunResult;
+
+constexpr double kNsPerUs = 1e3;
+
+// One line of left-aligned columns, each `width` wide, trailing blanks removed.
+QString columns(const QStringList& cells, const std::initializer_list<int>& widths) {
+    QString line;
+    auto width = widths.begin();
+    for (const QString& cell : cells) {
+        if (!line.isEmpty() && !line.endsWith(QLatin1Char(' ')))
+            line += QLatin1Char(' '); // a figure wider than its column still stands apart
+        line += cell.leftJustified(width != widths.end() ? *width : 0);
+        if (width != widths.end())
+            ++width;
+    }
+    while (line.endsWith(QLatin1Char(' ')))
+        line.chop(1);
+    return line + QLatin1Char('\n');
+}
+
+QString plural(uint64_t count, const char* singular, const char* pluralForm) {
+    return QStringLiteral("%1 %2").arg(count).arg(
+        QLatin1String(count == 1 ? singular : pluralForm));
+}
+
+QString banner(const RunResult& r, const NetperfRunSetup& s) {
+    return QStringLiteral("%1 test to %2: %3, %4\n")
+        .arg(s.test, s.server, plural(r.concurrency, "connection", "connections"),
+             plural(r.threads, "thread", "threads"));
+}
+
+QString failures(const RunResult& r) {
+    const auto errors = [&](ErrorClass c) {
+        return r.errors[size_t(c)];
+    };
+    QString out = QStringLiteral("Failed: %1").arg(r.failed);
+    if (r.failed > 0)
+        out += QStringLiteral(" (Connect: %1, Receive: %2, Exceptions: %3, Timeouts: %4, "
+                              "Write: %5)")
+                   .arg(errors(ErrorClass::Connect))
+                   .arg(errors(ErrorClass::Receive))
+                   .arg(errors(ErrorClass::Exception))
+                   .arg(errors(ErrorClass::Timeout))
+                   .arg(errors(ErrorClass::Write));
+    out += QLatin1Char('\n');
+    if (!r.firstError.empty())
+        out += QStringLiteral("First error: %1\n").arg(QString::fromStdString(r.firstError));
+    return out;
+}
+
+QString loadGenerator(const RunResult& r) {
+    QString out = QStringLiteral("Threads: %1 (%2), client CPU %3 s, %4% of the threads' time\n")
+                      .arg(r.threads)
+                      .arg(threadPlacement(r))
+                      .arg(r.clientCpuSeconds, 0, 'f', 2)
+                      .arg(qRound(r.clientCpuLoad() * 100));
+    if (r.cancelled)
+        out += QStringLiteral("The run was cancelled; the figures cover the part that ran.\n");
+    return out;
+}
+
+QString us(double ns) {
+    return QString::number(ns / kNsPerUs, 'f', 1);
+}
+
+void addSocketSizes(QJsonObject& o, const NetperfRunSetup& s) {
+    o[QStringLiteral("socket_send_bytes")] = s.socketSendBytes;
+    o[QStringLiteral("socket_recv_bytes")] = s.socketRecvBytes;
+}
+
+} // namespace
+
+QString formatNetperfRrReport(const RunResult& r, const NetperfRunSetup& s) {
+    const std::initializer_list<int> widths{7, 7, 9, 8, 9, 12};
+    QString out = QLatin1String("\n") + banner(r, s);
+    out += columns({QStringLiteral("Local"), QStringLiteral("socket")}, {7});
+    out += columns({QStringLiteral("Send"), QStringLiteral("Recv"), QStringLiteral("Request"),
+                    QStringLiteral("Resp."), QStringLiteral("Elapsed"), QStringLiteral("Trans.")},
+                   widths);
+    out += columns({QStringLiteral("Size"), QStringLiteral("Size"), QStringLiteral("Size"),
+                    QStringLiteral("Size"), QStringLiteral("Time"), QStringLiteral("Rate")},
+                   widths);
+    out += columns({QStringLiteral("bytes"), QStringLiteral("bytes"), QStringLiteral("bytes"),
+                    QStringLiteral("bytes"), QStringLiteral("secs."), QStringLiteral("per sec")},
+                   widths);
+    out += QLatin1Char('\n');
+    out += columns({QString::number(s.socketSendBytes), QString::number(s.socketRecvBytes),
+                    QString::number(s.requestSize), QString::number(s.responseSize),
+                    QString::number(r.durationSeconds, 'f', 2),
+                    QString::number(r.requestsPerSecond(), 'f', 2)},
+                   widths);
+    out += QLatin1Char('\n');
+    out += QStringLiteral("Transactions: %1\n").arg(r.complete);
+    out += failures(r);
+    const engine::Histogram& h = r.total;
+    out += QStringLiteral("Latency (us): p50 %1, p90 %2, p99 %3, p99.9 %4, max %5\n")
+               .arg(us(double(h.valueAtPercentile(50))), us(double(h.valueAtPercentile(90))),
+                    us(double(h.valueAtPercentile(99))), us(double(h.valueAtPercentile(99.9))),
+                    us(double(h.max())));
+    out += QStringLiteral("Connections opened: %1\n").arg(r.connectionsOpened);
+    out += QStringLiteral("Socket sizes: this host's defaults for a new TCP socket\n");
+    out += loadGenerator(r);
+    return out;
+}
+
+QString formatNetperfStreamReport(const RunResult& r, const NetperfRunSetup& s) {
+    const std::initializer_list<int> widths{8, 8, 9, 9, 13};
+    QString out = QLatin1String("\n") + banner(r, s);
+    out +=
+        columns({QStringLiteral("Recv"), QStringLiteral("Send"), QStringLiteral("Send")}, widths);
+    out += columns({QStringLiteral("Socket"), QStringLiteral("Socket"), QStringLiteral("Message"),
+                    QStringLiteral("Elapsed")},
+                   widths);
+    out += columns({QStringLiteral("Size"), QStringLiteral("Size"), QStringLiteral("Size"),
+                    QStringLiteral("Time"), QStringLiteral("Throughput")},
+                   widths);
+    out += columns({QStringLiteral("bytes"), QStringLiteral("bytes"), QStringLiteral("bytes"),
+                    QStringLiteral("secs."), QStringLiteral("10^6bits/sec")},
+                   widths);
+    out += QLatin1Char('\n');
+    out += columns({QString::number(s.socketRecvBytes), QString::number(s.socketSendBytes),
+                    QString::number(s.sendSize), QString::number(r.durationSeconds, 'f', 2),
+                    QString::number(r.sendRateMbitps(), 'f', 2)},
+                   widths);
+    out += QLatin1Char('\n');
+    out += QStringLiteral("Bytes sent: %1 in the measured time\n").arg(r.bytesSent);
+    out += QStringLiteral("Socket sizes: this host's defaults for a new TCP socket\n");
+    out += failures(r);
+    out += loadGenerator(r);
+    return out;
+}
+
+QJsonObject tcpRrResultJson(const RunResult& r, const NetperfRunSetup& s) {
+    QJsonObject o = runResultJson(r);
+    o[QStringLiteral("test")] = s.test;
+    o[QStringLiteral("server")] = s.server;
+    o[QStringLiteral("request_size")] = double(s.requestSize);
+    o[QStringLiteral("response_size")] = double(s.responseSize);
+    o[QStringLiteral("transactions_per_second")] = r.requestsPerSecond();
+    addSocketSizes(o, s);
+    return o;
+}
+
+QJsonObject tcpStreamResultJson(const RunResult& r, const NetperfRunSetup& s) {
+    QJsonObject o = runResultJson(r);
+    o[QStringLiteral("test")] = s.test;
+    o[QStringLiteral("server")] = s.server;
+    o[QStringLiteral("send_size")] = double(s.sendSize);
+    o[QStringLiteral("throughput_mbit_s")] = r.sendRateMbitps();
+    addSocketSizes(o, s);
+    return o;
+}
+
+} // namespace loadscope::app

@@ -1,0 +1,61 @@
+#pragma once
+
+#include "engine/run_result.h"
+
+#include <QJsonObject>
+#include <QString>
+
+namespace loadscope::app {
+
+// What `loadscope-cli tcp-rr` or `tcp-stream` ran, as the report and the JSON describe it.
+struct NetperfRunSetup {
+    QString test;   // "TCP_RR", "TCP_CRR" or "TCP_STREAM"
+    QString server; // "HOST:PORT" as given
+    uint32_t requestSize = 1;
+    uint32_t responseSize = 1;
+    uint32_t sendSize = 0; // TCP_STREAM's -m
+    // This host's default socket buffer sizes (a new TCP socket's SO_SNDBUF and
+    // SO_RCVBUF): the engine leaves them alone, so they are what the run used
+    // locally; the peer's are its own.
+    int socketSendBytes = 0;
+    int socketRecvBytes = 0;
+};
+
+// netperf's request/response layout: a banner naming the test and target,
+// the socket sizes, request and response sizes, elapsed time and transaction
+// rate, then what netperf does not print: transactions and failures by class,
+// latency percentiles (p50, p90, p99, p99.9, max) in microseconds, connections
+// opened and where the load generator's threads ran.
+QString formatNetperfRrReport(const engine::RunResult& result, const NetperfRunSetup& setup);
+
+// netperf's stream layout: receive and send socket sizes, send message size,
+// elapsed time and throughput in 10^6 bits/s (of the bytes sent during the
+// measured time), then bytes sent, failures and thread placement.
+QString formatNetperfStreamReport(const engine::RunResult& result, const NetperfRunSetup& setup);
+
+// The --json object of `loadscope-cli tcp-rr`: runResultJson() (complete =
+// transactions, failed, failed_connect, failed_receive, failed_length,
+// failed_exceptions, failed_write, timeouts, bytes_total (received),
+// bytes_body, bytes_sent, duration_s, transfer_rate_kib_s, concurrency
+// (connections), threads, thread_cpus, threads_pinned, client_cpu_s,
+// client_cpu_load, connections_opened (one per transaction with TCP_CRR),
+// cancelled, first_error when there was one, latency_ms (per transaction,
+// connect included for TCP_CRR), connect_ms, waiting_ms, processing_ms) plus:
+//   test                     "TCP_RR" or "TCP_CRR"
+//   server                   "HOST:PORT" as given
+//   request_size, response_size   bytes, -r REQ,RESP
+//   transactions_per_second  complete / duration_s, netperf's "Trans. Rate"
+//   socket_send_bytes, socket_recv_bytes  this host's default socket buffers
+QJsonObject tcpRrResultJson(const engine::RunResult& result, const NetperfRunSetup& setup);
+
+// The --json object of `loadscope-cli tcp-stream`: runResultJson() as above
+// (complete counts nothing in a stream test; bytes_sent is what was sent
+// during the measured time) plus:
+//   test               "TCP_STREAM"
+//   server             "HOST:PORT" as given
+//   send_size          bytes per send call, -m
+//   throughput_mbit_s  bytes_sent x 8 / 10^6 / duration_s, netperf's 10^6bits/sec
+//   socket_send_bytes, socket_recv_bytes  this host's default socket buffers
+QJsonObject tcpStreamResultJson(const engine::RunResult& result, const NetperfRunSetup& setup);
+
+} // namespace loadscope::app
