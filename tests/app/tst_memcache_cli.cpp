@@ -1,0 +1,576 @@
+// loadscope-cli memcache as a user runs it: against real memcached, whose own
+// counters must agree with the client's; against memcached out of memory;
+// against stand-ins that answer with errors or hang up; with bad arguments.
+#include "canned_reply_server.h"
+#include "cli_process.h"
+#include "local_peers.h"
+
+#include <QDeadlineTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QRegularExpression>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QTest>
+
+using loadscope::testing::CannedReplyServer;
+using loadscope::testing::CliOutcome;
+using loadscope::testing::freeLoopbackPort;
+using loadscope::testing::jsonAt;
+using loadscope::testing::MemcachedPeer;
+using loadscope::testing::runCli;
+using loadscope::testing::waitForListener;
+
+namespace {
+
+using Stats = QMap<QString, qint64>;
+
+QString address(quint16 port) {
+    return QStringLiteral("127.0.0.1:%1").arg(port);
+}
+
+qint64 delta(const Stats& before, const Stats& after, const char* key) {
+    return after.value(QLatin1String(key)) - before.value(QLatin1String(key));
+}
+
+qint64 integer(const QJsonObject& json, const char* path) {
+    return jsonAt(json, QLatin1String(path)).toInteger(-1);
+}
+
+// memcached with options MemcachedPeer does not take (a tiny memory that
+// refuses new items instead of evicting), started and stopped here.
+class OutOfMemoryMemcached {
+public:
+    OutOfMemoryMemcached() {
+        for (int attempt = 0; attempt < 5 && m_port == 0; ++attempt) {
+            const quint16 port = freeLoopbackPort();
+            m_process.start(QStringLiteral("/usr/bin/memcached"),
+                            {QStringLiteral("-l"), QStringLiteral("127.0.0.1"),
+                             QStringLiteral("-p"), QString::number(port), QStringLiteral("-U"),
+                             QStringLiteral("0"), QStringLiteral("-t"), QStringLiteral("1"),
+                             QStringLiteral("-m"), QStringLiteral("2"), QStringLiteral("-I"),
+                             QStringLiteral("512k"), QStringLiteral("-M"), QStringLiteral("-u"),
+                             QStringLiteral("root")});
+            if (m_process.waitForStarted(5000) && waitForListener(port))
+                m_port = port;
+            else
+                stop();
+        }
+    }
+    ~OutOfMemoryMemcached() { stop(); }
+
+    quint16 port() const { return m_port; }
+
+    Stats stats() const {
+        Stats values;
+        QTcpSocket socket;
+        socket.connectToHost(QHostAddress::LocalHost, m_port);
+        if (!socket.waitForConnected(2000))
+            return values;
+        socket.write("stats\r\n");
+        QByteArray reply;
+        QDeadlineTimer deadline(5000);
+        while (!reply.endsWith("END\r\n") && !deadline.hasExpired() &&
+               socket.waitForReadyRead(1000))
+            reply += socket.readAll();
+        for (const QByteArray& line : reply.split('\n')) {
+            const QList<QByteArray> parts = line.trimmed().split(' ');
+            if (parts.size() == 3 && parts.at(0) == "STAT")
+                values.insert(QString::fromLatin1(parts.at(1)), parts.at(2).toLongLong());
+        }
+        return values;
+    }
+
+private:
+    void stop() {
+        if (m_process.state() == QProcess::NotRunning)
+            return;
+        m_process.terminate();
+        if (!m_process.waitForFinished(5000)) {
+            m_process.kill();
+            m_process.waitForFinished(5000);
+        }
+    }
+
+    QProcess m_process;
+    quint16 m_port = 0;
+};
+
+} // namespace
+
+class TestMemcacheCli : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY2(QFile::exists(loadscope::testing::cliPath()),
+                 "LOADSCOPE_CLI must name the loadscope-cli binary");
+    }
+
+    void serverCountersMatchClient_data() {
+        QTest::addColumn<int>("clients");
+        QTest::addColumn<int>("threads");
+        QTest::addColumn<int>("requests");
+        QTest::addColumn<QStringList>("options");
+        QTest::newRow("memtier defaults, 1:10 R:R") << 4 << 2 << 500 << QStringList{};
+        QTest::newRow("1:1 over 200 keys: gets hit")
+            << 5 << 2 << 400
+            << QStringList{QStringLiteral("--ratio=1:1"), QStringLiteral("--key-maximum"),
+                           QStringLiteral("200")};
+        QTest::newRow("S:S, pipeline 8")
+            << 2 << 2 << 1000
+            << QStringList{QStringLiteral("--key-pattern=S:S"), QStringLiteral("--key-maximum"),
+                           QStringLiteral("1000"), QStringLiteral("--pipeline"),
+                           QStringLiteral("8")};
+        QTest::newRow("G:G 3:7, 100-byte values") << 3 << 1 << 700
+                                                  << QStringList{QStringLiteral("--key-pattern"),
+                                                                 QStringLiteral("G:G"),
+                                                                 QStringLiteral("--ratio"),
+                                                                 QStringLiteral("3:7"),
+                                                                 QStringLiteral("--key-maximum"),
+                                                                 QStringLiteral("300"),
+                                                                 QStringLiteral("-d"),
+                                                                 QStringLiteral("100")};
+        QTest::newRow("one request") << 1 << 1 << 1 << QStringList{};
+        QTest::newRow("-c 50 -t 2 -n 20") << 50 << 2 << 20 << QStringList{};
+    }
+    void serverCountersMatchClient() {
+        QFETCH(int, clients);
+        QFETCH(int, threads);
+        QFETCH(int, requests);
+        QFETCH(QStringList, options);
+        MemcachedPeer memcached;
+        QVERIFY2(memcached.isRunning(), qPrintable(memcached.error()));
+        const Stats before = memcached.stats();
+        QVERIFY(before.contains(QStringLiteral("cmd_get")));
+        const CliOutcome ours = runCli(
+            QStringList{QStringLiteral("memcache"), QStringLiteral("-c"), QString::number(clients),
+                        QStringLiteral("-t"), QString::number(threads), QStringLiteral("-n"),
+                        QString::number(requests), QStringLiteral("--json"), QStringLiteral("-")}
+            << options << address(memcached.port()));
+        QCOMPARE(ours.exitCode, 0);
+        const Stats after = memcached.stats();
+        const QJsonObject json = ours.json();
+
+        const qint64 total = qint64(clients) * threads * requests;
+        QCOMPARE(integer(json, "complete"), total);
+        QCOMPARE(integer(json, "failed"), 0);
+        QCOMPARE(integer(json, "sets") + integer(json, "gets"), total);
+        QCOMPARE(integer(json, "hits") + integer(json, "misses"), integer(json, "gets"));
+        QCOMPARE(integer(json, "connections_opened"), qint64(clients) * threads);
+        // The server's own counters, command by command.
+        QCOMPARE(delta(before, after, "cmd_get"), integer(json, "gets"));
+        QCOMPARE(delta(before, after, "cmd_set"), integer(json, "sets"));
+        QCOMPARE(delta(before, after, "get_hits"), integer(json, "hits"));
+        QCOMPARE(delta(before, after, "get_misses"), integer(json, "misses"));
+        // Every client connection, and the one that read `after`.
+        QCOMPARE(delta(before, after, "total_connections"), qint64(clients) * threads + 1);
+    }
+
+    void preloadThenGetsAllHit() {
+        MemcachedPeer memcached;
+        QVERIFY2(memcached.isRunning(), qPrintable(memcached.error()));
+        const Stats before = memcached.stats();
+        const QStringList range{QStringLiteral("--key-minimum"),
+                                QStringLiteral("1"),
+                                QStringLiteral("--key-maximum"),
+                                QStringLiteral("500"),
+                                QStringLiteral("--ratio=0:1"),
+                                QStringLiteral("-c"),
+                                QStringLiteral("3"),
+                                QStringLiteral("-t"),
+                                QStringLiteral("2"),
+                                QStringLiteral("-n"),
+                                QStringLiteral("100")};
+        const CliOutcome preloaded =
+            runCli(QStringList{QStringLiteral("memcache"), QStringLiteral("--preload"),
+                               QStringLiteral("--json"), QStringLiteral("-")}
+                   << range << address(memcached.port()));
+        QCOMPARE(preloaded.exitCode, 0);
+        const Stats after = memcached.stats();
+        QJsonObject json = preloaded.json();
+        QCOMPARE(integer(json, "preload.keys"), 500);
+        QCOMPARE(integer(json, "preload.failed"), 0);
+        QCOMPARE(integer(json, "complete"), 600);
+        QCOMPARE(integer(json, "hits"), 600);
+        QCOMPARE(integer(json, "misses"), 0);
+        QCOMPARE(json.value(QStringLiteral("hit_ratio")).toDouble(), 1.0);
+        // The preload set each key once and is not part of the measured counts.
+        QCOMPARE(after.value(QStringLiteral("curr_items")), 500);
+        QCOMPARE(delta(before, after, "cmd_set"), 500);
+        QCOMPARE(integer(json, "sets"), 0);
+        QCOMPARE(delta(before, after, "get_hits"), 600);
+
+        // A later get-only run over the same range finds every key too, and says so.
+        const CliOutcome again =
+            runCli(QStringList{QStringLiteral("memcache")} << range << address(memcached.port()));
+        QCOMPARE(again.exitCode, 0);
+        QVERIFY2(again.out.contains("Gets: 600 hits, 0 misses (100.0% hit)"),
+                 again.out.constData());
+        QVERIFY(!again.out.contains("Preloaded"));
+
+        const CliOutcome text =
+            runCli(QStringList{QStringLiteral("memcache"), QStringLiteral("--preload")}
+                   << range << address(memcached.port()));
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(QRegularExpression(QStringLiteral("\nPreloaded 500 keys in \\d+\\.\\d\\d s\n"))
+                     .match(QString::fromUtf8(text.out))
+                     .hasMatch(),
+                 text.out.constData());
+    }
+
+    void jsonHasEveryDocumentedKey() {
+        MemcachedPeer memcached;
+        QVERIFY2(memcached.isRunning(), qPrintable(memcached.error()));
+        const CliOutcome ours = runCli(
+            {QStringLiteral("memcache"), QStringLiteral("-c"), QStringLiteral("2"),
+             QStringLiteral("-t"), QStringLiteral("1"), QStringLiteral("-n"), QStringLiteral("100"),
+             QStringLiteral("--key-maximum"), QStringLiteral("20"), QStringLiteral("--ratio=1:1"),
+             QStringLiteral("--json"), QStringLiteral("-"), address(memcached.port())});
+        QCOMPARE(ours.exitCode, 0);
+        const QJsonObject json = ours.json();
+        const QStringList keys{QStringLiteral("complete"),
+                               QStringLiteral("failed"),
+                               QStringLiteral("failed_connect"),
+                               QStringLiteral("failed_receive"),
+                               QStringLiteral("failed_length"),
+                               QStringLiteral("failed_exceptions"),
+                               QStringLiteral("failed_write"),
+                               QStringLiteral("timeouts"),
+                               QStringLiteral("bytes_total"),
+                               QStringLiteral("bytes_sent"),
+                               QStringLiteral("duration_s"),
+                               QStringLiteral("concurrency"),
+                               QStringLiteral("threads"),
+                               QStringLiteral("thread_cpus"),
+                               QStringLiteral("client_cpu_load"),
+                               QStringLiteral("server"),
+                               QStringLiteral("clients_per_thread"),
+                               QStringLiteral("pipeline"),
+                               QStringLiteral("requests_per_client"),
+                               QStringLiteral("test_time_s"),
+                               QStringLiteral("ratio"),
+                               QStringLiteral("key_pattern"),
+                               QStringLiteral("key_minimum"),
+                               QStringLiteral("key_maximum"),
+                               QStringLiteral("key_prefix"),
+                               QStringLiteral("data_size"),
+                               QStringLiteral("ops_per_second"),
+                               QStringLiteral("sets"),
+                               QStringLiteral("gets"),
+                               QStringLiteral("sets_per_second"),
+                               QStringLiteral("gets_per_second"),
+                               QStringLiteral("hits"),
+                               QStringLiteral("misses"),
+                               QStringLiteral("hits_per_second"),
+                               QStringLiteral("misses_per_second"),
+                               QStringLiteral("hit_ratio"),
+                               QStringLiteral("kb_per_second"),
+                               QStringLiteral("error_replies"),
+                               QStringLiteral("latency_ms"),
+                               QStringLiteral("set_latency_ms"),
+                               QStringLiteral("get_latency_ms")};
+        for (const QString& key : keys)
+            QVERIFY2(json.contains(key), qPrintable(key));
+        QVERIFY(!json.contains(QStringLiteral("preload")));
+        for (const char* kind : {"error", "client_error", "server_error"})
+            QVERIFY2(json.value(QStringLiteral("error_replies"))
+                         .toObject()
+                         .contains(QLatin1String(kind)),
+                     kind);
+        for (const char* object : {"latency_ms", "set_latency_ms", "get_latency_ms"}) {
+            const QJsonObject latency = json.value(QLatin1String(object)).toObject();
+            for (const char* key : {"min", "mean", "sd", "p50", "p66", "p75", "p80", "p90", "p95",
+                                    "p98", "p99", "p99_9", "p99_99", "max"})
+                QVERIFY2(latency.contains(QLatin1String(key)),
+                         qPrintable(QLatin1String(object) + QLatin1Char('.') + QLatin1String(key)));
+            QVERIFY(latency.value(QStringLiteral("min")).toDouble() > 0);
+            QVERIFY(latency.value(QStringLiteral("p50")).toDouble() <=
+                    latency.value(QStringLiteral("max")).toDouble());
+        }
+        // The budget is shared by the connections, so only the total is exact.
+        QCOMPARE(integer(json, "sets") + integer(json, "gets"), 200);
+        QVERIFY(integer(json, "sets") >= 98 && integer(json, "gets") >= 98);
+        QCOMPARE(integer(json, "concurrency"), 2);
+        QCOMPARE(integer(json, "requests_per_client"), 100);
+        QCOMPARE(json.value(QStringLiteral("ratio")).toString(), QStringLiteral("1:1"));
+        QCOMPARE(json.value(QStringLiteral("key_pattern")).toString(), QStringLiteral("R:R"));
+        QCOMPARE(json.value(QStringLiteral("key_prefix")).toString(), QStringLiteral("memtier-"));
+        const double seconds = json.value(QStringLiteral("duration_s")).toDouble();
+        QVERIFY(qAbs(json.value(QStringLiteral("ops_per_second")).toDouble() * seconds - 200) < 1);
+        const double wireKib =
+            double(integer(json, "bytes_total") + integer(json, "bytes_sent")) / 1024.0 / seconds;
+        QVERIFY(qAbs(json.value(QStringLiteral("kb_per_second")).toDouble() - wireKib) <
+                wireKib * 1e-9);
+        // Each set sends its 32-byte value; each get of a key that was set brings one back.
+        QVERIFY(integer(json, "bytes_sent") > 100 * 32);
+        QCOMPARE(integer(json, "bytes_body"), 32 * integer(json, "hits"));
+    }
+
+    void reportFollowsMemtierLayout() {
+        MemcachedPeer memcached;
+        QVERIFY2(memcached.isRunning(), qPrintable(memcached.error()));
+        QTemporaryDir dir;
+        const QString csv = dir.filePath(QStringLiteral("run.csv"));
+        const CliOutcome ours =
+            runCli({QStringLiteral("memcache"), QStringLiteral("-c"), QStringLiteral("4"),
+                    QStringLiteral("-t"), QStringLiteral("2"), QStringLiteral("-n"),
+                    QStringLiteral("250"), QStringLiteral("--key-maximum"), QStringLiteral("99"),
+                    QStringLiteral("--csv"), csv, address(memcached.port())});
+        QCOMPARE(ours.exitCode, 0);
+        const QString text = QString::fromUtf8(ours.out);
+        const QStringList sections{QStringLiteral("2 threads x 4 clients = 8 connections"),
+                                   QStringLiteral("2000 requests (250 per client) in"),
+                                   QStringLiteral("ALL STATS"),
+                                   QStringLiteral("Type"),
+                                   QStringLiteral("Ops/sec"),
+                                   QStringLiteral("Hits/sec"),
+                                   QStringLiteral("Misses/sec"),
+                                   QStringLiteral("Avg. Latency"),
+                                   QStringLiteral("p50 Latency"),
+                                   QStringLiteral("p99 Latency"),
+                                   QStringLiteral("p99.9 Latency"),
+                                   QStringLiteral("KB/sec"),
+                                   QStringLiteral("\nSets "),
+                                   QStringLiteral("\nGets "),
+                                   QStringLiteral("\nTotals "),
+                                   QStringLiteral("\nGets: "),
+                                   QStringLiteral("\nThreads: 2 (")};
+        qsizetype at = 0;
+        for (const QString& section : sections) {
+            const qsizetype found = text.indexOf(section, at);
+            QVERIFY2(found >= 0, qPrintable(QStringLiteral("missing or out of order: ") + section));
+            at = found;
+        }
+        // Rows: a name and eight figures; Sets have no hit or miss rates.
+        const QRegularExpression number(QStringLiteral("^\\d+\\.\\d+$"));
+        for (const char* row : {"Sets", "Gets", "Totals"}) {
+            const QRegularExpression line(
+                QStringLiteral("\n(%1 [^\n]*)\n").arg(QLatin1String(row)));
+            const QStringList cells =
+                line.match(text).captured(1).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+            QCOMPARE(cells.size(), 9);
+            for (qsizetype i = 1; i < cells.size(); ++i) {
+                const bool dash = QLatin1String(row) == QLatin1String("Sets") && (i == 2 || i == 3);
+                QVERIFY2(dash ? cells.at(i) == QLatin1String("---")
+                              : number.match(cells.at(i)).hasMatch(),
+                         qPrintable(cells.join(QLatin1Char(' '))));
+            }
+        }
+        const auto hits =
+            QRegularExpression(
+                QStringLiteral("\nGets: (\\d+) hits, (\\d+) misses \\((\\d+\\.\\d)% hit\\)\n"))
+                .match(text);
+        QVERIFY(hits.hasMatch());
+        QVERIFY(hits.captured(1).toInt() > 0); // 100 keys, sets first: most gets hit
+        QFile file(csv);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = file.readAll().split('\n');
+        QVERIFY(lines.size() >= 2);
+        const QList<QByteArray> header = lines.at(0).trimmed().split(',');
+        const QList<QByteArray> row = lines.at(1).trimmed().split(',');
+        QCOMPARE(header.size(), row.size());
+        QCOMPARE(row.at(header.indexOf("complete")), QByteArray("2000"));
+        QCOMPARE(row.at(header.indexOf("hits")), hits.captured(1).toUtf8());
+        QVERIFY(header.contains("get_latency_ms_p99"));
+        QVERIFY(header.contains("error_replies_server_error"));
+    }
+
+    void outOfMemoryRepliesAreCounted() {
+        OutOfMemoryMemcached memcached;
+        QVERIFY2(memcached.port() != 0, "memcached -m 2 -M did not start");
+        const Stats before = memcached.stats();
+        QTemporaryDir dir;
+        const QString jsonPath = dir.filePath(QStringLiteral("run.json"));
+        // 100 kB values: 2 MB of memory holds about twenty, then every set is refused.
+        const CliOutcome ours = runCli(
+            {QStringLiteral("memcache"), QStringLiteral("-c"), QStringLiteral("1"),
+             QStringLiteral("-t"), QStringLiteral("1"), QStringLiteral("-n"), QStringLiteral("200"),
+             QStringLiteral("--ratio=1:0"), QStringLiteral("--key-pattern=S:S"),
+             QStringLiteral("-d"), QStringLiteral("100000"), QStringLiteral("--json"), jsonPath,
+             address(memcached.port())});
+        QCOMPARE(ours.exitCode, 0);
+        const Stats after = memcached.stats();
+        QFile file(jsonPath);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
+        const qint64 refused = integer(json, "error_replies.server_error");
+        QCOMPARE(integer(json, "complete"), 200);
+        QCOMPARE(integer(json, "sets"), 200);
+        QVERIFY2(refused > 100 && refused < 200, qPrintable(QString::number(refused)));
+        QCOMPARE(integer(json, "failed"), refused);
+        QCOMPARE(integer(json, "failed_exceptions"), refused);
+        QCOMPARE(integer(json, "error_replies.error"), 0);
+        QCOMPARE(integer(json, "error_replies.client_error"), 0);
+        QCOMPARE(json.value(QStringLiteral("first_error")).toString(),
+                 QStringLiteral("SERVER_ERROR out of memory storing object"));
+        // What memcached stored is exactly what it did not refuse.
+        QCOMPARE(delta(before, after, "total_items"), 200 - refused);
+        QVERIFY2(ours.out.contains("First error reply: SERVER_ERROR out of memory storing object"),
+                 ours.out.constData());
+        QVERIFY2(ours.out.contains(QStringLiteral("SERVER_ERROR: %1)").arg(refused).toUtf8()),
+                 ours.out.constData());
+    }
+
+    void faultyPeersAreCountedWithoutHanging_data() {
+        QTest::addColumn<QByteArray>("reply");
+        QTest::addColumn<bool>("closeAfterReply");
+        QTest::addColumn<QString>("counter");    // equals the number of requests
+        QTest::addColumn<QString>("firstError"); // how first_error starts
+        QTest::newRow("ERROR") << QByteArray("ERROR\r\n") << false
+                               << QStringLiteral("error_replies.error") << QStringLiteral("ERROR");
+        QTest::newRow("CLIENT_ERROR") << QByteArray("CLIENT_ERROR bad command line format\r\n")
+                                      << false << QStringLiteral("error_replies.client_error")
+                                      << QStringLiteral("CLIENT_ERROR bad command line format");
+        QTest::newRow("SERVER_ERROR") << QByteArray("SERVER_ERROR temporary failure\r\n") << false
+                                      << QStringLiteral("error_replies.server_error")
+                                      << QStringLiteral("SERVER_ERROR temporary failure");
+        QTest::newRow("malformed reply line")
+            << QByteArray("HELLO\r\n") << false << QStringLiteral("failed_exceptions") << QString();
+        QTest::newRow("VALUE longer than announced")
+            << QByteArray("VALUE memtier-1 0 3\r\nabcdef\r\nEND\r\n") << false
+            << QStringLiteral("failed_exceptions") << QString();
+        QTest::newRow("closes in the middle of a value")
+            << QByteArray("VALUE memtier-1 0 32\r\nabc") << true << QStringLiteral("failed_receive")
+            << QString();
+        QTest::newRow("closes before replying")
+            << QByteArray() << true << QStringLiteral("failed_receive") << QString();
+    }
+    void faultyPeersAreCountedWithoutHanging() {
+        QFETCH(QByteArray, reply);
+        QFETCH(bool, closeAfterReply);
+        QFETCH(QString, counter);
+        QFETCH(QString, firstError);
+        CannedReplyServer peer(reply, closeAfterReply);
+        QVERIFY(peer.isRunning());
+        // Gets only: one line per request, which the stand-in answers line by line.
+        const CliOutcome ours = runCli(
+            {QStringLiteral("memcache"), QStringLiteral("-c"), QStringLiteral("2"),
+             QStringLiteral("-t"), QStringLiteral("1"), QStringLiteral("-n"), QStringLiteral("20"),
+             QStringLiteral("--ratio=0:1"), QStringLiteral("--timeout"), QStringLiteral("10"),
+             QStringLiteral("--json"), QStringLiteral("-"), address(peer.port())},
+            30000);
+        QCOMPARE(ours.exitCode, 0);
+        const QJsonObject json = ours.json();
+        QCOMPARE(integer(json, "complete"), 40);
+        QCOMPARE(integer(json, "failed"), 40);
+        QCOMPARE(jsonAt(json, counter).toInteger(), 40);
+        QCOMPARE(integer(json, "timeouts"), 0);
+        const qint64 replies = integer(json, "error_replies.error") +
+                               integer(json, "error_replies.client_error") +
+                               integer(json, "error_replies.server_error");
+        QCOMPARE(replies, counter.startsWith(QLatin1String("error_replies")) ? 40 : 0);
+        QCOMPARE(integer(json, "hits") + integer(json, "misses"), 0);
+        QVERIFY(json.value(QStringLiteral("first_error")).toString().startsWith(firstError));
+    }
+
+    void extraReplyIsNotTakenForTheNextOne() {
+        // Two replies to every get: the second must not answer the next get.
+        CannedReplyServer peer("END\r\nEND\r\n", false);
+        QVERIFY(peer.isRunning());
+        const CliOutcome ours =
+            runCli({QStringLiteral("memcache"), QStringLiteral("-c"), QStringLiteral("1"),
+                    QStringLiteral("-t"), QStringLiteral("1"), QStringLiteral("-n"),
+                    QStringLiteral("20"), QStringLiteral("--ratio=0:1"), QStringLiteral("--json"),
+                    QStringLiteral("-"), address(peer.port())});
+        QCOMPARE(ours.exitCode, 0);
+        const QJsonObject json = ours.json();
+        QCOMPARE(integer(json, "complete"), 20);
+        QVERIFY(integer(json, "failed_exceptions") > 0);
+        QCOMPARE(integer(json, "misses") + integer(json, "failed"), 20);
+        QCOMPARE(qint64(peer.requestsAnswered()), 20);
+    }
+
+    void badArgumentsGiveOneLineAndExitTwo_data() {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("message");
+        const QString target = QStringLiteral("127.0.0.1:11211");
+        QTest::newRow("no HOST:PORT") << QStringList{} << QStringLiteral("HOST:PORT");
+        QTest::newRow("two targets") << QStringList{target, target} << QStringLiteral("HOST:PORT");
+        QTest::newRow("no port") << QStringList{QStringLiteral("127.0.0.1")}
+                                 << QStringLiteral("HOST:PORT");
+        QTest::newRow("port out of range")
+            << QStringList{QStringLiteral("127.0.0.1:70000")} << QStringLiteral("HOST:PORT");
+        QTest::newRow("ratio with a dash")
+            << QStringList{QStringLiteral("--ratio=1-10"), target} << QStringLiteral("--ratio");
+        QTest::newRow("ratio 0:0")
+            << QStringList{QStringLiteral("--ratio=0:0"), target} << QStringLiteral("--ratio");
+        QTest::newRow("key pattern X") << QStringList{QStringLiteral("--key-pattern=X:R"), target}
+                                       << QStringLiteral("--key-pattern");
+        QTest::newRow("key pattern without colon")
+            << QStringList{QStringLiteral("--key-pattern=R"), target}
+            << QStringLiteral("--key-pattern");
+        QTest::newRow("key-minimum > key-maximum")
+            << QStringList{QStringLiteral("--key-minimum"), QStringLiteral("100"),
+                           QStringLiteral("--key-maximum"), QStringLiteral("10"), target}
+            << QStringLiteral("greater than --key-maximum");
+        QTest::newRow("key prefix with a space")
+            << QStringList{QStringLiteral("--key-prefix"), QStringLiteral("a b"), target}
+            << QStringLiteral("prefix");
+        QTest::newRow("-n and --test-time")
+            << QStringList{QStringLiteral("-n"), QStringLiteral("10"),
+                           QStringLiteral("--test-time"), QStringLiteral("5"), target}
+            << QStringLiteral("cannot be combined");
+        QTest::newRow("-n 0") << QStringList{QStringLiteral("-n"), QStringLiteral("0"), target}
+                              << QStringLiteral("-n");
+        QTest::newRow("-c 0") << QStringList{QStringLiteral("-c"), QStringLiteral("0"), target}
+                              << QStringLiteral("-c");
+        QTest::newRow("-t many") << QStringList{QStringLiteral("-t"), QStringLiteral("many"),
+                                                target}
+                                 << QStringLiteral("-t");
+        QTest::newRow("-d 0") << QStringList{QStringLiteral("-d"), QStringLiteral("0"), target}
+                              << QStringLiteral("-d");
+        QTest::newRow("--pipeline 0")
+            << QStringList{QStringLiteral("--pipeline"), QStringLiteral("0"), target}
+            << QStringLiteral("--pipeline");
+        QTest::newRow("--test-time soon")
+            << QStringList{QStringLiteral("--test-time"), QStringLiteral("soon"), target}
+            << QStringLiteral("--test-time");
+        QTest::newRow("preload of ten billion keys")
+            << QStringList{QStringLiteral("--preload"), QStringLiteral("--key-maximum"),
+                           QStringLiteral("10000000000"), target}
+            << QStringLiteral("--preload");
+        QTest::newRow("unknown option")
+            << QStringList{QStringLiteral("--bogus"), target} << QStringLiteral("bogus");
+        QTest::newRow("cpu that does not exist")
+            << QStringList{QStringLiteral("--cpus"), QStringLiteral("4096"), target}
+            << QStringLiteral("--cpus");
+    }
+    void badArgumentsGiveOneLineAndExitTwo() {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, message);
+        const CliOutcome ours = runCli(QStringList{QStringLiteral("memcache")} << arguments);
+        QCOMPARE(ours.exitCode, 2);
+        QCOMPARE(ours.errorLines().size(), 1);
+        QVERIFY2(ours.err.startsWith("loadscope-cli memcache: "), ours.err.constData());
+        QVERIFY2(ours.err.contains(message.toUtf8()), ours.err.constData());
+        QVERIFY(ours.out.isEmpty());
+    }
+
+    void refusedPortExitsThree_data() {
+        QTest::addColumn<bool>("preload");
+        QTest::newRow("run") << false;
+        QTest::newRow("preload") << true;
+    }
+    void refusedPortExitsThree() {
+        QFETCH(bool, preload);
+        QStringList arguments{QStringLiteral("memcache"),
+                              QStringLiteral("-q"),
+                              QStringLiteral("-c"),
+                              QStringLiteral("2"),
+                              QStringLiteral("-t"),
+                              QStringLiteral("2"),
+                              QStringLiteral("--key-maximum"),
+                              QStringLiteral("100")};
+        if (preload)
+            arguments << QStringLiteral("--preload");
+        const CliOutcome ours = runCli(arguments << address(freeLoopbackPort()));
+        QCOMPARE(ours.exitCode, 3);
+        QCOMPARE(ours.errorLines().size(), 1);
+        QVERIFY2(ours.err.contains("refused"), ours.err.constData());
+        QVERIFY(ours.out.isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMemcacheCli)
+#include "tst_memcache_cli.moc"
