@@ -62,11 +62,17 @@ SweepRunner::SweepRunner(SessionDocument* document, QObject* parent)
 }
 
 SweepRunner::~SweepRunner() {
-    // Children (the bridge of a point in progress, a probe, a pause timer) go
-    // with this object; the bridge cancels and joins the engine's threads.
+    // What a sweep in progress awaits (engine run, probe, pause) is not owned
+    // by this object: stopped here, it ends by itself shortly after, and the
+    // coroutine then unwinds without touching this object (see `alive`), so
+    // neither a dangling `this` nor a coroutine frame is left behind.
     ++m_jobId;
     if (m_run)
         m_run->cancel();
+    if (m_probe)
+        m_probe->abort();
+    if (m_pauseTimer && m_pauseTimer->isActive())
+        m_pauseTimer->start(0);
 }
 
 void SweepRunner::setRunning(bool running) {
@@ -108,9 +114,9 @@ QCoro::Task<SweepOutcome> SweepRunner::run() {
 
 QCoro::Task<engine::RunResult> SweepRunner::runEngine(engine::LoadSpec spec,
                                                       std::optional<SweepPoint> point) {
-    // A child of this runner: destroying the runner destroys the bridge, which
-    // joins the engine, and this coroutine is then never resumed on a dead object.
-    auto* bridge = new LoadRunBridge(std::move(spec), this);
+    // Not a child: if the runner goes, the run is cancelled and this coroutine
+    // still resumes, without touching the runner, and deletes the bridge.
+    auto* bridge = new LoadRunBridge(std::move(spec));
     m_run = bridge;
     if (point) {
         connect(bridge, &LoadRunBridge::progressAvailable, this,
@@ -127,13 +133,14 @@ QCoro::Task<engine::RunResult> SweepRunner::runEngine(engine::LoadSpec spec,
 }
 
 QCoro::Task<bool> SweepRunner::pause(double seconds, quint64 job) {
-    auto* timer = new QTimer(this);
+    QPointer<SweepRunner> alive(this);
+    auto* timer = new QTimer; // not a child, as the bridge in runEngine()
     timer->setSingleShot(true);
     m_pauseTimer = timer;
     timer->start(std::chrono::milliseconds(qint64(seconds * 1000.0)));
     co_await qCoro(timer).waitForTimeout();
     timer->deleteLater(); // resumed from an event delivered to the timer
-    co_return isCurrent(job);
+    co_return alive&& isCurrent(job);
 }
 
 QCoro::Task<SweepOutcome> SweepRunner::runSweep(quint64 job) {
@@ -191,13 +198,13 @@ QCoro::Task<SweepOutcome> SweepRunner::runSweep(quint64 job) {
         for (const Target* target : targets) {
             Q_EMIT statusChanged(
                 QStringLiteral("probing %1 (%2)").arg(target->displayName(), target->endpoint()));
-            // A child, like the bridge: the runner's destruction ends the probe.
-            auto* probe = new TargetProbe(this);
+            // Not a child, as the bridge in runEngine().
+            auto* probe = new TargetProbe;
             m_probe = probe;
             const ProbeResult probed = co_await probe->probe(*target);
+            probe->deleteLater();
             if (!alive)
                 co_return outcome;
-            probe->deleteLater();
             if (!isCurrent(job))
                 co_return cancelled(outcome);
             Q_EMIT probeFinished(target->id, probed);

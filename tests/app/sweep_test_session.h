@@ -39,6 +39,7 @@ public:
     QString error() const { return QString::fromStdString(m_error); }
     quint16 httpPort() const { return m_http->port(); }
     quint16 proxyPort() const { return m_proxy->port(); }
+    uint64_t httpActiveConnections() const { return m_http->stats().activeConnections; }
     QString url() const { return QStringLiteral("http://127.0.0.1:%1/").arg(httpPort()); }
     QString proxyAddress() const { return QStringLiteral("127.0.0.1:%1").arg(proxyPort()); }
 

@@ -17,6 +17,8 @@
 #include <QTest>
 #include <QTimer>
 
+#include <optional>
+
 using namespace loadscope;
 using app::SweepOutcome;
 using app::SweepPoint;
@@ -73,6 +75,7 @@ private Q_SLOTS:
     void cancelMidSweepKeepsFinishedPointsAndFile();
     void cancelDuringPauseEndsAtOnce();
     void resumeRunsOnlyMissingPoints();
+    void destroyingRunnerMidPointStopsTheEngine();
     void configurationErrorFailsBeforeAnyPoint_data();
     void configurationErrorFailsBeforeAnyPoint();
     void refusedTargetFailsItsProbe();
@@ -309,6 +312,28 @@ void TestSweepRunner::resumeRunsOnlyMissingPoints() {
     QVERIFY(again.status == SweepOutcome::Status::Completed);
     QCOMPARE(again.pointsSkipped, 8);
     QCOMPARE(started.size(), 0);
+}
+
+void TestSweepRunner::destroyingRunnerMidPointStopsTheEngine() {
+    app::Session session = test::directVsProxy(*m_servers);
+    session.plan.limit = app::PointLimit::Duration;
+    session.plan.durationSeconds = 30;
+    app::SessionDocument document;
+    document.reset(session);
+    auto* runner = new app::SweepRunner(&document);
+    runner->setProbeEnabled(false);
+    QSignalSpy started(runner, &app::SweepRunner::pointStarted);
+    std::optional<QCoro::Task<SweepOutcome>> task;
+    task.emplace(runner->run());
+    QTRY_VERIFY_WITH_TIMEOUT(!started.isEmpty(), 10'000);
+    QTRY_VERIFY_WITH_TIMEOUT(m_servers->httpActiveConnections() > 0, 5000);
+    delete runner; // a window closed in the middle of a point
+    // The engine stops as on cancel, and nothing it or the coroutine does
+    // afterwards touches the dead runner (ASan builds would say so).
+    QTRY_COMPARE_WITH_TIMEOUT(m_servers->httpActiveConnections(), uint64_t(0), 2000);
+    QTest::qWait(200);
+    task.reset();
+    QVERIFY(document.session().results.empty());
 }
 
 void TestSweepRunner::configurationErrorFailsBeforeAnyPoint_data() {
