@@ -58,7 +58,9 @@ class SweepRunner : public QObject {
 
 public:
     explicit SweepRunner(SessionDocument* document, QObject* parent = nullptr);
-    ~SweepRunner() override; // cancels a point in progress and joins its threads
+    // Cancels whatever is in progress; the engine's threads then end within
+    // 100 ms by themselves and the sweep's coroutine unwinds without this object.
+    ~SweepRunner() override;
 
     void setProbeEnabled(bool enabled) { m_probeEnabled = enabled; }
     bool probeEnabled() const { return m_probeEnabled; }
