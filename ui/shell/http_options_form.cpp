@@ -1,0 +1,226 @@
+#include "ui/shell/http_options_form.h"
+
+#include "ui/common/field_error.h"
+#include "ui/common/form_rows.h"
+#include "ui/common/metric_tooltip.h"
+#include "ui/shell/target_field_checks.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+
+namespace loadscope::ui {
+
+HttpOptionsForm::HttpOptionsForm(QWidget* parent)
+    : ProtocolOptionsForm(parent) {
+    auto* form = new QFormLayout(this);
+    form->setContentsMargins(0, 0, 0, 0);
+    form->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
+
+    m_url = new QLineEdit;
+    m_url->setObjectName(QStringLiteral("urlEdit"));
+    m_url->setPlaceholderText(QStringLiteral("http://127.0.0.1:8080/"));
+    m_url->setToolTip(wrappedToolTip(tr("The URL every request asks for (http only). Its host "
+                                        "and port are where connections go unless Connect to "
+                                        "says otherwise.")));
+    m_urlError = new FieldError;
+    m_urlError->setObjectName(QStringLiteral("urlError"));
+    addFormRow(form, tr("&URL:"), m_url, m_urlError);
+
+    m_address = new QLineEdit;
+    m_address->setObjectName(QStringLiteral("httpAddressEdit"));
+    m_address->setPlaceholderText(tr("the URL's host and port"));
+    m_address->setToolTip(wrappedToolTip(
+        tr("HOST:PORT to connect to instead of the URL's own, e.g. a container's published "
+           "port, while the URL still gives the Host header and path.")));
+    m_addressError = new FieldError;
+    addFormRow(form, tr("Connect &to:"), m_address, m_addressError);
+
+    m_method = new QComboBox;
+    m_method->setObjectName(QStringLiteral("methodCombo"));
+    m_method->setEditable(true);
+    m_method->setMinimumContentsLength(10);
+    m_method->addItems({QStringLiteral("GET"), QStringLiteral("HEAD"), QStringLiteral("POST"),
+                        QStringLiteral("PUT"), QStringLiteral("DELETE"), QStringLiteral("PATCH"),
+                        QStringLiteral("OPTIONS")});
+    m_methodError = new FieldError;
+    addFormRow(form, tr("Metho&d:"), m_method, m_methodError);
+
+    m_headers = new QTableWidget(0, 2);
+    m_headers->setObjectName(QStringLiteral("headersTable"));
+    m_headers->setHorizontalHeaderLabels({tr("Header"), tr("Value")});
+    m_headers->horizontalHeader()->setStretchLastSection(true);
+    m_headers->verticalHeader()->hide();
+    m_headers->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_headers->setTabKeyNavigation(false); // Tab leaves the table, as in every other field
+    m_headers->setMinimumHeight(80);
+    m_headers->setMaximumHeight(110);
+    m_headers->setToolTip(wrappedToolTip(tr("Extra request headers, sent in this order (ab -H).")));
+    auto* addHeader = new QPushButton(tr("Add Header"));
+    m_removeHeader = new QPushButton(tr("Remove Header"));
+    m_removeHeader->setEnabled(false);
+    auto* headerButtons = new QHBoxLayout;
+    headerButtons->addWidget(addHeader);
+    headerButtons->addWidget(m_removeHeader);
+    headerButtons->addStretch();
+    auto* headerCell = new QWidget;
+    headerCell->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    auto* headerColumn = new QVBoxLayout(headerCell);
+    headerColumn->setContentsMargins(0, 0, 0, 0);
+    headerColumn->addWidget(m_headers);
+    headerColumn->addLayout(headerButtons);
+    m_headersError = new FieldError;
+    addFormRow(form, tr("He&aders:"), headerCell, m_headersError)->setBuddy(m_headers);
+
+    m_bodyFile = new QLineEdit;
+    m_bodyFile->setObjectName(QStringLiteral("bodyFileEdit"));
+    m_bodyFile->setPlaceholderText(tr("no body"));
+    m_bodyFile->setToolTip(wrappedToolTip(tr("A file whose bytes are sent as each request's "
+                                             "body (ab -p / -u).")));
+    auto* browse = new QPushButton(tr("Bro&wse…"));
+    auto* bodyRow = new QWidget;
+    bodyRow->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    auto* bodyLayout = new QHBoxLayout(bodyRow);
+    bodyLayout->setContentsMargins(0, 0, 0, 0);
+    bodyLayout->addWidget(m_bodyFile, 1);
+    bodyLayout->addWidget(browse);
+    m_bodyFileError = new FieldError;
+    addFormRow(form, tr("&Body file:"), bodyRow, m_bodyFileError)->setBuddy(m_bodyFile);
+
+    m_contentType = new QLineEdit;
+    m_contentType->setObjectName(QStringLiteral("contentTypeEdit"));
+    m_contentType->setPlaceholderText(QStringLiteral("application/json"));
+    m_contentType->setToolTip(wrappedToolTip(tr("Content-Type of the body (ab -T).")));
+    addFormRow(form, tr("Content t&ype:"), m_contentType);
+
+    m_keepAlive = new QCheckBox(tr("&Keep connections alive (ab -k)"));
+    m_keepAlive->setObjectName(QStringLiteral("keepAliveCheck"));
+    form->addRow(QString(), m_keepAlive);
+
+    m_pipeline = new QSpinBox;
+    m_pipeline->setObjectName(QStringLiteral("httpPipelineSpin"));
+    m_pipeline->setRange(1, 1000);
+    m_pipeline->setMinimumWidth(100);
+    m_pipeline->setToolTip(wrappedToolTip(tr("Requests sent on a connection before waiting for "
+                                             "their responses; 1 is what ab and wrk do.")));
+    addFormRow(form, tr("&Pipeline:"), m_pipeline);
+
+    connect(m_url, &QLineEdit::textEdited, this, &HttpOptionsForm::notifyEdited);
+    connect(m_address, &QLineEdit::textEdited, this, &HttpOptionsForm::notifyEdited);
+    connect(m_method, &QComboBox::currentTextChanged, this, &HttpOptionsForm::notifyEdited);
+    connect(m_headers, &QTableWidget::itemChanged, this, &HttpOptionsForm::notifyEdited);
+    connect(m_headers, &QTableWidget::itemSelectionChanged, this,
+            [this] { m_removeHeader->setEnabled(!m_headers->selectedItems().isEmpty()); });
+    connect(addHeader, &QPushButton::clicked, this, &HttpOptionsForm::addHeader);
+    connect(m_removeHeader, &QPushButton::clicked, this, &HttpOptionsForm::removeHeader);
+    connect(m_bodyFile, &QLineEdit::textEdited, this, &HttpOptionsForm::notifyEdited);
+    connect(browse, &QPushButton::clicked, this, &HttpOptionsForm::chooseBodyFile);
+    connect(m_contentType, &QLineEdit::textEdited, this, &HttpOptionsForm::notifyEdited);
+    connect(m_keepAlive, &QCheckBox::toggled, this, &HttpOptionsForm::notifyEdited);
+    connect(m_pipeline, &QSpinBox::valueChanged, this, &HttpOptionsForm::notifyEdited);
+}
+
+void HttpOptionsForm::loadFields(const app::Target& target) {
+    const app::HttpOptions& http = target.http;
+    m_url->setText(http.url);
+    m_address->setText(target.address);
+    m_method->setCurrentText(http.method);
+    m_headers->setRowCount(0);
+    for (const auto& [name, value] : http.headers) {
+        const int row = m_headers->rowCount();
+        m_headers->insertRow(row);
+        m_headers->setItem(row, 0, new QTableWidgetItem(name));
+        m_headers->setItem(row, 1, new QTableWidgetItem(value));
+    }
+    m_bodyFile->setText(http.bodyFile);
+    m_contentType->setText(http.contentType);
+    m_keepAlive->setChecked(http.keepAlive);
+    m_pipeline->setValue(http.pipeline);
+}
+
+bool HttpOptionsForm::apply(app::Target& target) {
+    m_urlError->setMessage(urlProblem(m_url->text()));
+    m_addressError->setMessage(addressProblem(m_address->text(), false));
+
+    const QString method = m_method->currentText().trimmed().toUpper();
+    const bool methodOk = !method.isEmpty() && headerNameProblem(method).isEmpty();
+    m_methodError->setMessage(methodOk ? QString()
+                                       : tr("A method is one word, such as GET or POST"));
+
+    std::vector<std::pair<QString, QString>> headers;
+    QString headerProblem;
+    for (int row = 0; row < m_headers->rowCount(); ++row) {
+        const QTableWidgetItem* name = m_headers->item(row, 0);
+        const QTableWidgetItem* value = m_headers->item(row, 1);
+        const QString nameText = name ? name->text().trimmed() : QString();
+        const QString valueText = value ? value->text().trimmed() : QString();
+        if (nameText.isEmpty() && valueText.isEmpty())
+            continue; // a row just added and not filled in yet
+        if (headerProblem.isEmpty())
+            headerProblem = headerNameProblem(nameText);
+        headers.emplace_back(nameText, valueText);
+    }
+    m_headersError->setMessage(headerProblem);
+
+    const QString bodyFile = m_bodyFile->text().trimmed();
+    m_bodyFileError->setMessage(bodyFile.isEmpty() || QFileInfo(bodyFile).isFile()
+                                    ? QString()
+                                    : tr("There is no file %1").arg(bodyFile));
+
+    if (m_urlError->hasMessage() || m_addressError->hasMessage() || !methodOk ||
+        !headerProblem.isEmpty() || m_bodyFileError->hasMessage())
+        return false;
+
+    target.http.url = m_url->text().trimmed();
+    target.address = m_address->text().trimmed();
+    target.http.method = method;
+    target.http.headers = std::move(headers);
+    target.http.bodyFile = bodyFile;
+    target.http.contentType = m_contentType->text().trimmed();
+    target.http.keepAlive = m_keepAlive->isChecked();
+    target.http.pipeline = m_pipeline->value();
+    return true;
+}
+
+void HttpOptionsForm::addHeader() {
+    const int row = m_headers->rowCount();
+    {
+        // An empty row is not an edit yet; filling it in is.
+        const QSignalBlocker blocker(m_headers);
+        m_headers->insertRow(row);
+        m_headers->setItem(row, 0, new QTableWidgetItem);
+        m_headers->setItem(row, 1, new QTableWidgetItem);
+    }
+    m_headers->setCurrentCell(row, 0);
+    m_headers->setFocus();
+    m_headers->editItem(m_headers->item(row, 0));
+}
+
+void HttpOptionsForm::removeHeader() {
+    const int row = m_headers->currentRow();
+    if (row < 0)
+        return;
+    m_headers->removeRow(row);
+    notifyEdited();
+}
+
+void HttpOptionsForm::chooseBodyFile() {
+    auto* dialog = new QFileDialog(this, tr("Request Body File"), m_bodyFile->text());
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setFileMode(QFileDialog::ExistingFile);
+    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString& path) {
+        m_bodyFile->setText(path);
+        notifyEdited();
+    });
+    dialog->open();
+}
+
+} // namespace loadscope::ui

@@ -1,0 +1,92 @@
+#include "ui/shell/sweep_estimate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <optional>
+
+namespace loadscope::ui {
+
+namespace {
+
+// Seconds per request of a target at each level it has results for.
+using PaceTable = std::map<QUuid, std::map<int, double>>;
+
+PaceTable measuredPace(const app::Session& session) {
+    struct Sum {
+        double seconds = 0;
+        double requests = 0;
+    };
+    std::map<QUuid, std::map<int, Sum>> sums;
+    for (const app::PointResult& result : session.results) {
+        if (result.cancelled || result.durationSeconds <= 0 || result.complete == 0)
+            continue;
+        Sum& sum = sums[result.targetId][result.concurrency];
+        sum.seconds += result.durationSeconds;
+        sum.requests += static_cast<double>(result.complete);
+    }
+    PaceTable pace;
+    for (const auto& [target, levels] : sums) {
+        for (const auto& [level, sum] : levels)
+            pace[target][level] = sum.seconds / sum.requests;
+    }
+    return pace;
+}
+
+std::optional<double> paceFor(const PaceTable& pace, const QUuid& target, int level) {
+    const auto found = pace.find(target);
+    if (found == pace.end() || found->second.empty())
+        return std::nullopt;
+    // The nearest level measured so far: rates change with concurrency, but
+    // the nearest level is a better guess than none.
+    const std::map<int, double>& levels = found->second;
+    auto best = levels.begin();
+    for (auto it = levels.begin(); it != levels.end(); ++it) {
+        if (std::abs(std::log(double(it->first)) - std::log(double(level))) <
+            std::abs(std::log(double(best->first)) - std::log(double(level))))
+            best = it;
+    }
+    return best->second;
+}
+
+} // namespace
+
+SweepEstimate estimateSweep(const app::Session& session) {
+    SweepEstimate estimate;
+    const app::SweepPlan& plan = session.plan;
+    const std::vector<app::SweepPoint> points = app::sweepPoints(session);
+    const PaceTable pace =
+        plan.limit == app::PointLimit::Requests ? measuredPace(session) : PaceTable{};
+    const double warmup = std::max(0.0, plan.warmupSeconds);
+    const double pause = std::max(0.0, plan.pauseSeconds);
+
+    estimate.points = static_cast<int>(points.size());
+    for (const app::SweepPoint& point : points) {
+        const bool missing = !app::isPointDone(session, point);
+        std::optional<double> measured;
+        if (plan.limit == app::PointLimit::Duration) {
+            measured = plan.durationSeconds;
+        } else if (auto secondsPerRequest = paceFor(pace, point.targetId, point.concurrency)) {
+            measured = *secondsPerRequest * static_cast<double>(plan.requestsPerPoint);
+        }
+        if (missing)
+            ++estimate.missingPoints;
+        if (!measured) {
+            ++estimate.unknownPoints;
+            if (missing)
+                ++estimate.unknownMissingPoints;
+        }
+        const double length = warmup + measured.value_or(0);
+        estimate.totalSeconds += length;
+        if (missing)
+            estimate.remainingSeconds += length;
+    }
+    if (estimate.points > 1)
+        estimate.totalSeconds += pause * (estimate.points - 1);
+    if (estimate.missingPoints > 1)
+        estimate.remainingSeconds += pause * (estimate.missingPoints - 1);
+    return estimate;
+}
+
+} // namespace loadscope::ui

@@ -1,0 +1,23 @@
+#pragma once
+
+#include "app/session/session.h"
+
+namespace loadscope::ui {
+
+// How long a session's sweep takes: every point's warm-up and measured time
+// plus the pauses between points. A point limited by a request count lasts
+// as long as the server needs; its rate is taken from results already in the
+// session (same target, nearest level), and a point with nothing to go by is
+// counted as unknown rather than guessed.
+struct SweepEstimate {
+    int points = 0;
+    int missingPoints = 0;       // not done yet: what Run (or Resume) will measure
+    double totalSeconds = 0;     // the whole sweep, points of unknown length left out
+    double remainingSeconds = 0; // the missing points only
+    int unknownPoints = 0;       // of all points, lengths not estimated
+    int unknownMissingPoints = 0;
+};
+
+SweepEstimate estimateSweep(const app::Session& session);
+
+} // namespace loadscope::ui

@@ -1,0 +1,402 @@
+#include "ui/shell/sweep_page.h"
+
+#include "app/session/session_document.h"
+#include "ui/common/colour_button.h"
+#include "ui/common/field_error.h"
+#include "ui/common/form_rows.h"
+#include "ui/common/metric_tooltip.h"
+#include "ui/common/plural.h"
+#include "ui/shell/sweep_estimate.h"
+#include "ui/shell/sweep_plan_text.h"
+
+#include <QButtonGroup>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QRadioButton>
+#include <QSpinBox>
+#include <QThread>
+#include <QVBoxLayout>
+#include <algorithm>
+
+namespace loadscope::ui {
+
+using app::PointLimit;
+using app::SweepOrder;
+using app::SweepPlan;
+
+namespace {
+
+QDoubleSpinBox* secondsSpin(double minimum, double maximum, const QString& name) {
+    auto* spin = new QDoubleSpinBox;
+    spin->setObjectName(name);
+    spin->setRange(minimum, maximum);
+    spin->setDecimals(1);
+    spin->setSingleStep(1);
+    spin->setSuffix(QObject::tr(" s"));
+    spin->setAccelerated(true);
+    spin->setMinimumWidth(140);
+    return spin;
+}
+
+QLabel* note(const QString& text) {
+    auto* label = new QLabel(text);
+    label->setWordWrap(true);
+    label->setForegroundRole(QPalette::PlaceholderText);
+    return label;
+}
+
+} // namespace
+
+SweepPage::SweepPage(app::SessionDocument* document, QWidget* parent)
+    : QWidget(parent)
+    , m_document(document) {
+    auto* layout = new QHBoxLayout(this);
+    layout->addWidget(buildPlanFields(), 3);
+    layout->addWidget(buildEstimatePanel(), 2);
+
+    connect(m_document, &app::SessionDocument::sessionChanged, this, &SweepPage::followDocument);
+    connect(m_document, &app::SessionDocument::resultsChanged, this, &SweepPage::updateEstimate);
+    loadPlan(m_document->session().plan);
+}
+
+QWidget* SweepPage::buildPlanFields() {
+    auto* panel = new QWidget;
+    // Fields a few words wide read better than fields across a wide screen.
+    panel->setMaximumWidth(680);
+    auto* column = new QVBoxLayout(panel);
+    column->setContentsMargins(0, 0, 0, 0);
+
+    auto* load = new QGroupBox(tr("Load"));
+    auto* loadForm = new QFormLayout(load);
+    loadForm->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
+    m_levels = new QLineEdit;
+    m_levels->setObjectName(QStringLiteral("levelsEdit"));
+    m_levels->setPlaceholderText(QStringLiteral("1, 10, 100, 1000"));
+    m_levels->setToolTip(wrappedToolTip(
+        tr("Connections kept busy at once (ab -c), one level after another in this order. "
+           "Each level is measured on every target.")));
+    m_levelsError = new FieldError;
+    m_levelsError->setObjectName(QStringLiteral("levelsError"));
+    addFormRow(loadForm, tr("&Concurrency levels:"), m_levels, m_levelsError);
+
+    m_byDuration = new QRadioButton(tr("Run each point for a &duration:"));
+    m_byDuration->setObjectName(QStringLiteral("byDurationRadio"));
+    m_duration = secondsSpin(0.1, 24 * 3600, QStringLiteral("durationSpin"));
+    m_duration->setToolTip(wrappedToolTip(tr("Measured time of each point (wrk -d, ab -t).")));
+    m_byRequests = new QRadioButton(tr("Send a fixed number of re&quests:"));
+    m_byRequests->setObjectName(QStringLiteral("byRequestsRadio"));
+    m_requests = new QDoubleSpinBox;
+    m_requests->setObjectName(QStringLiteral("requestsSpin"));
+    m_requests->setDecimals(0);
+    m_requests->setRange(1, 1e12);
+    m_requests->setSingleStep(1000);
+    m_requests->setAccelerated(true);
+    m_requests->setMinimumWidth(140);
+    m_requests->setToolTip(wrappedToolTip(tr("Requests measured per point, over all its "
+                                             "connections together (ab -n).")));
+    auto* limits = new QButtonGroup(this);
+    limits->addButton(m_byDuration);
+    limits->addButton(m_byRequests);
+    loadForm->addRow(m_byDuration, m_duration);
+    loadForm->addRow(m_byRequests, m_requests);
+    m_limitWarning = new FieldError;
+    m_limitWarning->setObjectName(QStringLiteral("limitWarning"));
+    loadForm->addRow(m_limitWarning);
+    column->addWidget(load);
+
+    auto* placement = new QGroupBox(tr("Load generator"));
+    auto* placementForm = new QFormLayout(placement);
+    placementForm->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
+    m_threads = new QSpinBox;
+    m_threads->setObjectName(QStringLiteral("threadsSpin"));
+    m_threads->setRange(0, app::kMaxThreads);
+    m_threads->setMinimumWidth(140);
+    m_threads->setSpecialValueText(tr("one per core (%1)").arg(QThread::idealThreadCount()));
+    m_threads->setToolTip(wrappedToolTip(tr("Worker threads of the load generator (wrk -t); "
+                                            "connections are shared out among them.")));
+    addFormRow(placementForm, tr("&Threads:"), m_threads);
+    m_cpus = new QLineEdit;
+    m_cpus->setObjectName(QStringLiteral("cpusEdit"));
+    m_cpus->setPlaceholderText(tr("no pinning, e.g. 0-3,8"));
+    m_cpus->setToolTip(wrappedToolTip(
+        tr("CPUs the worker threads are pinned to, as taskset takes them. Keep them apart "
+           "from the server's CPUs so that the two do not compete.")));
+    m_cpusError = new FieldError;
+    m_cpusError->setObjectName(QStringLiteral("cpusError"));
+    addFormRow(placementForm, tr("CPU &pinning:"), m_cpus, m_cpusError);
+    column->addWidget(placement);
+
+    auto* repetition = new QGroupBox(tr("Repetition"));
+    auto* repetitionForm = new QFormLayout(repetition);
+    repetitionForm->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
+    m_warmup = secondsSpin(0, 3600, QStringLiteral("warmupSpin"));
+    m_warmup->setToolTip(wrappedToolTip(tr("Load sent before each point and not measured, so "
+                                           "that caches and connection pools are warm.")));
+    addFormRow(repetitionForm, tr("&Warm-up:"), m_warmup);
+    m_repetitions = new QSpinBox;
+    m_repetitions->setObjectName(QStringLiteral("repetitionsSpin"));
+    m_repetitions->setRange(1, app::kMaxRepetitions);
+    m_repetitions->setMinimumWidth(140);
+    m_repetitions->setToolTip(wrappedToolTip(
+        tr("Times each point is measured. Two or more give the spread and tell whether a "
+           "difference between modes is larger than run-to-run noise.")));
+    addFormRow(repetitionForm, tr("&Repetitions:"), m_repetitions);
+    m_pause = secondsSpin(0, 3600, QStringLiteral("pauseSpin"));
+    m_pause->setToolTip(wrappedToolTip(tr("Idle time between two points, to let the server "
+                                          "and the network settle (TIME_WAIT, queues).")));
+    addFormRow(repetitionForm, tr("P&ause between points:"), m_pause);
+    m_order = new QComboBox;
+    m_order->setObjectName(QStringLiteral("orderCombo"));
+    m_order->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+    m_order->addItem(tr("Interleaved"), static_cast<int>(SweepOrder::Interleaved));
+    m_order->addItem(tr("Sequential"), static_cast<int>(SweepOrder::Sequential));
+    m_orderExplanation = note({});
+    m_orderExplanation->setObjectName(QStringLiteral("orderExplanation"));
+    auto* orderCell = new QWidget;
+    orderCell->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    auto* orderLayout = new QVBoxLayout(orderCell);
+    orderLayout->setContentsMargins(0, 0, 0, 0);
+    orderLayout->addWidget(m_order);
+    orderLayout->addWidget(m_orderExplanation);
+    addFormRow(repetitionForm, tr("&Order:"), orderCell)->setBuddy(m_order);
+    column->addWidget(repetition);
+
+    m_planError = new FieldError;
+    m_planError->setObjectName(QStringLiteral("planError"));
+    column->addWidget(m_planError);
+    column->addStretch();
+
+    connect(m_levels, &QLineEdit::textEdited, this, &SweepPage::applyFields);
+    connect(m_cpus, &QLineEdit::textEdited, this, &SweepPage::applyFields);
+    connect(m_byDuration, &QRadioButton::toggled, this, &SweepPage::applyFields);
+    for (QDoubleSpinBox* spin : {m_duration, m_requests, m_warmup, m_pause})
+        connect(spin, &QDoubleSpinBox::valueChanged, this, &SweepPage::applyFields);
+    for (QSpinBox* spin : {m_threads, m_repetitions})
+        connect(spin, &QSpinBox::valueChanged, this, &SweepPage::applyFields);
+    connect(m_order, &QComboBox::currentIndexChanged, this, [this] {
+        updateOrderExplanation();
+        applyFields();
+    });
+    return panel;
+}
+
+QWidget* SweepPage::buildEstimatePanel() {
+    auto* box = new QGroupBox(tr("Estimate"));
+    auto* column = new QVBoxLayout(box);
+    m_estimateTime = new QLabel;
+    m_estimateTime->setObjectName(QStringLiteral("estimateTime"));
+    QFont big = m_estimateTime->font();
+    big.setPointSizeF(big.pointSizeF() * 1.8);
+    big.setBold(true);
+    m_estimateTime->setFont(big);
+    m_estimateTime->setToolTip(wrappedToolTip(
+        tr("Warm-up and measured time of every point plus the pauses between points. "
+           "Points limited by a request count are estimated from the rates already "
+           "measured in this session.")));
+    m_estimatePoints = new QLabel;
+    m_estimatePoints->setObjectName(QStringLiteral("estimatePoints"));
+    m_estimatePoints->setWordWrap(true);
+    m_estimateRemaining = new QLabel;
+    m_estimateRemaining->setObjectName(QStringLiteral("estimateRemaining"));
+    m_estimateRemaining->setWordWrap(true);
+    column->addWidget(m_estimateTime);
+    column->addWidget(m_estimatePoints);
+    column->addWidget(m_estimateRemaining);
+    column->addSpacing(8);
+
+    auto* orderLabel = new QLabel(tr("Points in the order they run:"));
+    m_pointOrder = new QListWidget;
+    m_pointOrder->setObjectName(QStringLiteral("pointOrderList"));
+    m_pointOrder->setSelectionMode(QAbstractItemView::NoSelection);
+    m_pointOrder->setFocusPolicy(Qt::NoFocus);
+    m_pointOrder->setUniformItemSizes(true);
+    m_pointOrder->setAccessibleName(tr("Points in the order they run"));
+    column->addWidget(orderLabel);
+    column->addWidget(m_pointOrder, 1);
+    return box;
+}
+
+QString SweepPage::estimateText() const {
+    return m_estimateTime->text() + QStringLiteral(" · ") + m_estimatePoints->text();
+}
+
+void SweepPage::loadPlan(const SweepPlan& plan) {
+    m_loading = true;
+    m_plan = plan;
+    m_levels->setText(formatConcurrencyLevels(plan.concurrencyLevels));
+    m_byDuration->setChecked(plan.limit == PointLimit::Duration);
+    m_byRequests->setChecked(plan.limit == PointLimit::Requests);
+    m_duration->setValue(plan.durationSeconds);
+    m_requests->setValue(static_cast<double>(plan.requestsPerPoint));
+    m_threads->setValue(plan.threads);
+    m_cpus->setText(formatCpuList(plan.cpus));
+    m_warmup->setValue(plan.warmupSeconds);
+    m_repetitions->setValue(plan.repetitions);
+    m_pause->setValue(plan.pauseSeconds);
+    m_order->setCurrentIndex(m_order->findData(static_cast<int>(plan.order)));
+    m_loading = false;
+
+    m_levelsError->setMessage({});
+    m_cpusError->setMessage({});
+    const std::optional<QString> problem = app::validateSweepPlan(plan);
+    m_planError->setMessage(problem.value_or(QString()));
+    m_valid = !problem;
+    m_duration->setEnabled(plan.limit == PointLimit::Duration);
+    m_requests->setEnabled(plan.limit == PointLimit::Requests);
+    updateOrderExplanation();
+    updateEstimate();
+}
+
+void SweepPage::followDocument() {
+    // Our own edits come back equal; a plan changed elsewhere (a file opened) reloads.
+    if (m_document->session().plan != m_plan)
+        loadPlan(m_document->session().plan);
+    else
+        updateEstimate(); // targets may have come or gone
+}
+
+void SweepPage::applyFields() {
+    if (m_loading || !m_document)
+        return;
+    m_duration->setEnabled(m_byDuration->isChecked());
+    m_requests->setEnabled(m_byRequests->isChecked());
+
+    SweepPlan plan = m_plan;
+    QString levelsProblem;
+    if (auto levels = parseConcurrencyLevels(m_levels->text(), &levelsProblem))
+        plan.concurrencyLevels = *levels;
+    m_levelsError->setMessage(levelsProblem);
+    QString cpusProblem;
+    if (auto cpus = parseCpuList(m_cpus->text(), &cpusProblem))
+        plan.cpus = *cpus;
+    m_cpusError->setMessage(cpusProblem);
+
+    plan.limit = m_byRequests->isChecked() ? PointLimit::Requests : PointLimit::Duration;
+    plan.durationSeconds = m_duration->value();
+    plan.requestsPerPoint = static_cast<uint64_t>(m_requests->value());
+    plan.threads = m_threads->value();
+    plan.warmupSeconds = m_warmup->value();
+    plan.repetitions = m_repetitions->value();
+    plan.pauseSeconds = m_pause->value();
+    plan.order = static_cast<SweepOrder>(m_order->currentData().toInt());
+
+    const std::optional<QString> problem = app::validateSweepPlan(plan);
+    m_planError->setMessage(
+        levelsProblem.isEmpty() && cpusProblem.isEmpty() ? problem.value_or(QString()) : QString());
+    m_valid = levelsProblem.isEmpty() && cpusProblem.isEmpty() && !problem;
+    if (!m_valid) {
+        updateEstimate();
+        return;
+    }
+    m_plan = plan;
+    m_document->setPlan(plan);
+    updateEstimate(); // also when setPlan saw no change
+}
+
+void SweepPage::updatePointOrder() {
+    const app::Session& session = m_document->session();
+    const std::vector<app::SweepPoint> points = app::sweepPoints(session);
+    // Enough to see the order at work; a sweep of thousands needs no list of thousands.
+    constexpr size_t kShown = 200;
+    m_pointOrder->clear();
+    for (size_t i = 0; i < std::min(points.size(), kShown); ++i) {
+        const app::SweepPoint& point = points[i];
+        const app::Target* target = session.findTarget(point.targetId);
+        const bool done = app::isPointDone(session, point);
+        auto* item = new QListWidgetItem(tr("%1.  %2 at concurrency %3, repetition %4%5")
+                                             .arg(point.index + 1)
+                                             .arg(target ? target->displayName() : QString())
+                                             .arg(point.concurrency)
+                                             .arg(point.repetition + 1)
+                                             .arg(done ? tr("  (done)") : QString()),
+                                         m_pointOrder);
+        if (target)
+            item->setIcon(colourSwatch(QColor(target->colour), 12));
+        if (done)
+            item->setForeground(palette().brush(QPalette::PlaceholderText));
+    }
+    if (points.size() > kShown)
+        new QListWidgetItem(tr("… and %1 more").arg(points.size() - kShown), m_pointOrder);
+}
+
+void SweepPage::updateOrderExplanation() {
+    const auto order = static_cast<SweepOrder>(m_order->currentData().toInt());
+    m_orderExplanation->setText(
+        order == SweepOrder::Interleaved
+            ? tr("At each level, repetition by repetition, every target once. Drift of the "
+                 "machine over the sweep (heat, other load) falls on all modes alike.")
+            : tr("Target by target, each through all levels and repetitions: what running "
+                 "the tool by hand once per mode amounts to. Drift can pass for a difference "
+                 "between modes."));
+}
+
+void SweepPage::updateEstimate() {
+    const app::Session& session = m_document->session();
+    // The estimate always describes the plan the session holds.
+    const SweepPlan& plan = session.plan;
+    const auto targets = static_cast<int>(session.targets.size());
+
+    QString warning;
+    if (plan.limit == PointLimit::Requests && !plan.concurrencyLevels.empty()) {
+        const int highest =
+            *std::max_element(plan.concurrencyLevels.begin(), plan.concurrencyLevels.end());
+        if (plan.requestsPerPoint < static_cast<uint64_t>(highest))
+            warning = tr("Level %1 needs at least %1 requests per point").arg(highest);
+        const bool stream =
+            std::any_of(session.targets.begin(), session.targets.end(),
+                        [](const auto& t) { return t.protocol == app::TargetProtocol::TcpStream; });
+        if (stream && warning.isEmpty())
+            warning = tr("TCP stream targets send without replies: they need a duration");
+    }
+    m_limitWarning->setMessage(warning);
+
+    updatePointOrder();
+    if (targets == 0) {
+        m_estimateTime->setText(tr("No targets"));
+        m_estimatePoints->setText(tr("Add targets on the Targets page to see how long the "
+                                     "sweep takes."));
+        m_estimateRemaining->clear();
+        return;
+    }
+    const SweepEstimate estimate = estimateSweep(session);
+    const bool unknown = estimate.unknownPoints > 0;
+    if (unknown && estimate.unknownPoints == estimate.points)
+        m_estimateTime->setText(tr("Unknown"));
+    else
+        m_estimateTime->setText((unknown ? tr("more than %1") : tr("about %1"))
+                                    .arg(formatSeconds(estimate.totalSeconds)));
+
+    QString points =
+        plural(estimate.points, tr("1 point: "), tr("%1 points: ")) +
+        plural(qsizetype(plan.concurrencyLevels.size()), tr("1 level"), tr("%1 levels")) +
+        QStringLiteral(" × ") + plural(targets, tr("1 target"), tr("%1 targets")) +
+        QStringLiteral(" × ") + plural(plan.repetitions, tr("1 repetition"), tr("%1 repetitions")) +
+        QLatin1Char('.');
+    if (unknown)
+        points += QLatin1Char(' ') +
+                  plural(estimate.unknownPoints,
+                         tr("1 point limited by a request count has no measured rate yet."),
+                         tr("%1 points limited by a request count have no measured rate yet."));
+    m_estimatePoints->setText(points);
+
+    if (estimate.missingPoints == estimate.points)
+        m_estimateRemaining->setText(tr("No point is measured yet."));
+    else if (estimate.missingPoints == 0)
+        m_estimateRemaining->setText(tr("Every point is measured."));
+    else
+        m_estimateRemaining->setText(
+            plural(estimate.missingPoints, tr("1 point still to run"),
+                   tr("%1 points still to run")) +
+            (estimate.unknownMissingPoints > 0
+                 ? QString()
+                 : tr(": about %1").arg(formatSeconds(estimate.remainingSeconds))) +
+            QLatin1Char('.'));
+}
+
+} // namespace loadscope::ui

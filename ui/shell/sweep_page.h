@@ -1,0 +1,77 @@
+#pragma once
+
+#include "app/session/sweep_plan.h"
+
+#include <QPointer>
+#include <QWidget>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QRadioButton;
+class QSpinBox;
+
+namespace loadscope::app {
+class SessionDocument;
+}
+
+namespace loadscope::ui {
+
+class FieldError;
+
+// The Sweep page: what every target is run with (concurrency levels, how
+// long each point lasts, threads, pinning, warm-up, repetitions, pause,
+// order) and how long that will take. Every change that makes a valid plan
+// goes to SessionDocument::setPlan at once; while a field is invalid its
+// message shows next to it and the session keeps the last valid plan.
+class SweepPage : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit SweepPage(app::SessionDocument* document, QWidget* parent = nullptr);
+
+    // The estimate as shown, e.g. "27 points · about 1 min 21 s".
+    QString estimateText() const;
+    bool isValid() const { return m_valid; }
+
+private:
+    QWidget* buildPlanFields();
+    QWidget* buildEstimatePanel();
+    void loadPlan(const app::SweepPlan& plan);
+    void followDocument();
+    void applyFields();
+    void updateEstimate();
+    void updateOrderExplanation();
+    void updatePointOrder();
+
+    QPointer<app::SessionDocument> m_document;
+    app::SweepPlan m_plan; // what the fields showed when they last were valid or loaded
+    bool m_loading = false;
+    bool m_valid = true;
+
+    QLineEdit* m_levels = nullptr;
+    FieldError* m_levelsError = nullptr;
+    QRadioButton* m_byDuration = nullptr;
+    QRadioButton* m_byRequests = nullptr;
+    QDoubleSpinBox* m_duration = nullptr;
+    QDoubleSpinBox* m_requests = nullptr;
+    FieldError* m_limitWarning = nullptr;
+    QSpinBox* m_threads = nullptr;
+    QLineEdit* m_cpus = nullptr;
+    FieldError* m_cpusError = nullptr;
+    QDoubleSpinBox* m_warmup = nullptr;
+    QSpinBox* m_repetitions = nullptr;
+    QDoubleSpinBox* m_pause = nullptr;
+    QComboBox* m_order = nullptr;
+    QLabel* m_orderExplanation = nullptr;
+    FieldError* m_planError = nullptr;
+
+    QLabel* m_estimateTime = nullptr;
+    QLabel* m_estimatePoints = nullptr;
+    QLabel* m_estimateRemaining = nullptr;
+    QListWidget* m_pointOrder = nullptr;
+};
+
+} // namespace loadscope::ui

@@ -1,0 +1,234 @@
+#include "ui/shell/target_editor.h"
+
+#include "app/session/session_document.h"
+#include "ui/common/colour_button.h"
+#include "ui/common/field_error.h"
+#include "ui/common/form_rows.h"
+#include "ui/common/metric_tooltip.h"
+#include "ui/shell/http_options_form.h"
+#include "ui/shell/memcache_options_form.h"
+#include "ui/shell/target_field_checks.h"
+#include "ui/shell/tcp_rr_options_form.h"
+#include "ui/shell/tcp_stream_options_form.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLineEdit>
+#include <QStackedWidget>
+#include <QVBoxLayout>
+
+namespace loadscope::ui {
+
+using app::DeploymentMode;
+using app::Target;
+using app::TargetProtocol;
+
+namespace {
+
+QString protocolTitle(TargetProtocol protocol) {
+    switch (protocol) {
+    case TargetProtocol::Http:
+        return QObject::tr("HTTP (as ab, wrk)");
+    case TargetProtocol::Memcache:
+        return QObject::tr("memcached text protocol (as memtier_benchmark)");
+    case TargetProtocol::TcpRr:
+        return QObject::tr("TCP request/response (as netperf TCP_RR)");
+    case TargetProtocol::TcpStream:
+        return QObject::tr("TCP stream (as netperf TCP_STREAM)");
+    }
+    return {};
+}
+
+} // namespace
+
+TargetEditor::TargetEditor(app::SessionDocument* document, QWidget* parent)
+    : QWidget(parent)
+    , m_document(document) {
+    buildCommonFields();
+    connect(m_document, &app::SessionDocument::sessionChanged, this, &TargetEditor::followDocument);
+    setTargetId({});
+}
+
+void TargetEditor::buildCommonFields() {
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+
+    auto* identity = new QGroupBox(tr("Target"));
+    auto* form = new QFormLayout(identity);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+
+    m_name = new QLineEdit;
+    m_name->setObjectName(QStringLiteral("nameEdit"));
+    m_name->setPlaceholderText(tr("the deployment mode's name"));
+    m_name->setToolTip(wrappedToolTip(tr("How charts, tables and CSV name this target.")));
+    addFormRow(form, tr("&Name:"), m_name);
+
+    m_mode = new QComboBox;
+    m_mode->setObjectName(QStringLiteral("modeCombo"));
+    m_mode->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    for (DeploymentMode mode : app::deploymentModes())
+        m_mode->addItem(app::deploymentModeTitle(mode), static_cast<int>(mode));
+    m_mode->addItem(tr("Other…"), static_cast<int>(DeploymentMode::Custom));
+    m_mode->setToolTip(wrappedToolTip(tr("How the server is reached: the deployment modes "
+                                         "the comparison is about.")));
+    m_customMode = new QLineEdit;
+    m_customMode->setObjectName(QStringLiteral("customModeEdit"));
+    m_customMode->setPlaceholderText(tr("describe the mode, e.g. ipvlan-l3"));
+    m_customMode->setAccessibleName(tr("Own deployment mode"));
+    auto* modeCell = new QWidget;
+    auto* modeLayout = new QVBoxLayout(modeCell);
+    modeLayout->setContentsMargins(0, 0, 0, 0);
+    modeLayout->setSpacing(4);
+    modeLayout->addWidget(m_mode);
+    modeLayout->addWidget(m_customMode);
+    addFormRow(form, tr("&Mode:"), modeCell)->setBuddy(m_mode);
+
+    m_colour = new ColourButton;
+    m_colour->setObjectName(QStringLiteral("colourButton"));
+    m_colour->setToolTip(wrappedToolTip(tr("The colour of this target in every chart.")));
+    addFormRow(form, tr("&Colour:"), m_colour);
+
+    m_protocol = new QComboBox;
+    m_protocol->setObjectName(QStringLiteral("protocolCombo"));
+    m_protocol->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    for (TargetProtocol protocol : app::targetProtocols())
+        m_protocol->addItem(protocolTitle(protocol), static_cast<int>(protocol));
+    addFormRow(form, tr("P&rotocol:"), m_protocol);
+    outer->addWidget(identity);
+
+    auto* options = new QGroupBox(tr("Protocol options"));
+    auto* optionsLayout = new QVBoxLayout(options);
+    m_forms = new QStackedWidget;
+    // In the order of targetProtocols(), so the combo's index is the page's.
+    for (TargetProtocol protocol : app::targetProtocols()) {
+        ProtocolOptionsForm* page = nullptr;
+        switch (protocol) {
+        case TargetProtocol::Http:
+            page = new HttpOptionsForm;
+            break;
+        case TargetProtocol::Memcache:
+            page = new MemcacheOptionsForm;
+            break;
+        case TargetProtocol::TcpRr:
+            page = new TcpRrOptionsForm;
+            break;
+        case TargetProtocol::TcpStream:
+            page = new TcpStreamOptionsForm;
+            break;
+        }
+        connect(page, &ProtocolOptionsForm::edited, this, &TargetEditor::applyFields);
+        m_forms->addWidget(page);
+    }
+    optionsLayout->addWidget(m_forms);
+    m_targetError = new FieldError;
+    m_targetError->setObjectName(QStringLiteral("targetError"));
+    optionsLayout->addWidget(m_targetError);
+    outer->addWidget(options);
+    outer->addStretch();
+
+    connect(m_name, &QLineEdit::textEdited, this, &TargetEditor::applyFields);
+    connect(m_customMode, &QLineEdit::textEdited, this, &TargetEditor::applyFields);
+    connect(m_mode, &QComboBox::currentIndexChanged, this, [this] {
+        m_customMode->setVisible(m_mode->currentData().toInt() ==
+                                 static_cast<int>(DeploymentMode::Custom));
+        if (m_customMode->isVisible() && !m_loading)
+            m_customMode->setFocus();
+        applyFields();
+    });
+    connect(m_colour, &ColourButton::colourChanged, this, &TargetEditor::applyFields);
+    connect(m_protocol, &QComboBox::currentIndexChanged, this, &TargetEditor::protocolChosen);
+}
+
+ProtocolOptionsForm* TargetEditor::currentForm() const {
+    return qobject_cast<ProtocolOptionsForm*>(m_forms->currentWidget());
+}
+
+void TargetEditor::setTargetId(const QUuid& id) {
+    const Target* target = m_document ? m_document->session().findTarget(id) : nullptr;
+    setEnabled(target != nullptr);
+    loadTarget(target ? *target : Target{});
+}
+
+void TargetEditor::loadTarget(const Target& target) {
+    m_loading = true;
+    m_target = target;
+    m_name->setText(target.name);
+    m_mode->setCurrentIndex(m_mode->findData(static_cast<int>(target.mode)));
+    m_customMode->setText(target.customMode);
+    m_customMode->setVisible(target.mode == DeploymentMode::Custom);
+    m_colour->setColour(QColor(target.colour));
+    m_protocol->setCurrentIndex(m_protocol->findData(static_cast<int>(target.protocol)));
+    m_forms->setCurrentIndex(m_protocol->currentIndex());
+    for (int i = 0; i < m_forms->count(); ++i)
+        qobject_cast<ProtocolOptionsForm*>(m_forms->widget(i))->load(target);
+    m_loading = false;
+
+    // A target read from a file may already be unusable: say so at once.
+    if (target.id.isNull()) {
+        m_targetError->setMessage({});
+        setValid(true);
+        return;
+    }
+    Target checked = target;
+    const bool fieldsOk = currentForm()->apply(checked);
+    m_targetError->setMessage(fieldsOk ? targetProblem(checked) : QString());
+    setValid(fieldsOk && !m_targetError->hasMessage());
+}
+
+void TargetEditor::followDocument() {
+    if (m_target.id.isNull())
+        return;
+    const Target* current = m_document->session().findTarget(m_target.id);
+    if (!current) {
+        setTargetId({});
+        return;
+    }
+    // Our own edits come back equal; only a change made elsewhere reloads
+    // (and would drop a half-typed invalid field, which is then stale anyway).
+    if (*current != m_target)
+        loadTarget(*current);
+}
+
+void TargetEditor::protocolChosen() {
+    if (m_loading)
+        return;
+    // Fields shared by the forms (the address) travel to the new form.
+    Target carried = m_target;
+    currentForm()->apply(carried);
+    m_forms->setCurrentIndex(m_protocol->currentIndex());
+    currentForm()->load(carried);
+    applyFields();
+}
+
+void TargetEditor::applyFields() {
+    if (m_loading || m_target.id.isNull() || !m_document)
+        return;
+    Target edited = m_target;
+    edited.name = m_name->text();
+    edited.mode = static_cast<DeploymentMode>(m_mode->currentData().toInt());
+    edited.customMode =
+        edited.mode == DeploymentMode::Custom ? m_customMode->text().trimmed() : QString();
+    if (m_colour->colour().isValid())
+        edited.colour = m_colour->colour().name();
+    edited.protocol = static_cast<TargetProtocol>(m_protocol->currentData().toInt());
+
+    const bool fieldsOk = currentForm()->apply(edited);
+    m_targetError->setMessage(fieldsOk ? targetProblem(edited) : QString());
+    const bool valid = fieldsOk && !m_targetError->hasMessage();
+    setValid(valid);
+    if (!valid)
+        return;
+    m_target = edited;
+    m_document->updateTarget(edited);
+}
+
+void TargetEditor::setValid(bool valid) {
+    if (m_valid == valid)
+        return;
+    m_valid = valid;
+    Q_EMIT validityChanged(m_valid);
+}
+
+} // namespace loadscope::ui

@@ -1,0 +1,66 @@
+#pragma once
+
+#include "app/session/target.h"
+
+#include <QPointer>
+#include <QUuid>
+#include <QWidget>
+
+class QComboBox;
+class QLineEdit;
+class QStackedWidget;
+
+namespace loadscope::app {
+class SessionDocument;
+}
+
+namespace loadscope::ui {
+
+class ColourButton;
+class FieldError;
+class ProtocolOptionsForm;
+
+// Edits one target of the document as the user types: every change that
+// leaves all fields usable goes to SessionDocument::updateTarget at once;
+// while a field is invalid its message shows next to it and the session keeps
+// the last good target.
+class TargetEditor : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit TargetEditor(app::SessionDocument* document, QWidget* parent = nullptr);
+
+    // The target to edit; a null id empties and disables the editor.
+    void setTargetId(const QUuid& id);
+    QUuid targetId() const { return m_target.id; }
+    // False while some field shows an error.
+    bool isValid() const { return m_valid; }
+
+Q_SIGNALS:
+    void validityChanged(bool valid);
+
+private:
+    void buildCommonFields();
+    void loadTarget(const app::Target& target);
+    void followDocument();
+    // Reads every field into a copy of the target and stores it when usable.
+    void applyFields();
+    void protocolChosen();
+    void setValid(bool valid);
+    ProtocolOptionsForm* currentForm() const;
+
+    QPointer<app::SessionDocument> m_document;
+    app::Target m_target; // what the fields showed when they last were valid or loaded
+    bool m_valid = true;
+    bool m_loading = false;
+
+    QLineEdit* m_name = nullptr;
+    QComboBox* m_mode = nullptr;
+    QLineEdit* m_customMode = nullptr;
+    ColourButton* m_colour = nullptr;
+    QComboBox* m_protocol = nullptr;
+    QStackedWidget* m_forms = nullptr;
+    FieldError* m_targetError = nullptr;
+};
+
+} // namespace loadscope::ui
