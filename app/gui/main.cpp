@@ -1,3 +1,42 @@
-// Placeholder until the window lands.
-#include <cstdio>
-int main() { std::fputs("loadscope: the window is not built yet\n", stderr); return 1; }
+// The workbench window's entry point: arguments in, window out.
+#include "ui/shell/main_window.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QIcon>
+#include <QTimer>
+
+int main(int argc, char* argv[]) {
+    QApplication application(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("Loadscope"));
+    QApplication::setApplicationName(QStringLiteral("loadscope"));
+    QApplication::setApplicationDisplayName(QStringLiteral("Loadscope"));
+    QApplication::setApplicationVersion(QStringLiteral(LOADSCOPE_VERSION));
+    QApplication::setDesktopFileName(QStringLiteral("loadscope"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QApplication::translate("main", "Compare how network servers perform under load "
+                                        "across deployment modes."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(
+        QStringLiteral("session"),
+        QApplication::translate("main", "A .loadscope file, or an example's name: %1.")
+            .arg(QStringLiteral("demo-proxy, memcached, tcp-rr")),
+        QStringLiteral("[session]"));
+    parser.process(application);
+
+    loadscope::ui::MainWindow window;
+    QApplication::setWindowIcon(window.windowIcon());
+    window.show();
+    const QStringList arguments = parser.positionalArguments();
+    if (arguments.isEmpty()) {
+        window.newSession();
+    } else {
+        // Once the window is up, so that an error has a window to appear over.
+        QTimer::singleShot(0, &window,
+                           [&window, path = arguments.first()] { window.openSession(path); });
+    }
+    return QApplication::exec();
+}

@@ -1,0 +1,135 @@
+#pragma once
+
+#include <QMainWindow>
+#include <QPointer>
+#include <functional>
+
+class QAction;
+class QLabel;
+class QMenu;
+class QTabWidget;
+
+namespace loadscope::app {
+class SessionDocument;
+class SweepRunner;
+} // namespace loadscope::app
+
+namespace loadscope::ui {
+
+class ComparePage;
+class RecentFiles;
+class SweepPage;
+class TargetsPage;
+
+// The workbench window. A composition root: it owns the session document
+// and the sweep runner, puts the four pages side by side, and wires menus,
+// files and desktop conventions to them; what a page shows is the page's.
+//
+// Every file operation has a path-taking form that opens no file dialog, so
+// that the command line, drops and tests reach the same code the menus do.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    enum class UnsavedChoice { Save, Discard, Cancel };
+
+    // Everything the window asks the user. The defaults are dialogs; tests
+    // replace them so that nothing modal opens.
+    struct Prompts {
+        std::function<UnsavedChoice(const QString& sessionName)> unsavedChanges;
+        // An empty string: the user cancelled.
+        std::function<QString(const QString& title, const QString& suggestedPath,
+                              const QString& filter)>
+            saveFileName;
+        std::function<QString(const QString& title, const QString& directory,
+                              const QString& filter)>
+            openFileName;
+        std::function<QString(const QString& title, const QString& directory)> directory;
+        std::function<void(const QString& title, const QString& message)> error;
+    };
+
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    app::SessionDocument* document() const { return m_document; }
+    app::SweepRunner* runner() const { return m_runner; }
+    RecentFiles* recentFiles() const { return m_recentFiles; }
+    TargetsPage* targetsPage() const { return m_targetsPage; }
+    SweepPage* sweepPage() const { return m_sweepPage; }
+    QTabWidget* pages() const { return m_pages; }
+    void setPrompts(Prompts prompts);
+
+    // Each returns false when nothing happened (cancelled, or failed with
+    // the error shown); the session is left as it was then.
+    bool newSession();
+    // A .loadscope file or an example's name ("demo-proxy").
+    bool openSession(const QString& pathOrExampleName);
+    // Into the session's file, or under a name asked for when it has none.
+    bool saveSession();
+    bool saveSessionAs(const QString& path);
+    bool exportResultsCsv(const QString& path);
+    bool exportSummaryCsv(const QString& path);
+    bool exportPercentileDistributions(const QString& directory);
+    bool exportReportPdf(const QString& path);
+    // Asks about unsaved changes (save, discard, cancel); true when the
+    // session may now be replaced or closed.
+    bool confirmDiscardOrSave();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    // main_window.cpp: pages, title, settings, events.
+    void createPages();
+    void updateTitle();
+    void updateStatus();
+    void readSettings();
+    void writeSettings() const;
+    void showError(const QString& title, const QString& message);
+    bool refuseWhileRunning(const QString& what);
+    static Prompts defaultPrompts(QWidget* parent);
+
+    // main_window_menus.cpp: actions and menus.
+    void createMenus();
+    QMenu* createFileMenu();
+    void createEditMenu();
+    void createViewMenu();
+    void createHelpMenu();
+    void rebuildRecentMenu();
+    void updateActions();
+    void showAbout();
+
+    // main_window_files.cpp: what the File menu's dialogs lead to.
+    void chooseAndOpen();
+    bool chooseAndSaveAs();
+    void chooseAndExport(const QString& title, const QString& suffix, const QString& filter,
+                         bool (MainWindow::*exportTo)(const QString&));
+    void chooseAndExportPercentiles();
+    QString suggestedPath(const QString& suffix) const;
+    void rememberDirectory(const QString& path);
+    bool writeFile(const QString& path, const QByteArray& bytes, const QString& what);
+
+    app::SessionDocument* m_document = nullptr;
+    app::SweepRunner* m_runner = nullptr;
+    RecentFiles* m_recentFiles = nullptr;
+    Prompts m_prompts;
+
+    QTabWidget* m_pages = nullptr;
+    TargetsPage* m_targetsPage = nullptr;
+    SweepPage* m_sweepPage = nullptr;
+    QWidget* m_runPage = nullptr;
+    ComparePage* m_comparePage = nullptr;
+    QLabel* m_sessionSummary = nullptr;
+
+    QMenu* m_recentMenu = nullptr;
+    QAction* m_saveAction = nullptr;
+    QAction* m_exportResultsAction = nullptr;
+    QAction* m_exportSummaryAction = nullptr;
+    QAction* m_exportPercentilesAction = nullptr;
+    QAction* m_exportReportAction = nullptr;
+    QAction* m_clearResultsAction = nullptr;
+};
+
+} // namespace loadscope::ui

@@ -1,0 +1,222 @@
+// MainWindow's actions and menus.
+#include "app/session/session_document.h"
+#include "app/session/session_file.h"
+#include "app/sweep/sweep_runner.h"
+#include "ui/common/plural.h"
+#include "ui/compare/compare_page.h"
+#include "ui/shell/main_window.h"
+#include "ui/shell/recent_files.h"
+#include "ui/shell/sweep_page.h"
+#include "ui/shell/targets_page.h"
+
+#include <QAbstractButton>
+#include <QAction>
+#include <QApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QTabWidget>
+
+namespace loadscope::ui {
+
+namespace {
+
+QString exampleTitle(const QString& name) {
+    if (name == QLatin1String("demo-proxy"))
+        return QObject::tr("Demo: HTTP Direct vs Userland Proxy");
+    if (name == QLatin1String("memcached"))
+        return QObject::tr("memcached Across Deployment Modes");
+    if (name == QLatin1String("tcp-rr"))
+        return QObject::tr("TCP Request/Response Latency");
+    return name;
+}
+
+} // namespace
+
+void MainWindow::createMenus() {
+    createFileMenu();
+    createEditMenu();
+    createViewMenu();
+    createHelpMenu();
+}
+
+QMenu* MainWindow::createFileMenu() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+
+    QAction* newAction = file->addAction(QIcon::fromTheme(QStringLiteral("document-new")),
+                                         tr("&New Session"), this, [this] { newSession(); });
+    newAction->setShortcut(QKeySequence::New);
+    QAction* open = file->addAction(QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open…"),
+                                    this, &MainWindow::chooseAndOpen);
+    open->setShortcut(QKeySequence::Open);
+
+    QMenu* examples = file->addMenu(tr("Open E&xample"));
+    for (const QString& name : app::exampleSessionNames()) {
+        QAction* example =
+            examples->addAction(exampleTitle(name), this, [this, name] { openSession(name); });
+        example->setToolTip(name);
+        example->setObjectName(QStringLiteral("example-") + name);
+    }
+
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+    connect(m_recentFiles, &RecentFiles::filesChanged, this, &MainWindow::rebuildRecentMenu);
+    rebuildRecentMenu();
+
+    file->addSeparator();
+    m_saveAction = file->addAction(QIcon::fromTheme(QStringLiteral("document-save")), tr("&Save"),
+                                   this, [this] { saveSession(); });
+    m_saveAction->setShortcut(QKeySequence::Save);
+    QAction* saveAs = file->addAction(QIcon::fromTheme(QStringLiteral("document-save-as")),
+                                      tr("Save &As…"), this, [this] { chooseAndSaveAs(); });
+    saveAs->setShortcut(QKeySequence::SaveAs);
+
+    file->addSeparator();
+    QMenu* exportMenu = file->addMenu(tr("&Export"));
+    m_exportResultsAction = exportMenu->addAction(tr("&Results CSV…"), this, [this] {
+        chooseAndExport(tr("Export Results CSV"), QStringLiteral("-results.csv"),
+                        tr("CSV files (*.csv)"), &MainWindow::exportResultsCsv);
+    });
+    m_exportResultsAction->setToolTip(tr("One row per measured or imported point"));
+    m_exportSummaryAction = exportMenu->addAction(tr("&Summary CSV…"), this, [this] {
+        chooseAndExport(tr("Export Summary CSV"), QStringLiteral("-summary.csv"),
+                        tr("CSV files (*.csv)"), &MainWindow::exportSummaryCsv);
+    });
+    m_exportSummaryAction->setToolTip(
+        tr("Mean, spread, confidence interval and change against the baseline per target, "
+           "level and metric"));
+    m_exportPercentilesAction = exportMenu->addAction(tr("&Percentile Distributions…"), this,
+                                                      &MainWindow::chooseAndExportPercentiles);
+    m_exportPercentilesAction->setToolTip(
+        tr("One HdrHistogram .hgrm file per target and level, for hdr-plot and friends"));
+    m_exportReportAction = exportMenu->addAction(tr("Report &PDF…"), this, [this] {
+        chooseAndExport(tr("Export Report PDF"), QStringLiteral("-report.pdf"),
+                        tr("PDF files (*.pdf)"), &MainWindow::exportReportPdf);
+    });
+    m_exportReportAction->setToolTip(tr("Every Compare chart and the comparison table"));
+    exportMenu->setToolTipsVisible(true);
+
+    QAction* import = file->addAction(tr("&Import…"));
+    import->setEnabled(false);
+    import->setToolTip(tr("Importing ab, wrk, memtier_benchmark and netperf reports arrives "
+                          "with the importers"));
+    file->setToolTipsVisible(true);
+
+    file->addSeparator();
+    QAction* quit = file->addAction(QIcon::fromTheme(QStringLiteral("application-exit")),
+                                    tr("&Quit"), this, &MainWindow::close);
+    quit->setShortcut(QKeySequence::Quit);
+    quit->setMenuRole(QAction::QuitRole);
+    return file;
+}
+
+void MainWindow::createEditMenu() {
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QMenu* targets = edit->addMenu(tr("&Targets"));
+    for (QAction* action : m_targetsPage->targetActions()) {
+        targets->addAction(action);
+        // From the menu the action works on the Targets page: show it.
+        connect(action, &QAction::triggered, this,
+                [this] { m_pages->setCurrentWidget(m_targetsPage); });
+    }
+    edit->addSeparator();
+    m_clearResultsAction = edit->addAction(tr("&Clear Results…"), this, [this] {
+        // Measured results cannot be had back without running again: ask,
+        // without holding up the event loop.
+        auto* box = new QMessageBox(QMessageBox::Question, tr("Clear Results"),
+                                    plural(qsizetype(m_document->session().results.size()),
+                                           tr("Remove the result of this session?"),
+                                           tr("Remove all %1 results of this session?")),
+                                    QMessageBox::Cancel, this);
+        box->addButton(tr("Clear"), QMessageBox::DestructiveRole);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        connect(box, &QMessageBox::buttonClicked, this, [this, box](QAbstractButton* button) {
+            if (box->buttonRole(button) == QMessageBox::DestructiveRole)
+                m_document->clearResults();
+        });
+        box->open();
+    });
+}
+
+void MainWindow::createViewMenu() {
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    const std::pair<QWidget*, QString> pages[] = {{m_targetsPage, tr("&Targets")},
+                                                  {m_sweepPage, tr("&Sweep")},
+                                                  {m_runPage, tr("&Run")},
+                                                  {m_comparePage, tr("&Compare")}};
+    int number = 1;
+    for (const auto& [page, title] : pages) {
+        QAction* show = view->addAction(title, this, [this, page] {
+            m_pages->setCurrentWidget(page);
+            page->setFocus();
+        });
+        show->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_0 + number)));
+        ++number;
+    }
+    view->addSeparator();
+    QAction* fullScreen = view->addAction(tr("&Full Screen"), this, [this](bool on) {
+        setWindowState(on ? windowState() | Qt::WindowFullScreen
+                          : windowState() & ~Qt::WindowFullScreen);
+    });
+    fullScreen->setCheckable(true);
+    fullScreen->setShortcut(QKeySequence::FullScreen);
+}
+
+void MainWindow::createHelpMenu() {
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* about = help->addAction(tr("&About Loadscope"), this, &MainWindow::showAbout);
+    about->setMenuRole(QAction::AboutRole);
+    QAction* aboutQt = help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+    aboutQt->setMenuRole(QAction::AboutQtRole);
+}
+
+void MainWindow::showAbout() {
+    QMessageBox::about(
+        this, tr("About Loadscope"),
+        tr("<h3>Loadscope %1</h3>"
+           "<p>A workbench for comparing how network servers perform under load in "
+           "different deployment modes: on the host, in containers, behind NAT, bridges "
+           "and proxies.</p>"
+           "<p>Define one target per mode, sweep the concurrency, and read requests/s, "
+           "transfer rate and latency percentiles side by side.</p>")
+            .arg(QStringLiteral(LOADSCOPE_VERSION)));
+}
+
+void MainWindow::rebuildRecentMenu() {
+    // Pruning may announce a change and rebuild the menu from within; read
+    // the files before clearing so that this pass still builds it once.
+    const QStringList files = m_recentFiles->existingFiles();
+    m_recentMenu->clear();
+    int number = 1;
+    for (const QString& file : files) {
+        // Numbers give each entry a mnemonic; "&&" keeps an ampersand in a name.
+        const QString name =
+            QFileInfo(file).fileName().replace(QLatin1Char('&'), QStringLiteral("&&"));
+        const QString text = number < 10 ? QStringLiteral("&%1 %2").arg(number).arg(name)
+                                         : QStringLiteral("1&0 %1").arg(name);
+        QAction* action = m_recentMenu->addAction(text, this, [this, file] { openSession(file); });
+        action->setToolTip(QDir::toNativeSeparators(file));
+        action->setStatusTip(QDir::toNativeSeparators(file));
+        ++number;
+    }
+    if (!files.isEmpty())
+        m_recentMenu->addSeparator();
+    QAction* clear = m_recentMenu->addAction(tr("&Clear Menu"), m_recentFiles, &RecentFiles::clear);
+    clear->setEnabled(!files.isEmpty());
+    m_recentMenu->setToolTipsVisible(true);
+}
+
+void MainWindow::updateActions() {
+    const bool hasResults = !m_document->session().results.empty();
+    const bool running = m_runner->isRunning();
+    m_exportResultsAction->setEnabled(hasResults);
+    m_exportSummaryAction->setEnabled(hasResults);
+    m_exportPercentilesAction->setEnabled(hasResults);
+    m_exportReportAction->setEnabled(hasResults);
+    m_clearResultsAction->setEnabled(hasResults && !running);
+}
+
+} // namespace loadscope::ui
