@@ -1,0 +1,297 @@
+#include "app/session/session_document.h"
+#include "app/session/session_file.h"
+#include "ui/shell/main_window.h"
+#include "ui/shell/recent_files.h"
+#include "ui/shell/targets_page.h"
+
+#include <QDropEvent>
+#include <QFile>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMimeData>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrl>
+
+using loadscope::app::DeploymentMode;
+using loadscope::ui::MainWindow;
+using loadscope::ui::RecentFiles;
+using Choice = MainWindow::UnsavedChoice;
+
+class TstMainWindow : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(m_settingsDir.isValid());
+        // Settings of this run only: never the user's recent files.
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+        QCoreApplication::setOrganizationName(QStringLiteral("LoadscopeTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_main_window"));
+    }
+
+    void init() {
+        QSettings().clear();
+        QVERIFY(m_dir.isValid());
+        m_window = std::make_unique<MainWindow>();
+        m_questions = 0;
+        m_errors.clear();
+        m_answer = Choice::Cancel;
+        m_saveAsPath.clear();
+        MainWindow::Prompts prompts;
+        prompts.unsavedChanges = [this](const QString&) {
+            ++m_questions;
+            return m_answer;
+        };
+        prompts.saveFileName = [this](const QString&, const QString&, const QString&) {
+            return m_saveAsPath;
+        };
+        prompts.error = [this](const QString&, const QString& message) {
+            m_errors << message;
+        };
+        m_window->setPrompts(prompts);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+    }
+    void cleanup() {
+        if (m_window)
+            m_window->document()->setModified(false); // no question on the way out
+        m_window.reset();
+    }
+
+    void titleShowsNameAndModifiedMark() {
+        QVERIFY(m_window->openSession(QStringLiteral("demo-proxy")));
+        const QString name = m_window->document()->displayName();
+        QCOMPARE(m_window->windowTitle(), name + QStringLiteral("[*] — Loadscope"));
+        QVERIFY(!m_window->isWindowModified());
+        QVERIFY(m_window->document()->filePath().isEmpty()); // an example has no file
+
+        editFirstTargetName(QStringLiteral("-edited"));
+        QVERIFY(m_window->isWindowModified());
+    }
+
+    void openEditSaveReopen() {
+        QVERIFY(m_window->openSession(QStringLiteral("demo-proxy")));
+        editFirstTargetName(QStringLiteral("-bare"));
+        const QString path = m_dir.filePath(QStringLiteral("roundtrip.loadscope"));
+        QVERIFY(m_window->saveSessionAs(path));
+        QVERIFY(QFile::exists(path));
+        QVERIFY(!m_window->isWindowModified());
+        QCOMPARE(m_window->document()->filePath(), path);
+        const loadscope::app::Session saved = m_window->document()->session();
+
+        // Further edits are saved to the same file by Save.
+        editFirstTargetName(QStringLiteral("2"));
+        QVERIFY(m_window->isWindowModified());
+        QVERIFY(m_window->saveSession());
+        QVERIFY(!m_window->isWindowModified());
+
+        MainWindow reopened;
+        QVERIFY(reopened.openSession(path));
+        QCOMPARE(reopened.document()->session().targets.front().name, QStringLiteral("host-bare2"));
+        QCOMPARE(reopened.document()->session().targets.size(), saved.targets.size());
+        QCOMPARE(reopened.document()->session().plan, saved.plan);
+        QVERIFY(!reopened.isWindowModified());
+    }
+
+    void saveWithoutAFileAsksForOne() {
+        QVERIFY(m_window->openSession(QStringLiteral("tcp-rr")));
+        editFirstTargetName(QStringLiteral("x"));
+        m_saveAsPath.clear(); // the user cancels the dialog
+        QVERIFY(!m_window->saveSession());
+        QVERIFY(m_window->isWindowModified());
+        m_saveAsPath = m_dir.filePath(QStringLiteral("named"));
+        QVERIFY(m_window->saveSession());
+        QCOMPARE(m_window->document()->filePath(),
+                 m_dir.filePath(QStringLiteral("named.loadscope")));
+    }
+
+    void unsavedChangesAreAskedAbout() {
+        QVERIFY(m_window->openSession(QStringLiteral("demo-proxy")));
+        editFirstTargetName(QStringLiteral("-mine"));
+        const loadscope::app::Session edited = m_window->document()->session();
+
+        m_answer = Choice::Cancel;
+        QVERIFY(!m_window->openSession(QStringLiteral("memcached")));
+        QCOMPARE(m_questions, 1);
+        QCOMPARE(m_window->document()->session(), edited);
+        QVERIFY(!m_window->newSession());
+        QVERIFY(!m_window->close());
+        QVERIFY(m_window->isVisible());
+
+        const QString path = m_dir.filePath(QStringLiteral("asked.loadscope"));
+        m_answer = Choice::Save;
+        m_saveAsPath = path;
+        QVERIFY(m_window->openSession(QStringLiteral("memcached")));
+        QVERIFY(QFile::exists(path));
+        QString error;
+        const auto saved = loadscope::app::loadSessionFile(path, &error);
+        QVERIFY2(saved, qPrintable(error));
+        QCOMPARE(saved->targets.front().name, edited.targets.front().name);
+
+        editFirstTargetName(QStringLiteral("-gone"));
+        m_answer = Choice::Discard;
+        const int before = m_questions;
+        QVERIFY(m_window->newSession());
+        QCOMPARE(m_questions, before + 1);
+        QVERIFY(!m_window->isWindowModified());
+        QCOMPARE(m_window->document()->session().targets.size(), size_t(1));
+
+        // Nothing to lose: no question.
+        QVERIFY(m_window->openSession(QStringLiteral("tcp-rr")));
+        QCOMPARE(m_questions, before + 1);
+        QVERIFY(m_window->close());
+    }
+
+    void aFailedOpenKeepsTheSessionAndSaysWhy() {
+        QVERIFY(m_window->openSession(QStringLiteral("demo-proxy")));
+        editFirstTargetName(QStringLiteral("-kept"));
+        const loadscope::app::Session before = m_window->document()->session();
+        m_answer = Choice::Discard;
+
+        const QString garbage = m_dir.filePath(QStringLiteral("garbage.loadscope"));
+        QFile file(garbage);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("{ \"format\": \"loadscope-session\", ");
+        file.close();
+        QVERIFY(!m_window->openSession(garbage));
+        QCOMPARE(m_errors.size(), 1);
+        QVERIFY(m_errors.front().contains(QStringLiteral("garbage.loadscope")));
+        QVERIFY(!m_errors.front().contains(QLatin1Char('\n')));
+        QCOMPARE(m_window->document()->session(), before);
+
+        QVERIFY(!m_window->openSession(m_dir.filePath(QStringLiteral("missing.loadscope"))));
+        QCOMPARE(m_errors.size(), 2);
+        QCOMPARE(m_window->document()->session(), before);
+    }
+
+    void recentFilesAreKeptNewestFirst() {
+        RecentFiles* recent = m_window->recentFiles();
+        QStringList paths;
+        for (int i = 0; i < 12; ++i) {
+            const QString path = m_dir.filePath(QStringLiteral("recent-%1.loadscope").arg(i));
+            QVERIFY(m_window->openSession(QStringLiteral("tcp-rr")));
+            QVERIFY(m_window->saveSessionAs(path));
+            paths.prepend(path);
+        }
+        QCOMPARE(recent->files().size(), RecentFiles::kMaximum);
+        QCOMPARE(recent->files().front(), paths.front());
+        QCOMPARE(recent->files().back(), paths.at(RecentFiles::kMaximum - 1));
+
+        // Opening an older one moves it to the front, once.
+        QVERIFY(m_window->openSession(paths.at(4)));
+        QCOMPARE(recent->files().front(), paths.at(4));
+        QCOMPARE(recent->files().count(paths.at(4)), 1);
+
+        // Stored: a new window (the next start) sees the same list.
+        QCOMPARE(RecentFiles().files(), recent->files());
+
+        // A file deleted since is pruned when the menu is read.
+        QVERIFY(QFile::remove(paths.at(0)));
+        const QStringList existing = recent->existingFiles();
+        QVERIFY(!existing.contains(paths.at(0)));
+        QCOMPARE(existing.size(), RecentFiles::kMaximum - 1);
+        QCOMPARE(RecentFiles().files(), existing);
+
+        auto* menu = m_window->findChild<QMenu*>(QStringLiteral("recentMenu"));
+        QVERIFY(menu);
+        Q_EMIT menu->aboutToShow();
+        QStringList tips;
+        for (QAction* action : menu->actions())
+            tips << action->toolTip();
+        QVERIFY(tips.contains(QDir::toNativeSeparators(paths.at(4))));
+    }
+
+    void droppingASessionFileOpensIt() {
+        const QString path = m_dir.filePath(QStringLiteral("dropped.loadscope"));
+        QString error;
+        auto session = loadscope::app::loadExampleSession(QStringLiteral("memcached"), &error);
+        QVERIFY2(session, qPrintable(error));
+        QVERIFY(loadscope::app::saveSessionFile(*session, path, &error));
+
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(path)});
+        const QPointF where(m_window->width() / 2.0, m_window->height() / 2.0);
+        QDragEnterEvent enter(where.toPoint(), Qt::CopyAction, &mime, Qt::LeftButton,
+                              Qt::NoModifier);
+        QCoreApplication::sendEvent(m_window.get(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(where, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(m_window.get(), &drop);
+        QTRY_COMPARE(m_window->document()->filePath(), path);
+        QCOMPARE(m_window->document()->session(), *session);
+
+        // Anything else is not taken.
+        QMimeData text;
+        text.setUrls({QUrl::fromLocalFile(m_dir.filePath(QStringLiteral("notes.txt")))});
+        QDragEnterEvent refused(where.toPoint(), Qt::CopyAction, &text, Qt::LeftButton,
+                                Qt::NoModifier);
+        refused.setAccepted(false);
+        QCoreApplication::sendEvent(m_window.get(), &refused);
+        QVERIFY(!refused.isAccepted());
+    }
+
+    void exportsWriteTheCsvFiles() {
+        QVERIFY(m_window->openSession(QStringLiteral("demo-proxy")));
+        loadscope::app::PointResult result;
+        result.targetId = m_window->document()->session().targets.front().id;
+        result.concurrency = 1;
+        result.complete = 1000;
+        result.durationSeconds = 2;
+        m_window->document()->putResult(result);
+
+        const QString results = m_dir.filePath(QStringLiteral("results.csv"));
+        QVERIFY(m_window->exportResultsCsv(results));
+        QFile file(results);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray header = file.readLine();
+        QVERIFY(header.startsWith("target,target_id,mode,protocol"));
+        QVERIFY(file.readAll().contains("500"));
+
+        const QString summary = m_dir.filePath(QStringLiteral("summary.csv"));
+        QVERIFY(m_window->exportSummaryCsv(summary));
+        QVERIFY(QFileInfo(summary).size() > 0);
+
+        QVERIFY(!m_window->exportResultsCsv(m_dir.filePath(QStringLiteral("no/such/dir.csv"))));
+        QCOMPARE(m_errors.size(), 1);
+    }
+
+    void pagesAreReachableByShortcut() {
+        auto* pages = m_window->pages();
+        QCOMPARE(pages->count(), 4);
+        QTest::keyClick(m_window.get(), Qt::Key_2, Qt::ControlModifier);
+        QCOMPARE(pages->currentIndex(), 1);
+        QTest::keyClick(m_window.get(), Qt::Key_4, Qt::ControlModifier);
+        QCOMPARE(pages->currentIndex(), 3);
+        QTest::keyClick(m_window.get(), Qt::Key_1, Qt::ControlModifier);
+        QCOMPARE(pages->currentIndex(), 0);
+    }
+
+private:
+    void editFirstTargetName(const QString& suffix) {
+        m_window->pages()->setCurrentWidget(m_window->targetsPage());
+        auto* name = m_window->targetsPage()->findChild<QLineEdit*>(QStringLiteral("nameEdit"));
+        QVERIFY(name);
+        m_window->targetsPage()->selectTarget(m_window->document()->session().targets.front().id);
+        name->end(false);
+        QTest::keyClicks(name, suffix);
+    }
+
+    QTemporaryDir m_settingsDir;
+    QTemporaryDir m_dir;
+    std::unique_ptr<MainWindow> m_window;
+    int m_questions = 0;
+    Choice m_answer = Choice::Cancel;
+    QString m_saveAsPath;
+    QStringList m_errors;
+};
+
+QTEST_MAIN(TstMainWindow)
+#include "tst_main_window.moc"

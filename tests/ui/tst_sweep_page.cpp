@@ -1,0 +1,264 @@
+#include "app/session/session_document.h"
+#include "ui/common/field_error.h"
+#include "ui/shell/sweep_estimate.h"
+#include "ui/shell/sweep_page.h"
+#include "ui/shell/sweep_plan_text.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QRadioButton>
+#include <QSpinBox>
+#include <QTest>
+
+using loadscope::app::DeploymentMode;
+using loadscope::app::PointLimit;
+using loadscope::app::PointResult;
+using loadscope::app::Session;
+using loadscope::app::SessionDocument;
+using loadscope::app::SweepOrder;
+using loadscope::app::SweepPlan;
+using loadscope::ui::SweepPage;
+
+namespace {
+
+Session twoTargets() {
+    Session session;
+    session.targets.push_back(
+        loadscope::app::makeTarget(QStringLiteral("a"), DeploymentMode::Host, 0));
+    session.targets.push_back(
+        loadscope::app::makeTarget(QStringLiteral("b"), DeploymentMode::ContainerNat, 1));
+    session.plan.concurrencyLevels = {1, 10};
+    session.plan.limit = PointLimit::Duration;
+    session.plan.durationSeconds = 5;
+    session.plan.repetitions = 3;
+    session.plan.warmupSeconds = 0;
+    session.plan.pauseSeconds = 0;
+    return session;
+}
+
+} // namespace
+
+class TstSweepPage : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init() {
+        m_document = std::make_unique<SessionDocument>();
+        m_document->reset(twoTargets());
+        m_page = std::make_unique<SweepPage>(m_document.get());
+        m_page->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_page.get()));
+    }
+    void cleanup() {
+        m_page.reset();
+        m_document.reset();
+    }
+
+    void parsesLevels_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QList<int>>("levels"); // empty: refused
+        QTest::newRow("commas") << QStringLiteral("1, 10, 100, 1000")
+                                << QList<int>{1, 10, 100, 1000};
+        QTest::newRow("spaces") << QStringLiteral(" 50 5  500") << QList<int>{50, 5, 500};
+        QTest::newRow("semicolons") << QStringLiteral("1;2") << QList<int>{1, 2};
+        QTest::newRow("empty") << QString() << QList<int>{};
+        QTest::newRow("word") << QStringLiteral("1, ten") << QList<int>{};
+        QTest::newRow("zero") << QStringLiteral("0, 10") << QList<int>{};
+        QTest::newRow("twice") << QStringLiteral("10, 10") << QList<int>{};
+        QTest::newRow("too many") << QStringLiteral("2000000") << QList<int>{};
+        QTest::newRow("negative") << QStringLiteral("-5") << QList<int>{};
+    }
+    void parsesLevels() {
+        QFETCH(QString, text);
+        QFETCH(QList<int>, levels);
+        QString error;
+        const auto parsed = loadscope::ui::parseConcurrencyLevels(text, &error);
+        if (levels.isEmpty()) {
+            QVERIFY(!parsed);
+            QVERIFY(!error.isEmpty());
+            return;
+        }
+        QVERIFY2(parsed, qPrintable(error));
+        QCOMPARE(QList<int>(parsed->begin(), parsed->end()), levels);
+        QCOMPARE(loadscope::ui::parseConcurrencyLevels(
+                     loadscope::ui::formatConcurrencyLevels(*parsed), &error),
+                 parsed);
+    }
+
+    void parsesCpus_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<bool>("ok");
+        QTest::addColumn<QList<int>>("cpus");
+        QTest::addColumn<QString>("formatted");
+        QTest::newRow("none") << QString() << true << QList<int>{} << QString();
+        QTest::newRow("list") << QStringLiteral("0,2, 4") << true << QList<int>{0, 2, 4}
+                              << QStringLiteral("0,2,4");
+        QTest::newRow("ranges") << QStringLiteral("0-3,8,9") << true << QList<int>{0, 1, 2, 3, 8, 9}
+                                << QStringLiteral("0-3,8-9");
+        QTest::newRow("backwards") << QStringLiteral("3-1") << false << QList<int>{} << QString();
+        QTest::newRow("garbage") << QStringLiteral("0-") << false << QList<int>{} << QString();
+        QTest::newRow("negative") << QStringLiteral("-1") << false << QList<int>{} << QString();
+    }
+    void parsesCpus() {
+        QFETCH(QString, text);
+        QFETCH(bool, ok);
+        QFETCH(QList<int>, cpus);
+        QFETCH(QString, formatted);
+        QString error;
+        const auto parsed = loadscope::ui::parseCpuList(text, &error);
+        QCOMPARE(bool(parsed), ok);
+        if (!ok) {
+            QVERIFY(!error.isEmpty());
+            return;
+        }
+        QCOMPARE(QList<int>(parsed->begin(), parsed->end()), cpus);
+        QCOMPARE(loadscope::ui::formatCpuList(*parsed), formatted);
+    }
+
+    void formatsSeconds() {
+        QCOMPARE(loadscope::ui::formatSeconds(45), QStringLiteral("45 s"));
+        QCOMPARE(loadscope::ui::formatSeconds(260), QStringLiteral("4 min 20 s"));
+        QCOMPARE(loadscope::ui::formatSeconds(7380), QStringLiteral("2 h 03 min"));
+        QCOMPARE(loadscope::ui::formatSeconds(2.5), QStringLiteral("2.5 s"));
+    }
+
+    void estimatesDurationSweeps() {
+        Session session = twoTargets(); // 2 levels x 2 targets x 3 repetitions = 12 points
+        auto estimate = loadscope::ui::estimateSweep(session);
+        QCOMPARE(estimate.points, 12);
+        QCOMPARE(estimate.missingPoints, 12);
+        QCOMPARE(estimate.totalSeconds, 60.0);
+        session.plan.warmupSeconds = 1;
+        session.plan.pauseSeconds = 2;
+        estimate = loadscope::ui::estimateSweep(session);
+        QCOMPARE(estimate.totalSeconds, 12 * 6.0 + 11 * 2.0);
+        QCOMPARE(estimate.unknownPoints, 0);
+    }
+
+    void estimatesRequestSweepsFromMeasuredRates() {
+        Session session = twoTargets();
+        session.plan.limit = PointLimit::Requests;
+        session.plan.requestsPerPoint = 1000;
+        auto estimate = loadscope::ui::estimateSweep(session);
+        QCOMPARE(estimate.unknownPoints, 12);
+
+        // Target a did 500 requests/s at level 1: 2 s per 1000 requests, used for level 10 too.
+        PointResult result;
+        result.targetId = session.targets[0].id;
+        result.concurrency = 1;
+        result.repetition = 0;
+        result.complete = 1000;
+        result.durationSeconds = 2;
+        session.putResult(result);
+        estimate = loadscope::ui::estimateSweep(session);
+        QCOMPARE(estimate.missingPoints, 11);
+        QCOMPARE(estimate.unknownPoints, 6); // target b has no rate yet
+        QCOMPARE(estimate.totalSeconds, 6 * 2.0);
+        QCOMPARE(estimate.remainingSeconds, 5 * 2.0);
+    }
+
+    void showsThePlan() {
+        QCOMPARE(field<QLineEdit>("levelsEdit")->text(), QStringLiteral("1, 10"));
+        QVERIFY(field<QRadioButton>("byDurationRadio")->isChecked());
+        QCOMPARE(field<QDoubleSpinBox>("durationSpin")->value(), 5.0);
+        QVERIFY(!field<QDoubleSpinBox>("requestsSpin")->isEnabled());
+        QCOMPARE(field<QSpinBox>("repetitionsSpin")->value(), 3);
+        QCOMPARE(field<QLabel>("estimateTime")->text(), QStringLiteral("about 1 min 00 s"));
+        QVERIFY(field<QLabel>("estimatePoints")->text().startsWith(QStringLiteral("12 points")));
+    }
+
+    void typingLevelsChangesThePlanAndTheEstimate() {
+        auto* levels = field<QLineEdit>("levelsEdit");
+        levels->selectAll();
+        QTest::keyClicks(levels, QStringLiteral("1, 10, 100"));
+        QCOMPARE(plan().concurrencyLevels, (std::vector<int>{1, 10, 100}));
+        QVERIFY(m_document->isModified());
+        QVERIFY(field<QLabel>("estimatePoints")->text().startsWith(QStringLiteral("18 points")));
+        QCOMPARE(field<QLabel>("estimateTime")->text(), QStringLiteral("about 1 min 30 s"));
+    }
+
+    void invalidLevelsAreSaidAndNotStored() {
+        auto* levels = field<QLineEdit>("levelsEdit");
+        levels->selectAll();
+        QTest::keyClicks(levels, QStringLiteral("1, 1"));
+        QVERIFY(field<loadscope::ui::FieldError>("levelsError")->isVisible());
+        QVERIFY(!m_page->isValid());
+        // The plan keeps what was last valid while typing ("1").
+        QCOMPARE(plan().concurrencyLevels, (std::vector<int>{1}));
+        QVERIFY(field<QLabel>("estimatePoints")->text().startsWith(QStringLiteral("6 points")));
+        QTest::keyClicks(levels, QStringLiteral("00"));
+        QVERIFY(!field<loadscope::ui::FieldError>("levelsError")->isVisible());
+        QCOMPARE(plan().concurrencyLevels, (std::vector<int>{1, 100}));
+    }
+
+    void otherFieldsReachThePlan() {
+        field<QRadioButton>("byRequestsRadio")->click();
+        QCOMPARE(plan().limit, PointLimit::Requests);
+        QVERIFY(field<QDoubleSpinBox>("requestsSpin")->isEnabled());
+        field<QDoubleSpinBox>("requestsSpin")->setValue(50000);
+        QCOMPARE(plan().requestsPerPoint, uint64_t(50000));
+        QCOMPARE(field<QLabel>("estimateTime")->text(), QStringLiteral("Unknown"));
+
+        field<QRadioButton>("byDurationRadio")->click();
+        field<QDoubleSpinBox>("durationSpin")->setValue(10);
+        field<QSpinBox>("threadsSpin")->setValue(4);
+        field<QDoubleSpinBox>("warmupSpin")->setValue(1);
+        field<QSpinBox>("repetitionsSpin")->setValue(5);
+        field<QDoubleSpinBox>("pauseSpin")->setValue(2);
+        QTest::keyClicks(field<QLineEdit>("cpusEdit"), QStringLiteral("0-1"));
+        const SweepPlan& p = plan();
+        QCOMPARE(p.limit, PointLimit::Duration);
+        QCOMPARE(p.durationSeconds, 10.0);
+        QCOMPARE(p.threads, 4);
+        QCOMPARE(p.warmupSeconds, 1.0);
+        QCOMPARE(p.repetitions, 5);
+        QCOMPARE(p.pauseSeconds, 2.0);
+        QCOMPARE(p.cpus, (std::vector<int>{0, 1}));
+        // 20 points x (1 + 10) s + 19 pauses x 2 s = 258 s
+        QCOMPARE(field<QLabel>("estimateTime")->text(), QStringLiteral("about 4 min 18 s"));
+
+        QTest::keyClicks(field<QLineEdit>("cpusEdit"), QStringLiteral(",x"));
+        QVERIFY(field<loadscope::ui::FieldError>("cpusError")->isVisible());
+        QCOMPARE(plan().cpus, (std::vector<int>{0, 1}));
+    }
+
+    void orderIsExplained() {
+        auto* order = field<QComboBox>("orderCombo");
+        auto* explanation = field<QLabel>("orderExplanation");
+        const QString interleaved = explanation->text();
+        order->setCurrentIndex(order->findData(int(SweepOrder::Sequential)));
+        QCOMPARE(plan().order, SweepOrder::Sequential);
+        QVERIFY(explanation->text() != interleaved);
+    }
+
+    void aPlanChangedElsewhereIsShown() {
+        SweepPlan changed = plan();
+        changed.concurrencyLevels = {8, 16};
+        changed.repetitions = 1;
+        m_document->setPlan(changed);
+        QCOMPARE(field<QLineEdit>("levelsEdit")->text(), QStringLiteral("8, 16"));
+        QCOMPARE(field<QSpinBox>("repetitionsSpin")->value(), 1);
+        QVERIFY(field<QLabel>("estimatePoints")->text().startsWith(QStringLiteral("4 points")));
+
+        m_document->addTarget(
+            loadscope::app::makeTarget(QStringLiteral("c"), DeploymentMode::Macvlan, 2));
+        QVERIFY(field<QLabel>("estimatePoints")->text().startsWith(QStringLiteral("6 points")));
+    }
+
+private:
+    template <typename T> T* field(const char* name) const {
+        auto* widget = m_page->findChild<T*>(QString::fromLatin1(name));
+        if (!widget)
+            qFatal("no field %s", name);
+        return widget;
+    }
+    const SweepPlan& plan() const { return m_document->session().plan; }
+
+    std::unique_ptr<SessionDocument> m_document;
+    std::unique_ptr<SweepPage> m_page;
+};
+
+QTEST_MAIN(TstSweepPage)
+#include "tst_sweep_page.moc"

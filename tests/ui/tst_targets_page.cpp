@@ -1,0 +1,186 @@
+#include "app/servers/http_server.h"
+#include "app/session/session_document.h"
+#include "ui/shell/target_editor.h"
+#include "ui/shell/target_table_model.h"
+#include "ui/shell/targets_page.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTest>
+
+using loadscope::app::DeploymentMode;
+using loadscope::app::SessionDocument;
+using loadscope::app::Target;
+using loadscope::ui::TargetsPage;
+
+class TstTargetsPage : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init() {
+        m_document = std::make_unique<SessionDocument>();
+        QString error;
+        QVERIFY2(m_document->open(QStringLiteral("demo-proxy"), &error), qPrintable(error));
+        m_page = std::make_unique<TargetsPage>(m_document.get());
+        m_tester = std::make_unique<QAbstractItemModelTester>(
+            m_page->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m_page->resize(1100, 700);
+        m_page->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_page.get()));
+        m_page->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_page.get()));
+    }
+    void cleanup() {
+        m_tester.reset();
+        m_page.reset();
+        m_document.reset();
+    }
+
+    void theFirstTargetIsSelectedAndEdited() {
+        QCOMPARE(m_page->selectedTargetId(), targets().front().id);
+        QCOMPARE(m_page->editor()->targetId(), targets().front().id);
+    }
+
+    void addWalksThroughTheModesKeepingTheProtocol() {
+        action("addTargetAction")->trigger();
+        QCOMPARE(targets().size(), size_t(3));
+        const Target& added = targets().back();
+        // demo-proxy measures host and userland-proxy: the next unused mode comes next.
+        QCOMPARE(added.mode, DeploymentMode::ContainerHostNetwork);
+        QCOMPARE(added.http.url, targets()[0].http.url);
+        QCOMPARE(m_page->selectedTargetId(), added.id);
+        QVERIFY(added.colour != targets()[0].colour);
+    }
+
+    void duplicateCopiesTheSelectedTarget() {
+        m_page->selectTarget(targets()[1].id);
+        action("duplicateTargetAction")->trigger();
+        QCOMPARE(targets().size(), size_t(3));
+        QCOMPARE(targets()[2].http.url, targets()[1].http.url);
+        QCOMPARE(targets()[2].name, QStringLiteral("userland-proxy copy"));
+        QVERIFY(targets()[2].id != targets()[1].id);
+    }
+
+    void removeMoveAndBaseline() {
+        const QUuid first = targets()[0].id;
+        const QUuid second = targets()[1].id;
+        QVERIFY(!action("baselineAction")->isEnabled()); // the first one already is
+        QVERIFY(!action("moveTargetUpAction")->isEnabled());
+
+        action("moveTargetDownAction")->trigger();
+        QCOMPARE(targets()[1].id, first);
+        QCOMPARE(m_page->selectedTargetId(), first);
+        QVERIFY(action("moveTargetUpAction")->isEnabled());
+        QVERIFY(!action("moveTargetDownAction")->isEnabled());
+
+        m_page->selectTarget(second);
+        QVERIFY(action("baselineAction")->isEnabled());
+        action("baselineAction")->trigger();
+        QCOMPARE(m_document->session().baseline()->id, second);
+        QVERIFY(!action("baselineAction")->isEnabled());
+
+        action("removeTargetAction")->trigger();
+        QCOMPARE(targets().size(), size_t(1));
+        QCOMPARE(targets()[0].id, first);
+        QCOMPARE(m_page->selectedTargetId(), first);
+    }
+
+    void shortcutsWorkOnThePage() {
+        auto* table = m_page->findChild<QWidget*>(QStringLiteral("targetTable"));
+        table->setFocus();
+        QTest::keyClick(table, Qt::Key_D, Qt::ControlModifier);
+        QCOMPARE(targets().size(), size_t(3));
+        QTest::keyClick(table, Qt::Key_Delete);
+        QCOMPARE(targets().size(), size_t(2));
+    }
+
+    void sessionNameAndNotes() {
+        auto* name = m_page->findChild<QLineEdit*>(QStringLiteral("sessionNameEdit"));
+        auto* notes = m_page->findChild<QPlainTextEdit*>(QStringLiteral("notesEdit"));
+        QCOMPARE(name->text(), m_document->session().name);
+        QVERIFY(notes->toPlainText().contains(QStringLiteral("loadscope-cli serve http")));
+        name->selectAll();
+        QTest::keyClicks(name, QStringLiteral("proxy check"));
+        QCOMPARE(m_document->session().name, QStringLiteral("proxy check"));
+        notes->selectAll();
+        QTest::keyClicks(notes, QStringLiteral("on bench-2"));
+        QCOMPARE(m_document->session().notes, QStringLiteral("on bench-2"));
+    }
+
+    void probeShowsTheServer() {
+        loadscope::app::HttpServer server;
+        std::string error;
+        QVERIFY2(server.start(&error), error.c_str());
+        Target target = targets()[0];
+        target.http.url = QStringLiteral("http://127.0.0.1:%1/").arg(server.port());
+        QVERIFY(m_document->updateTarget(target));
+
+        QSignalSpy finished(m_page.get(), &TargetsPage::probeFinished);
+        QAction* probe = action("probeAction");
+        probe->trigger();
+        QVERIFY(m_page->isProbing());
+        QVERIFY(!probe->isEnabled());
+        QVERIFY(finished.wait(10000));
+        QVERIFY(finished.at(0).at(2).toBool());
+        QVERIFY(probe->isEnabled());
+        const QString shown = m_page->findChild<QLabel*>(QStringLiteral("probeStatus"))->text();
+        QVERIFY2(shown.contains(QString::number(server.documentSize())), qPrintable(shown));
+        server.stop();
+    }
+
+    void probeShowsTheError() {
+        // A port that was free a moment ago: nothing listens there.
+        QTcpServer placeholder;
+        QVERIFY(placeholder.listen(QHostAddress::LocalHost));
+        const quint16 port = placeholder.serverPort();
+        placeholder.close();
+        Target target = targets()[0];
+        target.http.url = QStringLiteral("http://127.0.0.1:%1/").arg(port);
+        QVERIFY(m_document->updateTarget(target));
+
+        QSignalSpy finished(m_page.get(), &TargetsPage::probeFinished);
+        action("probeAction")->trigger();
+        QVERIFY(finished.wait(10000));
+        QVERIFY(!finished.at(0).at(2).toBool());
+        auto* error = m_page->findChild<QLabel*>(QStringLiteral("probeError"));
+        QVERIFY(error->isVisible());
+        QVERIFY(!error->text().isEmpty());
+    }
+
+    void aProbeOutlivingThePageIsDropped() {
+        auto silent = std::make_unique<QTcpServer>(); // accepts, never answers: the probe waits
+        QVERIFY(silent->listen(QHostAddress::LocalHost));
+        Target target = targets()[0];
+        target.http.url = QStringLiteral("http://127.0.0.1:%1/").arg(silent->serverPort());
+        QVERIFY(m_document->updateTarget(target));
+        action("probeAction")->trigger();
+        QTest::qWait(100);
+        m_tester.reset();
+        m_page.reset();
+        // Closing the server ends the probe, with nobody left to tell: nothing may crash.
+        silent.reset();
+        QTest::qWait(500);
+    }
+
+private:
+    QAction* action(const char* name) const {
+        for (QAction* a : m_page->targetActions()) {
+            if (a->objectName() == QLatin1String(name))
+                return a;
+        }
+        qFatal("no action %s", name);
+    }
+    const std::vector<Target>& targets() const { return m_document->session().targets; }
+
+    std::unique_ptr<SessionDocument> m_document;
+    std::unique_ptr<TargetsPage> m_page;
+    std::unique_ptr<QAbstractItemModelTester> m_tester;
+};
+
+QTEST_MAIN(TstTargetsPage)
+#include "tst_targets_page.moc"
