@@ -107,6 +107,7 @@ private:
     void chooseAndExport(const QString& title, const QString& suffix, const QString& filter,
                          bool (MainWindow::*exportTo)(const QString&));
     void chooseAndExportPercentiles();
+    void showImportDialog();
     QString suggestedPath(const QString& suffix) const;
     void rememberDirectory(const QString& path);
     bool writeFile(const QString& path, const QByteArray& bytes, const QString& what);

@@ -7,7 +7,9 @@
 #include "app/session/session_file.h"
 #include "ui/common/plural.h"
 #include "ui/compare/compare_page.h"
+#include "ui/shell/import_dialog.h"
 #include "ui/shell/main_window.h"
+#include "ui/shell/targets_page.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -16,6 +18,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabWidget>
 
 namespace loadscope::ui {
 
@@ -79,6 +82,22 @@ void MainWindow::chooseAndExportPercentiles() {
         return;
     QSettings().setValue(kDirectoryKey, directory);
     exportPercentileDistributions(directory);
+}
+
+void MainWindow::showImportDialog() {
+    if (refuseWhileRunning(tr("Import")))
+        return;
+    auto* dialog = new ImportDialog(m_document, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    // Outputs usually belong to the target the user is looking at.
+    if (const app::Target* selected =
+            m_document->session().findTarget(m_targetsPage->selectedTargetId()))
+        dialog->setTargetName(selected->displayName());
+    connect(dialog, &ImportDialog::importFinished, this, [this](const QString& summary) {
+        statusBar()->showMessage(summary, 5000);
+        m_pages->setCurrentWidget(m_comparePage);
+    });
+    dialog->open();
 }
 
 bool MainWindow::writeFile(const QString& path, const QByteArray& bytes, const QString& what) {

@@ -99,10 +99,10 @@ QMenu* MainWindow::createFileMenu() {
     m_exportReportAction->setToolTip(tr("Every Compare chart and the comparison table"));
     exportMenu->setToolTipsVisible(true);
 
-    QAction* import = file->addAction(tr("&Import…"));
-    import->setEnabled(false);
-    import->setToolTip(tr("Importing ab, wrk, memtier_benchmark and netperf reports arrives "
-                          "with the importers"));
+    QAction* import = file->addAction(tr("&Import…"), this, &MainWindow::showImportDialog);
+    import->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I));
+    import->setToolTip(tr("Add saved outputs of ab, wrk, memtier_benchmark or netperf to a "
+                          "target"));
     file->setToolTipsVisible(true);
 
     file->addSeparator();
