@@ -1,3 +1,4 @@
+#include "app/session/metric.h"
 #include "app/session/session_document.h"
 #include "ui/shell/target_table_model.h"
 
@@ -85,6 +86,13 @@ private Q_SLOTS:
         QCOMPARE(m_model->index(1, 0).data(TargetTableModel::ColourRole).value<QColor>(),
                  QColor(nat.colour));
         QVERIFY(!hostName.data(Qt::DecorationRole).isNull());
+        // The protocol's headline metric, defined, in its own words.
+        const QString memcacheTip =
+            m_model->index(2, TargetTableModel::ProtocolColumn).data(Qt::ToolTipRole).toString();
+        QVERIFY2(memcacheTip.contains(QStringLiteral("Ops/s")), qPrintable(memcacheTip));
+        QVERIFY(memcacheTip.contains(
+            loadscope::app::metricInfo(loadscope::app::Metric::RequestsPerSecond)
+                .definition.toHtmlEscaped()));
         QCOMPARE(m_model->headerData(TargetTableModel::EndpointColumn, Qt::Horizontal),
                  QVariant(QStringLiteral("Address / URL")));
     }

@@ -99,6 +99,25 @@ private Q_SLOTS:
         QCOMPARE(targets().size(), size_t(2));
     }
 
+    void tabGoesFromTheSessionToTheListToTheEditor() {
+        QWidget* session = m_page->findChild<QWidget*>(QStringLiteral("sessionNameEdit"));
+        QStringList order;
+        QWidget* widget = session;
+        do {
+            if (widget->focusPolicy() & Qt::TabFocus && !widget->objectName().isEmpty())
+                order << widget->objectName();
+            widget = widget->nextInFocusChain();
+        } while (widget != session);
+        const auto at = [&order](const char* name) {
+            return order.indexOf(QLatin1String(name));
+        };
+        QVERIFY2(at("sessionNameEdit") < at("notesEdit"), qPrintable(order.join(u' ')));
+        QVERIFY2(at("notesEdit") < at("targetTable"), qPrintable(order.join(u' ')));
+        QVERIFY2(at("targetTable") < at("nameEdit"), qPrintable(order.join(u' ')));
+        QVERIFY2(at("nameEdit") < at("modeCombo"), qPrintable(order.join(u' ')));
+        QVERIFY2(at("modeCombo") < at("urlEdit"), qPrintable(order.join(u' ')));
+    }
+
     void sessionNameAndNotes() {
         auto* name = m_page->findChild<QLineEdit*>(QStringLiteral("sessionNameEdit"));
         auto* notes = m_page->findChild<QPlainTextEdit*>(QStringLiteral("notesEdit"));

@@ -2,6 +2,7 @@
 
 #include "app/session/session_document.h"
 #include "ui/common/colour_button.h"
+#include "ui/common/metric_tooltip.h"
 #include "ui/common/plural.h"
 
 #include <QColor>
@@ -133,6 +134,9 @@ QVariant TargetTableModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
         if (index.column() == NameColumn && isBaseline)
             return tr("The baseline: every other target is compared against it.");
+        if (index.column() == ProtocolColumn)
+            return QString(tr("<p>Judged first by:</p>") +
+                           metricToolTip(app::primaryMetric(target->protocol), target->protocol));
         if (index.column() == EndpointColumn || index.column() == OptionsColumn)
             return data(index, Qt::DisplayRole);
         return {};

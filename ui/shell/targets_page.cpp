@@ -34,15 +34,16 @@ TargetsPage::TargetsPage(app::SessionDocument* document, QWidget* parent)
     : QWidget(parent)
     , m_document(document) {
     m_model = new TargetTableModel(m_document, this);
-    m_editor = new TargetEditor(m_document, this);
     createActions();
 
+    // Built in reading order, which is also the Tab order: session, list, editor.
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(buildSessionFields());
 
     auto* splitter = new QSplitter(Qt::Horizontal);
     splitter->setChildrenCollapsible(false);
     splitter->addWidget(buildTargetList());
+    m_editor = new TargetEditor(m_document);
     auto* editorScroll = new QScrollArea;
     editorScroll->setWidgetResizable(true);
     editorScroll->setFrameShape(QFrame::NoFrame);
