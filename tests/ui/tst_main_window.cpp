@@ -1,9 +1,11 @@
 #include "app/session/session_document.h"
 #include "app/session/session_file.h"
+#include "tests/app/session_test_data.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/recent_files.h"
 #include "ui/shell/targets_page.h"
 
+#include <QDir>
 #include <QDropEvent>
 #include <QFile>
 #include <QLineEdit>
@@ -261,6 +263,26 @@ private Q_SLOTS:
 
         QVERIFY(!m_window->exportResultsCsv(m_dir.filePath(QStringLiteral("no/such/dir.csv"))));
         QCOMPARE(m_errors.size(), 1);
+    }
+
+    void exportsPercentileDistributions() {
+        QVERIFY(m_window->openSession(QStringLiteral("demo-proxy")));
+        const QUuid host = m_window->document()->session().targets.front().id;
+        const QString directory = m_dir.filePath(QStringLiteral("hgrm"));
+
+        // Printed figures only (an imported report): no histogram, nothing to write.
+        m_window->document()->putResult(loadscope::test::importedResult(host, 10, 0, 900, 3));
+        QVERIFY(!m_window->exportPercentileDistributions(directory));
+        QCOMPARE(m_errors.size(), 1);
+
+        m_window->document()->putResult(loadscope::test::measuredResult(
+            host, 1, 0, 1000, 2, {{100'000, 900}, {2'000'000, 100}}));
+        QVERIFY(m_window->exportPercentileDistributions(directory));
+        const QStringList written = QDir(directory).entryList({QStringLiteral("*.hgrm")});
+        QCOMPARE(written.size(), 1);
+        QFile file(QDir(directory).filePath(written.front()));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.readAll().contains("Percentile"));
     }
 
     void pagesAreReachableByShortcut() {
