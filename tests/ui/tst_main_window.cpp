@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QDropEvent>
 #include <QFile>
+#include <QImage>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMimeData>
@@ -283,6 +284,14 @@ private Q_SLOTS:
         QFile file(QDir(directory).filePath(written.front()));
         QVERIFY(file.open(QIODevice::ReadOnly));
         QVERIFY(file.readAll().contains("Percentile"));
+    }
+
+    void windowIconComesFromResources() {
+        const QImage icon = m_window->windowIcon().pixmap(64, 64).toImage();
+        QVERIFY(!icon.isNull());
+        // The corner is transparent, the middle of the rounded square is drawn.
+        QCOMPARE(qAlpha(icon.pixel(0, 0)), 0);
+        QVERIFY(qAlpha(icon.pixel(32, 8)) > 200);
     }
 
     void pagesAreReachableByShortcut() {
