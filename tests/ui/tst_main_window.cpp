@@ -1,12 +1,16 @@
+#include "app/servers/http_server.h"
 #include "app/session/session_document.h"
 #include "app/session/session_file.h"
+#include "app/sweep/sweep_runner.h"
 #include "tests/app/session_test_data.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/recent_files.h"
 #include "ui/shell/targets_page.h"
 
+#include <QCoroTask>
 #include <QDir>
 #include <QDropEvent>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
 #include <QLineEdit>
@@ -292,6 +296,37 @@ private Q_SLOTS:
         // The corner is transparent, the middle of the rounded square is drawn.
         QCOMPARE(qAlpha(icon.pixel(0, 0)), 0);
         QVERIFY(qAlpha(icon.pixel(32, 8)) > 200);
+    }
+
+    void aRunningSweepKeepsItsSession() {
+        loadscope::app::HttpServer server;
+        std::string error;
+        QVERIFY2(server.start(&error), error.c_str());
+        loadscope::app::Session session;
+        loadscope::app::Target target =
+            loadscope::app::makeTarget(QStringLiteral("host"), DeploymentMode::Host, 0);
+        target.http.url = QStringLiteral("http://127.0.0.1:%1/").arg(server.port());
+        session.targets.push_back(target);
+        session.plan.concurrencyLevels = {1};
+        session.plan.durationSeconds = 30;
+        session.plan.repetitions = 1;
+        session.plan.threads = 1;
+        m_window->document()->reset(session);
+
+        QCoro::connect(m_window->runner()->run(), this, [](const loadscope::app::SweepOutcome&) {});
+        QTRY_VERIFY(m_window->runner()->isRunning());
+        QVERIFY(!m_window->openSession(QStringLiteral("tcp-rr")));
+        QVERIFY(!m_window->newSession());
+        QCOMPARE(m_errors.size(), 2);
+        QCOMPARE(m_window->document()->session().targets.front().id, target.id);
+
+        // Closing the window in the middle of the point stops the sweep.
+        m_window->document()->setModified(false);
+        QElapsedTimer closing;
+        closing.start();
+        m_window.reset();
+        QVERIFY(closing.elapsed() < 5000);
+        server.stop();
     }
 
     void pagesAreReachableByShortcut() {

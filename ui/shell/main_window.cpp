@@ -56,7 +56,6 @@ MainWindow::MainWindow(QWidget* parent)
     initShellResources();
     setWindowIcon(QIcon(QStringLiteral(":/icons/loadscope.svg")));
     setAcceptDrops(true);
-    setDocumentMode(false);
 
     m_document = new app::SessionDocument(this);
     m_runner = new app::SweepRunner(m_document, this);
@@ -86,7 +85,12 @@ MainWindow::MainWindow(QWidget* parent)
     readSettings();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    // The reverse of construction: pages hold the runner and the document,
+    // and the runner (stopping a sweep in progress) holds the document.
+    delete m_pages;
+    delete m_runner;
+}
 
 void MainWindow::setPrompts(Prompts prompts) {
     const Prompts defaults = defaultPrompts(this);
