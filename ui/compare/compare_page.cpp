@@ -1,27 +1,289 @@
 #include "ui/compare/compare_page.h"
 
+#include "app/session/comparison.h"
 #include "app/session/session_document.h"
+#include "ui/common/chart_panel.h"
+#include "ui/common/metric_tooltip.h"
+#include "ui/common/table_copy.h"
+#include "ui/compare/compare_chart_data.h"
+#include "ui/compare/compare_report.h"
+#include "ui/compare/comparison_table_model.h"
+#include "ui/compare/mode_bar_chart.h"
+#include "ui/compare/mode_line_chart.h"
 
+#include <QComboBox>
+#include <QDateTime>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace loadscope::ui {
 
-struct ComparePage::Private {};
+namespace {
+
+// Keeps the user's pick (a "userPick" property set when the user chose an
+// item) while it is still offered; otherwise, or when the user has not
+// chosen, selects `fallback`.
+void refill(QComboBox* combo, const QList<std::pair<QString, QVariant>>& items,
+            const QVariant& fallback) {
+    const QVariant picked = combo->property("userPick");
+    const QSignalBlocker blocker(combo);
+    combo->clear();
+    for (const auto& [text, value] : items)
+        combo->addItem(text, value);
+    int index = picked.isValid() ? combo->findData(picked) : -1;
+    if (index < 0)
+        index = combo->findData(fallback);
+    combo->setCurrentIndex(index >= 0 ? index : 0);
+    combo->setEnabled(combo->count() > 1);
+}
+
+} // namespace
 
 ComparePage::ComparePage(app::SessionDocument* document, QWidget* parent)
-    : QWidget(parent) {
-    Q_UNUSED(document);
+    : QWidget(parent)
+    , m_document(document)
+    , m_comparison(std::make_shared<app::Comparison>()) {
+    m_rebuildTimer = new QTimer(this);
+    m_rebuildTimer->setSingleShot(true);
+    // A few milliseconds: a burst of edits (an import, a reset with its two
+    // signals) becomes one rebuild.
+    m_rebuildTimer->setInterval(15);
+    connect(m_rebuildTimer, &QTimer::timeout, this, &ComparePage::rebuild);
+
+    createControls();
+    createCharts();
+
+    m_tableModel = new ComparisonTableModel(this);
+    m_sortedTable = new QSortFilterProxyModel(this);
+    m_sortedTable->setSourceModel(m_tableModel);
+    m_sortedTable->setSortRole(ComparisonTableModel::kSortRole);
+    m_table = new QTableView;
+    m_table->setObjectName(QStringLiteral("comparisonTable"));
+    m_table->setModel(m_sortedTable);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(-1, Qt::AscendingOrder); // the comparison's own order until asked
+    m_table->setSelectionBehavior(QAbstractItemView::SelectItems);
+    m_table->setAlternatingRowColors(true);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(
+        m_table->verticalHeader()->minimumSectionSize() + 4);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_table->horizontalHeader()->setDefaultSectionSize(86);
+    m_table->setColumnWidth(ComparisonTableModel::TargetColumn, 140);
+    m_table->setColumnWidth(ComparisonTableModel::ModeColumn, 120);
+    m_table->setColumnWidth(ComparisonTableModel::MetricColumn, 120);
+    m_table->setColumnWidth(ComparisonTableModel::UnitColumn, 60);
+    m_table->setColumnWidth(ComparisonTableModel::RepetitionsColumn, 48);
+    m_table->setColumnWidth(ComparisonTableModel::PValueColumn, 60);
+    m_table->setToolTip(tr("The comparison behind the charts. Click a header to sort; Ctrl+C "
+                           "copies the selected cells as tab-separated text."));
+    installTsvCopy(m_table);
+
+    auto* chartGrid = new QWidget;
+    auto* grid = new QGridLayout(chartGrid);
+    grid->setContentsMargins(0, 0, 0, 0);
+    grid->setSpacing(4);
+    for (qsizetype i = 0; i < m_panels.size(); ++i)
+        grid->addWidget(m_panels[i], int(i / 3), int(i % 3));
+
+    auto* splitter = new QSplitter(Qt::Vertical);
+    splitter->setObjectName(QStringLiteral("compareSplitter"));
+    splitter->addWidget(chartGrid);
+    splitter->addWidget(m_table);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 1);
+    splitter->setSizes({560, 200});
+    splitter->setChildrenCollapsible(false);
+
+    auto* controls = new QHBoxLayout;
+    const auto addControl = [this, controls](const QString& text, QComboBox* combo) {
+        auto* label = new QLabel(text);
+        label->setBuddy(combo);
+        controls->addWidget(label);
+        controls->addWidget(combo);
+        controls->addSpacing(12);
+    };
+    addControl(tr("&Protocol:"), m_protocolCombo);
+    addControl(tr("&Concurrency:"), m_levelCombo);
+    addControl(tr("&Metric:"), m_metricCombo);
+    controls->addWidget(m_summary, 1);
+
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(new QLabel(tr("Compare")));
+    layout->setContentsMargins(6, 6, 6, 6);
+    layout->addLayout(controls);
+    layout->addWidget(splitter, 1);
+
+    connect(m_document, &app::SessionDocument::sessionChanged, this, &ComparePage::scheduleRebuild);
+    connect(m_document, &app::SessionDocument::resultsChanged, this, &ComparePage::scheduleRebuild);
+    rebuild();
 }
 
 ComparePage::~ComparePage() = default;
 
+void ComparePage::createControls() {
+    m_protocolCombo = new QComboBox;
+    m_protocolCombo->setObjectName(QStringLiteral("protocolCombo"));
+    m_protocolCombo->setToolTip(tr("Targets of one protocol are compared at a time"));
+    m_levelCombo = new QComboBox;
+    m_levelCombo->setObjectName(QStringLiteral("concurrencyCombo"));
+    m_levelCombo->setToolTip(tr("The concurrency the bars and the latency distribution show"));
+    m_metricCombo = new QComboBox;
+    m_metricCombo->setObjectName(QStringLiteral("metricCombo"));
+    m_metricCombo->setToolTip(tr("The metric of the first bar chart and the first line chart"));
+    m_summary = new QLabel;
+    m_summary->setObjectName(QStringLiteral("compareSummary"));
+    m_summary->setTextFormat(Qt::PlainText);
+    m_summary->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+
+    // Only a user's pick sticks; until then each rebuild picks the default
+    // (the highest level, the primary metric), which moves as results arrive.
+    for (QComboBox* combo : {m_protocolCombo, m_levelCombo, m_metricCombo}) {
+        connect(combo, &QComboBox::activated, combo,
+                [combo] { combo->setProperty("userPick", combo->currentData()); });
+    }
+    connect(m_protocolCombo, &QComboBox::currentIndexChanged, this, [this] {
+        updateControls();
+        updateCharts();
+    });
+    connect(m_levelCombo, &QComboBox::currentIndexChanged, this, &ComparePage::updateCharts);
+    connect(m_metricCombo, &QComboBox::currentIndexChanged, this, &ComparePage::updateCharts);
+}
+
+void ComparePage::createCharts() {
+    m_primaryBars = new ModeBarChart;
+    m_transferBars = new ModeBarChart;
+    m_timeBars = new ModeBarChart;
+    m_scaling = new ModeLineChart(ModeLineChart::XAxis::Concurrency);
+    m_p99Scaling = new ModeLineChart(ModeLineChart::XAxis::Concurrency);
+    m_distribution = new ModeLineChart(ModeLineChart::XAxis::Percentile);
+    const std::pair<QChart*, const char*> charts[] = {
+        {m_primaryBars, "primaryBars"},    {m_transferBars, "transferBars"},
+        {m_timeBars, "timeBars"},          {m_scaling, "scalingChart"},
+        {m_p99Scaling, "p99ScalingChart"}, {m_distribution, "latencyDistributionChart"},
+    };
+    for (const auto& [chart, name] : charts) {
+        auto* panel = new ChartPanel(chart, QString::fromLatin1(name));
+        panel->setObjectName(QString::fromLatin1(name));
+        m_panels << panel;
+    }
+}
+
+void ComparePage::scheduleRebuild() {
+    m_rebuildTimer->start();
+}
+
+void ComparePage::rebuildIfPending() {
+    if (m_rebuildTimer->isActive()) {
+        m_rebuildTimer->stop();
+        rebuild();
+    }
+}
+
+void ComparePage::rebuild() {
+    const app::Session& session = m_document->session();
+    m_comparison = std::make_shared<app::Comparison>(session);
+
+    QList<std::pair<QString, QVariant>> protocols;
+    for (app::TargetProtocol protocol : comparedProtocols(session, *m_comparison))
+        protocols.append({app::targetProtocolId(protocol), int(protocol)});
+    QVariant preferred = int(app::TargetProtocol::Http);
+    if (const app::Target* baseline = session.baseline())
+        preferred = int(baseline->protocol);
+    refill(m_protocolCombo, protocols, preferred);
+
+    updateControls();
+    updateCharts();
+}
+
+void ComparePage::updateControls() {
+    const app::Session& session = m_document->session();
+    const auto protocol = app::TargetProtocol(m_protocolCombo->currentData().toInt());
+    const auto targets = comparedTargets(session, *m_comparison, protocol);
+
+    QList<std::pair<QString, QVariant>> levels;
+    const std::vector<int> compared = comparedLevels(*m_comparison, targets);
+    for (int level : compared)
+        levels.append({QStringLiteral("c=%1").arg(level), level});
+    // The highest level is where deployment modes differ most.
+    refill(m_levelCombo, levels, compared.empty() ? QVariant() : QVariant(compared.back()));
+
+    QList<std::pair<QString, QVariant>> metrics;
+    for (app::Metric metric : app::metricsFor(protocol))
+        metrics.append({app::metricLabel(metric, protocol), int(metric)});
+    refill(m_metricCombo, metrics, int(app::primaryMetric(protocol)));
+    for (int i = 0; i < m_metricCombo->count(); ++i)
+        m_metricCombo->setItemData(
+            i, metricToolTip(app::Metric(m_metricCombo->itemData(i).toInt()), protocol),
+            Qt::ToolTipRole);
+    m_metricCombo->setEnabled(m_metricCombo->count() > 0);
+
+    // Sorting survives the reset: the proxy re-sorts by its current column.
+    m_tableModel->setComparison(session, m_comparison, protocol);
+}
+
+void ComparePage::updateCharts() {
+    const app::Session& session = m_document->session();
+    const app::Comparison& comparison = *m_comparison;
+    const auto protocol = app::TargetProtocol(m_protocolCombo->currentData().toInt());
+    const int level = m_levelCombo->currentData().toInt();
+    const auto metric = m_metricCombo->count() > 0
+                            ? app::Metric(m_metricCombo->currentData().toInt())
+                            : app::primaryMetric(protocol);
+
+    m_primaryBars->setData(modeBarChartData(session, comparison, metric, protocol, level));
+    m_transferBars->setData(
+        modeBarChartData(session, comparison, app::Metric::TransferRate, protocol, level));
+    m_timeBars->setData(
+        modeBarChartData(session, comparison, app::Metric::TimePerRequest, protocol, level));
+    m_scaling->setData(scalingChartData(session, comparison, metric, protocol));
+    m_p99Scaling->setData(scalingChartData(session, comparison, app::Metric::LatencyP99, protocol));
+    m_distribution->setData(latencyDistributionData(session, comparison, protocol, level));
+    updateSummary();
+    Q_EMIT chartsChanged();
+}
+
+void ComparePage::updateSummary() {
+    const app::Session& session = m_document->session();
+    if (m_comparison->isEmpty()) {
+        m_summary->setText(tr("No results yet: run the sweep on the Run page, or import reports."));
+        return;
+    }
+    QStringList parts;
+    if (const app::Target* baseline = session.findTarget(m_comparison->baselineTargetId()))
+        parts << tr("baseline: %1").arg(baseline->displayName());
+    parts << tr("%n result(s)", nullptr, int(session.results.size()));
+    parts << tr("error bars: 95% confidence intervals over repetitions");
+    m_summary->setText(parts.join(QStringLiteral(" · ")));
+}
+
 bool ComparePage::exportReportPdf(const QString& path, QString* error) {
-    if (error)
-        *error = tr("%1: the report is not available yet").arg(path);
-    return false;
+    rebuildIfPending();
+    const app::Session& session = m_document->session();
+    CompareReport report;
+    report.title = m_document->displayName();
+    const app::Target* baseline = session.findTarget(m_comparison->baselineTargetId());
+    report.subtitle << tr("Protocol %1, bars and latency distribution at %2; baseline: %3")
+                           .arg(m_protocolCombo->currentText(), m_levelCombo->currentText(),
+                                baseline ? baseline->displayName() : tr("none"));
+    report.subtitle << tr("%n result(s). Error bars: 95% confidence intervals over repetitions; "
+                          "differences judged by Welch's t-test at p < 0.05.",
+                          nullptr, int(session.results.size()));
+    report.subtitle << tr("Generated %1 by Loadscope %2")
+                           .arg(QDateTime::currentDateTime().toString(Qt::ISODate),
+                                QStringLiteral(LOADSCOPE_VERSION));
+    for (ChartPanel* panel : std::as_const(m_panels))
+        report.charts << panel->chart();
+    report.table = m_sortedTable;
+    return writeCompareReportPdf(report, path, error);
 }
 
 } // namespace loadscope::ui

@@ -1,0 +1,216 @@
+#include "ui/compare/compare_chart_data.h"
+
+#include "engine/histogram.h"
+#include "ui/common/chart_style.h"
+
+#include <QCoreApplication>
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string_view>
+
+namespace loadscope::ui {
+
+namespace {
+
+QString tr(const char* text) {
+    return QCoreApplication::translate("loadscope::ui::CompareCharts", text);
+}
+
+QString axisTitle(app::Metric metric, app::TargetProtocol protocol) {
+    return QStringLiteral("%1 (%2)").arg(app::metricLabel(metric, protocol),
+                                         app::metricUnit(metric, protocol));
+}
+
+const app::Target* baselineOf(const app::Session& session, const app::Comparison& comparison) {
+    return session.findTarget(comparison.baselineTargetId());
+}
+
+} // namespace
+
+std::vector<const app::Target*> comparedTargets(const app::Session& session,
+                                                const app::Comparison& comparison,
+                                                app::TargetProtocol protocol) {
+    const std::set<QUuid> compared(comparison.targetIds().begin(), comparison.targetIds().end());
+    std::vector<const app::Target*> targets;
+    for (const app::Target& target : session.targets) {
+        if (target.protocol == protocol && compared.count(target.id))
+            targets.push_back(&target);
+    }
+    return targets;
+}
+
+std::vector<app::TargetProtocol> comparedProtocols(const app::Session& session,
+                                                   const app::Comparison& comparison) {
+    std::vector<app::TargetProtocol> protocols;
+    for (app::TargetProtocol protocol : app::targetProtocols()) {
+        if (!comparedTargets(session, comparison, protocol).empty())
+            protocols.push_back(protocol);
+    }
+    return protocols;
+}
+
+std::vector<int> comparedLevels(const app::Comparison& comparison,
+                                const std::vector<const app::Target*>& targets) {
+    std::vector<int> levels;
+    for (int level : comparison.concurrencyLevels()) {
+        const bool any = std::any_of(targets.begin(), targets.end(), [&](const app::Target* t) {
+            return !comparison.rowsFor(t->id, level).empty();
+        });
+        if (any)
+            levels.push_back(level);
+    }
+    return levels;
+}
+
+QString vsBaselineNote(const app::ComparisonRow& row, const QString& baselineName,
+                       ChartAnnotations::LabelStyle* style) {
+    using Style = ChartAnnotations::LabelStyle;
+    *style = Style::Plain;
+    if (row.verdict == app::Verdict::Baseline)
+        return tr("baseline");
+    if (!row.vsBaselinePercent)
+        return {};
+    const QString difference =
+        tr("%1 vs %2").arg(formatPercent(*row.vsBaselinePercent), baselineName);
+    switch (row.verdict) {
+    case app::Verdict::Significant:
+        *style = Style::Emphasis;
+        return difference;
+    case app::Verdict::WithinNoise:
+        *style = Style::Muted;
+        return difference + QLatin1Char('\n') + tr("(within noise)");
+    case app::Verdict::NotApplicable:
+    case app::Verdict::Baseline:
+        break;
+    }
+    *style = Style::Muted;
+    return difference + QLatin1Char('\n') + tr("(too few runs to judge)");
+}
+
+ModeBarChartData modeBarChartData(const app::Session& session, const app::Comparison& comparison,
+                                  app::Metric metric, app::TargetProtocol protocol,
+                                  int concurrency) {
+    ModeBarChartData data;
+    const QString label = app::metricLabel(metric, protocol);
+    data.title = tr("%1 at c=%2").arg(label).arg(concurrency);
+    data.axisTitle = axisTitle(metric, protocol);
+    if (!app::metricApplies(metric, protocol)) {
+        data.title = label;
+        data.emptyText = tr("not measured for %1").arg(app::targetProtocolId(protocol));
+        return data;
+    }
+    const app::Target* baseline = baselineOf(session, comparison);
+    const QString baselineName = baseline ? baseline->displayName() : QString();
+    for (const app::Target* target : comparedTargets(session, comparison, protocol)) {
+        const app::ComparisonRow* row = comparison.find(target->id, concurrency, metric);
+        if (!row)
+            continue;
+        ModeBar bar;
+        bar.targetId = target->id;
+        bar.name = target->displayName();
+        bar.colour = targetColour(*target);
+        bar.mean = row->statistics.mean;
+        bar.ciLow = row->statistics.ci95Low;
+        bar.ciHigh = row->statistics.ci95High;
+        bar.repetitions = row->statistics.n;
+        bar.note = vsBaselineNote(*row, baselineName, &bar.noteStyle);
+        data.bars.push_back(std::move(bar));
+    }
+    if (data.bars.empty())
+        data.emptyText = tr("no results at c=%1").arg(concurrency);
+    return data;
+}
+
+ModeLineChartData scalingChartData(const app::Session& session, const app::Comparison& comparison,
+                                   app::Metric metric, app::TargetProtocol protocol) {
+    ModeLineChartData data;
+    data.title = tr("%1 by concurrency").arg(app::metricLabel(metric, protocol));
+    data.xTitle = tr("Concurrency (log scale)");
+    data.yTitle = axisTitle(metric, protocol);
+    for (const app::Target* target : comparedTargets(session, comparison, protocol)) {
+        ModeLine line;
+        line.targetId = target->id;
+        line.name = target->displayName();
+        line.colour = targetColour(*target);
+        for (int level : comparison.concurrencyLevels()) {
+            const app::ComparisonRow* row = comparison.find(target->id, level, metric);
+            if (!row)
+                continue;
+            line.points.append(QPointF(level, row->statistics.mean));
+            if (row->statistics.ci95Low && row->statistics.ci95High)
+                line.ranges.append(
+                    {double(level), *row->statistics.ci95Low, *row->statistics.ci95High});
+        }
+        if (!line.points.isEmpty())
+            data.lines.push_back(std::move(line));
+    }
+    if (data.lines.empty())
+        data.emptyText = app::metricApplies(metric, protocol)
+                             ? tr("no results")
+                             : tr("not measured for %1").arg(app::targetProtocolId(protocol));
+    return data;
+}
+
+std::optional<double> percentileScale(double percentile) {
+    const double remaining = 1 - percentile / 100;
+    if (remaining <= 0)
+        return std::nullopt;
+    return std::log10(1 / remaining);
+}
+
+ModeLineChartData latencyDistributionData(const app::Session& session,
+                                          const app::Comparison& comparison,
+                                          app::TargetProtocol protocol, int concurrency) {
+    ModeLineChartData data;
+    data.title = tr("Latency by percentile at c=%1").arg(concurrency);
+    data.xTitle = tr("Percentile (log scale of 1/(1−p))");
+    data.yTitle = tr("Latency (ms)");
+    for (const app::Target* target : comparedTargets(session, comparison, protocol)) {
+        engine::Histogram merged;
+        const app::PointResult* printed = nullptr;
+        for (const app::PointResult& result : session.results) {
+            if (result.targetId != target->id || result.concurrency != concurrency ||
+                result.cancelled)
+                continue;
+            if (!result.totalHistogram.isEmpty()) {
+                const auto decoded = engine::Histogram::deserialize(std::string_view(
+                    result.totalHistogram.constData(), size_t(result.totalHistogram.size())));
+                if (decoded)
+                    merged.merge(*decoded);
+            } else if (!result.total.percentilesMs.empty() &&
+                       (!printed || result.repetition < printed->repetition)) {
+                // An imported report has only the percentiles its tool printed,
+                // and they cannot be merged; the first repetition stands for them.
+                printed = &result;
+            }
+        }
+        ModeLine line;
+        line.targetId = target->id;
+        line.name = target->displayName();
+        line.colour = targetColour(*target);
+        if (!merged.empty()) {
+            for (const auto& point : merged.percentileDistribution(5)) {
+                const auto x = percentileScale(point.percentile);
+                if (!x || *x > kMaxPlottedPercentileScale)
+                    break;
+                line.points.append(QPointF(*x, double(point.valueNs) / 1e6));
+            }
+        } else if (printed) {
+            for (const auto& [percentile, ms] : printed->total.percentilesMs) {
+                const auto x = percentileScale(percentile);
+                if (x && *x <= kMaxPlottedPercentileScale)
+                    line.points.append(QPointF(*x, ms));
+            }
+        }
+        if (!line.points.isEmpty())
+            data.lines.push_back(std::move(line));
+    }
+    if (data.lines.empty())
+        data.emptyText = protocol == app::TargetProtocol::TcpStream
+                             ? tr("not measured for %1").arg(app::targetProtocolId(protocol))
+                             : tr("no latency figures at c=%1").arg(concurrency);
+    return data;
+}
+
+} // namespace loadscope::ui

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+class QAbstractItemModel;
+class QChart;
+
+namespace loadscope::ui {
+
+// What the Compare page's report PDF holds.
+struct CompareReport {
+    QString title;         // the session's name
+    QStringList subtitle;  // one line each: baseline, level, protocol, date
+    QList<QChart*> charts; // drawn two rows of three per page
+    const QAbstractItemModel* table =
+        nullptr; // drawn as it is sorted, over as many pages as needed
+};
+
+// Writes the report as a landscape A4 PDF: a title page with every chart,
+// then the table with its header repeated on every page. False with one
+// line in `error` when the file cannot be written.
+bool writeCompareReportPdf(const CompareReport& report, const QString& path, QString* error);
+
+} // namespace loadscope::ui

@@ -1,0 +1,254 @@
+#include "ui/compare/comparison_table_model.h"
+
+#include "ui/common/chart_style.h"
+#include "ui/common/metric_tooltip.h"
+#include "ui/common/table_copy.h"
+
+#include <QFont>
+#include <QHash>
+
+namespace loadscope::ui {
+
+namespace {
+
+QString verdictText(app::Verdict verdict) {
+    switch (verdict) {
+    case app::Verdict::Baseline:
+        return ComparisonTableModel::tr("baseline");
+    case app::Verdict::NotApplicable:
+        break;
+    case app::Verdict::WithinNoise:
+        return ComparisonTableModel::tr("within noise");
+    case app::Verdict::Significant:
+        return ComparisonTableModel::tr("significant");
+    }
+    return ComparisonTableModel::tr("n/a");
+}
+
+QVariant optionalNumber(const std::optional<double>& value) {
+    return value ? QVariant(*value) : QVariant();
+}
+
+QString plain(double value) {
+    return QString::number(value, 'g', 10);
+}
+
+} // namespace
+
+ComparisonTableModel::ComparisonTableModel(QObject* parent)
+    : QAbstractTableModel(parent) {}
+
+void ComparisonTableModel::setComparison(const app::Session& session,
+                                         std::shared_ptr<const app::Comparison> comparison,
+                                         std::optional<app::TargetProtocol> protocol) {
+    beginResetModel();
+    m_comparison = std::move(comparison);
+    m_targets.clear();
+    m_rows.clear();
+    if (m_comparison) {
+        QHash<QUuid, int> targetIndex;
+        for (const app::Target& target : session.targets) {
+            targetIndex.insert(target.id, int(m_targets.size()));
+            m_targets.push_back(TargetInfo{target.displayName(), target.modeLabel(),
+                                           targetColour(target), target.protocol});
+        }
+        m_rows.reserve(m_comparison->rows().size());
+        for (const app::ComparisonRow& row : m_comparison->rows()) {
+            const auto found = targetIndex.constFind(row.targetId);
+            if (found == targetIndex.cend())
+                continue;
+            if (protocol && m_targets[size_t(*found)].protocol != *protocol)
+                continue;
+            m_rows.push_back(Row{&row, *found});
+        }
+    }
+    endResetModel();
+}
+
+int ComparisonTableModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int ComparisonTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+const app::ComparisonRow* ComparisonTableModel::rowAt(int row) const {
+    return row >= 0 && row < rowCount() ? m_rows[size_t(row)].row : nullptr;
+}
+
+QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Row& row = m_rows[size_t(index.row())];
+    const int column = index.column();
+    switch (role) {
+    case Qt::DisplayRole:
+        return displayText(row, column);
+    case kSortRole:
+        return sortValue(row, column);
+    case kCopyRole:
+        return copyText(row, column);
+    case Qt::DecorationRole:
+        if (column == TargetColumn)
+            return m_targets[size_t(row.target)].colour;
+        return {};
+    case Qt::TextAlignmentRole:
+        if (column >= ConcurrencyColumn && column != MetricColumn && column != UnitColumn &&
+            column != VerdictColumn)
+            return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+        return QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
+    case Qt::FontRole:
+        if (column == VerdictColumn || column == VsBaselineColumn) {
+            QFont font;
+            font.setItalic(row.row->verdict == app::Verdict::WithinNoise);
+            font.setBold(row.row->verdict == app::Verdict::Significant);
+            return font;
+        }
+        return {};
+    case Qt::ToolTipRole:
+        if (column == MetricColumn || column == MeanColumn)
+            return metricToolTip(row.row->metric, m_targets[size_t(row.target)].protocol);
+        if (column == VerdictColumn || column == PValueColumn)
+            return wrappedToolTip(
+                tr("Welch's t-test against the baseline at the same concurrency: a difference "
+                   "is significant when p < 0.05, otherwise within run-to-run noise. It needs "
+                   "two or more repetitions on both sides."));
+        return {};
+    default:
+        return {};
+    }
+}
+
+QVariant ComparisonTableModel::displayText(const Row& row, int column) const {
+    const app::ComparisonRow& r = *row.row;
+    const TargetInfo& target = m_targets[size_t(row.target)];
+    switch (column) {
+    case TargetColumn:
+        return target.name;
+    case ModeColumn:
+        return target.mode;
+    case ConcurrencyColumn:
+        return r.concurrency;
+    case MetricColumn:
+        return app::metricLabel(r.metric, target.protocol);
+    case UnitColumn:
+        return app::metricUnit(r.metric, target.protocol);
+    case RepetitionsColumn:
+        return r.statistics.n;
+    case MeanColumn:
+        return formatValue(r.statistics.mean);
+    case SdColumn:
+        return r.statistics.sd ? formatValue(*r.statistics.sd) : QString();
+    case CiLowColumn:
+        return r.statistics.ci95Low ? formatValue(*r.statistics.ci95Low) : QString();
+    case CiHighColumn:
+        return r.statistics.ci95High ? formatValue(*r.statistics.ci95High) : QString();
+    case VsBaselineColumn:
+        return r.vsBaselinePercent ? formatPercent(*r.vsBaselinePercent) : QString();
+    case PValueColumn:
+        return r.pValue ? QString::number(*r.pValue, 'g', 2) : QString();
+    case VerdictColumn:
+        return verdictText(r.verdict);
+    default:
+        return {};
+    }
+}
+
+QVariant ComparisonTableModel::sortValue(const Row& row, int column) const {
+    const app::ComparisonRow& r = *row.row;
+    switch (column) {
+    case TargetColumn:
+        return row.target; // session order, not alphabetical
+    case RepetitionsColumn:
+        return r.statistics.n;
+    case MeanColumn:
+        return r.statistics.mean;
+    case SdColumn:
+        return optionalNumber(r.statistics.sd);
+    case CiLowColumn:
+        return optionalNumber(r.statistics.ci95Low);
+    case CiHighColumn:
+        return optionalNumber(r.statistics.ci95High);
+    case VsBaselineColumn:
+        return optionalNumber(r.vsBaselinePercent);
+    case PValueColumn:
+        return optionalNumber(r.pValue);
+    case MetricColumn:
+        return int(r.metric); // registry order
+    default:
+        return displayText(row, column);
+    }
+}
+
+QVariant ComparisonTableModel::copyText(const Row& row, int column) const {
+    const app::ComparisonRow& r = *row.row;
+    const auto optionalText = [](const std::optional<double>& value) {
+        return value ? plain(*value) : QString();
+    };
+    switch (column) {
+    case MeanColumn:
+        return plain(r.statistics.mean);
+    case SdColumn:
+        return optionalText(r.statistics.sd);
+    case CiLowColumn:
+        return optionalText(r.statistics.ci95Low);
+    case CiHighColumn:
+        return optionalText(r.statistics.ci95High);
+    case VsBaselineColumn:
+        return optionalText(r.vsBaselinePercent);
+    case PValueColumn:
+        return optionalText(r.pValue);
+    case VerdictColumn:
+        return app::verdictId(r.verdict);
+    default:
+        return displayText(row, column).toString();
+    }
+}
+
+QVariant ComparisonTableModel::headerData(int section, Qt::Orientation orientation,
+                                          int role) const {
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    if (role == Qt::ToolTipRole && section == VsBaselineColumn)
+        return wrappedToolTip(tr("(mean − baseline mean) / baseline mean, at the same "
+                                 "concurrency."));
+    if (role == Qt::ToolTipRole && (section == CiLowColumn || section == CiHighColumn))
+        return wrappedToolTip(tr("95% confidence interval of the mean over the repetitions "
+                                 "(Student's t)."));
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (Column(section)) {
+    case TargetColumn:
+        return tr("Target");
+    case ModeColumn:
+        return tr("Mode");
+    case ConcurrencyColumn:
+        return tr("Concurrency");
+    case MetricColumn:
+        return tr("Metric");
+    case UnitColumn:
+        return tr("Unit");
+    case RepetitionsColumn:
+        return tr("Runs");
+    case MeanColumn:
+        return tr("Mean");
+    case SdColumn:
+        return tr("SD");
+    case CiLowColumn:
+        return tr("95% CI low");
+    case CiHighColumn:
+        return tr("95% CI high");
+    case VsBaselineColumn:
+        return tr("vs baseline");
+    case PValueColumn:
+        return tr("p");
+    case VerdictColumn:
+        return tr("Verdict");
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+} // namespace loadscope::ui

@@ -1,0 +1,76 @@
+#pragma once
+
+#include "app/session/comparison.h"
+#include "app/session/session.h"
+
+#include <QAbstractTableModel>
+#include <QColor>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace loadscope::ui {
+
+// The comparison table as the charts read it: one row per target, level and
+// metric with mean, spread, interval, difference to the baseline and the
+// verdict. Display text is formatted for reading; kSortRole gives numbers
+// for sorting and kCopyRole plain values for spreadsheets.
+class ComparisonTableModel : public QAbstractTableModel {
+    Q_OBJECT
+
+public:
+    enum Column {
+        TargetColumn,
+        ModeColumn,
+        ConcurrencyColumn,
+        MetricColumn,
+        UnitColumn,
+        RepetitionsColumn,
+        MeanColumn,
+        SdColumn,
+        CiLowColumn,
+        CiHighColumn,
+        VsBaselineColumn,
+        PValueColumn,
+        VerdictColumn,
+        ColumnCount
+    };
+    static constexpr int kSortRole = Qt::UserRole + 1;
+
+    explicit ComparisonTableModel(QObject* parent = nullptr);
+
+    // Shows the rows of targets of `protocol` (every row when nullopt).
+    void setComparison(const app::Session& session,
+                       std::shared_ptr<const app::Comparison> comparison,
+                       std::optional<app::TargetProtocol> protocol);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+    const app::ComparisonRow* rowAt(int row) const;
+
+private:
+    struct TargetInfo {
+        QString name;
+        QString mode;
+        QColor colour;
+        app::TargetProtocol protocol = app::TargetProtocol::Http;
+    };
+    struct Row {
+        const app::ComparisonRow* row = nullptr;
+        int target = 0; // index into m_targets
+    };
+
+    QVariant displayText(const Row& row, int column) const;
+    QVariant sortValue(const Row& row, int column) const;
+    QVariant copyText(const Row& row, int column) const;
+
+    std::shared_ptr<const app::Comparison> m_comparison;
+    std::vector<TargetInfo> m_targets;
+    std::vector<Row> m_rows;
+};
+
+} // namespace loadscope::ui

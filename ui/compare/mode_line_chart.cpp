@@ -1,0 +1,151 @@
+#include "ui/compare/mode_line_chart.h"
+
+#include "ui/common/chart_annotations.h"
+#include "ui/common/chart_style.h"
+
+#include <QCategoryAxis>
+#include <QLegend>
+#include <QLineSeries>
+#include <QPen>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace loadscope::ui {
+
+namespace {
+
+// Percentile ticks and their place on the HdrHistogram scale.
+struct PercentileTick {
+    const char* label;
+    double x;
+};
+constexpr PercentileTick kPercentileTicks[] = {
+    {"50%", 0.30103}, {"90%", 1},     {"99%", 2},      {"99.9%", 3},
+    {"99.99%", 4},    {"99.999%", 5}, {"99.9999%", 6},
+};
+
+} // namespace
+
+ModeLineChart::ModeLineChart(XAxis xAxis)
+    : m_xAxisKind(xAxis) {
+    applyChartStyle(this);
+    // Both axes are logarithmic, drawn as a linear axis over log10 of the
+    // value so that the ticks can sit where they mean something: at the
+    // sweep's own levels (1, 10, 50 rather than 1, 10, 100) and at 90%, 99%,
+    // 99.9% of the HdrHistogram scale.
+    auto* axis = new QCategoryAxis;
+    axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    m_x = axis;
+    m_y = new QValueAxis;
+    applyAxisStyle(m_x, QString());
+    applyAxisStyle(m_y, QString());
+    addAxis(m_x, Qt::AlignBottom);
+    addAxis(m_y, Qt::AlignLeft);
+    m_annotations = new ChartAnnotations(this);
+}
+
+void ModeLineChart::setData(const ModeLineChartData& data) {
+    setTitle(data.emptyText.isEmpty() ? data.title
+                                      : QStringLiteral("%1 — %2").arg(data.title, data.emptyText));
+    m_x->setTitleText(data.xTitle);
+    m_y->setTitleText(data.yTitle);
+
+    bool sameModes = data.lines.size() == m_data.lines.size();
+    for (size_t i = 0; sameModes && i < data.lines.size(); ++i) {
+        sameModes = data.lines[i].targetId == m_data.lines[i].targetId &&
+                    data.lines[i].colour == m_data.lines[i].colour;
+    }
+    if (!sameModes)
+        rebuildSeries(data);
+
+    double top = 0;
+    QList<ChartAnnotations::ErrorBar> errorBars;
+    for (qsizetype i = 0; i < m_lines.size(); ++i) {
+        const ModeLine& line = data.lines[size_t(i)];
+        m_lines[i]->setName(line.name);
+        QList<QPointF> points;
+        points.reserve(line.points.size());
+        for (const QPointF& point : line.points) {
+            points.append(QPointF(plotX(point.x()), point.y()));
+            top = std::max(top, point.y());
+        }
+        m_lines[i]->replace(points);
+        for (const ModeLine::Range& range : line.ranges) {
+            errorBars << ChartAnnotations::ErrorBar{m_lines[i], plotX(range.x), range.low,
+                                                    range.high, line.colour};
+            top = std::max(top, range.high);
+        }
+    }
+    m_data = data;
+    updateXAxis(data);
+    setZeroBasedRange(m_y, top * 1.05);
+    m_annotations->setErrorBars(std::move(errorBars));
+}
+
+double ModeLineChart::plotX(double x) const {
+    return m_xAxisKind == XAxis::Concurrency ? std::log10(std::max(x, 1e-9)) : x;
+}
+
+void ModeLineChart::rebuildSeries(const ModeLineChartData& data) {
+    removeAllSeries();
+    m_lines.clear();
+    for (const ModeLine& line : data.lines) {
+        auto* series = new QLineSeries;
+        series->setName(line.name);
+        QPen pen(line.colour, 2);
+        series->setPen(pen);
+        series->setColor(line.colour);
+        // Markers where a level was measured; a distribution is a curve.
+        series->setPointsVisible(m_xAxisKind == XAxis::Concurrency);
+        series->setMarkerSize(7);
+        addSeries(series);
+        series->attachAxis(m_x);
+        series->attachAxis(m_y);
+        m_lines << series;
+    }
+    legend()->setVisible(!m_lines.isEmpty());
+}
+
+void ModeLineChart::updateXAxis(const ModeLineChartData& data) {
+    auto* axis = static_cast<QCategoryAxis*>(m_x);
+    for (const QString& label : axis->categoriesLabels())
+        axis->remove(label);
+    axis->setStartValue(0);
+
+    if (m_xAxisKind == XAxis::Concurrency) {
+        std::set<double> levels;
+        for (const ModeLine& line : data.lines) {
+            for (const QPointF& point : line.points)
+                levels.insert(point.x());
+        }
+        if (levels.empty()) {
+            axis->setRange(0, 2);
+            return;
+        }
+        const double low = plotX(*levels.begin());
+        const double high = plotX(*levels.rbegin());
+        const double pad = std::max(0.12, (high - low) * 0.06);
+        axis->setStartValue(low - pad);
+        for (double level : levels)
+            axis->append(QString::number(level, 'g', 7), plotX(level));
+        axis->setRange(low - pad, high + pad);
+        return;
+    }
+
+    double high = 0;
+    for (const ModeLine& line : data.lines) {
+        for (const QPointF& point : line.points)
+            high = std::max(high, point.x());
+    }
+    const double right = std::clamp(std::ceil(high - 1e-9), 2.0, kMaxPlottedPercentileScale);
+    for (const PercentileTick& tick : kPercentileTicks) {
+        if (tick.x <= right + 1e-9)
+            axis->append(QString::fromLatin1(tick.label), tick.x);
+    }
+    // A little room on the right, so that the last label is not cut in half.
+    axis->setRange(0, right + 0.25);
+}
+
+} // namespace loadscope::ui
