@@ -2,22 +2,303 @@
 
 #include "app/session/session_document.h"
 #include "app/sweep/sweep_runner.h"
+#include "engine/progress.h"
+#include "ui/common/chart_style.h"
+#include "ui/common/table_copy.h"
+#include "ui/run/live_point_charts.h"
+#include "ui/run/run_log_model.h"
 
+#include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace loadscope::ui {
 
-struct RunPage::Private {};
+namespace {
+
+constexpr int kProgressSteps = 1000; // per point
+
+} // namespace
 
 RunPage::RunPage(app::SessionDocument* document, app::SweepRunner* runner, QWidget* parent)
-    : QWidget(parent) {
-    Q_UNUSED(document);
-    Q_UNUSED(runner);
+    : QWidget(parent)
+    , m_document(document)
+    , m_runner(runner) {
+    m_startButton =
+        new QPushButton(QIcon::fromTheme(QStringLiteral("media-playback-start")), tr("&Start"));
+    m_startButton->setObjectName(QStringLiteral("startButton"));
+    m_startButton->setToolTip(tr("Run every point of the sweep from the beginning"));
+    m_stopButton =
+        new QPushButton(QIcon::fromTheme(QStringLiteral("media-playback-stop")), tr("S&top"));
+    m_stopButton->setObjectName(QStringLiteral("stopButton"));
+    m_stopButton->setToolTip(tr("Stop the sweep; finished points are kept"));
+    m_resumeButton =
+        new QPushButton(QIcon::fromTheme(QStringLiteral("media-seek-forward")), tr("&Resume"));
+    m_resumeButton->setObjectName(QStringLiteral("resumeButton"));
+    m_resumeButton->setToolTip(tr("Run only the points that have no result yet"));
+    m_status = new QLabel;
+    m_status->setObjectName(QStringLiteral("runStatus"));
+    m_status->setTextFormat(Qt::PlainText);
+    m_status->setWordWrap(true);
+
+    m_pointLabel = new QLabel(tr("No sweep running"));
+    m_pointLabel->setObjectName(QStringLiteral("pointLabel"));
+    m_pointLabel->setTextFormat(Qt::PlainText);
+    m_progress = new QProgressBar;
+    m_progress->setObjectName(QStringLiteral("sweepProgress"));
+    m_progress->setRange(0, kProgressSteps);
+    m_progress->setValue(0);
+    m_progress->setTextVisible(true);
+    m_progress->setFormat(QStringLiteral("%p%"));
+
+    m_charts = new LivePointCharts;
+    m_logModel = new RunLogModel(this);
+    m_log = new QTableView;
+    m_log->setObjectName(QStringLiteral("runLog"));
+    m_log->setModel(m_logModel);
+    m_log->verticalHeader()->hide();
+    m_log->verticalHeader()->setDefaultSectionSize(m_log->verticalHeader()->minimumSectionSize() +
+                                                   4);
+    m_log->horizontalHeader()->setStretchLastSection(true);
+    m_log->horizontalHeader()->setDefaultSectionSize(90);
+    m_log->setColumnWidth(RunLogModel::TargetColumn, 150);
+    m_log->setColumnWidth(RunLogModel::ConcurrencyColumn, 80);
+    m_log->setColumnWidth(RunLogModel::RepetitionColumn, 40);
+    m_log->setColumnWidth(RunLogModel::TransferColumn, 110);
+    m_log->setAlternatingRowColors(true);
+    installTsvCopy(m_log);
+    // Follow the newest point.
+    connect(m_logModel, &QAbstractItemModel::rowsInserted, m_log,
+            [this] { m_log->scrollToBottom(); });
+
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_startButton);
+    buttons->addWidget(m_stopButton);
+    buttons->addWidget(m_resumeButton);
+    buttons->addSpacing(12);
+    buttons->addWidget(m_status, 1);
+
+    auto* pointRow = new QHBoxLayout;
+    pointRow->addWidget(m_pointLabel, 1);
+    pointRow->addWidget(m_progress, 1);
+
+    auto* splitter = new QSplitter(Qt::Vertical);
+    splitter->addWidget(m_charts);
+    splitter->addWidget(m_log);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    splitter->setChildrenCollapsible(false);
+
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(new QLabel(tr("Run")));
+    layout->setContentsMargins(6, 6, 6, 6);
+    layout->addLayout(buttons);
+    layout->addLayout(pointRow);
+    layout->addWidget(splitter, 1);
+
+    connect(m_startButton, &QPushButton::clicked, this, &RunPage::start);
+    connect(m_stopButton, &QPushButton::clicked, this, &RunPage::stop);
+    connect(m_resumeButton, &QPushButton::clicked, this, &RunPage::resume);
+
+    connect(m_runner, &app::SweepRunner::runningChanged, this, &RunPage::updateButtons);
+    connect(m_runner, &app::SweepRunner::statusChanged, this,
+            [this](const QString& message) { showStatus(message); });
+    connect(m_runner, &app::SweepRunner::pointStarted, this, &RunPage::pointStarted);
+    connect(m_runner, &app::SweepRunner::progressAvailable, this, &RunPage::progressAvailable);
+    connect(m_runner, &app::SweepRunner::pointFinished, this, &RunPage::pointFinished);
+    connect(m_runner, &app::SweepRunner::pointFailed, this, &RunPage::pointFailed);
+    connect(m_runner, &app::SweepRunner::sweepFailed, this,
+            [this](const QString& error) { showStatus(tr("Sweep failed: %1").arg(error), true); });
+    connect(m_runner, &app::SweepRunner::sweepFinished, this, &RunPage::sweepFinished);
+    connect(m_runner, &app::SweepRunner::autosaveFailed, this, [this](const QString& error) {
+        showStatus(tr("Could not save the session: %1").arg(error), true);
+    });
+    connect(m_document, &app::SessionDocument::sessionChanged, this, &RunPage::updateButtons);
+    connect(m_document, &app::SessionDocument::resultsChanged, this, &RunPage::updateButtons);
+    updateButtons();
 }
 
 RunPage::~RunPage() = default;
+
+void RunPage::start() {
+    if (m_busy || m_runner->isRunning())
+        return;
+    if (m_document->session().results.empty()) {
+        launch(true);
+        return;
+    }
+    // Asked without a nested event loop: the answer arrives as a signal.
+    auto* box = new QMessageBox(QMessageBox::Question, tr("Start the Sweep Again"),
+                                tr("The session holds %n result(s). Starting again discards "
+                                   "them; Resume runs only the points still missing.",
+                                   nullptr, int(m_document->session().results.size())),
+                                QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("discardResultsQuestion"));
+    QPushButton* discard = box->addButton(tr("&Discard and Start"), QMessageBox::DestructiveRole);
+    box->addButton(QMessageBox::Cancel);
+    box->setDefaultButton(QMessageBox::Cancel);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QDialog::finished, this, [this, box, discard] {
+        m_asking = false;
+        if (box->clickedButton() == discard)
+            launch(true);
+        else
+            updateButtons();
+    });
+    m_asking = true;
+    updateButtons();
+    box->open();
+}
+
+void RunPage::resume() {
+    if (m_busy || m_runner->isRunning())
+        return;
+    launch(false);
+}
+
+void RunPage::launch(bool fresh) {
+    QCoro::connect(runSweep(fresh), this,
+                   [this](const app::SweepOutcome& outcome) { sweepTaskFinished(outcome); });
+}
+
+void RunPage::stop() {
+    if (!m_runner->isRunning())
+        return;
+    m_stopping = true;
+    showStatus(tr("Stopping…"));
+    m_runner->cancel();
+    updateButtons();
+}
+
+QCoro::Task<app::SweepOutcome> RunPage::runSweep(bool fresh) {
+    m_busy = true;
+    updateButtons();
+    if (fresh) {
+        m_document->clearResults();
+        m_logModel->clear();
+    }
+    showStatus(fresh ? tr("Starting the sweep…") : tr("Resuming the sweep…"));
+    // From here on only the runner is touched: the page may be gone when the
+    // sweep ends, and QCoro::connect() drops the outcome then.
+    app::SweepRunner* runner = m_runner;
+    co_return co_await runner->run();
+}
+
+void RunPage::sweepTaskFinished(const app::SweepOutcome& outcome) {
+    Q_UNUSED(outcome); // sweepFinished() has reported it
+    m_busy = false;
+    updateButtons();
+}
+
+void RunPage::pointStarted(const app::SweepPoint& point, int pointCount) {
+    m_currentPoint = point.index;
+    m_pointCount = pointCount;
+    m_pointLabel->setText(pointText(point));
+    m_progress->setRange(0, std::max(1, pointCount) * kProgressSteps);
+    m_progress->setValue(point.index * kProgressSteps);
+
+    const app::Session& session = m_document->session();
+    const app::Target* target = session.findTarget(point.targetId);
+    const QString name = target ? target->displayName() : tr("unknown target");
+    const double planned =
+        session.plan.limit == app::PointLimit::Duration ? session.plan.durationSeconds : 0;
+    m_charts->startPoint(tr("%1 at c=%2").arg(name).arg(point.concurrency),
+                         target ? targetColour(*target) : QColor(0x0072b2), planned);
+}
+
+void RunPage::progressAvailable(const app::SweepPoint& point,
+                                const std::shared_ptr<const engine::Progress>& progress) {
+    if (!progress || point.index != m_currentPoint)
+        return;
+    m_charts->addSnapshot(*progress);
+    double fraction = 0;
+    if (progress->targetSeconds > 0)
+        fraction = progress->elapsedSeconds / progress->targetSeconds;
+    else if (progress->target > 0)
+        fraction = double(progress->complete + progress->failed) / double(progress->target);
+    fraction = std::clamp(fraction, 0.0, 1.0);
+    m_progress->setValue(point.index * kProgressSteps + int(fraction * kProgressSteps));
+    if (progress->warmingUp)
+        showStatus(tr("Warming up…"));
+    else if (!m_stopping)
+        showStatus(
+            tr("Measuring: %1 requests, %2 failed").arg(progress->complete).arg(progress->failed));
+}
+
+void RunPage::pointFinished(const app::SweepPoint& point, const app::PointResult& result) {
+    const app::Target* target = m_document->session().findTarget(point.targetId);
+    m_logModel->appendFinished(point, m_pointCount, target ? target->displayName() : QString(),
+                               target ? targetColour(*target) : QColor(), result);
+    m_progress->setValue((point.index + 1) * kProgressSteps);
+}
+
+void RunPage::pointFailed(const app::SweepPoint& point, const QString& error) {
+    const app::Target* target = m_document->session().findTarget(point.targetId);
+    m_logModel->appendFailed(point, m_pointCount, target ? target->displayName() : QString(),
+                             target ? targetColour(*target) : QColor(), error);
+}
+
+void RunPage::sweepFinished(const app::SweepOutcome& outcome) {
+    m_stopping = false;
+    m_currentPoint = -1;
+    switch (outcome.status) {
+    case app::SweepOutcome::Status::Completed:
+        m_progress->setValue(m_progress->maximum());
+        m_pointLabel->setText(tr("Sweep finished"));
+        showStatus(tr("Finished: %n point(s) measured", nullptr, outcome.pointsRun) +
+                   (outcome.pointsSkipped > 0
+                        ? tr(", %n already done", nullptr, outcome.pointsSkipped)
+                        : QString()));
+        break;
+    case app::SweepOutcome::Status::Cancelled:
+        m_pointLabel->setText(tr("Sweep stopped"));
+        showStatus(
+            tr("Stopped after %n point(s); Resume runs the rest.", nullptr, outcome.pointsRun));
+        break;
+    case app::SweepOutcome::Status::Failed:
+        m_pointLabel->setText(tr("Sweep failed"));
+        showStatus(tr("Sweep failed: %1").arg(outcome.error), true);
+        break;
+    }
+    updateButtons();
+}
+
+void RunPage::updateButtons() {
+    const bool running = m_busy || m_asking || m_runner->isRunning();
+    const app::Session& session = m_document->session();
+    const bool runnable = !session.targets.empty() && !app::validateSweepPlan(session.plan);
+    const auto missing = app::missingPoints(session);
+    const bool anyDone = missing.size() < app::sweepPoints(session).size();
+    m_startButton->setEnabled(!running && runnable);
+    m_resumeButton->setEnabled(!running && runnable && anyDone && !missing.empty());
+    m_stopButton->setEnabled(m_runner->isRunning() && !m_stopping);
+    if (!running && !runnable && m_currentPoint < 0)
+        m_status->setText(session.targets.empty()
+                              ? tr("Add targets on the Targets page to run a sweep.")
+                              : app::validateSweepPlan(session.plan).value_or(QString()));
+}
+
+void RunPage::showStatus(const QString& text, bool error) {
+    m_status->setText(text);
+    m_status->setStyleSheet(error ? QStringLiteral("color: #b02020;") : QString());
+}
+
+QString RunPage::pointText(const app::SweepPoint& point) const {
+    const app::Session& session = m_document->session();
+    const app::Target* target = session.findTarget(point.targetId);
+    return tr("Point %1 of %2: %3, c=%4, run %5 of %6")
+        .arg(point.index + 1)
+        .arg(m_pointCount)
+        .arg(target ? target->displayName() : tr("unknown target"))
+        .arg(point.concurrency)
+        .arg(point.repetition + 1)
+        .arg(session.plan.repetitions);
+}
 
 } // namespace loadscope::ui

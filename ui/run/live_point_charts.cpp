@@ -1,0 +1,123 @@
+#include "ui/run/live_point_charts.h"
+
+#include "engine/progress.h"
+#include "ui/common/chart_panel.h"
+#include "ui/common/chart_style.h"
+
+#include <QChart>
+#include <QHBoxLayout>
+#include <QLegend>
+#include <QLineSeries>
+#include <QPen>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+
+namespace loadscope::ui {
+
+namespace {
+
+QValueAxis* addAxis(QChart* chart, const QString& title, Qt::Alignment alignment) {
+    auto* axis = new QValueAxis;
+    applyAxisStyle(axis, title);
+    chart->addAxis(axis, alignment);
+    return axis;
+}
+
+QLineSeries* addLine(QChart* chart, const QString& name, QValueAxis* x, QValueAxis* y) {
+    auto* series = new QLineSeries;
+    series->setName(name);
+    chart->addSeries(series);
+    series->attachAxis(x);
+    series->attachAxis(y);
+    return series;
+}
+
+} // namespace
+
+LivePointCharts::LivePointCharts(QWidget* parent)
+    : QWidget(parent) {
+    m_requestsChart = new QChart;
+    applyChartStyle(m_requestsChart);
+    m_requestsTime = addAxis(m_requestsChart, tr("Time (s)"), Qt::AlignBottom);
+    m_requestsValue = addAxis(m_requestsChart, tr("Requests/s (req/s)"), Qt::AlignLeft);
+    m_requests = addLine(m_requestsChart, tr("requests/s"), m_requestsTime, m_requestsValue);
+    m_requestsChart->legend()->hide();
+
+    m_latencyChart = new QChart;
+    applyChartStyle(m_latencyChart);
+    m_latencyTime = addAxis(m_latencyChart, tr("Time (s)"), Qt::AlignBottom);
+    m_latencyValue = addAxis(m_latencyChart, tr("Latency (ms)"), Qt::AlignLeft);
+    m_p50 = addLine(m_latencyChart, tr("p50"), m_latencyTime, m_latencyValue);
+    m_p99 = addLine(m_latencyChart, tr("p99"), m_latencyTime, m_latencyValue);
+
+    m_requestsPanel = new ChartPanel(m_requestsChart, QStringLiteral("live-requests"));
+    m_requestsPanel->setObjectName(QStringLiteral("liveRequestsChart"));
+    m_latencyPanel = new ChartPanel(m_latencyChart, QStringLiteral("live-latency"));
+    m_latencyPanel->setObjectName(QStringLiteral("liveLatencyChart"));
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_requestsPanel);
+    layout->addWidget(m_latencyPanel);
+    clear();
+}
+
+void LivePointCharts::clear() {
+    startPoint(tr("No point running"), QColor(0x0072b2), 0);
+}
+
+void LivePointCharts::startPoint(const QString& title, const QColor& colour,
+                                 double plannedSeconds) {
+    m_requestPoints.clear();
+    m_p50Points.clear();
+    m_p99Points.clear();
+    m_plannedSeconds = plannedSeconds;
+    m_timeSpan = plannedSeconds > 0 ? plannedSeconds : 5;
+    m_requestsTop = 0;
+    m_latencyTop = 0;
+    m_requestsChart->setTitle(tr("Requests/s — %1").arg(title));
+    m_latencyChart->setTitle(tr("Latency — %1").arg(title));
+
+    m_requests->setPen(QPen(colour, 2));
+    m_p50->setPen(QPen(colour, 2));
+    QPen tail(colour.darker(150), 2, Qt::DashLine);
+    m_p99->setPen(tail);
+    m_requests->clear();
+    m_p50->clear();
+    m_p99->clear();
+    updateAxes();
+}
+
+void LivePointCharts::addSnapshot(const engine::Progress& progress) {
+    // Warm-up is not measured; the page says it is going on.
+    if (progress.warmingUp || progress.intervalSeconds <= 0)
+        return;
+    const double t = progress.elapsedSeconds;
+    const double rps = progress.intervalRequestsPerSecond();
+    m_requestPoints.append(QPointF(t, rps));
+    m_requestsTop = std::max(m_requestsTop, rps);
+    if (!progress.intervalLatency.empty()) {
+        const double p50 = double(progress.intervalLatency.valueAtPercentile(50)) / 1e6;
+        const double p99 = double(progress.intervalLatency.valueAtPercentile(99)) / 1e6;
+        m_p50Points.append(QPointF(t, p50));
+        m_p99Points.append(QPointF(t, p99));
+        m_latencyTop = std::max(m_latencyTop, p99);
+    }
+    // A counted point runs as long as it takes: the time axis doubles when
+    // reached rather than moving at every snapshot.
+    while (t > m_timeSpan)
+        m_timeSpan *= 2;
+    m_requests->replace(m_requestPoints);
+    m_p50->replace(m_p50Points);
+    m_p99->replace(m_p99Points);
+    updateAxes();
+}
+
+void LivePointCharts::updateAxes() {
+    for (QValueAxis* axis : {m_requestsTime, m_latencyTime})
+        setZeroBasedRange(axis, m_timeSpan);
+    setZeroBasedRange(m_requestsValue, m_requestsTop * 1.1);
+    setZeroBasedRange(m_latencyValue, m_latencyTop > 0 ? m_latencyTop * 1.1 : 1);
+}
+
+} // namespace loadscope::ui
