@@ -1,0 +1,589 @@
+// The Compare page: its charts show the comparison table (series per target,
+// bar values equal to the table's means, "% vs baseline" labels), its table
+// sorts and copies, and every chart and the report export to real files.
+
+#include "app/session/comparison.h"
+#include "app/session/session_document.h"
+#include "app/sweep/sweep_runner.h"
+#include "compare_test_support.h"
+#include "tests/app/session_test_data.h"
+#include "ui/common/chart_annotations.h"
+#include "ui/common/chart_export.h"
+#include "ui/common/chart_style.h"
+#include "ui/common/table_copy.h"
+#include "ui/compare/compare_chart_data.h"
+#include "ui/compare/comparison_table_model.h"
+#include "ui_test_servers.h"
+
+#include <QAbstractItemModelTester>
+#include <QBarSet>
+#include <QCategoryAxis>
+#include <QChartView>
+#include <QClipboard>
+#include <QComboBox>
+#include <QGuiApplication>
+#include <QLabel>
+#include <QLineSeries>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QStackedBarSeries>
+#include <QSvgRenderer>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace loadscope;
+using ui::ChartAnnotations;
+using ui::ModeBarChart;
+using ui::ModeLineChart;
+
+namespace {
+
+const char* const kBarCharts[] = {"primaryBars", "transferBars", "timeBars"};
+const char* const kAllCharts[] = {"primaryBars",  "transferBars",    "timeBars",
+                                  "scalingChart", "p99ScalingChart", "latencyDistributionChart"};
+
+const app::Metric kBarMetrics[] = {app::Metric::RequestsPerSecond, app::Metric::TransferRate,
+                                   app::Metric::TimePerRequest};
+
+// host at 1000 req/s and a mode at half of that, tight enough that Welch's
+// test calls the difference significant.
+app::Session significantSession() {
+    app::Session session;
+    session.name = QStringLiteral("host vs bridge");
+    session.targets.push_back(
+        test::httpTarget(QStringLiteral("host"), app::DeploymentMode::Host, 80, 0));
+    session.targets.push_back(
+        test::httpTarget(QStringLiteral("bridge"), app::DeploymentMode::LinuxBridge, 81, 1));
+    session.baselineTargetId = session.targets[0].id;
+    session.plan.concurrencyLevels = {8};
+    const uint64_t host[] = {990, 1000, 1010};
+    const uint64_t bridge[] = {495, 500, 505};
+    for (int r = 0; r < 3; ++r) {
+        session.results.push_back(test::measuredResult(session.targets[0].id, 8, r, host[size_t(r)],
+                                                       1.0, {{500'000, 100}}));
+        session.results.push_back(test::measuredResult(session.targets[1].id, 8, r,
+                                                       bridge[size_t(r)], 1.0, {{900'000, 100}}));
+    }
+    return session;
+}
+
+QByteArray readAll(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+int pdfPages(const QByteArray& pdf) {
+    static const QRegularExpression page(QStringLiteral("/Type\\s*/Page[^s]"));
+    return int(QString::fromLatin1(pdf).count(page));
+}
+
+} // namespace
+
+class TestComparePage : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanup();
+    void emptySessionShowsNoBars();
+    void tableModelsPassTheTester();
+    void barsEqualTheTableMeans();
+    void withinNoiseLabelsAreMuted();
+    void significantLabelsAreEmphasised();
+    void linesPerTargetFollowTheTable();
+    void latencyDistributionOnTheHdrScale();
+    void controlsChooseLevelAndMetric();
+    void protocolFilterKeepsProtocolsApart();
+    void editsAreCoalescedIntoOneRebuild();
+    void tableSortsByNumbers();
+    void ctrlCCopiesSelectionAsTsv();
+    void tinySweepFillsTheCharts();
+    void exportsEveryChart_data();
+    void exportsEveryChart();
+    void copiesChartImageToClipboard();
+    void writesReportPdf();
+    void reportToUnwritablePathFails();
+
+private:
+    std::unique_ptr<ui::ComparePage> pageFor(app::SessionDocument& document) {
+        auto page = std::make_unique<ui::ComparePage>(&document);
+        page->resize(1280, 800);
+        return page;
+    }
+
+    std::unique_ptr<test::UiHttpServers> m_servers;
+};
+
+void TestComparePage::initTestCase() {
+    // Numbers as the C locale writes them, whatever the machine's.
+    QLocale::setDefault(QLocale::c());
+    m_servers = std::make_unique<test::UiHttpServers>();
+    QVERIFY2(m_servers->isRunning(), qPrintable(m_servers->error()));
+}
+
+void TestComparePage::cleanup() {
+    QGuiApplication::clipboard()->clear();
+}
+
+void TestComparePage::emptySessionShowsNoBars() {
+    app::SessionDocument document;
+    const auto page = pageFor(document);
+    QCOMPARE(page->chartPanels().size(), 6);
+    for (const char* name : kBarCharts) {
+        auto* chart = test::pageChart<ModeBarChart>(*page, name);
+        QVERIFY(chart);
+        QCOMPARE(chart->series()->count(), 0);
+        QVERIFY(chart->annotations()->labels().isEmpty());
+    }
+    auto* scaling = test::pageChart<ModeLineChart>(*page, "scalingChart");
+    QVERIFY(scaling->lines().isEmpty());
+    QVERIFY(page->findChild<QLabel*>(QStringLiteral("compareSummary"))
+                ->text()
+                .contains(QStringLiteral("No results")));
+}
+
+void TestComparePage::tableModelsPassTheTester() {
+    app::SessionDocument document;
+    document.reset(test::twoTargetSession());
+    const auto page = pageFor(document);
+    auto* view = page->findChild<QTableView*>(QStringLiteral("comparisonTable"));
+    QVERIFY(view);
+    auto* proxy = qobject_cast<QSortFilterProxyModel*>(view->model());
+    QVERIFY(proxy);
+    QAbstractItemModelTester sourceTester(proxy->sourceModel(),
+                                          QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester proxyTester(proxy,
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const app::Comparison comparison(document.session());
+    QCOMPARE(proxy->rowCount(), int(comparison.rows().size()));
+
+    // Resets on new results and on protocol changes keep the model valid.
+    app::Session more = document.session();
+    more.results.push_back(
+        test::measuredResult(more.targets[0].id, 100, 0, 5000, 1.0, {{100'000, 10}}));
+    document.reset(more);
+    page->rebuildIfPending();
+    QCOMPARE(proxy->rowCount(), int(app::Comparison(more).rows().size()));
+    view->sortByColumn(ui::ComparisonTableModel::MeanColumn, Qt::DescendingOrder);
+    document.clearResults();
+    page->rebuildIfPending();
+    QCOMPARE(proxy->rowCount(), 0);
+}
+
+void TestComparePage::barsEqualTheTableMeans() {
+    app::SessionDocument document;
+    document.reset(test::twoTargetSession());
+    const auto page = pageFor(document);
+    const app::Session& session = document.session();
+    const app::Comparison comparison(session);
+    // The highest level is chosen first.
+    QCOMPARE(page->findChild<QComboBox*>(QStringLiteral("concurrencyCombo"))->currentData(), 10);
+
+    for (size_t c = 0; c < std::size(kBarCharts); ++c) {
+        auto* chart = test::pageChart<ModeBarChart>(*page, kBarCharts[c]);
+        QVERIFY(chart);
+        QCOMPARE(chart->series()->count(), int(session.targets.size()));
+        for (int t = 0; t < int(session.targets.size()); ++t) {
+            const app::Target& target = session.targets[size_t(t)];
+            QBarSet* set = chart->series()->barSets().at(t);
+            QCOMPARE(set->label(), target.displayName());
+            QCOMPARE(set->color(), QColor::fromString(target.colour));
+            const app::ComparisonRow* row = comparison.find(target.id, 10, kBarMetrics[c]);
+            QVERIFY(row);
+            QCOMPARE(set->at(t), row->statistics.mean);
+            for (int other = 0; other < set->count(); ++other) {
+                if (other != t)
+                    QCOMPARE(set->at(other), 0.0);
+            }
+            // Error bar = the table's 95% interval.
+            const ChartAnnotations::ErrorBar& bar = chart->annotations()->errorBars().at(t);
+            QCOMPARE(bar.x, double(t));
+            QCOMPARE(bar.low, *row->statistics.ci95Low);
+            QCOMPARE(bar.high, *row->statistics.ci95High);
+        }
+        const auto& labels = chart->annotations()->labels();
+        QCOMPARE(labels.size(), 2);
+        QCOMPARE(labels[0].note, QStringLiteral("baseline"));
+        QVERIFY2(labels[1].note.startsWith(QStringLiteral("−")) ||
+                     labels[1].note.startsWith(QLatin1Char('+')),
+                 qPrintable(labels[1].note));
+        QVERIFY2(labels[1].note.contains(QStringLiteral("% vs host")), qPrintable(labels[1].note));
+    }
+    auto* primary = test::pageChart<ModeBarChart>(*page, "primaryBars");
+    QCOMPARE(primary->title(), QStringLiteral("Requests/s at c=10"));
+}
+
+void TestComparePage::withinNoiseLabelsAreMuted() {
+    // twoTargetSession: host 1000 ± 100 against nat 950 ± 50 req/s at c=10,
+    // three runs each: Welch's p is about 0.1.
+    app::SessionDocument document;
+    document.reset(test::twoTargetSession());
+    const auto page = pageFor(document);
+    const app::Comparison comparison(document.session());
+    const app::ComparisonRow* row =
+        comparison.find(document.session().targets[1].id, 10, app::Metric::RequestsPerSecond);
+    QCOMPARE(row->verdict, app::Verdict::WithinNoise);
+    auto* chart = test::pageChart<ModeBarChart>(*page, "primaryBars");
+    const ChartAnnotations::Label& label = chart->annotations()->labels().at(1);
+    QCOMPARE(label.style, ChartAnnotations::LabelStyle::Muted);
+    QCOMPARE(label.note, ui::formatPercent(*row->vsBaselinePercent) +
+                             QStringLiteral(" vs host\n(within noise)"));
+    QCOMPARE(label.note.left(6), QStringLiteral("−13.6%"));
+}
+
+void TestComparePage::significantLabelsAreEmphasised() {
+    app::SessionDocument document;
+    document.reset(significantSession());
+    const auto page = pageFor(document);
+    auto* chart = test::pageChart<ModeBarChart>(*page, "primaryBars");
+    const ChartAnnotations::Label& label = chart->annotations()->labels().at(1);
+    QCOMPARE(label.note, QStringLiteral("−50.0% vs host"));
+    QCOMPARE(label.style, ChartAnnotations::LabelStyle::Emphasis);
+    QCOMPARE(label.value, QStringLiteral("500"));
+    QCOMPARE(chart->annotations()->labels().at(0).value, QStringLiteral("1,000"));
+    // Time per request is higher for the slower mode: +100%.
+    auto* time = test::pageChart<ModeBarChart>(*page, "timeBars");
+    QCOMPARE(time->annotations()->labels().at(1).note, QStringLiteral("+100.0% vs host"));
+}
+
+void TestComparePage::linesPerTargetFollowTheTable() {
+    app::SessionDocument document;
+    document.reset(test::twoTargetSession());
+    const auto page = pageFor(document);
+    const app::Session& session = document.session();
+    const app::Comparison comparison(session);
+    const std::pair<const char*, app::Metric> charts[] = {
+        {"scalingChart", app::Metric::RequestsPerSecond},
+        {"p99ScalingChart", app::Metric::LatencyP99}};
+    for (const auto& [name, metric] : charts) {
+        auto* chart = test::pageChart<ModeLineChart>(*page, name);
+        QVERIFY(chart);
+        QCOMPARE(chart->lines().size(), int(session.targets.size()));
+        for (int t = 0; t < chart->lines().size(); ++t) {
+            const app::Target& target = session.targets[size_t(t)];
+            const QLineSeries* line = chart->lines().at(t);
+            QCOMPARE(line->name(), target.displayName());
+            QCOMPARE(line->color(), QColor::fromString(target.colour));
+            const QList<QPointF> points = line->points();
+            const QList<QPointF> levels = chart->data().lines[size_t(t)].points;
+            QCOMPARE(points.size(), 2);
+            QCOMPARE(levels.size(), 2);
+            for (qsizetype i = 0; i < points.size(); ++i) {
+                const int level = int(levels[i].x());
+                const app::ComparisonRow* row = comparison.find(target.id, level, metric);
+                QVERIFY(row);
+                QCOMPARE(points[i].y(), row->statistics.mean);
+                QCOMPARE(levels[i].y(), row->statistics.mean);
+                // Plotted on a log scale.
+                QCOMPARE(points[i].x(), std::log10(double(level)));
+            }
+        }
+    }
+    // Ticks at the measured levels.
+    auto* scaling = test::pageChart<ModeLineChart>(*page, "scalingChart");
+    auto* axis = qobject_cast<QCategoryAxis*>(scaling->axes(Qt::Horizontal).first());
+    QVERIFY(axis);
+    QCOMPARE(axis->categoriesLabels(), QStringList({QStringLiteral("1"), QStringLiteral("10")}));
+    QCOMPARE(axis->endValue(QStringLiteral("10")), 1.0);
+}
+
+void TestComparePage::latencyDistributionOnTheHdrScale() {
+    app::SessionDocument document;
+    document.reset(test::twoTargetSession());
+    const auto page = pageFor(document);
+    auto* chart = test::pageChart<ModeLineChart>(*page, "latencyDistributionChart");
+    QCOMPARE(chart->lines().size(), 2);
+    auto* axis = qobject_cast<QCategoryAxis*>(chart->axes(Qt::Horizontal).first());
+    QVERIFY(axis);
+    const QStringList ticks{QStringLiteral("50%"), QStringLiteral("90%"), QStringLiteral("99%")};
+    QCOMPARE(axis->categoriesLabels().mid(0, 3), ticks);
+    // host at c=10: 150 of 300 requests at 0.25 ms, then ~1 ms, then 9 ms.
+    const QList<QPointF> host = chart->lines().at(0)->points();
+    QVERIFY(host.size() > 5);
+    QCOMPARE(host.first().x(), 0.0);
+    QVERIFY(qAbs(host.first().y() - 0.25) < 0.01);
+    for (qsizetype i = 1; i < host.size(); ++i) {
+        QVERIFY(host[i].x() >= host[i - 1].x());
+        QVERIFY(host[i].y() >= host[i - 1].y());
+    }
+    QVERIFY(host.last().x() <= ui::kMaxPlottedPercentileScale);
+    QVERIFY(qAbs(host.last().y() - 9.0) < 0.01);
+
+    // Imported results carry only the percentiles their tool printed.
+    app::Session imported = test::twoTargetSession();
+    imported.results.clear();
+    imported.results.push_back(test::importedResult(imported.targets[0].id, 100, 0, 9000, 4.5));
+    document.reset(imported);
+    page->rebuildIfPending();
+    QCOMPARE(chart->lines().size(), 1);
+    const QList<QPointF> printed = chart->lines().at(0)->points();
+    QCOMPARE(printed.size(), 3); // 50, 66, 99; 100% is infinitely far right
+    QCOMPARE(printed.last(), QPointF(2, 4.5));
+}
+
+void TestComparePage::controlsChooseLevelAndMetric() {
+    app::SessionDocument document;
+    document.reset(test::twoTargetSession());
+    const auto page = pageFor(document);
+    const app::Comparison comparison(document.session());
+    auto* level = page->findChild<QComboBox*>(QStringLiteral("concurrencyCombo"));
+    auto* metric = page->findChild<QComboBox*>(QStringLiteral("metricCombo"));
+    auto* primary = test::pageChart<ModeBarChart>(*page, "primaryBars");
+    auto* scaling = test::pageChart<ModeLineChart>(*page, "scalingChart");
+
+    const auto choose = [](QComboBox* combo, const QVariant& value) {
+        combo->setCurrentIndex(combo->findData(value));
+        Q_EMIT combo->activated(combo->currentIndex()); // as a user's pick does
+    };
+    choose(level, 1);
+    const QUuid host = document.session().targets[0].id;
+    QCOMPARE(primary->series()->barSets().at(0)->at(0),
+             comparison.find(host, 1, app::Metric::RequestsPerSecond)->statistics.mean);
+    QCOMPARE(primary->title(), QStringLiteral("Requests/s at c=1"));
+
+    choose(metric, int(app::Metric::LatencyP99));
+    QCOMPARE(primary->title(), QStringLiteral("Latency p99 at c=1"));
+    QCOMPARE(primary->series()->barSets().at(0)->at(0),
+             comparison.find(host, 1, app::Metric::LatencyP99)->statistics.mean);
+    QCOMPARE(scaling->title(), QStringLiteral("Latency p99 by concurrency"));
+
+    // A rebuild keeps the user's choices.
+    app::Session more = document.session();
+    more.name = QStringLiteral("renamed");
+    document.reset(more);
+    page->rebuildIfPending();
+    QCOMPARE(level->currentData(), 1);
+    QCOMPARE(metric->currentData(), int(app::Metric::LatencyP99));
+}
+
+void TestComparePage::protocolFilterKeepsProtocolsApart() {
+    app::Session session = test::twoTargetSession();
+    app::Target memcached =
+        app::makeTarget(QStringLiteral("memcached"), app::DeploymentMode::Host, 2);
+    memcached.protocol = app::TargetProtocol::Memcache;
+    memcached.address = QStringLiteral("127.0.0.1:11211");
+    session.targets.push_back(memcached);
+    for (int r = 0; r < 3; ++r)
+        session.results.push_back(
+            test::measuredResult(memcached.id, 10, r, 40000, 1.0, {{200'000, 100}}));
+    app::SessionDocument document;
+    document.reset(session);
+    const auto page = pageFor(document);
+    auto* protocol = page->findChild<QComboBox*>(QStringLiteral("protocolCombo"));
+    QCOMPARE(protocol->count(), 2);
+    QCOMPARE(protocol->currentText(), QStringLiteral("http")); // the baseline's
+    auto* primary = test::pageChart<ModeBarChart>(*page, "primaryBars");
+    QCOMPARE(primary->series()->count(), 2);
+
+    protocol->setCurrentIndex(protocol->findData(int(app::TargetProtocol::Memcache)));
+    QCOMPARE(primary->series()->count(), 1);
+    QCOMPARE(primary->series()->barSets().at(0)->label(), QStringLiteral("memcached"));
+    QCOMPARE(primary->title(), QStringLiteral("Ops/s at c=10"));
+    auto* view = page->findChild<QTableView*>(QStringLiteral("comparisonTable"));
+    for (int row = 0; row < view->model()->rowCount(); ++row)
+        QCOMPARE(view->model()->index(row, ui::ComparisonTableModel::TargetColumn).data(),
+                 QVariant(QStringLiteral("memcached")));
+}
+
+void TestComparePage::editsAreCoalescedIntoOneRebuild() {
+    app::SessionDocument document;
+    const auto page = pageFor(document);
+    QSignalSpy rebuilt(page.get(), &ui::ComparePage::chartsChanged);
+    const app::Session session = test::twoTargetSession();
+    document.reset(app::Session{
+        session.name, {}, session.targets, session.baselineTargetId, session.plan, {}});
+    for (const app::PointResult& result : session.results)
+        document.putResult(result);
+    QCOMPARE(rebuilt.count(), 0); // nothing yet: the page waits for the burst to end
+    QTRY_COMPARE(rebuilt.count(), 1);
+    QTest::qWait(50);
+    QCOMPARE(rebuilt.count(), 1);
+    auto* primary = test::pageChart<ModeBarChart>(*page, "primaryBars");
+    QCOMPARE(primary->series()->count(), 2);
+}
+
+void TestComparePage::tableSortsByNumbers() {
+    app::SessionDocument document;
+    document.reset(test::twoTargetSession());
+    const auto page = pageFor(document);
+    auto* view = page->findChild<QTableView*>(QStringLiteral("comparisonTable"));
+    view->sortByColumn(ui::ComparisonTableModel::MeanColumn, Qt::DescendingOrder);
+    const QAbstractItemModel* model = view->model();
+    double previous = std::numeric_limits<double>::infinity();
+    for (int row = 0; row < model->rowCount(); ++row) {
+        const double mean = model->index(row, ui::ComparisonTableModel::MeanColumn)
+                                .data(ui::ComparisonTableModel::kSortRole)
+                                .toDouble();
+        QVERIFY(mean <= previous);
+        previous = mean;
+    }
+    // The largest mean is host's transfer rate at c=10, formatted with grouping.
+    QCOMPARE(model->index(0, ui::ComparisonTableModel::MetricColumn).data().toString(),
+             QStringLiteral("Transfer rate"));
+}
+
+void TestComparePage::ctrlCCopiesSelectionAsTsv() {
+    app::SessionDocument document;
+    document.reset(test::twoTargetSession());
+    const auto page = pageFor(document);
+    page->show();
+    QVERIFY(QTest::qWaitForWindowExposed(page.get()));
+    auto* view = page->findChild<QTableView*>(QStringLiteral("comparisonTable"));
+    view->setFocus();
+    view->selectAll();
+    QTest::keyClick(view, Qt::Key_C, Qt::ControlModifier);
+    const QString text = QGuiApplication::clipboard()->text();
+    const QStringList lines = text.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), view->model()->rowCount() + 1);
+    QCOMPARE(lines[0].split(QLatin1Char('\t')).size(), ui::ComparisonTableModel::ColumnCount);
+    QVERIFY(lines[0].startsWith(QStringLiteral("Target\tMode\tConcurrency\tMetric")));
+    // Numbers as spreadsheets read them: no grouping, no typographic minus.
+    const QStringList first = lines[1].split(QLatin1Char('\t'));
+    QCOMPARE(first[ui::ComparisonTableModel::TargetColumn], QStringLiteral("host"));
+    bool ok = false;
+    first[ui::ComparisonTableModel::MeanColumn].toDouble(&ok);
+    QVERIFY(ok);
+    QVERIFY(!text.contains(QChar(0x2212)));
+
+    // Part of a row: only those columns.
+    view->clearSelection();
+    view->selectionModel()->select(view->model()->index(2, ui::ComparisonTableModel::MeanColumn),
+                                   QItemSelectionModel::Select);
+    QCOMPARE(ui::selectionAsTsv(view), QStringLiteral("Mean\n") +
+                                           view->model()
+                                               ->index(2, ui::ComparisonTableModel::MeanColumn)
+                                               .data(ui::kCopyRole)
+                                               .toString() +
+                                           QLatin1Char('\n'));
+}
+
+void TestComparePage::tinySweepFillsTheCharts() {
+    app::SessionDocument document;
+    document.reset(test::directVsProxy(*m_servers, 200));
+    app::SweepRunner runner(&document);
+    const auto page = pageFor(document);
+    QSignalSpy finished(&runner, &app::SweepRunner::sweepFinished);
+    QCoro::connect(runner.run(), page.get(), [](const app::SweepOutcome&) {});
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    const auto outcome = finished.at(0).at(0).value<app::SweepOutcome>();
+    QCOMPARE(outcome.status, app::SweepOutcome::Status::Completed);
+    page->rebuildIfPending();
+
+    const app::Session& session = document.session();
+    QCOMPARE(session.results.size(), size_t(8));
+    const app::Comparison comparison(session);
+    for (size_t c = 0; c < std::size(kBarCharts); ++c) {
+        auto* chart = test::pageChart<ModeBarChart>(*page, kBarCharts[c]);
+        QCOMPARE(chart->series()->count(), 2);
+        for (int t = 0; t < 2; ++t) {
+            const app::ComparisonRow* row =
+                comparison.find(session.targets[size_t(t)].id, 4, kBarMetrics[c]);
+            QVERIFY(row);
+            QVERIFY(row->statistics.mean > 0);
+            QCOMPARE(chart->series()->barSets().at(t)->at(t), row->statistics.mean);
+        }
+        QVERIFY(chart->annotations()->labels().at(1).note.contains(QStringLiteral("% vs direct")));
+    }
+    for (const char* name : {"scalingChart", "p99ScalingChart", "latencyDistributionChart"}) {
+        auto* chart = test::pageChart<ModeLineChart>(*page, name);
+        QCOMPARE(chart->lines().size(), 2);
+        for (const QLineSeries* line : chart->lines())
+            QVERIFY(line->count() >= 2);
+    }
+}
+
+void TestComparePage::exportsEveryChart_data() {
+    QTest::addColumn<QString>("chart");
+    for (const char* name : kAllCharts)
+        QTest::newRow(name) << QString::fromLatin1(name);
+}
+
+void TestComparePage::exportsEveryChart() {
+    QFETCH(QString, chart);
+    app::SessionDocument document;
+    document.reset(test::twoTargetSession());
+    const auto page = pageFor(document);
+    page->show();
+    QVERIFY(QTest::qWaitForWindowExposed(page.get()));
+    auto* panel = page->findChild<ui::ChartPanel*>(chart);
+    QVERIFY(panel);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QString error;
+    const QRectF onScreen = panel->chart()->geometry();
+    const QRectF plotOnScreen = panel->chart()->plotArea();
+
+    ui::ChartExportOptions options;
+    options.pixelSize = QSize(1200, 750);
+    options.dpi = 144;
+    const QString png = dir.filePath(chart + QStringLiteral(".png"));
+    QVERIFY2(ui::exportChartPng(panel->chart(), png, options, &error), qPrintable(error));
+    QImage image;
+    QVERIFY(image.load(png));
+    QCOMPARE(image.size(), QSize(1200, 750));
+    QCOMPARE(qRound(image.dotsPerMeterX() * 0.0254), 144);
+    QVERIFY(test::greyVariance(image) > 50);
+    QVERIFY(test::inkShare(image) > 0.01);
+
+    const QString svg = dir.filePath(chart + QStringLiteral(".svg"));
+    QVERIFY2(ui::exportChartSvg(panel->chart(), svg, options, &error), qPrintable(error));
+    QSvgRenderer renderer(svg);
+    QVERIFY(renderer.isValid());
+    QCOMPARE(renderer.viewBoxF(), QRectF(0, 0, 800, 500)); // 1200 px at 144 dpi
+    const QByteArray svgText = readAll(svg);
+    QVERIFY(svgText.contains("<path") || svgText.contains("<polyline"));
+    QVERIFY(svgText.contains("<text"));
+
+    const QString pdf = dir.filePath(chart + QStringLiteral(".pdf"));
+    QVERIFY2(ui::exportChartPdf(panel->chart(), pdf, options, &error), qPrintable(error));
+    const QByteArray pdfBytes = readAll(pdf);
+    QVERIFY(pdfBytes.startsWith("%PDF-"));
+    QVERIFY2(pdfBytes.size() > 4000, QByteArray::number(pdfBytes.size()).constData());
+    QCOMPARE(pdfPages(pdfBytes), 1);
+
+    // Exporting leaves the chart on screen as it was.
+    QCOMPARE(panel->chart()->geometry(), onScreen);
+    QCOMPARE(panel->chart()->plotArea(), plotOnScreen);
+}
+
+void TestComparePage::copiesChartImageToClipboard() {
+    app::SessionDocument document;
+    document.reset(test::twoTargetSession());
+    const auto page = pageFor(document);
+    ui::ChartPanel* panel = page->chartPanels().first();
+    panel->copyAction()->trigger();
+    const QImage image = QGuiApplication::clipboard()->image();
+    QCOMPARE(image.size(), ui::ChartExportOptions().pixelSize);
+    QVERIFY(test::greyVariance(image) > 50);
+}
+
+void TestComparePage::writesReportPdf() {
+    app::SessionDocument document;
+    document.reset(test::twoTargetSession());
+    const auto page = pageFor(document);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("report.pdf"));
+    QString error;
+    QVERIFY2(page->exportReportPdf(path, &error), qPrintable(error));
+    const QByteArray pdf = readAll(path);
+    QVERIFY(pdf.startsWith("%PDF-"));
+    QVERIFY2(pdf.size() > 20000, QByteArray::number(pdf.size()).constData());
+    QCOMPARE(pdfPages(pdf), 2); // the charts, then the table
+}
+
+void TestComparePage::reportToUnwritablePathFails() {
+    app::SessionDocument document;
+    document.reset(test::twoTargetSession());
+    const auto page = pageFor(document);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("missing/dir/report.pdf"));
+    QString error;
+    QVERIFY(!page->exportReportPdf(path, &error));
+    QVERIFY2(error.contains(QStringLiteral("report.pdf")), qPrintable(error));
+    QVERIFY(!QFile::exists(path));
+}
+
+QTEST_MAIN(TestComparePage)
+#include "tst_compare_page.moc"

@@ -1,0 +1,264 @@
+// The Run page against the embedded servers: Start runs the sweep and the
+// live charts follow it, Stop ends it and keeps what finished, Resume runs
+// the rest, and starting again asks before results are thrown away.
+
+#include "app/session/session_document.h"
+#include "app/sweep/sweep_runner.h"
+#include "tests/app/session_test_data.h"
+#include "ui/run/live_point_charts.h"
+#include "ui/run/run_log_model.h"
+#include "ui/run/run_page.h"
+#include "ui_test_servers.h"
+
+#include <QAbstractItemModelTester>
+#include <QLabel>
+#include <QLineSeries>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace loadscope;
+
+namespace {
+
+// A timed sweep: `seconds` per point, one level, one run per target.
+app::Session timedSession(const test::UiHttpServers& servers, double seconds) {
+    app::Session session = test::directVsProxy(servers);
+    session.plan.concurrencyLevels = {4};
+    session.plan.repetitions = 1;
+    session.plan.limit = app::PointLimit::Duration;
+    session.plan.durationSeconds = seconds;
+    return session;
+}
+
+QPushButton* button(const QWidget& page, const char* name) {
+    return page.findChild<QPushButton*>(QString::fromLatin1(name));
+}
+
+QMessageBox* openQuestion(const QWidget& page) {
+    auto* box = page.findChild<QMessageBox*>(QStringLiteral("discardResultsQuestion"));
+    return box && box->isVisible() ? box : nullptr;
+}
+
+} // namespace
+
+class TestRunPage : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void logModelPassesTheTester();
+    void buttonsFollowTheSession();
+    void startRunsTheSweepWithLiveCharts();
+    void stopEndsTheSweepAndResumeFinishesIt();
+    void startingAgainAsksFirst();
+    void failedPointIsLogged();
+
+private:
+    std::unique_ptr<test::UiHttpServers> m_servers;
+};
+
+void TestRunPage::initTestCase() {
+    m_servers = std::make_unique<test::UiHttpServers>();
+    QVERIFY2(m_servers->isRunning(), qPrintable(m_servers->error()));
+}
+
+void TestRunPage::logModelPassesTheTester() {
+    ui::RunLogModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const app::Session session = test::twoTargetSession();
+    app::SweepPoint point{0, session.targets[0].id, 10, 0};
+    model.appendFinished(point, 12, QStringLiteral("host"), Qt::blue, session.results[0]);
+    point.index = 1;
+    model.appendFailed(point, 12, QStringLiteral("nat"), Qt::red,
+                       QStringLiteral("connection refused"));
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.index(0, ui::RunLogModel::PointColumn).data().toString(),
+             QStringLiteral("1 of 12"));
+    QCOMPARE(model.index(0, ui::RunLogModel::RequestsPerSecondColumn).data().toString(),
+             QStringLiteral("100"));
+    QCOMPARE(model.index(1, ui::RunLogModel::NoteColumn).data().toString(),
+             QStringLiteral("point failed: connection refused"));
+    QVERIFY(!model.index(1, ui::RunLogModel::RequestsPerSecondColumn).data().isValid() ||
+            model.index(1, ui::RunLogModel::RequestsPerSecondColumn).data().toString().isEmpty());
+    model.clear();
+    QCOMPARE(model.rowCount(), 0);
+}
+
+void TestRunPage::buttonsFollowTheSession() {
+    app::SessionDocument document;
+    app::SweepRunner runner(&document);
+    ui::RunPage page(&document, &runner);
+    QVERIFY(!button(page, "startButton")->isEnabled()); // no targets
+    QVERIFY(!button(page, "resumeButton")->isEnabled());
+    QVERIFY(!button(page, "stopButton")->isEnabled());
+
+    document.reset(test::twoTargetSession()); // every point done
+    QVERIFY(button(page, "startButton")->isEnabled());
+    QVERIFY(!button(page, "resumeButton")->isEnabled());
+
+    app::Session partial = test::twoTargetSession();
+    partial.results.pop_back();
+    document.reset(partial);
+    QVERIFY(button(page, "resumeButton")->isEnabled());
+}
+
+void TestRunPage::startRunsTheSweepWithLiveCharts() {
+    app::SessionDocument document;
+    document.reset(timedSession(*m_servers, 0.8));
+    app::SweepRunner runner(&document);
+    ui::RunPage page(&document, &runner);
+    page.resize(1200, 800);
+    page.show();
+    QSignalSpy finished(&runner, &app::SweepRunner::sweepFinished);
+    QSignalSpy snapshots(&runner, &app::SweepRunner::progressAvailable);
+
+    button(page, "startButton")->click();
+    QVERIFY(!button(page, "startButton")->isEnabled());
+    QVERIFY(!button(page, "resumeButton")->isEnabled());
+    QTRY_VERIFY_WITH_TIMEOUT(page.liveCharts()->requestsSeries()->count() > 0, 15000);
+    QVERIFY(button(page, "stopButton")->isEnabled());
+    const QString pointText = page.findChild<QLabel*>(QStringLiteral("pointLabel"))->text();
+    QVERIFY2(pointText.startsWith(QStringLiteral("Point 1 of 2: direct, c=4, run 1 of 1")),
+             qPrintable(pointText));
+
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    QCOMPARE(finished.at(0).at(0).value<app::SweepOutcome>().status,
+             app::SweepOutcome::Status::Completed);
+    // One chart point per measured snapshot of the last point.
+    QVERIFY(snapshots.count() >= 4);
+    const QList<QPointF> rps = page.liveCharts()->requestsSeries()->points();
+    QVERIFY(!rps.isEmpty());
+    QVERIFY(std::any_of(rps.begin(), rps.end(), [](const QPointF& p) { return p.y() > 0; }));
+    QVERIFY(page.liveCharts()->p99Series()->count() > 0);
+    const QList<QPointF> p50 = page.liveCharts()->p50Series()->points();
+    const QList<QPointF> p99 = page.liveCharts()->p99Series()->points();
+    QCOMPARE(p50.size(), p99.size());
+    for (qsizetype i = 0; i < p50.size(); ++i)
+        QVERIFY(p50[i].y() <= p99[i].y());
+
+    QCOMPARE(page.logModel()->rowCount(), 2);
+    for (int row = 0; row < 2; ++row) {
+        const auto& entry = page.logModel()->entry(row);
+        QVERIFY(entry.requestsPerSecond && *entry.requestsPerSecond > 0);
+        QVERIFY(entry.complete > 0);
+        QCOMPARE(entry.failed, uint64_t(0));
+    }
+    QCOMPARE(document.session().results.size(), size_t(2));
+    auto* progress = page.findChild<QProgressBar*>(QStringLiteral("sweepProgress"));
+    QCOMPARE(progress->value(), progress->maximum());
+    QTRY_VERIFY(button(page, "startButton")->isEnabled());
+    QVERIFY(!button(page, "stopButton")->isEnabled());
+}
+
+void TestRunPage::stopEndsTheSweepAndResumeFinishesIt() {
+    app::SessionDocument document;
+    document.reset(timedSession(*m_servers, 30));
+    app::SweepRunner runner(&document);
+    ui::RunPage page(&document, &runner);
+    page.show();
+    QSignalSpy finished(&runner, &app::SweepRunner::sweepFinished);
+
+    button(page, "startButton")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(page.liveCharts()->requestsSeries()->count() >= 2, 15000);
+    button(page, "stopButton")->click();
+    QVERIFY(!button(page, "stopButton")->isEnabled());
+    // The bound is loose on purpose; gui_responsiveness measures how fast.
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
+    QCOMPARE(finished.at(0).at(0).value<app::SweepOutcome>().status,
+             app::SweepOutcome::Status::Cancelled);
+    QVERIFY(document.session().results.empty()); // the cancelled point is not stored
+    QVERIFY(page.findChild<QLabel*>(QStringLiteral("runStatus"))
+                ->text()
+                .startsWith(QStringLiteral("Stopped")));
+    QTRY_VERIFY(button(page, "startButton")->isEnabled());
+    QVERIFY(!button(page, "resumeButton")->isEnabled()); // nothing done yet to resume from
+
+    // A session with one point of two done: Resume runs only the other.
+    app::Session partial = timedSession(*m_servers, 0.4);
+    partial.targets = document.session().targets;
+    partial.baselineTargetId = partial.targets[0].id;
+    document.reset(partial);
+    button(page, "startButton")->click();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 15000);
+    partial.results = document.session().results;
+    QCOMPARE(partial.results.size(), size_t(2));
+    partial.results.pop_back();
+    document.reset(partial);
+    QTRY_VERIFY(button(page, "resumeButton")->isEnabled());
+    const int logged = page.logModel()->rowCount();
+
+    button(page, "resumeButton")->click();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 3, 15000);
+    const auto outcome = finished.at(2).at(0).value<app::SweepOutcome>();
+    QCOMPARE(outcome.status, app::SweepOutcome::Status::Completed);
+    QCOMPARE(outcome.pointsSkipped, 1);
+    QCOMPARE(outcome.pointsRun, 1);
+    QCOMPARE(document.session().results.size(), size_t(2));
+    QCOMPARE(page.logModel()->rowCount(), logged + 1); // a resume adds to the log
+}
+
+void TestRunPage::startingAgainAsksFirst() {
+    app::SessionDocument document;
+    app::Session session = timedSession(*m_servers, 0.3);
+    document.reset(session);
+    app::SweepRunner runner(&document);
+    ui::RunPage page(&document, &runner);
+    page.show();
+    QSignalSpy finished(&runner, &app::SweepRunner::sweepFinished);
+    button(page, "startButton")->click();
+    QVERIFY(!openQuestion(page)); // nothing to lose yet
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 15000);
+    QTRY_VERIFY(button(page, "startButton")->isEnabled());
+    const std::vector<app::PointResult> first = document.session().results;
+    QCOMPARE(first.size(), size_t(2));
+
+    // Cancel keeps everything.
+    button(page, "startButton")->click();
+    QTRY_VERIFY(openQuestion(page));
+    QVERIFY(!button(page, "startButton")->isEnabled());
+    openQuestion(page)->button(QMessageBox::Cancel)->click();
+    QTRY_VERIFY(button(page, "startButton")->isEnabled());
+    QVERIFY(!runner.isRunning());
+    QCOMPARE(document.session().results, first);
+
+    // Discarding runs every point again.
+    button(page, "startButton")->click();
+    QTRY_VERIFY(openQuestion(page));
+    QMessageBox* box = openQuestion(page);
+    QAbstractButton* discard = nullptr;
+    for (QAbstractButton* candidate : box->buttons()) {
+        if (box->buttonRole(candidate) == QMessageBox::DestructiveRole)
+            discard = candidate;
+    }
+    QVERIFY(discard);
+    discard->click();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 15000);
+    QCOMPARE(finished.at(1).at(0).value<app::SweepOutcome>().pointsRun, 2);
+    QCOMPARE(document.session().results.size(), size_t(2));
+    QVERIFY(document.session().results != first);
+}
+
+void TestRunPage::failedPointIsLogged() {
+    // A target nobody listens on fails its probe: the sweep fails and says why.
+    app::Session session = timedSession(*m_servers, 0.3);
+    session.targets[1].http.url = QStringLiteral("http://127.0.0.1:1/");
+    app::SessionDocument document;
+    document.reset(session);
+    app::SweepRunner runner(&document);
+    ui::RunPage page(&document, &runner);
+    QSignalSpy finished(&runner, &app::SweepRunner::sweepFinished);
+    button(page, "startButton")->click();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 15000);
+    QCOMPARE(finished.at(0).at(0).value<app::SweepOutcome>().status,
+             app::SweepOutcome::Status::Failed);
+    const QString status = page.findChild<QLabel*>(QStringLiteral("runStatus"))->text();
+    QVERIFY2(status.startsWith(QStringLiteral("Sweep failed")), qPrintable(status));
+    QVERIFY2(status.contains(QStringLiteral("proxy")), qPrintable(status));
+    QTRY_VERIFY(button(page, "startButton")->isEnabled());
+}
+
+QTEST_MAIN(TestRunPage)
+#include "tst_run_page.moc"
