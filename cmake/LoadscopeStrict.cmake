@@ -2,7 +2,7 @@
 add_library(loadscope_strict INTERFACE)
 target_compile_options(loadscope_strict INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
-  -Wcast-align -Woverloaded-virtual -Wnull-dereference -Wimplicit-fallthrough
+  -Wcast-align -Woverloaded-virtual -Wimplicit-fallthrough
   $<$<BOOL:${LOADSCOPE_WERROR}>:-Werror>)
 target_compile_definitions(loadscope_strict INTERFACE
   QT_NO_CAST_FROM_ASCII QT_NO_CAST_TO_ASCII QT_NO_CAST_FROM_BYTEARRAY
