@@ -97,6 +97,7 @@ private Q_SLOTS:
     void controlsChooseLevelAndMetric();
     void protocolFilterKeepsProtocolsApart();
     void editsAreCoalescedIntoOneRebuild();
+    void hiddenPageRebuildsWhenShown();
     void tableSortsByNumbers();
     void ctrlCCopiesSelectionAsTsv();
     void tinySweepFillsTheCharts();
@@ -390,6 +391,7 @@ void TestComparePage::protocolFilterKeepsProtocolsApart() {
 void TestComparePage::editsAreCoalescedIntoOneRebuild() {
     app::SessionDocument document;
     const auto page = pageFor(document);
+    page->show();
     QSignalSpy rebuilt(page.get(), &ui::ComparePage::chartsChanged);
     const app::Session session = test::twoTargetSession();
     document.reset(app::Session{
@@ -400,6 +402,19 @@ void TestComparePage::editsAreCoalescedIntoOneRebuild() {
     QTRY_COMPARE(rebuilt.count(), 1);
     QTest::qWait(50);
     QCOMPARE(rebuilt.count(), 1);
+    auto* primary = test::pageChart<ModeBarChart>(*page, "primaryBars");
+    QCOMPARE(primary->series()->count(), 2);
+}
+
+void TestComparePage::hiddenPageRebuildsWhenShown() {
+    app::SessionDocument document;
+    const auto page = pageFor(document);
+    QSignalSpy rebuilt(page.get(), &ui::ComparePage::chartsChanged);
+    document.reset(test::twoTargetSession());
+    QTest::qWait(100);
+    QCOMPARE(rebuilt.count(), 0);
+    page->show();
+    QCOMPARE(rebuilt.count(), 1); // before the first paint
     auto* primary = test::pageChart<ModeBarChart>(*page, "primaryBars");
     QCOMPARE(primary->series()->count(), 2);
 }

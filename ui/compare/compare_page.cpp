@@ -11,6 +11,7 @@
 #include "ui/compare/mode_bar_chart.h"
 #include "ui/compare/mode_line_chart.h"
 
+#include <QChartView>
 #include <QComboBox>
 #include <QDateTime>
 #include <QGridLayout>
@@ -178,17 +179,30 @@ void ComparePage::createCharts() {
 }
 
 void ComparePage::scheduleRebuild() {
-    m_rebuildTimer->start();
+    // A hidden page (another tab during a sweep) only notes the change: a
+    // session of a thousand results is not re-charted after every point
+    // nobody looks at.
+    if (isVisible())
+        m_rebuildTimer->start();
+    else
+        m_stale = true;
 }
 
 void ComparePage::rebuildIfPending() {
-    if (m_rebuildTimer->isActive()) {
+    if (m_rebuildTimer->isActive() || m_stale) {
         m_rebuildTimer->stop();
         rebuild();
     }
 }
 
+void ComparePage::showEvent(QShowEvent* event) {
+    // Before the first paint, so that stale charts never show.
+    rebuildIfPending();
+    QWidget::showEvent(event);
+}
+
 void ComparePage::rebuild() {
+    m_stale = false;
     const app::Session& session = m_document->session();
     m_comparison = std::make_shared<app::Comparison>(session);
 
@@ -247,6 +261,15 @@ void ComparePage::updateCharts() {
     m_scaling->setData(scalingChartData(session, comparison, metric, protocol));
     m_p99Scaling->setData(scalingChartData(session, comparison, app::Metric::LatencyP99, protocol));
     m_distribution->setData(latencyDistributionData(session, comparison, protocol, level));
+    // Each chart explains its metric where the user looks at it.
+    const app::Metric explained[] = {metric, app::Metric::TransferRate, app::Metric::TimePerRequest,
+                                     metric, app::Metric::LatencyP99,   app::Metric::LatencyP50};
+    for (qsizetype i = 0; i < m_panels.size() && i < qsizetype(std::size(explained)); ++i)
+        m_panels[i]->view()->setToolTip(metricToolTip(explained[i], protocol));
+    m_panels.last()->view()->setToolTip(
+        wrappedToolTip(tr("The latency below which each share of the requests finished, from "
+                          "the histograms of all repetitions at this level merged. The x axis "
+                          "stretches the tail: 90%, 99%, 99.9% are equally far apart.")));
     updateSummary();
     Q_EMIT chartsChanged();
 }

@@ -41,12 +41,15 @@ public:
     // Every chart panel, in reading order (bars, then lines).
     QList<ChartPanel*> chartPanels() const { return m_panels; }
     // Rebuilds now if a change is waiting (otherwise it happens on the next
-    // turn of the event loop).
+    // turn of the event loop, or when a hidden page is shown).
     void rebuildIfPending();
 
 Q_SIGNALS:
     // The charts and the table show the document's current state.
     void chartsChanged();
+
+protected:
+    void showEvent(QShowEvent* event) override;
 
 private:
     void createControls();
@@ -60,6 +63,7 @@ private:
     app::SessionDocument* m_document = nullptr;
     std::shared_ptr<const app::Comparison> m_comparison;
     QTimer* m_rebuildTimer = nullptr;
+    bool m_stale = false; // changed while hidden: rebuild when shown
 
     QComboBox* m_protocolCombo = nullptr;
     QComboBox* m_levelCombo = nullptr;

@@ -5,8 +5,10 @@
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
+#include <QCursor>
 #include <QLegend>
 #include <QStackedBarSeries>
+#include <QToolTip>
 #include <QValueAxis>
 #include <algorithm>
 
@@ -28,6 +30,29 @@ ModeBarChart::ModeBarChart() {
     m_series->attachAxis(m_categories);
     m_series->attachAxis(m_values);
     m_annotations = new ChartAnnotations(this);
+    connect(m_series, &QAbstractBarSeries::hovered, this,
+            [this](bool inside, int index, QBarSet* set) {
+                const int bar = int(m_series->barSets().indexOf(set));
+                // Each set is one mode, non-zero only at its own category.
+                if (!inside || bar != index || bar < 0 || size_t(bar) >= m_data.bars.size()) {
+                    QToolTip::hideText();
+                    return;
+                }
+                QToolTip::showText(QCursor::pos(), barToolTip(m_data.bars[size_t(bar)]));
+            });
+}
+
+QString ModeBarChart::barToolTip(const ModeBar& bar) const {
+    QString text =
+        QStringLiteral("<b>%1</b>: %2").arg(bar.name.toHtmlEscaped(), formatValue(bar.mean));
+    if (bar.ciLow && bar.ciHigh)
+        text +=
+            tr("<br>95% interval %1 to %2").arg(formatValue(*bar.ciLow), formatValue(*bar.ciHigh));
+    text += tr("<br>%n run(s)", nullptr, bar.repetitions);
+    if (!bar.note.isEmpty())
+        text += QStringLiteral("<br>") +
+                bar.note.toHtmlEscaped().replace(QLatin1Char('\n'), QLatin1Char(' '));
+    return text;
 }
 
 void ModeBarChart::setData(const ModeBarChartData& data) {

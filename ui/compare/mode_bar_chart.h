@@ -32,6 +32,8 @@ public:
     ChartAnnotations* annotations() const { return m_annotations; }
 
 private:
+    QString barToolTip(const ModeBar& bar) const;
+
     ModeBarChartData m_data;
     QStackedBarSeries* m_series = nullptr;
     QBarCategoryAxis* m_categories = nullptr;
