@@ -286,7 +286,12 @@ void RunPage::updateButtons() {
 
 void RunPage::showStatus(const QString& text, bool error) {
     m_status->setText(text);
-    m_status->setStyleSheet(error ? QStringLiteral("color: #b02020;") : QString());
+    // A style sheet change re-polishes the label: only when the kind changes,
+    // not at every snapshot.
+    if (error != m_statusIsError) {
+        m_statusIsError = error;
+        m_status->setStyleSheet(error ? QStringLiteral("color: #b02020;") : QString());
+    }
 }
 
 QString RunPage::pointText(const app::SweepPoint& point) const {
