@@ -35,8 +35,9 @@ void addMemcacheOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(QStringLiteral(
         "memcached text-protocol load (get and set) against HOST:PORT with memtier_benchmark's\n"
         "options; prints memtier's ALL STATS table. Connections: clients (-c) x threads (-t).\n"
-        "Requests: -n per client (the run sends n x c x t in total, exactly) or --test-time;\n"
-        "without either, -n 10000."));
+        "Requests: -n per client or --test-time; without either, -n 10000. The run sends\n"
+        "exactly n x c x t requests, a budget its connections share as they go, so one\n"
+        "connection may send a few more than n and another a few less."));
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsCompactedShortOptions);
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("HOST:PORT"),
