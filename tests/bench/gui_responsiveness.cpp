@@ -1,0 +1,343 @@
+// Does the window stay responsive? Two measurements, printed, never asserted:
+//
+// 1. A c=1000 sweep against the embedded HTTP server (direct and through the
+//    userland proxy, in process on ports the kernel picks) driven through the
+//    Run page, offscreen. A 10 ms timer on the GUI thread records how late
+//    each tick fires: its lag is the longest the event loop was busy. Stop is
+//    pressed during the second point; the time until the sweep reports its
+//    end is the Stop latency. Goals: p99 lag <= 50 ms, Stop < 1 s.
+// 2. A session of 1000 results (with histograms) opened from its file into
+//    a document the Compare page shows: time to open, to rebuild every chart
+//    and the table, and to paint. Goal: under a second in all.
+//
+//   gui_responsiveness [--concurrency N] [--seconds S] [--results N]
+
+#include "app/session/session_document.h"
+#include "app/sweep/sweep_runner.h"
+#include "engine/histogram.h"
+#include "tests/ui/ui_test_servers.h"
+#include "ui/compare/compare_page.h"
+#include "ui/run/run_page.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QCoroSignal>
+#include <QCoroTask>
+#include <QCoroTimer>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <sys/resource.h>
+#include <vector>
+
+using namespace loadscope;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Options {
+    int concurrency = 1000;
+    double seconds = 4;
+    int results = 1000;
+};
+
+// Client and server sockets of one process: 2 per connection, 4 through the proxy.
+void raiseOpenFileLimit() {
+    rlimit limit{};
+    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+        limit.rlim_cur = limit.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &limit);
+    }
+}
+
+double percentile(std::vector<double> values, double p) {
+    if (values.empty())
+        return 0;
+    std::sort(values.begin(), values.end());
+    const auto rank =
+        size_t(std::clamp(p / 100 * double(values.size()), 1.0, double(values.size())) - 1);
+    return values[rank];
+}
+
+// Records how late a 10 ms timer fires while `active` says so.
+class LagProbe : public QObject {
+public:
+    explicit LagProbe(QObject* parent)
+        : QObject(parent) {
+        m_timer.setTimerType(Qt::PreciseTimer);
+        m_timer.setInterval(kIntervalMs);
+        connect(&m_timer, &QTimer::timeout, this, &LagProbe::tick);
+    }
+    void start() {
+        m_clock.start();
+        m_last = 0;
+        m_timer.start();
+    }
+    void stop() { m_timer.stop(); }
+    double nowMs() const { return double(m_clock.nsecsElapsed()) / 1e6; }
+    const std::vector<double>& lagsMs() const { return m_lags; }
+    const std::vector<double>& ticksMs() const { return m_ticks; }
+
+private:
+    static constexpr int kIntervalMs = 10;
+    void tick() {
+        const double now = double(m_clock.nsecsElapsed()) / 1e6;
+        m_lags.push_back(std::max(0.0, now - m_last - kIntervalMs));
+        m_ticks.push_back(now);
+        m_last = now;
+    }
+
+    QTimer m_timer;
+    QElapsedTimer m_clock;
+    double m_last = 0;
+    std::vector<double> m_lags;
+    std::vector<double> m_ticks;
+};
+
+// "point 2 started" at 4051 ms: what the sweep did, to tell what a lag fell on.
+struct SweepEvent {
+    double atMs;
+    QString what;
+};
+
+void printLargestLags(const LagProbe& probe, const std::vector<SweepEvent>& events) {
+    std::vector<size_t> order(probe.lagsMs().size());
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return probe.lagsMs()[a] > probe.lagsMs()[b]; });
+    order.resize(std::min<size_t>(order.size(), 5));
+    for (size_t i : order) {
+        const double end = probe.ticksMs()[i];
+        const double start = end - probe.lagsMs()[i] - 10;
+        QString near;
+        for (const SweepEvent& event : events) {
+            if (event.atMs >= start - 20 && event.atMs <= end + 5)
+                near += QStringLiteral(" [%1 at %2 ms]").arg(event.what).arg(event.atMs, 0, 'f', 0);
+        }
+        std::printf("    lag %.1f ms ending at %.0f ms%s\n", probe.lagsMs()[i], end,
+                    qPrintable(near));
+    }
+}
+
+QCoro::Task<int> measureSweep(const Options& options) {
+    raiseOpenFileLimit();
+    const test::UiHttpServers servers;
+    if (!servers.isRunning()) {
+        std::fprintf(stderr, "gui_responsiveness: %s\n", qPrintable(servers.error()));
+        co_return 1;
+    }
+    app::Session session = test::directVsProxy(servers);
+    session.plan.concurrencyLevels = {options.concurrency};
+    session.plan.limit = app::PointLimit::Duration;
+    session.plan.durationSeconds = options.seconds;
+    session.plan.repetitions = 1;
+    session.plan.threads = 0;
+    app::SessionDocument document;
+    document.reset(session);
+    app::SweepRunner runner(&document);
+    ui::RunPage page(&document, &runner);
+    page.resize(1280, 800);
+    page.show();
+
+    // The machine's own noise: the same probe with nothing running.
+    LagProbe idle(&page);
+    idle.start();
+    co_await QCoro::sleepFor(2s);
+    idle.stop();
+
+    LagProbe probe(&page);
+    int snapshots = 0;
+    std::vector<SweepEvent> events;
+    QObject::connect(&runner, &app::SweepRunner::progressAvailable, &page,
+                     [&snapshots] { ++snapshots; });
+    QObject::connect(&runner, &app::SweepRunner::statusChanged, &page, [&](const QString& status) {
+        events.push_back({probe.nowMs(), status});
+    });
+    QObject::connect(
+        &runner, &app::SweepRunner::pointStarted, &page, [&](const app::SweepPoint& point) {
+            events.push_back(
+                {probe.nowMs(), QStringLiteral("point %1 started").arg(point.index + 1)});
+        });
+    QObject::connect(
+        &runner, &app::SweepRunner::pointFinished, &page, [&](const app::SweepPoint& point) {
+            events.push_back(
+                {probe.nowMs(), QStringLiteral("point %1 finished").arg(point.index + 1)});
+        });
+    probe.start();
+    page.findChild<QPushButton*>(QStringLiteral("startButton"))->click();
+
+    // Let the first point run whole and the second for half its time.
+    for (int started = 0; started < 2;) {
+        const auto point = co_await qCoro(&runner, &app::SweepRunner::pointStarted, 120s);
+        if (!point) {
+            std::fprintf(stderr, "gui_responsiveness: the sweep did not start its points\n");
+            co_return 1;
+        }
+        started = std::get<0>(*point).index + 1;
+    }
+    co_await QCoro::sleepFor(std::chrono::milliseconds(int(options.seconds * 500)));
+    QElapsedTimer stopClock;
+    stopClock.start();
+    page.findChild<QPushButton*>(QStringLiteral("stopButton"))->click();
+    const auto outcome = co_await qCoro(&runner, &app::SweepRunner::sweepFinished, 30s);
+    const double stopMs = double(stopClock.nsecsElapsed()) / 1e6;
+    probe.stop();
+
+    const auto& lags = probe.lagsMs();
+    std::printf("c=%d sweep, 2 targets x %.1f s, Run page offscreen, %d snapshots charted\n",
+                options.concurrency, options.seconds, snapshots);
+    const auto& quiet = idle.lagsMs();
+    std::printf("  idle lag before the sweep (%zu ticks): p50 %.1f ms  p99 %.1f ms  max %.1f ms\n",
+                quiet.size(), percentile(quiet, 50), percentile(quiet, 99),
+                quiet.empty() ? 0.0 : *std::max_element(quiet.begin(), quiet.end()));
+    std::printf("  event-loop lag (10 ms probe, %zu ticks): p50 %.1f ms  p99 %.1f ms  max %.1f ms"
+                "  (goal: p99 <= 50 ms)\n",
+                lags.size(), percentile(lags, 50), percentile(lags, 99),
+                lags.empty() ? 0.0 : *std::max_element(lags.begin(), lags.end()));
+    printLargestLags(probe, events);
+    if (!outcome) {
+        std::printf("  stop: the sweep did not end within 30 s\n");
+        co_return 1;
+    }
+    std::printf("  stop: %.0f ms from Stop to the sweep's end (%s, %d point(s) kept)"
+                "  (goal: < 1000 ms)\n",
+                stopMs,
+                outcome->status == app::SweepOutcome::Status::Cancelled ? "cancelled"
+                                                                        : "not cancelled",
+                outcome->pointsRun);
+    const auto& results = document.session().results;
+    if (!results.empty())
+        std::printf("  first point: %.0f requests/s, %llu failed\n",
+                    results.front().requestsPerSecond(),
+                    static_cast<unsigned long long>(results.front().failed));
+    co_return 0;
+}
+
+app::Session thousandResults(int count) {
+    app::Session session;
+    session.name = QStringLiteral("five modes, ten levels, twenty runs");
+    const app::DeploymentMode modes[] = {
+        app::DeploymentMode::Host, app::DeploymentMode::ContainerHostNetwork,
+        app::DeploymentMode::ContainerNat, app::DeploymentMode::LinuxBridge,
+        app::DeploymentMode::OvsBridge};
+    for (int i = 0; i < 5; ++i) {
+        app::Target target = app::makeTarget(app::deploymentModeId(modes[i]), modes[i], i);
+        target.http.url = QStringLiteral("http://127.0.0.1:%1/").arg(8080 + i);
+        session.targets.push_back(target);
+    }
+    session.baselineTargetId = session.targets.front().id;
+    session.plan.concurrencyLevels = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
+    session.plan.repetitions = count / 50;
+    std::mt19937_64 random(42);
+    std::lognormal_distribution<double> latency(std::log(300'000.0), 0.6);
+    for (int level : session.plan.concurrencyLevels) {
+        for (int repetition = 0; repetition < session.plan.repetitions; ++repetition) {
+            for (int t = 0; t < 5; ++t) {
+                app::PointResult result;
+                result.targetId = session.targets[size_t(t)].id;
+                result.concurrency = level;
+                result.repetition = repetition;
+                result.durationSeconds = 10;
+                result.complete =
+                    uint64_t(200'000 * (1.0 - 0.08 * t) * (0.95 + 0.1 * (repetition % 3)));
+                result.bytesTotal = result.complete * 5141;
+                engine::Histogram histogram;
+                for (int i = 0; i < 20'000; ++i)
+                    histogram.record(int64_t(latency(random) * (1 + 0.1 * t) * std::sqrt(level)));
+                const std::string bytes = histogram.serialize();
+                result.totalHistogram = QByteArray(bytes.data(), qsizetype(bytes.size()));
+                result.total = app::summarize(histogram);
+                session.results.push_back(std::move(result));
+            }
+        }
+    }
+    return session;
+}
+
+int measureOpen(const Options& options) {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("thousand.loadscope"));
+    {
+        app::SessionDocument writer;
+        writer.reset(thousandResults(options.results));
+        QString error;
+        if (!writer.saveAs(path, &error)) {
+            std::fprintf(stderr, "gui_responsiveness: %s\n", qPrintable(error));
+            return 1;
+        }
+    }
+    for (int round = 1; round <= 3; ++round) {
+        app::SessionDocument document;
+        ui::ComparePage page(&document);
+        page.resize(1280, 800);
+        page.show();
+        QCoreApplication::processEvents();
+
+        QEventLoop loop;
+        QObject::connect(&page, &ui::ComparePage::chartsChanged, &loop, &QEventLoop::quit);
+        QElapsedTimer clock;
+        clock.start();
+        QString error;
+        if (!document.open(path, &error)) {
+            std::fprintf(stderr, "gui_responsiveness: %s\n", qPrintable(error));
+            return 1;
+        }
+        const double openMs = double(clock.nsecsElapsed()) / 1e6;
+        loop.exec();
+        const double chartedMs = double(clock.nsecsElapsed()) / 1e6;
+        page.grab();
+        const double paintedMs = double(clock.nsecsElapsed()) / 1e6;
+        std::printf("%zu results, round %d: open %.0f ms, charts and table %.0f ms, paint %.0f ms,"
+                    " total %.0f ms  (goal: < 1000 ms)\n",
+                    document.session().results.size(), round, openMs, chartedMs - openMs,
+                    paintedMs - chartedMs, paintedMs);
+    }
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char* argv[]) {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication application(argc, argv);
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Event-loop lag during a sweep, Stop latency, and the time to open and chart a large "
+        "session."));
+    parser.addHelpOption();
+    const QCommandLineOption concurrency(QStringLiteral("concurrency"),
+                                         QStringLiteral("Connections of the sweep."),
+                                         QStringLiteral("N"), QStringLiteral("1000"));
+    const QCommandLineOption seconds(QStringLiteral("seconds"),
+                                     QStringLiteral("Length of each point."), QStringLiteral("S"),
+                                     QStringLiteral("4"));
+    const QCommandLineOption results(QStringLiteral("results"),
+                                     QStringLiteral("Results of the opened session (x50)."),
+                                     QStringLiteral("N"), QStringLiteral("1000"));
+    parser.addOption(concurrency);
+    parser.addOption(seconds);
+    parser.addOption(results);
+    parser.process(application);
+    Options options;
+    options.concurrency = std::max(1, parser.value(concurrency).toInt());
+    options.seconds = std::max(0.5, parser.value(seconds).toDouble());
+    options.results = std::max(50, parser.value(results).toInt());
+
+    int status = 1;
+    QCoro::connect(measureSweep(options), &application, [&status](int rc) {
+        status = rc;
+        QCoreApplication::exit(rc);
+    });
+    QApplication::exec();
+    if (status != 0)
+        return status;
+    return measureOpen(options);
+}
