@@ -250,7 +250,8 @@ void LoadWorker::flush(Connection& c, int64_t now) {
             ::send(c.fd, c.out.data() + c.outOffset, c.out.size() - c.outOffset, MSG_NOSIGNAL);
         if (n > 0) {
             c.outOffset += size_t(n);
-            m_result.bytesSent += uint64_t(n);
+            if (m_measuring)
+                m_result.bytesSent += uint64_t(n);
             continue;
         }
         if (n < 0 && errno == EINTR)

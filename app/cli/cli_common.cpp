@@ -2,6 +2,7 @@
 
 #include "app/cli/commands.h"
 
+#include <QCoreApplication>
 #include <QFile>
 #include <QRegularExpression>
 #include <cstdio>
@@ -22,7 +23,13 @@ std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& ar
         return ExitUsage;
     }
     if (parser.isSet(QStringLiteral("help"))) {
-        std::fputs(qPrintable(parser.helpText()), stdout);
+        // Qt's usage line names the executable; the sub-command belongs in it too.
+        QString help = parser.helpText();
+        const QString program = QCoreApplication::arguments().value(0);
+        const qsizetype at = program.isEmpty() ? -1 : help.indexOf(program);
+        if (at >= 0 && at < help.indexOf(QLatin1Char('\n')))
+            help.replace(at, program.size(), command);
+        std::fputs(qPrintable(help), stdout);
         return ExitOk;
     }
     return std::nullopt;

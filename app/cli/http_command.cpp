@@ -185,21 +185,10 @@ int runHttpCommand(const QStringList& arguments) {
         printError(command, error);
         return ExitUsage;
     }
-    if (!ensureFileLimit(uint64_t(run->spec.concurrency) + 64, &error)) {
-        printError(command, error);
-        return ExitUsage;
-    }
-    std::string resolveError;
-    auto address = engine::resolveAddress(run->url.host, run->url.port, &resolveError);
-    if (!address) {
-        printError(command, QString::fromStdString(resolveError));
-        return ExitUnreachable;
-    }
-    run->spec.target = *address;
-    if (auto problem = engine::validateLoadSpec(run->spec)) {
-        printError(command, QString::fromStdString(*problem));
-        return ExitUsage;
-    }
+    if (auto exit = resolveRunTarget(command, run->url.host, run->url.port, run->spec))
+        return *exit;
+    if (auto exit = refuseInvalidSpec(command, run->spec))
+        return *exit;
 
     if (!run->common.quiet)
         std::fprintf(stderr, "Benchmarking %s (be patient)\n", run->url.host.c_str());

@@ -297,24 +297,13 @@ int runMemcacheCommand(const QStringList& arguments) {
         printError(command, error);
         return ExitUsage;
     }
-    if (!ensureFileLimit(uint64_t(run->spec.concurrency) + 64, &error)) {
-        printError(command, error);
-        return ExitUsage;
-    }
-    std::string resolveError;
-    auto address = engine::resolveAddress(run->server.host, run->server.port, &resolveError);
-    if (!address) {
-        printError(command, QString::fromStdString(resolveError));
-        return ExitUnreachable;
-    }
-    run->spec.target = *address;
+    if (auto exit = resolveRunTarget(command, run->server.host, run->server.port, run->spec))
+        return *exit;
     auto workload = std::make_shared<engine::MemcacheProtocol>(run->setup.workload);
     const size_t operations = workload->operationNames().size();
     run->spec.protocol = std::make_shared<app::ErrorReplyCountingProtocol>(workload);
-    if (auto problem = engine::validateLoadSpec(run->spec)) {
-        printError(command, QString::fromStdString(*problem));
-        return ExitUsage;
-    }
+    if (auto exit = refuseInvalidSpec(command, run->spec))
+        return *exit;
 
     if (run->preload) {
         const engine::RunResult loaded = preload(*run);

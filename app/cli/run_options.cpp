@@ -1,6 +1,7 @@
 #include "app/cli/run_options.h"
 
 #include "app/cli/cli_common.h"
+#include "app/cli/commands.h"
 #include "app/report/progress_printer.h"
 #include "app/report/result_json.h"
 #include "engine/load_run.h"
@@ -68,6 +69,31 @@ void applyCommonRunOptions(const CommonRunOptions& options, engine::LoadSpec& sp
     spec.threads = options.threads;
     spec.cpus = options.cpus;
     spec.warmup = duration_cast<nanoseconds>(duration<double>(options.warmupSeconds));
+}
+
+std::optional<int> resolveRunTarget(const QString& command, const std::string& host, uint16_t port,
+                                    engine::LoadSpec& spec) {
+    QString error;
+    if (!ensureFileLimit(uint64_t(spec.concurrency) + 64, &error)) {
+        printError(command, error);
+        return ExitUsage;
+    }
+    std::string resolveError;
+    auto address = engine::resolveAddress(host, port, &resolveError);
+    if (!address) {
+        printError(command, QString::fromStdString(resolveError));
+        return ExitUnreachable;
+    }
+    spec.target = *address;
+    return std::nullopt;
+}
+
+std::optional<int> refuseInvalidSpec(const QString& command, const engine::LoadSpec& spec) {
+    if (auto problem = engine::validateLoadSpec(spec)) {
+        printError(command, QString::fromStdString(*problem));
+        return ExitUsage;
+    }
+    return std::nullopt;
 }
 
 engine::RunResult runWithProgress(const engine::LoadSpec& spec, bool quiet) {

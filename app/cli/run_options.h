@@ -27,6 +27,14 @@ std::optional<CommonRunOptions> readCommonRunOptions(const QCommandLineParser& p
                                                      QString* error);
 void applyCommonRunOptions(const CommonRunOptions& options, engine::LoadSpec& spec);
 
+// Raises the open-file limit for the spec's connections and resolves
+// host:port into spec.target. On failure prints one line and returns the exit
+// status: ExitUsage for the limit, ExitUnreachable for a name that does not resolve.
+std::optional<int> resolveRunTarget(const QString& command, const std::string& host, uint16_t port,
+                                    engine::LoadSpec& spec);
+// ExitUsage (after printing the problem) when the engine would refuse `spec`.
+std::optional<int> refuseInvalidSpec(const QString& command, const engine::LoadSpec& spec);
+
 // Runs `spec` to its end with progress on stderr (ab style) and returns the result.
 engine::RunResult runWithProgress(const engine::LoadSpec& spec, bool quiet);
 

@@ -108,24 +108,13 @@ bool readLength(const QCommandLineParser& parser, engine::LoadSpec& spec, uint64
 }
 
 bool resolveTarget(const QString& command, TcpRun& run, int* exitCode) {
-    QString error;
-    if (!ensureFileLimit(uint64_t(run.spec.concurrency) + 64, &error)) {
-        printError(command, error);
-        *exitCode = ExitUsage;
+    if (auto exit = resolveRunTarget(command, run.server.host, run.server.port, run.spec)) {
+        *exitCode = *exit;
         return false;
     }
-    std::string resolveError;
-    auto address = engine::resolveAddress(run.server.host, run.server.port, &resolveError);
-    if (!address) {
-        printError(command, QString::fromStdString(resolveError));
-        *exitCode = ExitUnreachable;
-        return false;
-    }
-    run.spec.target = *address;
-    readDefaultSocketSizes(address->family(), run.setup);
-    if (auto problem = engine::validateLoadSpec(run.spec)) {
-        printError(command, QString::fromStdString(*problem));
-        *exitCode = ExitUsage;
+    readDefaultSocketSizes(run.spec.target.family(), run.setup);
+    if (auto exit = refuseInvalidSpec(command, run.spec)) {
+        *exitCode = *exit;
         return false;
     }
     return true;
