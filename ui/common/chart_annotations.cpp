@@ -13,6 +13,8 @@ namespace {
 
 constexpr double kCapHalfWidth = 5;
 constexpr double kLabelGap = 3;
+constexpr int kLabelPixels = 11; // 8 pt at 96 DPI
+constexpr int kSmallestLabelPixels = 8;
 
 } // namespace
 
@@ -82,9 +84,12 @@ void ChartAnnotations::paint(QPainter* painter, const QStyleOptionGraphicsItem* 
 
     // Labels may rise above the plot area into the chart's margin.
     painter->setClipRect(QRectF(QPointF(0, 0), m_chart->size()));
+    // Sizes in logical pixels, not points: an export paints onto a device
+    // of another DPI through a scaling painter, and a point size would be
+    // scaled twice (once by the device, once by the painter).
     QFont valueFont = m_chart->titleFont();
     valueFont.setBold(false);
-    valueFont.setPointSizeF(8);
+    valueFont.setPixelSize(kLabelPixels);
     for (const Label& label : std::as_const(m_labels)) {
         if (!label.series || !m_chart->series().contains(label.series))
             continue;
@@ -112,10 +117,10 @@ void ChartAnnotations::paint(QPainter* painter, const QStyleOptionGraphicsItem* 
             double widest = QFontMetricsF(lineValueFont).horizontalAdvance(label.value);
             for (const QString& line : noteLines)
                 widest = std::max(widest, QFontMetricsF(noteFont).horizontalAdvance(line));
-            if (room <= 0 || widest <= room * 0.96 || noteFont.pointSizeF() <= 6)
+            if (room <= 0 || widest <= room * 0.96 || noteFont.pixelSize() <= kSmallestLabelPixels)
                 break;
-            noteFont.setPointSizeF(noteFont.pointSizeF() - 0.5);
-            lineValueFont.setPointSizeF(lineValueFont.pointSizeF() - 0.5);
+            noteFont.setPixelSize(noteFont.pixelSize() - 1);
+            lineValueFont.setPixelSize(lineValueFont.pixelSize() - 1);
         }
         const QFontMetricsF valueMetrics(lineValueFont);
         const QFontMetricsF noteMetrics(noteFont);
