@@ -78,14 +78,16 @@ void setZeroBasedRange(QValueAxis* axis, double maximum) {
     else if (leading == 2 || leading == 4 || leading == 8)
         intervals = 4;
     const double step = top / intervals;
-    axis->setRange(0, top);
-    axis->setTickCount(intervals + 1);
-    axis->setMinorTickCount(0);
     int decimals = 0;
     while (decimals < 6 && std::abs(step * std::pow(10.0, decimals) -
                                     std::round(step * std::pow(10.0, decimals))) > 1e-6)
         ++decimals;
+    // The format before the range: a new range relabels the axis at once,
+    // with whatever format it has then.
     axis->setLabelFormat(QStringLiteral("%.") + QString::number(decimals) + QLatin1Char('f'));
+    axis->setTickCount(intervals + 1);
+    axis->setMinorTickCount(0);
+    axis->setRange(0, top);
 }
 
 QString formatValue(double value) {

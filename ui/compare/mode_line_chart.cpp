@@ -139,13 +139,14 @@ void ModeLineChart::updateXAxis(const ModeLineChartData& data) {
         for (const QPointF& point : line.points)
             high = std::max(high, point.x());
     }
-    const double right = std::clamp(std::ceil(high - 1e-9), 2.0, kMaxPlottedPercentileScale);
+    // Ticks up to the one nearest the end of the data, and room beyond it
+    // for half its label, which the axis would otherwise elide.
+    const double lastTick = std::clamp(std::ceil(high - 0.5), 2.0, kMaxPlottedPercentileScale);
     for (const PercentileTick& tick : kPercentileTicks) {
-        if (tick.x <= right + 1e-9)
+        if (tick.x <= lastTick + 1e-9)
             axis->append(QString::fromLatin1(tick.label), tick.x);
     }
-    // A little room on the right, so that the last label is not cut in half.
-    axis->setRange(0, right + 0.25);
+    axis->setRange(0, std::max(high * 1.03, lastTick + 0.6));
 }
 
 } // namespace loadscope::ui
