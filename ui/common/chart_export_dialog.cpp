@@ -51,8 +51,10 @@ ChartExportDialog::ChartExportDialog(const QString& suggestedPath, QWidget* pare
     m_summary = new QLabel;
     m_summary->setWordWrap(true);
 
+    auto* pathLabel = new QLabel(tr("&File:"));
+    pathLabel->setBuddy(m_path);
     auto* form = new QFormLayout;
-    form->addRow(tr("&File:"), pathRow);
+    form->addRow(pathLabel, pathRow);
     form->addRow(tr("F&ormat:"), m_format);
     form->addRow(tr("&Width:"), m_width);
     form->addRow(tr("&Height:"), m_height);
@@ -74,6 +76,7 @@ ChartExportDialog::ChartExportDialog(const QString& suggestedPath, QWidget* pare
     connect(m_path, &QLineEdit::textChanged, this, [this, buttons] {
         buttons->button(QDialogButtonBox::Save)->setEnabled(!m_path->text().trimmed().isEmpty());
     });
+    setMinimumWidth(460);
     updateSummary();
 }
 

@@ -61,7 +61,13 @@ public:
         constexpr int columns = 3;
         const double gap = pt(6);
         const double width = (m_page.width() - gap * (columns - 1)) / columns;
-        const double height = width * kChartLogicalSize.height() / kChartLogicalSize.width();
+        // As tall as the page allows, up to the screen's proportions.
+        const qsizetype rows = (charts.size() + columns - 1) / columns;
+        const double room = (m_page.height() - top - gap * double(rows - 1)) / double(rows);
+        const double height =
+            std::clamp(room, width * 0.5,
+                       width * kChartLogicalSize.height() / kChartLogicalSize.width() * 1.3);
+        const QSizeF logical(kChartLogicalSize.width(), kChartLogicalSize.width() * height / width);
         double y = top;
         for (qsizetype i = 0; i < charts.size(); ++i) {
             const qsizetype column = i % columns;
@@ -72,7 +78,7 @@ public:
                 y = 0;
             }
             const QRectF target(double(column) * (width + gap), y, width, height);
-            renderChart(charts[i], m_painter, target, kChartLogicalSize);
+            renderChart(charts[i], m_painter, target, logical);
             m_painter->setPen(QPen(QColor(0xd0, 0xd0, 0xd0), pt(0.5)));
             m_painter->setBrush(Qt::NoBrush);
             m_painter->drawRect(target);
@@ -90,8 +96,8 @@ public:
         bold.setBold(true);
         const QFontMetricsF metrics(font, m_writer);
         const QFontMetricsF boldMetrics(bold, m_writer);
-        const double padding = pt(3);
-        const double rowHeight = metrics.height() + padding;
+        const double padding = pt(4);
+        const double rowHeight = metrics.height() + pt(3);
 
         // Columns as wide as their widest text, scaled down to the page if need be.
         std::vector<double> widths(size_t(columns), 0);
@@ -102,7 +108,8 @@ public:
                 const QString text = model.index(r, c).data().toString();
                 widths[size_t(c)] = std::max(widths[size_t(c)], metrics.horizontalAdvance(text));
             }
-            widths[size_t(c)] += 2 * padding;
+            // PDF glyphs come out a little wider than the metrics say.
+            widths[size_t(c)] = widths[size_t(c)] * 1.06 + 2 * padding;
         }
         double total = 0;
         for (double w : widths)
@@ -162,10 +169,15 @@ private:
         m_painter->setFont(bold);
         m_painter->setPen(Qt::black);
         double x = 0;
-        const double padding = pt(3);
+        const double padding = pt(4);
         for (int c = 0; c < model.columnCount(); ++c) {
             const QRectF cell(x + padding, y, widths[size_t(c)] - 2 * padding, rowHeight);
-            m_painter->drawText(cell, Qt::AlignLeft | Qt::AlignVCenter,
+            // Titles line up with their column's values.
+            Qt::Alignment alignment = Qt::AlignLeft;
+            if (model.rowCount() > 0)
+                alignment = model.index(0, c).data(Qt::TextAlignmentRole).value<Qt::Alignment>() &
+                            Qt::AlignHorizontal_Mask;
+            m_painter->drawText(cell, int(alignment ? alignment : Qt::AlignLeft) | Qt::AlignVCenter,
                                 model.headerData(c, Qt::Horizontal).toString());
             x += widths[size_t(c)];
         }
