@@ -37,15 +37,17 @@ void fail(const QString& message) {
     std::fprintf(stderr, "render_screenshots: %s\n", qPrintable(message));
 }
 
-bool grabPage(ui::MainWindow& window, int page, const QDir& out, const QString& name) {
+QCoro::Task<bool> grabPage(ui::MainWindow& window, int page, const QDir& out, const QString& name) {
     window.pages()->setCurrentIndex(page);
+    // Charts lay out on posted events: let them run before the picture.
+    co_await QCoro::sleepFor(200ms);
     const QString path = out.filePath(name + QStringLiteral(".png"));
     if (!window.grab().save(path, "PNG")) {
         fail(QStringLiteral("cannot write %1").arg(path));
-        return false;
+        co_return false;
     }
     std::printf("%s\n", qPrintable(path));
-    return true;
+    co_return true;
 }
 
 QCoro::Task<int> render(ui::MainWindow& window, const test::UiHttpServers& servers, const QDir& out,
@@ -67,8 +69,8 @@ QCoro::Task<int> render(ui::MainWindow& window, const test::UiHttpServers& serve
     document->reset(session);
 
     co_await QCoro::sleepFor(300ms);
-    if (!grabPage(window, 0, out, QStringLiteral("targets")) ||
-        !grabPage(window, 1, out, QStringLiteral("sweep")))
+    if (!co_await grabPage(window, 0, out, QStringLiteral("targets")) ||
+        !co_await grabPage(window, 1, out, QStringLiteral("sweep")))
         co_return 1;
 
     window.pages()->setCurrentIndex(2);
@@ -90,8 +92,8 @@ QCoro::Task<int> render(ui::MainWindow& window, const test::UiHttpServers& serve
         }
         started = std::get<0>(*next).index;
     }
-    co_await QCoro::sleepFor(std::chrono::milliseconds(int(pointSeconds * 600)));
-    if (!grabPage(window, 2, out, QStringLiteral("run")))
+    co_await QCoro::sleepFor(std::chrono::milliseconds(int(pointSeconds * 400)));
+    if (!co_await grabPage(window, 2, out, QStringLiteral("run")))
         co_return 1;
     if (runner->isRunning()) {
         const auto finished = co_await qCoro(runner, &app::SweepRunner::sweepFinished, 60s);
@@ -104,8 +106,7 @@ QCoro::Task<int> render(ui::MainWindow& window, const test::UiHttpServers& serve
             co_return 1;
         }
     }
-    co_await QCoro::sleepFor(300ms);
-    if (!grabPage(window, 3, out, QStringLiteral("compare")))
+    if (!co_await grabPage(window, 3, out, QStringLiteral("compare")))
         co_return 1;
     co_return 0;
 }

@@ -104,9 +104,9 @@ QVariant RunLogModel::display(const Entry& entry, int column) const {
     case P99Column:
         return optionalText(entry.p99Ms);
     case CompleteColumn:
-        return entry.pointFailed ? QVariant() : QVariant(qulonglong(entry.complete));
+        return entry.pointFailed ? QString() : formatValue(double(entry.complete));
     case FailedColumn:
-        return entry.pointFailed ? QVariant() : QVariant(qulonglong(entry.failed));
+        return entry.pointFailed ? QString() : formatValue(double(entry.failed));
     case NoteColumn:
         return entry.pointFailed ? tr("point failed: %1").arg(entry.note) : entry.note;
     default:
@@ -132,6 +132,10 @@ QVariant RunLogModel::data(const QModelIndex& index, int role) const {
             return optionalPlain(entry.meanMs);
         case P99Column:
             return optionalPlain(entry.p99Ms);
+        case CompleteColumn:
+            return entry.pointFailed ? QString() : QString::number(entry.complete);
+        case FailedColumn:
+            return entry.pointFailed ? QString() : QString::number(entry.failed);
         default:
             return display(entry, column);
         }
