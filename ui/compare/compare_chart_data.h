@@ -89,9 +89,9 @@ ModeLineChartData scalingChartData(const app::Session& session, const app::Compa
 // x of a percentile on the HdrHistogram plot: log10(1 / (1 - p/100)), so
 // 90% is 1, 99% is 2, 99.9% is 3; nullopt at 100% (infinitely far).
 std::optional<double> percentileScale(double percentile);
-// The highest percentile plotted (99.9999%): beyond it a run of a few
-// million requests has single samples.
-inline constexpr double kMaxPlottedPercentileScale = 6;
+// The highest percentile plotted (99.999%): beyond it even a run of a
+// million requests has a handful of samples, and the chart no room.
+inline constexpr double kMaxPlottedPercentileScale = 5;
 
 // One line per target: the latency at each percentile at `concurrency`, from
 // the repetitions' merged histograms, or from the percentiles a tool printed

@@ -22,8 +22,7 @@ struct PercentileTick {
     double x;
 };
 constexpr PercentileTick kPercentileTicks[] = {
-    {"50%", 0.30103}, {"90%", 1},     {"99%", 2},      {"99.9%", 3},
-    {"99.99%", 4},    {"99.999%", 5}, {"99.9999%", 6},
+    {"50%", 0.30103}, {"90%", 1}, {"99%", 2}, {"99.9%", 3}, {"99.99%", 4}, {"99.999%", 5},
 };
 
 } // namespace
@@ -41,6 +40,13 @@ ModeLineChart::ModeLineChart(XAxis xAxis)
     m_y = new QValueAxis;
     applyAxisStyle(m_x, QString());
     applyAxisStyle(m_y, QString());
+    if (xAxis == XAxis::Percentile) {
+        // The axis elides a label wider than its unit: "99.999%" must fit in
+        // a sixth of a chart a third of a window wide.
+        QFont small = m_x->labelsFont();
+        small.setPointSizeF(7);
+        m_x->setLabelsFont(small);
+    }
     addAxis(m_x, Qt::AlignBottom);
     addAxis(m_y, Qt::AlignLeft);
     m_annotations = new ChartAnnotations(this);
