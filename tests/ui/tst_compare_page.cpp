@@ -1,6 +1,6 @@
 // The Compare page: its charts show the comparison table (series per target,
-// bar values equal to the table's means, "% vs baseline" labels), its table
-// sorts and copies, and every chart and the report export to real files.
+// bar values equal to the table's means, "% vs baseline" labels), they follow
+// the controls and the document, and the table sorts and copies.
 
 #include "app/session/comparison.h"
 #include "app/session/session_document.h"
@@ -8,7 +8,6 @@
 #include "compare_test_support.h"
 #include "tests/app/session_test_data.h"
 #include "ui/common/chart_annotations.h"
-#include "ui/common/chart_export.h"
 #include "ui/common/chart_style.h"
 #include "ui/common/table_copy.h"
 #include "ui/compare/compare_chart_data.h"
@@ -24,13 +23,10 @@
 #include <QGuiApplication>
 #include <QLabel>
 #include <QLineSeries>
-#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QStackedBarSeries>
-#include <QSvgRenderer>
 #include <QTableView>
-#include <QTemporaryDir>
 #include <QTest>
 
 using namespace loadscope;
@@ -41,8 +37,6 @@ using ui::ModeLineChart;
 namespace {
 
 const char* const kBarCharts[] = {"primaryBars", "transferBars", "timeBars"};
-const char* const kAllCharts[] = {"primaryBars",  "transferBars",    "timeBars",
-                                  "scalingChart", "p99ScalingChart", "latencyDistributionChart"};
 
 const app::Metric kBarMetrics[] = {app::Metric::RequestsPerSecond, app::Metric::TransferRate,
                                    app::Metric::TimePerRequest};
@@ -69,16 +63,6 @@ app::Session significantSession() {
     return session;
 }
 
-QByteArray readAll(const QString& path) {
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
-int pdfPages(const QByteArray& pdf) {
-    static const QRegularExpression page(QStringLiteral("/Type\\s*/Page[^s]"));
-    return int(QString::fromLatin1(pdf).count(page));
-}
-
 } // namespace
 
 class TestComparePage : public QObject {
@@ -101,11 +85,6 @@ private Q_SLOTS:
     void tableSortsByNumbers();
     void ctrlCCopiesSelectionAsTsv();
     void tinySweepFillsTheCharts();
-    void exportsEveryChart_data();
-    void exportsEveryChart();
-    void copiesChartImageToClipboard();
-    void writesReportPdf();
-    void reportToUnwritablePathFails();
 
 private:
     std::unique_ptr<ui::ComparePage> pageFor(app::SessionDocument& document) {
@@ -507,97 +486,6 @@ void TestComparePage::tinySweepFillsTheCharts() {
         for (const QLineSeries* line : chart->lines())
             QVERIFY(line->count() >= 2);
     }
-}
-
-void TestComparePage::exportsEveryChart_data() {
-    QTest::addColumn<QString>("chart");
-    for (const char* name : kAllCharts)
-        QTest::newRow(name) << QString::fromLatin1(name);
-}
-
-void TestComparePage::exportsEveryChart() {
-    QFETCH(QString, chart);
-    app::SessionDocument document;
-    document.reset(test::twoTargetSession());
-    const auto page = pageFor(document);
-    page->show();
-    QVERIFY(QTest::qWaitForWindowExposed(page.get()));
-    auto* panel = page->findChild<ui::ChartPanel*>(chart);
-    QVERIFY(panel);
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    QString error;
-    const QRectF onScreen = panel->chart()->geometry();
-    const QRectF plotOnScreen = panel->chart()->plotArea();
-
-    ui::ChartExportOptions options;
-    options.pixelSize = QSize(1200, 750);
-    options.dpi = 144;
-    const QString png = dir.filePath(chart + QStringLiteral(".png"));
-    QVERIFY2(ui::exportChartPng(panel->chart(), png, options, &error), qPrintable(error));
-    QImage image;
-    QVERIFY(image.load(png));
-    QCOMPARE(image.size(), QSize(1200, 750));
-    QCOMPARE(qRound(image.dotsPerMeterX() * 0.0254), 144);
-    QVERIFY(test::greyVariance(image) > 50);
-    QVERIFY(test::inkShare(image) > 0.01);
-
-    const QString svg = dir.filePath(chart + QStringLiteral(".svg"));
-    QVERIFY2(ui::exportChartSvg(panel->chart(), svg, options, &error), qPrintable(error));
-    QSvgRenderer renderer(svg);
-    QVERIFY(renderer.isValid());
-    QCOMPARE(renderer.viewBoxF(), QRectF(0, 0, 800, 500)); // 1200 px at 144 dpi
-    const QByteArray svgText = readAll(svg);
-    QVERIFY(svgText.contains("<path") || svgText.contains("<polyline"));
-    QVERIFY(svgText.contains("<text"));
-
-    const QString pdf = dir.filePath(chart + QStringLiteral(".pdf"));
-    QVERIFY2(ui::exportChartPdf(panel->chart(), pdf, options, &error), qPrintable(error));
-    const QByteArray pdfBytes = readAll(pdf);
-    QVERIFY(pdfBytes.startsWith("%PDF-"));
-    QVERIFY2(pdfBytes.size() > 4000, QByteArray::number(pdfBytes.size()).constData());
-    QCOMPARE(pdfPages(pdfBytes), 1);
-
-    // Exporting leaves the chart on screen as it was.
-    QCOMPARE(panel->chart()->geometry(), onScreen);
-    QCOMPARE(panel->chart()->plotArea(), plotOnScreen);
-}
-
-void TestComparePage::copiesChartImageToClipboard() {
-    app::SessionDocument document;
-    document.reset(test::twoTargetSession());
-    const auto page = pageFor(document);
-    ui::ChartPanel* panel = page->chartPanels().first();
-    panel->copyAction()->trigger();
-    const QImage image = QGuiApplication::clipboard()->image();
-    QCOMPARE(image.size(), ui::ChartExportOptions().pixelSize);
-    QVERIFY(test::greyVariance(image) > 50);
-}
-
-void TestComparePage::writesReportPdf() {
-    app::SessionDocument document;
-    document.reset(test::twoTargetSession());
-    const auto page = pageFor(document);
-    QTemporaryDir dir;
-    const QString path = dir.filePath(QStringLiteral("report.pdf"));
-    QString error;
-    QVERIFY2(page->exportReportPdf(path, &error), qPrintable(error));
-    const QByteArray pdf = readAll(path);
-    QVERIFY(pdf.startsWith("%PDF-"));
-    QVERIFY2(pdf.size() > 20000, QByteArray::number(pdf.size()).constData());
-    QCOMPARE(pdfPages(pdf), 2); // the charts, then the table
-}
-
-void TestComparePage::reportToUnwritablePathFails() {
-    app::SessionDocument document;
-    document.reset(test::twoTargetSession());
-    const auto page = pageFor(document);
-    QTemporaryDir dir;
-    const QString path = dir.filePath(QStringLiteral("missing/dir/report.pdf"));
-    QString error;
-    QVERIFY(!page->exportReportPdf(path, &error));
-    QVERIFY2(error.contains(QStringLiteral("report.pdf")), qPrintable(error));
-    QVERIFY(!QFile::exists(path));
 }
 
 QTEST_MAIN(TestComparePage)
