@@ -4,6 +4,7 @@
 
 #include "app/session/session_document.h"
 #include "app/sweep/sweep_runner.h"
+#include "engine/progress.h"
 #include "tests/app/session_test_data.h"
 #include "ui/run/live_point_charts.h"
 #include "ui/run/run_log_model.h"
@@ -51,6 +52,7 @@ private Q_SLOTS:
     void initTestCase();
     void logModelPassesTheTester();
     void buttonsFollowTheSession();
+    void liveChartsFollowSnapshots();
     void startRunsTheSweepWithLiveCharts();
     void stopEndsTheSweepAndResumeFinishesIt();
     void startingAgainAsksFirst();
@@ -103,6 +105,50 @@ void TestRunPage::buttonsFollowTheSession() {
     partial.results.pop_back();
     document.reset(partial);
     QVERIFY(button(page, "resumeButton")->isEnabled());
+}
+
+void TestRunPage::liveChartsFollowSnapshots() {
+    ui::LivePointCharts charts;
+    charts.startPoint(QStringLiteral("host at c=10"), Qt::blue, 2,
+                      {QStringLiteral("Ops/s"), QStringLiteral("ops/s"), false});
+    engine::Progress warming;
+    warming.warmingUp = true;
+    warming.intervalSeconds = 0.1;
+    warming.intervalComplete = 50;
+    charts.addSnapshot(warming); // not measured: not charted
+    QCOMPARE(charts.requestsSeries()->count(), 0);
+
+    for (int i = 1; i <= 3; ++i) {
+        engine::Progress progress;
+        progress.elapsedSeconds = 0.1 * i;
+        progress.intervalSeconds = 0.1;
+        progress.intervalComplete = uint64_t(100 * i);
+        progress.intervalLatency.recordN(1'000'000, 98); // 1 ms
+        progress.intervalLatency.recordN(5'000'000, 2);  // 5 ms
+        charts.addSnapshot(progress);
+    }
+    const QList<QPointF> rates = charts.requestsSeries()->points();
+    QCOMPARE(rates.size(), 3);
+    QCOMPARE(rates[2], QPointF(0.3, 3000));
+    QVERIFY(qAbs(charts.p50Series()->points().at(0).y() - 1.0) < 0.01); // histogram precision
+    QVERIFY(qAbs(charts.p99Series()->points().at(0).y() - 5.0) < 0.01);
+    QCOMPARE(charts.requestsSeries()->name(), QStringLiteral("Ops/s"));
+
+    // A stream is charted by the bytes it moves between snapshots.
+    charts.startPoint(QStringLiteral("stream"), Qt::red, 0,
+                      {QStringLiteral("Throughput"), QStringLiteral("Mbit/s"), true});
+    QCOMPARE(charts.requestsSeries()->count(), 0);
+    for (int i = 1; i <= 3; ++i) {
+        engine::Progress progress;
+        progress.elapsedSeconds = 0.5 * i;
+        progress.intervalSeconds = 0.5;
+        progress.bytesSent = uint64_t(i) * 125'000'000; // 1000 Mbit per snapshot
+        charts.addSnapshot(progress);
+    }
+    const QList<QPointF> throughput = charts.requestsSeries()->points();
+    QCOMPARE(throughput.size(), 2);
+    QCOMPARE(throughput[0], QPointF(1.0, 2000));
+    QCOMPARE(charts.p99Series()->count(), 0);
 }
 
 void TestRunPage::startRunsTheSweepWithLiveCharts() {

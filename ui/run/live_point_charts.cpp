@@ -63,11 +63,14 @@ LivePointCharts::LivePointCharts(QWidget* parent)
 }
 
 void LivePointCharts::clear() {
-    startPoint(tr("No point running"), QColor(0x0072b2), 0);
+    startPoint(tr("no point running"), QColor(0x0072b2), 0,
+               Rate{tr("Requests/s"), tr("req/s"), false});
 }
 
-void LivePointCharts::startPoint(const QString& title, const QColor& colour,
-                                 double plannedSeconds) {
+void LivePointCharts::startPoint(const QString& title, const QColor& colour, double plannedSeconds,
+                                 const Rate& rate) {
+    m_rate = rate;
+    m_haveLast = false;
     m_requestPoints.clear();
     m_p50Points.clear();
     m_p99Points.clear();
@@ -75,7 +78,9 @@ void LivePointCharts::startPoint(const QString& title, const QColor& colour,
     m_timeSpan = plannedSeconds > 0 ? plannedSeconds : 5;
     m_requestsTop = 0;
     m_latencyTop = 0;
-    m_requestsChart->setTitle(tr("Requests/s — %1").arg(title));
+    m_requestsChart->setTitle(QStringLiteral("%1 — %2").arg(rate.label, title));
+    m_requestsValue->setTitleText(QStringLiteral("%1 (%2)").arg(rate.label, rate.unit));
+    m_requests->setName(rate.label);
     m_latencyChart->setTitle(tr("Latency — %1").arg(title));
 
     m_requests->setPen(QPen(colour, 2));
@@ -93,9 +98,23 @@ void LivePointCharts::addSnapshot(const engine::Progress& progress) {
     if (progress.warmingUp || progress.intervalSeconds <= 0)
         return;
     const double t = progress.elapsedSeconds;
-    const double rps = progress.intervalRequestsPerSecond();
-    m_requestPoints.append(QPointF(t, rps));
-    m_requestsTop = std::max(m_requestsTop, rps);
+    double rate = progress.intervalRequestsPerSecond();
+    if (m_rate.fromBytes) {
+        // A stream has no requests: its rate is the bytes moved since the
+        // previous snapshot, in 10^6 bit/s.
+        const uint64_t bytes = progress.bytesSent + progress.bytesReceived;
+        const bool first = !m_haveLast;
+        const double seconds = t - m_lastSeconds;
+        const double moved = first ? 0 : double(bytes - std::min(bytes, m_lastBytes));
+        m_haveLast = true;
+        m_lastSeconds = t;
+        m_lastBytes = bytes;
+        if (first || seconds <= 0)
+            return;
+        rate = moved * 8 / 1e6 / seconds;
+    }
+    m_requestPoints.append(QPointF(t, rate));
+    m_requestsTop = std::max(m_requestsTop, rate);
     if (!progress.intervalLatency.empty()) {
         const double p50 = double(progress.intervalLatency.valueAtPercentile(50)) / 1e6;
         const double p99 = double(progress.intervalLatency.valueAtPercentile(99)) / 1e6;

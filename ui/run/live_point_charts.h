@@ -4,6 +4,7 @@
 #include <QList>
 #include <QPointF>
 #include <QWidget>
+#include <cstdint>
 
 class QChart;
 class QLineSeries;
@@ -26,9 +27,17 @@ class LivePointCharts : public QWidget {
 public:
     explicit LivePointCharts(QWidget* parent = nullptr);
 
+    // What the rate chart of a point shows.
+    struct Rate {
+        QString label;          // "Requests/s", "Ops/s", "Throughput"
+        QString unit;           // "req/s", "Mbit/s"
+        bool fromBytes = false; // throughput of the bytes moved, for streams
+    };
+
     // Clears the charts for a new point. `plannedSeconds` is the point's
     // duration when it is timed (0 when it is counted in requests).
-    void startPoint(const QString& title, const QColor& colour, double plannedSeconds);
+    void startPoint(const QString& title, const QColor& colour, double plannedSeconds,
+                    const Rate& rate);
     void addSnapshot(const engine::Progress& progress);
     void clear();
 
@@ -52,6 +61,10 @@ private:
     QValueAxis* m_latencyTime = nullptr;
     QValueAxis* m_latencyValue = nullptr;
 
+    Rate m_rate;
+    double m_lastSeconds = 0; // the previous snapshot, for byte rates
+    uint64_t m_lastBytes = 0;
+    bool m_haveLast = false;
     QList<QPointF> m_requestPoints;
     QList<QPointF> m_p50Points;
     QList<QPointF> m_p99Points;

@@ -1,5 +1,6 @@
 #include "ui/run/run_page.h"
 
+#include "app/session/metric.h"
 #include "app/session/session_document.h"
 #include "app/sweep/sweep_runner.h"
 #include "engine/progress.h"
@@ -208,8 +209,13 @@ void RunPage::pointStarted(const app::SweepPoint& point, int pointCount) {
     const QString name = target ? target->displayName() : tr("unknown target");
     const double planned =
         session.plan.limit == app::PointLimit::Duration ? session.plan.durationSeconds : 0;
+    const app::TargetProtocol protocol = target ? target->protocol : app::TargetProtocol::Http;
+    const app::Metric rate = app::primaryMetric(protocol);
     m_charts->startPoint(tr("%1 at c=%2").arg(name).arg(point.concurrency),
-                         target ? targetColour(*target) : QColor(0x0072b2), planned);
+                         target ? targetColour(*target) : QColor(0x0072b2), planned,
+                         LivePointCharts::Rate{app::metricLabel(rate, protocol),
+                                               app::metricUnit(rate, protocol),
+                                               rate == app::Metric::Throughput});
 }
 
 void RunPage::progressAvailable(const app::SweepPoint& point,
