@@ -80,6 +80,7 @@ private Q_SLOTS:
     void latencyDistributionOnTheHdrScale();
     void controlsChooseLevelAndMetric();
     void protocolFilterKeepsProtocolsApart();
+    void streamsShowThroughputOnly();
     void editsAreCoalescedIntoOneRebuild();
     void hiddenPageRebuildsWhenShown();
     void tableSortsByNumbers();
@@ -365,6 +366,44 @@ void TestComparePage::protocolFilterKeepsProtocolsApart() {
     for (int row = 0; row < view->model()->rowCount(); ++row)
         QCOMPARE(view->model()->index(row, ui::ComparisonTableModel::TargetColumn).data(),
                  QVariant(QStringLiteral("memcached")));
+}
+
+void TestComparePage::streamsShowThroughputOnly() {
+    app::Session session;
+    for (int i = 0; i < 2; ++i) {
+        app::Target target =
+            app::makeTarget(i == 0 ? QStringLiteral("host") : QStringLiteral("bridge"),
+                            app::DeploymentMode::Host, i);
+        target.protocol = app::TargetProtocol::TcpStream;
+        target.address = QStringLiteral("127.0.0.1:%1").arg(12865 + i);
+        session.targets.push_back(target);
+        for (int r = 0; r < 2; ++r) {
+            app::PointResult result;
+            result.targetId = target.id;
+            result.concurrency = 1;
+            result.repetition = r;
+            result.durationSeconds = 10;
+            result.bytesSent = uint64_t(625'000'000) * uint64_t(2 - i); // 1000 / 500 Mbit/s
+            session.results.push_back(result);
+        }
+    }
+    app::SessionDocument document;
+    document.reset(session);
+    const auto page = pageFor(document);
+    auto* primary = test::pageChart<ModeBarChart>(*page, "primaryBars");
+    QCOMPARE(primary->title(), QStringLiteral("Throughput at c=1"));
+    QCOMPARE(primary->series()->count(), 2);
+    QCOMPARE(primary->series()->barSets().at(0)->at(0), 1000.0);
+    QCOMPARE(primary->annotations()->labels().at(1).note, QStringLiteral("−50.0% vs host"));
+    for (const char* name : {"transferBars", "timeBars"}) {
+        auto* chart = test::pageChart<ModeBarChart>(*page, name);
+        QCOMPARE(chart->series()->count(), 0);
+        QVERIFY2(chart->title().endsWith(QStringLiteral("not measured for tcp-stream")),
+                 qPrintable(chart->title()));
+    }
+    auto* distribution = test::pageChart<ModeLineChart>(*page, "latencyDistributionChart");
+    QVERIFY(distribution->lines().isEmpty());
+    QVERIFY(distribution->title().endsWith(QStringLiteral("not measured for tcp-stream")));
 }
 
 void TestComparePage::editsAreCoalescedIntoOneRebuild() {
