@@ -1,12 +1,12 @@
 #include "app/cli/cli_common.h"
 
 #include "app/cli/commands.h"
+#include "engine/file_limit.h"
 
 #include <QCoreApplication>
 #include <QFile>
 #include <QRegularExpression>
 #include <cstdio>
-#include <sys/resource.h>
 #include <thread>
 #include <unistd.h>
 
@@ -135,21 +135,13 @@ bool writeOutput(const QString& path, const QByteArray& bytes, QString* error) {
 }
 
 bool ensureFileLimit(uint64_t needed, QString* error) {
-    rlimit limit{};
-    if (getrlimit(RLIMIT_NOFILE, &limit) != 0)
-        return true; // cannot tell; the engine reports failures per connection
-    if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < needed) {
-        limit.rlim_cur =
-            limit.rlim_max == RLIM_INFINITY ? needed : std::min<rlim_t>(limit.rlim_max, needed);
-        setrlimit(RLIMIT_NOFILE, &limit);
-        getrlimit(RLIMIT_NOFILE, &limit);
-    }
-    if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < needed) {
+    const uint64_t limit = engine::raiseOpenFileLimit(needed);
+    if (limit < needed) {
         *error = QStringLiteral("%1 connections need about %2 open files, but the limit is %3 "
                                 "(raise it with 'ulimit -n' as root)")
                      .arg(needed > 64 ? needed - 64 : needed)
                      .arg(needed)
-                     .arg(qulonglong(limit.rlim_cur));
+                     .arg(limit);
         return false;
     }
     return true;

@@ -1,4 +1,5 @@
 // The workbench window's entry point: arguments in, window out.
+#include "engine/file_limit.h"
 #include "ui/shell/main_window.h"
 
 #include <QApplication>
@@ -26,6 +27,10 @@ int main(int argc, char* argv[]) {
             .arg(QStringLiteral("demo-proxy, memcached, tcp-rr")),
         QStringLiteral("[session]"));
     parser.process(application);
+
+    // A sweep at c=1000 through the local proxy holds over 2000 descriptors;
+    // take what the hard limit allows, as the command line does per run.
+    loadscope::engine::raiseOpenFileLimit(1'000'000);
 
     loadscope::ui::MainWindow window;
     QApplication::setWindowIcon(window.windowIcon());
