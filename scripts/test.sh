@@ -26,14 +26,17 @@ done
 
 echo "== fuzz targets (30 s each)"
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz -j "$jobs"
-for fuzzer in build/fuzz/tests/fuzz/fuzz_*; do
-  [ -x "$fuzzer" ] || continue
-  corpus="tests/fuzz/corpus/$(basename "$fuzzer")"
-  mkdir -p "build/fuzz/corpus-$(basename "$fuzzer")"
-  "$fuzzer" -max_total_time=30 -rss_limit_mb=2048 -print_final_stats=0 \
-    "build/fuzz/corpus-$(basename "$fuzzer")" ${corpus:+$( [ -d "$corpus" ] && echo "$corpus")} \
-    2>"build/fuzz/$(basename "$fuzzer").log" \
-    || { tail -40 "build/fuzz/$(basename "$fuzzer").log"; exit 1; }
-  echo "$(basename "$fuzzer"): no crash in 30 s"
+fuzzers=$(sed -n 's/^loadscope_add_fuzzer(\([a-z_]*\) .*/\1/p' tests/fuzz/CMakeLists.txt)
+# shellcheck disable=SC2086
+cmake --build --preset fuzz -j "$jobs" --target $fuzzers
+for name in $fuzzers; do
+  # Seeds from the repository, findings kept in the build tree between runs.
+  seeds=()
+  [ -d "tests/fuzz/corpus/$name" ] && seeds=("tests/fuzz/corpus/$name")
+  mkdir -p "build/fuzz/corpus-$name"
+  log="build/fuzz/$name.log"
+  "build/fuzz/tests/fuzz/$name" -max_total_time=30 -rss_limit_mb=2048 -print_final_stats=1 \
+    "build/fuzz/corpus-$name" "${seeds[@]}" 2>"$log" || { tail -40 "$log"; exit 1; }
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  echo "$name: no crash in 30 s ($runs inputs)"
 done
