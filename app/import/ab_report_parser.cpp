@@ -82,10 +82,6 @@ QString nameOf(Field field) {
     return {};
 }
 
-QRegularExpression pattern(const char* text) {
-    return QRegularExpression(QString::fromLatin1(text));
-}
-
 const QRegularExpression kBanner = pattern("^This is ApacheBench, Version (\\S+)");
 const QRegularExpression kBenchmarking = pattern("^Benchmarking \\S+ \\(be patient\\)");
 const QRegularExpression kProgress = pattern("^(Completed|Finished) \\d+ requests$");

@@ -15,10 +15,6 @@ namespace {
 
 const QString kTool = QStringLiteral("memtier_benchmark");
 
-QRegularExpression pattern(const char* text) {
-    return QRegularExpression(QString::fromLatin1(text));
-}
-
 const QRegularExpression kTitle =
     pattern("^(ALL STATS|AGGREGATED AVERAGE RESULTS \\(\\d+ runs\\))$");
 const QRegularExpression kRunTitle = pattern("^(BEST|WORST) RUN RESULTS$");

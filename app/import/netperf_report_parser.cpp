@@ -12,10 +12,6 @@ namespace {
 
 const QString kTool = QStringLiteral("netperf");
 
-QRegularExpression pattern(const char* text) {
-    return QRegularExpression(QString::fromLatin1(text));
-}
-
 const QRegularExpression kBanner =
     pattern("^(?:MIGRATED )?(TCP|UDP|SCTP|SDP|DLPI|UNIX|OMNI) (.+?) TEST(?: from .*?)?(?: to "
             "(\\S+).*)?$");

@@ -2,12 +2,18 @@
 
 #include <QByteArray>
 #include <QList>
+#include <QRegularExpression>
 #include <QString>
 #include <QStringList>
 #include <QStringView>
 #include <optional>
 
 namespace loadscope::app {
+
+// A line pattern of a report layout, written as a Latin-1 literal.
+inline QRegularExpression pattern(const char* text) {
+    return QRegularExpression(QString::fromLatin1(text));
+}
 
 // One line of a saved tool output, cleaned of what terminals, editors and web
 // pages add: CR, tabs, non-breaking and thin spaces become plain spaces and

@@ -9,10 +9,6 @@ namespace loadscope::app {
 
 namespace {
 
-QRegularExpression pattern(const char* text) {
-    return QRegularExpression(QString::fromLatin1(text));
-}
-
 const QRegularExpression kRunning = pattern("^Running (\\S+) test @ (\\S+)$");
 const QRegularExpression kThreads = pattern("^(\\d+) threads and (\\d+) connections$");
 const QRegularExpression kCalibration = pattern("^Thread calibration: ");
