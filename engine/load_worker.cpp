@@ -107,8 +107,7 @@ LoadWorker::~LoadWorker() {
         ::close(m_epoll);
 }
 
-bool LoadWorker::claimRequest(bool& measured) {
-    const int64_t now = monotonicNs();
+bool LoadWorker::claimRequest(int64_t now, bool& measured) {
     if (now >= m_shared.deadlineNs)
         return false;
     measured = now >= m_shared.measureStartNs;
@@ -180,7 +179,7 @@ void LoadWorker::failConnect(Connection& c, int64_t now, int error) {
     }
     // A failed connect is a failed request (as ab): the one it was opened for.
     bool measured = m_measuring;
-    bool counted = m_protocol.isStream() || takeClaimed(c, measured) || claimRequest(measured);
+    bool counted = m_protocol.isStream() || takeClaimed(c, measured) || claimRequest(now, measured);
     if (counted)
         recordFailure(ErrorClass::Connect, measured,
                       "connect to " + m_spec.target.toString() + ": " + std::strerror(error));
@@ -222,7 +221,7 @@ void LoadWorker::issueRequests(Connection& c, int64_t now) {
         if (perConnection && c.responses + c.count > 0)
             break; // one request per connection
         InFlight request;
-        if (!takeClaimed(c, request.measured) && !claimRequest(request.measured))
+        if (!takeClaimed(c, request.measured) && !claimRequest(now, request.measured))
             break;
         request.startNs = now;
         if (!c.connectCharged) {
@@ -555,7 +554,7 @@ void LoadWorker::openQueued(int64_t now) {
         // A connection opens only for a request it already holds, so a run
         // never ends with connections that sent nothing.
         if (!m_protocol.isStream() && c->retries == 0 && !c->reserved) {
-            if (!claimRequest(c->reservedMeasured))
+            if (!claimRequest(now, c->reservedMeasured))
                 continue;
             c->reserved = true;
             ++m_heldClaims;

@@ -71,7 +71,8 @@ private:
     };
     struct Connection;
 
-    bool claimRequest(bool& measured);
+    // `now` is the event loop's clock of this iteration: no clock read per request.
+    bool claimRequest(int64_t now, bool& measured);
     bool takeClaimed(Connection& c, bool& measured);
     void openConnection(Connection& c, int64_t now);
     void onConnected(Connection& c, int64_t now);
