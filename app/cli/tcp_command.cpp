@@ -237,6 +237,25 @@ std::optional<TcpRun> readTcpStreamRun(const QCommandLineParser& parser, QString
     return run;
 }
 
+// The steps both commands share once their options are declared.
+int parseAndRun(const QString& command, QCommandLineParser& parser, const QStringList& arguments,
+                std::optional<TcpRun> (*read)(const QCommandLineParser&, QString*),
+                QString (*format)(const engine::RunResult&, const app::NetperfRunSetup&),
+                QJsonObject (*toJson)(const engine::RunResult&, const app::NetperfRunSetup&)) {
+    if (auto exit = parseOrExit(parser, arguments))
+        return *exit;
+    QString error;
+    auto run = read(parser, &error);
+    if (!run) {
+        printError(command, error);
+        return ExitUsage;
+    }
+    int exitCode = ExitOk;
+    if (!resolveTarget(command, *run, &exitCode))
+        return exitCode;
+    return runAndReport(command, *run, format, toJson);
+}
+
 } // namespace
 
 int runTcpRrCommand(const QStringList& arguments) {
@@ -264,18 +283,8 @@ int runTcpRrCommand(const QStringList& arguments) {
          QStringLiteral("SECONDS")},
     });
     addCommonRunOptions(parser);
-    if (auto exit = parseOrExit(parser, arguments))
-        return *exit;
-    QString error;
-    auto run = readTcpRrRun(parser, &error);
-    if (!run) {
-        printError(command, error);
-        return ExitUsage;
-    }
-    int exitCode = ExitOk;
-    if (!resolveTarget(command, *run, &exitCode))
-        return exitCode;
-    return runAndReport(command, *run, app::formatNetperfRrReport, app::tcpRrResultJson);
+    return parseAndRun(command, parser, arguments, readTcpRrRun, app::formatNetperfRrReport,
+                       app::tcpRrResultJson);
 }
 
 int runTcpStreamCommand(const QStringList& arguments) {
@@ -293,18 +302,8 @@ int runTcpStreamCommand(const QStringList& arguments) {
          QStringLiteral("bytes")},
     });
     addCommonRunOptions(parser);
-    if (auto exit = parseOrExit(parser, arguments))
-        return *exit;
-    QString error;
-    auto run = readTcpStreamRun(parser, &error);
-    if (!run) {
-        printError(command, error);
-        return ExitUsage;
-    }
-    int exitCode = ExitOk;
-    if (!resolveTarget(command, *run, &exitCode))
-        return exitCode;
-    return runAndReport(command, *run, app::formatNetperfStreamReport, app::tcpStreamResultJson);
+    return parseAndRun(command, parser, arguments, readTcpStreamRun, app::formatNetperfStreamReport,
+                       app::tcpStreamResultJson);
 }
 
 } // namespace loadscope::cli
