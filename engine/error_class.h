@@ -18,8 +18,7 @@ enum class ErrorClass : uint8_t {
 };
 inline constexpr size_t kErrorClassCount = 6;
 
-constexpr std::string_view errorClassName(ErrorClass c)
-{
+constexpr std::string_view errorClassName(ErrorClass c) {
     constexpr std::array<std::string_view, kErrorClassCount> names{
         "connect", "receive", "length", "exceptions", "write", "timeout"};
     return names[static_cast<size_t>(c)];

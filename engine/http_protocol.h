@@ -11,14 +11,14 @@ namespace loadscope::engine {
 
 // One HTTP target, as the user describes it. Built into bytes once.
 struct HttpRequestSpec {
-    std::string method = "GET";     // GET, HEAD, POST, PUT, DELETE, ...
-    std::string host;               // Host header value (with :port when not 80)
+    std::string method = "GET"; // GET, HEAD, POST, PUT, DELETE, ...
+    std::string host;           // Host header value (with :port when not 80)
     std::string pathAndQuery = "/";
     std::vector<std::pair<std::string, std::string>> headers; // extra headers; override defaults
-    std::string body;               // sent with Content-Length when non-empty (POST, PUT and
-                                    // PATCH send Content-Length: 0 without one)
-    std::string contentType;        // for the body
-    bool keepAlive = true;          // false: "Connection: close", one request per connection
+    std::string body;                  // sent with Content-Length when non-empty (POST, PUT and
+                                       // PATCH send Content-Length: 0 without one)
+    std::string contentType;           // for the body
+    bool keepAlive = true;             // false: "Connection: close", one request per connection
     bool acceptVariableLength = false; // ab -l: no Length failures
 };
 

@@ -31,9 +31,9 @@ struct LoadSpec {
 
     Nanoseconds requestTimeout{std::chrono::seconds(30)}; // ab -s
     Nanoseconds connectTimeout{std::chrono::seconds(10)};
-    std::vector<int> cpus;  // pin worker i to cpus[i % size]; empty: no pinning
+    std::vector<int> cpus; // pin worker i to cpus[i % size]; empty: no pinning
     Nanoseconds progressInterval{std::chrono::milliseconds(100)};
-    uint64_t seed = 1;      // for protocols with random keys
+    uint64_t seed = 1; // for protocols with random keys
 };
 
 // One line describing what is wrong with `spec`, or nullopt when it can run.
