@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cstdint>
+
+namespace loadscope::engine {
+
+// How a worker with a single connection waits for each response: blocked in
+// recv (two system calls per transaction, the cheaper path when the server
+// shares the client's CPU), or in epoll_wait then recv (three calls, yet
+// quicker to wake on some kernels when the answer comes from another CPU).
+// Which one wins depends on the placement and the kernel, so the chooser
+// times both on the live traffic: a probe runs trials of each method in turn,
+// and the faster is used for a long stretch, then the probe repeats in case
+// conditions changed. Epoll must win by a clear margin, since on a shared
+// machine single trials are noisy and recv spends less CPU for the same rate.
+class WaitMethodChooser {
+public:
+    enum class Method : uint8_t { Recv, Epoll };
+
+    struct Tuning {
+        uint32_t trialTransactions = 512;    // transactions timed per trial
+        uint32_t trialsPerMethod = 2;        // per probe, alternating Recv, Epoll, Recv, ...
+        uint32_t chosenTransactions = 32768; // run with the winner before probing again
+        uint32_t epollMarginPercent = 3;     // epoll's total must be this much smaller
+    };
+
+    WaitMethodChooser() = default;
+    explicit WaitMethodChooser(Tuning tuning)
+        : m_tuning(tuning) {}
+
+    Method method() const noexcept { return m_method; }
+    bool probing() const noexcept { return m_probing; }
+
+    // Called once per completed transaction, with the loop's clock.
+    void transactionCompleted(int64_t nowNs) noexcept;
+
+private:
+    void endProbe() noexcept;
+
+    Tuning m_tuning;
+    Method m_method = Method::Recv;
+    bool m_probing = true;
+    uint32_t m_done = 0;           // transactions in the current trial or stretch
+    uint32_t m_trialsDone = 0;     // in this probe
+    int64_t m_startNs = -1;        // completion that began the current trial or stretch
+    int64_t m_spentNs[2] = {0, 0}; // per method, over this probe's trials
+};
+
+} // namespace loadscope::engine
