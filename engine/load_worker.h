@@ -2,6 +2,7 @@
 
 #include "engine/load_spec.h"
 #include "engine/run_result.h"
+#include "engine/wait_method_chooser.h"
 
 #include <atomic>
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 namespace loadscope::engine::detail {
@@ -79,8 +81,16 @@ private:
     void issueRequests(Connection& c, int64_t now);
     void flush(Connection& c, int64_t now);
     void onReadable(Connection& c, int64_t now);
+    // Handles the result `n` of one recv into m_readBuffer; false when the
+    // connection has nothing more to read now (drained, closed or failed).
+    bool onReceived(Connection& c, ssize_t n, int error, int64_t now);
+    void makeReadsBlocking(Connection& c);
+    bool awaitingSoleResponse() const;
+    int64_t awaitSoleResponse(); // returns the clock after the wait
     void onEndOfStream(Connection& c, int64_t now, bool reset);
     void completeHead(Connection& c, const ResponseInfo& info, int64_t now);
+    void recordResponse(const ProtocolSession& session, const InFlight& request,
+                        const ResponseInfo& info, int64_t now);
     void failHead(Connection& c, ErrorClass error, int64_t now, std::string_view message);
     void failConnect(Connection& c, int64_t now, int error);
     void dropConnection(Connection& c, int64_t now, bool retryInFlight);
@@ -98,8 +108,17 @@ private:
     const LoadSpec& m_spec;
     const Protocol& m_protocol;
     uint32_t m_index;
+    // The protocol's traits, read once: the hot path makes no virtual call for them.
+    const bool m_isStream;
+    const bool m_keepAlive;
+    const bool m_checksDocumentLength;
     int m_epoll = -1;
     std::vector<std::unique_ptr<Connection>> m_connections;
+    // A worker with one kept-alive request/response connection may wait in
+    // recv on it rather than in epoll_wait (see awaitSoleResponse); the
+    // chooser says which of the two is faster here.
+    Connection* m_soleConnection = nullptr;
+    WaitMethodChooser m_waitChooser;
     std::vector<Connection*> m_toOpen; // closed connections waiting to (re)connect
     std::string m_readBuffer;
     bool m_budgetExhausted = false;

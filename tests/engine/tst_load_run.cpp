@@ -50,36 +50,44 @@ private Q_SLOTS:
         QTest::addColumn<int>("concurrency");
         QTest::addColumn<int>("threads");
         QTest::addColumn<int>("pipeline");
-        QTest::newRow("keep-alive c10") << true << 10 << 2 << 1;
-        QTest::newRow("keep-alive c1 one thread") << true << 1 << 1 << 1;
-        QTest::newRow("no keep-alive c10") << false << 10 << 2 << 1;
-        QTest::newRow("keep-alive c7 3 threads") << true << 7 << 3 << 1;
-        QTest::newRow("pipelined x4") << true << 5 << 2 << 4;
+        QTest::addColumn<int>("requests");
+        QTest::newRow("keep-alive c10") << true << 10 << 2 << 1 << 1000;
+        QTest::newRow("keep-alive c1 one thread") << true << 1 << 1 << 1 << 1000;
+        QTest::newRow("no keep-alive c10") << false << 10 << 2 << 1 << 1000;
+        QTest::newRow("keep-alive c7 3 threads") << true << 7 << 3 << 1 << 1000;
+        QTest::newRow("pipelined x4") << true << 5 << 2 << 4 << 1000;
+        // One connection per worker reads in blocking recv or in epoll, as the
+        // wait chooser decides; 3000 requests take it through a whole probe.
+        QTest::newRow("c1 through both wait methods") << true << 1 << 1 << 1 << 3000;
+        QTest::newRow("c1 pipelined x4") << true << 1 << 1 << 4 << 3000;
+        QTest::newRow("c2 on 2 threads, no keep-alive") << false << 2 << 2 << 1 << 1000;
     }
     void exactCountsAndBytes() {
         QFETCH(bool, keepAlive);
         QFETCH(int, concurrency);
         QFETCH(int, threads);
         QFETCH(int, pipeline);
+        QFETCH(int, requests);
+        const auto n = uint64_t(requests);
         ScriptedHttpServer server(Behaviour::KeepAlive);
-        LoadSpec spec = httpSpec(server.port(), keepAlive, uint32_t(concurrency), 1000);
+        LoadSpec spec = httpSpec(server.port(), keepAlive, uint32_t(concurrency), n);
         spec.threads = uint32_t(threads);
         spec.pipeline = uint32_t(pipeline);
         const RunResult r = runToEnd(spec);
-        QCOMPARE(r.complete, 1000u);
+        QCOMPARE(r.complete, n);
         QCOMPARE(r.failed, 0u);
-        QCOMPARE(r.bytesBody, 4'897'000u);
-        QCOMPARE(r.bytesTotal, 1000 * server.responseSize(!keepAlive));
+        QCOMPARE(r.bytesBody, n * 4897u);
+        QCOMPARE(r.bytesTotal, n * server.responseSize(!keepAlive));
         QCOMPARE(r.documentLength, 4897);
         QCOMPARE(r.serverSoftware, std::string("scripted/1.0"));
-        QCOMPARE(r.statusCodes.at(200), 1000u);
-        QCOMPARE(r.keepAlive, keepAlive ? 1000u : 0u);
-        QCOMPARE(r.total.count(), 1000u);
-        QCOMPARE(r.waiting.count(), 1000u);
-        QCOMPARE(server.requestsSeen(), 1000u);
+        QCOMPARE(r.statusCodes.at(200), n);
+        QCOMPARE(r.keepAlive, keepAlive ? n : 0u);
+        QCOMPARE(r.total.count(), n);
+        QCOMPARE(r.waiting.count(), n);
+        QCOMPARE(server.requestsSeen(), n);
         QCOMPARE(r.threads, uint32_t(std::min(threads, concurrency)));
         if (!keepAlive)
-            QCOMPARE(r.connectionsOpened, 1000u);
+            QCOMPARE(r.connectionsOpened, n);
         else
             QCOMPARE(r.connectionsOpened, uint64_t(concurrency));
         QVERIFY(r.durationSeconds > 0);
@@ -183,10 +191,24 @@ private Q_SLOTS:
         QVERIFY2(server.requestsSeen() > 200u, "warm-up requests reach the server too");
     }
 
+    void cancelStopsPromptly_data() {
+        QTest::addColumn<int>("behaviour");
+        QTest::addColumn<int>("concurrency");
+        QTest::addColumn<int>("threads");
+        QTest::newRow("8 connections on 2 threads") << int(Behaviour::KeepAlive) << 8 << 2;
+        QTest::newRow("one connection, answered") << int(Behaviour::KeepAlive) << 1 << 1;
+        // The worker sits in a blocking recv or in epoll_wait, both bounded by 10 ms.
+        QTest::newRow("one connection, silent server") << int(Behaviour::NeverAnswer) << 1 << 1;
+    }
     void cancelStopsPromptly() {
-        ScriptedHttpServer server(Behaviour::KeepAlive, 100);
-        LoadSpec spec = httpSpec(server.port(), true, 8, 0);
+        QFETCH(int, behaviour);
+        QFETCH(int, concurrency);
+        QFETCH(int, threads);
+        ScriptedHttpServer server(Behaviour(behaviour), 100);
+        LoadSpec spec = httpSpec(server.port(), true, uint32_t(concurrency), 0);
+        spec.threads = uint32_t(threads);
         spec.duration = 60s;
+        spec.requestTimeout = 60s;
         LoadRun run(spec);
         std::atomic<bool> finishedCalled{false};
         run.setFinishedCallback([&] { finishedCalled = true; });
@@ -202,7 +224,10 @@ private Q_SLOTS:
         QVERIFY2(clock.elapsed() < 1000, qPrintable(QString::number(clock.elapsed())));
         QVERIFY(r.cancelled);
         QVERIFY(finishedCalled.load());
-        QVERIFY(r.complete > 0);
+        if (Behaviour(behaviour) == Behaviour::NeverAnswer)
+            QCOMPARE(r.complete, 0u); // the one request in flight is neither done nor failed
+        else
+            QVERIFY(r.complete > 0);
         QVERIFY(r.durationSeconds > 0.1 && r.durationSeconds < 1.0);
     }
 
