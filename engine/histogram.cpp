@@ -233,6 +233,11 @@ void Histogram::merge(const Histogram& other) noexcept {
     m_max = std::max(m_max, otherMax);
 }
 
+void Histogram::reserve() {
+    if (m_counts.empty())
+        allocateCounts(m_counts);
+}
+
 void Histogram::reset() noexcept {
     if (m_total != 0) {
         std::fill(m_counts.begin() + static_cast<std::ptrdiff_t>(indexOfValue(m_min)),

@@ -35,6 +35,9 @@ public:
     // Adds every count of `other`; merging is lossless and associative.
     void merge(const Histogram& other) noexcept;
     void reset() noexcept;
+    // Allocates the buckets now rather than at the first record, so that a
+    // measured stretch does not pay for them.
+    void reserve();
 
     uint64_t count() const noexcept { return m_total; }
     bool empty() const noexcept { return m_total == 0; }
