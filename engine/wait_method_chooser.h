@@ -18,10 +18,13 @@ public:
     enum class Method : uint8_t { Recv, Epoll };
 
     struct Tuning {
-        uint32_t trialTransactions = 512;    // transactions timed per trial
-        uint32_t trialsPerMethod = 2;        // per probe, alternating Recv, Epoll, Recv, ...
-        uint32_t chosenTransactions = 32768; // run with the winner before probing again
-        uint32_t epollMarginPercent = 3;     // epoll's total must be this much smaller
+        // Long trials: the difference between the methods builds up over
+        // many wake-ups (on a virtual machine the idle CPU's polling adapts
+        // to the pattern), and short ones mostly measure the switch.
+        uint32_t trialTransactions = 2048;    // transactions timed per trial
+        uint32_t trialsPerMethod = 3;         // per probe, alternating Recv, Epoll, Recv, ...
+        uint32_t chosenTransactions = 131072; // run with the winner before probing again
+        uint32_t epollMarginPercent = 2;      // epoll's total must be this much smaller
     };
 
     WaitMethodChooser() = default;

@@ -57,7 +57,7 @@ private Q_SLOTS:
         QTest::newRow("keep-alive c7 3 threads") << true << 7 << 3 << 1 << 1000;
         QTest::newRow("pipelined x4") << true << 5 << 2 << 4 << 1000;
         // One connection per worker reads in blocking recv or in epoll, as the
-        // wait chooser decides; 3000 requests take it through a whole probe.
+        // wait chooser decides; 3000 requests reach its second trial (epoll).
         QTest::newRow("c1 through both wait methods") << true << 1 << 1 << 1 << 3000;
         QTest::newRow("c1 pipelined x4") << true << 1 << 1 << 4 << 3000;
         QTest::newRow("c2 on 2 threads, no keep-alive") << false << 2 << 2 << 1 << 1000;
