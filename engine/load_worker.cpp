@@ -5,7 +5,6 @@
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
-#include <initializer_list>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sched.h>
@@ -93,13 +92,8 @@ LoadWorker::LoadWorker(SharedRunState& shared, uint32_t index, uint32_t firstCon
     , m_index(index)
     , m_isStream(m_protocol.isStream())
     , m_keepAlive(m_protocol.keepAlive())
-    , m_checksDocumentLength(m_protocol.checksDocumentLength()) {
+    , m_recorder(shared, m_protocol) {
     m_readBuffer.resize(kReadBufferBytes);
-    const auto names = m_protocol.operationNames();
-    m_operationCount = names.size();
-    if (m_operationCount > 1)
-        for (const auto& name : names)
-            m_result.operations.push_back(OperationStats{name, 0, 0, 0, 0, {}});
     m_connections.reserve(connectionCount);
     for (uint32_t i = 0; i < connectionCount; ++i) {
         auto c = std::make_unique<Connection>();
@@ -175,7 +169,7 @@ void LoadWorker::onConnected(Connection& c, int64_t now) {
     c.everConnected = true;
     c.connectNs = now - c.connectStartNs;
     m_shared.everConnected.store(true, std::memory_order_relaxed);
-    ++m_result.connectionsOpened;
+    ++m_recorder.result().connectionsOpened;
     if (m_isStream) {
         streamWrite(c, now);
         return;
@@ -207,8 +201,8 @@ void LoadWorker::failConnect(Connection& c, int64_t now, int error) {
     bool measured = m_measuring;
     bool counted = m_isStream || takeClaimed(c, measured) || claimRequest(now, measured);
     if (counted)
-        recordFailure(ErrorClass::Connect, measured,
-                      "connect to " + m_spec.target.toString() + ": " + std::strerror(error));
+        m_recorder.failure(ErrorClass::Connect, measured,
+                           "connect to " + m_spec.target.toString() + ": " + std::strerror(error));
     if (c.fd >= 0) {
         ::close(c.fd);
         c.fd = -1;
@@ -276,7 +270,7 @@ void LoadWorker::flush(Connection& c, int64_t now) {
         if (n > 0) {
             c.outOffset += size_t(n);
             if (m_measuring)
-                m_result.bytesSent += uint64_t(n);
+                m_recorder.result().bytesSent += uint64_t(n);
             continue;
         }
         if (n < 0 && errno == EINTR)
@@ -333,7 +327,7 @@ bool LoadWorker::onReceived(Connection& c, ssize_t n, int error, int64_t now) {
         return false;
     }
     if (m_measuring)
-        m_result.bytesTotal += uint64_t(n);
+        m_recorder.result().bytesTotal += uint64_t(n);
     if (m_isStream)
         return true; // a sink has nothing to say; whatever arrives is discarded
     std::string_view data(m_readBuffer.data(), size_t(n));
@@ -431,87 +425,18 @@ void LoadWorker::completeHead(Connection& c, const ResponseInfo& info, int64_t n
     }
     if (c.responses == 1 && m_serverSoftware.empty()) // a server names itself on every response
         m_serverSoftware = std::string(c.session->serverSoftware());
-    recordResponse(*c.session, request, info, now);
+    m_recorder.response(request, info, now, *c.session);
     if (!reuse)
         dropConnection(c, now, true);
-}
-
-void LoadWorker::recordResponse(const ProtocolSession& session, const InFlight& request,
-                                const ResponseInfo& info, int64_t now) {
-    const bool measured =
-        request.measured && now <= m_shared.deadlineNs && now >= m_shared.measureStartNs;
-    if (!measured)
-        return;
-    RunResult& r = m_result;
-    ++r.complete;
-    m_lastCompletionNs = now;
-    const int64_t total = now - request.startNs;
-    const int64_t waiting =
-        request.firstByteNs && request.sentNs ? request.firstByteNs - request.sentNs : 0;
-    r.total.record(total);
-    r.connect.record(request.connectNs);
-    r.waiting.record(std::max<int64_t>(0, waiting));
-    r.processing.record(std::max<int64_t>(0, total - request.connectNs));
-    m_interval.record(total);
-    ++m_intervalComplete;
-    r.bytesBody += info.bodyBytes;
-    if (info.statusCode != 0) {
-        ++r.statusCodes[info.statusCode];
-        if (info.statusCode < 200 || info.statusCode > 299)
-            ++r.non2xx;
-    }
-    if (info.keepAlive && m_keepAlive)
-        ++r.keepAlive;
-    if (info.hit == 1)
-        ++r.hits;
-    else if (info.hit == 0)
-        ++r.misses;
-    if (m_operationCount > 1 && info.operation < r.operations.size()) {
-        OperationStats& op = r.operations[info.operation];
-        ++op.count;
-        op.bytesReceived += info.bodyBytes;
-        op.latency.record(total);
-        if (info.hit == 1)
-            ++op.hits;
-        else if (info.hit == 0)
-            ++op.misses;
-    }
-    if (info.errorReply) {
-        ++r.failed;
-        ++r.errors[size_t(ErrorClass::Exception)];
-        if (r.firstError.empty())
-            r.firstError = std::string(session.lastError());
-    } else if (m_checksDocumentLength) {
-        int64_t expected = -1;
-        const auto length = int64_t(info.bodyBytes);
-        if (!m_shared.documentLength.compare_exchange_strong(expected, length,
-                                                             std::memory_order_relaxed) &&
-            expected != length) {
-            ++r.failed;
-            ++r.errors[size_t(ErrorClass::Length)];
-        }
-    }
 }
 
 void LoadWorker::failHead(Connection& c, ErrorClass error, int64_t now, std::string_view message) {
     if (c.count > 0) {
         const InFlight request = c.pop();
         --m_inFlight;
-        recordFailure(error, request.measured && now >= m_shared.measureStartNs, message);
+        m_recorder.failure(error, request.measured && now >= m_shared.measureStartNs, message);
     }
     dropConnection(c, now, true);
-}
-
-void LoadWorker::recordFailure(ErrorClass error, bool measured, std::string_view message) {
-    if (!measured)
-        return;
-    ++m_result.complete;
-    ++m_result.failed;
-    ++m_result.errors[size_t(error)];
-    m_lastCompletionNs = monotonicNs();
-    ++m_intervalComplete;
-    if (m_result.firstError.empty() && !message.empty())
-        m_result.firstError = std::string(message);
 }
 
 void LoadWorker::dropConnection(Connection& c, int64_t now, bool retryInFlight) {
@@ -539,12 +464,13 @@ void LoadWorker::streamWrite(Connection& c, int64_t now) {
         const ssize_t n = ::send(c.fd, chunk.data(), chunk.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
             if (m_measuring && now < m_shared.deadlineNs)
-                m_result.bytesSent += uint64_t(n);
+                m_recorder.result().bytesSent += uint64_t(n);
             continue;
         }
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
             return;
-        recordFailure(ErrorClass::Write, m_measuring, std::string("send: ") + std::strerror(errno));
+        m_recorder.failure(ErrorClass::Write, m_measuring,
+                           std::string("send: ") + std::strerror(errno));
         dropConnection(c, now, false);
         return;
     }
@@ -561,18 +487,6 @@ void LoadWorker::checkTimeouts(int64_t now) {
             failHead(c, ErrorClass::Timeout, now, "no response within the request timeout");
         }
     }
-}
-
-void LoadWorker::publish() {
-    std::lock_guard lock(m_mailbox.mutex);
-    m_mailbox.interval.merge(m_interval);
-    m_mailbox.intervalComplete += m_intervalComplete;
-    m_mailbox.complete = m_result.complete;
-    m_mailbox.failed = m_result.failed;
-    m_mailbox.bytesReceived = m_result.bytesTotal;
-    m_mailbox.bytesSent = m_result.bytesSent;
-    m_interval.reset();
-    m_intervalComplete = 0;
 }
 
 bool LoadWorker::finished(int64_t now) const {
@@ -594,7 +508,7 @@ void LoadWorker::tick(int64_t now) {
         openQueued(now);
     if (now >= m_nextPublishNs) {
         m_nextPublishNs = now + kPublishPeriodNs;
-        publish();
+        m_recorder.publish();
     }
 }
 
@@ -632,14 +546,13 @@ void LoadWorker::run() {
     }
     m_epoll = ::epoll_create1(EPOLL_CLOEXEC);
     if (m_epoll < 0) {
-        recordFailure(ErrorClass::Exception, true, std::string("epoll: ") + std::strerror(errno));
+        m_recorder.failure(ErrorClass::Exception, true,
+                           std::string("epoll: ") + std::strerror(errno));
         return;
     }
     // Before the first tick takes the CPU baseline: the buckets' first touch
     // would otherwise show as client CPU load in a short run.
-    for (Histogram* h :
-         {&m_result.total, &m_result.connect, &m_result.waiting, &m_result.processing, &m_interval})
-        h->reserve();
+    m_recorder.reserveHistograms();
     int64_t now = monotonicNs();
     for (auto& c : m_connections)
         queueOpen(*c, now);
@@ -674,12 +587,12 @@ void LoadWorker::run() {
         }
         tick(now);
     }
-    publish();
-    m_result.threads = 1;
-    m_result.threadCpus.push_back(sched_getcpu());
-    m_result.serverSoftware = m_serverSoftware;
+    m_recorder.publish();
+    m_recorder.result().threads = 1;
+    m_recorder.result().threadCpus.push_back(sched_getcpu());
+    m_recorder.result().serverSoftware = m_serverSoftware;
     if (m_measuring)
-        m_result.clientCpuSeconds = double(threadCpuNs() - m_cpuAtMeasureStartNs) / 1e9;
+        m_recorder.result().clientCpuSeconds = double(threadCpuNs() - m_cpuAtMeasureStartNs) / 1e9;
 }
 
 } // namespace loadscope::engine::detail

@@ -1,0 +1,107 @@
+#include "engine/worker_recorder.h"
+
+#include <algorithm>
+#include <initializer_list>
+#include <string>
+
+namespace loadscope::engine::detail {
+
+WorkerRecorder::WorkerRecorder(SharedRunState& shared, const Protocol& protocol)
+    : m_shared(shared)
+    , m_keepAlive(protocol.keepAlive())
+    , m_checksDocumentLength(protocol.checksDocumentLength()) {
+    // Per-operation figures only where there is more than one kind (memcached get and set).
+    const auto names = protocol.operationNames();
+    if (names.size() > 1)
+        for (const auto& name : names)
+            m_result.operations.push_back(OperationStats{name, 0, 0, 0, 0, {}});
+}
+
+void WorkerRecorder::reserveHistograms() {
+    for (Histogram* h :
+         {&m_result.total, &m_result.connect, &m_result.waiting, &m_result.processing, &m_interval})
+        h->reserve();
+}
+
+void WorkerRecorder::response(const InFlight& request, const ResponseInfo& info, int64_t now,
+                              const ProtocolSession& session) {
+    const bool measured =
+        request.measured && now <= m_shared.deadlineNs && now >= m_shared.measureStartNs;
+    if (!measured)
+        return;
+    RunResult& r = m_result;
+    ++r.complete;
+    m_lastCompletionNs = now;
+    const int64_t total = now - request.startNs;
+    const int64_t waiting =
+        request.firstByteNs && request.sentNs ? request.firstByteNs - request.sentNs : 0;
+    r.total.record(total);
+    r.connect.record(request.connectNs);
+    r.waiting.record(std::max<int64_t>(0, waiting));
+    r.processing.record(std::max<int64_t>(0, total - request.connectNs));
+    m_interval.record(total);
+    ++m_intervalComplete;
+    r.bytesBody += info.bodyBytes;
+    if (info.statusCode != 0) {
+        ++r.statusCodes[info.statusCode];
+        if (info.statusCode < 200 || info.statusCode > 299)
+            ++r.non2xx;
+    }
+    if (info.keepAlive && m_keepAlive)
+        ++r.keepAlive;
+    if (info.hit == 1)
+        ++r.hits;
+    else if (info.hit == 0)
+        ++r.misses;
+    if (info.operation < r.operations.size()) {
+        OperationStats& op = r.operations[info.operation];
+        ++op.count;
+        op.bytesReceived += info.bodyBytes;
+        op.latency.record(total);
+        if (info.hit == 1)
+            ++op.hits;
+        else if (info.hit == 0)
+            ++op.misses;
+    }
+    if (info.errorReply) {
+        ++r.failed;
+        ++r.errors[size_t(ErrorClass::Exception)];
+        if (r.firstError.empty())
+            r.firstError = std::string(session.lastError());
+    } else if (m_checksDocumentLength) {
+        int64_t expected = -1;
+        const auto length = int64_t(info.bodyBytes);
+        if (!m_shared.documentLength.compare_exchange_strong(expected, length,
+                                                             std::memory_order_relaxed) &&
+            expected != length) {
+            ++r.failed;
+            ++r.errors[size_t(ErrorClass::Length)];
+        }
+    }
+}
+
+void WorkerRecorder::failure(ErrorClass error, bool measured, std::string_view message) {
+    if (!measured)
+        return;
+    ++m_result.complete;
+    ++m_result.failed;
+    ++m_result.errors[size_t(error)];
+    m_lastCompletionNs = monotonicNs();
+    ++m_intervalComplete;
+    if (m_result.firstError.empty() && !message.empty())
+        m_result.firstError = std::string(message);
+}
+
+void WorkerRecorder::publish() {
+    std::lock_guard lock(m_mailbox.mutex);
+    m_mailbox.interval.merge(m_interval);
+    m_mailbox.intervalComplete += m_intervalComplete;
+    m_mailbox.complete = m_result.complete;
+    m_mailbox.failed = m_result.failed;
+    m_mailbox.bytesReceived = m_result.bytesTotal;
+    m_mailbox.bytesSent = m_result.bytesSent;
+    m_interval.reset();
+    m_intervalComplete = 0;
+}
+
+} // namespace loadscope::engine::detail

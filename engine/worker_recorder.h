@@ -1,0 +1,54 @@
+#pragma once
+
+#include "engine/error_class.h"
+#include "engine/protocol.h"
+#include "engine/run_result.h"
+#include "engine/run_state.h"
+
+#include <cstdint>
+#include <string_view>
+
+namespace loadscope::engine::detail {
+
+// One request's times, from the moment it was claimed to its first response byte.
+struct InFlight {
+    int64_t startNs = 0;
+    int64_t connectNs = 0; // connect time charged to this request (first on a connection)
+    int64_t sentNs = 0;
+    int64_t firstByteNs = 0;
+    bool measured = false;
+};
+
+// What one worker measured: counts, bytes, error classes and histograms in its
+// RunResult, and the interval the monitor collects through the mailbox. Only
+// the worker's thread calls it; publish() alone takes the mailbox's lock.
+class WorkerRecorder {
+public:
+    WorkerRecorder(SharedRunState& shared, const Protocol& protocol);
+
+    // Allocates the histograms now: their first touch is not the run's to pay.
+    void reserveHistograms();
+    // A complete response; counted only if it lies inside the measured stretch.
+    void response(const InFlight& request, const ResponseInfo& info, int64_t now,
+                  const ProtocolSession& session);
+    // A failed request (counted when `measured`); the first message is kept.
+    void failure(ErrorClass error, bool measured, std::string_view message);
+    // Hands the interval and the running totals to the monitor.
+    void publish();
+
+    RunResult& result() { return m_result; }
+    WorkerMailbox& mailbox() { return m_mailbox; }
+    int64_t lastCompletionNs() const { return m_lastCompletionNs; }
+
+private:
+    SharedRunState& m_shared;
+    const bool m_keepAlive;
+    const bool m_checksDocumentLength;
+    RunResult m_result;
+    Histogram m_interval;
+    uint64_t m_intervalComplete = 0;
+    int64_t m_lastCompletionNs = 0;
+    WorkerMailbox m_mailbox;
+};
+
+} // namespace loadscope::engine::detail
