@@ -5,6 +5,7 @@
 #include "app/servers/sink_server.h"
 #include "app/servers/tcp_proxy.h"
 #include "blocking_client.h"
+#include "stop_with_test.h"
 
 #include <QElapsedTimer>
 #include <QProcess>
@@ -560,6 +561,7 @@ void TestEmbeddedServers::cliServeHttpRunsAndStopsOnSigterm() {
     if (cli.isEmpty())
         QSKIP("LOADSCOPE_CLI is not set; run through ctest");
     QProcess process;
+    stopWithTest(process);
     process.start(cli, {QStringLiteral("serve"), QStringLiteral("http"), QStringLiteral("--port"),
                         QStringLiteral("0"), QStringLiteral("--threads"), QStringLiteral("2"),
                         QStringLiteral("--size"), QStringLiteral("321")});
@@ -597,6 +599,7 @@ void TestEmbeddedServers::cliServeReportsPortInUse() {
     // which ThreadSanitizer cannot follow.
     RawListener taken;
     QProcess process;
+    stopWithTest(process);
     process.start(cli, {QStringLiteral("serve"), QStringLiteral("http"), QStringLiteral("--port"),
                         QString::number(taken.port())});
     QVERIFY(process.waitForFinished(10000));

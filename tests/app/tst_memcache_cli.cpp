@@ -4,6 +4,7 @@
 #include "canned_reply_server.h"
 #include "cli_process.h"
 #include "local_peers.h"
+#include "stop_with_test.h"
 
 #include <QDeadlineTimer>
 #include <QFile>
@@ -19,6 +20,7 @@ using loadscope::testing::freeLoopbackPort;
 using loadscope::testing::jsonAt;
 using loadscope::testing::MemcachedPeer;
 using loadscope::testing::runCli;
+using loadscope::testing::stopWithTest;
 using loadscope::testing::waitForListener;
 
 namespace {
@@ -44,6 +46,7 @@ public:
     OutOfMemoryMemcached() {
         for (int attempt = 0; attempt < 5 && m_port == 0; ++attempt) {
             const quint16 port = freeLoopbackPort();
+            stopWithTest(m_process);
             m_process.start(QStringLiteral("/usr/bin/memcached"),
                             {QStringLiteral("-l"), QStringLiteral("127.0.0.1"),
                              QStringLiteral("-p"), QString::number(port), QStringLiteral("-U"),

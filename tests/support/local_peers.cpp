@@ -1,5 +1,7 @@
 #include "local_peers.h"
 
+#include "stop_with_test.h"
+
 #include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
@@ -69,6 +71,7 @@ NginxPeer::NginxPeer(qsizetype documentBytes) {
                          .arg(port)
                          .toUtf8());
         config.close();
+        stopWithTest(m_process);
         m_process.start(nginx, {QStringLiteral("-p"), root, QStringLiteral("-c"),
                                 root + QStringLiteral("/nginx.conf")});
         if (m_process.waitForStarted(5000) && waitForListener(port)) {
@@ -97,6 +100,7 @@ MemcachedPeer::MemcachedPeer(int megabytes, int threads) {
     }
     for (int attempt = 0; attempt < 5 && m_port == 0; ++attempt) {
         const quint16 port = freeLoopbackPort();
+        stopWithTest(m_process);
         m_process.start(memcached,
                         {QStringLiteral("-l"), QStringLiteral("127.0.0.1"), QStringLiteral("-p"),
                          QString::number(port), QStringLiteral("-U"), QStringLiteral("0"),
