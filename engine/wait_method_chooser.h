@@ -18,9 +18,9 @@ public:
     enum class Method : uint8_t { Recv, Epoll };
 
     struct Tuning {
-        // Long trials: the difference between the methods builds up over
-        // many wake-ups (on a virtual machine the idle CPU's polling adapts
-        // to the pattern), and short ones mostly measure the switch.
+        // Long trials: with 512 transactions per trial the probe across CPUs
+        // mostly kept recv although epoll ran faster over whole runs; the
+        // difference shows only over many wake-ups.
         uint32_t trialTransactions = 2048;    // transactions timed per trial
         uint32_t trialsPerMethod = 3;         // per probe, alternating Recv, Epoll, Recv, ...
         uint32_t chosenTransactions = 131072; // run with the winner before probing again
