@@ -3,6 +3,7 @@
 // Helpers of the Compare suites: reaching the page's charts by name and
 // judging exported images.
 
+#include "image_checks.h"
 #include "ui/common/chart_panel.h"
 #include "ui/compare/compare_page.h"
 #include "ui/compare/mode_bar_chart.h"
@@ -17,23 +18,6 @@ namespace loadscope::test {
 template <typename Chart> Chart* pageChart(const ui::ComparePage& page, const char* name) {
     const auto* panel = page.findChild<ui::ChartPanel*>(QString::fromLatin1(name));
     return panel ? dynamic_cast<Chart*>(panel->chart()) : nullptr;
-}
-
-// Variance of the grey levels: 0 for an image of one colour.
-inline double greyVariance(const QImage& image) {
-    const QImage grey = image.convertToFormat(QImage::Format_Grayscale8);
-    double sum = 0;
-    double squares = 0;
-    const double count = double(grey.width()) * grey.height();
-    for (int y = 0; y < grey.height(); ++y) {
-        const uchar* line = grey.constScanLine(y);
-        for (int x = 0; x < grey.width(); ++x) {
-            sum += line[x];
-            squares += double(line[x]) * line[x];
-        }
-    }
-    const double mean = sum / count;
-    return squares / count - mean * mean;
 }
 
 // Share of pixels that are not (nearly) white.

@@ -2,30 +2,14 @@
 // it runs here into a temporary directory, and every page's PNG must exist
 // and show something.
 
+#include "image_checks.h"
+
 #include <QImage>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
-namespace {
-
-double greyVariance(const QImage& image) {
-    const QImage grey = image.convertToFormat(QImage::Format_Grayscale8);
-    double sum = 0;
-    double squares = 0;
-    const double count = double(grey.width()) * grey.height();
-    for (int y = 0; y < grey.height(); ++y) {
-        const uchar* line = grey.constScanLine(y);
-        for (int x = 0; x < grey.width(); ++x) {
-            sum += line[x];
-            squares += double(line[x]) * line[x];
-        }
-    }
-    const double mean = sum / count;
-    return squares / count - mean * mean;
-}
-
-} // namespace
+using loadscope::test::greyVariance;
 
 class TestScreenshots : public QObject {
     Q_OBJECT

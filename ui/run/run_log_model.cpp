@@ -25,14 +25,7 @@ RunLogModel::RunLogModel(QObject* parent)
 void RunLogModel::appendFinished(const app::SweepPoint& point, int pointCount,
                                  const QString& target, const QColor& colour,
                                  const app::PointResult& result) {
-    Entry entry;
-    entry.index = point.index;
-    entry.pointCount = pointCount;
-    entry.finishedAt = QTime::currentTime();
-    entry.target = target;
-    entry.colour = colour;
-    entry.concurrency = point.concurrency;
-    entry.repetition = point.repetition;
+    Entry entry = entryFor(point, pointCount, target, colour);
     if (result.durationSeconds > 0) {
         entry.requestsPerSecond = result.requestsPerSecond();
         entry.transferKiBps = result.transferRateKiBps();
@@ -47,6 +40,14 @@ void RunLogModel::appendFinished(const app::SweepPoint& point, int pointCount,
 
 void RunLogModel::appendFailed(const app::SweepPoint& point, int pointCount, const QString& target,
                                const QColor& colour, const QString& error) {
+    Entry entry = entryFor(point, pointCount, target, colour);
+    entry.note = error;
+    entry.pointFailed = true;
+    append(std::move(entry));
+}
+
+RunLogModel::Entry RunLogModel::entryFor(const app::SweepPoint& point, int pointCount,
+                                         const QString& target, const QColor& colour) {
     Entry entry;
     entry.index = point.index;
     entry.pointCount = pointCount;
@@ -55,9 +56,7 @@ void RunLogModel::appendFailed(const app::SweepPoint& point, int pointCount, con
     entry.colour = colour;
     entry.concurrency = point.concurrency;
     entry.repetition = point.repetition;
-    entry.note = error;
-    entry.pointFailed = true;
-    append(std::move(entry));
+    return entry;
 }
 
 void RunLogModel::append(Entry entry) {

@@ -68,6 +68,9 @@ public:
                         int role = Qt::DisplayRole) const override;
 
 private:
+    // The columns every row has, finished or failed.
+    static Entry entryFor(const app::SweepPoint& point, int pointCount, const QString& target,
+                          const QColor& colour);
     void append(Entry entry);
     QVariant display(const Entry& entry, int column) const;
 
