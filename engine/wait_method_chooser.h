@@ -11,8 +11,10 @@ namespace loadscope::engine {
 // Which one wins depends on the placement and the kernel, so the chooser
 // times both on the live traffic: a probe runs trials of each method in turn,
 // and the faster is used for a long stretch, then the probe repeats in case
-// conditions changed. Epoll must win by a clear margin, since on a shared
-// machine single trials are noisy and recv spends less CPU for the same rate.
+// conditions changed. A probe that confirms the previous winner doubles the
+// stretch (up to a cap), since every probe runs the slower method for a while.
+// Epoll must win by a clear margin, since on a shared machine single trials
+// are noisy and recv spends less CPU for the same rate.
 class WaitMethodChooser {
 public:
     enum class Method : uint8_t { Recv, Epoll };
@@ -25,6 +27,7 @@ public:
         uint32_t trialsPerMethod = 3;         // per probe, alternating Recv, Epoll, Recv, ...
         uint32_t chosenTransactions = 131072; // run with the winner before probing again
         uint32_t epollMarginPercent = 2;      // epoll's total must be this much smaller
+        uint32_t maxStretchDoublings = 3;     // a confirmed winner runs up to 8 stretches
     };
 
     WaitMethodChooser() = default;
@@ -33,6 +36,8 @@ public:
 
     Method method() const noexcept { return m_method; }
     bool probing() const noexcept { return m_probing; }
+    // Transactions the current winner runs before the next probe.
+    uint64_t stretchTransactions() const noexcept { return m_stretch; }
 
     // Called once per completed transaction, with the loop's clock.
     void transactionCompleted(int64_t nowNs) noexcept;
@@ -43,7 +48,11 @@ private:
     Tuning m_tuning;
     Method m_method = Method::Recv;
     bool m_probing = true;
-    uint32_t m_done = 0;           // transactions in the current trial or stretch
+    bool m_chosenBefore = false; // a probe has ended before
+    Method m_lastWinner = Method::Recv;
+    uint32_t m_doublings = 0; // probes in a row that kept m_lastWinner
+    uint64_t m_stretch = m_tuning.chosenTransactions;
+    uint64_t m_done = 0;           // transactions in the current trial or stretch
     uint32_t m_trialsDone = 0;     // in this probe
     int64_t m_startNs = -1;        // completion that began the current trial or stretch
     int64_t m_spentNs[2] = {0, 0}; // per method, over this probe's trials

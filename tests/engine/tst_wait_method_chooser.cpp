@@ -100,6 +100,45 @@ private Q_SLOTS:
         QCOMPARE(chooser.method(), Method::Recv);
     }
 
+    void aConfirmedWinnerRunsLongerBetweenProbes() {
+        WaitMethodChooser::Tuning tuning = kTuning;
+        tuning.maxStretchDoublings = 2;
+        WaitMethodChooser chooser(tuning);
+        int64_t clock = 0;
+        drive(chooser, clock, kProbe, 7000, 7700);
+        QCOMPARE(chooser.method(), Method::Recv);
+        QCOMPARE(chooser.stretchTransactions(), uint64_t(100));
+        for (const uint64_t next : {200, 400, 400}) {
+            const int stretch = int(chooser.stretchTransactions());
+            drive(chooser, clock, stretch - 1, 7000, 7700);
+            QVERIFY(!chooser.probing());
+            drive(chooser, clock, 1, 7000, 7700);
+            QVERIFY(chooser.probing());
+            drive(chooser, clock, kProbe - 1, 7000, 7700);
+            QVERIFY(!chooser.probing());
+            QCOMPARE(chooser.method(), Method::Recv);
+            QCOMPARE(chooser.stretchTransactions(), next);
+        }
+    }
+
+    void aNewWinnerRunsOneStretchBeforeTheNextProbe() {
+        WaitMethodChooser chooser(kTuning);
+        int64_t clock = 0;
+        drive(chooser, clock, kProbe, 7000, 7700);
+        drive(chooser, clock, 100, 7000, 7700);
+        drive(chooser, clock, kProbe - 1, 7000, 7700);
+        QCOMPARE(chooser.stretchTransactions(), uint64_t(200));
+        drive(chooser, clock, 200, 7000, 7700);
+        // The server moved to another CPU: epoll wins and gets a single stretch.
+        drive(chooser, clock, kProbe - 1, 9000, 6000);
+        QCOMPARE(chooser.method(), Method::Epoll);
+        QCOMPARE(chooser.stretchTransactions(), uint64_t(100));
+        drive(chooser, clock, 99, 9000, 6000);
+        QVERIFY(!chooser.probing());
+        drive(chooser, clock, 1, 9000, 6000);
+        QVERIFY(chooser.probing());
+    }
+
     void timeBeforeTheFirstCompletionIsNotCharged() {
         WaitMethodChooser chooser(kTuning);
         // A slow connect and first response under recv: not part of any trial.
