@@ -90,20 +90,27 @@ LoadWorker::LoadWorker(SharedRunState& shared, uint32_t index, uint32_t firstCon
     , m_spec(shared.spec)
     , m_protocol(*shared.spec.protocol)
     , m_index(index)
+    , m_firstConnection(firstConnection)
+    , m_connectionCount(connectionCount)
     , m_isStream(m_protocol.isStream())
     , m_keepAlive(m_protocol.keepAlive())
-    , m_recorder(shared, m_protocol) {
+    , m_recorder(shared, m_protocol) {}
+
+void LoadWorker::createConnections() {
+    // Allocated here rather than by the thread that starts the run: the hot
+    // buffers then come from this thread's malloc arena and its memory, not
+    // from wherever the caller's heap happens to have room.
     m_readBuffer.resize(kReadBufferBytes);
-    m_connections.reserve(connectionCount);
-    for (uint32_t i = 0; i < connectionCount; ++i) {
+    m_connections.reserve(m_connectionCount);
+    for (uint32_t i = 0; i < m_connectionCount; ++i) {
         auto c = std::make_unique<Connection>();
-        c->index = firstConnection + i;
+        c->index = m_firstConnection + i;
         c->session =
             m_protocol.newSession(c->index, m_spec.seed * 0x9E3779B97F4A7C15ull + c->index);
         c->ring.resize(m_isStream ? 1 : m_spec.pipeline);
         m_connections.push_back(std::move(c));
     }
-    if (connectionCount == 1 && m_keepAlive && !m_isStream)
+    if (m_connectionCount == 1 && m_keepAlive && !m_isStream)
         m_soleConnection = m_connections.front().get();
 }
 
@@ -553,6 +560,7 @@ void LoadWorker::run() {
     // Before the first tick takes the CPU baseline: the buckets' first touch
     // would otherwise show as client CPU load in a short run.
     m_recorder.reserveHistograms();
+    createConnections();
     int64_t now = monotonicNs();
     for (auto& c : m_connections)
         queueOpen(*c, now);

@@ -59,11 +59,14 @@ private:
     void tick(int64_t now);
     void checkTimeouts(int64_t now);
     bool finished(int64_t now) const;
+    void createConnections(); // on the worker's own thread, from its own malloc arena
 
     SharedRunState& m_shared;
     const LoadSpec& m_spec;
     const Protocol& m_protocol;
     uint32_t m_index;
+    uint32_t m_firstConnection;
+    uint32_t m_connectionCount;
     // The protocol's traits, read once: the hot path makes no virtual call for them.
     const bool m_isStream;
     const bool m_keepAlive;

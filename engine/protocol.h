@@ -55,7 +55,8 @@ public:
     virtual std::string_view lastError() const { return {}; }
 };
 
-// A workload against one target. Immutable once built, shared by all workers.
+// A workload against one target. Immutable once built, shared by all workers;
+// each worker thread calls newSession for its own connections, concurrently.
 class Protocol {
 public:
     virtual ~Protocol() = default;
