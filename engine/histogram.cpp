@@ -76,8 +76,8 @@ size_t indexOfValue(int64_t clampedValue) noexcept {
 }
 
 // Out of line so that the hot path of record() needs no saved registers.
-[[gnu::noinline, gnu::cold]] void allocateCounts(std::vector<uint64_t>& counts) {
-    counts.assign(kBucketCount, 0);
+[[gnu::noinline, gnu::cold]] void allocateCounts(detail::BucketArray& counts) {
+    counts = detail::BucketArray(kBucketCount);
 }
 
 // ceil(percentile / 100 * total), kept in [1, total].
@@ -171,14 +171,36 @@ private:
 
 Histogram::Histogram() = default;
 
+Histogram::Histogram(const Histogram& other)
+    : m_total(other.m_total)
+    , m_sum(other.m_sum)
+    , m_min(other.m_min)
+    , m_max(other.m_max) {
+    if (other.m_counts.empty())
+        return;
+    allocateCounts(m_counts);
+    if (m_total != 0) {
+        const size_t first = indexOfValue(m_min);
+        const size_t last = indexOfValue(m_max);
+        std::copy(other.m_counts.data() + first, other.m_counts.data() + last + 1,
+                  m_counts.data() + first);
+    }
+}
+
+Histogram& Histogram::operator=(const Histogram& other) {
+    if (this != &other) {
+        Histogram copy(other);
+        *this = std::move(copy);
+    }
+    return *this;
+}
+
 Histogram::Histogram(Histogram&& other) noexcept
     : m_counts(std::move(other.m_counts))
     , m_total(std::exchange(other.m_total, 0))
     , m_sum(std::exchange(other.m_sum, 0))
     , m_min(std::exchange(other.m_min, kEmptyMin))
-    , m_max(std::exchange(other.m_max, 0)) {
-    other.m_counts.clear();
-}
+    , m_max(std::exchange(other.m_max, 0)) {}
 
 Histogram& Histogram::operator=(Histogram&& other) noexcept {
     if (this != &other) {
@@ -187,8 +209,7 @@ Histogram& Histogram::operator=(Histogram&& other) noexcept {
         m_sum = std::exchange(other.m_sum, 0);
         m_min = std::exchange(other.m_min, kEmptyMin);
         m_max = std::exchange(other.m_max, 0);
-        // A cleared vector means "no storage"; the next count allocates it afresh.
-        other.m_counts.clear();
+        // other.m_counts is now empty: "no storage"; its next count allocates afresh.
     }
     return *this;
 }
@@ -240,8 +261,8 @@ void Histogram::reserve() {
 
 void Histogram::reset() noexcept {
     if (m_total != 0) {
-        std::fill(m_counts.begin() + static_cast<std::ptrdiff_t>(indexOfValue(m_min)),
-                  m_counts.begin() + static_cast<std::ptrdiff_t>(indexOfValue(m_max)) + 1, 0);
+        std::fill(m_counts.data() + indexOfValue(m_min), m_counts.data() + indexOfValue(m_max) + 1,
+                  uint64_t{0});
     }
     m_total = 0;
     m_sum = 0;
@@ -503,10 +524,10 @@ bool operator==(const Histogram& a, const Histogram& b) noexcept {
     if (a.m_total == 0) {
         return true;
     }
-    const auto first = static_cast<std::ptrdiff_t>(indexOfValue(a.m_min));
-    const auto last = static_cast<std::ptrdiff_t>(indexOfValue(a.m_max)) + 1;
-    return std::equal(a.m_counts.begin() + first, a.m_counts.begin() + last,
-                      b.m_counts.begin() + first);
+    const size_t first = indexOfValue(a.m_min);
+    const size_t last = indexOfValue(a.m_max) + 1;
+    return std::equal(a.m_counts.data() + first, a.m_counts.data() + last,
+                      b.m_counts.data() + first);
 }
 
 } // namespace loadscope::engine

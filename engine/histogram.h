@@ -1,5 +1,7 @@
 #pragma once
 
+#include "engine/bucket_array.h"
+
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -22,8 +24,9 @@ public:
     static constexpr int kSubBucketBits = 11;                       // 2048 sub-buckets
 
     Histogram();
-    Histogram(const Histogram&) = default;
-    Histogram& operator=(const Histogram&) = default;
+    // Copies write only the used range of buckets.
+    Histogram(const Histogram& other);
+    Histogram& operator=(const Histogram& other);
     // A moved-from histogram is empty and fully usable, so an interval recorder can
     // hand its histogram over and keep recording.
     Histogram(Histogram&& other) noexcept;
@@ -35,8 +38,9 @@ public:
     // Adds every count of `other`; merging is lossless and associative.
     void merge(const Histogram& other) noexcept;
     void reset() noexcept;
-    // Allocates the buckets now rather than at the first record, so that a
-    // measured stretch does not pay for them.
+    // Maps the buckets now rather than at the first record, so that a measured
+    // stretch does not pay for it; a page of buckets becomes resident when a
+    // value first falls in it.
     void reserve();
 
     uint64_t count() const noexcept { return m_total; }
@@ -77,8 +81,8 @@ public:
 private:
     // Empty until the first count arrives, so the many histograms a result carries
     // cost nothing until used. Every non-zero count lies between indexFor(m_min) and
-    // indexFor(m_max), which keeps merge, reset and scans to the used range.
-    std::vector<uint64_t> m_counts;
+    // indexFor(m_max), which keeps merge, reset, copies and scans to the used range.
+    detail::BucketArray m_counts;
     uint64_t m_total = 0;
     uint64_t m_sum = 0; // ns; overflows only past 584 years of summed latency
     // Sentinels while empty, so that record() needs no first-value branch.

@@ -100,7 +100,8 @@ void LoadWorker::createConnections() {
     // Allocated here rather than by the thread that starts the run: the hot
     // buffers then come from this thread's malloc arena and its memory, not
     // from wherever the caller's heap happens to have room.
-    m_readBuffer.resize(kReadBufferBytes);
+    // Not zeroed: recv writes what is read, and untouched pages stay unbacked.
+    m_readBuffer.reset(new char[kReadBufferBytes]);
     m_connections.reserve(m_connectionCount);
     for (uint32_t i = 0; i < m_connectionCount; ++i) {
         auto c = std::make_unique<Connection>();
@@ -315,10 +316,10 @@ void LoadWorker::setWriteInterest(Connection& c, bool wanted) {
 
 void LoadWorker::onReadable(Connection& c, int64_t now) {
     for (;;) {
-        const ssize_t n = ::recv(c.fd, m_readBuffer.data(), m_readBuffer.size(), MSG_DONTWAIT);
+        const ssize_t n = ::recv(c.fd, m_readBuffer.get(), kReadBufferBytes, MSG_DONTWAIT);
         if (n < 0 && errno == EINTR)
             continue;
-        if (!onReceived(c, n, errno, now) || size_t(n) < m_readBuffer.size())
+        if (!onReceived(c, n, errno, now) || size_t(n) < kReadBufferBytes)
             return; // a short read on a stream socket means nothing more is queued
     }
 }
@@ -337,7 +338,7 @@ bool LoadWorker::onReceived(Connection& c, ssize_t n, int error, int64_t now) {
         m_recorder.result().bytesTotal += uint64_t(n);
     if (m_isStream)
         return true; // a sink has nothing to say; whatever arrives is discarded
-    std::string_view data(m_readBuffer.data(), size_t(n));
+    std::string_view data(m_readBuffer.get(), size_t(n));
     // The peer sent all of these bytes before it could have seen a request
     // issued while they are parsed, so they answer only the requests
     // outstanding now; more is a peer sending more than it owes, which
@@ -382,10 +383,10 @@ int64_t LoadWorker::awaitSoleResponse() {
     // the server the saved system call is a tenth of a transaction. Used
     // while m_waitChooser finds it the faster of the two.
     Connection& c = *m_soleConnection;
-    const ssize_t n = ::recv(c.fd, m_readBuffer.data(), m_readBuffer.size(), 0);
+    const ssize_t n = ::recv(c.fd, m_readBuffer.get(), kReadBufferBytes, 0);
     const int error = errno;
     const int64_t now = monotonicNs();
-    if (onReceived(c, n, error, now) && size_t(n) == m_readBuffer.size())
+    if (onReceived(c, n, error, now) && size_t(n) == kReadBufferBytes)
         onReadable(c, now);
     return now;
 }

@@ -77,8 +77,8 @@ private:
     // chooser says which of the two is faster here.
     Connection* m_soleConnection = nullptr;
     WaitMethodChooser m_waitChooser;
-    std::vector<Connection*> m_toOpen; // closed connections waiting to (re)connect
-    std::string m_readBuffer;
+    std::vector<Connection*> m_toOpen;    // closed connections waiting to (re)connect
+    std::unique_ptr<char[]> m_readBuffer; // 64 KiB (kReadBufferBytes)
     bool m_budgetExhausted = false;
     bool m_measuring = false;
     uint64_t m_inFlight = 0;

@@ -164,6 +164,7 @@ private Q_SLOTS:
     void emptyHistogram();
     void resetForgetsEverything();
     void movedFromIsEmptyAndUsable();
+    void copiesAreEqualAndIndependent();
     void serializeRoundTrip_data();
     void serializeRoundTrip();
     void serializedFormIsCompact();
@@ -491,6 +492,34 @@ void TestHistogram::movedFromIsEmptyAndUsable() {
     QVERIFY(taken == copy);
     taken.reset();
     QVERIFY(taken.empty());
+}
+
+void TestHistogram::copiesAreEqualAndIndependent() {
+    const Histogram source = recordAll(generate(Shape::Lognormal, 1'000, 22));
+    Histogram copy(source);
+    QVERIFY(copy == source);
+    QCOMPARE(copy.serialize(), source.serialize());
+    copy.record(7);
+    QCOMPARE(copy.count(), source.count() + 1);
+    QCOMPARE(source.count(), uint64_t{1'000}); // the source is untouched
+
+    // Assigning over counts in another range leaves none of them behind.
+    Histogram assigned;
+    assigned.record(kHour);
+    assigned.record(1);
+    assigned = source;
+    QVERIFY(assigned == source);
+    QCOMPARE(assigned.serialize(), source.serialize());
+    QCOMPARE(assigned.valueAtPercentile(100), source.valueAtPercentile(100));
+
+    // A reserved, still empty histogram copies as empty and records normally.
+    Histogram reserved;
+    reserved.reserve();
+    Histogram reservedCopy(reserved);
+    QVERIFY(reservedCopy.empty());
+    reservedCopy.record(5);
+    QCOMPARE(reservedCopy.valueAtPercentile(50), int64_t{5});
+    QVERIFY(reserved.empty());
 }
 
 void TestHistogram::serializeRoundTrip_data() {
