@@ -558,8 +558,8 @@ void LoadWorker::run() {
                            std::string("epoll: ") + std::strerror(errno));
         return;
     }
-    // Before the first tick takes the CPU baseline: the buckets' first touch
-    // would otherwise show as client CPU load in a short run.
+    // Before the first tick takes the CPU baseline: allocating would
+    // otherwise show as client CPU load in a short run.
     m_recorder.reserveHistograms();
     createConnections();
     int64_t now = monotonicNs();

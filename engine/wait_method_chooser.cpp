@@ -1,7 +1,5 @@
 #include "engine/wait_method_chooser.h"
 
-#include <algorithm>
-
 namespace loadscope::engine {
 
 void WaitMethodChooser::transactionCompleted(int64_t nowNs) noexcept {
@@ -12,7 +10,7 @@ void WaitMethodChooser::transactionCompleted(int64_t nowNs) noexcept {
         return;
     }
     ++m_done;
-    if (m_done < (m_probing ? m_tuning.trialTransactions : m_stretch))
+    if (m_done < (m_probing ? m_tuning.trialTransactions : stretchTransactions()))
         return;
     const int64_t elapsed = nowNs - m_startNs;
     m_done = 0;
@@ -38,13 +36,9 @@ void WaitMethodChooser::endProbe() noexcept {
     const bool epollFaster = epollNs * 100 < recvNs * (100 - int64_t(m_tuning.epollMarginPercent));
     m_method = epollFaster ? Method::Epoll : Method::Recv;
     m_probing = false;
-    if (m_chosenBefore && m_method == m_lastWinner)
-        m_doublings = std::min(m_doublings + 1, m_tuning.maxStretchDoublings);
-    else
-        m_doublings = 0;
-    m_chosenBefore = true;
+    m_doublings =
+        m_lastWinner == m_method ? std::min(m_doublings + 1, m_tuning.maxStretchDoublings) : 0;
     m_lastWinner = m_method;
-    m_stretch = uint64_t(m_tuning.chosenTransactions) << std::min(m_doublings, 32u);
 }
 
 } // namespace loadscope::engine

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <optional>
 
 namespace loadscope::engine {
 
@@ -37,7 +39,9 @@ public:
     Method method() const noexcept { return m_method; }
     bool probing() const noexcept { return m_probing; }
     // Transactions the current winner runs before the next probe.
-    uint64_t stretchTransactions() const noexcept { return m_stretch; }
+    uint64_t stretchTransactions() const noexcept {
+        return uint64_t(m_tuning.chosenTransactions) << std::min(m_doublings, 32u);
+    }
 
     // Called once per completed transaction, with the loop's clock.
     void transactionCompleted(int64_t nowNs) noexcept;
@@ -48,14 +52,12 @@ private:
     Tuning m_tuning;
     Method m_method = Method::Recv;
     bool m_probing = true;
-    bool m_chosenBefore = false; // a probe has ended before
-    Method m_lastWinner = Method::Recv;
-    uint32_t m_doublings = 0; // probes in a row that kept m_lastWinner
-    uint64_t m_stretch = m_tuning.chosenTransactions;
-    uint64_t m_done = 0;           // transactions in the current trial or stretch
-    uint32_t m_trialsDone = 0;     // in this probe
-    int64_t m_startNs = -1;        // completion that began the current trial or stretch
-    int64_t m_spentNs[2] = {0, 0}; // per method, over this probe's trials
+    std::optional<Method> m_lastWinner; // of the last probe that ended
+    uint32_t m_doublings = 0;           // probes in a row that kept m_lastWinner
+    uint64_t m_done = 0;                // transactions in the current trial or stretch
+    uint32_t m_trialsDone = 0;          // in this probe
+    int64_t m_startNs = -1;             // completion that began the current trial or stretch
+    int64_t m_spentNs[2] = {0, 0};      // per method, over this probe's trials
 };
 
 } // namespace loadscope::engine

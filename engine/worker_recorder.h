@@ -26,7 +26,7 @@ class WorkerRecorder {
 public:
     WorkerRecorder(SharedRunState& shared, const Protocol& protocol);
 
-    // Allocates the histograms now: their first touch is not the run's to pay.
+    // Maps the histograms' buckets now, so that the run does not pay for it.
     void reserveHistograms();
     // A complete response; counted only if it lies inside the measured stretch.
     void response(const InFlight& request, const ResponseInfo& info, int64_t now,
