@@ -1,5 +1,7 @@
 #include "engine/load_worker.h"
 
+#include "engine/vector_state.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -546,6 +548,9 @@ void LoadWorker::openQueued(int64_t now) {
 }
 
 void LoadWorker::run() {
+    // The registers were copied from the thread that started the run, which
+    // may have left the upper vector halves in use (see vector_state.h).
+    clearUpperVectorState();
     if (!m_spec.cpus.empty()) {
         cpu_set_t set;
         CPU_ZERO(&set);
