@@ -601,7 +601,7 @@ void LoadWorker::run() {
         }
         tick(now);
     }
-    m_recorder.publish();
+    m_recorder.finish();
     m_recorder.result().threads = 1;
     m_recorder.result().threadCpus.push_back(sched_getcpu());
     m_recorder.result().serverSoftware = m_serverSoftware;

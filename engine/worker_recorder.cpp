@@ -19,7 +19,8 @@ WorkerRecorder::WorkerRecorder(SharedRunState& shared, const Protocol& protocol)
 
 void WorkerRecorder::reserveHistograms() {
     for (Histogram* h :
-         {&m_result.total, &m_result.connect, &m_result.waiting, &m_result.processing, &m_interval})
+         {&m_result.total, &m_result.connect, &m_result.waiting, &m_result.processing,
+          &m_singleTimeInterval, &m_otherInterval, &m_singleTime})
         h->reserve();
 }
 
@@ -35,11 +36,15 @@ void WorkerRecorder::response(const InFlight& request, const ResponseInfo& info,
     const int64_t total = now - request.startNs;
     const int64_t waiting =
         request.firstByteNs && request.sentNs ? request.firstByteNs - request.sentNs : 0;
-    r.total.record(total);
-    r.connect.record(request.connectNs);
-    r.waiting.record(std::max<int64_t>(0, waiting));
-    r.processing.record(std::max<int64_t>(0, total - request.connectNs));
-    m_interval.record(total);
+    if (request.connectNs == 0 && waiting == total) {
+        m_singleTimeInterval.record(total);
+    } else {
+        r.total.record(total);
+        r.connect.record(request.connectNs);
+        r.waiting.record(std::max<int64_t>(0, waiting));
+        r.processing.record(std::max<int64_t>(0, total - request.connectNs));
+        m_otherInterval.record(total);
+    }
     ++m_intervalComplete;
     r.bytesBody += info.bodyBytes;
     if (info.statusCode != 0) {
@@ -93,15 +98,30 @@ void WorkerRecorder::failure(ErrorClass error, bool measured, std::string_view m
 }
 
 void WorkerRecorder::publish() {
-    std::lock_guard lock(m_mailbox.mutex);
-    m_mailbox.interval.merge(m_interval);
-    m_mailbox.intervalComplete += m_intervalComplete;
-    m_mailbox.complete = m_result.complete;
-    m_mailbox.failed = m_result.failed;
-    m_mailbox.bytesReceived = m_result.bytesTotal;
-    m_mailbox.bytesSent = m_result.bytesSent;
-    m_interval.reset();
+    {
+        std::lock_guard lock(m_mailbox.mutex);
+        m_mailbox.interval.merge(m_singleTimeInterval);
+        m_mailbox.interval.merge(m_otherInterval);
+        m_mailbox.intervalComplete += m_intervalComplete;
+        m_mailbox.complete = m_result.complete;
+        m_mailbox.failed = m_result.failed;
+        m_mailbox.bytesReceived = m_result.bytesTotal;
+        m_mailbox.bytesSent = m_result.bytesSent;
+    }
+    m_singleTime.merge(m_singleTimeInterval);
+    m_singleTimeInterval.reset();
+    m_otherInterval.reset();
     m_intervalComplete = 0;
+}
+
+void WorkerRecorder::finish() {
+    publish();
+    RunResult& r = m_result;
+    r.total.merge(m_singleTime);
+    r.waiting.merge(m_singleTime);
+    r.processing.merge(m_singleTime);
+    r.connect.recordN(0, m_singleTime.count());
+    m_singleTime.reset();
 }
 
 } // namespace loadscope::engine::detail

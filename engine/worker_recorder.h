@@ -22,6 +22,14 @@ struct InFlight {
 // What one worker measured: counts, bytes, error classes and histograms in its
 // RunResult, and the interval the monitor collects through the mailbox. Only
 // the worker's thread calls it; publish() alone takes the mailbox's lock.
+//
+// Most responses have one time: no connect charged (a kept-alive connection),
+// the request sent when issued and the response read in one go, so waiting,
+// processing and total are the same value and connect is 0. Such a response
+// is recorded once, in its own interval histogram; publish() adds that
+// interval to a running histogram, and finish() folds the running histogram
+// into the four of the result. The rest are recorded in each histogram, as
+// before. The result's histograms are complete only after finish().
 class WorkerRecorder {
 public:
     WorkerRecorder(SharedRunState& shared, const Protocol& protocol);
@@ -35,6 +43,8 @@ public:
     void failure(ErrorClass error, bool measured, std::string_view message);
     // Hands the interval and the running totals to the monitor.
     void publish();
+    // Publishes, then completes the result's histograms; after the last response.
+    void finish();
 
     RunResult& result() { return m_result; }
     WorkerMailbox& mailbox() { return m_mailbox; }
@@ -45,7 +55,9 @@ private:
     const bool m_keepAlive;
     const bool m_checksDocumentLength;
     RunResult m_result;
-    Histogram m_interval;
+    Histogram m_singleTimeInterval; // one-time responses since the last publish
+    Histogram m_otherInterval;      // the other responses since the last publish
+    Histogram m_singleTime;         // one-time responses before the last publish
     uint64_t m_intervalComplete = 0;
     int64_t m_lastCompletionNs = 0;
     WorkerMailbox m_mailbox;
