@@ -54,6 +54,8 @@ private:
     void dropConnection(Connection& c, int64_t now, bool retryInFlight);
     void streamWrite(Connection& c, int64_t now);
     void setWriteInterest(Connection& c, bool wanted);
+    // Adds the connection to the epoll set or removes it (while it waits in recv).
+    void setWatched(Connection& c, bool watched);
     void queueOpen(Connection& c, int64_t at);
     void openQueued(int64_t now);
     void tick(int64_t now);
