@@ -211,12 +211,7 @@ void LoadWorker::failConnect(Connection& c, int64_t now, int error) {
     if (counted)
         m_recorder.failure(ErrorClass::Connect, measured,
                            "connect to " + m_spec.target.toString() + ": " + std::strerror(error));
-    if (c.fd >= 0) {
-        ::close(c.fd);
-        c.fd = -1;
-        c.watched = false;
-    }
-    c.state = Connection::State::Closed;
+    closeSocket(c);
     queueOpen(c, now + kReconnectBackoffNs);
 }
 
@@ -309,22 +304,31 @@ void LoadWorker::setWriteInterest(Connection& c, bool wanted) {
     if (c.wantWrite == wanted || c.fd < 0)
         return;
     c.wantWrite = wanted;
-    if (!c.watched)
-        return; // setWatched asks for the new events when it adds the connection back
-    epoll_event ev{};
-    ev.events = EPOLLIN | EPOLLRDHUP | (wanted ? EPOLLOUT : 0u);
-    ev.data.ptr = &c;
-    ::epoll_ctl(m_epoll, EPOLL_CTL_MOD, c.fd, &ev);
+    // An unwatched connection gets the new events when setWatched adds it back.
+    if (c.watched)
+        controlEpoll(c, EPOLL_CTL_MOD);
 }
 
 void LoadWorker::setWatched(Connection& c, bool watched) {
-    if (c.watched == watched || c.fd < 0)
-        return;
+    if (c.watched != watched && c.fd >= 0 &&
+        controlEpoll(c, watched ? EPOLL_CTL_ADD : EPOLL_CTL_DEL))
+        c.watched = watched;
+}
+
+bool LoadWorker::controlEpoll(Connection& c, int operation) {
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP | (c.wantWrite ? EPOLLOUT : 0u);
     ev.data.ptr = &c;
-    if (::epoll_ctl(m_epoll, watched ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, c.fd, &ev) == 0)
-        c.watched = watched;
+    return ::epoll_ctl(m_epoll, operation, c.fd, &ev) == 0;
+}
+
+void LoadWorker::closeSocket(Connection& c) {
+    if (c.fd >= 0) {
+        ::close(c.fd); // also removes it from the epoll set
+        c.fd = -1;
+        c.watched = false;
+    }
+    c.state = Connection::State::Closed;
 }
 
 void LoadWorker::onReadable(Connection& c, int64_t now) {
@@ -471,12 +475,7 @@ void LoadWorker::dropConnection(Connection& c, int64_t now, bool retryInFlight) 
     c.count = 0;
     c.head = 0;
     c.unsent = 0;
-    if (c.fd >= 0) {
-        ::close(c.fd); // also removes it from the epoll set
-        c.fd = -1;
-        c.watched = false;
-    }
-    c.state = Connection::State::Closed;
+    closeSocket(c);
     queueOpen(c, now); // right away, from the loop
 }
 

@@ -56,6 +56,9 @@ private:
     void setWriteInterest(Connection& c, bool wanted);
     // Adds the connection to the epoll set or removes it (while it waits in recv).
     void setWatched(Connection& c, bool watched);
+    // epoll_ctl with the connection's current events; true when it succeeded.
+    bool controlEpoll(Connection& c, int operation);
+    void closeSocket(Connection& c); // and marks the connection Closed
     void queueOpen(Connection& c, int64_t at);
     void openQueued(int64_t now);
     void tick(int64_t now);

@@ -24,6 +24,21 @@ struct Naive {
     }
 };
 
+LoadSpec tcpRrSpec() {
+    LoadSpec spec;
+    spec.protocol = std::make_shared<TcpRrProtocol>(TcpRrSpec{});
+    return spec;
+}
+
+// A recorder for a TCP_RR run, with a session to hand it. Members in the
+// order they are built: the recorder reads the spec's protocol.
+struct RecorderUnderTest {
+    LoadSpec spec = tcpRrSpec();
+    SharedRunState shared{spec};
+    WorkerRecorder recorder{shared, *spec.protocol};
+    std::unique_ptr<ProtocolSession> session = spec.protocol->newSession(0, 1);
+};
+
 } // namespace
 
 class TestWorkerRecorder : public QObject {
@@ -38,12 +53,9 @@ private Q_SLOTS:
     }
     void resultEqualsRecordingEveryHistogram() {
         QFETCH(int, publishEvery);
-        LoadSpec spec;
-        spec.protocol = std::make_shared<TcpRrProtocol>(TcpRrSpec{});
-        SharedRunState shared(spec);
-        WorkerRecorder recorder(shared, *spec.protocol);
+        RecorderUnderTest under;
+        WorkerRecorder& recorder = under.recorder;
         recorder.reserveHistograms();
-        const auto session = spec.protocol->newSession(0, 1);
 
         Naive expected;
         std::mt19937_64 random(7);
@@ -73,7 +85,7 @@ private Q_SLOTS:
                 now = request.firstByteNs + duration(random);
                 break;
             }
-            recorder.response(request, ResponseInfo{}, now, *session);
+            recorder.response(request, ResponseInfo{}, now, *under.session);
             expected.record(request, now);
             if (publishEvery > 0 && (i + 1) % publishEvery == 0)
                 recorder.publish();
@@ -96,16 +108,13 @@ private Q_SLOTS:
     }
 
     void finishingTwiceAddsNothing() {
-        LoadSpec spec;
-        spec.protocol = std::make_shared<TcpRrProtocol>(TcpRrSpec{});
-        SharedRunState shared(spec);
-        WorkerRecorder recorder(shared, *spec.protocol);
-        const auto session = spec.protocol->newSession(0, 1);
+        RecorderUnderTest under;
+        WorkerRecorder& recorder = under.recorder;
         InFlight request;
         request.measured = true;
         request.startNs = request.sentNs = 1000;
         request.firstByteNs = 5000;
-        recorder.response(request, ResponseInfo{}, 5000, *session);
+        recorder.response(request, ResponseInfo{}, 5000, *under.session);
         recorder.finish();
         recorder.finish();
         QCOMPARE(recorder.result().total.count(), uint64_t(1));
