@@ -1,0 +1,479 @@
+// Golden outputs of loadscope-cli: the CLI JSON and CSV of http, memcache,
+// tcp-rr and tcp-stream, the session file a sweep writes, and the results and
+// summary CSVs of export, each run against deterministic servers on 127.0.0.1
+// (the embedded `serve http` and `serve echo`, a canned memcached reply) and
+// bounded by request count, so that every count and byte field has one known
+// value. Each output must have the fields of its fixture in
+// tests/app/fixtures/golden/, in the same order, with the same value in every
+// count and byte field; timing fields are checked for presence and range only.
+// Which field is which is decided by name in the lists below; a field in none
+// of them fails the suite, so a new field enters the fixtures on purpose.
+//
+// To re-record the fixtures from the current code (after a deliberate change
+// of an output), build it and run in the source tree:
+//     LOADSCOPE_GOLDEN_RECORD=1 ctest --preset ci -R tst_golden_outputs
+// (it rewrites tests/app/fixtures/golden/*.golden and passes unless a field is
+// in none of the lists), then run it once more without the variable, review
+// `git diff tests/app/fixtures/golden` and commit the fixtures with the change.
+#include "canned_reply_server.h"
+#include "cli_process.h"
+#include "golden_outputs.h"
+#include "stop_with_test.h"
+
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using loadscope::testing::CannedReplyServer;
+using loadscope::testing::CliOutcome;
+using loadscope::testing::runCli;
+using loadscope::testing::stopWithTest;
+using namespace loadscope::testing::golden;
+
+namespace {
+
+// The CLI's --json and --csv (objects flattened with '_' in the CSV).
+const QList<Rule> kCliRules{
+    {"(line ending)", Kind::Exact},
+    // Counts and bytes.
+    {"complete", Kind::Exact},
+    {"failed", Kind::Exact},
+    {"failed_connect", Kind::Exact},
+    {"failed_receive", Kind::Exact},
+    {"failed_length", Kind::Exact},
+    {"failed_exceptions", Kind::Exact},
+    {"failed_write", Kind::Exact},
+    {"timeouts", Kind::Exact},
+    {"non_2xx", Kind::Exact},
+    {"keep_alive", Kind::Exact},
+    {"bytes_total", Kind::Exact},
+    {"bytes_body", Kind::Exact},
+    {"bytes_sent", Kind::Exact},
+    {"connections_opened", Kind::Exact},
+    {"status_codes*", Kind::Exact},
+    {"sets", Kind::Exact},
+    {"gets", Kind::Exact},
+    {"hits", Kind::Exact},
+    {"misses", Kind::Exact},
+    {"hit_ratio", Kind::Exact},
+    {"error_replies*", Kind::Exact},
+    {"first_error", Kind::Exact},
+    {"cancelled", Kind::Exact},
+    // What was asked for, and what answered.
+    {"concurrency", Kind::Exact},
+    {"threads", Kind::Exact},
+    {"threads_pinned", Kind::Exact},
+    {"pipeline", Kind::Exact},
+    {"document_length", Kind::Exact},
+    {"server_software", Kind::Exact},
+    {"test", Kind::Exact},
+    {"request_size", Kind::Exact},
+    {"response_size", Kind::Exact},
+    {"send_size", Kind::Exact},
+    {"clients_per_thread", Kind::Exact},
+    {"requests_per_client", Kind::Exact},
+    {"test_time_s", Kind::Exact},
+    {"ratio", Kind::Exact},
+    {"key_pattern", Kind::Exact},
+    {"key_minimum", Kind::Exact},
+    {"key_maximum", Kind::Exact},
+    {"key_prefix", Kind::Exact},
+    {"data_size", Kind::Exact},
+    // Timing, rates, CPU.
+    {"duration_s", Kind::Seconds},
+    {"client_cpu_s", Kind::Seconds},
+    {"client_cpu_load", Kind::Number},
+    {"requests_per_second", Kind::Number},
+    {"transactions_per_second", Kind::Number},
+    {"throughput_mbit_s", Kind::Number},
+    {"transfer_rate_kib_s", Kind::Number},
+    {"ops_per_second", Kind::Number},
+    {"sets_per_second", Kind::Number},
+    {"gets_per_second", Kind::Number},
+    {"hits_per_second", Kind::Number},
+    {"misses_per_second", Kind::Number},
+    {"kb_per_second", Kind::Number},
+    {"latency_ms*", Kind::Number},
+    {"connect_ms*", Kind::Number},
+    {"waiting_ms*", Kind::Number},
+    {"processing_ms*", Kind::Number},
+    {"set_latency_ms*", Kind::Number},
+    {"get_latency_ms*", Kind::Number},
+    // This machine and this run: ports, CPUs, the kernel's socket buffer sizes.
+    {"url", Kind::Present},
+    {"server", Kind::Present},
+    {"thread_cpus", Kind::Present},
+    {"socket_send_bytes", Kind::Present},
+    {"socket_recv_bytes", Kind::Present},
+};
+
+// The session file `sweep --out` writes (names without array indices).
+const QList<Rule> kSessionRules{
+    {"format", Kind::Exact},
+    {"version", Kind::Exact},
+    {"name", Kind::Exact},
+    {"notes", Kind::Exact},
+    {"baseline", Kind::Exact},
+    {"plan.*", Kind::Exact},
+    {"targets.id", Kind::Exact},
+    {"targets.name", Kind::Exact},
+    {"targets.mode", Kind::Exact},
+    {"targets.colour", Kind::Exact},
+    {"targets.protocol", Kind::Exact},
+    {"targets.address", Kind::Present}, // a port of this run
+    {"targets.http.url", Kind::Present},
+    {"targets.http.*", Kind::Exact},
+    {"targets.tcp-rr.*", Kind::Exact},
+    {"results.target", Kind::Exact},
+    {"results.concurrency", Kind::Exact},
+    {"results.repetition", Kind::Exact},
+    {"results.threads", Kind::Exact},
+    {"results.cancelled", Kind::Exact},
+    {"results.complete", Kind::Exact},
+    {"results.failed", Kind::Exact},
+    {"results.errors.*", Kind::Exact},
+    {"results.non2xx", Kind::Exact},
+    {"results.keepAlive", Kind::Exact},
+    {"results.bytesTotal", Kind::Exact},
+    {"results.bytesBody", Kind::Exact},
+    {"results.bytesSent", Kind::Exact},
+    {"results.hits", Kind::Exact},
+    {"results.misses", Kind::Exact},
+    {"results.statusCodes*", Kind::Exact},
+    {"results.operations*", Kind::Exact},
+    {"results.reported*", Kind::Exact},
+    {"results.documentLength", Kind::Exact},
+    {"results.serverSoftware", Kind::Exact},
+    {"results.firstError", Kind::Exact},
+    {"results.source.kind", Kind::Exact},
+    {"results.source.tool", Kind::Exact},
+    {"results.source.file", Kind::Exact},
+    {"results.source.fingerprint", Kind::Exact},
+    {"results.source.toolVersion", Kind::Present},
+    {"results.durationSeconds", Kind::Seconds},
+    {"results.clientCpuSeconds", Kind::Seconds},
+    {"results.latency.*", Kind::Present}, // encoded histograms
+    {"results.environment.*", Kind::Present},
+};
+
+// `export --csv`: one row per result.
+const QList<Rule> kResultsCsvRules{
+    {"(line ending)", Kind::Exact},
+    {"target", Kind::Exact},
+    {"target_id", Kind::Exact},
+    {"mode", Kind::Exact},
+    {"protocol", Kind::Exact},
+    {"endpoint", Kind::Present}, // a port of this run
+    {"concurrency", Kind::Exact},
+    {"repetition", Kind::Exact},
+    {"source", Kind::Exact},
+    {"tool", Kind::Exact},
+    {"tool_version", Kind::Present},
+    {"started_at", Kind::Present},
+    {"host_name", Kind::Present},
+    {"thread_placement", Kind::Present},
+    {"cancelled", Kind::Exact},
+    {"duration_s", Kind::Seconds},
+    {"threads", Kind::Exact},
+    {"complete", Kind::Exact},
+    {"failed", Kind::Exact},
+    {"failed_*", Kind::Exact},
+    {"non_2xx", Kind::Exact},
+    {"keep_alive", Kind::Exact},
+    {"bytes_total", Kind::Exact},
+    {"bytes_body", Kind::Exact},
+    {"bytes_sent", Kind::Exact},
+    {"hits", Kind::Exact},
+    {"misses", Kind::Exact},
+    {"client_cpu_s", Kind::Seconds},
+    {"requests_per_second", Kind::Number},
+    {"transfer_rate_kib_s", Kind::Number},
+    {"throughput_mbit_s", Kind::Number},
+    {"time_per_request_ms", Kind::Number},
+    {"time_per_request_across_ms", Kind::Number},
+    {"latency_*", Kind::Number},
+    {"connect_mean_ms", Kind::Number},
+    {"waiting_mean_ms", Kind::Number},
+    {"processing_mean_ms", Kind::Number},
+    {"server_software", Kind::Exact},
+    {"document_length", Kind::Exact},
+    {"first_error", Kind::Exact},
+};
+
+// `export --summary-csv`: one row per target x concurrency x metric.
+const QList<Rule> kSummaryCsvRules{
+    {"(line ending)", Kind::Exact},
+    {"target", Kind::Exact},
+    {"target_id", Kind::Exact},
+    {"mode", Kind::Exact},
+    {"protocol", Kind::Exact},
+    {"concurrency", Kind::Exact},
+    {"metric", Kind::Exact},
+    {"unit", Kind::Exact},
+    {"n", Kind::Exact},
+    {"imported", Kind::Exact},
+    {"mean", Kind::Number},
+    {"sd", Kind::Number},
+    {"ci95_low", Kind::Signed},
+    {"ci95_high", Kind::Signed},
+    {"vs_baseline_percent", Kind::Signed},
+    {"p_value", Kind::Signed},
+    {"significant", Kind::Present}, // decided by timings
+    {"verdict", Kind::Present},
+};
+// Summary rows of a count metric: its statistics are counts too (no failures
+// against these servers), so every cell of the row is exact.
+const QStringList kSummaryCountMetrics{QStringLiteral("failed")};
+
+Kind cliKind(const Field& field) {
+    return kindFrom(kCliRules, field.name);
+}
+Kind sessionKind(const Field& field) {
+    return kindFrom(kSessionRules, field.name);
+}
+Kind resultsCsvKind(const Field& field) {
+    return kindFrom(kResultsCsvRules, field.name);
+}
+Kind summaryCsvKind(const Field& field) {
+    const Kind kind = kindFrom(kSummaryCsvRules, field.name);
+    return kind != Kind::Unknown && kSummaryCountMetrics.contains(field.context) ? Kind::Exact
+                                                                                 : kind;
+}
+
+QString fixture(const QString& name) {
+    return QDir(qEnvironmentVariable("LOADSCOPE_SOURCE_DIR"))
+        .filePath(QStringLiteral("tests/app/fixtures/golden/") + name);
+}
+
+QByteArray readAll(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+QList<Field> jsonFields(const QString& path, QStringList* problems) {
+    const auto fields = OrderedJson::flatten(readAll(path));
+    if (!fields)
+        *problems << QStringLiteral("%1 is not JSON").arg(path);
+    return fields.value_or(QList<Field>{});
+}
+
+// `loadscope-cli serve KIND ...` on 127.0.0.1 and a free port, stopped with the test.
+class ServeProcess {
+public:
+    explicit ServeProcess(const QStringList& arguments) {
+        stopWithTest(m_process);
+        m_process.start(loadscope::testing::cliPath(),
+                        QStringList{QStringLiteral("serve")} << arguments);
+        QByteArray line;
+        const QDeadlineTimer deadline(10'000);
+        while (!line.endsWith('\n') && !deadline.hasExpired() &&
+               m_process.state() != QProcess::NotRunning) {
+            m_process.waitForReadyRead(100);
+            line += m_process.readLine();
+        }
+        const QByteArray prefix = "listening on 127.0.0.1:";
+        if (line.startsWith(prefix))
+            m_port = quint16(line.trimmed().mid(prefix.size()).toUInt());
+    }
+    ~ServeProcess() {
+        m_process.terminate();
+        if (!m_process.waitForFinished(5000)) {
+            m_process.kill();
+            m_process.waitForFinished(5000);
+        }
+    }
+    quint16 port() const { return m_port; }
+    QString address() const { return QStringLiteral("127.0.0.1:%1").arg(m_port); }
+
+private:
+    QProcess m_process;
+    quint16 m_port = 0;
+};
+
+constexpr int kDocumentSize = 1000;
+// serve echo and the session's TCP_RR target; the one-shot says -r 10,20.
+constexpr int kRequestSize = 10;
+constexpr int kResponseSize = 20;
+// Every get hits: one value of 4 bytes, whatever key was asked for.
+const QByteArray kMemcachedHit = "VALUE memtier-1 0 4\r\nabcd\r\nEND\r\n";
+
+// The session swept: an HTTP target on `serve http` and a TCP_RR target on
+// `serve echo`, two levels, two repetitions, a fixed number of requests.
+QByteArray sessionText(quint16 httpPort, quint16 echoPort) {
+    // Not a raw string literal: moc (Qt 6.4) loses the class after one.
+    return QString::fromLatin1(
+               "{\"format\": \"loadscope-session\", \"version\": 1, \"name\": \"golden outputs\",\n"
+               "  \"notes\": \"Recorded by tst_golden_outputs.\",\n"
+               "  \"baseline\": \"00000000-0000-4000-8000-000000000001\",\n"
+               "  \"plan\": {\"concurrency\": [1, 3], \"cpus\": [], \"limit\": \"requests\",\n"
+               "           \"requestsPerPoint\": 150, \"durationSeconds\": 2, \"repetitions\": 2,\n"
+               "           \"order\": \"interleaved\", \"pauseSeconds\": 0, \"threads\": 1,\n"
+               "           \"warmupSeconds\": 0},\n"
+               "  \"results\": [],\n"
+               "  \"targets\": [\n"
+               "    {\"id\": \"00000000-0000-4000-8000-000000000001\", \"name\": \"web\",\n"
+               "     \"mode\": \"host\", \"colour\": \"#0072b2\", \"protocol\": \"http\", "
+               "\"address\": \"\",\n"
+               "     \"http\": {\"url\": \"http://127.0.0.1:%1/\", \"method\": \"GET\", "
+               "\"headers\": [],\n"
+               "              \"bodyFile\": \"\", \"contentType\": \"\", \"keepAlive\": true,\n"
+               "              \"pipeline\": 1}},\n"
+               "    {\"id\": \"00000000-0000-4000-8000-000000000002\", \"name\": \"echo\",\n"
+               "     \"mode\": \"host\", \"colour\": \"#e69f00\", \"protocol\": \"tcp-rr\",\n"
+               "     \"address\": \"127.0.0.1:%2\",\n"
+               "     \"tcp-rr\": {\"requestSize\": %3, \"responseSize\": %4,\n"
+               "                \"connectPerRequest\": false}}]}\n")
+        .arg(httpPort)
+        .arg(echoPort)
+        .arg(kRequestSize)
+        .arg(kResponseSize)
+        .toUtf8();
+}
+
+} // namespace
+
+class TestGoldenOutputs : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void cliOneShot_data();
+    void cliOneShot();
+    void sweepAndExport();
+
+private:
+    std::unique_ptr<ServeProcess> m_http;
+    std::unique_ptr<ServeProcess> m_echo;
+    std::unique_ptr<ServeProcess> m_sink;
+    std::unique_ptr<CannedReplyServer> m_memcached;
+    QTemporaryDir m_dir;
+};
+
+void TestGoldenOutputs::initTestCase() {
+    QVERIFY2(QFile::exists(loadscope::testing::cliPath()),
+             "LOADSCOPE_CLI must name the loadscope-cli binary");
+    QVERIFY2(!qEnvironmentVariable("LOADSCOPE_SOURCE_DIR").isEmpty(),
+             "LOADSCOPE_SOURCE_DIR must name the source tree (run through ctest)");
+    QVERIFY(m_dir.isValid());
+    if (recording())
+        QDir().mkpath(fixture({}));
+    m_http = std::make_unique<ServeProcess>(
+        QStringList{QStringLiteral("http"), QStringLiteral("--port"), QStringLiteral("0"),
+                    QStringLiteral("--threads"), QStringLiteral("1"), QStringLiteral("--size"),
+                    QString::number(kDocumentSize)});
+    m_echo = std::make_unique<ServeProcess>(
+        QStringList{QStringLiteral("echo"), QStringLiteral("--port"), QStringLiteral("0"),
+                    QStringLiteral("--threads"), QStringLiteral("1"),
+                    QStringLiteral("--request-size"), QString::number(kRequestSize),
+                    QStringLiteral("--response-size"), QString::number(kResponseSize)});
+    m_sink = std::make_unique<ServeProcess>(
+        QStringList{QStringLiteral("sink"), QStringLiteral("--port"), QStringLiteral("0"),
+                    QStringLiteral("--threads"), QStringLiteral("1")});
+    QVERIFY2(m_http->port() && m_echo->port() && m_sink->port(), "serve did not start");
+    m_memcached = std::make_unique<CannedReplyServer>(kMemcachedHit, false);
+    QVERIFY(m_memcached->isRunning());
+}
+
+void TestGoldenOutputs::cleanupTestCase() {
+    m_memcached.reset();
+    m_sink.reset();
+    m_echo.reset();
+    m_http.reset();
+}
+
+void TestGoldenOutputs::cliOneShot_data() {
+    QTest::addColumn<QString>("name"); // of the fixtures: NAME.json.golden, NAME.csv.golden
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<bool>("keysOnly"); // counts depend on timing: the fields only
+    const auto words = [](const char* text) {
+        return QString::fromLatin1(text).split(QLatin1Char(' '));
+    };
+    const QString url = QStringLiteral("http://127.0.0.1:%1/").arg(m_http->port());
+    const QString memcached = QStringLiteral("127.0.0.1:%1").arg(m_memcached->port());
+    QTest::newRow("http -k") << QStringLiteral("http_keep_alive")
+                             << (words("http -n 200 -c 4 -k --threads 1") << url) << false;
+    QTest::newRow("http") << QStringLiteral("http_close")
+                          << (words("http -n 200 -c 4 --threads 1") << url) << false;
+    // Gets only: the canned server answers line by line, and a set is two lines. Random
+    // keys of three digits, so that every request has the same length.
+    QTest::newRow("memcache")
+        << QStringLiteral("memcache")
+        << (words("memcache -c 2 -t 1 -n 50 --ratio=0:1 --key-minimum 100 --key-maximum 999")
+            << memcached)
+        << false;
+    QTest::newRow("tcp-rr") << QStringLiteral("tcp_rr")
+                            << (words("tcp-rr -n 300 -r 10,20 --threads 1") << m_echo->address())
+                            << false;
+    QTest::newRow("tcp-stream") << QStringLiteral("tcp_stream")
+                                << (words("tcp-stream -l 0.3 --threads 1") << m_sink->address())
+                                << true;
+}
+
+void TestGoldenOutputs::cliOneShot() {
+    QFETCH(QString, name);
+    QFETCH(QStringList, arguments);
+    QFETCH(bool, keysOnly);
+    const QString json = m_dir.filePath(name + QStringLiteral(".json"));
+    const QString csv = m_dir.filePath(name + QStringLiteral(".csv"));
+    // For the fixture's header: the command without its address, which holds a port.
+    const QString command = arguments.mid(0, arguments.size() - 1).join(QLatin1Char(' '));
+    const CliOutcome run = runCli(arguments << QStringLiteral("-q") << QStringLiteral("--json")
+                                            << json << QStringLiteral("--csv") << csv);
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+
+    QStringList problems;
+    const QList<Field> jsonOut = jsonFields(json, &problems);
+    for (const QString& problem : checkGolden(
+             fixture(name + QStringLiteral(".json.golden")),
+             QStringLiteral("loadscope-cli %1 --json").arg(command), jsonOut, cliKind, keysOnly))
+        problems << QStringLiteral("--json: ") + problem;
+    for (const QString& problem : checkGolden(fixture(name + QStringLiteral(".csv.golden")),
+                                              QStringLiteral("loadscope-cli %1 --csv").arg(command),
+                                              flattenCsv(readAll(csv)), cliKind, keysOnly))
+        problems << QStringLiteral("--csv: ") + problem;
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+}
+
+void TestGoldenOutputs::sweepAndExport() {
+    const QString session = m_dir.filePath(QStringLiteral("golden.loadscope"));
+    {
+        QFile file(session);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QVERIFY(file.write(sessionText(m_http->port(), m_echo->port())) > 0);
+    }
+    const QString out = m_dir.filePath(QStringLiteral("golden-out.loadscope"));
+    const CliOutcome sweep = runCli(
+        {QStringLiteral("sweep"), session, QStringLiteral("--out"), out, QStringLiteral("-q")},
+        120'000);
+    QVERIFY2(sweep.exitCode == 0, sweep.err.constData());
+    const QString results = m_dir.filePath(QStringLiteral("results.csv"));
+    const QString summary = m_dir.filePath(QStringLiteral("summary.csv"));
+    const CliOutcome exported = runCli({QStringLiteral("export"), out, QStringLiteral("--csv"),
+                                        results, QStringLiteral("--summary-csv"), summary});
+    QVERIFY2(exported.exitCode == 0, exported.err.constData());
+
+    QStringList problems;
+    const QList<Field> sessionOut = jsonFields(out, &problems);
+    for (const QString& problem :
+         checkGolden(fixture(QStringLiteral("session.loadscope.golden")),
+                     QStringLiteral("the session file of 'loadscope-cli sweep SESSION --out FILE'"),
+                     sessionOut, sessionKind))
+        problems << QStringLiteral("session: ") + problem;
+    for (const QString& problem : checkGolden(fixture(QStringLiteral("results.csv.golden")),
+                                              QStringLiteral("loadscope-cli export FILE --csv"),
+                                              flattenCsv(readAll(results)), resultsCsvKind))
+        problems << QStringLiteral("results CSV: ") + problem;
+    for (const QString& problem :
+         checkGolden(fixture(QStringLiteral("summary.csv.golden")),
+                     QStringLiteral("loadscope-cli export FILE --summary-csv"),
+                     flattenCsv(readAll(summary)), summaryCsvKind))
+        problems << QStringLiteral("summary CSV: ") + problem;
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+}
+
+QTEST_GUILESS_MAIN(TestGoldenOutputs)
+#include "tst_golden_outputs.moc"
