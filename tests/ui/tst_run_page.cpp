@@ -70,6 +70,7 @@ private Q_SLOTS:
     void initTestCase();
     void logModelPassesTheTester();
     void buttonsFollowTheSession();
+    void hintFollowsTheSession();
     void liveChartsFollowSnapshots();
     void startRunsTheSweepWithLiveCharts();
     void stopEndsTheSweepAndResumeFinishesIt();
@@ -123,6 +124,37 @@ void TestRunPage::buttonsFollowTheSession() {
     partial.results.pop_back();
     document.reset(partial);
     QVERIFY(button(page, "resumeButton")->isEnabled());
+}
+
+void TestRunPage::hintFollowsTheSession() {
+    app::SessionDocument document;
+    app::SweepRunner runner(&document);
+    ui::RunPage page(&document, &runner);
+    auto* status = page.findChild<QLabel*>(QStringLiteral("runStatus"));
+    QVERIFY(status);
+    const QString noTargets = QStringLiteral("Add targets on the Targets page to run a sweep.");
+    QCOMPARE(status->text(), noTargets);
+
+    document.reset(test::twoTargetSession());
+    QVERIFY(button(page, "startButton")->isEnabled());
+    QVERIFY2(!status->text().contains(QStringLiteral("Add targets")), qPrintable(status->text()));
+
+    app::Session badPlan = test::twoTargetSession();
+    badPlan.plan.concurrencyLevels.clear();
+    document.reset(badPlan);
+    QVERIFY(!button(page, "startButton")->isEnabled());
+    QCOMPARE(status->text(), *app::validateSweepPlan(badPlan.plan));
+
+    app::Session none = test::twoTargetSession();
+    none.targets.clear();
+    none.results.clear();
+    document.reset(none);
+    QCOMPARE(status->text(), noTargets);
+
+    // A page made for a session that can run never shows the hint.
+    document.reset(test::twoTargetSession());
+    ui::RunPage fresh(&document, &runner);
+    QVERIFY(fresh.findChild<QLabel*>(QStringLiteral("runStatus"))->text().isEmpty());
 }
 
 void TestRunPage::liveChartsFollowSnapshots() {

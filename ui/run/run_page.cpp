@@ -276,13 +276,21 @@ void RunPage::updateButtons() {
     m_startButton->setEnabled(!running && runnable);
     m_resumeButton->setEnabled(!running && runnable && anyDone && !missing.empty());
     m_stopButton->setEnabled(m_runner->isRunning() && !m_stopping);
-    if (!running && !runnable && m_currentPoint < 0)
-        m_status->setText(session.targets.empty()
-                              ? tr("Add targets on the Targets page to run a sweep.")
-                              : app::validateSweepPlan(session.plan).value_or(QString()));
+    // A hint says why nothing can run; once something can, it must not stay.
+    if (running || m_currentPoint >= 0)
+        return;
+    if (!runnable) {
+        showStatus(session.targets.empty()
+                       ? tr("Add targets on the Targets page to run a sweep.")
+                       : app::validateSweepPlan(session.plan).value_or(QString()));
+        m_statusIsHint = true;
+    } else if (m_statusIsHint) {
+        showStatus(QString());
+    }
 }
 
 void RunPage::showStatus(const QString& text, bool error) {
+    m_statusIsHint = false;
     m_status->setText(text);
     // A style sheet change re-polishes the label: only when the kind changes,
     // not at every snapshot.

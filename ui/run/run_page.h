@@ -68,6 +68,7 @@ private:
     bool m_asking = false;   // Start waits for the answer to "discard the results?"
     bool m_stopping = false; // Stop was pressed and the sweep has not ended yet
     bool m_statusIsError = false;
+    bool m_statusIsHint = false; // the status says why the sweep cannot run
     int m_currentPoint = -1;
     int m_pointCount = 0;
 
