@@ -420,8 +420,8 @@ void TestSweepRunner::tcpRrTargetAgainstEchoServer() {
     config.requestSize = 16;
     config.responseSize = 64;
     app::EchoServer echo(config);
-    std::string startError;
-    QVERIFY2(echo.start(&startError), startError.c_str());
+    const auto started = echo.start();
+    QVERIFY2(started, started ? "" : qPrintable(started.error().toString()));
 
     app::Session session;
     app::Target target = app::makeTarget(QStringLiteral("echo"), app::DeploymentMode::Host, 0);

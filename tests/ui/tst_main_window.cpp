@@ -318,8 +318,8 @@ private Q_SLOTS:
 
     void aRunningSweepKeepsItsSession() {
         loadscope::app::HttpServer server;
-        std::string error;
-        QVERIFY2(server.start(&error), error.c_str());
+        const auto started = server.start();
+        QVERIFY2(started, started ? "" : qPrintable(started.error().toString()));
         loadscope::app::Session session;
         loadscope::app::Target target =
             loadscope::app::makeTarget(QStringLiteral("host"), DeploymentMode::Host, 0);
