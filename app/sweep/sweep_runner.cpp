@@ -1,5 +1,6 @@
 #include "app/sweep/sweep_runner.h"
 
+#include "app/common/result.h"
 #include "app/session/session.h"
 #include "app/session/session_document.h"
 #include "app/sweep/load_run_bridge.h"
@@ -167,22 +168,21 @@ struct PointSpecs {
     std::optional<engine::LoadSpec> preload;
 };
 
-std::optional<PointSpecs> pointSpecs(const Target& target, int concurrency, const SweepPlan& plan,
-                                     const engine::SocketAddress* address, QString* error) {
-    auto draft = draftLoadSpec(target, concurrency, plan, error);
+// The error names what is wrong; the caller names the target.
+Result<PointSpecs> pointSpecs(const Target& target, int concurrency, const SweepPlan& plan,
+                              const engine::SocketAddress* address) {
+    QString error;
+    auto draft = draftLoadSpec(target, concurrency, plan, &error);
     if (!draft)
-        return std::nullopt;
+        return invalidInput(error);
     PointSpecs specs{std::move(*draft), std::nullopt};
     if (!address)
         return specs;
     specs.draft.spec.target = *address;
     if (target.protocol == TargetProtocol::Memcache && target.memcache.preload) {
-        QString preloadError;
-        specs.preload = memcachePreloadSpec(target, specs.draft.spec, &preloadError);
-        if (!specs.preload) {
-            *error = QStringLiteral("preload: %1").arg(preloadError);
-            return std::nullopt;
-        }
+        specs.preload = memcachePreloadSpec(target, specs.draft.spec, &error);
+        if (!specs.preload)
+            return invalidInput(QStringLiteral("preload: %1").arg(error));
     }
     return specs;
 }
@@ -243,17 +243,17 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::checkTargets(Sweep& sweep) {
     // and resolve, before the first point costs any time.
     for (const Target* target : sweep.targets) {
         Q_EMIT statusChanged(QStringLiteral("checking %1").arg(target->displayName()));
-        std::optional<PointSpecs> specs;
+        std::optional<LoadSpecDraft> draft;
         for (const SweepPoint& point : sweep.missing) {
             if (point.targetId != target->id)
                 continue;
-            QString error;
-            specs = pointSpecs(*target, point.concurrency, sweep.session.plan, nullptr, &error);
+            auto specs = pointSpecs(*target, point.concurrency, sweep.session.plan, nullptr);
             if (!specs)
-                co_return failed(sweep.outcome,
-                                 QStringLiteral("%1: %2").arg(targetLabel(*target), error));
+                co_return failed(sweep.outcome, QStringLiteral("%1: %2").arg(
+                                                    targetLabel(*target), specs.error().message));
+            draft = std::move(specs->draft);
         }
-        const ResolvedAddress resolved = co_await resolveTarget(specs->draft);
+        const ResolvedAddress resolved = co_await resolveTarget(*draft);
         if (auto ended = interrupted(sweep))
             co_return ended;
         if (!resolved.address)
@@ -301,10 +301,10 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::preload(Sweep& sweep, const Target&
 QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepPoint& point) {
     const Target* target = sweep.session.findTarget(point.targetId);
     const engine::SocketAddress address = sweep.addresses.value(target->id);
-    QString error;
-    auto specs = pointSpecs(*target, point.concurrency, sweep.session.plan, &address, &error);
+    auto specs = pointSpecs(*target, point.concurrency, sweep.session.plan, &address);
     if (!specs) // checked before the first point; only a changed body file gets here
-        co_return failed(sweep.outcome, QStringLiteral("%1: %2").arg(targetLabel(*target), error));
+        co_return failed(sweep.outcome,
+                         QStringLiteral("%1: %2").arg(targetLabel(*target), specs.error().message));
     if (specs->preload && !sweep.preloaded.contains(target->id)) {
         if (auto ended = co_await preload(sweep, *target, std::move(*specs->preload)))
             co_return ended;
