@@ -3,7 +3,6 @@
 #include "engine/load_worker.h"
 
 #include <algorithm>
-#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -32,7 +31,6 @@ struct LoadRun::Impl {
     std::condition_variable changed;
     uint32_t workersRunning = 0;
     std::shared_ptr<const Progress> latest;
-    std::atomic<bool> finished{false};
     int64_t cancelledAtNs = 0;
     RunResult result;
     int64_t lastProgressNs = 0;
@@ -70,7 +68,6 @@ void LoadRun::start() {
     if (auto problem = validateLoadSpec(d->spec)) {
         d->result.firstError = *problem;
         d->monitor = std::thread([this] {
-            d->finished = true;
             if (d->onFinished)
                 d->onFinished();
         });
@@ -111,10 +108,6 @@ void LoadRun::cancel() noexcept {
         std::lock_guard lock(d->mutex);
         d->cancelledAtNs = monotonicNs();
     }
-}
-
-bool LoadRun::isFinished() const noexcept {
-    return d->finished.load();
 }
 
 RunResult LoadRun::wait() {
@@ -179,7 +172,6 @@ void LoadRun::Impl::monitorLoop() {
     }
     if (onProgress)
         onProgress(last);
-    finished = true;
     if (onFinished)
         onFinished();
 }

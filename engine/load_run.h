@@ -28,7 +28,6 @@ public:
 
     void start();
     void cancel() noexcept; // any thread
-    bool isFinished() const noexcept;
     // Blocks until every thread has ended, then returns the merged result.
     RunResult wait();
     std::shared_ptr<const Progress> latestProgress() const;

@@ -68,18 +68,19 @@ int runImportCommand(const QStringList& arguments) {
         session.name = QFileInfo(sessionPath).completeBaseName();
     }
 
-    const auto files = app::readImportFiles(outputs, &error);
+    const auto files = app::readImportFiles(outputs);
     if (!files) {
-        printError(command, error);
+        printError(command, files.error().toString());
         return ExitUsage;
     }
     const QString targetName = parser.value(targetOption).trimmed();
-    const app::SessionImport imported =
+    const auto result =
         app::importIntoSession(session, targetName, parser.value(modeOption), *files);
-    if (!imported.ok()) {
-        printError(command, imported.error);
+    if (!result) {
+        printError(command, result.error().toString());
         return ExitUsage;
     }
+    const app::SessionImport& imported = *result;
     if (!app::saveSessionFile(session, sessionPath, &error)) {
         printError(command, error);
         return ExitInternal;

@@ -231,9 +231,8 @@ int runServeCommand(const QStringList& arguments) {
     sigaddset(&stopSignals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
 
-    std::string startError;
-    if (!setup->server->start(&startError)) {
-        printError(command, QString::fromStdString(startError));
+    if (const auto started = setup->server->start(); !started) {
+        printError(command, started.error().toString());
         return ExitUsage;
     }
     std::printf("listening on %s\n", setup->server->address().c_str());

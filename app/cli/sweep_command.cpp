@@ -364,11 +364,6 @@ int runSweepCommand(const QStringList& arguments) {
                          runner.cancel();
                      });
     app::SweepOutcome outcome;
-    QObject::connect(&runner, &app::SweepRunner::sweepFinished, &runner,
-                     [&](const app::SweepOutcome& finished) {
-                         outcome = finished;
-                         QCoreApplication::exit(0);
-                     });
     StopSignals stopSignals([&] {
         progress.message(
             QStringLiteral("cancelling: finished points stay saved in %1").arg(outPath));
@@ -377,8 +372,12 @@ int runSweepCommand(const QStringList& arguments) {
 
     // Started from the event loop, so that a sweep with nothing to do, which
     // finishes without suspending, still finds exec() running to quit.
-    std::optional<QCoro::Task<app::SweepOutcome>> task;
-    QTimer::singleShot(0, &runner, [&] { task.emplace(runner.run()); });
+    QTimer::singleShot(0, &runner, [&] {
+        QCoro::connect(runner.run(), &runner, [&](const app::SweepOutcome& finished) {
+            outcome = finished;
+            QCoreApplication::exit(0);
+        });
+    });
     QCoreApplication::exec();
 
     if (outcome.status == app::SweepOutcome::Status::Failed)

@@ -1,86 +1,18 @@
 #include "app/import/ab_report_parser.h"
 
+#include "app/import/ab_report_fields.h"
 #include "app/import/decimal_number.h"
 #include "app/import/report_lines.h"
+#include "app/import/report_reader.h"
 
 #include <QRegularExpression>
-#include <array>
 #include <map>
 
 namespace loadscope::app {
 
 namespace {
 
-enum class Field {
-    ServerSoftware,
-    ServerHostname,
-    ServerPort,
-    TlsProtocol,
-    TempKey,
-    TlsServerName,
-    DocumentPath,
-    DocumentLength,
-    Concurrency,
-    TimeTaken,
-    Complete,
-    Failed,
-    WriteErrors,
-    Non2xx,
-    KeepAlive,
-    TotalTransferred,
-    BodySent,
-    HtmlTransferred,
-    RequestsPerSecond,
-    TimePerRequest,
-    TransferRate,
-};
-
-struct FieldName {
-    QLatin1StringView text;
-    Field field;
-};
-
-// In the order ab prints them: a name that goes backwards begins the next report.
-constexpr std::array<FieldName, 22> kFieldNames{{
-    {QLatin1StringView("Server Software"), Field::ServerSoftware},
-    {QLatin1StringView("Server Hostname"), Field::ServerHostname},
-    {QLatin1StringView("Server Port"), Field::ServerPort},
-    {QLatin1StringView("SSL/TLS Protocol"), Field::TlsProtocol},
-    {QLatin1StringView("Server Temp Key"), Field::TempKey},
-    {QLatin1StringView("TLS Server Name"), Field::TlsServerName},
-    {QLatin1StringView("Document Path"), Field::DocumentPath},
-    {QLatin1StringView("Document Length"), Field::DocumentLength},
-    {QLatin1StringView("Concurrency Level"), Field::Concurrency},
-    {QLatin1StringView("Time taken for tests"), Field::TimeTaken},
-    {QLatin1StringView("Complete requests"), Field::Complete},
-    {QLatin1StringView("Failed requests"), Field::Failed},
-    {QLatin1StringView("Write errors"), Field::WriteErrors},
-    {QLatin1StringView("Non-2xx responses"), Field::Non2xx},
-    {QLatin1StringView("Keep-Alive requests"), Field::KeepAlive},
-    {QLatin1StringView("Total transferred"), Field::TotalTransferred},
-    {QLatin1StringView("Total body sent"), Field::BodySent},
-    {QLatin1StringView("Total POSTed"), Field::BodySent}, // the 2.0.40 name
-    {QLatin1StringView("HTML transferred"), Field::HtmlTransferred},
-    {QLatin1StringView("Requests per second"), Field::RequestsPerSecond},
-    {QLatin1StringView("Time per request"), Field::TimePerRequest},
-    {QLatin1StringView("Transfer rate"), Field::TransferRate},
-}};
-
-const FieldName* findField(QStringView name) {
-    for (const FieldName& candidate : kFieldNames) {
-        if (name == candidate.text)
-            return &candidate;
-    }
-    return nullptr;
-}
-
-QString nameOf(Field field) {
-    for (const FieldName& candidate : kFieldNames) {
-        if (candidate.field == field)
-            return QString(candidate.text);
-    }
-    return {};
-}
+using namespace ab;
 
 const QRegularExpression kBanner = pattern("^This is ApacheBench, Version (\\S+)");
 const QRegularExpression kBenchmarking = pattern("^Benchmarking \\S+ \\(be patient\\)");
@@ -106,58 +38,19 @@ bool startsReport(const QString& line) {
            line.startsWith(QLatin1StringView("Server Hostname:"));
 }
 
-// What the typed command says that the report does not: -n, -k, -d and the URL.
-struct AbOptions {
-    std::optional<uint64_t> requests;
-    bool keepAlive = false;
-    bool noPercentiles = false;
-    QString url;
-};
-
-AbOptions readOptions(const QStringList& words) {
-    static const QString withValue = QStringLiteral("ncstbTpuvxyzCHPAgXeBmZfE");
-    AbOptions options;
-    for (qsizetype i = 0; i < words.size(); ++i) {
-        const QString& word = words.at(i);
-        if (word.size() < 2 || !word.startsWith(QLatin1Char('-'))) {
-            options.url = word;
-            continue;
-        }
-        for (qsizetype c = 1; c < word.size(); ++c) {
-            const QChar flag = word.at(c);
-            if (withValue.contains(flag)) {
-                const QString value = c + 1 < word.size() ? word.mid(c + 1) : words.value(++i);
-                if (flag == QLatin1Char('n'))
-                    options.requests = DecimalNumber::parseCount(value);
-                break;
-            }
-            if (flag == QLatin1Char('k'))
-                options.keepAlive = true;
-            else if (flag == QLatin1Char('d'))
-                options.noPercentiles = true;
-        }
-    }
-    return options;
-}
-
 struct FieldValue {
     QString text;
     int index = 0;
 };
 
-class AbReader {
+class AbReader : public ReportReader {
 public:
-    AbReader(const ReportLines& lines, const QString& fileName)
-        : m_lines(lines)
-        , m_fileName(fileName) {}
+    using ReportReader::ReportReader;
 
     bool read(int start, const std::optional<ReportLines::Command>& command, int commandIndex);
 
-    const ImportedReport& report() const { return m_report; }
-    const QString& error() const { return m_error; }
-    int lastIndex() const { return m_last; }
-
 private:
+    QString tool() const override { return QStringLiteral("ab"); }
     bool readPreamble(int& index);
     bool readFields(int& index);
     bool checkFields();
@@ -165,32 +58,9 @@ private:
     bool readPercentages(int& index);
     bool fill();
 
-    void mark(int index, const QString& what) {
-        m_last = index;
-        m_lastWhat = what;
-    }
-    bool cutOff() {
-        const int line = m_last >= 0 ? m_lines.number(m_last) : 1;
-        m_error = ReportLines::errorAt(
-            m_fileName, line, QStringLiteral("ab report cut off after '%1'").arg(m_lastWhat));
-        return false;
-    }
-    bool malformed(int index, const QString& what, const QString& value) {
-        m_error = ReportLines::errorAt(
-            m_fileName, m_lines.number(index),
-            QStringLiteral("ab report has a malformed '%1' value '%2'").arg(what, value));
-        return false;
-    }
     std::optional<double> number(Field field, const QRegularExpression& pattern);
     std::optional<uint64_t> count(Field field);
 
-    const ReportLines& m_lines;
-    QString m_fileName;
-    ImportedReport m_report;
-    QString m_error;
-    int m_last = -1;
-    QString m_lastWhat;
-    int m_fieldsStart = 0;
     AbOptions m_options;
 
     std::map<Field, FieldValue> m_fields;
@@ -233,7 +103,7 @@ bool AbReader::readPreamble(int& index) {
             continue;
         if (line.startsWith(QLatin1StringView("Server Software:")) ||
             line.startsWith(QLatin1StringView("Server Hostname:"))) {
-            m_fieldsStart = index;
+            m_fingerprintFrom = index;
             return true;
         }
         const auto bannerMatch = kBanner.match(line);
@@ -255,9 +125,7 @@ bool AbReader::readPreamble(int& index) {
         } else if (kProgress.match(line).hasMatch()) {
             mark(index, line);
         } else if (kAborted.match(line).hasMatch()) {
-            m_error = ReportLines::errorAt(m_fileName, m_lines.number(index),
-                                           QStringLiteral("ab run aborted: '%1'").arg(line));
-            return false;
+            return refuse(index, QStringLiteral("ab run aborted: '%1'").arg(line));
         } else if (!benchmarking) {
             // ab -v prints requests and headers after "Benchmarking"; before it,
             // anything else means the banner was only text around something else.
@@ -357,10 +225,8 @@ bool AbReader::checkFields() {
         // tail is a cut one.
         for (const auto& [present, value] : m_fields) {
             if (present > field) {
-                m_error = ReportLines::errorAt(
-                    m_fileName, m_lines.number(value.index),
-                    QStringLiteral("ab report is missing '%1'").arg(nameOf(field)));
-                return false;
+                return refuse(value.index,
+                              QStringLiteral("ab report is missing '%1'").arg(nameOf(field)));
             }
         }
         return cutOff();
@@ -476,7 +342,6 @@ bool AbReader::fill() {
         QStringLiteral("^(\\S+) \\[ms\\] \\(mean(, across all concurrent requests)?\\)$"));
 
     PointResult& result = m_report.result;
-    m_report.tool = QStringLiteral("ab");
     result.serverSoftware = m_fields.at(Field::ServerSoftware).text;
     const QString host = m_fields.at(Field::ServerHostname).text;
     const auto port = count(Field::ServerPort);
@@ -488,7 +353,7 @@ bool AbReader::fill() {
     const auto duration = number(Field::TimeTaken, seconds);
     if (!port || !concurrency || *concurrency == 0 || *concurrency > 1'000'000 || !complete ||
         !failed || !totalBytes || !bodyBytes || !duration) {
-        if (m_error.isEmpty())
+        if (!refused())
             malformed(m_fields.at(Field::Concurrency).index, nameOf(Field::Concurrency),
                       m_fields.at(Field::Concurrency).text);
         return false;
@@ -565,18 +430,13 @@ bool AbReader::fill() {
     m_report.requests = m_options.requests;
     m_report.keepAlive = m_options.keepAlive || m_fields.count(Field::KeepAlive) > 0;
     m_report.threads = 1;
-    m_report.lastLine = m_lines.number(m_last);
-    result.source.kind = ResultSource::Kind::Imported;
-    result.source.tool = m_report.tool;
-    result.source.toolVersion = m_report.version;
-    result.source.fingerprint = m_lines.fingerprint(m_report.tool, m_fieldsStart, m_last);
     return true;
 }
 
 } // namespace
 
 ImportResult AbReportParser::parse(const ReportLines& lines, const QString& fileName) {
-    ImportResult result;
+    QList<ImportedReport> result;
     std::optional<ReportLines::Command> command;
     int commandIndex = -1;
     int index = 0;
@@ -592,8 +452,8 @@ ImportResult AbReportParser::parse(const ReportLines& lines, const QString& file
         if (startsReport(line)) {
             AbReader reader(lines, fileName);
             if (!reader.read(index, command, commandIndex))
-                return ImportResult{{}, reader.error()};
-            result.reports.append(reader.report());
+                return reader.error();
+            result.append(reader.finish());
             index = reader.lastIndex() + 1;
             command.reset();
             continue;

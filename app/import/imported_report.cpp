@@ -2,6 +2,12 @@
 
 namespace loadscope::app {
 
+ResultSource importedSource(const ImportedReport& report, const QString& file,
+                            const QString& fingerprint) {
+    return ResultSource{ResultSource::Kind::Imported, report.tool, report.version, file,
+                        fingerprint};
+}
+
 QString ImportedReport::protocolId() const {
     if (tool == QLatin1StringView("memtier_benchmark"))
         return QStringLiteral("memcache");

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "app/common/result.h"
 #include "app/session/point_result.h"
 
 #include <QList>
@@ -37,12 +38,13 @@ struct ImportedReport {
     QString description() const;
 };
 
-// Everything recognised in one file, or the one line saying why none of it is.
-struct ImportResult {
-    QList<ImportedReport> reports;
-    QString error; // "results.txt:42: ab report cut off after 'Complete requests'"
+// Where an imported result came from: Imported, the report's tool and
+// version, the file, and the fingerprint of the report's text.
+ResultSource importedSource(const ImportedReport& report, const QString& file,
+                            const QString& fingerprint);
 
-    bool ok() const { return error.isEmpty(); }
-};
+// Everything recognised in one file, or the one Format error saying why none
+// of it is ("results.txt:42: ab report cut off after 'Complete requests'").
+using ImportResult = Result<QList<ImportedReport>>;
 
 } // namespace loadscope::app

@@ -2,6 +2,7 @@
 
 #include "app/import/decimal_number.h"
 #include "app/import/report_lines.h"
+#include "app/import/report_reader.h"
 
 #include <QCryptographicHash>
 #include <QJsonDocument>
@@ -104,9 +105,6 @@ void fillCommon(ImportedReport& report, const RunSettings& settings) {
             report.requests =
                 *settings.requestsPerClient * static_cast<uint64_t>(*report.concurrency);
     }
-    report.result.source.kind = ResultSource::Kind::Imported;
-    report.result.source.tool = kTool;
-    report.result.source.toolVersion = report.version;
 }
 
 // "Sets" -> "set": the row names are memtier's plural command names.
@@ -123,45 +121,16 @@ struct Column {
     std::optional<double> percentile;
 };
 
-class TableReader {
+class TableReader : public ReportReader {
 public:
-    TableReader(const ReportLines& lines, const QString& fileName)
-        : m_lines(lines)
-        , m_fileName(fileName) {}
+    using ReportReader::ReportReader;
 
     bool read(int titleIndex);
-    ImportedReport& report() { return m_report; }
-    const QString& error() const { return m_error; }
-    int lastIndex() const { return m_last; }
 
 private:
-    bool cutOff() {
-        m_error = ReportLines::errorAt(
-            m_fileName, m_lines.number(m_last),
-            QStringLiteral("memtier_benchmark report cut off after '%1'").arg(m_lastWhat));
-        return false;
-    }
-    bool malformed(int index, const QString& what, const QString& value) {
-        if (!m_lines.at(index).terminated)
-            return cutOff();
-        m_error = ReportLines::errorAt(
-            m_fileName, m_lines.number(index),
-            QStringLiteral("memtier_benchmark report has a malformed '%1' value '%2'")
-                .arg(what, value));
-        return false;
-    }
-    void mark(int index, const QString& what) {
-        m_last = index;
-        m_lastWhat = what;
-    }
+    QString tool() const override { return kTool; }
     bool readHeader(int index);
 
-    const ReportLines& m_lines;
-    QString m_fileName;
-    ImportedReport m_report;
-    QString m_error;
-    int m_last = -1;
-    QString m_lastWhat;
     QList<Column> m_columns;
 };
 
@@ -190,13 +159,14 @@ bool TableReader::readHeader(int index) {
 }
 
 bool TableReader::read(int titleIndex) {
+    m_fingerprintFrom = titleIndex;
     mark(titleIndex, m_lines.trimmed(titleIndex));
     int index = titleIndex + 1;
     if (index >= m_lines.size() || !kDoubleRule.match(m_lines.trimmed(index)).hasMatch())
         return cutOff();
     mark(index, m_lastWhat);
     if (++index >= m_lines.size() || !readHeader(index))
-        return m_error.isEmpty() ? cutOff() : false;
+        return refused() ? false : cutOff();
     if (++index >= m_lines.size() || !kRule.match(m_lines.trimmed(index)).hasMatch())
         return cutOff();
     mark(index, QStringLiteral("Type"));
@@ -299,7 +269,7 @@ int lineOfOffset(const QByteArray& content, qsizetype offset) {
 } // namespace
 
 ImportResult MemtierReportParser::parse(const ReportLines& lines, const QString& fileName) {
-    ImportResult result;
+    QList<ImportedReport> result;
     RunSettings settings;
     QString version;
     int pendingRuns = -1; // index of a BEST/WORST table waiting for its AGGREGATED one
@@ -345,25 +315,21 @@ ImportResult MemtierReportParser::parse(const ReportLines& lines, const QString&
             continue;
         TableReader reader(lines, fileName);
         if (!reader.read(index))
-            return ImportResult{{}, reader.error()};
+            return reader.error();
         ImportedReport& report = reader.report();
         report.version = version;
         fillCommon(report, settings);
-        const int first = pendingRuns >= 0 ? pendingRuns : index;
-        report.firstLine = lines.number(first);
-        report.lastLine = lines.number(reader.lastIndex());
-        report.result.source.fingerprint = lines.fingerprint(kTool, index, reader.lastIndex());
-        result.reports.append(report);
+        report.firstLine = lines.number(pendingRuns >= 0 ? pendingRuns : index);
+        result.append(reader.finish());
         index = reader.lastIndex();
         pendingRuns = -1;
         settings = RunSettings{};
     }
     if (pendingRuns >= 0) {
-        return ImportResult{{},
-                            ReportLines::errorAt(fileName, lines.number(pendingRuns),
-                                                 QStringLiteral("memtier_benchmark report cut "
-                                                                "off before its AGGREGATED "
-                                                                "AVERAGE RESULTS"))};
+        return makeError(ErrorCode::Format,
+                         QStringLiteral("memtier_benchmark report cut off before its AGGREGATED "
+                                        "AVERAGE RESULTS"),
+                         fileName, lines.number(pendingRuns));
     }
     return result;
 }
@@ -379,11 +345,10 @@ ImportResult MemtierReportParser::parseJson(const QByteArray& content, const QSt
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(content, &parseError);
     if (parseError.error != QJsonParseError::NoError) {
-        return ImportResult{
-            {},
-            ReportLines::errorAt(fileName, lineOfOffset(content, parseError.offset),
-                                 QStringLiteral("memtier_benchmark JSON cut off or invalid: %1")
-                                     .arg(parseError.errorString()))};
+        return makeError(ErrorCode::Format,
+                         QStringLiteral("memtier_benchmark JSON cut off or invalid: %1")
+                             .arg(parseError.errorString()),
+                         fileName, lineOfOffset(content, parseError.offset));
     }
     const QJsonObject root = document.object();
     QJsonObject stats = root.value(QLatin1StringView("ALL STATS")).toObject();
@@ -394,11 +359,10 @@ ImportResult MemtierReportParser::parseJson(const QByteArray& content, const QSt
     const QJsonObject totals = stats.value(QLatin1StringView("Totals")).toObject();
     const int lastLine = lineOfOffset(content, content.trimmed().size());
     if (totals.isEmpty() || !totals.value(QLatin1StringView("Ops/sec")).isDouble()) {
-        return ImportResult{{},
-                            ReportLines::errorAt(fileName, lastLine,
-                                                 QStringLiteral("memtier_benchmark JSON has no "
-                                                                "\"ALL STATS\" Totals with "
-                                                                "Ops/sec"))};
+        return makeError(
+            ErrorCode::Format,
+            QStringLiteral("memtier_benchmark JSON has no \"ALL STATS\" Totals with Ops/sec"),
+            fileName, lastLine);
     }
 
     ImportedReport report;
@@ -451,12 +415,14 @@ ImportResult MemtierReportParser::parseJson(const QByteArray& content, const QSt
 
     report.firstLine = 1;
     report.lastLine = lastLine;
-    result.source.fingerprint = QString::fromLatin1(
-        QCryptographicHash::hash(
-            QByteArray(kTool.toUtf8() + document.toJson(QJsonDocument::Compact)),
-            QCryptographicHash::Sha256)
-            .toHex());
-    return ImportResult{{report}, {}};
+    result.source =
+        importedSource(report, fileName,
+                       QString::fromLatin1(
+                           QCryptographicHash::hash(
+                               QByteArray(kTool.toUtf8() + document.toJson(QJsonDocument::Compact)),
+                               QCryptographicHash::Sha256)
+                               .toHex()));
+    return QList<ImportedReport>{report};
 }
 
 } // namespace loadscope::app

@@ -2,6 +2,7 @@
 
 #include "app/import/decimal_number.h"
 #include "app/import/report_lines.h"
+#include "app/import/report_reader.h"
 
 #include <QRegularExpression>
 #include <map>
@@ -171,35 +172,19 @@ std::optional<double> toMbitps(const DecimalNumber& value, const QString& units)
     return std::nullopt;
 }
 
-class NetperfReader {
+class NetperfReader : public ReportReader {
 public:
-    NetperfReader(const ReportLines& lines, const QString& fileName, const NetperfCommand& command)
-        : m_lines(lines)
-        , m_fileName(fileName)
-        , m_command(command) {}
+    NetperfReader(const ReportLines& lines, const QString& fileName, const NetperfCommand& command,
+                  const QString& version)
+        : ReportReader(lines, fileName)
+        , m_command(command) {
+        m_report.version = version;
+    }
 
     bool read(int start);
-    const ImportedReport& report() const { return m_report; }
-    const QString& error() const { return m_error; }
-    int lastIndex() const { return m_last; }
 
 private:
-    bool fail(int index, const QString& message) {
-        m_error = ReportLines::errorAt(m_fileName, m_lines.number(index), message);
-        return false;
-    }
-    bool cutOff() {
-        return fail(m_last, QStringLiteral("netperf report cut off after '%1'").arg(m_lastWhat));
-    }
-    bool malformed(int index, const QString& what, const QString& value) {
-        return fail(
-            index,
-            QStringLiteral("netperf report has a malformed '%1' value '%2'").arg(what, value));
-    }
-    void mark(int index, const QString& what) {
-        m_last = index;
-        m_lastWhat = what;
-    }
+    QString tool() const override { return kTool; }
     // A last line without its line end may have lost digits, unless it ends
     // in something that cannot be cut short into another valid value.
     bool endsWhole(const QString& lastValue) const {
@@ -210,17 +195,12 @@ private:
     bool readKeyValues(int index);
     bool fill();
 
-    const ReportLines& m_lines;
-    QString m_fileName;
     NetperfCommand m_command;
-    ImportedReport m_report;
-    QString m_error;
-    int m_last = -1;
-    QString m_lastWhat;
     std::map<QString, std::pair<QString, int>> m_values; // selector key -> value, line index
 };
 
 bool NetperfReader::read(int start) {
+    m_fingerprintFrom = start;
     m_report.commandLine = m_command.text;
     m_report.test = m_command.test;
     m_report.url = m_command.host;
@@ -228,9 +208,9 @@ bool NetperfReader::read(int start) {
     if (const auto banner = kBanner.match(m_lines.trimmed(start)); banner.hasMatch()) {
         const QString test = testOfBanner(banner.captured(1), banner.captured(2));
         if (test.isEmpty())
-            return fail(start, QStringLiteral("netperf test '%1 %2' is not one Loadscope imports "
-                                              "(TCP_RR, TCP_CRR, TCP_STREAM)")
-                                   .arg(banner.captured(1), banner.captured(2)));
+            return refuse(start, QStringLiteral("netperf test '%1 %2' is not one Loadscope imports "
+                                                "(TCP_RR, TCP_CRR, TCP_STREAM)")
+                                     .arg(banner.captured(1), banner.captured(2)));
         m_report.test = test;
         if (!banner.captured(3).isEmpty())
             m_report.url = banner.captured(3);
@@ -245,7 +225,7 @@ bool NetperfReader::read(int start) {
     if (isCsvHeader(first))
         return readCsv(index) && fill();
     if (index == start) // parse() starts only at a banner, a CSV header or a result key
-        return fail(start, QStringLiteral("netperf output not understood"));
+        return refuse(start, QStringLiteral("netperf output not understood"));
     return readClassic(index) && fill();
 }
 
@@ -382,16 +362,16 @@ bool NetperfReader::fill() {
     if (m_report.test != QLatin1StringView("TCP_RR") &&
         m_report.test != QLatin1StringView("TCP_CRR") &&
         m_report.test != QLatin1StringView("TCP_STREAM"))
-        return fail(m_last, m_report.test.isEmpty()
-                                ? QStringLiteral("netperf output does not say which test it ran")
-                                : QStringLiteral("netperf test '%1' is not one Loadscope imports "
-                                                 "(TCP_RR, TCP_CRR, TCP_STREAM)")
-                                      .arg(m_report.test));
+        return refuse(m_last, m_report.test.isEmpty()
+                                  ? QStringLiteral("netperf output does not say which test it ran")
+                                  : QStringLiteral("netperf test '%1' is not one Loadscope imports "
+                                                   "(TCP_RR, TCP_CRR, TCP_STREAM)")
+                                        .arg(m_report.test));
 
     const auto throughput = numberOf("THROUGHPUT");
     if (m_report.test == QLatin1StringView("TCP_STREAM")) {
         if (!throughput)
-            return fail(m_last, QStringLiteral("netperf TCP_STREAM output has no throughput"));
+            return refuse(m_last, QStringLiteral("netperf TCP_STREAM output has no throughput"));
         const auto mbit =
             toMbitps(*throughput, units.isEmpty() ? QStringLiteral("10^6bits/s") : units);
         if (!mbit)
@@ -403,7 +383,7 @@ bool NetperfReader::fill() {
             throughput && (units.isEmpty() || units == QLatin1StringView("Trans/s"));
         const auto rate = throughputIsRate ? throughput : numberOf("TRANSACTION_RATE");
         if (!rate)
-            return fail(
+            return refuse(
                 m_last,
                 QStringLiteral("netperf %1 output has no transaction rate").arg(m_report.test));
         result.reportedRequestsPerSecond = rate->toDouble();
@@ -431,21 +411,17 @@ bool NetperfReader::fill() {
     if (m_report.commandLine.isEmpty() && m_values.count(QStringLiteral("COMMAND_LINE")))
         m_report.commandLine = m_values.at(QStringLiteral("COMMAND_LINE")).first;
 
-    m_report.tool = kTool;
     m_report.concurrency = 1; // one connection (a new one per transaction for TCP_CRR)
     m_report.threads = 1;
     result.concurrency = 1;
     result.threads = 1;
-    m_report.lastLine = m_lines.number(m_last);
-    result.source.kind = ResultSource::Kind::Imported;
-    result.source.tool = kTool;
     return true;
 }
 
 } // namespace
 
 ImportResult NetperfReportParser::parse(const ReportLines& lines, const QString& fileName) {
-    ImportResult result;
+    QList<ImportedReport> result;
     NetperfCommand command;
     int commandIndex = -1;
     QString version;
@@ -479,15 +455,11 @@ ImportResult NetperfReportParser::parse(const ReportLines& lines, const QString&
             while (index > floor && kKeyValue.match(lines.trimmed(index - 1)).hasMatch())
                 --index;
         }
-        NetperfReader reader(lines, fileName, command);
+        NetperfReader reader(lines, fileName, command, version);
         if (!reader.read(index))
-            return ImportResult{{}, reader.error()};
-        ImportedReport report = reader.report();
-        report.version = version;
-        report.result.source.toolVersion = version;
-        report.firstLine = lines.number(commandIndex >= 0 ? commandIndex : index);
-        report.result.source.fingerprint = lines.fingerprint(kTool, index, reader.lastIndex());
-        result.reports.append(report);
+            return reader.error();
+        reader.report().firstLine = lines.number(commandIndex >= 0 ? commandIndex : index);
+        result.append(reader.finish());
         index = reader.lastIndex();
         floor = index + 1;
         command = NetperfCommand{};

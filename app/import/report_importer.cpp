@@ -10,23 +10,9 @@
 
 namespace loadscope::app {
 
-namespace {
-
-int errorLine(const QString& error, const QString& fileName) {
-    // Errors read "file:LINE: message"; the earliest line is the one to report.
-    const QString rest = error.mid(fileName.size() + 1);
-    return rest.left(rest.indexOf(QLatin1Char(':'))).toInt();
-}
-
-} // namespace
-
 ImportResult importReports(const QString& fileName, const QByteArray& content) {
-    if (MemtierReportParser::looksLikeJson(content)) {
-        ImportResult json = MemtierReportParser::parseJson(content, fileName);
-        for (ImportedReport& report : json.reports)
-            report.result.source.file = fileName;
-        return json;
-    }
+    if (MemtierReportParser::looksLikeJson(content))
+        return MemtierReportParser::parseJson(content, fileName);
 
     const ReportLines lines(content);
     // A notes file may hold outputs of several tools; each parser finds its own.
@@ -36,34 +22,26 @@ ImportResult importReports(const QString& fileName, const QByteArray& content) {
         MemtierReportParser::parse(lines, fileName),
         NetperfReportParser::parse(lines, fileName),
     };
-    ImportResult merged;
-    int firstErrorLine = 0;
+    QList<ImportedReport> merged;
+    const Error* firstError = nullptr; // the earliest line is the one to report
     for (const ImportResult& part : found) {
         if (!part.ok()) {
-            const int line = errorLine(part.error, fileName);
-            if (merged.error.isEmpty() || line < firstErrorLine) {
-                merged.error = part.error;
-                firstErrorLine = line;
-            }
+            if (!firstError || part.error().line < firstError->line)
+                firstError = &part.error();
             continue;
         }
-        merged.reports.append(part.reports);
+        merged.append(*part);
     }
-    if (!merged.ok()) {
-        merged.reports.clear();
-        return merged;
-    }
-    if (merged.reports.isEmpty()) {
-        merged.error = ReportLines::errorAt(
-            fileName, 1,
-            QStringLiteral("not a recognised ab, wrk, wrk2, memtier_benchmark or netperf report"));
-        return merged;
-    }
+    if (firstError)
+        return *firstError;
+    if (merged.isEmpty())
+        return makeError(
+            ErrorCode::Format,
+            QStringLiteral("not a recognised ab, wrk, wrk2, memtier_benchmark or netperf report"),
+            fileName, 1);
     std::stable_sort(
-        merged.reports.begin(), merged.reports.end(),
+        merged.begin(), merged.end(),
         [](const ImportedReport& a, const ImportedReport& b) { return a.firstLine < b.firstLine; });
-    for (ImportedReport& report : merged.reports)
-        report.result.source.file = fileName;
     return merged;
 }
 

@@ -10,8 +10,8 @@ namespace loadscope::app {
 // Recognises the saved outputs of ab, wrk, wrk2, memtier_benchmark (its
 // stdout and its --json-out-file) and netperf in `content`, read from
 // `fileName`, and returns every report found, in file order. A file with no
-// report, or with a report cut off or garbled, gives no reports and one error
-// line naming the file and line: nothing of a refused file is half-imported.
+// report, or with a report cut off or garbled, gives no reports and one Format
+// error naming the file and line: nothing of a refused file is half-imported.
 ImportResult importReports(const QString& fileName, const QByteArray& content);
 
 } // namespace loadscope::app

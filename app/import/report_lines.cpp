@@ -67,10 +67,6 @@ QString ReportLines::fingerprint(const QString& tool, int first, int last) const
     return QString::fromLatin1(hash.result().toHex());
 }
 
-QString ReportLines::errorAt(const QString& fileName, int lineNumber, const QString& message) {
-    return QStringLiteral("%1:%2: %3").arg(fileName).arg(lineNumber).arg(message);
-}
-
 std::optional<ReportLines::Command> ReportLines::command(QStringView line,
                                                          const QStringList& programs) {
     // Most lines of a file name no program at all: skip them before splitting.

@@ -45,9 +45,6 @@ public:
     // CRLF file gets the same fingerprint.
     QString fingerprint(const QString& tool, int first, int last) const;
 
-    // "file:LINE: message", the one line every refusal prints.
-    static QString errorAt(const QString& fileName, int lineNumber, const QString& message);
-
     // Whitespace-separated fields of a line.
     static QStringList fields(QStringView line);
 

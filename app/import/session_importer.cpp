@@ -13,6 +13,11 @@ QString where(const ImportedReport& report) {
     return QStringLiteral("%1:%2").arg(report.result.source.file).arg(report.firstLine);
 }
 
+// A refusal that blames one report: its file and first line.
+Error refusal(ErrorCode code, const ImportedReport& report, const QString& message) {
+    return makeError(code, message, report.result.source.file, report.firstLine);
+}
+
 // The mode as the user typed it: a known identifier, or their own words.
 void setMode(Target& target, const QString& mode) {
     const QString trimmed = mode.trimmed();
@@ -55,25 +60,20 @@ Target targetFor(const ImportedReport& report, const QString& name, const QStrin
 
 } // namespace
 
-SessionImport importIntoSession(Session& session, const QString& targetName, const QString& mode,
-                                const QList<ImportFile>& files) {
+Result<SessionImport> importIntoSession(Session& session, const QString& targetName,
+                                        const QString& mode, const QList<ImportFile>& files) {
     SessionImport outcome;
-    const auto refuse = [&outcome](const QString& error) {
-        outcome = SessionImport{};
-        outcome.error = error;
-        return outcome;
-    };
     if (targetName.trimmed().isEmpty())
-        return refuse(QStringLiteral("the target needs a name"));
+        return invalidInput(QStringLiteral("the target needs a name"));
     if (files.isEmpty())
-        return refuse(QStringLiteral("no output to import"));
+        return invalidInput(QStringLiteral("no output to import"));
 
     QList<ImportedReport> reports;
     for (const ImportFile& file : files) {
-        const ImportResult imported = importReports(file.name, file.content);
-        if (!imported.ok())
-            return refuse(imported.error);
-        reports.append(imported.reports);
+        ImportResult imported = importReports(file.name, file.content);
+        if (!imported)
+            return imported.error();
+        reports.append(std::move(*imported));
     }
 
     Session updated = session;
@@ -87,8 +87,8 @@ SessionImport importIntoSession(Session& session, const QString& targetName, con
         if (!mode.trimmed().isEmpty()) {
             setMode(probe, mode);
             if (probe.modeLabel() != existing->modeLabel())
-                return refuse(QStringLiteral("target '%1' is in mode '%2', not '%3'")
-                                  .arg(targetName, existing->modeLabel(), mode.trimmed()));
+                return invalidInput(QStringLiteral("target '%1' is in mode '%2', not '%3'")
+                                        .arg(targetName, existing->modeLabel(), mode.trimmed()));
         }
         outcome.targetId = existing->id;
     } else {
@@ -111,23 +111,26 @@ SessionImport importIntoSession(Session& session, const QString& targetName, con
         const QString what =
             report.test.isEmpty() ? report.tool : report.tool + QLatin1Char(' ') + report.test;
         if (report.protocolId() != protocol)
-            return refuse(QStringLiteral("%1: %2 measures %3, but target '%4' measures %5")
-                              .arg(where(report), what, report.protocolId(), targetName, protocol));
+            return refusal(ErrorCode::InvalidInput, report,
+                           QStringLiteral("%1 measures %2, but target '%3' measures %4")
+                               .arg(what, report.protocolId(), targetName, protocol));
         // TCP_CRR's figures include a connect per transaction: not comparable with TCP_RR's.
         if (target.protocol == TargetProtocol::TcpRr &&
             target.tcpRr.connectPerRequest != (report.test == QLatin1StringView("TCP_CRR")))
-            return refuse(QStringLiteral("%1: %2 does not match target '%3', which measures %4")
-                              .arg(where(report), what, targetName,
-                                   target.tcpRr.connectPerRequest ? QStringLiteral("TCP_CRR")
-                                                                  : QStringLiteral("TCP_RR")));
+            return refusal(ErrorCode::InvalidInput, report,
+                           QStringLiteral("%1 does not match target '%2', which measures %3")
+                               .arg(what, targetName,
+                                    target.tcpRr.connectPerRequest ? QStringLiteral("TCP_CRR")
+                                                                   : QStringLiteral("TCP_RR")));
         if (report.result.concurrency < 1)
-            return refuse(QStringLiteral("%1: the %2 report does not say its concurrency")
-                              .arg(where(report), what));
+            return refusal(ErrorCode::Format, report,
+                           QStringLiteral("the %1 report does not say its concurrency").arg(what));
         const QString fingerprint = report.result.source.fingerprint;
         if (seen.contains(fingerprint))
-            return refuse(QStringLiteral("%1: this %2 report is already in target '%3' (imported "
-                                         "from %4)")
-                              .arg(where(report), what, targetName, seen.value(fingerprint)));
+            return refusal(ErrorCode::Duplicate, report,
+                           QStringLiteral("this %1 report is already in target '%2' (imported "
+                                          "from %3)")
+                               .arg(what, targetName, seen.value(fingerprint)));
         seen.insert(fingerprint, where(report));
 
         PointResult result = report.result;
@@ -141,7 +144,7 @@ SessionImport importIntoSession(Session& session, const QString& targetName, con
     return outcome;
 }
 
-std::optional<QList<ImportFile>> readImportFiles(const QStringList& paths, QString* error) {
+Result<QList<ImportFile>> readImportFiles(const QStringList& paths) {
     // Far beyond any tool output: a bigger file is something else.
     constexpr qint64 kMaxBytes = 64 * 1024 * 1024;
     QList<ImportFile> files;
@@ -152,12 +155,12 @@ std::optional<QList<ImportFile>> readImportFiles(const QStringList& paths, QStri
             standardInput ? file.open(stdin, QIODevice::ReadOnly) : file.open(QIODevice::ReadOnly);
         const QByteArray content = opened ? file.read(kMaxBytes + 1) : QByteArray();
         if (!opened || file.error() != QFileDevice::NoError) {
-            *error = QStringLiteral("%1: cannot read: %2").arg(path, file.errorString());
-            return std::nullopt;
+            return makeError(ErrorCode::Io,
+                             QStringLiteral("cannot read: %1").arg(file.errorString()), path);
         }
         if (content.size() > kMaxBytes) {
-            *error = QStringLiteral("%1: larger than 64 MiB, not a tool output").arg(path);
-            return std::nullopt;
+            return makeError(ErrorCode::Format,
+                             QStringLiteral("larger than 64 MiB, not a tool output"), path);
         }
         files.append(ImportFile{standardInput ? QStringLiteral("stdin") : path, content});
     }

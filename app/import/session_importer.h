@@ -8,7 +8,6 @@
 #include <QString>
 #include <QStringList>
 #include <QUuid>
-#include <optional>
 
 namespace loadscope::app {
 
@@ -18,14 +17,11 @@ struct ImportFile {
     QByteArray content;
 };
 
-// What an import into a session did, or the one line saying why it did nothing.
+// What an import into a session did.
 struct SessionImport {
     QList<ImportedReport> reports; // as added: result.targetId and result.repetition set
     QUuid targetId;
     bool createdTarget = false;
-    QString error;
-
-    bool ok() const { return error.isEmpty(); }
 };
 
 // Reads every file, then adds each report found as a result of the target
@@ -40,12 +36,12 @@ struct SessionImport {
 // protocol than the target's, a report without a concurrency, a `mode` other
 // than an existing target's, or a report already imported into the target
 // (same fingerprint, also twice within `files`) leaves `session` untouched and
-// gives one error line naming the file and line.
-SessionImport importIntoSession(Session& session, const QString& targetName, const QString& mode,
-                                const QList<ImportFile>& files);
+// gives one error naming the file and line.
+Result<SessionImport> importIntoSession(Session& session, const QString& targetName,
+                                        const QString& mode, const QList<ImportFile>& files);
 
-// Reads `paths` ("-" is standard input) for importIntoSession(); nullopt and
-// one line naming the file when one cannot be read.
-std::optional<QList<ImportFile>> readImportFiles(const QStringList& paths, QString* error);
+// Reads `paths` ("-" is standard input) for importIntoSession(); an Io error
+// naming the file when one cannot be read.
+Result<QList<ImportFile>> readImportFiles(const QStringList& paths);
 
 } // namespace loadscope::app

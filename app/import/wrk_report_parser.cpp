@@ -2,6 +2,7 @@
 
 #include "app/import/decimal_number.h"
 #include "app/import/report_lines.h"
+#include "app/import/report_reader.h"
 
 #include <QRegularExpression>
 
@@ -46,57 +47,22 @@ bool commandIsWrk2(const ReportLines::Command& command) {
     return false;
 }
 
-class WrkReader {
+class WrkReader : public ReportReader {
 public:
-    WrkReader(const ReportLines& lines, const QString& fileName)
-        : m_lines(lines)
-        , m_fileName(fileName) {}
+    using ReportReader::ReportReader;
 
     bool read(int start, const std::optional<ReportLines::Command>& command, int commandIndex,
               const QString& version);
 
-    const ImportedReport& report() const { return m_report; }
-    const QString& error() const { return m_error; }
-    int lastIndex() const { return m_last; }
-
 private:
-    // The next non-blank line, or an empty string at the end of the file.
-    QString next(int& index) {
-        index = m_lines.skipBlank(index + 1);
-        return index < m_lines.size() ? m_lines.trimmed(index) : QString();
-    }
-    void mark(int index, const QString& what) {
-        m_last = index;
-        m_lastWhat = what;
-    }
-    QString tool() const { return m_wrk2 ? QStringLiteral("wrk2") : QStringLiteral("wrk"); }
-    bool cutOff() {
-        m_error = ReportLines::errorAt(
-            m_fileName, m_lines.number(m_last),
-            QStringLiteral("%1 report cut off after '%2'").arg(tool(), m_lastWhat));
-        return false;
-    }
-    // A value that does not parse is a garbled report, unless the line is the
-    // file's last and lost its end: then the report was cut.
-    bool malformed(int index, const QString& what, const QString& value) {
-        if (!m_lines.at(index).terminated)
-            return cutOff();
-        m_error = ReportLines::errorAt(
-            m_fileName, m_lines.number(index),
-            QStringLiteral("%1 report has a malformed '%2' value '%3'").arg(tool(), what, value));
-        return false;
+    QString tool() const override {
+        return m_wrk2 ? QStringLiteral("wrk2") : QStringLiteral("wrk");
     }
     bool readStats(int& index);
     bool readPlainDistribution(int& index);
     bool readHdrDistribution(int& index, LatencySummary& summary);
     bool readTotals(int& index);
 
-    const ReportLines& m_lines;
-    QString m_fileName;
-    ImportedReport m_report;
-    QString m_error;
-    int m_last = -1;
-    QString m_lastWhat;
     bool m_wrk2 = false;
 };
 
@@ -107,6 +73,7 @@ bool WrkReader::read(int start, const std::optional<ReportLines::Command>& comma
         m_wrk2 = commandIsWrk2(*command);
     }
     m_report.firstLine = m_lines.number(command ? commandIndex : start);
+    m_fingerprintFrom = start;
     m_report.version = version;
     const auto running = kRunning.match(m_lines.trimmed(start));
     m_report.url = running.captured(2);
@@ -147,15 +114,9 @@ bool WrkReader::read(int start, const std::optional<ReportLines::Command>& comma
     }
     if (!readTotals(index))
         return false;
-    m_report.tool = tool();
     m_report.keepAlive = true; // wrk keeps every connection open
-    m_report.lastLine = m_lines.number(m_last);
-    PointResult& result = m_report.result;
-    result.concurrency = *m_report.concurrency;
-    result.threads = *m_report.threads;
-    result.source.kind = ResultSource::Kind::Imported;
-    result.source.tool = m_report.tool;
-    result.source.toolVersion = m_report.version;
+    m_report.result.concurrency = *m_report.concurrency;
+    m_report.result.threads = *m_report.threads;
     return true;
 }
 
@@ -338,7 +299,7 @@ bool WrkReader::readTotals(int& index) {
 } // namespace
 
 ImportResult WrkReportParser::parse(const ReportLines& lines, const QString& fileName) {
-    ImportResult result;
+    QList<ImportedReport> result;
     std::optional<ReportLines::Command> command;
     int commandIndex = -1;
     QString version;
@@ -364,11 +325,8 @@ ImportResult WrkReportParser::parse(const ReportLines& lines, const QString& fil
         }
         WrkReader reader(lines, fileName);
         if (!reader.read(index, command, commandIndex, version))
-            return ImportResult{{}, reader.error()};
-        ImportedReport report = reader.report();
-        report.result.source.fingerprint =
-            lines.fingerprint(report.tool, index, reader.lastIndex());
-        result.reports.append(report);
+            return reader.error();
+        result.append(reader.finish());
         index = reader.lastIndex();
         command.reset();
     }

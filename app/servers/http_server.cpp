@@ -1,6 +1,6 @@
 #include "app/servers/http_server.h"
 
-#include "app/servers/server_loop.h"
+#include "app/servers/socket_connection.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -144,31 +144,24 @@ ParseStatus parseRequestHead(std::string_view data, RequestHead& request, size_t
 // (m_carry). Responses are queued as pointers into the server's prebuilt strings, never copied.
 // While output is pending the connection stops reading, which bounds the queue by one read's
 // worth of pipelined requests.
-class HttpConnection final : public ServerConnection {
+class HttpConnection final : public SocketConnection {
 public:
     HttpConnection(const HttpServer& server, ServerLoop& loop, int fd)
-        : m_server(server)
-        , m_loop(loop)
-        , m_fd(fd) {}
-    ~HttpConnection() override { m_loop.closeDescriptor(m_fd); }
-
-    bool open() {
-        m_events = EPOLLIN;
-        return m_loop.watch(m_fd, m_events, this);
-    }
+        : SocketConnection(loop, fd)
+        , m_server(server) {}
 
     bool onEvents(int, uint32_t events) override {
         if ((events & EPOLLOUT) && !flush())
             return false;
-        if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && (m_events & EPOLLIN)) {
-            if (!readAndServe())
-                return false;
-        }
+        if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && watching(EPOLLIN) && !readAndServe())
+            return false;
         if (m_queue.empty() && m_closeAfterFlush) {
             shutdown(m_fd, SHUT_WR);
             return false;
         }
-        return updateInterest();
+        return updateInterest(!m_queue.empty()    ? uint32_t(EPOLLOUT)
+                              : m_closeAfterFlush ? 0u
+                                                  : uint32_t(EPOLLIN));
     }
 
 private:
@@ -178,24 +171,22 @@ private:
     };
 
     bool readAndServe() {
-        const std::span<char> scratch = m_loop.scratch();
-        const ssize_t received = recv(m_fd, scratch.data(), scratch.size(), 0);
-        if (received == 0) {
+        const SocketRead read = readSome(m_loop, m_fd);
+        if (read.status == SocketRead::Status::Closed) {
             // The client may half-close after its last request and still read the answers.
             m_closeAfterFlush = true;
             return flush();
         }
-        if (received < 0)
-            return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
-        m_loop.countReceived(uint64_t(received));
+        if (read.status != SocketRead::Status::Data)
+            return read.keepOpen();
 
         if (m_carry.empty()) {
-            const std::string_view data(scratch.data(), size_t(received));
+            const std::string_view data(read.bytes.data(), read.bytes.size());
             const size_t used = serve(data);
             if (used < data.size())
                 m_carry.assign(data.substr(used));
         } else {
-            m_carry.append(scratch.data(), size_t(received));
+            m_carry.append(read.bytes.data(), read.bytes.size());
             const size_t used = serve(m_carry);
             m_carry.erase(0, used);
         }
@@ -277,7 +268,7 @@ private:
             if (sent < 0) {
                 if (errno == EINTR)
                     continue;
-                return errno == EAGAIN || errno == EWOULDBLOCK;
+                return wouldBlock();
             }
             m_loop.countSent(uint64_t(sent));
             size_t left = size_t(sent);
@@ -302,20 +293,7 @@ private:
         return true;
     }
 
-    bool updateInterest() {
-        const uint32_t wanted = !m_queue.empty()    ? uint32_t(EPOLLOUT)
-                                : m_closeAfterFlush ? 0u
-                                                    : uint32_t(EPOLLIN);
-        if (wanted == m_events)
-            return true;
-        m_events = wanted;
-        return m_loop.rewatch(m_fd, wanted);
-    }
-
     const HttpServer& m_server;
-    ServerLoop& m_loop;
-    int m_fd;
-    uint32_t m_events = 0;
     bool m_closeAfterFlush = false;
     uint64_t m_bodyLeft = 0;
     std::string m_carry;
@@ -339,19 +317,16 @@ HttpServer::~HttpServer() {
     stop();
 }
 
-bool HttpServer::prepare(std::string* error) {
+Result<void> HttpServer::prepare() {
     if (m_documentSize <= kMaxDocumentSize)
-        return true;
-    *error = "the document size " + std::to_string(m_documentSize) + " is larger than " +
-             std::to_string(kMaxDocumentSize) + " bytes";
-    return false;
+        return {};
+    return invalidInput(QStringLiteral("the document size %1 is larger than %2 bytes")
+                            .arg(m_documentSize)
+                            .arg(kMaxDocumentSize));
 }
 
 std::unique_ptr<ServerConnection> HttpServer::createConnection(ServerLoop& loop, int fd) {
-    auto connection = std::make_unique<HttpConnection>(*this, loop, fd);
-    if (!connection->open())
-        return nullptr;
-    return connection;
+    return openConnection<HttpConnection>(*this, loop, fd);
 }
 
 std::string HttpServer::makeDocument(size_t size) {

@@ -34,7 +34,7 @@ public:
 
 protected:
     std::unique_ptr<ServerConnection> createConnection(ServerLoop& loop, int fd) override;
-    bool prepare(std::string* error) override;
+    Result<void> prepare() override;
 
 private:
     friend class HttpConnection;

@@ -1,6 +1,6 @@
 #include "app/servers/tcp_proxy.h"
 
-#include "app/servers/server_loop.h"
+#include "app/servers/socket_connection.h"
 
 #include <cerrno>
 #include <chrono>
@@ -19,10 +19,6 @@ namespace {
 // buffer, few enough that one busy pair cannot starve the other connections of its loop.
 constexpr int kReadsPerEvent = 4;
 constexpr std::chrono::seconds kReportInterval{1};
-
-bool wouldBlock() {
-    return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
-}
 
 int64_t steadyNanoseconds() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -85,7 +81,8 @@ public:
         const bool fromClient = fd == m_client.fd;
         Side& side = fromClient ? m_client : m_upstream;
         Side& other = fromClient ? m_upstream : m_client;
-        if ((events & EPOLLOUT) && other.hasPending() && !deliver(other, side))
+        // What was read from the other side and is still pending goes to this one.
+        if ((events & EPOLLOUT) && other.hasPending() && !other.pending.flush(m_loop, side.fd))
             return false;
         if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && side.canRead() && !relay(side, other))
             return false;
@@ -100,58 +97,31 @@ private:
         uint32_t events = 0;
         bool watched = false;
         bool readDone = false; // this side sent its FIN
-        std::string pending;   // read from this side, not yet taken by the other
-        size_t pendingOffset = 0;
+        PendingOutput pending; // read from this side, not yet taken by the other
 
-        bool hasPending() const { return pendingOffset < pending.size(); }
+        bool hasPending() const { return !pending.empty(); }
         bool canRead() const { return !readDone && !hasPending(); }
         bool finished() const { return readDone && !hasPending(); }
     };
 
     // Moves bytes from `from` to `to` until `from` has nothing more or `to` is full.
     bool relay(Side& from, Side& to) {
-        const std::span<char> scratch = m_loop.scratch();
         for (int i = 0; i < kReadsPerEvent; ++i) {
-            const ssize_t received = recv(from.fd, scratch.data(), scratch.size(), 0);
-            if (received == 0) {
+            const SocketRead read = readSome(m_loop, from.fd);
+            if (read.status == SocketRead::Status::Closed) {
                 from.readDone = true;
                 // Everything read before the FIN has been delivered (reading stops while
                 // anything is pending), so the FIN can follow at once.
                 shutdown(to.fd, SHUT_WR);
                 return true;
             }
-            if (received < 0)
-                return wouldBlock();
-            const size_t size = size_t(received);
-            m_loop.countReceived(size);
-            const ssize_t sent = send(to.fd, scratch.data(), size, MSG_NOSIGNAL);
-            if (sent < 0 && !wouldBlock())
+            if (read.status != SocketRead::Status::Data)
+                return read.keepOpen();
+            if (!from.pending.sendOrKeep(m_loop, to.fd, read.bytes))
                 return false;
-            const size_t done = sent > 0 ? size_t(sent) : 0;
-            m_loop.countSent(done);
-            if (done < size) {
-                from.pending.assign(scratch.data() + done, size - done);
-                from.pendingOffset = 0;
-                return true;
-            }
-            if (size < scratch.size())
+            if (from.hasPending() || read.bytes.size() < ServerLoop::kScratchSize)
                 return true;
         }
-        return true;
-    }
-
-    // Writes what was read from `from` and is still pending to `to`.
-    bool deliver(Side& from, Side& to) {
-        while (from.hasPending()) {
-            const ssize_t sent = send(to.fd, from.pending.data() + from.pendingOffset,
-                                      from.pending.size() - from.pendingOffset, MSG_NOSIGNAL);
-            if (sent < 0)
-                return wouldBlock();
-            m_loop.countSent(size_t(sent));
-            from.pendingOffset += size_t(sent);
-        }
-        from.pending.clear();
-        from.pendingOffset = 0;
         return true;
     }
 
@@ -209,26 +179,21 @@ TcpProxy::~TcpProxy() {
     stop();
 }
 
-bool TcpProxy::prepare(std::string* error) {
-    if (m_upstreamPort == 0) {
-        *error = "the upstream needs a port other than 0";
-        return false;
-    }
+Result<void> TcpProxy::prepare() {
+    if (m_upstreamPort == 0)
+        return invalidInput(QStringLiteral("the upstream needs a port other than 0"));
     std::string lookupError;
     const auto resolved = engine::resolveAddress(m_upstreamHost, m_upstreamPort, &lookupError);
-    if (!resolved) {
-        *error = "upstream: " + lookupError;
-        return false;
-    }
+    if (!resolved)
+        return makeError(ErrorCode::Unreachable,
+                         QStringLiteral("upstream: %1").arg(QString::fromStdString(lookupError)));
     m_upstream = *resolved;
-    return true;
+    return {};
 }
 
 std::unique_ptr<ServerConnection> TcpProxy::createConnection(ServerLoop& loop, int fd) {
-    auto connection = std::make_unique<ProxyConnection>(*this, loop, fd);
-    if (!connection->open())
-        return nullptr; // the destructor closed the client: it sees EOF (or a reset) at once
-    return connection;
+    // A connection that fails to open has closed the client: it sees EOF (or a reset) at once.
+    return openConnection<ProxyConnection>(*this, loop, fd);
 }
 
 void TcpProxy::reportUpstreamFailure(int error) {

@@ -34,36 +34,33 @@ TcpServer::~TcpServer() {
     stop();
 }
 
-bool TcpServer::prepare(std::string*) {
-    return true;
+Result<void> TcpServer::prepare() {
+    return {};
 }
 
-bool TcpServer::start(std::string* error) {
+Result<void> TcpServer::start() {
     std::lock_guard lock(m_mutex);
-    std::string ignored;
-    std::string& message = error ? *error : ignored;
-    if (m_running) {
-        message = "the server is already running on " + m_address;
-        return false;
-    }
-    const std::string where = hostPort(m_config.host, m_config.port);
-    if (m_config.threads == 0) {
-        message = "cannot listen on " + where + ": at least one thread is needed";
-        return false;
-    }
-    if (!prepare(&message))
-        return false;
+    if (m_running)
+        return invalidInput(QStringLiteral("the server is already running on %1")
+                                .arg(QString::fromStdString(m_address)));
+    const QString where = QString::fromStdString(hostPort(m_config.host, m_config.port));
+    const auto cannotListen = [&where](ErrorCode code, const std::string& why) {
+        return makeError(
+            code,
+            QStringLiteral("cannot listen on %1: %2").arg(where, QString::fromStdString(why)));
+    };
+    if (m_config.threads == 0)
+        return cannotListen(ErrorCode::InvalidInput, "at least one thread is needed");
+    if (auto prepared = prepare(); !prepared)
+        return prepared.error();
 
     std::string lookupError;
     const auto local = engine::resolveAddress(m_config.host, m_config.port, &lookupError);
-    if (!local) {
-        message = "cannot listen on " + where + ": " + lookupError;
-        return false;
-    }
+    if (!local)
+        return cannotListen(ErrorCode::Unreachable, lookupError);
     const auto fail = [&](int code) {
-        message = "cannot listen on " + where + ": " + describeErrno(code);
         closeDescriptors();
-        return false;
+        return cannotListen(ErrorCode::Io, describeErrno(code));
     };
     m_listenFd = socket(local->family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (m_listenFd < 0)
@@ -99,25 +96,24 @@ bool TcpServer::start(std::string* error) {
         for (auto& loop : m_loops)
             m_threads.emplace_back([raw = loop.get()] { raw->run(); });
     } catch (const std::system_error& threadError) {
-        m_stopping.store(true, std::memory_order_release);
-        const uint64_t wake = 1;
-        [[maybe_unused]] const auto written = ::write(m_wakeFd, &wake, sizeof wake);
-        for (auto& thread : m_threads)
-            thread.join();
-        m_threads.clear();
+        stopLoops();
         m_loops.clear();
-        closeDescriptors();
-        message = "cannot start the server threads: " + std::string(threadError.what());
-        return false;
+        return makeError(ErrorCode::Internal, QStringLiteral("cannot start the server threads: %1")
+                                                  .arg(QString::fromUtf8(threadError.what())));
     }
     m_running = true;
-    return true;
+    return {};
 }
 
 void TcpServer::stop() {
     std::lock_guard lock(m_mutex);
     if (!m_running)
         return;
+    stopLoops();
+    m_running = false;
+}
+
+void TcpServer::stopLoops() {
     m_stopping.store(true, std::memory_order_release);
     // The eventfd stays readable, so every loop wakes, whichever epoll_wait it is in.
     const uint64_t wake = 1;
@@ -126,7 +122,6 @@ void TcpServer::stop() {
         thread.join();
     m_threads.clear();
     closeDescriptors();
-    m_running = false;
 }
 
 bool TcpServer::isRunning() const {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "app/common/result.h"
+
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -45,9 +47,9 @@ public:
     TcpServer& operator=(const TcpServer&) = delete;
     virtual ~TcpServer();
 
-    // Binds, listens and starts the loops. On failure returns false and sets `error` to one line
-    // such as "cannot listen on 127.0.0.1:8080: Address already in use".
-    bool start(std::string* error = nullptr);
+    // Binds, listens and starts the loops. On failure an error of one line such as "cannot
+    // listen on 127.0.0.1:8080: Address already in use".
+    Result<void> start();
     // Stops accepting, closes every connection and joins the loops. Idempotent.
     void stop();
 
@@ -66,13 +68,14 @@ protected:
     // Called on a loop thread for each accepted, non-blocking client socket. The returned
     // connection owns `fd` and has already watched it; nullptr means the fd has been closed.
     virtual std::unique_ptr<ServerConnection> createConnection(ServerLoop& loop, int fd) = 0;
-    // Called by start() before binding; a server refuses to start by returning false with a
-    // one-line error.
-    virtual bool prepare(std::string* error);
+    // Called by start() before binding; a server refuses to start by returning a one-line error.
+    virtual Result<void> prepare();
 
 private:
     friend class ServerLoop;
 
+    // Raises the stop flag, wakes and joins the loop threads, closes the listening socket.
+    void stopLoops();
     void closeDescriptors();
 
     const ServerConfig m_config;

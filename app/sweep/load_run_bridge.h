@@ -23,8 +23,6 @@ public:
 
     void start();
     void cancel() noexcept;
-    // True once runFinished() was emitted on this object's thread.
-    bool isFinished() const { return m_finished; }
     // Awaits the end of the run without blocking the event loop, then returns
     // the merged result.
     QCoro::Task<engine::RunResult> result();
@@ -36,7 +34,7 @@ Q_SIGNALS:
 private:
     std::unique_ptr<engine::LoadRun> m_run;
     bool m_started = false;
-    bool m_finished = false;
+    bool m_finished = false; // runFinished() was emitted
 };
 
 } // namespace loadscope::app

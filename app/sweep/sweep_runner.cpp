@@ -1,5 +1,6 @@
 #include "app/sweep/sweep_runner.h"
 
+#include "app/common/result.h"
 #include "app/session/session.h"
 #include "app/session/session_document.h"
 #include "app/sweep/load_run_bridge.h"
@@ -103,12 +104,8 @@ QCoro::Task<SweepOutcome> SweepRunner::run() {
     const quint64 job = ++m_jobId;
     setRunning(true);
     SweepOutcome outcome = co_await runSweep(job);
-    if (!alive)
-        co_return outcome;
-    setRunning(false);
-    if (outcome.status == SweepOutcome::Status::Failed)
-        Q_EMIT sweepFailed(outcome.error);
-    Q_EMIT sweepFinished(outcome);
+    if (alive)
+        setRunning(false);
     co_return outcome;
 }
 
@@ -132,163 +129,219 @@ QCoro::Task<engine::RunResult> SweepRunner::runEngine(engine::LoadSpec spec,
     co_return result;
 }
 
-QCoro::Task<bool> SweepRunner::pause(double seconds, quint64 job) {
-    QPointer<SweepRunner> alive(this);
+QCoro::Task<> SweepRunner::pause(double seconds) {
     auto* timer = new QTimer; // not a child, as the bridge in runEngine()
     timer->setSingleShot(true);
     m_pauseTimer = timer;
     timer->start(std::chrono::milliseconds(qint64(seconds * 1000.0)));
     co_await qCoro(timer).waitForTimeout();
     timer->deleteLater(); // resumed from an event delivered to the timer
-    co_return alive&& isCurrent(job);
 }
 
-QCoro::Task<SweepOutcome> SweepRunner::runSweep(quint64 job) {
-    QPointer<SweepRunner> alive(this);
-    SweepOutcome outcome;
-    if (!m_document)
-        co_return failed(outcome, QStringLiteral("no session to run"));
-    // A copy: edits made while the sweep runs do not change what it runs.
-    const Session session = m_document->session();
-    if (session.targets.empty())
-        co_return failed(outcome, QStringLiteral("the session has no targets"));
-    if (const auto problem = validateSweepPlan(session.plan))
-        co_return failed(outcome, QStringLiteral("sweep plan: %1").arg(*problem));
-    const SweepPlan& plan = session.plan;
-    const std::vector<SweepPoint> all = sweepPoints(session);
-    const std::vector<SweepPoint> missing = missingPoints(session);
-    outcome.pointCount = int(all.size());
-    outcome.pointsSkipped = int(all.size() - missing.size());
-    if (missing.empty())
-        co_return outcome;
-
-    // Pre-flight: every target still to run must build a spec at every level
-    // it runs at and resolve, before the first point costs any time.
-    std::vector<const Target*> targets;
-    for (const Target& target : session.targets) {
-        if (std::any_of(missing.begin(), missing.end(),
-                        [&](const SweepPoint& p) { return p.targetId == target.id; }))
-            targets.push_back(&target);
-    }
+// What one run() works through. A copy of the session: edits made while the
+// sweep runs do not change what it runs.
+struct SweepRunner::Sweep {
+    QPointer<SweepRunner> alive;
+    quint64 job = 0;
+    Session session;
+    std::vector<SweepPoint> missing;
+    std::vector<const Target*> targets; // those with missing points, in session order
     QHash<QUuid, engine::SocketAddress> addresses;
-    for (const Target* target : targets) {
+    QSet<QUuid> preloaded;
+    SweepOutcome outcome;
+};
+
+SweepRunner::Ended SweepRunner::interrupted(const Sweep& sweep, bool runCancelled) {
+    if (!sweep.alive)
+        return sweep.outcome;
+    if (runCancelled || !sweep.alive->isCurrent(sweep.job))
+        return cancelled(sweep.outcome);
+    return std::nullopt;
+}
+
+namespace {
+
+// Every call into the spec builder, in one place: the measured spec of a
+// point (without its address) and, when the target asks for one, its preload.
+struct PointSpecs {
+    LoadSpecDraft draft;
+    std::optional<engine::LoadSpec> preload;
+};
+
+// The error names what is wrong; the caller names the target.
+Result<PointSpecs> pointSpecs(const Target& target, int concurrency, const SweepPlan& plan,
+                              const engine::SocketAddress* address) {
+    QString error;
+    auto draft = draftLoadSpec(target, concurrency, plan, &error);
+    if (!draft)
+        return invalidInput(error);
+    PointSpecs specs{std::move(*draft), std::nullopt};
+    if (!address)
+        return specs;
+    specs.draft.spec.target = *address;
+    if (target.protocol == TargetProtocol::Memcache && target.memcache.preload) {
+        specs.preload = memcachePreloadSpec(target, specs.draft.spec, &error);
+        if (!specs.preload)
+            return invalidInput(QStringLiteral("preload: %1").arg(error));
+    }
+    return specs;
+}
+
+QCoro::Task<ResolvedAddress> resolveTarget(const LoadSpecDraft& draft) {
+    co_return co_await resolveEndpoint(draft.endpoint);
+}
+
+} // namespace
+
+QCoro::Task<SweepOutcome> SweepRunner::runSweep(quint64 job) {
+    Sweep sweep;
+    sweep.alive = this;
+    sweep.job = job;
+    if (!m_document)
+        co_return failed(sweep.outcome, QStringLiteral("no session to run"));
+    sweep.session = m_document->session();
+    const Session& session = sweep.session;
+    if (session.targets.empty())
+        co_return failed(sweep.outcome, QStringLiteral("the session has no targets"));
+    if (const auto problem = validateSweepPlan(session.plan))
+        co_return failed(sweep.outcome, QStringLiteral("sweep plan: %1").arg(*problem));
+    const std::vector<SweepPoint> all = sweepPoints(session);
+    sweep.missing = missingPoints(session);
+    sweep.outcome.pointCount = int(all.size());
+    sweep.outcome.pointsSkipped = int(all.size() - sweep.missing.size());
+    if (sweep.missing.empty())
+        co_return sweep.outcome;
+    for (const Target& target : session.targets) {
+        if (std::any_of(sweep.missing.begin(), sweep.missing.end(),
+                        [&](const SweepPoint& p) { return p.targetId == target.id; }))
+            sweep.targets.push_back(&target);
+    }
+
+    if (auto ended = co_await checkTargets(sweep))
+        co_return *ended;
+    if (m_probeEnabled) {
+        if (auto ended = co_await probeTargets(sweep))
+            co_return *ended;
+    }
+    const double pauseSeconds = session.plan.pauseSeconds;
+    for (size_t index = 0; index < sweep.missing.size(); ++index) {
+        const SweepPoint& point = sweep.missing[index];
+        if (index > 0 && pauseSeconds > 0 && !interrupted(sweep)) {
+            Q_EMIT statusChanged(QStringLiteral("pausing %1 s").arg(pauseSeconds));
+            co_await pause(pauseSeconds);
+        }
+        if (auto ended = interrupted(sweep))
+            co_return *ended;
+        if (auto ended = co_await runPoint(sweep, point))
+            co_return *ended;
+    }
+    co_return sweep.outcome;
+}
+
+QCoro::Task<SweepRunner::Ended> SweepRunner::checkTargets(Sweep& sweep) {
+    // Every target still to run must build a spec at every level it runs at
+    // and resolve, before the first point costs any time.
+    for (const Target* target : sweep.targets) {
         Q_EMIT statusChanged(QStringLiteral("checking %1").arg(target->displayName()));
         std::optional<LoadSpecDraft> draft;
-        for (const SweepPoint& point : missing) {
+        for (const SweepPoint& point : sweep.missing) {
             if (point.targetId != target->id)
                 continue;
-            QString error;
-            draft = draftLoadSpec(*target, point.concurrency, plan, &error);
-            if (!draft)
-                co_return failed(outcome,
-                                 QStringLiteral("%1: %2").arg(targetLabel(*target), error));
+            auto specs = pointSpecs(*target, point.concurrency, sweep.session.plan, nullptr);
+            if (!specs)
+                co_return failed(sweep.outcome, QStringLiteral("%1: %2").arg(
+                                                    targetLabel(*target), specs.error().message));
+            draft = std::move(specs->draft);
         }
-        const ResolvedAddress resolved = co_await resolveEndpoint(draft->endpoint);
-        if (!alive)
-            co_return outcome;
-        if (!isCurrent(job))
-            co_return cancelled(outcome);
+        const ResolvedAddress resolved = co_await resolveTarget(*draft);
+        if (auto ended = interrupted(sweep))
+            co_return ended;
         if (!resolved.address)
             co_return unreachable(
-                outcome, QStringLiteral("%1: %2").arg(targetLabel(*target), resolved.error));
-        addresses.insert(target->id, *resolved.address);
+                sweep.outcome, QStringLiteral("%1: %2").arg(targetLabel(*target), resolved.error));
+        sweep.addresses.insert(target->id, *resolved.address);
+    }
+    co_return std::nullopt;
+}
+
+QCoro::Task<SweepRunner::Ended> SweepRunner::probeTargets(Sweep& sweep) {
+    for (const Target* target : sweep.targets) {
+        Q_EMIT statusChanged(
+            QStringLiteral("probing %1 (%2)").arg(target->displayName(), target->endpoint()));
+        // Not a child, as the bridge in runEngine().
+        auto* probe = new TargetProbe;
+        m_probe = probe;
+        const ProbeResult probed = co_await probe->probe(*target);
+        probe->deleteLater();
+        if (auto ended = interrupted(sweep))
+            co_return ended;
+        Q_EMIT probeFinished(target->id, probed);
+        if (!probed.ok)
+            co_return unreachable(sweep.outcome,
+                                  QStringLiteral("%1 (%2) did not answer the probe: %3")
+                                      .arg(targetLabel(*target), target->endpoint(), probed.error));
+    }
+    co_return std::nullopt;
+}
+
+QCoro::Task<SweepRunner::Ended> SweepRunner::preload(Sweep& sweep, const Target& target,
+                                                     engine::LoadSpec spec) {
+    Q_EMIT statusChanged(
+        QStringLiteral("preloading %1: %2 keys").arg(target.displayName()).arg(spec.requests));
+    const engine::RunResult loaded = co_await runEngine(std::move(spec), std::nullopt);
+    if (auto ended = interrupted(sweep, loaded.cancelled))
+        co_return ended;
+    if (const QString why = runFailure(loaded); !why.isEmpty())
+        co_return unreachable(
+            sweep.outcome, QStringLiteral("%1: preload failed: %2").arg(targetLabel(target), why));
+    sweep.preloaded.insert(target.id);
+    co_return std::nullopt;
+}
+
+QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepPoint& point) {
+    const Target* target = sweep.session.findTarget(point.targetId);
+    const engine::SocketAddress address = sweep.addresses.value(target->id);
+    auto specs = pointSpecs(*target, point.concurrency, sweep.session.plan, &address);
+    if (!specs) // checked before the first point; only a changed body file gets here
+        co_return failed(sweep.outcome,
+                         QStringLiteral("%1: %2").arg(targetLabel(*target), specs.error().message));
+    if (specs->preload && !sweep.preloaded.contains(target->id)) {
+        if (auto ended = co_await preload(sweep, *target, std::move(*specs->preload)))
+            co_return ended;
     }
 
-    if (m_probeEnabled) {
-        for (const Target* target : targets) {
-            Q_EMIT statusChanged(
-                QStringLiteral("probing %1 (%2)").arg(target->displayName(), target->endpoint()));
-            // Not a child, as the bridge in runEngine().
-            auto* probe = new TargetProbe;
-            m_probe = probe;
-            const ProbeResult probed = co_await probe->probe(*target);
-            probe->deleteLater();
-            if (!alive)
-                co_return outcome;
-            if (!isCurrent(job))
-                co_return cancelled(outcome);
-            Q_EMIT probeFinished(target->id, probed);
-            if (!probed.ok)
-                co_return unreachable(
-                    outcome, QStringLiteral("%1 (%2) did not answer the probe: %3")
-                                 .arg(targetLabel(*target), target->endpoint(), probed.error));
-        }
+    Q_EMIT pointStarted(point, sweep.outcome.pointCount);
+    const QDateTime startedAt = QDateTime::currentDateTime();
+    const engine::RunResult run = co_await runEngine(std::move(specs->draft.spec), point);
+    // A point cut short is not a measurement of the plan: keep nothing of it.
+    if (auto ended = interrupted(sweep, run.cancelled))
+        co_return ended;
+    if (const QString why = runFailure(run); !why.isEmpty()) {
+        const QString message = QStringLiteral("%1 at concurrency %2: %3")
+                                    .arg(targetLabel(*target))
+                                    .arg(point.concurrency)
+                                    .arg(why);
+        ++sweep.outcome.pointsFailed;
+        Q_EMIT pointFailed(point, message);
+        co_return unreachable(sweep.outcome, message);
     }
+    storeResult(sweep, point,
+                pointResultFromRun(run, point.targetId, point.concurrency, point.repetition,
+                                   currentRunEnvironment(startedAt)));
+    co_return std::nullopt;
+}
 
-    QSet<QUuid> preloaded;
-    bool first = true;
-    for (const SweepPoint& point : missing) {
-        if (!isCurrent(job))
-            co_return cancelled(outcome);
-        if (!first && plan.pauseSeconds > 0) {
-            Q_EMIT statusChanged(QStringLiteral("pausing %1 s").arg(plan.pauseSeconds));
-            const bool goOn = co_await pause(plan.pauseSeconds, job);
-            if (!alive)
-                co_return outcome;
-            if (!goOn)
-                co_return cancelled(outcome);
-        }
-        first = false;
-        const Target* target = session.findTarget(point.targetId);
-        QString error;
-        auto draft = draftLoadSpec(*target, point.concurrency, plan, &error);
-        if (!draft) // checked above; only a changed body file gets here
-            co_return failed(outcome, QStringLiteral("%1: %2").arg(targetLabel(*target), error));
-        draft->spec.target = addresses.value(target->id);
-
-        if (target->protocol == TargetProtocol::Memcache && target->memcache.preload &&
-            !preloaded.contains(target->id)) {
-            auto preload = memcachePreloadSpec(*target, draft->spec, &error);
-            if (!preload)
-                co_return failed(
-                    outcome, QStringLiteral("%1: preload: %2").arg(targetLabel(*target), error));
-            Q_EMIT statusChanged(QStringLiteral("preloading %1: %2 keys")
-                                     .arg(target->displayName())
-                                     .arg(preload->requests));
-            const engine::RunResult loaded = co_await runEngine(std::move(*preload), std::nullopt);
-            if (!alive)
-                co_return outcome;
-            if (!isCurrent(job) || loaded.cancelled)
-                co_return cancelled(outcome);
-            if (const QString why = runFailure(loaded); !why.isEmpty())
-                co_return unreachable(
-                    outcome,
-                    QStringLiteral("%1: preload failed: %2").arg(targetLabel(*target), why));
-            preloaded.insert(target->id);
-        }
-
-        Q_EMIT pointStarted(point, outcome.pointCount);
-        const QDateTime startedAt = QDateTime::currentDateTime();
-        const engine::RunResult run = co_await runEngine(std::move(draft->spec), point);
-        if (!alive)
-            co_return outcome;
-        // A point cut short is not a measurement of the plan: keep nothing of it.
-        if (!isCurrent(job) || run.cancelled)
-            co_return cancelled(outcome);
-        if (const QString why = runFailure(run); !why.isEmpty()) {
-            const QString message = QStringLiteral("%1 at concurrency %2: %3")
-                                        .arg(targetLabel(*target))
-                                        .arg(point.concurrency)
-                                        .arg(why);
-            ++outcome.pointsFailed;
-            Q_EMIT pointFailed(point, message);
-            co_return unreachable(outcome, message);
-        }
-
-        PointResult result = pointResultFromRun(run, point.targetId, point.concurrency,
-                                                point.repetition, currentRunEnvironment(startedAt));
-        if (!m_document || !m_document->session().findTarget(point.targetId))
-            continue; // the target was removed meanwhile: its result has no home
-        m_document->putResult(result);
-        ++outcome.pointsRun;
-        if (m_autosave && !m_document->filePath().isEmpty()) {
-            QString saveError;
-            if (!m_document->save(&saveError))
-                Q_EMIT autosaveFailed(saveError);
-        }
-        Q_EMIT pointFinished(point, result);
+void SweepRunner::storeResult(Sweep& sweep, const SweepPoint& point, const PointResult& result) {
+    if (!m_document || !m_document->session().findTarget(point.targetId))
+        return; // the target was removed meanwhile: its result has no home
+    m_document->putResult(result);
+    ++sweep.outcome.pointsRun;
+    if (!m_document->filePath().isEmpty()) {
+        QString saveError;
+        if (!m_document->save(&saveError))
+            Q_EMIT autosaveFailed(saveError);
     }
-    co_return outcome;
+    Q_EMIT pointFinished(point, result);
 }
 
 } // namespace loadscope::app

@@ -62,19 +62,14 @@ public:
     // 100 ms by themselves and the sweep's coroutine unwinds without this object.
     ~SweepRunner() override;
 
+    // Probe every target before the first point (default on).
     void setProbeEnabled(bool enabled) { m_probeEnabled = enabled; }
-    bool probeEnabled() const { return m_probeEnabled; }
-    // Save the document after each point when it has a file (default on).
-    void setAutosaveEnabled(bool enabled) { m_autosave = enabled; }
-    bool autosaveEnabled() const { return m_autosave; }
 
     bool isRunning() const { return m_running; }
-    // Changes at every run() and cancel(): work of an older job is dropped.
-    quint64 jobId() const { return m_jobId; }
 
-    // Runs the sweep to its end. Emits sweepFinished() exactly once (and
-    // sweepFailed() before it on failure). A second run() while one is going
-    // returns Failed at once and leaves the first alone.
+    // Runs the sweep to its end and returns how it ended: the one report of
+    // the sweep's end (runningChanged(false) comes just before it). A second
+    // run() while one is going returns Failed at once and leaves the first alone.
     QCoro::Task<SweepOutcome> run();
     // Stops the point in progress (the engine stops within 100 ms) or the
     // pause or probe, keeps every completed point and stores nothing of the
@@ -96,22 +91,31 @@ Q_SIGNALS:
                        const loadscope::app::PointResult& result);
     void pointFailed(const loadscope::app::SweepPoint& point, const QString& error);
     void autosaveFailed(const QString& error);
-    void sweepFailed(const QString& error);
-    void sweepFinished(const loadscope::app::SweepOutcome& outcome);
 
 private:
+    struct Sweep; // what one run() works through, kept in its coroutine frame
+    using Ended = std::optional<SweepOutcome>; // how the sweep ended, or nullopt to go on
+
     QCoro::Task<SweepOutcome> runSweep(quint64 job);
+    // The steps of runSweep(), each ending the sweep or letting it go on.
+    QCoro::Task<Ended> checkTargets(Sweep& sweep);
+    QCoro::Task<Ended> probeTargets(Sweep& sweep);
+    QCoro::Task<Ended> runPoint(Sweep& sweep, const SweepPoint& point);
+    QCoro::Task<Ended> preload(Sweep& sweep, const Target& target, engine::LoadSpec spec);
+    void storeResult(Sweep& sweep, const SweepPoint& point, const PointResult& result);
+    // Asked after every await: the runner is gone (the outcome so far, without
+    // touching it), the sweep was cancelled or superseded, or nullopt to go on.
+    static Ended interrupted(const Sweep& sweep, bool runCancelled = false);
+
     // Runs one LoadRun to its end; progress is relayed for `point` when given.
     QCoro::Task<engine::RunResult> runEngine(engine::LoadSpec spec,
                                              std::optional<SweepPoint> point);
-    // false when the sweep was cancelled during the pause.
-    QCoro::Task<bool> pause(double seconds, quint64 job);
+    QCoro::Task<> pause(double seconds);
     void setRunning(bool running);
     bool isCurrent(quint64 job) const { return job == m_jobId; }
 
     QPointer<SessionDocument> m_document;
     bool m_probeEnabled = true;
-    bool m_autosave = true;
     bool m_running = false;
     quint64 m_jobId = 0;
     // What cancel() must stop; each is set only while it is awaited.

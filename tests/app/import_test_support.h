@@ -4,6 +4,7 @@
 // the numbers printed in the tool's own text, read back here independently
 // with one regular expression per line (never with the parsers under test).
 
+#include "app/common/result.h"
 #include "app/import/imported_report.h"
 
 #include <QFile>
@@ -18,6 +19,12 @@ namespace import_test {
 using loadscope::app::ImportedReport;
 using loadscope::app::LatencySummary;
 using loadscope::app::PointResult;
+
+// The error line of a refused import, or empty when it succeeded: for the
+// messages of QVERIFY2, which are built whether or not the check fails.
+template <typename T> QString errorText(const loadscope::app::Result<T>& result) {
+    return result ? QString() : result.error().toString();
+}
 
 inline QByteArray readFixture(const QString& path) {
     QFile file(path);

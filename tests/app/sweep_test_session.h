@@ -21,12 +21,12 @@ public:
     HttpPair() {
         app::HttpServerConfig httpConfig;
         m_http = std::make_unique<app::HttpServer>(httpConfig);
-        if (!m_http->start(&m_error))
+        if (!started(*m_http))
             return;
         app::TcpProxyConfig proxyConfig;
         proxyConfig.upstreamPort = m_http->port();
         m_proxy = std::make_unique<app::TcpProxy>(proxyConfig);
-        if (!m_proxy->start(&m_error))
+        if (!started(*m_proxy))
             m_proxy.reset();
     }
     ~HttpPair() {
@@ -36,7 +36,7 @@ public:
     }
 
     bool isRunning() const { return m_proxy != nullptr; }
-    QString error() const { return QString::fromStdString(m_error); }
+    QString error() const { return m_error; }
     quint16 httpPort() const { return m_http->port(); }
     quint16 proxyPort() const { return m_proxy->port(); }
     uint64_t httpActiveConnections() const { return m_http->stats().activeConnections; }
@@ -44,7 +44,14 @@ public:
     QString proxyAddress() const { return QStringLiteral("127.0.0.1:%1").arg(proxyPort()); }
 
 private:
-    std::string m_error;
+    bool started(app::TcpServer& server) {
+        const auto result = server.start();
+        if (!result)
+            m_error = result.error().toString();
+        return result.ok();
+    }
+
+    QString m_error;
     std::unique_ptr<app::HttpServer> m_http;
     std::unique_ptr<app::TcpProxy> m_proxy;
 };

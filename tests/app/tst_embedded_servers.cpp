@@ -29,11 +29,10 @@ std::string expectedHead(size_t bodySize, bool keepAlive) {
 }
 
 template <typename Server> bool startServer(Server& server) {
-    std::string error;
-    const bool started = server.start(&error);
+    const auto started = server.start();
     if (!started)
-        qWarning("start failed: %s", error.c_str());
-    return started;
+        qWarning("start failed: %s", qPrintable(started.error().toString()));
+    return started.ok();
 }
 
 HttpServerConfig httpConfig(size_t documentSize = 4897, uint32_t threads = 1) {
@@ -518,17 +517,19 @@ void TestEmbeddedServers::portInUseFailsWithClearMessage() {
     HttpServerConfig config = httpConfig();
     config.port = first.port();
     HttpServer second(config);
-    std::string error;
-    QVERIFY(!second.start(&error));
-    QCOMPARE(error, "cannot listen on 127.0.0.1:" + std::to_string(first.port()) +
-                        ": Address already in use");
+    const auto refused = second.start();
+    QVERIFY(!refused);
+    QCOMPARE(
+        refused.error().toString(),
+        QStringLiteral("cannot listen on 127.0.0.1:%1: Address already in use").arg(first.port()));
+    QCOMPARE(refused.error().code, loadscope::app::ErrorCode::Io);
     QVERIFY(!second.isRunning());
 
     // Also against a server of another kind, and the first one is unharmed.
     EchoServerConfig echoConfig;
     echoConfig.port = first.port();
     EchoServer echo(echoConfig);
-    QVERIFY(!echo.start(&error));
+    QVERIFY(!echo.start());
     Socket client = connectTo(first.port());
     QVERIFY(sendAll(client, "GET / HTTP/1.1\r\n\r\n"));
     QVERIFY(!receiveHttpResponse(client).empty());
@@ -538,8 +539,7 @@ void TestEmbeddedServers::stopIsIdempotentAndServerRestarts() {
     HttpServer server(httpConfig(5, 3));
     server.stop(); // never started
     QVERIFY(startServer(server));
-    std::string error;
-    QVERIFY(!server.start(&error));         // already running
+    QVERIFY(!server.start());               // already running
     Socket idle = connectTo(server.port()); // open connections do not hold stop() up
     QVERIFY(idle.isValid());
     QTRY_COMPARE_WITH_TIMEOUT(server.stats().activeConnections, uint64_t(1), 5000);

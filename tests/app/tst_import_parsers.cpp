@@ -116,9 +116,9 @@ void TestImportParsers::capturedToolOutputs() {
     const QByteArray content = fixture(name);
     QVERIFY(!content.isEmpty());
     const ImportResult imported = importReports(name, content);
-    QVERIFY2(imported.ok(), qPrintable(imported.error));
-    QCOMPARE(imported.reports.size(), 1);
-    const ImportedReport& report = imported.reports.first();
+    QVERIFY2(imported.ok(), qPrintable(errorText(imported)));
+    QCOMPARE(imported->size(), 1);
+    const ImportedReport& report = imported->first();
     const QString text = QString::fromUtf8(content);
     if (name.startsWith(QLatin1String("ab")))
         checkAbAgainstText(report, text);
@@ -135,13 +135,13 @@ void TestImportParsers::abTerminalSession() {
     // lines, CRLF line ends, French and Japanese notes around, two reports.
     const QByteArray content = fixture(QStringLiteral("ab_terminal_session.txt"));
     const ImportResult imported = importReports(QStringLiteral("session.txt"), content);
-    QVERIFY2(imported.ok(), qPrintable(imported.error));
-    QCOMPARE(imported.reports.size(), 2);
+    QVERIFY2(imported.ok(), qPrintable(errorText(imported)));
+    QCOMPARE(imported->size(), 2);
     const QString text = QString::fromUtf8(content);
-    for (const ImportedReport& report : imported.reports)
+    for (const ImportedReport& report : *imported)
         checkAbAgainstText(report, reportText(text, report));
 
-    const ImportedReport& first = imported.reports.at(0);
+    const ImportedReport& first = imported->at(0);
     QCOMPARE(first.version, QStringLiteral("2.3"));
     QCOMPARE(first.firstLine, 3); // the command line
     QVERIFY(first.commandLine.startsWith(QLatin1String("ab -c 4 -n 120 -k http://127.0.0.1:")));
@@ -150,7 +150,7 @@ void TestImportParsers::abTerminalSession() {
     QCOMPARE(first.concurrency, std::optional<int>(4));
     QVERIFY(first.url.endsWith(QLatin1String("/index.html")));
 
-    const ImportedReport& second = imported.reports.at(1);
+    const ImportedReport& second = imported->at(1);
     QCOMPARE(second.requests, std::optional<uint64_t>(2000));
     QCOMPARE(second.concurrency, std::optional<int>(10));
     QCOMPARE(second.keepAlive, std::optional<bool>(true));
@@ -161,9 +161,9 @@ void TestImportParsers::abTerminalSession() {
 void TestImportParsers::abLegacyLayout() {
     const QByteArray content = fixture(QStringLiteral("ab_2.0.40_failures.txt"));
     const ImportResult imported = importReports(QStringLiteral("old.txt"), content);
-    QVERIFY2(imported.ok(), qPrintable(imported.error));
-    QCOMPARE(imported.reports.size(), 1);
-    const ImportedReport& report = imported.reports.first();
+    QVERIFY2(imported.ok(), qPrintable(errorText(imported)));
+    QCOMPARE(imported->size(), 1);
+    const ImportedReport& report = imported->first();
     checkAbAgainstText(report, QString::fromUtf8(content));
     QCOMPARE(report.version, QStringLiteral("2.0.40-dev"));
     QCOMPARE(report.url, QStringLiteral("http://www.example.org:8080/app/status"));
@@ -267,11 +267,11 @@ void TestImportParsers::abVariants() {
     QFETCH(int, percentiles);
     QFETCH(QString, error);
     const ImportResult imported = importReports(QStringLiteral("a.txt"), content);
-    QCOMPARE(imported.error, error);
+    QCOMPARE(errorText(imported), error);
     if (!error.isEmpty())
         return;
-    QCOMPARE(imported.reports.size(), 1);
-    const ImportedReport& report = imported.reports.first();
+    QCOMPARE(imported->size(), 1);
+    const ImportedReport& report = imported->first();
     const PointResult& r = report.result;
     QCOMPARE(report.url, url);
     QCOMPARE(r.documentLength, documentLength);
@@ -297,9 +297,9 @@ void TestImportParsers::abVariants() {
 void TestImportParsers::wrk2Spectrum() {
     const ImportResult imported =
         importReports(QStringLiteral("wrk2.txt"), fixture(QStringLiteral("wrk2_spectrum.txt")));
-    QVERIFY2(imported.ok(), qPrintable(imported.error));
-    QCOMPARE(imported.reports.size(), 1);
-    const ImportedReport& report = imported.reports.first();
+    QVERIFY2(imported.ok(), qPrintable(errorText(imported)));
+    QCOMPARE(imported->size(), 1);
+    const ImportedReport& report = imported->first();
     const PointResult& r = report.result;
     QCOMPARE(report.tool, QStringLiteral("wrk2"));
     QCOMPARE(r.source.tool, QStringLiteral("wrk2"));
@@ -338,9 +338,9 @@ void TestImportParsers::wrk2Spectrum() {
 void TestImportParsers::memtierTable() {
     const ImportResult imported = importReports(
         QStringLiteral("memtier.txt"), fixture(QStringLiteral("memtier_table_percentiles.txt")));
-    QVERIFY2(imported.ok(), qPrintable(imported.error));
-    QCOMPARE(imported.reports.size(), 1);
-    const ImportedReport& report = imported.reports.first();
+    QVERIFY2(imported.ok(), qPrintable(errorText(imported)));
+    QCOMPARE(imported->size(), 1);
+    const ImportedReport& report = imported->first();
     const PointResult& r = report.result;
     QCOMPARE(report.tool, QStringLiteral("memtier_benchmark"));
     QCOMPARE(report.protocolId(), QStringLiteral("memcache"));
@@ -362,11 +362,11 @@ void TestImportParsers::memtierTable() {
 void TestImportParsers::memtierOldTable() {
     const ImportResult imported = importReports(QStringLiteral("memtier-1.2.txt"),
                                                 fixture(QStringLiteral("memtier_table_1.2.txt")));
-    QVERIFY2(imported.ok(), qPrintable(imported.error));
-    QCOMPARE(imported.reports.size(), 1);
-    const PointResult& r = imported.reports.first().result;
-    QCOMPARE(imported.reports.first().concurrency, std::optional<int>(200));
-    QCOMPARE(imported.reports.first().requests, std::optional<uint64_t>(2000000));
+    QVERIFY2(imported.ok(), qPrintable(errorText(imported)));
+    QCOMPARE(imported->size(), 1);
+    const PointResult& r = imported->first().result;
+    QCOMPARE(imported->first().concurrency, std::optional<int>(200));
+    QCOMPARE(imported->first().requests, std::optional<uint64_t>(2000000));
     QVERIFY(*r.reportedRequestsPerSecond == 93046.79);
     QVERIFY(*r.reportedTransferKiBps == 4250.47);
     QVERIFY(r.total.meanMs == 2.137);
@@ -378,10 +378,10 @@ void TestImportParsers::memtierJsonAverageFault() {
     const ImportResult imported =
         importReports(QStringLiteral("memtier.json"),
                       fixture(QStringLiteral("memtier_totals_average_fault.json")));
-    QVERIFY2(imported.ok(), qPrintable(imported.error));
-    QCOMPARE(imported.reports.size(), 1);
-    const PointResult& r = imported.reports.first().result;
-    QCOMPARE(imported.reports.first().concurrency, std::optional<int>(100));
+    QVERIFY2(imported.ok(), qPrintable(errorText(imported)));
+    QCOMPARE(imported->size(), 1);
+    const PointResult& r = imported->first().result;
+    QCOMPARE(imported->first().concurrency, std::optional<int>(100));
     QCOMPARE(r.complete, 217824ULL);
     QVERIFY(r.durationSeconds == 10.003);
     QVERIFY(*r.reportedRequestsPerSecond == 21775.77);
@@ -427,9 +427,9 @@ void TestImportParsers::netperf() {
     QFETCH(double, throughput);
     QFETCH(double, meanMs);
     const ImportResult imported = importReports(name, fixture(name));
-    QVERIFY2(imported.ok(), qPrintable(imported.error));
-    QVERIFY(index < imported.reports.size());
-    const ImportedReport& report = imported.reports.at(index);
+    QVERIFY2(imported.ok(), qPrintable(errorText(imported)));
+    QVERIFY(index < imported->size());
+    const ImportedReport& report = imported->at(index);
     const PointResult& r = report.result;
     QCOMPARE(report.tool, QStringLiteral("netperf"));
     QCOMPARE(report.test, test);
@@ -446,16 +446,16 @@ void TestImportParsers::netperf() {
 void TestImportParsers::mixedNotes() {
     const ImportResult imported =
         importReports(QStringLiteral("notes.md"), fixture(QStringLiteral("mixed_notes.md")));
-    QVERIFY2(imported.ok(), qPrintable(imported.error));
+    QVERIFY2(imported.ok(), qPrintable(errorText(imported)));
     QStringList tools;
-    for (const ImportedReport& report : imported.reports)
+    for (const ImportedReport& report : *imported)
         tools << report.tool;
     QCOMPARE(tools, (QStringList{QStringLiteral("ab"), QStringLiteral("wrk"),
                                  QStringLiteral("netperf"), QStringLiteral("memtier_benchmark")}));
     const QString text = QString::fromUtf8(fixture(QStringLiteral("mixed_notes.md")));
-    checkAbAgainstText(imported.reports.at(0), reportText(text, imported.reports.at(0)));
-    checkWrkAgainstText(imported.reports.at(1), reportText(text, imported.reports.at(1)));
-    QCOMPARE(imported.reports.at(0).requests, std::optional<uint64_t>(2000));
+    checkAbAgainstText(imported->at(0), reportText(text, imported->at(0)));
+    checkWrkAgainstText(imported->at(1), reportText(text, imported->at(1)));
+    QCOMPARE(imported->at(0).requests, std::optional<uint64_t>(2000));
 }
 
 void TestImportParsers::pastedTextVariants() {
@@ -474,11 +474,11 @@ void TestImportParsers::pastedTextVariants() {
     const QByteArray variants[] = {web.toUtf8(), QByteArray(utf16(windows))};
     for (const QByteArray& variant : variants) {
         const ImportResult imported = importReports(QStringLiteral("a.txt"), variant);
-        QVERIFY2(imported.ok(), qPrintable(imported.error));
-        QCOMPARE(imported.reports.size(), 1);
-        QVERIFY(sameNumbers(imported.reports.first(), reference.reports.first()));
-        QCOMPARE(imported.reports.first().result.source.fingerprint,
-                 reference.reports.first().result.source.fingerprint);
+        QVERIFY2(imported.ok(), qPrintable(errorText(imported)));
+        QCOMPARE(imported->size(), 1);
+        QVERIFY(sameNumbers(imported->first(), reference->first()));
+        QCOMPARE(imported->first().result.source.fingerprint,
+                 reference->first().result.source.fingerprint);
     }
 }
 
@@ -491,17 +491,14 @@ void TestImportParsers::fingerprints() {
     const ImportResult other =
         importReports(QStringLiteral("c"), fixture(QStringLiteral("ab_2.3_close.txt")));
     QVERIFY(alone.ok() && inNotes.ok() && other.ok());
-    QCOMPARE(alone.reports.first().result.source.fingerprint,
-             inNotes.reports.first().result.source.fingerprint);
-    QVERIFY(alone.reports.first().result.source.fingerprint !=
-            other.reports.first().result.source.fingerprint);
+    QCOMPARE(alone->first().result.source.fingerprint, inNotes->first().result.source.fingerprint);
+    QVERIFY(alone->first().result.source.fingerprint != other->first().result.source.fingerprint);
     // The terminal session holds the keep-alive capture again, behind a prompt
     // and with CRLF: the same run, so the same fingerprint.
     const ImportResult session =
         importReports(QStringLiteral("d"), fixture(QStringLiteral("ab_terminal_session.txt")));
     QVERIFY(session.ok());
-    QCOMPARE(session.reports.at(1).result.source.fingerprint,
-             alone.reports.first().result.source.fingerprint);
+    QCOMPARE(session->at(1).result.source.fingerprint, alone->first().result.source.fingerprint);
 
     QSet<QString> distinct;
     for (const QString& name : allFixtures()) {
@@ -509,8 +506,14 @@ void TestImportParsers::fingerprints() {
             name == QLatin1String("ab_terminal_session.txt"))
             continue; // made of the other fixtures
         const ImportResult imported = importReports(name, fixture(name));
-        QVERIFY2(imported.ok(), qPrintable(imported.error));
-        for (const ImportedReport& report : imported.reports) {
+        QVERIFY2(imported.ok(), qPrintable(errorText(imported)));
+        for (const ImportedReport& report : *imported) {
+            // Provenance of every reader, the JSON one too: what the report says, from its file.
+            const ResultSource& source = report.result.source;
+            QCOMPARE(source.kind, ResultSource::Kind::Imported);
+            QCOMPARE(source.tool, report.tool);
+            QCOMPARE(source.toolVersion, report.version);
+            QCOMPARE(source.file, name);
             QVERIFY2(!distinct.contains(report.result.source.fingerprint), qPrintable(name));
             distinct.insert(report.result.source.fingerprint);
         }

@@ -31,21 +31,20 @@ void TestImportRefusals::everyCutPoint() {
     QFETCH(QString, name);
     const QByteArray content = fixture(name);
     const ImportResult full = importReports(name, content);
-    QVERIFY2(full.ok(), qPrintable(full.error));
+    QVERIFY2(full.ok(), qPrintable(errorText(full)));
     int refused = 0;
     for (qsizetype cut = 0; cut < content.size(); ++cut) {
         const ImportResult part = importReports(name, content.left(cut));
         if (!part.ok()) {
             ++refused;
-            QVERIFY2(part.reports.isEmpty(), qPrintable(part.error));
-            QVERIFY2(part.error.startsWith(name + QLatin1Char(':')) &&
-                         !part.error.contains(QLatin1Char('\n')),
-                     qPrintable(part.error));
+            QVERIFY2(errorText(part).startsWith(name + QLatin1Char(':')) &&
+                         !errorText(part).contains(QLatin1Char('\n')),
+                     qPrintable(errorText(part)));
             continue;
         }
-        QVERIFY2(part.reports.size() <= full.reports.size(), qPrintable(QString::number(cut)));
-        for (qsizetype i = 0; i < part.reports.size(); ++i)
-            QVERIFY2(sameNumbers(part.reports.at(i), full.reports.at(i)),
+        QVERIFY2(part->size() <= full->size(), qPrintable(QString::number(cut)));
+        for (qsizetype i = 0; i < part->size(); ++i)
+            QVERIFY2(sameNumbers(part->at(i), full->at(i)),
                      qPrintable(QStringLiteral("%1: report %2 differs when cut at byte %3")
                                     .arg(name)
                                     .arg(i)
@@ -144,11 +143,14 @@ void TestImportRefusals::refusals() {
     QFETCH(QString, message);
     const ImportResult imported = importReports(QStringLiteral("results.txt"), content);
     QVERIFY(!imported.ok());
-    QVERIFY(imported.reports.isEmpty());
+    // The file and line travel with the error, not only in its text.
+    QCOMPARE(imported.error().code, ErrorCode::Format);
+    QCOMPARE(imported.error().file, QStringLiteral("results.txt"));
+    QCOMPARE(imported.error().line, line);
     const QString expected = QStringLiteral("results.txt:%1: %2").arg(line).arg(message);
-    QVERIFY2(imported.error.startsWith(expected),
-             qPrintable(imported.error + QStringLiteral("\n   expected: ") + expected));
-    QVERIFY(!imported.error.contains(QLatin1Char('\n')));
+    QVERIFY2(errorText(imported).startsWith(expected),
+             qPrintable(errorText(imported) + QStringLiteral("\n   expected: ") + expected));
+    QVERIFY(!errorText(imported).contains(QLatin1Char('\n')));
 }
 
 QTEST_GUILESS_MAIN(TestImportRefusals)

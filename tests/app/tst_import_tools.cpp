@@ -146,9 +146,9 @@ void TestImportTools::abAgainstNginx() {
         "bench@lab:~$ ab " + arguments.join(QLatin1Char(' ')).toUtf8() + "\n" + output;
     const ImportResult imported = importReports(QStringLiteral("ab.txt"), saved);
     QVERIFY2(imported.ok(),
-             qPrintable(imported.error + QLatin1Char('\n') + QString::fromUtf8(saved)));
-    QCOMPARE(imported.reports.size(), 1);
-    const ImportedReport& report = imported.reports.first();
+             qPrintable(errorText(imported) + QLatin1Char('\n') + QString::fromUtf8(saved)));
+    QCOMPARE(imported->size(), 1);
+    const ImportedReport& report = imported->first();
     checkAbAgainstText(report, QString::fromUtf8(output));
     QCOMPARE(report.version, QStringLiteral("2.3"));
     QCOMPARE(report.url, m_url);
@@ -169,9 +169,9 @@ void TestImportTools::wrkAgainstNginx() {
     QVERIFY2(!output.isEmpty(), "wrk did not finish");
     const ImportResult imported = importReports(QStringLiteral("wrk.txt"), output);
     QVERIFY2(imported.ok(),
-             qPrintable(imported.error + QLatin1Char('\n') + QString::fromUtf8(output)));
-    QCOMPARE(imported.reports.size(), 1);
-    const ImportedReport& report = imported.reports.first();
+             qPrintable(errorText(imported) + QLatin1Char('\n') + QString::fromUtf8(output)));
+    QCOMPARE(imported->size(), 1);
+    const ImportedReport& report = imported->first();
     checkWrkAgainstText(report, QString::fromUtf8(output));
     QCOMPARE(report.url, m_url);
     QCOMPARE(report.result.concurrency, 10);

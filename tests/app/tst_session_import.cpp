@@ -126,13 +126,13 @@ void TestSessionImport::createsTargetFromTool() {
     QFETCH(int, results);
 
     Session session;
-    const SessionImport imported =
+    const auto imported =
         importIntoSession(session, QStringLiteral("before"), mode, {fixtureFile(fixture)});
-    QVERIFY2(imported.ok(), qPrintable(imported.error));
-    QVERIFY(imported.createdTarget);
+    QVERIFY2(imported.ok(), qPrintable(errorText(imported)));
+    QVERIFY(imported->createdTarget);
     QCOMPARE(static_cast<int>(session.targets.size()), 1);
     const Target& target = session.targets.front();
-    QCOMPARE(target.id, imported.targetId);
+    QCOMPARE(target.id, imported->targetId);
     QCOMPARE(target.name, QStringLiteral("before"));
     QCOMPARE(targetProtocolId(target.protocol), protocol);
     QCOMPARE(target.modeLabel(), modeLabel);
@@ -145,40 +145,39 @@ void TestSessionImport::createsTargetFromTool() {
         QCOMPARE(result.source.file, fixture);
         QVERIFY(result.concurrency >= 1);
     }
-    QCOMPARE(imported.reports.size(), results);
+    QCOMPARE(imported->reports.size(), results);
 }
 
 void TestSessionImport::repetitionsPerConcurrency() {
     // Two ab runs at concurrency 10 and one at 4 (the terminal session holds
     // c=4 and c=10 runs): each level counts its own repetitions.
     Session session;
-    const SessionImport imported =
+    const auto imported =
         importIntoSession(session, QStringLiteral("nat"), QStringLiteral("container-nat"),
                           {fixtureFile(QStringLiteral("ab_terminal_session.txt")),
                            fixtureFile(QStringLiteral("ab_2.3_close.txt"))});
-    QVERIFY2(imported.ok(), qPrintable(imported.error));
-    QCOMPARE(imported.reports.size(), 3);
-    QCOMPARE(imported.reports.at(0).result.concurrency, 4);
-    QCOMPARE(imported.reports.at(0).result.repetition, 0);
-    QCOMPARE(imported.reports.at(1).result.concurrency, 10);
-    QCOMPARE(imported.reports.at(1).result.repetition, 0);
-    QCOMPARE(imported.reports.at(2).result.concurrency, 10);
-    QCOMPARE(imported.reports.at(2).result.repetition, 1);
-    QVERIFY(session.findResult(imported.targetId, 10, 1));
-    QVERIFY(*session.findResult(imported.targetId, 10, 1)->reportedRequestsPerSecond == 12653.10);
+    QVERIFY2(imported.ok(), qPrintable(errorText(imported)));
+    QCOMPARE(imported->reports.size(), 3);
+    QCOMPARE(imported->reports.at(0).result.concurrency, 4);
+    QCOMPARE(imported->reports.at(0).result.repetition, 0);
+    QCOMPARE(imported->reports.at(1).result.concurrency, 10);
+    QCOMPARE(imported->reports.at(1).result.repetition, 0);
+    QCOMPARE(imported->reports.at(2).result.concurrency, 10);
+    QCOMPARE(imported->reports.at(2).result.repetition, 1);
+    QVERIFY(session.findResult(imported->targetId, 10, 1));
+    QVERIFY(*session.findResult(imported->targetId, 10, 1)->reportedRequestsPerSecond == 12653.10);
 
     // A later import continues at the next free repetition.
-    const SessionImport more =
-        importIntoSession(session, QStringLiteral("nat"), QString(),
-                          {fixtureFile(QStringLiteral("ab_2.3_not_found.txt"))});
-    QVERIFY2(more.ok(), qPrintable(more.error));
-    QVERIFY(!more.createdTarget);
-    QCOMPARE(more.reports.first().result.concurrency, 5);
-    QCOMPARE(more.reports.first().result.repetition, 0);
-    const SessionImport wrk = importIntoSession(session, QStringLiteral("nat"), QString(),
-                                                {fixtureFile(QStringLiteral("wrk_latency.txt"))});
-    QVERIFY2(wrk.ok(), qPrintable(wrk.error));
-    QCOMPARE(wrk.reports.first().result.repetition, 2);
+    const auto more = importIntoSession(session, QStringLiteral("nat"), QString(),
+                                        {fixtureFile(QStringLiteral("ab_2.3_not_found.txt"))});
+    QVERIFY2(more.ok(), qPrintable(errorText(more)));
+    QVERIFY(!more->createdTarget);
+    QCOMPARE(more->reports.first().result.concurrency, 5);
+    QCOMPARE(more->reports.first().result.repetition, 0);
+    const auto wrk = importIntoSession(session, QStringLiteral("nat"), QString(),
+                                       {fixtureFile(QStringLiteral("wrk_latency.txt"))});
+    QVERIFY2(wrk.ok(), qPrintable(errorText(wrk)));
+    QCOMPARE(wrk->reports.first().result.repetition, 2);
     QCOMPARE(static_cast<int>(session.results.size()), 5);
 }
 
@@ -188,10 +187,9 @@ void TestSessionImport::existingTargetKeepsItsMode() {
                               {fixtureFile(QStringLiteral("ab_2.3_close.txt"))})
                 .ok());
     const QByteArray before = serializeSession(session);
-    const SessionImport other =
-        importIntoSession(session, QStringLiteral("edge"), QStringLiteral("host"),
-                          {fixtureFile(QStringLiteral("wrk_latency.txt"))});
-    QCOMPARE(other.error, QStringLiteral("target 'edge' is in mode 'macvlan', not 'host'"));
+    const auto other = importIntoSession(session, QStringLiteral("edge"), QStringLiteral("host"),
+                                         {fixtureFile(QStringLiteral("wrk_latency.txt"))});
+    QCOMPARE(errorText(other), QStringLiteral("target 'edge' is in mode 'macvlan', not 'host'"));
     QCOMPARE(serializeSession(session), before);
     QVERIFY(importIntoSession(session, QStringLiteral("edge"), QStringLiteral("macvlan"),
                               {fixtureFile(QStringLiteral("wrk_latency.txt"))})
@@ -206,21 +204,22 @@ void TestSessionImport::duplicatesRefused() {
     const QByteArray before = serializeSession(session);
 
     // The same run again, even pasted elsewhere with a prompt and CRLF.
-    const SessionImport again =
-        importIntoSession(session, QStringLiteral("host"), QString(),
-                          {fixtureFile(QStringLiteral("ab_terminal_session.txt"))});
-    QCOMPARE(again.error, QStringLiteral("ab_terminal_session.txt:47: this ab report is already in "
-                                         "target 'host' (imported from ab_2.3_keepalive.txt)"));
-    QVERIFY(again.reports.isEmpty());
+    const auto again = importIntoSession(session, QStringLiteral("host"), QString(),
+                                         {fixtureFile(QStringLiteral("ab_terminal_session.txt"))});
+    QCOMPARE(errorText(again),
+             QStringLiteral("ab_terminal_session.txt:47: this ab report is already in "
+                            "target 'host' (imported from ab_2.3_keepalive.txt)"));
+    QCOMPARE(again.error().code, ErrorCode::Duplicate);
     QCOMPARE(serializeSession(session), before);
 
     // Twice within one import.
     Session fresh;
-    const SessionImport twice = importIntoSession(fresh, QStringLiteral("host"), QString(),
-                                                  {fixtureFile(QStringLiteral("wrk_latency.txt")),
-                                                   fixtureFile(QStringLiteral("wrk_latency.txt"))});
-    QCOMPARE(twice.error, QStringLiteral("wrk_latency.txt:1: this wrk report is already in target "
-                                         "'host' (imported from wrk_latency.txt:1)"));
+    const auto twice = importIntoSession(fresh, QStringLiteral("host"), QString(),
+                                         {fixtureFile(QStringLiteral("wrk_latency.txt")),
+                                          fixtureFile(QStringLiteral("wrk_latency.txt"))});
+    QCOMPARE(errorText(twice),
+             QStringLiteral("wrk_latency.txt:1: this wrk report is already in target "
+                            "'host' (imported from wrk_latency.txt:1)"));
     QVERIFY(fresh.targets.empty() && fresh.results.empty());
 
     // Into another target it is a result of its own.
@@ -268,13 +267,13 @@ void TestSessionImport::allOrNothing() {
                           : target == QLatin1String("cache")
                               ? QStringLiteral("memtier_table_1.2.txt")
                               : QStringLiteral("wrk_latency.txt");
-    const SessionImport imported = importIntoSession(
+    const auto imported = importIntoSession(
         session, target, QString(),
         {target == QLatin1String("crr") ? fixtureFile(QStringLiteral("netperf_tcp_crr.txt"))
                                         : fixtureFile(first),
          ImportFile{QStringLiteral("second.txt"), second}});
-    QCOMPARE(imported.error, error);
-    QVERIFY(imported.reports.isEmpty());
+    QCOMPARE(errorText(imported), error);
+    QVERIFY(!imported.ok());
     // Neither the good first file nor a new target was added.
     QCOMPARE(serializeSession(session), before);
 }
@@ -309,9 +308,8 @@ void TestSessionImport::survivesSaveAndOpen() {
     }
     // Reopened, the same report is still recognised as already imported.
     Session again = *reopened;
-    const SessionImport duplicate =
-        importIntoSession(again, QStringLiteral("wrk2"), QString(), files);
-    QVERIFY(duplicate.error.contains(QLatin1String("already in target 'wrk2'")));
+    const auto duplicate = importIntoSession(again, QStringLiteral("wrk2"), QString(), files);
+    QVERIFY(errorText(duplicate).contains(QLatin1String("already in target 'wrk2'")));
 }
 
 void TestSessionImport::cliImports() {

@@ -26,19 +26,25 @@ namespace {
 
 // Runs the sweep to its end on this thread's event loop, bounded.
 SweepOutcome runToEnd(app::SweepRunner& runner, int timeoutMs = 120'000) {
-    QSignalSpy finished(&runner, &app::SweepRunner::sweepFinished);
-    auto task = runner.run();
-    if (finished.isEmpty() && !finished.wait(timeoutMs)) {
+    std::optional<SweepOutcome> outcome;
+    QCoro::connect(runner.run(), &runner,
+                   [&outcome](const SweepOutcome& ended) { outcome = ended; });
+    QElapsedTimer waited;
+    waited.start();
+    while (!outcome && waited.elapsed() < timeoutMs)
+        QTest::qWait(10);
+    if (!outcome) {
         runner.cancel();
-        finished.wait(5000);
+        for (int i = 0; i < 500 && !outcome; ++i)
+            QTest::qWait(10);
     }
-    if (finished.isEmpty()) {
+    if (!outcome) {
         SweepOutcome timedOut;
         timedOut.status = SweepOutcome::Status::Failed;
         timedOut.error = QStringLiteral("test: the sweep did not end in time");
         return timedOut;
     }
-    return finished.first().first().value<SweepOutcome>();
+    return *outcome;
 }
 
 std::vector<SweepPoint> startedPoints(const QSignalSpy& spy) {
@@ -362,7 +368,6 @@ void TestSweepRunner::configurationErrorFailsBeforeAnyPoint() {
     document.reset(session);
     app::SweepRunner runner(&document);
     QSignalSpy started(&runner, &app::SweepRunner::pointStarted);
-    QSignalSpy failed(&runner, &app::SweepRunner::sweepFailed);
 
     const SweepOutcome outcome = runToEnd(runner);
     QVERIFY(outcome.status == SweepOutcome::Status::Failed);
@@ -371,8 +376,6 @@ void TestSweepRunner::configurationErrorFailsBeforeAnyPoint() {
              qPrintable(outcome.error));
     QVERIFY2(outcome.error.contains(expected), qPrintable(outcome.error));
     QVERIFY(!outcome.error.contains(QLatin1Char('\n')));
-    QCOMPARE(failed.size(), 1);
-    QCOMPARE(failed.first().first().toString(), outcome.error);
     QCOMPARE(started.size(), 0);
     QVERIFY(document.session().results.empty());
 }
@@ -417,8 +420,8 @@ void TestSweepRunner::tcpRrTargetAgainstEchoServer() {
     config.requestSize = 16;
     config.responseSize = 64;
     app::EchoServer echo(config);
-    std::string startError;
-    QVERIFY2(echo.start(&startError), startError.c_str());
+    const auto started = echo.start();
+    QVERIFY2(started, started ? "" : qPrintable(started.error().toString()));
 
     app::Session session;
     app::Target target = app::makeTarget(QStringLiteral("echo"), app::DeploymentMode::Host, 0);

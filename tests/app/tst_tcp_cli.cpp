@@ -39,9 +39,8 @@ std::unique_ptr<EchoServer> startEcho(size_t requestSize, size_t responseSize) {
     config.requestSize = requestSize;
     config.responseSize = responseSize;
     auto server = std::make_unique<EchoServer>(config);
-    std::string error;
-    if (!server->start(&error))
-        qWarning("echo server: %s", error.c_str());
+    if (const auto started = server->start(); !started)
+        qWarning("echo server: %s", qPrintable(started.error().toString()));
     return server;
 }
 

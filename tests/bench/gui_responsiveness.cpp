@@ -186,7 +186,7 @@ QCoro::Task<int> measureSweep(const Options& options) {
     QElapsedTimer stopClock;
     stopClock.start();
     page.findChild<QPushButton*>(QStringLiteral("stopButton"))->click();
-    const auto outcome = co_await qCoro(&runner, &app::SweepRunner::sweepFinished, 30s);
+    const auto ended = co_await qCoro(&runner, &app::SweepRunner::runningChanged, 30s);
     const double stopMs = double(stopClock.nsecsElapsed()) / 1e6;
     probe.stop();
 
@@ -202,17 +202,18 @@ QCoro::Task<int> measureSweep(const Options& options) {
                 lags.size(), percentile(lags, 50), percentile(lags, 99),
                 lags.empty() ? 0.0 : *std::max_element(lags.begin(), lags.end()));
     printLargestLags(probe, events);
-    if (!outcome) {
+    if (!ended) {
         std::printf("  stop: the sweep did not end within 30 s\n");
         co_return 1;
     }
-    std::printf("  stop: %.0f ms from Stop to the sweep's end (%s, %d point(s) kept)"
+    const auto& results = document.session().results;
+    // A sweep that was cancelled keeps fewer points than its plan has.
+    std::printf("  stop: %.0f ms from Stop to the sweep's end (%s, %zu point(s) kept)"
                 "  (goal: < 1000 ms)\n",
                 stopMs,
-                outcome->status == app::SweepOutcome::Status::Cancelled ? "cancelled"
-                                                                        : "not cancelled",
-                outcome->pointsRun);
-    const auto& results = document.session().results;
+                results.size() < app::sweepPoints(document.session()).size() ? "cancelled"
+                                                                             : "not cancelled",
+                results.size());
     if (!results.empty())
         std::printf("  first point: %.0f requests/s, %llu failed\n",
                     results.front().requestsPerSecond(),

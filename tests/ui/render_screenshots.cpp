@@ -96,15 +96,16 @@ QCoro::Task<int> render(ui::MainWindow& window, const test::UiHttpServers& serve
     if (!co_await grabPage(window, 2, out, QStringLiteral("run")))
         co_return 1;
     if (runner->isRunning()) {
-        const auto finished = co_await qCoro(runner, &app::SweepRunner::sweepFinished, 60s);
-        if (!finished) {
+        if (!co_await qCoro(runner, &app::SweepRunner::runningChanged, 60s)) {
             fail(QStringLiteral("the sweep did not finish"));
             co_return 1;
         }
-        if (finished->status != app::SweepOutcome::Status::Completed) {
-            fail(QStringLiteral("the sweep failed: %1").arg(finished->error));
-            co_return 1;
-        }
+    }
+    if (int(window.document()->session().results.size()) != points) {
+        fail(QStringLiteral("the sweep measured %1 of %2 points")
+                 .arg(window.document()->session().results.size())
+                 .arg(points));
+        co_return 1;
     }
     if (!co_await grabPage(window, 3, out, QStringLiteral("compare")))
         co_return 1;

@@ -28,6 +28,7 @@
 #include <QStackedBarSeries>
 #include <QTableView>
 #include <QTest>
+#include <optional>
 
 using namespace loadscope;
 using ui::ChartAnnotations;
@@ -497,11 +498,11 @@ void TestComparePage::tinySweepFillsTheCharts() {
     document.reset(test::directVsProxy(*m_servers, 200));
     app::SweepRunner runner(&document);
     const auto page = pageFor(document);
-    QSignalSpy finished(&runner, &app::SweepRunner::sweepFinished);
-    QCoro::connect(runner.run(), page.get(), [](const app::SweepOutcome&) {});
-    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
-    const auto outcome = finished.at(0).at(0).value<app::SweepOutcome>();
-    QCOMPARE(outcome.status, app::SweepOutcome::Status::Completed);
+    std::optional<app::SweepOutcome> outcome;
+    QCoro::connect(runner.run(), page.get(),
+                   [&outcome](const app::SweepOutcome& ended) { outcome = ended; });
+    QTRY_VERIFY_WITH_TIMEOUT(outcome.has_value(), 60000);
+    QCOMPARE(outcome->status, app::SweepOutcome::Status::Completed);
     page->rebuildIfPending();
 
     const app::Session& session = document.session();

@@ -13,9 +13,11 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMimeData>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -82,6 +84,22 @@ private Q_SLOTS:
 
         editFirstTargetName(QStringLiteral("-edited"));
         QVERIFY(m_window->isWindowModified());
+    }
+
+    // The Run page speaks of the session in the window, not of the empty one
+    // the window started with.
+    void runPageHintFollowsTheOpenedSession() {
+        auto* status = m_window->findChild<QLabel*>(QStringLiteral("runStatus"));
+        auto* start = m_window->findChild<QPushButton*>(QStringLiteral("startButton"));
+        QVERIFY(status && start);
+        const QString hint = QStringLiteral("Add targets");
+        QVERIFY(!start->isEnabled());
+        QVERIFY2(status->text().contains(hint), qPrintable(status->text()));
+
+        QVERIFY(m_window->openSession(QStringLiteral("demo-proxy")));
+        QCOMPARE(m_window->document()->session().targets.size(), size_t(2));
+        QVERIFY(start->isEnabled());
+        QVERIFY2(!status->text().contains(hint), qPrintable(status->text()));
     }
 
     void openEditSaveReopen() {
@@ -300,8 +318,8 @@ private Q_SLOTS:
 
     void aRunningSweepKeepsItsSession() {
         loadscope::app::HttpServer server;
-        std::string error;
-        QVERIFY2(server.start(&error), error.c_str());
+        const auto started = server.start();
+        QVERIFY2(started, started ? "" : qPrintable(started.error().toString()));
         loadscope::app::Session session;
         loadscope::app::Target target =
             loadscope::app::makeTarget(QStringLiteral("host"), DeploymentMode::Host, 0);

@@ -133,8 +133,8 @@ private Q_SLOTS:
 
     void probeShowsTheServer() {
         loadscope::app::HttpServer server;
-        std::string error;
-        QVERIFY2(server.start(&error), error.c_str());
+        const auto started = server.start();
+        QVERIFY2(started, started ? "" : qPrintable(started.error().toString()));
         Target target = targets()[0];
         target.http.url = QStringLiteral("http://127.0.0.1:%1/").arg(server.port());
         QVERIFY(m_document->updateTarget(target));

@@ -34,7 +34,7 @@ public:
     UiHttpServers& operator=(const UiHttpServers&) = delete;
 
     bool isRunning() const { return m_http && m_proxy; }
-    QString error() const { return QString::fromStdString(m_error); }
+    QString error() const { return m_error; }
     quint16 httpPort() const { return m_http->port(); }
     quint16 proxyPort() const { return m_proxy->port(); }
     QString url() const { return QStringLiteral("http://127.0.0.1:%1/").arg(httpPort()); }
@@ -46,23 +46,26 @@ private:
         config.port = port;
         config.threads = 2;
         m_http = std::make_unique<app::HttpServer>(config);
-        if (m_http->start(&m_error))
-            return true;
-        m_http.reset();
-        return false;
+        return started(m_http);
     }
     bool startProxy(uint16_t port) {
         app::TcpProxyConfig config;
         config.port = port;
         config.upstreamPort = m_http->port();
         m_proxy = std::make_unique<app::TcpProxy>(config);
-        if (m_proxy->start(&m_error))
-            return true;
-        m_proxy.reset();
-        return false;
+        return started(m_proxy);
     }
 
-    std::string m_error;
+    // Starts `server`, or keeps why it did not start and lets it go.
+    template <typename Server> bool started(std::unique_ptr<Server>& server) {
+        if (const auto result = server->start(); !result) {
+            m_error = result.error().toString();
+            server.reset();
+        }
+        return server != nullptr;
+    }
+
+    QString m_error;
     std::unique_ptr<app::HttpServer> m_http;
     std::unique_ptr<app::TcpProxy> m_proxy;
 };

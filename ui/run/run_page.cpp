@@ -114,9 +114,6 @@ RunPage::RunPage(app::SessionDocument* document, app::SweepRunner* runner, QWidg
     connect(m_runner, &app::SweepRunner::progressAvailable, this, &RunPage::progressAvailable);
     connect(m_runner, &app::SweepRunner::pointFinished, this, &RunPage::pointFinished);
     connect(m_runner, &app::SweepRunner::pointFailed, this, &RunPage::pointFailed);
-    connect(m_runner, &app::SweepRunner::sweepFailed, this,
-            [this](const QString& error) { showStatus(tr("Sweep failed: %1").arg(error), true); });
-    connect(m_runner, &app::SweepRunner::sweepFinished, this, &RunPage::sweepFinished);
     connect(m_runner, &app::SweepRunner::autosaveFailed, this, [this](const QString& error) {
         showStatus(tr("Could not save the session: %1").arg(error), true);
     });
@@ -165,7 +162,7 @@ void RunPage::resume() {
 
 void RunPage::launch(bool fresh) {
     QCoro::connect(runSweep(fresh), this,
-                   [this](const app::SweepOutcome& outcome) { sweepTaskFinished(outcome); });
+                   [this](const app::SweepOutcome& outcome) { sweepFinished(outcome); });
 }
 
 void RunPage::stop() {
@@ -189,12 +186,6 @@ QCoro::Task<app::SweepOutcome> RunPage::runSweep(bool fresh) {
     // sweep ends, and QCoro::connect() drops the outcome then.
     app::SweepRunner* runner = m_runner;
     co_return co_await runner->run();
-}
-
-void RunPage::sweepTaskFinished(const app::SweepOutcome& outcome) {
-    Q_UNUSED(outcome); // sweepFinished() has reported it
-    m_busy = false;
-    updateButtons();
 }
 
 void RunPage::pointStarted(const app::SweepPoint& point, int pointCount) {
@@ -251,6 +242,7 @@ void RunPage::pointFailed(const app::SweepPoint& point, const QString& error) {
 }
 
 void RunPage::sweepFinished(const app::SweepOutcome& outcome) {
+    m_busy = false;
     m_stopping = false;
     m_currentPoint = -1;
     switch (outcome.status) {
@@ -284,13 +276,21 @@ void RunPage::updateButtons() {
     m_startButton->setEnabled(!running && runnable);
     m_resumeButton->setEnabled(!running && runnable && anyDone && !missing.empty());
     m_stopButton->setEnabled(m_runner->isRunning() && !m_stopping);
-    if (!running && !runnable && m_currentPoint < 0)
-        m_status->setText(session.targets.empty()
-                              ? tr("Add targets on the Targets page to run a sweep.")
-                              : app::validateSweepPlan(session.plan).value_or(QString()));
+    // A hint says why nothing can run; once something can, it must not stay.
+    if (running || m_currentPoint >= 0)
+        return;
+    if (!runnable) {
+        showStatus(session.targets.empty()
+                       ? tr("Add targets on the Targets page to run a sweep.")
+                       : app::validateSweepPlan(session.plan).value_or(QString()));
+        m_statusIsHint = true;
+    } else if (m_statusIsHint) {
+        showStatus(QString());
+    }
 }
 
 void RunPage::showStatus(const QString& text, bool error) {
+    m_statusIsHint = false;
     m_status->setText(text);
     // A style sheet change re-polishes the label: only when the kind changes,
     // not at every snapshot.

@@ -49,16 +49,15 @@ private:
     void stop();
     void launch(bool fresh);
     // Disables the buttons, awaits the runner; the outcome reaches
-    // sweepTaskFinished() only while the page exists.
+    // sweepFinished() only while the page exists.
     QCoro::Task<app::SweepOutcome> runSweep(bool fresh);
-    void sweepTaskFinished(const app::SweepOutcome& outcome);
+    void sweepFinished(const app::SweepOutcome& outcome);
 
     void pointStarted(const app::SweepPoint& point, int pointCount);
     void progressAvailable(const app::SweepPoint& point,
                            const std::shared_ptr<const engine::Progress>& progress);
     void pointFinished(const app::SweepPoint& point, const app::PointResult& result);
     void pointFailed(const app::SweepPoint& point, const QString& error);
-    void sweepFinished(const app::SweepOutcome& outcome);
     void updateButtons();
     void showStatus(const QString& text, bool error = false);
     QString pointText(const app::SweepPoint& point) const;
@@ -69,6 +68,7 @@ private:
     bool m_asking = false;   // Start waits for the answer to "discard the results?"
     bool m_stopping = false; // Stop was pressed and the sweep has not ended yet
     bool m_statusIsError = false;
+    bool m_statusIsHint = false; // the status says why the sweep cannot run
     int m_currentPoint = -1;
     int m_pointCount = 0;
 

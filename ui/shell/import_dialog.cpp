@@ -145,22 +145,22 @@ void ImportDialog::updateState() {
 }
 
 bool ImportDialog::importFiles() {
-    QString error;
-    const auto contents = app::readImportFiles(files(), &error);
+    const auto contents = app::readImportFiles(files());
     if (!contents) {
-        m_error->setMessage(error);
+        m_error->setMessage(contents.error().toString());
         return false;
     }
     // Imported into a copy first: all or nothing, and the document hears of
     // the target and results through its own edits.
     app::Session copy = m_document->session();
     const QString name = m_target->currentText().trimmed();
-    const app::SessionImport imported = app::importIntoSession(
+    const auto result = app::importIntoSession(
         copy, name, m_mode->isEnabled() ? m_mode->currentText().trimmed() : QString(), *contents);
-    if (!imported.ok()) {
-        m_error->setMessage(imported.error);
+    if (!result) {
+        m_error->setMessage(result.error().toString());
         return false;
     }
+    const app::SessionImport& imported = *result;
     m_error->setMessage({});
     if (imported.createdTarget) {
         if (const app::Target* created = copy.findTarget(imported.targetId))

@@ -1,0 +1,65 @@
+#pragma once
+
+#include "app/common/result.h"
+#include "app/import/imported_report.h"
+
+#include <QString>
+
+namespace loadscope::app {
+
+class ReportLines;
+
+// The skeleton every report reader of a text output shares: the report it
+// fills, where it has got to (the last line read and what that line said, for
+// "cut off after '...'"), and the refusal it ended with. A reader reads one
+// report; its read functions return false once they refused it.
+class ReportReader {
+public:
+    ReportReader(const ReportLines& lines, const QString& fileName);
+    virtual ~ReportReader() = default;
+
+    // The refusal: a Format error naming the file and line. Valid once a read
+    // function returned false.
+    const Error& error() const { return m_error; }
+    // Index of the last line that belongs to the report.
+    int lastIndex() const { return m_last; }
+    ImportedReport& report() { return m_report; }
+
+    // The whole report with its provenance filled in: the one place an
+    // imported result learns its tool, version, file and fingerprint.
+    ImportedReport finish();
+
+protected:
+    // The tool as messages and provenance name it ("ab", "wrk2").
+    virtual QString tool() const = 0;
+
+    // The next non-blank line after `index`, or an empty string at the end of
+    // the file; `index` moves to it.
+    QString next(int& index) const;
+    void mark(int index, const QString& what) {
+        m_last = index;
+        m_lastWhat = what;
+    }
+    bool refused() const { return !m_error.message.isEmpty(); }
+    // Refuses the report, blaming line `index`; returns false.
+    bool refuse(int index, const QString& message);
+    // The report stops after the last line marked.
+    bool cutOff();
+    // A value that does not parse is a garbled report, unless its line is the
+    // file's last and lost its end: then the report was cut.
+    bool malformed(int index, const QString& what, const QString& value);
+
+    const ReportLines& m_lines;
+    const QString m_fileName;
+    ImportedReport m_report;
+    int m_last = -1;
+    QString m_lastWhat;
+    // First line the fingerprint covers: the report's text without the
+    // command typed above it.
+    int m_fingerprintFrom = 0;
+
+private:
+    Error m_error;
+};
+
+} // namespace loadscope::app
