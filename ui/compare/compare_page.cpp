@@ -23,8 +23,10 @@
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
+#include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <utility>
 
 namespace loadscope::ui {
 
@@ -234,7 +236,8 @@ bool ComparePage::isUpToDate() const {
 }
 
 void ComparePage::applySnapshot(std::shared_ptr<const CompareSnapshot> snapshot) {
-    m_snapshot = std::move(snapshot);
+    std::shared_ptr<const CompareSnapshot> previous =
+        std::exchange(m_snapshot, std::move(snapshot));
     m_distributions = m_snapshot->distributions;
     const app::Session& session = *m_snapshot->session;
     QList<std::pair<QString, QVariant>> protocols;
@@ -247,6 +250,12 @@ void ComparePage::applySnapshot(std::shared_ptr<const CompareSnapshot> snapshot)
 
     updateControls();
     updateCharts();
+    // The table model let go of the previous snapshot above. Its session copy
+    // is freed on a worker, not here: ten thousand results take milliseconds
+    // to free, too.
+    if (previous.use_count() == 1)
+        QThreadPool::globalInstance()->start(
+            [previous = std::move(previous)]() mutable { previous.reset(); });
 }
 
 void ComparePage::requestDistributions(int concurrency) {
