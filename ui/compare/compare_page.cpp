@@ -206,7 +206,8 @@ void ComparePage::rebuildIfPending() {
 }
 
 void ComparePage::showEvent(QShowEvent* event) {
-    // Before the first paint, so that stale charts never show.
+    // Starts before the first paint; the charts of the previous state show
+    // until the snapshot arrives (milliseconds for a small session).
     rebuildIfPending();
     QWidget::showEvent(event);
 }
@@ -214,7 +215,7 @@ void ComparePage::showEvent(QShowEvent* event) {
 void ComparePage::rebuild() {
     m_stale = false;
     // The one copy made on the GUI thread: results share their histogram
-    // bytes, so even ten thousand of them copy in a few milliseconds
+    // bytes, so even ten thousand of them copy in 10-16 ms
     // (tests/bench/gui_responsiveness prints the figure).
     auto input = std::make_shared<const app::Session>(m_document->session());
     const QVariant protocolPick = m_protocolCombo->property("userPick");
@@ -243,10 +244,9 @@ void ComparePage::applySnapshot(std::shared_ptr<const CompareSnapshot> snapshot)
     QList<std::pair<QString, QVariant>> protocols;
     for (app::TargetProtocol protocol : comparedProtocols(session, m_snapshot->comparison))
         protocols.append({app::targetProtocolId(protocol), int(protocol)});
-    QVariant preferred = int(app::TargetProtocol::Http);
-    if (const app::Target* baseline = session.baseline())
-        preferred = int(baseline->protocol);
-    refill(m_protocolCombo, protocols, preferred);
+    // The same choice the snapshot's distributions were built for.
+    refill(m_protocolCombo, protocols,
+           shownProtocol(session, m_snapshot->comparison, m_protocolCombo->property("userPick")));
 
     updateControls();
     updateCharts();
@@ -283,8 +283,8 @@ void ComparePage::updateControls() {
     const std::vector<int> compared = comparedLevels(comparison, targets);
     for (int level : compared)
         levels.append({QStringLiteral("c=%1").arg(level), level});
-    // The highest level is where deployment modes differ most.
-    refill(m_levelCombo, levels, compared.empty() ? QVariant() : QVariant(compared.back()));
+    refill(m_levelCombo, levels,
+           shownLevel(session, comparison, int(protocol), m_levelCombo->property("userPick")));
 
     QList<std::pair<QString, QVariant>> metrics;
     for (app::Metric metric : app::metricsFor(protocol))
