@@ -1,12 +1,13 @@
 #include "app/session/percentile_export.h"
 
+#include "app/stats/latency_distribution.h"
 #include "engine/histogram.h"
 
 #include <QDir>
 #include <QSaveFile>
+#include <limits>
 #include <map>
 #include <set>
-#include <string_view>
 
 namespace loadscope::app {
 
@@ -73,28 +74,19 @@ std::vector<PercentileDistributionFile> percentileDistributionFiles(const Sessio
         baseNames[target.id] = base;
     }
 
+    const std::map<TargetLevel, MergedHistogram> merged = mergedTotalHistograms(session);
     for (const Target& target : session.targets) {
-        std::map<int, std::pair<engine::Histogram, int>> byLevel;
-        for (const PointResult& result : session.results) {
-            if (result.targetId != target.id || result.cancelled || result.totalHistogram.isEmpty())
-                continue;
-            const auto histogram = engine::Histogram::deserialize(
-                std::string_view(result.totalHistogram.constData(),
-                                 static_cast<size_t>(result.totalHistogram.size())));
-            if (!histogram)
-                continue;
-            auto& [merged, count] = byLevel[result.concurrency];
-            merged.merge(*histogram);
-            ++count;
-        }
-        for (const auto& [level, entry] : byLevel) {
+        // (target, level) keys sort by target first: this target's levels, ascending.
+        for (auto it = merged.lower_bound({target.id, std::numeric_limits<int>::min()});
+             it != merged.end() && it->first.first == target.id; ++it) {
+            const int level = it->first.second;
             PercentileDistributionFile file;
             file.fileName = baseNames[target.id] + QStringLiteral("_c") + QString::number(level) +
                             QStringLiteral(".hgrm");
             file.targetId = target.id;
             file.concurrency = level;
-            file.results = entry.second;
-            file.text = percentileDistributionText(entry.first);
+            file.results = it->second.results;
+            file.text = percentileDistributionText(it->second.histogram);
             files.push_back(std::move(file));
         }
     }

@@ -3,6 +3,7 @@
 // Helpers of the Compare suites: reaching the page's charts by name and
 // judging exported images.
 
+#include "app/common/result.h"
 #include "image_checks.h"
 #include "ui/common/chart_panel.h"
 #include "ui/compare/compare_page.h"
@@ -10,6 +11,7 @@
 #include "ui/compare/mode_line_chart.h"
 
 #include <QImage>
+#include <QTest>
 #include <QtGlobal>
 #include <cmath>
 
@@ -18,6 +20,19 @@ namespace loadscope::test {
 template <typename Chart> Chart* pageChart(const ui::ComparePage& page, const char* name) {
     const auto* panel = page.findChild<ui::ChartPanel*>(QString::fromLatin1(name));
     return panel ? dynamic_cast<Chart*>(panel->chart()) : nullptr;
+}
+
+// The message of a failed result, empty for a good one (QVERIFY2 evaluates
+// its message either way).
+inline QString errorOf(const app::Result<void>& result) {
+    return result ? QString() : result.error().message;
+}
+
+// Starts a waiting rebuild and lets the event loop run until the page shows
+// the document: its comparison is built on a worker thread.
+inline bool chartsCurrent(ui::ComparePage& page, int timeoutMs = 20000) {
+    page.rebuildIfPending();
+    return QTest::qWaitFor([&page] { return page.isUpToDate(); }, timeoutMs);
 }
 
 // Share of pixels that are not (nearly) white.

@@ -21,6 +21,7 @@
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTest>
+#include <optional>
 
 using namespace loadscope;
 
@@ -59,6 +60,8 @@ private:
     std::unique_ptr<ui::ComparePage> pageFor(app::SessionDocument& document) {
         auto page = std::make_unique<ui::ComparePage>(&document);
         page->resize(1280, 800);
+        if (!test::chartsCurrent(*page))
+            qWarning("the Compare page did not show its document in time");
         return page;
     }
 };
@@ -90,7 +93,6 @@ void TestChartExport::exportsEveryChart() {
     QVERIFY(panel);
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    QString error;
     const QRectF onScreen = panel->chart()->geometry();
     const QRectF plotOnScreen = panel->chart()->plotArea();
 
@@ -98,7 +100,8 @@ void TestChartExport::exportsEveryChart() {
     options.pixelSize = QSize(1200, 750);
     options.dpi = 144;
     const QString png = dir.filePath(chart + QStringLiteral(".png"));
-    QVERIFY2(ui::exportChartPng(panel->chart(), png, options, &error), qPrintable(error));
+    const app::Result<void> pngWritten = ui::exportChartPng(panel->chart(), png, options);
+    QVERIFY2(pngWritten.ok(), qPrintable(test::errorOf(pngWritten)));
     QImage image;
     QVERIFY(image.load(png));
     QCOMPARE(image.size(), QSize(1200, 750));
@@ -107,7 +110,8 @@ void TestChartExport::exportsEveryChart() {
     QVERIFY(test::inkShare(image) > 0.01);
 
     const QString svg = dir.filePath(chart + QStringLiteral(".svg"));
-    QVERIFY2(ui::exportChartSvg(panel->chart(), svg, options, &error), qPrintable(error));
+    const app::Result<void> svgWritten = ui::exportChartSvg(panel->chart(), svg, options);
+    QVERIFY2(svgWritten.ok(), qPrintable(test::errorOf(svgWritten)));
     QSvgRenderer renderer(svg);
     QVERIFY(renderer.isValid());
     QCOMPARE(renderer.viewBoxF(), QRectF(0, 0, 800, 500)); // 1200 px at 144 dpi
@@ -116,7 +120,8 @@ void TestChartExport::exportsEveryChart() {
     QVERIFY(svgText.contains("<text"));
 
     const QString pdf = dir.filePath(chart + QStringLiteral(".pdf"));
-    QVERIFY2(ui::exportChartPdf(panel->chart(), pdf, options, &error), qPrintable(error));
+    const app::Result<void> pdfWritten = ui::exportChartPdf(panel->chart(), pdf, options);
+    QVERIFY2(pdfWritten.ok(), qPrintable(test::errorOf(pdfWritten)));
     const QByteArray pdfBytes = readAll(pdf);
     QVERIFY(pdfBytes.startsWith("%PDF-"));
     QVERIFY2(pdfBytes.size() > 4000, QByteArray::number(pdfBytes.size()).constData());
@@ -185,8 +190,11 @@ void TestChartExport::writesReportPdf() {
     const auto page = pageFor(document);
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("report.pdf"));
-    QString error;
-    QVERIFY2(page->exportReportPdf(path, &error), qPrintable(error));
+    std::optional<app::Result<void>> written;
+    QCoro::connect(page->exportReportPdf(path), page.get(),
+                   [&written](const app::Result<void>& result) { written = result; });
+    QTRY_VERIFY(written.has_value());
+    QVERIFY2(written->ok(), qPrintable(test::errorOf(*written)));
     const QByteArray pdf = readAll(path);
     QVERIFY(pdf.startsWith("%PDF-"));
     QVERIFY2(pdf.size() > 20000, QByteArray::number(pdf.size()).constData());
@@ -199,9 +207,14 @@ void TestChartExport::reportToUnwritablePathFails() {
     const auto page = pageFor(document);
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("missing/dir/report.pdf"));
-    QString error;
-    QVERIFY(!page->exportReportPdf(path, &error));
-    QVERIFY2(error.contains(QStringLiteral("report.pdf")), qPrintable(error));
+    std::optional<app::Result<void>> written;
+    QCoro::connect(page->exportReportPdf(path), page.get(),
+                   [&written](const app::Result<void>& result) { written = result; });
+    QTRY_VERIFY(written.has_value());
+    QVERIFY(!written->ok());
+    QCOMPARE(written->error().code, app::ErrorCode::Io);
+    QVERIFY2(written->error().message.contains(QStringLiteral("report.pdf")),
+             qPrintable(written->error().message));
     QVERIFY(!QFile::exists(path));
 }
 

@@ -80,6 +80,7 @@ private Q_SLOTS:
     void linesPerTargetFollowTheTable();
     void latencyDistributionOnTheHdrScale();
     void controlsChooseLevelAndMetric();
+    void anotherLevelGetsItsOwnDistribution();
     void protocolFilterKeepsProtocolsApart();
     void streamsShowThroughputOnly();
     void editsAreCoalescedIntoOneRebuild();
@@ -92,6 +93,8 @@ private:
     std::unique_ptr<ui::ComparePage> pageFor(app::SessionDocument& document) {
         auto page = std::make_unique<ui::ComparePage>(&document);
         page->resize(1280, 800);
+        if (!test::chartsCurrent(*page))
+            qWarning("the Compare page did not show its document in time");
         return page;
     }
 
@@ -146,11 +149,11 @@ void TestComparePage::tableModelsPassTheTester() {
     more.results.push_back(
         test::measuredResult(more.targets[0].id, 100, 0, 5000, 1.0, {{100'000, 10}}));
     document.reset(more);
-    page->rebuildIfPending();
+    QVERIFY(test::chartsCurrent(*page));
     QCOMPARE(proxy->rowCount(), int(app::Comparison(more).rows().size()));
     view->sortByColumn(ui::ComparisonTableModel::MeanColumn, Qt::DescendingOrder);
     document.clearResults();
-    page->rebuildIfPending();
+    QVERIFY(test::chartsCurrent(*page));
     QCOMPARE(proxy->rowCount(), 0);
 }
 
@@ -298,7 +301,7 @@ void TestComparePage::latencyDistributionOnTheHdrScale() {
     imported.results.clear();
     imported.results.push_back(test::importedResult(imported.targets[0].id, 100, 0, 9000, 4.5));
     document.reset(imported);
-    page->rebuildIfPending();
+    QVERIFY(test::chartsCurrent(*page));
     QCOMPARE(chart->lines().size(), 1);
     const QList<QPointF> printed = chart->lines().at(0)->points();
     QCOMPARE(printed.size(), 3); // 50, 66, 99; 100% is infinitely far right
@@ -335,9 +338,35 @@ void TestComparePage::controlsChooseLevelAndMetric() {
     app::Session more = document.session();
     more.name = QStringLiteral("renamed");
     document.reset(more);
-    page->rebuildIfPending();
+    QVERIFY(test::chartsCurrent(*page));
     QCOMPARE(level->currentData(), 1);
     QCOMPARE(metric->currentData(), int(app::Metric::LatencyP99));
+}
+
+void TestComparePage::anotherLevelGetsItsOwnDistribution() {
+    // At c=1 every request of host took 2 ms, at c=10 a quarter of them
+    // 0.25 ms: the chart must follow the level picked, whose histograms the
+    // first snapshot did not merge.
+    app::Session session = test::twoTargetSession();
+    for (app::PointResult& result : session.results) {
+        if (result.concurrency == 1 && result.targetId == session.targets[0].id)
+            result = test::measuredResult(result.targetId, 1, result.repetition, result.complete,
+                                          1.0, {{2'000'000, 100}});
+    }
+    app::SessionDocument document;
+    document.reset(session);
+    const auto page = pageFor(document);
+    auto* chart = test::pageChart<ModeLineChart>(*page, "latencyDistributionChart");
+    QVERIFY(qAbs(chart->lines().at(0)->points().first().y() - 0.25) < 0.01);
+
+    auto* level = page->findChild<QComboBox*>(QStringLiteral("concurrencyCombo"));
+    level->setCurrentIndex(level->findData(1));
+    Q_EMIT level->activated(level->currentIndex());
+    QVERIFY(test::chartsCurrent(*page));
+    QCOMPARE(chart->title(), QStringLiteral("Latency by percentile at c=1"));
+    QCOMPARE(chart->lines().size(), 2);
+    for (const QPointF& point : chart->lines().at(0)->points())
+        QVERIFY2(qAbs(point.y() - 2.0) < 0.002, qPrintable(QString::number(point.y())));
 }
 
 void TestComparePage::protocolFilterKeepsProtocolsApart() {
@@ -432,8 +461,10 @@ void TestComparePage::hiddenPageRebuildsWhenShown() {
     document.reset(test::twoTargetSession());
     QTest::qWait(100);
     QCOMPARE(rebuilt.count(), 0);
-    page->show();
-    QCOMPARE(rebuilt.count(), 1); // before the first paint
+    QVERIFY(!page->isUpToDate());
+    page->show(); // starts the rebuild at once, on a worker thread
+    QTRY_COMPARE(rebuilt.count(), 1);
+    QVERIFY(page->isUpToDate());
     auto* primary = test::pageChart<ModeBarChart>(*page, "primaryBars");
     QCOMPARE(primary->series()->count(), 2);
 }
@@ -503,7 +534,7 @@ void TestComparePage::tinySweepFillsTheCharts() {
                    [&outcome](const app::SweepOutcome& ended) { outcome = ended; });
     QTRY_VERIFY_WITH_TIMEOUT(outcome.has_value(), 60000);
     QCOMPARE(outcome->status, app::SweepOutcome::Status::Completed);
-    page->rebuildIfPending();
+    QVERIFY(test::chartsCurrent(*page));
 
     const app::Session& session = document.session();
     QCOMPARE(session.results.size(), size_t(8));

@@ -1,6 +1,6 @@
 #include "app/session/session_document.h"
+#include "app/stats/sweep_estimate.h"
 #include "ui/common/field_error.h"
-#include "ui/shell/sweep_estimate.h"
 #include "ui/shell/sweep_page.h"
 #include "ui/shell/sweep_plan_text.h"
 
@@ -126,13 +126,13 @@ private Q_SLOTS:
 
     void estimatesDurationSweeps() {
         Session session = twoTargets(); // 2 levels x 2 targets x 3 repetitions = 12 points
-        auto estimate = loadscope::ui::estimateSweep(session);
+        auto estimate = loadscope::app::estimateSweep(session);
         QCOMPARE(estimate.points, 12);
         QCOMPARE(estimate.missingPoints, 12);
         QCOMPARE(estimate.totalSeconds, 60.0);
         session.plan.warmupSeconds = 1;
         session.plan.pauseSeconds = 2;
-        estimate = loadscope::ui::estimateSweep(session);
+        estimate = loadscope::app::estimateSweep(session);
         QCOMPARE(estimate.totalSeconds, 12 * 6.0 + 11 * 2.0);
         QCOMPARE(estimate.unknownPoints, 0);
     }
@@ -141,7 +141,7 @@ private Q_SLOTS:
         Session session = twoTargets();
         session.plan.limit = PointLimit::Requests;
         session.plan.requestsPerPoint = 1000;
-        auto estimate = loadscope::ui::estimateSweep(session);
+        auto estimate = loadscope::app::estimateSweep(session);
         QCOMPARE(estimate.unknownPoints, 12);
 
         // Target a did 500 requests/s at level 1: 2 s per 1000 requests, used for level 10 too.
@@ -152,7 +152,7 @@ private Q_SLOTS:
         result.complete = 1000;
         result.durationSeconds = 2;
         session.putResult(result);
-        estimate = loadscope::ui::estimateSweep(session);
+        estimate = loadscope::app::estimateSweep(session);
         QCOMPARE(estimate.missingPoints, 11);
         QCOMPARE(estimate.unknownPoints, 6); // target b has no rate yet
         QCOMPARE(estimate.totalSeconds, 6 * 2.0);

@@ -22,8 +22,10 @@ namespace {
 
 constexpr double kLogicalDpi = 96;
 
-QString cannotWrite(const QString& path, const QString& why) {
-    return QObject::tr("cannot write %1: %2").arg(QDir::toNativeSeparators(path), why);
+app::Error cannotWrite(const QString& path, const QString& why) {
+    return app::makeError(
+        app::ErrorCode::Io,
+        QObject::tr("cannot write %1: %2").arg(QDir::toNativeSeparators(path), why), path);
 }
 
 void setChartGeometry(QChart* chart, const QRectF& geometry) {
@@ -34,13 +36,11 @@ void setChartGeometry(QChart* chart, const QRectF& geometry) {
         layout->activate();
 }
 
-bool checkWritten(const QString& path, QString* error) {
+app::Result<void> checkWritten(const QString& path) {
     const QFileInfo info(path);
     if (info.exists() && info.size() > 0)
-        return true;
-    if (error)
-        *error = cannotWrite(path, QObject::tr("nothing was written"));
-    return false;
+        return {};
+    return cannotWrite(path, QObject::tr("nothing was written"));
 }
 
 } // namespace
@@ -108,25 +108,21 @@ QImage renderChartImage(QChart* chart, const ChartExportOptions& options) {
     return image;
 }
 
-bool exportChartPng(QChart* chart, const QString& path, const ChartExportOptions& options,
-                    QString* error) {
+app::Result<void> exportChartPng(QChart* chart, const QString& path,
+                                 const ChartExportOptions& options) {
     const QImage image = renderChartImage(chart, options);
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) {
-        if (error)
-            *error = cannotWrite(path, file.errorString());
-        return false;
+        return cannotWrite(path, file.errorString());
     }
     if (!image.save(&file, "PNG") || !file.commit()) {
-        if (error)
-            *error = cannotWrite(path, file.errorString());
-        return false;
+        return cannotWrite(path, file.errorString());
     }
-    return true;
+    return {};
 }
 
-bool exportChartSvg(QChart* chart, const QString& path, const ChartExportOptions& options,
-                    QString* error) {
+app::Result<void> exportChartSvg(QChart* chart, const QString& path,
+                                 const ChartExportOptions& options) {
     const QSizeF logical = options.logicalSize();
     const QSize size = logical.toSize().expandedTo(QSize(1, 1));
     QBuffer buffer;
@@ -140,9 +136,7 @@ bool exportChartSvg(QChart* chart, const QString& path, const ChartExportOptions
     generator.setDescription(QObject::tr("Exported from Loadscope"));
     QPainter painter;
     if (!painter.begin(&generator)) {
-        if (error)
-            *error = cannotWrite(path, QObject::tr("cannot start the SVG document"));
-        return false;
+        return cannotWrite(path, QObject::tr("cannot start the SVG document"));
     }
     renderChart(chart, &painter, QRectF(QPointF(0, 0), QSizeF(size)), logical);
     painter.end();
@@ -150,15 +144,13 @@ bool exportChartSvg(QChart* chart, const QString& path, const ChartExportOptions
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(buffer.data()) != buffer.size() ||
         !file.commit()) {
-        if (error)
-            *error = cannotWrite(path, file.errorString());
-        return false;
+        return cannotWrite(path, file.errorString());
     }
-    return true;
+    return {};
 }
 
-bool exportChartPdf(QChart* chart, const QString& path, const ChartExportOptions& options,
-                    QString* error) {
+app::Result<void> exportChartPdf(QChart* chart, const QString& path,
+                                 const ChartExportOptions& options) {
     const QSizeF logical = options.logicalSize();
     // A page exactly the chart's size, so it can be placed in a document as is.
     const QSizeF points(logical.width() * 72 / kLogicalDpi, logical.height() * 72 / kLogicalDpi);
@@ -171,28 +163,26 @@ bool exportChartPdf(QChart* chart, const QString& path, const ChartExportOptions
                                          QMarginsF(0, 0, 0, 0)));
         QPainter painter;
         if (!painter.begin(&writer)) {
-            if (error)
-                *error = cannotWrite(path, QObject::tr("cannot open the file"));
-            return false;
+            return cannotWrite(path, QObject::tr("cannot open the file"));
         }
         const QRectF target(QPointF(0, 0), QSizeF(writer.width(), writer.height()));
         renderChart(chart, &painter, target, logical);
         painter.end();
     }
-    return checkWritten(path, error);
+    return checkWritten(path);
 }
 
-bool exportChart(QChart* chart, const QString& path, ChartExportFormat format,
-                 const ChartExportOptions& options, QString* error) {
+app::Result<void> exportChart(QChart* chart, const QString& path, ChartExportFormat format,
+                              const ChartExportOptions& options) {
     switch (format) {
     case ChartExportFormat::Png:
         break;
     case ChartExportFormat::Svg:
-        return exportChartSvg(chart, path, options, error);
+        return exportChartSvg(chart, path, options);
     case ChartExportFormat::Pdf:
-        return exportChartPdf(chart, path, options, error);
+        return exportChartPdf(chart, path, options);
     }
-    return exportChartPng(chart, path, options, error);
+    return exportChartPng(chart, path, options);
 }
 
 void copyChartToClipboard(QChart* chart, const ChartExportOptions& options) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "app/common/result.h"
+
 #include <QImage>
 #include <QRectF>
 #include <QSize>
@@ -35,16 +37,16 @@ void renderChart(QChart* chart, QPainter* painter, const QRectF& target, const Q
 
 QImage renderChartImage(QChart* chart, const ChartExportOptions& options = {});
 
-// Each writes the file (replacing it) and returns false with one line in
-// `error` when it cannot.
-bool exportChartPng(QChart* chart, const QString& path, const ChartExportOptions& options,
-                    QString* error);
-bool exportChartSvg(QChart* chart, const QString& path, const ChartExportOptions& options,
-                    QString* error);
-bool exportChartPdf(QChart* chart, const QString& path, const ChartExportOptions& options,
-                    QString* error);
-bool exportChart(QChart* chart, const QString& path, ChartExportFormat format,
-                 const ChartExportOptions& options, QString* error);
+// Each writes the file (replacing it), or returns an Io error of one line
+// naming the file when it cannot.
+app::Result<void> exportChartPng(QChart* chart, const QString& path,
+                                 const ChartExportOptions& options);
+app::Result<void> exportChartSvg(QChart* chart, const QString& path,
+                                 const ChartExportOptions& options);
+app::Result<void> exportChartPdf(QChart* chart, const QString& path,
+                                 const ChartExportOptions& options);
+app::Result<void> exportChart(QChart* chart, const QString& path, ChartExportFormat format,
+                              const ChartExportOptions& options);
 
 // Puts the chart on the clipboard as an image.
 void copyChartToClipboard(QChart* chart, const ChartExportOptions& options = {});

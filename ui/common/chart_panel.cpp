@@ -91,10 +91,11 @@ void ChartPanel::showExportDialog() {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         const QString path = dialog->path();
-        QString error;
-        if (!exportChart(chart(), path, dialog->format(), dialog->options(), &error)) {
-            auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot Export Chart"), error,
-                                        QMessageBox::Ok, this);
+        const app::Result<void> written =
+            exportChart(chart(), path, dialog->format(), dialog->options());
+        if (!written) {
+            auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot Export Chart"),
+                                        written.error().message, QMessageBox::Ok, this);
             box->setAttribute(Qt::WA_DeleteOnClose);
             box->open();
             return;

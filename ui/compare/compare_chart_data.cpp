@@ -1,13 +1,11 @@
 #include "ui/compare/compare_chart_data.h"
 
-#include "engine/histogram.h"
 #include "ui/common/chart_style.h"
 
 #include <QCoreApplication>
 #include <algorithm>
 #include <cmath>
 #include <set>
-#include <string_view>
 
 namespace loadscope::ui {
 
@@ -159,49 +157,26 @@ std::optional<double> percentileScale(double percentile) {
     return std::log10(1 / remaining);
 }
 
-ModeLineChartData latencyDistributionData(const app::Session& session,
-                                          const app::Comparison& comparison,
-                                          app::TargetProtocol protocol, int concurrency) {
+ModeLineChartData
+latencyDistributionData(const app::Session& session, const app::Comparison& comparison,
+                        const std::map<QUuid, app::LatencyDistribution>& distributions,
+                        app::TargetProtocol protocol, int concurrency) {
     ModeLineChartData data;
     data.title = tr("Latency by percentile at c=%1").arg(concurrency);
     data.xTitle = tr("Percentile (log scale of 1/(1−p))");
     data.yTitle = tr("Latency (ms)");
     for (const app::Target* target : comparedTargets(session, comparison, protocol)) {
-        engine::Histogram merged;
-        const app::PointResult* printed = nullptr;
-        for (const app::PointResult& result : session.results) {
-            if (result.targetId != target->id || result.concurrency != concurrency ||
-                result.cancelled)
-                continue;
-            if (!result.totalHistogram.isEmpty()) {
-                const auto decoded = engine::Histogram::deserialize(std::string_view(
-                    result.totalHistogram.constData(), size_t(result.totalHistogram.size())));
-                if (decoded)
-                    merged.merge(*decoded);
-            } else if (!result.total.percentilesMs.empty() &&
-                       (!printed || result.repetition < printed->repetition)) {
-                // An imported report has only the percentiles its tool printed,
-                // and they cannot be merged; the first repetition stands for them.
-                printed = &result;
-            }
-        }
+        const auto found = distributions.find(target->id);
+        if (found == distributions.end())
+            continue;
         ModeLine line;
         line.targetId = target->id;
         line.name = target->displayName();
         line.colour = targetColour(*target);
-        if (!merged.empty()) {
-            for (const auto& point : merged.percentileDistribution(5)) {
-                const auto x = percentileScale(point.percentile);
-                if (!x || *x > kMaxPlottedPercentileScale)
-                    break;
-                line.points.append(QPointF(*x, double(point.valueNs) / 1e6));
-            }
-        } else if (printed) {
-            for (const auto& [percentile, ms] : printed->total.percentilesMs) {
-                const auto x = percentileScale(percentile);
-                if (x && *x <= kMaxPlottedPercentileScale)
-                    line.points.append(QPointF(*x, ms));
-            }
+        for (const app::LatencyPercentile& point : found->second.percentiles) {
+            const auto x = percentileScale(point.percentile);
+            if (x && *x <= kMaxPlottedPercentileScale)
+                line.points.append(QPointF(*x, point.latencyMs));
         }
         if (!line.points.isEmpty())
             data.lines.push_back(std::move(line));

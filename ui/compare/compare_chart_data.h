@@ -4,6 +4,7 @@
 #include "app/session/metric.h"
 #include "app/session/session.h"
 #include "app/session/target.h"
+#include "app/stats/latency_distribution.h"
 #include "ui/common/chart_annotations.h"
 
 #include <QColor>
@@ -11,13 +12,14 @@
 #include <QPointF>
 #include <QString>
 #include <QUuid>
+#include <map>
 #include <optional>
 #include <vector>
 
 // What each Compare chart shows, read from the comparison table (and, for
-// the latency distribution, from the results' histograms). Plain values, so
-// the charts only draw and the tests can check what is drawn against the
-// table.
+// the latency distribution, from app::latencyDistributions()). Plain values,
+// so the charts only draw and the tests can check what is drawn against the
+// table. Nothing here computes a statistic: it picks and labels figures.
 namespace loadscope::ui {
 
 struct ModeBar {
@@ -93,11 +95,13 @@ std::optional<double> percentileScale(double percentile);
 // million requests has a handful of samples, and the chart no room.
 inline constexpr double kMaxPlottedPercentileScale = 5;
 
-// One line per target: the latency at each percentile at `concurrency`, from
-// the repetitions' merged histograms, or from the percentiles a tool printed
-// when the results were imported.
-ModeLineChartData latencyDistributionData(const app::Session& session,
-                                          const app::Comparison& comparison,
-                                          app::TargetProtocol protocol, int concurrency);
+// One line per target: its latency distribution at `concurrency` (merged
+// histograms, or the percentiles an imported tool printed) on the
+// percentileScale() axis, up to kMaxPlottedPercentileScale.
+// `distributions` are those of `concurrency`, by target.
+ModeLineChartData
+latencyDistributionData(const app::Session& session, const app::Comparison& comparison,
+                        const std::map<QUuid, app::LatencyDistribution>& distributions,
+                        app::TargetProtocol protocol, int concurrency);
 
 } // namespace loadscope::ui

@@ -7,12 +7,14 @@
 #include "ui/common/table_copy.h"
 #include "ui/compare/compare_chart_data.h"
 #include "ui/compare/compare_report.h"
+#include "ui/compare/compare_snapshot.h"
 #include "ui/compare/comparison_table_model.h"
 #include "ui/compare/mode_bar_chart.h"
 #include "ui/compare/mode_line_chart.h"
 
 #include <QChartView>
 #include <QComboBox>
+#include <QCoroSignal>
 #include <QDateTime>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -21,8 +23,10 @@
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
+#include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <utility>
 
 namespace loadscope::ui {
 
@@ -50,7 +54,10 @@ void refill(QComboBox* combo, const QList<std::pair<QString, QVariant>>& items,
 ComparePage::ComparePage(app::SessionDocument* document, QWidget* parent)
     : QWidget(parent)
     , m_document(document)
-    , m_comparison(std::make_shared<app::Comparison>()) {
+    , m_snapshot(std::make_shared<CompareSnapshot>(
+          CompareSnapshot{std::make_shared<const app::Session>(),
+                          {},
+                          std::make_shared<const LevelDistributions>()})) {
     m_rebuildTimer = new QTimer(this);
     m_rebuildTimer->setSingleShot(true);
     // A few milliseconds: a burst of edits (an import, a reset with its two
@@ -124,7 +131,10 @@ ComparePage::ComparePage(app::SessionDocument* document, QWidget* parent)
 
     connect(m_document, &app::SessionDocument::sessionChanged, this, &ComparePage::scheduleRebuild);
     connect(m_document, &app::SessionDocument::resultsChanged, this, &ComparePage::scheduleRebuild);
-    rebuild();
+    // Empty until the first snapshot arrives; an empty session needs none.
+    applySnapshot(m_snapshot);
+    if (!m_document->session().results.empty() || !m_document->session().targets.empty())
+        rebuild();
 }
 
 ComparePage::~ComparePage() = default;
@@ -196,39 +206,85 @@ void ComparePage::rebuildIfPending() {
 }
 
 void ComparePage::showEvent(QShowEvent* event) {
-    // Before the first paint, so that stale charts never show.
+    // Starts before the first paint; the charts of the previous state show
+    // until the snapshot arrives (milliseconds for a small session).
     rebuildIfPending();
     QWidget::showEvent(event);
 }
 
 void ComparePage::rebuild() {
     m_stale = false;
-    const app::Session& session = m_document->session();
-    m_comparison = std::make_shared<app::Comparison>(session);
+    // The one copy made on the GUI thread: results share their histogram
+    // bytes, so even ten thousand of them copy in 10-16 ms
+    // (tests/bench/gui_responsiveness prints the figure).
+    auto input = std::make_shared<const app::Session>(m_document->session());
+    const QVariant protocolPick = m_protocolCombo->property("userPick");
+    const QVariant levelPick = m_levelCombo->property("userPick");
+    m_distributionJob.cancel(); // of the old session
+    m_rebuildJob.start(
+        [input, protocolPick, levelPick](const app::JobCheck& check) {
+            return buildCompareSnapshot(input, protocolPick, levelPick, &check);
+        },
+        [this](std::shared_ptr<const CompareSnapshot> snapshot) {
+            if (snapshot)
+                applySnapshot(std::move(snapshot));
+        });
+}
 
+bool ComparePage::isUpToDate() const {
+    return !m_rebuildTimer->isActive() && !m_stale && !m_rebuildJob.isRunning() &&
+           !m_distributionJob.isRunning();
+}
+
+void ComparePage::applySnapshot(std::shared_ptr<const CompareSnapshot> snapshot) {
+    std::shared_ptr<const CompareSnapshot> previous =
+        std::exchange(m_snapshot, std::move(snapshot));
+    m_distributions = m_snapshot->distributions;
+    const app::Session& session = *m_snapshot->session;
     QList<std::pair<QString, QVariant>> protocols;
-    for (app::TargetProtocol protocol : comparedProtocols(session, *m_comparison))
+    for (app::TargetProtocol protocol : comparedProtocols(session, m_snapshot->comparison))
         protocols.append({app::targetProtocolId(protocol), int(protocol)});
-    QVariant preferred = int(app::TargetProtocol::Http);
-    if (const app::Target* baseline = session.baseline())
-        preferred = int(baseline->protocol);
-    refill(m_protocolCombo, protocols, preferred);
+    // The same choice the snapshot's distributions were built for.
+    refill(m_protocolCombo, protocols,
+           shownProtocol(session, m_snapshot->comparison, m_protocolCombo->property("userPick")));
 
     updateControls();
     updateCharts();
+    // The table model let go of the previous snapshot above. Its session copy
+    // is freed on a worker, not here: ten thousand results take milliseconds
+    // to free, too.
+    if (previous.use_count() == 1)
+        QThreadPool::globalInstance()->start(
+            [previous = std::move(previous)]() mutable { previous.reset(); });
+}
+
+void ComparePage::requestDistributions(int concurrency) {
+    if (m_distributionJob.isRunning() && m_requestedLevel == concurrency)
+        return;
+    m_requestedLevel = concurrency;
+    const std::shared_ptr<const app::Session> input = m_snapshot->session;
+    m_distributionJob.start(
+        [input, concurrency](const app::JobCheck&) {
+            return buildLevelDistributions(*input, concurrency);
+        },
+        [this](std::shared_ptr<const LevelDistributions> distributions) {
+            m_distributions = std::move(distributions);
+            updateCharts();
+        });
 }
 
 void ComparePage::updateControls() {
-    const app::Session& session = m_document->session();
+    const app::Session& session = *m_snapshot->session;
+    const app::Comparison& comparison = m_snapshot->comparison;
     const auto protocol = app::TargetProtocol(m_protocolCombo->currentData().toInt());
-    const auto targets = comparedTargets(session, *m_comparison, protocol);
+    const auto targets = comparedTargets(session, comparison, protocol);
 
     QList<std::pair<QString, QVariant>> levels;
-    const std::vector<int> compared = comparedLevels(*m_comparison, targets);
+    const std::vector<int> compared = comparedLevels(comparison, targets);
     for (int level : compared)
         levels.append({QStringLiteral("c=%1").arg(level), level});
-    // The highest level is where deployment modes differ most.
-    refill(m_levelCombo, levels, compared.empty() ? QVariant() : QVariant(compared.back()));
+    refill(m_levelCombo, levels,
+           shownLevel(session, comparison, int(protocol), m_levelCombo->property("userPick")));
 
     QList<std::pair<QString, QVariant>> metrics;
     for (app::Metric metric : app::metricsFor(protocol))
@@ -241,12 +297,12 @@ void ComparePage::updateControls() {
     m_metricCombo->setEnabled(m_metricCombo->count() > 0);
 
     // Sorting survives the reset: the proxy re-sorts by its current column.
-    m_tableModel->setComparison(session, m_comparison, protocol);
+    m_tableModel->setComparison(session, comparisonOf(m_snapshot), protocol);
 }
 
 void ComparePage::updateCharts() {
-    const app::Session& session = m_document->session();
-    const app::Comparison& comparison = *m_comparison;
+    const app::Session& session = *m_snapshot->session;
+    const app::Comparison& comparison = m_snapshot->comparison;
     const auto protocol = app::TargetProtocol(m_protocolCombo->currentData().toInt());
     const int level = m_levelCombo->currentData().toInt();
     const auto metric = m_metricCombo->count() > 0
@@ -260,7 +316,16 @@ void ComparePage::updateCharts() {
         modeBarChartData(session, comparison, app::Metric::TimePerRequest, protocol, level));
     m_scaling->setData(scalingChartData(session, comparison, metric, protocol));
     m_p99Scaling->setData(scalingChartData(session, comparison, app::Metric::LatencyP99, protocol));
-    m_distribution->setData(latencyDistributionData(session, comparison, protocol, level));
+    if (m_distributions->concurrency == level || comparison.isEmpty()) {
+        m_distribution->setData(latencyDistributionData(
+            session, comparison, m_distributions->byTarget, protocol, level));
+    } else {
+        ModeLineChartData merging =
+            latencyDistributionData(session, comparison, {}, protocol, level);
+        merging.emptyText = tr("merging the histograms at c=%1…").arg(level);
+        m_distribution->setData(merging);
+        requestDistributions(level);
+    }
     // Each chart explains its metric where the user looks at it.
     const app::Metric explained[] = {metric, app::Metric::TransferRate, app::Metric::TimePerRequest,
                                      metric, app::Metric::LatencyP99,   app::Metric::LatencyP50};
@@ -275,25 +340,31 @@ void ComparePage::updateCharts() {
 }
 
 void ComparePage::updateSummary() {
-    const app::Session& session = m_document->session();
-    if (m_comparison->isEmpty()) {
+    const app::Session& session = *m_snapshot->session;
+    const app::Comparison& comparison = m_snapshot->comparison;
+    if (comparison.isEmpty()) {
         m_summary->setText(tr("No results yet: run the sweep on the Run page, or import reports."));
         return;
     }
     QStringList parts;
-    if (const app::Target* baseline = session.findTarget(m_comparison->baselineTargetId()))
+    if (const app::Target* baseline = session.findTarget(comparison.baselineTargetId()))
         parts << tr("baseline: %1").arg(baseline->displayName());
     parts << tr("%n result(s)", nullptr, int(session.results.size()));
     parts << tr("error bars: 95% confidence intervals over repetitions");
     m_summary->setText(parts.join(QStringLiteral(" · ")));
 }
 
-bool ComparePage::exportReportPdf(const QString& path, QString* error) {
+QCoro::Task<app::Result<void>> ComparePage::exportReportPdf(QString path) {
     rebuildIfPending();
-    const app::Session& session = m_document->session();
+    while (!isUpToDate()) {
+        if (!co_await qCoro(this, &ComparePage::chartsChanged, std::chrono::seconds(60)))
+            co_return app::makeError(app::ErrorCode::Internal,
+                                     tr("the charts were not rebuilt within a minute"));
+    }
+    const app::Session& session = *m_snapshot->session;
     CompareReport report;
     report.title = m_document->displayName();
-    const app::Target* baseline = session.findTarget(m_comparison->baselineTargetId());
+    const app::Target* baseline = session.findTarget(m_snapshot->comparison.baselineTargetId());
     report.subtitle << tr("Protocol %1, bars and latency distribution at %2; baseline: %3")
                            .arg(m_protocolCombo->currentText(), m_levelCombo->currentText(),
                                 baseline ? baseline->displayName() : tr("none"));
@@ -306,7 +377,7 @@ bool ComparePage::exportReportPdf(const QString& path, QString* error) {
     for (ChartPanel* panel : std::as_const(m_panels))
         report.charts << panel->chart();
     report.table = m_sortedTable;
-    return writeCompareReportPdf(report, path, error);
+    co_return writeCompareReportPdf(report, path);
 }
 
 } // namespace loadscope::ui

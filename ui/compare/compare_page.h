@@ -1,5 +1,9 @@
 #pragma once
 
+#include "app/common/background_job.h"
+#include "app/common/result.h"
+
+#include <QCoroTask>
 #include <QList>
 #include <QString>
 #include <QWidget>
@@ -12,7 +16,6 @@ class QTableView;
 class QTimer;
 
 namespace loadscope::app {
-class Comparison;
 class SessionDocument;
 } // namespace loadscope::app
 
@@ -20,6 +23,8 @@ namespace loadscope::ui {
 
 class ChartPanel;
 class ComparisonTableModel;
+struct CompareSnapshot;
+struct LevelDistributions;
 class ModeBarChart;
 class ModeLineChart;
 
@@ -28,6 +33,11 @@ class ModeLineChart;
 // the comparison table behind them. Everything shown is read from
 // app::Comparison; the page rebuilds itself, coalesced, whenever the
 // document's targets or results change.
+//
+// A rebuild copies the session and builds the comparison and the latency
+// distributions (a CompareSnapshot) on a worker thread; the GUI thread only
+// applies the finished snapshot. A rebuild started while another runs
+// supersedes it: the older result is dropped.
 class ComparePage : public QWidget {
     Q_OBJECT
 
@@ -35,17 +45,23 @@ public:
     explicit ComparePage(app::SessionDocument* document, QWidget* parent = nullptr);
     ~ComparePage() override;
 
-    // Writes a multi-page PDF with every Compare chart and the table.
-    bool exportReportPdf(const QString& path, QString* error);
+    // Writes a multi-page PDF with every Compare chart and the table, once
+    // they show the document's current state (a rebuild in flight is
+    // awaited, never waited for).
+    QCoro::Task<app::Result<void>> exportReportPdf(QString path);
 
     // Every chart panel, in reading order (bars, then lines).
     QList<ChartPanel*> chartPanels() const { return m_panels; }
-    // Rebuilds now if a change is waiting (otherwise it happens on the next
-    // turn of the event loop, or when a hidden page is shown).
+    // Starts the rebuild now if a change is waiting (otherwise it starts on
+    // the next turn of the event loop, or when a hidden page is shown).
     void rebuildIfPending();
+    // The charts and the table show the document's current state: no change
+    // waits and no rebuild runs.
+    bool isUpToDate() const;
 
 Q_SIGNALS:
-    // The charts and the table show the document's current state.
+    // A rebuilt snapshot was applied (the charts may lag the document if it
+    // changed again meanwhile: see isUpToDate()).
     void chartsChanged();
 
 protected:
@@ -56,12 +72,20 @@ private:
     void createCharts();
     void scheduleRebuild();
     void rebuild();
+    void applySnapshot(std::shared_ptr<const CompareSnapshot> snapshot);
+    // Merges the distributions of a level the snapshot does not have (the
+    // user picked another level) on a worker thread.
+    void requestDistributions(int concurrency);
     void updateControls();
     void updateCharts();
     void updateSummary();
 
     app::SessionDocument* m_document = nullptr;
-    std::shared_ptr<const app::Comparison> m_comparison;
+    std::shared_ptr<const CompareSnapshot> m_snapshot;         // what is shown
+    std::shared_ptr<const LevelDistributions> m_distributions; // of the level shown
+    app::BackgroundJob m_rebuildJob{this};
+    app::BackgroundJob m_distributionJob{this};
+    int m_requestedLevel = -1; // of the distribution job in flight
     QTimer* m_rebuildTimer = nullptr;
     bool m_stale = false; // changed while hidden: rebuild when shown
 

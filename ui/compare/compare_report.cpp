@@ -193,7 +193,7 @@ private:
 
 } // namespace
 
-bool writeCompareReportPdf(const CompareReport& report, const QString& path, QString* error) {
+app::Result<void> writeCompareReportPdf(const CompareReport& report, const QString& path) {
     {
         QPdfWriter writer(path);
         writer.setCreator(QStringLiteral("Loadscope"));
@@ -202,12 +202,11 @@ bool writeCompareReportPdf(const CompareReport& report, const QString& path, QSt
         writer.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Landscape,
                                          QMarginsF(12, 12, 12, 12), QPageLayout::Millimeter));
         QPainter painter;
-        if (!painter.begin(&writer)) {
-            if (error)
-                *error = QObject::tr("cannot write %1: cannot open the file")
-                             .arg(QDir::toNativeSeparators(path));
-            return false;
-        }
+        if (!painter.begin(&writer))
+            return app::makeError(app::ErrorCode::Io,
+                                  QObject::tr("cannot write %1: cannot open the file")
+                                      .arg(QDir::toNativeSeparators(path)),
+                                  path);
         ReportPainter pages(&writer, &painter);
         const double top = pages.drawHeader(report);
         pages.drawCharts(report.charts, top);
@@ -216,13 +215,12 @@ bool writeCompareReportPdf(const CompareReport& report, const QString& path, QSt
         painter.end();
     }
     const QFileInfo written(path);
-    if (!written.exists() || written.size() == 0) {
-        if (error)
-            *error = QObject::tr("cannot write %1: nothing was written")
-                         .arg(QDir::toNativeSeparators(path));
-        return false;
-    }
-    return true;
+    if (!written.exists() || written.size() == 0)
+        return app::makeError(
+            app::ErrorCode::Io,
+            QObject::tr("cannot write %1: nothing was written").arg(QDir::toNativeSeparators(path)),
+            path);
+    return {};
 }
 
 } // namespace loadscope::ui

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "app/common/result.h"
+
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -19,8 +21,8 @@ struct CompareReport {
 };
 
 // Writes the report as a landscape A4 PDF: a title page with every chart,
-// then the table with its header repeated on every page. False with one
-// line in `error` when the file cannot be written.
-bool writeCompareReportPdf(const CompareReport& report, const QString& path, QString* error);
+// then the table with its header repeated on every page. An Io error of one
+// line (naming the file) when it cannot be written.
+app::Result<void> writeCompareReportPdf(const CompareReport& report, const QString& path);
 
 } // namespace loadscope::ui

@@ -70,6 +70,8 @@ public:
     bool exportResultsCsv(const QString& path);
     bool exportSummaryCsv(const QString& path);
     bool exportPercentileDistributions(const QString& directory);
+    // Starts the report: it is written once the Compare charts show the
+    // current session, and its outcome is shown then (true: started).
     bool exportReportPdf(const QString& path);
     // Asks about unsaved changes (save, discard, cancel); true when the
     // session may now be replaced or closed.

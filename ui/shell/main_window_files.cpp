@@ -143,13 +143,17 @@ bool MainWindow::exportPercentileDistributions(const QString& directory) {
 }
 
 bool MainWindow::exportReportPdf(const QString& path) {
-    QString error;
-    if (!m_comparePage->exportReportPdf(path, &error)) {
-        showError(tr("Cannot Export Report"), error);
-        return false;
-    }
-    statusBar()->showMessage(tr("Exported the report to %1").arg(QDir::toNativeSeparators(path)),
-                             5000);
+    // The page writes the report once its charts show the current session
+    // (a rebuild may still run on its worker thread); the outcome is shown then.
+    QCoro::connect(
+        m_comparePage->exportReportPdf(path), this, [this, path](const app::Result<void>& written) {
+            if (!written) {
+                showError(tr("Cannot Export Report"), written.error().message);
+                return;
+            }
+            statusBar()->showMessage(
+                tr("Exported the report to %1").arg(QDir::toNativeSeparators(path)), 5000);
+        });
     return true;
 }
 

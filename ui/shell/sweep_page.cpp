@@ -1,12 +1,12 @@
 #include "ui/shell/sweep_page.h"
 
 #include "app/session/session_document.h"
+#include "app/stats/sweep_estimate.h"
 #include "ui/common/colour_button.h"
 #include "ui/common/field_error.h"
 #include "ui/common/form_rows.h"
 #include "ui/common/metric_tooltip.h"
 #include "ui/common/plural.h"
-#include "ui/shell/sweep_estimate.h"
 #include "ui/shell/sweep_plan_text.h"
 
 #include <QButtonGroup>
@@ -364,7 +364,7 @@ void SweepPage::updateEstimate() {
         m_estimateRemaining->clear();
         return;
     }
-    const SweepEstimate estimate = estimateSweep(session);
+    const app::SweepEstimate estimate = app::estimateSweep(session);
     const bool unknown = estimate.unknownPoints > 0;
     if (unknown && estimate.unknownPoints == estimate.points)
         m_estimateTime->setText(tr("Unknown"));

@@ -2,13 +2,14 @@
 
 #include "app/session/session.h"
 
-namespace loadscope::ui {
+namespace loadscope::app {
 
 // How long a session's sweep takes: every point's warm-up and measured time
 // plus the pauses between points. A point limited by a request count lasts
 // as long as the server needs; its rate is taken from results already in the
 // session (same target, nearest level), and a point with nothing to go by is
-// counted as unknown rather than guessed.
+// counted as unknown rather than guessed. The Sweep page shows it; it needs
+// nothing of the window, so the CLI can print it too.
 struct SweepEstimate {
     int points = 0;
     int missingPoints = 0;       // not done yet: what Run (or Resume) will measure
@@ -18,6 +19,8 @@ struct SweepEstimate {
     int unknownMissingPoints = 0;
 };
 
-SweepEstimate estimateSweep(const app::Session& session);
+// Each result is looked at once, not once per point: a session of ten
+// thousand results is estimated again on every edit of the plan.
+SweepEstimate estimateSweep(const Session& session);
 
-} // namespace loadscope::ui
+} // namespace loadscope::app

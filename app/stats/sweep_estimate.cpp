@@ -1,25 +1,27 @@
-#include "ui/shell/sweep_estimate.h"
+#include "app/stats/sweep_estimate.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <set>
+#include <tuple>
 
-namespace loadscope::ui {
+namespace loadscope::app {
 
 namespace {
 
 // Seconds per request of a target at each level it has results for.
 using PaceTable = std::map<QUuid, std::map<int, double>>;
 
-PaceTable measuredPace(const app::Session& session) {
+PaceTable measuredPace(const Session& session) {
     struct Sum {
         double seconds = 0;
         double requests = 0;
     };
     std::map<QUuid, std::map<int, Sum>> sums;
-    for (const app::PointResult& result : session.results) {
+    for (const PointResult& result : session.results) {
         if (result.cancelled || result.durationSeconds <= 0 || result.complete == 0)
             continue;
         Sum& sum = sums[result.targetId][result.concurrency];
@@ -50,22 +52,35 @@ std::optional<double> paceFor(const PaceTable& pace, const QUuid& target, int le
     return best->second;
 }
 
+// The keys of results that fill their point (isPointDone), looked up once
+// each instead of searching the results for every point.
+using PointKey = std::tuple<QUuid, int, int>;
+
+std::set<PointKey> donePoints(const Session& session) {
+    std::set<PointKey> done;
+    for (const PointResult& result : session.results) {
+        if (!result.cancelled)
+            done.insert({result.targetId, result.concurrency, result.repetition});
+    }
+    return done;
+}
+
 } // namespace
 
-SweepEstimate estimateSweep(const app::Session& session) {
+SweepEstimate estimateSweep(const Session& session) {
     SweepEstimate estimate;
-    const app::SweepPlan& plan = session.plan;
-    const std::vector<app::SweepPoint> points = app::sweepPoints(session);
-    const PaceTable pace =
-        plan.limit == app::PointLimit::Requests ? measuredPace(session) : PaceTable{};
+    const SweepPlan& plan = session.plan;
+    const std::vector<SweepPoint> points = sweepPoints(session);
+    const PaceTable pace = plan.limit == PointLimit::Requests ? measuredPace(session) : PaceTable{};
     const double warmup = std::max(0.0, plan.warmupSeconds);
     const double pause = std::max(0.0, plan.pauseSeconds);
+    const std::set<PointKey> done = donePoints(session);
 
     estimate.points = static_cast<int>(points.size());
-    for (const app::SweepPoint& point : points) {
-        const bool missing = !app::isPointDone(session, point);
+    for (const SweepPoint& point : points) {
+        const bool missing = !done.count({point.targetId, point.concurrency, point.repetition});
         std::optional<double> measured;
-        if (plan.limit == app::PointLimit::Duration) {
+        if (plan.limit == PointLimit::Duration) {
             measured = plan.durationSeconds;
         } else if (auto secondsPerRequest = paceFor(pace, point.targetId, point.concurrency)) {
             measured = *secondsPerRequest * static_cast<double>(plan.requestsPerPoint);
@@ -89,4 +104,4 @@ SweepEstimate estimateSweep(const app::Session& session) {
     return estimate;
 }
 
-} // namespace loadscope::ui
+} // namespace loadscope::app
