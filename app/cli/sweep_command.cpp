@@ -80,8 +80,9 @@ void dropPlanResults(app::Session& session) {
 
 // The session to run and the file it is saved to, after the rules of
 // --resume, --fresh and --out; prints the reason and sets `exitCode` on refusal.
-std::optional<std::pair<app::Session, QString>>
-startingSession(const SweepArguments& args, const QString& command, int* exitCode) {
+std::optional<std::pair<app::Session, QString>> startingSession(const SweepArguments& args,
+                                                                const QString& command,
+                                                                const CliIo& io, int* exitCode) {
     *exitCode = ExitUsage;
     QString error;
     const bool isFile = QFileInfo(args.sessionArgument).isFile();
@@ -99,22 +100,23 @@ startingSession(const SweepArguments& args, const QString& command, int* exitCod
         session = app::loadSessionFile(out, &error);
     } else {
         if (outExists && !outIsInput && !args.fresh) {
-            printError(command, QStringLiteral("%1 exists: --resume continues it, --fresh "
-                                               "replaces it, or give another --out")
-                                    .arg(out));
+            printError(io, command,
+                       QStringLiteral("%1 exists: --resume continues it, --fresh "
+                                      "replaces it, or give another --out")
+                           .arg(out));
             return std::nullopt;
         }
         session = app::openSession(args.sessionArgument, &error);
     }
     if (!session) {
-        printError(command, error);
+        printError(io, command, error);
         return std::nullopt;
     }
     const int done = resultsInPlan(*session);
     if (args.fresh) {
         dropPlanResults(*session);
     } else if (done > 0 && !args.resume) {
-        printError(command,
+        printError(io, command,
                    QStringLiteral("the session already has results for %1 of its %2 points: "
                                   "--resume runs the %3 missing ones, --fresh measures all again")
                        .arg(done)
@@ -127,7 +129,8 @@ startingSession(const SweepArguments& args, const QString& command, int* exitCod
 }
 
 std::optional<SweepArguments> parseSweepArguments(const QStringList& arguments,
-                                                  const QString& command, int* exitCode) {
+                                                  const QString& command, const CliIo& io,
+                                                  int* exitCode) {
     QCommandLineParser parser;
     parser.setApplicationDescription(QString::fromUtf8(kDescription));
     parser.addHelpOption();
@@ -152,14 +155,14 @@ std::optional<SweepArguments> parseSweepArguments(const QStringList& arguments,
         {{QStringLiteral("q"), QStringLiteral("quiet")},
          QStringLiteral("No progress line, only errors and the comparison.")},
     });
-    if (const auto exit = parseOrExit(parser, arguments)) {
+    if (const auto exit = parseOrExit(parser, arguments, io)) {
         *exitCode = *exit;
         return std::nullopt;
     }
     *exitCode = ExitUsage;
     const QStringList positional = parser.positionalArguments();
     if (positional.size() != 1) {
-        printError(command,
+        printError(io, command,
                    positional.isEmpty()
                        ? QStringLiteral("which session? (see --help)")
                        : QStringLiteral("expects one session, got %1").arg(positional.size()));
@@ -175,15 +178,16 @@ std::optional<SweepArguments> parseSweepArguments(const QStringList& arguments,
     args.probe = !parser.isSet(QStringLiteral("no-probe"));
     args.quiet = parser.isSet(QStringLiteral("quiet"));
     if (args.resume && args.fresh) {
-        printError(command, QStringLiteral("--resume and --fresh contradict each other"));
+        printError(io, command, QStringLiteral("--resume and --fresh contradict each other"));
         return std::nullopt;
     }
     if (args.csvPath == u"-" && args.summaryCsvPath == u"-") {
-        printError(command, QStringLiteral("only one of --csv and --summary-csv can go to stdout"));
+        printError(io, command,
+                   QStringLiteral("only one of --csv and --summary-csv can go to stdout"));
         return std::nullopt;
     }
     if ((args.csvPath == u"-" || args.summaryCsvPath == u"-") && args.outPath == u"-") {
-        printError(command, QStringLiteral("--out must be a file"));
+        printError(io, command, QStringLiteral("--out must be a file"));
         return std::nullopt;
     }
     return args;
@@ -193,10 +197,11 @@ std::optional<SweepArguments> parseSweepArguments(const QStringList& arguments,
 // rewritten in place on a terminal; only start and end lines otherwise.
 class ProgressLine {
 public:
-    explicit ProgressLine(const app::SessionDocument& document, bool quiet)
+    ProgressLine(const app::SessionDocument& document, bool quiet, FILE* stream)
         : m_document(document)
         , m_quiet(quiet)
-        , m_terminal(isatty(STDERR_FILENO) == 1) {}
+        , m_stream(stream)
+        , m_terminal(fileno(stream) >= 0 && isatty(fileno(stream)) == 1) {}
 
     void start(const app::SweepPoint& point, int pointCount) {
         const app::Session& session = m_document.session();
@@ -247,14 +252,15 @@ private:
             return;
         const QByteArray bytes = text.toUtf8();
         if (m_terminal)
-            std::fprintf(stderr, "\r\033[K%s%s", bytes.constData(), endLine ? "\n" : "");
+            std::fprintf(m_stream, "\r\033[K%s%s", bytes.constData(), endLine ? "\n" : "");
         else if (endLine)
-            std::fprintf(stderr, "%s\n", bytes.constData());
-        std::fflush(stderr);
+            std::fprintf(m_stream, "%s\n", bytes.constData());
+        std::fflush(m_stream);
     }
 
     const app::SessionDocument& m_document;
     const bool m_quiet;
+    FILE* const m_stream;
     const bool m_terminal;
     app::TargetProtocol m_protocol = app::TargetProtocol::Http;
     QString m_head;
@@ -304,13 +310,13 @@ private:
 
 } // namespace
 
-int runSweepCommand(const QStringList& arguments) {
+int runSweepCommand(const QStringList& arguments, const CliIo& io) {
     const QString command = arguments.value(0);
     int exitCode = ExitOk;
-    const auto args = parseSweepArguments(arguments, command, &exitCode);
+    const auto args = parseSweepArguments(arguments, command, io, &exitCode);
     if (!args)
         return exitCode;
-    auto start = startingSession(*args, command, &exitCode);
+    auto start = startingSession(*args, command, io, &exitCode);
     if (!start)
         return exitCode;
     auto& [session, outPath] = *start;
@@ -318,22 +324,22 @@ int runSweepCommand(const QStringList& arguments) {
     int maxLevel = 1;
     for (int level : session.plan.concurrencyLevels)
         maxLevel = std::max(maxLevel, level);
-    QString error;
-    if (!ensureFileLimit(uint64_t(maxLevel) + 64, &error)) {
-        printError(command, error);
+    if (auto limit = ensureFileLimit(uint64_t(maxLevel) + 64); !limit) {
+        printError(io, command, limit.error().message);
         return ExitUsage;
     }
+    QString error;
 
     app::SessionDocument document;
     document.reset(std::move(session), outPath);
     // Written before the first point, so the file is whole and complete
     // with its plan even if the sweep is killed during that point.
     if (!document.save(&error)) {
-        printError(command, error);
+        printError(io, command, error);
         return ExitInternal;
     }
 
-    ProgressLine progress(document, args->quiet);
+    ProgressLine progress(document, args->quiet, io.err);
     app::SweepRunner runner(&document);
     runner.setProbeEnabled(args->probe);
     QObject::connect(&runner, &app::SweepRunner::statusChanged, &runner,
@@ -359,7 +365,7 @@ int runSweepCommand(const QStringList& arguments) {
     QObject::connect(&runner, &app::SweepRunner::autosaveFailed, &runner,
                      [&](const QString& saveError) {
                          // Measuring on without keeping the numbers helps nobody.
-                         printError(command, saveError);
+                         printError(io, command, saveError);
                          saveFailed = true;
                          runner.cancel();
                      });
@@ -382,7 +388,7 @@ int runSweepCommand(const QStringList& arguments) {
     QCoreApplication::exec();
 
     if (outcome.status == app::SweepOutcome::Status::Failed)
-        printError(command, outcome.error);
+        printError(io, command, outcome.error);
     else if (outcome.pointsSkipped > 0 && !args->quiet)
         progress.message(QStringLiteral("%1 of %2 points were already done")
                              .arg(outcome.pointsSkipped)
@@ -394,13 +400,16 @@ int runSweepCommand(const QStringList& arguments) {
         // A CSV on stdout must stay parseable: the table then goes to stderr.
         const bool csvOnStdout = args->csvPath == u"-" || args->summaryCsvPath == u"-";
         if (csvOnStdout)
-            std::fputs(report.constData(), stderr);
-        if ((!csvOnStdout && !writeOutput(QStringLiteral("-"), report, &error)) ||
-            (!args->csvPath.isEmpty() &&
-             !writeOutput(args->csvPath, app::resultsCsv(done), &error)) ||
-            (!args->summaryCsvPath.isEmpty() &&
-             !writeOutput(args->summaryCsvPath, app::summaryCsv(done, comparison), &error))) {
-            printError(command, error);
+            std::fputs(report.constData(), io.err);
+        app::Result<void> written;
+        if (!csvOnStdout)
+            written = writeOutput(QStringLiteral("-"), report, io);
+        if (written && !args->csvPath.isEmpty())
+            written = writeOutput(args->csvPath, app::resultsCsv(done), io);
+        if (written && !args->summaryCsvPath.isEmpty())
+            written = writeOutput(args->summaryCsvPath, app::summaryCsv(done, comparison), io);
+        if (!written) {
+            printError(io, command, written.error().message);
             return ExitInternal;
         }
     }

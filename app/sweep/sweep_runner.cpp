@@ -1,5 +1,6 @@
 #include "app/sweep/sweep_runner.h"
 
+#include "app/report/error_reply_counting_protocol.h"
 #include "app/session/session.h"
 #include "app/session/session_document.h"
 #include "app/sweep/load_run_bridge.h"
@@ -152,8 +153,8 @@ QCoro::Task<SweepOutcome> SweepRunner::runSweep(quint64 job) {
     const Session session = m_document->session();
     if (session.targets.empty())
         co_return failed(outcome, QStringLiteral("the session has no targets"));
-    if (const auto problem = validateSweepPlan(session.plan))
-        co_return failed(outcome, QStringLiteral("sweep plan: %1").arg(*problem));
+    if (const auto checked = validateSweepPlan(session.plan); !checked)
+        co_return failed(outcome, QStringLiteral("sweep plan: %1").arg(checked.error().message));
     const SweepPlan& plan = session.plan;
     const std::vector<SweepPoint> all = sweepPoints(session);
     const std::vector<SweepPoint> missing = missingPoints(session);
@@ -177,21 +178,21 @@ QCoro::Task<SweepOutcome> SweepRunner::runSweep(quint64 job) {
         for (const SweepPoint& point : missing) {
             if (point.targetId != target->id)
                 continue;
-            QString error;
-            draft = draftLoadSpec(*target, point.concurrency, plan, &error);
-            if (!draft)
-                co_return failed(outcome,
-                                 QStringLiteral("%1: %2").arg(targetLabel(*target), error));
+            auto built = draftLoadSpec(*target, point.concurrency, plan);
+            if (!built)
+                co_return failed(outcome, QStringLiteral("%1: %2").arg(targetLabel(*target),
+                                                                       built.error().message));
+            draft = std::move(*built);
         }
-        const ResolvedAddress resolved = co_await resolveEndpoint(draft->endpoint);
+        const auto resolved = co_await resolveEndpoint(draft->endpoint);
         if (!alive)
             co_return outcome;
         if (!isCurrent(job))
             co_return cancelled(outcome);
-        if (!resolved.address)
-            co_return unreachable(
-                outcome, QStringLiteral("%1: %2").arg(targetLabel(*target), resolved.error));
-        addresses.insert(target->id, *resolved.address);
+        if (!resolved)
+            co_return unreachable(outcome, QStringLiteral("%1: %2").arg(targetLabel(*target),
+                                                                        resolved.error().message));
+        addresses.insert(target->id, *resolved);
     }
 
     if (m_probeEnabled) {
@@ -230,22 +231,24 @@ QCoro::Task<SweepOutcome> SweepRunner::runSweep(quint64 job) {
         }
         first = false;
         const Target* target = session.findTarget(point.targetId);
-        QString error;
-        auto draft = draftLoadSpec(*target, point.concurrency, plan, &error);
+        auto draft = draftLoadSpec(*target, point.concurrency, plan);
         if (!draft) // checked above; only a changed body file gets here
-            co_return failed(outcome, QStringLiteral("%1: %2").arg(targetLabel(*target), error));
+            co_return failed(
+                outcome, QStringLiteral("%1: %2").arg(targetLabel(*target), draft.error().message));
         draft->spec.target = addresses.value(target->id);
 
         if (target->protocol == TargetProtocol::Memcache && target->memcache.preload &&
             !preloaded.contains(target->id)) {
-            auto preload = memcachePreloadSpec(*target, draft->spec, &error);
-            if (!preload)
+            auto preload = memcachePreloadSpec(*target, draft->spec);
+            if (!preload || !*preload)
                 co_return failed(
-                    outcome, QStringLiteral("%1: preload: %2").arg(targetLabel(*target), error));
+                    outcome, QStringLiteral("%1: preload: %2")
+                                 .arg(targetLabel(*target), preload ? QStringLiteral("no preload")
+                                                                    : preload.error().message));
             Q_EMIT statusChanged(QStringLiteral("preloading %1: %2 keys")
                                      .arg(target->displayName())
-                                     .arg(preload->requests));
-            const engine::RunResult loaded = co_await runEngine(std::move(*preload), std::nullopt);
+                                     .arg((*preload)->requests));
+            const engine::RunResult loaded = co_await runEngine(std::move(**preload), std::nullopt);
             if (!alive)
                 co_return outcome;
             if (!isCurrent(job) || loaded.cancelled)
@@ -259,7 +262,8 @@ QCoro::Task<SweepOutcome> SweepRunner::runSweep(quint64 job) {
 
         Q_EMIT pointStarted(point, outcome.pointCount);
         const QDateTime startedAt = QDateTime::currentDateTime();
-        const engine::RunResult run = co_await runEngine(std::move(draft->spec), point);
+        const engine::RunResult run =
+            withErrorRepliesFolded(co_await runEngine(std::move(draft->spec), point));
         if (!alive)
             co_return outcome;
         // A point cut short is not a measurement of the plan: keep nothing of it.

@@ -278,7 +278,7 @@ void RunPage::sweepFinished(const app::SweepOutcome& outcome) {
 void RunPage::updateButtons() {
     const bool running = m_busy || m_asking || m_runner->isRunning();
     const app::Session& session = m_document->session();
-    const bool runnable = !session.targets.empty() && !app::validateSweepPlan(session.plan);
+    const bool runnable = !session.targets.empty() && app::validateSweepPlan(session.plan).ok();
     const auto missing = app::missingPoints(session);
     const bool anyDone = missing.size() < app::sweepPoints(session).size();
     m_startButton->setEnabled(!running && runnable);
@@ -287,7 +287,7 @@ void RunPage::updateButtons() {
     if (!running && !runnable && m_currentPoint < 0)
         m_status->setText(session.targets.empty()
                               ? tr("Add targets on the Targets page to run a sweep.")
-                              : app::validateSweepPlan(session.plan).value_or(QString()));
+                              : app::validateSweepPlan(session.plan).error().message);
 }
 
 void RunPage::showStatus(const QString& text, bool error) {
