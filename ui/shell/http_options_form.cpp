@@ -7,6 +7,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -113,6 +114,24 @@ HttpOptionsForm::HttpOptionsForm(QWidget* parent)
                                              "their responses; 1 is what ab and wrk do.")));
     addFormRow(form, tr("&Pipeline:"), m_pipeline);
 
+    m_acceptVariableLength = new QCheckBox(tr("Accept bodies of &varying length (ab -l)"));
+    m_acceptVariableLength->setObjectName(QStringLiteral("acceptVariableLengthCheck"));
+    m_acceptVariableLength->setToolTip(
+        wrappedToolTip(tr("Without it a body whose length differs from the first response's "
+                          "counts as a Length failure, as in ab.")));
+    form->addRow(QString(), m_acceptVariableLength);
+
+    m_responseTimeout = new QDoubleSpinBox;
+    m_responseTimeout->setObjectName(QStringLiteral("responseTimeoutSpin"));
+    m_responseTimeout->setRange(0.001, 3600);
+    m_responseTimeout->setDecimals(3);
+    m_responseTimeout->setSuffix(tr(" s"));
+    m_responseTimeout->setMinimumWidth(100);
+    m_responseTimeout->setToolTip(
+        wrappedToolTip(tr("How long to wait for each response before counting a timeout "
+                          "(ab -s).")));
+    addFormRow(form, tr("Response &timeout:"), m_responseTimeout);
+
     connect(m_url, &QLineEdit::textEdited, this, &HttpOptionsForm::notifyEdited);
     connect(m_address, &QLineEdit::textEdited, this, &HttpOptionsForm::notifyEdited);
     connect(m_method, &QComboBox::currentTextChanged, this, &HttpOptionsForm::notifyEdited);
@@ -126,6 +145,8 @@ HttpOptionsForm::HttpOptionsForm(QWidget* parent)
     connect(m_contentType, &QLineEdit::textEdited, this, &HttpOptionsForm::notifyEdited);
     connect(m_keepAlive, &QCheckBox::toggled, this, &HttpOptionsForm::notifyEdited);
     connect(m_pipeline, &QSpinBox::valueChanged, this, &HttpOptionsForm::notifyEdited);
+    connect(m_acceptVariableLength, &QCheckBox::toggled, this, &HttpOptionsForm::notifyEdited);
+    connect(m_responseTimeout, &QDoubleSpinBox::valueChanged, this, &HttpOptionsForm::notifyEdited);
 }
 
 void HttpOptionsForm::loadFields(const app::Target& target) {
@@ -144,6 +165,8 @@ void HttpOptionsForm::loadFields(const app::Target& target) {
     m_contentType->setText(http.contentType);
     m_keepAlive->setChecked(http.keepAlive);
     m_pipeline->setValue(http.pipeline);
+    m_acceptVariableLength->setChecked(http.acceptVariableLength);
+    m_responseTimeout->setValue(target.responseTimeoutSeconds);
 }
 
 bool HttpOptionsForm::apply(app::Target& target) {
@@ -187,6 +210,8 @@ bool HttpOptionsForm::apply(app::Target& target) {
     target.http.contentType = m_contentType->text().trimmed();
     target.http.keepAlive = m_keepAlive->isChecked();
     target.http.pipeline = m_pipeline->value();
+    target.http.acceptVariableLength = m_acceptVariableLength->isChecked();
+    target.responseTimeoutSeconds = m_responseTimeout->value();
     return true;
 }
 

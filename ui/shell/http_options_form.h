@@ -4,6 +4,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
 class QLineEdit;
 class QPushButton;
 class QSpinBox;
@@ -45,6 +46,8 @@ private:
     QLineEdit* m_contentType = nullptr;
     QCheckBox* m_keepAlive = nullptr;
     QSpinBox* m_pipeline = nullptr;
+    QCheckBox* m_acceptVariableLength = nullptr;
+    QDoubleSpinBox* m_responseTimeout = nullptr;
 };
 
 } // namespace loadscope::ui
