@@ -2,7 +2,9 @@
 // LoadSpec, field by field and byte by byte; and that spec is the one the
 // command line asks for, checked against the flags themselves.
 #include "app/cli/one_shot.h"
+#include "app/report/error_reply_counting_protocol.h"
 #include "app/session/session_json.h"
+#include "app/session/target_rules.h"
 #include "app/sweep/load_spec_builder.h"
 #include "engine/http_protocol.h"
 #include "load_spec_checks.h"
@@ -262,6 +264,82 @@ private Q_SLOTS:
         QString error;
         QVERIFY(!app::sessionFromJson(QJsonDocument::fromJson(file).object(), &error));
         QVERIFY2(error.contains(message), qPrintable(error));
+    }
+
+    void endpointRule_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("host"); // empty: refused
+        QTest::addColumn<int>("port");
+        QTest::newRow("v4") << QStringLiteral("127.0.0.1:11211") << QStringLiteral("127.0.0.1")
+                            << 11211;
+        QTest::newRow("name") << QStringLiteral(" db.local:80 ") << QStringLiteral("db.local")
+                              << 80;
+        QTest::newRow("v6") << QStringLiteral("[::1]:9000") << QStringLiteral("::1") << 9000;
+        QTest::newRow("no port") << QStringLiteral("127.0.0.1") << QString() << 0;
+        QTest::newRow("port 0") << QStringLiteral("127.0.0.1:0") << QString() << 0;
+        QTest::newRow("port too big") << QStringLiteral("h:65536") << QString() << 0;
+        QTest::newRow("v6 unbracketed") << QStringLiteral("::1:9000") << QString() << 0;
+        QTest::newRow("space in host") << QStringLiteral("a b:80") << QString() << 0;
+    }
+    void endpointRule() {
+        QFETCH(QString, text);
+        QFETCH(QString, host);
+        QFETCH(int, port);
+        const auto endpoint = app::parseEndpoint(text);
+        QCOMPARE(endpoint.ok(), !host.isEmpty());
+        if (!endpoint) {
+            QVERIFY(endpoint.error().message.contains(QStringLiteral("HOST:PORT")));
+            return;
+        }
+        QCOMPARE(endpoint->host, host);
+        QCOMPARE(int(endpoint->port), port);
+    }
+
+    void headerNameRule_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<bool>("ok");
+        QTest::newRow("token") << QStringLiteral("X-Trace") << true;
+        QTest::newRow("empty") << QStringLiteral("  ") << false;
+        QTest::newRow("space") << QStringLiteral("X Trace") << false;
+        QTest::newRow("colon") << QStringLiteral("X:Trace") << false;
+        QTest::newRow("non-ASCII") << QStringLiteral("X-Tr\u00e4ce") << false;
+    }
+    void headerNameRule() {
+        QFETCH(QString, name);
+        QFETCH(bool, ok);
+        QCOMPARE(app::checkHeaderName(name).ok(), ok);
+    }
+
+    // A sweep's memcached run folds its split error replies back as the CLI's does.
+    void errorRepliesFoldBack() {
+        engine::RunResult run;
+        const std::vector<std::pair<std::string, uint64_t>> operations{{"set", 10},
+                                                                       {"get", 20},
+                                                                       {"set ERROR", 1},
+                                                                       {"set CLIENT_ERROR", 2},
+                                                                       {"set SERVER_ERROR", 3},
+                                                                       {"get ERROR", 4},
+                                                                       {"get CLIENT_ERROR", 5},
+                                                                       {"get SERVER_ERROR", 6}};
+        for (const auto& [name, count] : operations)
+            run.operations.push_back(engine::OperationStats{name, count, 0, 0, count * 100, {}});
+        const engine::RunResult folded = app::withErrorRepliesFolded(run);
+        QCOMPARE(folded.operations.size(), size_t(2));
+        QCOMPARE(folded.operations[0].name, std::string("set"));
+        QCOMPARE(folded.operations[0].count, uint64_t(16));
+        QCOMPARE(folded.operations[1].count, uint64_t(35));
+        QCOMPARE(folded.operations[1].bytesReceived, uint64_t(3500));
+        const app::ErrorReplyCounts counts = app::foldErrorReplies(run);
+        QCOMPARE(counts.error, uint64_t(5));
+        QCOMPARE(counts.clientError, uint64_t(7));
+        QCOMPARE(counts.serverError, uint64_t(9));
+
+        // Four operations of another protocol are not taken for split replies.
+        engine::RunResult other;
+        for (const char* name : {"a", "b", "c", "d"})
+            other.operations.push_back(engine::OperationStats{name, 1, 0, 0, 0, {}});
+        QCOMPARE(app::foldErrorReplies(other).total(), uint64_t(0));
+        QCOMPARE(other.operations.size(), size_t(4));
     }
 
 private:
