@@ -234,6 +234,8 @@ private Q_SLOTS:
                                                  QStringLiteral("--pipeline"),
                                                  QStringLiteral("3"),
                                                  QStringLiteral("--preload"),
+                                                 QStringLiteral("--timeout"),
+                                                 QStringLiteral("3"),
                                                  QStringLiteral("127.0.0.1:11211")};
     }
     void theEditorAndTheCliGiveTheSameSpec() {
@@ -256,7 +258,7 @@ private Q_SLOTS:
             field<QCheckBox>("keepAliveCheck")->setChecked(true);
             field<QSpinBox>("httpPipelineSpin")->setValue(2);
             field<QCheckBox>("acceptVariableLengthCheck")->setChecked(true);
-            field<QDoubleSpinBox>("responseTimeoutSpin")->setValue(2.5);
+            field<QDoubleSpinBox>("httpTimeoutSpin")->setValue(2.5);
         } else {
             auto* protocol = field<QComboBox>("protocolCombo");
             protocol->setCurrentIndex(protocol->findData(int(TargetProtocol::Memcache)));
@@ -276,6 +278,7 @@ private Q_SLOTS:
             field<QSpinBox>("valueSizeSpin")->setValue(64);
             field<QSpinBox>("memcachePipelineSpin")->setValue(3);
             field<QCheckBox>("preloadCheck")->setChecked(true);
+            field<QDoubleSpinBox>("memcacheTimeoutSpin")->setValue(3);
         }
         QVERIFY(m_editor->isValid());
 
@@ -296,6 +299,7 @@ private Q_SLOTS:
             QCOMPARE(fromWindow->concurrency, 4u);
             QCOMPARE(fromWindow->requests, uint64_t(200));
             QCOMPARE(fromWindow->pipeline, 3u);
+            QCOMPARE(fromWindow->requestTimeout, std::chrono::nanoseconds(3'000'000'000));
         }
     }
 

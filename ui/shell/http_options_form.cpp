@@ -7,7 +7,6 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -121,16 +120,7 @@ HttpOptionsForm::HttpOptionsForm(QWidget* parent)
                           "counts as a Length failure, as in ab.")));
     form->addRow(QString(), m_acceptVariableLength);
 
-    m_responseTimeout = new QDoubleSpinBox;
-    m_responseTimeout->setObjectName(QStringLiteral("responseTimeoutSpin"));
-    m_responseTimeout->setRange(0.001, 3600);
-    m_responseTimeout->setDecimals(3);
-    m_responseTimeout->setSuffix(tr(" s"));
-    m_responseTimeout->setMinimumWidth(100);
-    m_responseTimeout->setToolTip(
-        wrappedToolTip(tr("How long to wait for each response before counting a timeout "
-                          "(ab -s).")));
-    addFormRow(form, tr("Response &timeout:"), m_responseTimeout);
+    addResponseTimeoutRow(form, QStringLiteral("httpTimeoutSpin"));
 
     connect(m_url, &QLineEdit::textEdited, this, &HttpOptionsForm::notifyEdited);
     connect(m_address, &QLineEdit::textEdited, this, &HttpOptionsForm::notifyEdited);
@@ -146,7 +136,6 @@ HttpOptionsForm::HttpOptionsForm(QWidget* parent)
     connect(m_keepAlive, &QCheckBox::toggled, this, &HttpOptionsForm::notifyEdited);
     connect(m_pipeline, &QSpinBox::valueChanged, this, &HttpOptionsForm::notifyEdited);
     connect(m_acceptVariableLength, &QCheckBox::toggled, this, &HttpOptionsForm::notifyEdited);
-    connect(m_responseTimeout, &QDoubleSpinBox::valueChanged, this, &HttpOptionsForm::notifyEdited);
 }
 
 void HttpOptionsForm::loadFields(const app::Target& target) {
@@ -166,7 +155,6 @@ void HttpOptionsForm::loadFields(const app::Target& target) {
     m_keepAlive->setChecked(http.keepAlive);
     m_pipeline->setValue(http.pipeline);
     m_acceptVariableLength->setChecked(http.acceptVariableLength);
-    m_responseTimeout->setValue(target.responseTimeoutSeconds);
 }
 
 bool HttpOptionsForm::apply(app::Target& target) {
@@ -211,7 +199,7 @@ bool HttpOptionsForm::apply(app::Target& target) {
     target.http.keepAlive = m_keepAlive->isChecked();
     target.http.pipeline = m_pipeline->value();
     target.http.acceptVariableLength = m_acceptVariableLength->isChecked();
-    target.responseTimeoutSeconds = m_responseTimeout->value();
+    applyResponseTimeout(target);
     return true;
 }
 

@@ -4,7 +4,6 @@
 
 class QCheckBox;
 class QComboBox;
-class QDoubleSpinBox;
 class QLineEdit;
 class QPushButton;
 class QSpinBox;
@@ -47,7 +46,6 @@ private:
     QCheckBox* m_keepAlive = nullptr;
     QSpinBox* m_pipeline = nullptr;
     QCheckBox* m_acceptVariableLength = nullptr;
-    QDoubleSpinBox* m_responseTimeout = nullptr;
 };
 
 } // namespace loadscope::ui
