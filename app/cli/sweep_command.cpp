@@ -79,11 +79,8 @@ void dropPlanResults(app::Session& session) {
 }
 
 // The session to run and the file it is saved to, after the rules of
-// --resume, --fresh and --out; prints the reason and sets `exitCode` on refusal.
-std::optional<std::pair<app::Session, QString>> startingSession(const SweepArguments& args,
-                                                                const QString& command,
-                                                                const CliIo& io, int* exitCode) {
-    *exitCode = ExitUsage;
+// --resume, --fresh and --out; the reason of a refusal (exit status 2).
+app::Result<std::pair<app::Session, QString>> startingSession(const SweepArguments& args) {
     QString error;
     const bool isFile = QFileInfo(args.sessionArgument).isFile();
     QString out = args.outPath;
@@ -99,39 +96,29 @@ std::optional<std::pair<app::Session, QString>> startingSession(const SweepArgum
     if (args.resume && outExists && !outIsInput) {
         session = app::loadSessionFile(out, &error);
     } else {
-        if (outExists && !outIsInput && !args.fresh) {
-            printError(io, command,
-                       QStringLiteral("%1 exists: --resume continues it, --fresh "
-                                      "replaces it, or give another --out")
-                           .arg(out));
-            return std::nullopt;
-        }
+        if (outExists && !outIsInput && !args.fresh)
+            return app::invalidInput(QStringLiteral("%1 exists: --resume continues it, --fresh "
+                                                    "replaces it, or give another --out")
+                                         .arg(out));
         session = app::openSession(args.sessionArgument, &error);
     }
-    if (!session) {
-        printError(io, command, error);
-        return std::nullopt;
-    }
+    if (!session)
+        return app::makeError(app::ErrorCode::Io, error);
     const int done = resultsInPlan(*session);
     if (args.fresh) {
         dropPlanResults(*session);
     } else if (done > 0 && !args.resume) {
-        printError(io, command,
-                   QStringLiteral("the session already has results for %1 of its %2 points: "
-                                  "--resume runs the %3 missing ones, --fresh measures all again")
-                       .arg(done)
-                       .arg(app::sweepPoints(*session).size())
-                       .arg(app::missingPoints(*session).size()));
-        return std::nullopt;
+        return app::invalidInput(
+            QStringLiteral("the session already has results for %1 of its %2 points: "
+                           "--resume runs the %3 missing ones, --fresh measures all again")
+                .arg(done)
+                .arg(app::sweepPoints(*session).size())
+                .arg(app::missingPoints(*session).size()));
     }
-    *exitCode = ExitOk;
     return std::make_pair(std::move(*session), out);
 }
 
-std::optional<SweepArguments> parseSweepArguments(const QStringList& arguments,
-                                                  const QString& command, const CliIo& io,
-                                                  int* exitCode) {
-    QCommandLineParser parser;
+void addSweepOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(QString::fromUtf8(kDescription));
     parser.addHelpOption();
     parser.addPositionalArgument(
@@ -155,19 +142,15 @@ std::optional<SweepArguments> parseSweepArguments(const QStringList& arguments,
         {{QStringLiteral("q"), QStringLiteral("quiet")},
          QStringLiteral("No progress line, only errors and the comparison.")},
     });
-    if (const auto exit = parseOrExit(parser, arguments, io)) {
-        *exitCode = *exit;
-        return std::nullopt;
-    }
-    *exitCode = ExitUsage;
+}
+
+app::Result<SweepArguments> readSweepArguments(const QCommandLineParser& parser) {
     const QStringList positional = parser.positionalArguments();
-    if (positional.size() != 1) {
-        printError(io, command,
-                   positional.isEmpty()
-                       ? QStringLiteral("which session? (see --help)")
-                       : QStringLiteral("expects one session, got %1").arg(positional.size()));
-        return std::nullopt;
-    }
+    if (positional.size() != 1)
+        return app::invalidInput(
+            positional.isEmpty()
+                ? QStringLiteral("which session? (see --help)")
+                : QStringLiteral("expects one session, got %1").arg(positional.size()));
     SweepArguments args;
     args.sessionArgument = positional.first();
     args.outPath = parser.value(QStringLiteral("out"));
@@ -177,19 +160,13 @@ std::optional<SweepArguments> parseSweepArguments(const QStringList& arguments,
     args.fresh = parser.isSet(QStringLiteral("fresh"));
     args.probe = !parser.isSet(QStringLiteral("no-probe"));
     args.quiet = parser.isSet(QStringLiteral("quiet"));
-    if (args.resume && args.fresh) {
-        printError(io, command, QStringLiteral("--resume and --fresh contradict each other"));
-        return std::nullopt;
-    }
-    if (args.csvPath == u"-" && args.summaryCsvPath == u"-") {
-        printError(io, command,
-                   QStringLiteral("only one of --csv and --summary-csv can go to stdout"));
-        return std::nullopt;
-    }
-    if ((args.csvPath == u"-" || args.summaryCsvPath == u"-") && args.outPath == u"-") {
-        printError(io, command, QStringLiteral("--out must be a file"));
-        return std::nullopt;
-    }
+    if (args.resume && args.fresh)
+        return app::invalidInput(QStringLiteral("--resume and --fresh contradict each other"));
+    if (args.csvPath == u"-" && args.summaryCsvPath == u"-")
+        return app::invalidInput(
+            QStringLiteral("only one of --csv and --summary-csv can go to stdout"));
+    if ((args.csvPath == u"-" || args.summaryCsvPath == u"-") && args.outPath == u"-")
+        return app::invalidInput(QStringLiteral("--out must be a file"));
     return args;
 }
 
@@ -312,13 +289,20 @@ private:
 
 int runSweepCommand(const QStringList& arguments, const CliIo& io) {
     const QString command = arguments.value(0);
-    int exitCode = ExitOk;
-    const auto args = parseSweepArguments(arguments, command, io, &exitCode);
-    if (!args)
-        return exitCode;
-    auto start = startingSession(*args, command, io, &exitCode);
-    if (!start)
-        return exitCode;
+    QCommandLineParser parser;
+    addSweepOptions(parser);
+    if (const auto exit = parseOrExit(parser, arguments, io))
+        return *exit;
+    const auto args = readSweepArguments(parser);
+    if (!args) {
+        printError(io, command, args.error().message);
+        return ExitUsage;
+    }
+    auto start = startingSession(*args);
+    if (!start) {
+        printError(io, command, start.error().message);
+        return exitCodeFor(start.error());
+    }
     auto& [session, outPath] = *start;
 
     int maxLevel = 1;
