@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QStringList>
+#include <cstdio>
 
 namespace loadscope::cli {
 
@@ -12,13 +13,26 @@ enum ExitCode : int {
     ExitUnreachable = 3,
 };
 
+// Where a command writes: the report and machine output to `out`, progress
+// and errors to `err`. The executable passes stdout and stderr; a test passes
+// streams of its own and runs the command in-process.
+struct CliIo {
+    FILE* out = stdout;
+    FILE* err = stderr;
+};
+
+// `arguments` as main() gets them without the program: the command name
+// first ("http", "memcache", ...), then its options. Unknown commands, --help
+// and --version included; returns the exit status.
+int runCli(const QStringList& arguments, const CliIo& io = {});
+
 // Each sub-command gets its own arguments, argv[0] being "loadscope-cli <command>".
-int runHttpCommand(const QStringList& arguments);
+int runHttpCommand(const QStringList& arguments, const CliIo& io = {});
+int runMemcacheCommand(const QStringList& arguments, const CliIo& io = {});
+int runTcpRrCommand(const QStringList& arguments, const CliIo& io = {});
+int runTcpStreamCommand(const QStringList& arguments, const CliIo& io = {});
+int runSweepCommand(const QStringList& arguments, const CliIo& io = {});
 int runServeCommand(const QStringList& arguments);
-int runMemcacheCommand(const QStringList& arguments);
-int runTcpRrCommand(const QStringList& arguments);
-int runTcpStreamCommand(const QStringList& arguments);
-int runSweepCommand(const QStringList& arguments);
 int runReportCommand(const QStringList& arguments);
 int runExportCommand(const QStringList& arguments);
 int runImportCommand(const QStringList& arguments);

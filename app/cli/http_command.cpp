@@ -1,20 +1,20 @@
 // loadscope-cli http: ab's options, the engine's HTTP/1.1 workload, ab's report.
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
+#include "app/cli/one_shot.h"
 #include "app/cli/run_options.h"
 #include "app/report/ab_report.h"
 #include "app/report/result_json.h"
 #include "engine/http_protocol.h"
 
-#include <QFile>
-#include <chrono>
 #include <cstdio>
 
 namespace loadscope::cli {
 
 namespace {
 
-using namespace std::chrono;
+using app::invalidInput;
+using app::Result;
 
 void addHttpOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(
@@ -50,151 +50,132 @@ void addHttpOptions(QCommandLineParser& parser) {
     addCommonRunOptions(parser);
 }
 
-struct HttpRun {
-    engine::HttpUrl url;
-    engine::LoadSpec spec;
-    CommonRunOptions common;
+struct HttpInvocation {
+    OneShot shot;
+    OutputOptions output;
 };
 
-std::optional<HttpRun> readHttpRun(const QCommandLineParser& parser, QString* error) {
+Result<HttpInvocation> readHttpInvocation(const QCommandLineParser& parser) {
     const auto opt = [&](const char* name) {
         return parser.value(QLatin1String(name));
     };
     const auto isSet = [&](const char* name) {
         return parser.isSet(QLatin1String(name));
     };
-    if (parser.positionalArguments().size() != 1) {
-        *error = QStringLiteral("expected exactly one URL (see --help)");
-        return std::nullopt;
-    }
-    HttpRun run;
-    std::string urlError;
-    auto url =
-        engine::parseHttpUrl(parser.positionalArguments().constFirst().toStdString(), &urlError);
-    if (!url) {
-        *error = QString::fromStdString(urlError);
-        return std::nullopt;
-    }
-    run.url = *url;
-
-    engine::HttpRequestSpec request;
-    request.host = url->hostHeader;
-    request.pathAndQuery = url->pathAndQuery;
-    request.keepAlive = isSet("k");
-    request.acceptVariableLength = isSet("l");
+    if (parser.positionalArguments().size() != 1)
+        return invalidInput(QStringLiteral("expected exactly one URL (see --help)"));
+    app::Target target;
+    target.name = QStringLiteral("http");
+    target.protocol = app::TargetProtocol::Http;
+    app::HttpOptions& http = target.http;
+    http.url = parser.positionalArguments().constFirst();
+    http.keepAlive = isSet("k");
+    http.acceptVariableLength = isSet("l");
     if (isSet("m"))
-        request.method = opt("m").toUpper().toStdString();
+        http.method = opt("m").toUpper();
     if (isSet("i"))
-        request.method = "HEAD";
-    if (isSet("p") && isSet("u")) {
-        *error = QStringLiteral("-p and -u cannot be combined");
-        return std::nullopt;
-    }
+        http.method = QStringLiteral("HEAD");
+    if (isSet("p") && isSet("u"))
+        return invalidInput(QStringLiteral("-p and -u cannot be combined"));
     if (isSet("p") || isSet("u")) {
-        const QString path = isSet("p") ? opt("p") : opt("u");
-        QFile file(path);
-        if (!file.open(QIODevice::ReadOnly)) {
-            *error = QStringLiteral("cannot read body file %1: %2").arg(path, file.errorString());
-            return std::nullopt;
-        }
-        request.body = file.readAll().toStdString();
+        http.bodyFile = isSet("p") ? opt("p") : opt("u");
         if (!isSet("m"))
-            request.method = isSet("p") ? "POST" : "PUT";
-        request.contentType = isSet("T") ? opt("T").toStdString() : std::string("text/plain");
+            http.method = isSet("p") ? QStringLiteral("POST") : QStringLiteral("PUT");
+        http.contentType = isSet("T") ? opt("T") : QStringLiteral("text/plain");
     }
     for (const QString& header : parser.values(QStringLiteral("H"))) {
         const qsizetype colon = header.indexOf(QLatin1Char(':'));
-        if (colon <= 0) {
-            *error = QStringLiteral("-H wants 'Name: value', not '%1'").arg(header);
-            return std::nullopt;
-        }
-        request.headers.emplace_back(header.left(colon).trimmed().toStdString(),
-                                     header.mid(colon + 1).trimmed().toStdString());
-    }
-
-    engine::LoadSpec& spec = run.spec;
-    spec.concurrency = 1;
-    if (isSet("c")) {
-        const auto c = parseCount(QStringLiteral("-c"), opt("c"), 1, 1'000'000, error);
-        if (!c)
-            return std::nullopt;
-        spec.concurrency = uint32_t(*c);
-    }
-    if (isSet("n")) {
-        const auto n = parseCount(QStringLiteral("-n"), opt("n"), 1, uint64_t(1) << 50, error);
-        if (!n)
-            return std::nullopt;
-        spec.requests = *n;
-    }
-    if (isSet("t")) {
-        const auto t = parseSeconds(QStringLiteral("-t"), opt("t"), error);
-        if (!t)
-            return std::nullopt;
-        spec.duration = duration_cast<nanoseconds>(duration<double>(*t));
-    }
-    if (!isSet("n") && !isSet("t"))
-        spec.requests = 1; // as ab
-    if (spec.requests > 0 && spec.requests < spec.concurrency) {
-        *error = QStringLiteral("cannot use a concurrency level (-c %1) greater than the number of "
-                                "requests (-n %2)")
-                     .arg(spec.concurrency)
-                     .arg(spec.requests);
-        return std::nullopt;
+        if (colon <= 0)
+            return invalidInput(QStringLiteral("-H wants 'Name: value', not '%1'").arg(header));
+        http.headers.emplace_back(header.left(colon).trimmed(), header.mid(colon + 1).trimmed());
     }
     if (isSet("s")) {
-        const auto s = parseSeconds(QStringLiteral("-s"), opt("s"), error);
+        const auto s = parsePositiveSeconds(QStringLiteral("-s"), opt("s"));
         if (!s)
-            return std::nullopt;
-        if (*s <= 0) {
-            *error = QStringLiteral("-s must be more than 0 seconds");
-            return std::nullopt;
-        }
-        spec.requestTimeout = duration_cast<nanoseconds>(duration<double>(*s));
+            return s.error();
+        target.responseTimeoutSeconds = *s;
     }
     if (isSet("pipeline")) {
-        const auto depth =
-            parseCount(QStringLiteral("--pipeline"), opt("pipeline"), 1, 1024, error);
+        const auto depth = parseCount(QStringLiteral("--pipeline"), opt("pipeline"), 1, 1024);
         if (!depth)
-            return std::nullopt;
-        if (*depth > 1 && !request.keepAlive) {
-            *error = QStringLiteral("--pipeline needs keep-alive (-k)");
-            return std::nullopt;
-        }
-        spec.pipeline = uint32_t(*depth);
+            return depth.error();
+        http.pipeline = int(*depth);
     }
-    auto common = readCommonRunOptions(parser, error);
-    if (!common)
-        return std::nullopt;
-    run.common = *common;
-    applyCommonRunOptions(run.common, spec);
-    spec.protocol = std::make_shared<engine::HttpProtocol>(std::move(request));
-    return run;
+
+    uint64_t concurrency = 1;
+    if (isSet("c")) {
+        const auto c = parseCount(QStringLiteral("-c"), opt("c"), 1, app::kMaxConcurrency);
+        if (!c)
+            return c.error();
+        concurrency = *c;
+    }
+    HttpInvocation invocation{oneShotOf(std::move(target), int(concurrency)), {}};
+    app::SweepPlan& plan = invocation.shot.plan;
+    // -n, -t, both (whichever ends first) or neither (one request, as ab).
+    plan.limit = app::PointLimit::Requests;
+    plan.requestsPerPoint = 1;
+    if (isSet("n")) {
+        const auto n = parseCount(QStringLiteral("-n"), opt("n"), 1, uint64_t(1) << 50);
+        if (!n)
+            return n.error();
+        plan.requestsPerPoint = *n;
+    }
+    if (isSet("t")) {
+        const auto t = parseSeconds(QStringLiteral("-t"), opt("t"));
+        if (!t)
+            return t.error();
+        if (isSet("n")) {
+            plan.requestsTimeLimitSeconds = *t;
+        } else {
+            plan.limit = app::PointLimit::Duration;
+            plan.durationSeconds = *t;
+        }
+    }
+    auto output = readCommonRunOptions(parser, plan);
+    if (!output)
+        return output.error();
+    invocation.output = *output;
+    return invocation;
 }
 
 } // namespace
 
-int runHttpCommand(const QStringList& arguments) {
+Result<OneShot> parseHttpOneShot(const QStringList& arguments) {
+    return parseOneShot(addHttpOptions, readHttpInvocation, arguments);
+}
+
+int runHttpCommand(const QStringList& arguments, const CliIo& io) {
     const QString command = arguments.value(0);
     QCommandLineParser parser;
     addHttpOptions(parser);
-    if (auto exit = parseOrExit(parser, arguments))
+    if (auto exit = parseOrExit(parser, arguments, io))
         return *exit;
-    QString error;
-    auto run = readHttpRun(parser, &error);
-    if (!run) {
-        printError(command, error);
+    const auto invocation = readHttpInvocation(parser);
+    if (!invocation) {
+        printError(io, command, invocation.error().message);
         return ExitUsage;
     }
-    if (auto exit = resolveRunTarget(command, run->url.host, run->url.port, run->spec))
-        return *exit;
-    if (auto exit = refuseInvalidSpec(command, run->spec))
-        return *exit;
+    const auto spec = buildOneShotSpec(invocation->shot);
+    if (!spec) {
+        printError(io, command, spec.error().message);
+        return exitCodeFor(spec.error());
+    }
+    const auto* protocol = dynamic_cast<const engine::HttpProtocol*>(spec->protocol.get());
+    if (!protocol) {
+        printError(io, command, QStringLiteral("the builder made no HTTP workload"));
+        return ExitInternal;
+    }
+    const engine::HttpRequestSpec& request = protocol->spec();
+    const OutputOptions& output = invocation->output;
 
-    if (!run->common.quiet)
-        std::fprintf(stderr, "Benchmarking %s (be patient)\n", run->url.host.c_str());
-    const engine::RunResult result = runWithProgress(run->spec, run->common.quiet);
+    std::string urlError;
+    const auto url =
+        engine::parseHttpUrl(invocation->shot.target.http.url.toStdString(), &urlError);
+    if (!output.quiet)
+        std::fprintf(io.err, "Benchmarking %s (be patient)\n", url ? url->host.c_str() : "");
+    const engine::RunResult result = runWithProgress(*spec, output.quiet, io);
     if (result.unreachable) {
-        printError(command, QString::fromStdString(result.firstError));
+        printError(io, command, QString::fromStdString(result.firstError));
         return ExitUnreachable;
     }
 
@@ -209,22 +190,24 @@ int runHttpCommand(const QStringList& arguments) {
         codes[QString::number(code)] = double(count);
     json[QStringLiteral("status_codes")] = codes;
     json[QStringLiteral("url")] = parser.positionalArguments().constFirst();
-    json[QStringLiteral("pipeline")] = double(run->spec.pipeline);
+    json[QStringLiteral("pipeline")] = double(spec->pipeline);
 
-    if (run->common.jsonPath != QLatin1String("-") && run->common.csvPath != QLatin1String("-")) {
+    if (output.printsReport() && url) {
         app::AbReportHeader header;
-        header.hostName = QString::fromStdString(run->url.host);
-        header.port = run->url.port;
-        header.documentPath = QString::fromStdString(run->url.pathAndQuery);
-        header.keepAlive = parser.isSet(QStringLiteral("k"));
-        std::fputs(qPrintable(app::formatAbReport(result, header)), stdout);
-        std::fflush(stdout);
+        header.hostName = QString::fromStdString(url->host);
+        header.port = url->port;
+        header.documentPath = QString::fromStdString(request.pathAndQuery);
+        header.keepAlive = request.keepAlive;
+        std::fputs(qPrintable(app::formatAbReport(result, header)), io.out);
+        std::fflush(io.out);
     }
     const QString warning = app::saturationWarning(result);
     if (!warning.isEmpty())
-        std::fprintf(stderr, "%s\n", qPrintable(warning));
-    if (!writeMachineOutputs(command, run->common, json))
+        std::fprintf(io.err, "%s\n", qPrintable(warning));
+    if (auto written = writeMachineOutputs(output, json, io); !written) {
+        printError(io, command, written.error().message);
         return ExitInternal;
+    }
     return ExitOk;
 }
 

@@ -101,8 +101,8 @@ int runImportCommand(const QStringList& arguments) {
                 .arg(imported.createdTarget ? QStringLiteral("new") : QStringLiteral("existing"))
                 .arg(targetName, target->modeLabel(), app::targetProtocolId(target->protocol),
                      sessionPath);
-    if (!writeOutput(QStringLiteral("-"), text.toUtf8(), &error)) {
-        printError(command, error);
+    if (auto written = writeOutput(QStringLiteral("-"), text.toUtf8(), CliIo{}); !written) {
+        printError(command, written.error().message);
         return ExitInternal;
     }
     return ExitOk;

@@ -6,13 +6,15 @@
 // clients per thread, so the run opens clients x threads connections.
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
+#include "app/cli/one_shot.h"
 #include "app/cli/run_options.h"
 #include "app/report/ab_report.h"
 #include "app/report/error_reply_counting_protocol.h"
 #include "app/report/memtier_report.h"
+#include "app/session/target_rules.h"
+#include "app/sweep/load_spec_builder.h"
 #include "engine/memcache_reply_parser.h"
 
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -21,15 +23,14 @@ namespace loadscope::cli {
 
 namespace {
 
-using namespace std::chrono;
+using app::invalidInput;
+using app::Result;
 
 constexpr uint32_t kDefaultThreads = 4;
 constexpr uint32_t kDefaultClients = 50;
 constexpr uint64_t kDefaultRequests = 10'000;
 constexpr uint64_t kMaxConnections = 1'000'000;
 constexpr uint64_t kMaxRequests = uint64_t(1) << 50;
-// A preload of more keys would run for many minutes and outgrow any memcached.
-constexpr uint64_t kMaxPreloadKeys = 100'000'000;
 
 void addMemcacheOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(QStringLiteral(
@@ -98,244 +99,225 @@ void addMemcacheOptions(QCommandLineParser& parser) {
     });
 }
 
-struct MemcacheRun {
-    HostPort server;
-    engine::LoadSpec spec;
-    CommonRunOptions common;
-    app::MemcacheRunSetup setup;
-    bool preload = false;
+struct MemcacheInvocation {
+    OneShot shot;
+    OutputOptions output;
+    app::MemcacheRunSetup setup; // memtier's description of the run, for the report
 };
 
 template <typename Value>
-bool readCount(const QCommandLineParser& parser, const char* name, uint64_t minimum,
-               uint64_t maximum, Value& into, QString* error) {
+Result<void> readCount(const QCommandLineParser& parser, const char* name, uint64_t minimum,
+                       uint64_t maximum, Value& into) {
     if (!parser.isSet(QLatin1String(name)))
-        return true;
+        return {};
     const QString option =
         (std::strlen(name) == 1 ? QLatin1String("-") : QLatin1String("--")) + QLatin1String(name);
-    const auto value =
-        parseCount(option, parser.value(QLatin1String(name)), minimum, maximum, error);
+    const auto value = parseCount(option, parser.value(QLatin1String(name)), minimum, maximum);
     if (!value)
-        return false;
+        return value.error();
     into = Value(*value);
-    return true;
+    return {};
 }
 
-bool readWorkload(const QCommandLineParser& parser, engine::MemcacheSpec& w, QString* error) {
+Result<void> readWorkload(const QCommandLineParser& parser, app::MemcacheOptions& w) {
     const auto opt = [&](const char* name) {
         return parser.value(QLatin1String(name));
     };
     const auto isSet = [&](const char* name) {
         return parser.isSet(QLatin1String(name));
     };
-    if (isSet("ratio") &&
-        !engine::parseMemcacheRatio(opt("ratio").toStdString(), w.setRatio, w.getRatio)) {
-        *error = QStringLiteral("--ratio wants SETS:GETS such as 1:10 (not both 0), not '%1'")
-                     .arg(opt("ratio"));
-        return false;
+    if (isSet("ratio")) {
+        const auto ratio = app::parseMemcacheRatio(opt("ratio"));
+        if (!ratio)
+            return ratio.error().prefixed(QStringLiteral("--ratio"));
+        w.setRatio = ratio->sets;
+        w.getRatio = ratio->gets;
     }
-    if (isSet("key-pattern") &&
-        !engine::parseMemcacheKeyPatterns(opt("key-pattern").toStdString(), w.setKeyPattern,
-                                          w.getKeyPattern)) {
-        *error = QStringLiteral("--key-pattern wants SET:GET, each R, S or G (e.g. R:R), not '%1'")
-                     .arg(opt("key-pattern"));
-        return false;
+    if (isSet("key-pattern")) {
+        if (auto checked = app::checkKeyPattern(opt("key-pattern")); !checked)
+            return checked.error().prefixed(QStringLiteral("--key-pattern"));
+        w.keyPattern = opt("key-pattern").trimmed().toUpper();
     }
     const uint64_t max64 = std::numeric_limits<uint64_t>::max();
-    if (!readCount(parser, "key-minimum", 0, max64, w.keyMinimum, error) ||
-        !readCount(parser, "key-maximum", 0, max64, w.keyMaximum, error) ||
-        !readCount(parser, "d", 1, engine::MemcacheReplyParser::kMaxValueBytes, w.valueSize, error))
-        return false;
-    if (w.keyMinimum > w.keyMaximum) {
-        *error = QStringLiteral("--key-minimum (%1) is greater than --key-maximum (%2)")
-                     .arg(w.keyMinimum)
-                     .arg(w.keyMaximum);
-        return false;
+    for (auto read :
+         {readCount(parser, "key-minimum", 0, max64, w.keyMinimum),
+          readCount(parser, "key-maximum", 0, max64, w.keyMaximum),
+          readCount(parser, "d", 1, engine::MemcacheReplyParser::kMaxValueBytes, w.valueSize)}) {
+        if (!read)
+            return read;
     }
     if (isSet("key-prefix"))
-        w.keyPrefix = opt("key-prefix").toStdString();
-    const auto readDouble = [&](const char* name, double& into) {
+        w.keyPrefix = opt("key-prefix");
+    const auto readDouble = [&](const char* name) -> Result<double> {
         bool ok = false;
-        into = opt(name).toDouble(&ok);
-        if (!ok || into < 0) {
-            *error = QStringLiteral("--%1 wants a non-negative number, not '%2'")
-                         .arg(QLatin1String(name), opt(name));
-            return false;
-        }
-        return true;
+        const double value = opt(name).toDouble(&ok);
+        if (!ok || value < 0)
+            return invalidInput(QStringLiteral("--%1 wants a non-negative number, not '%2'")
+                                    .arg(QLatin1String(name), opt(name)));
+        return value;
     };
-    if (isSet("key-stddev") && !readDouble("key-stddev", w.keyStddev))
-        return false;
+    if (isSet("key-stddev")) {
+        const auto stddev = readDouble("key-stddev");
+        if (!stddev)
+            return stddev.error();
+        w.keyStddev = *stddev;
+    }
     if (isSet("key-median")) {
-        double median = 0;
-        if (!readDouble("key-median", median))
-            return false;
-        w.keyMedian = median;
+        const auto median = readDouble("key-median");
+        if (!median)
+            return median.error();
+        w.keyMedian = *median;
     }
-    if (auto problem = engine::validateMemcacheSpec(w)) {
-        *error = QString::fromStdString(*problem);
-        return false;
-    }
-    return true;
+    return {};
 }
 
-std::optional<MemcacheRun> readMemcacheRun(const QCommandLineParser& parser, QString* error) {
+Result<MemcacheInvocation> readMemcacheInvocation(const QCommandLineParser& parser) {
     const auto isSet = [&](const char* name) {
         return parser.isSet(QLatin1String(name));
     };
-    if (parser.positionalArguments().size() != 1) {
-        *error = QStringLiteral("expected exactly one HOST:PORT (see --help)");
-        return std::nullopt;
-    }
-    MemcacheRun run;
-    auto server = parseHostPort(parser.positionalArguments().constFirst(), error);
-    if (!server)
-        return std::nullopt;
-    run.server = *server;
+    if (parser.positionalArguments().size() != 1)
+        return invalidInput(QStringLiteral("expected exactly one HOST:PORT (see --help)"));
+    app::Target target;
+    target.name = QStringLiteral("memcache");
+    target.protocol = app::TargetProtocol::Memcache;
+    target.address = parser.positionalArguments().constFirst();
+    if (auto endpoint = app::parseEndpoint(target.address); !endpoint)
+        return endpoint.error();
 
-    app::MemcacheRunSetup& setup = run.setup;
-    setup.server = parser.positionalArguments().constFirst();
+    app::MemcacheRunSetup setup;
+    setup.server = target.address;
     setup.threads = kDefaultThreads;
     setup.clientsPerThread = kDefaultClients;
-    if (!readCount(parser, "t", 1, 1024, setup.threads, error) ||
-        !readCount(parser, "c", 1, kMaxConnections, setup.clientsPerThread, error) ||
-        !readCount(parser, "pipeline", 1, 1024, setup.pipeline, error))
-        return std::nullopt;
+    for (auto read : {readCount(parser, "t", 1, 1024, setup.threads),
+                      readCount(parser, "c", 1, kMaxConnections, setup.clientsPerThread),
+                      readCount(parser, "pipeline", 1, 1024, setup.pipeline)}) {
+        if (!read)
+            return read.error();
+    }
     const uint64_t connections = uint64_t(setup.threads) * setup.clientsPerThread;
-    if (connections > kMaxConnections) {
-        *error = QStringLiteral("-c %1 x -t %2 is more than %3 connections")
-                     .arg(setup.clientsPerThread)
-                     .arg(setup.threads)
-                     .arg(kMaxConnections);
-        return std::nullopt;
-    }
-    if (isSet("n") && isSet("test-time")) {
-        *error = QStringLiteral("-n/--requests and --test-time cannot be combined: give one");
-        return std::nullopt;
-    }
-    engine::LoadSpec& spec = run.spec;
-    if (isSet("test-time")) {
-        const auto seconds = parseSeconds(QStringLiteral("--test-time"),
-                                          parser.value(QStringLiteral("test-time")), error);
-        if (!seconds)
-            return std::nullopt;
-        if (*seconds <= 0) {
-            *error = QStringLiteral("--test-time must be more than 0 seconds");
-            return std::nullopt;
-        }
-        setup.testTimeSeconds = *seconds;
-        spec.duration = duration_cast<nanoseconds>(duration<double>(*seconds));
-    } else {
-        setup.requestsPerClient = kDefaultRequests;
-        if (!readCount(parser, "n", 1, kMaxRequests / connections, setup.requestsPerClient, error))
-            return std::nullopt;
-        spec.requests = setup.requestsPerClient * connections;
-    }
+    if (connections > kMaxConnections)
+        return invalidInput(QStringLiteral("-c %1 x -t %2 is more than %3 connections")
+                                .arg(setup.clientsPerThread)
+                                .arg(setup.threads)
+                                .arg(kMaxConnections));
+    if (isSet("n") && isSet("test-time"))
+        return invalidInput(
+            QStringLiteral("-n/--requests and --test-time cannot be combined: give one"));
     if (isSet("timeout")) {
-        const auto timeout = parseSeconds(QStringLiteral("--timeout"),
-                                          parser.value(QStringLiteral("timeout")), error);
+        const auto timeout = parsePositiveSeconds(QStringLiteral("--timeout"),
+                                                  parser.value(QStringLiteral("timeout")));
         if (!timeout)
-            return std::nullopt;
-        if (*timeout <= 0) {
-            *error = QStringLiteral("--timeout must be more than 0 seconds");
-            return std::nullopt;
-        }
-        spec.requestTimeout = duration_cast<nanoseconds>(duration<double>(*timeout));
+            return timeout.error();
+        target.responseTimeoutSeconds = *timeout;
     }
-    if (!readWorkload(parser, setup.workload, error))
-        return std::nullopt;
-    setup.workload.connections = uint32_t(connections);
-    run.preload = isSet("preload");
-    if (run.preload) {
-        const uint64_t keys = engine::MemcachePreloadProtocol(setup.workload).keyCount();
-        if (keys > kMaxPreloadKeys) {
-            *error = QStringLiteral("--preload of %1 keys is more than %2: narrow the range with "
-                                    "--key-minimum and --key-maximum")
-                         .arg(keys)
-                         .arg(kMaxPreloadKeys);
-            return std::nullopt;
-        }
-    }
+    if (auto read = readWorkload(parser, target.memcache); !read)
+        return read.error();
+    target.memcache.pipeline = int(setup.pipeline);
+    target.memcache.preload = isSet("preload");
 
-    auto common = readCommonRunOptions(parser, error);
-    if (!common)
-        return std::nullopt;
-    run.common = *common;
-    run.common.threads = setup.threads;
-    applyCommonRunOptions(run.common, spec);
-    spec.concurrency = uint32_t(connections);
-    spec.pipeline = setup.pipeline;
-    return run;
+    MemcacheInvocation invocation{oneShotOf(std::move(target), int(connections)), {}, setup};
+    app::SweepPlan& plan = invocation.shot.plan;
+    if (isSet("test-time")) {
+        const auto seconds = parsePositiveSeconds(QStringLiteral("--test-time"),
+                                                  parser.value(QStringLiteral("test-time")));
+        if (!seconds)
+            return seconds.error();
+        invocation.setup.testTimeSeconds = *seconds;
+        plan.limit = app::PointLimit::Duration;
+        plan.durationSeconds = *seconds;
+    } else {
+        invocation.setup.requestsPerClient = kDefaultRequests;
+        if (auto read = readCount(parser, "n", 1, kMaxRequests / connections,
+                                  invocation.setup.requestsPerClient);
+            !read)
+            return read.error();
+        plan.limit = app::PointLimit::Requests;
+        plan.requestsPerPoint = invocation.setup.requestsPerClient * connections;
+    }
+    auto output = readCommonRunOptions(parser, plan);
+    if (!output)
+        return output.error();
+    invocation.output = *output;
+    plan.threads = int(invocation.setup.threads);
+    return invocation;
 }
 
-// Sets every key of the range once, unmeasured, with the run's connections and threads.
-engine::RunResult preload(const MemcacheRun& run) {
-    auto protocol = std::make_shared<engine::MemcachePreloadProtocol>(run.setup.workload);
-    engine::LoadSpec spec = run.spec;
-    spec.protocol = protocol;
-    spec.requests = protocol->keyCount();
-    spec.duration = nanoseconds(0);
-    spec.warmup = nanoseconds(0);
-    spec.concurrency = uint32_t(std::min<uint64_t>(spec.concurrency, spec.requests));
-    if (!run.common.quiet)
-        std::fprintf(stderr, "Preloading %llu keys\n",
+// Sets every key of the range once, unmeasured, with the builder's preload spec.
+engine::RunResult preload(engine::LoadSpec spec, bool quiet, const CliIo& io) {
+    if (!quiet)
+        std::fprintf(io.err, "Preloading %llu keys\n",
                      static_cast<unsigned long long>(spec.requests));
-    return runWithProgress(spec, true);
+    return runWithProgress(spec, true, io);
 }
 
 } // namespace
 
-int runMemcacheCommand(const QStringList& arguments) {
+Result<OneShot> parseMemcacheOneShot(const QStringList& arguments) {
+    return parseOneShot(addMemcacheOptions, readMemcacheInvocation, arguments);
+}
+
+int runMemcacheCommand(const QStringList& arguments, const CliIo& io) {
     const QString command = arguments.value(0);
     QCommandLineParser parser;
     addMemcacheOptions(parser);
-    if (auto exit = parseOrExit(parser, arguments))
+    if (auto exit = parseOrExit(parser, arguments, io))
         return *exit;
-    QString error;
-    auto run = readMemcacheRun(parser, &error);
-    if (!run) {
-        printError(command, error);
+    auto invocation = readMemcacheInvocation(parser);
+    if (!invocation) {
+        printError(io, command, invocation.error().message);
         return ExitUsage;
     }
-    if (auto exit = resolveRunTarget(command, run->server.host, run->server.port, run->spec))
-        return *exit;
-    auto workload = std::make_shared<engine::MemcacheProtocol>(run->setup.workload);
-    const size_t operations = workload->operationNames().size();
-    run->spec.protocol = std::make_shared<app::ErrorReplyCountingProtocol>(workload);
-    if (auto exit = refuseInvalidSpec(command, run->spec))
-        return *exit;
+    const app::Target& target = invocation->shot.target;
+    auto spec = buildOneShotSpec(invocation->shot);
+    if (!spec) {
+        printError(io, command, spec.error().message);
+        return exitCodeFor(spec.error());
+    }
+    auto workload = app::memcacheWorkload(target.memcache, invocation->shot.concurrency());
+    auto preloadSpec = app::memcachePreloadSpec(target, *spec);
+    if (!workload || !preloadSpec) {
+        const app::Error& error = !workload ? workload.error() : preloadSpec.error();
+        printError(io, command, error.message);
+        return exitCodeFor(error);
+    }
+    app::MemcacheRunSetup& setup = invocation->setup;
+    setup.workload = *workload;
+    const OutputOptions& output = invocation->output;
 
-    if (run->preload) {
-        const engine::RunResult loaded = preload(*run);
+    if (*preloadSpec) {
+        const engine::RunResult loaded = preload(std::move(**preloadSpec), output.quiet, io);
         if (loaded.unreachable) {
-            printError(command, QString::fromStdString(loaded.firstError));
+            printError(io, command, QString::fromStdString(loaded.firstError));
             return ExitUnreachable;
         }
-        run->setup.preload = app::MemcachePreloadSummary{loaded.complete, loaded.durationSeconds,
-                                                         loaded.failed, loaded.firstError};
-        if (!run->common.quiet)
-            std::fprintf(stderr, "Preloaded %llu keys in %.2f s\n",
+        setup.preload = app::MemcachePreloadSummary{loaded.complete, loaded.durationSeconds,
+                                                    loaded.failed, loaded.firstError};
+        if (!output.quiet)
+            std::fprintf(io.err, "Preloaded %llu keys in %.2f s\n",
                          static_cast<unsigned long long>(loaded.complete), loaded.durationSeconds);
     }
-    if (!run->common.quiet)
-        std::fprintf(stderr, "Benchmarking %s (be patient)\n", qPrintable(run->setup.server));
+    if (!output.quiet)
+        std::fprintf(io.err, "Benchmarking %s (be patient)\n", qPrintable(setup.server));
     app::MemcacheRunReport report;
-    report.result = runWithProgress(run->spec, run->common.quiet);
+    report.result = runWithProgress(*spec, output.quiet, io);
     if (report.result.unreachable) {
-        printError(command, QString::fromStdString(report.result.firstError));
+        printError(io, command, QString::fromStdString(report.result.firstError));
         return ExitUnreachable;
     }
-    report.errorReplies = app::foldErrorReplies(report.result, operations);
+    report.errorReplies = app::foldErrorReplies(report.result);
 
-    if (run->common.jsonPath != QLatin1String("-") && run->common.csvPath != QLatin1String("-")) {
-        std::fputs(qPrintable(app::formatMemtierReport(report, run->setup)), stdout);
-        std::fflush(stdout);
+    if (output.printsReport()) {
+        std::fputs(qPrintable(app::formatMemtierReport(report, setup)), io.out);
+        std::fflush(io.out);
     }
     const QString warning = app::saturationWarning(report.result);
     if (!warning.isEmpty())
-        std::fprintf(stderr, "%s\n", qPrintable(warning));
-    if (!writeMachineOutputs(command, run->common, app::memcacheResultJson(report, run->setup)))
+        std::fprintf(io.err, "%s\n", qPrintable(warning));
+    if (auto written = writeMachineOutputs(output, app::memcacheResultJson(report, setup), io);
+        !written) {
+        printError(io, command, written.error().message);
         return ExitInternal;
+    }
     return ExitOk;
 }
 

@@ -1,9 +1,9 @@
 #include "app/cli/run_options.h"
 
 #include "app/cli/cli_common.h"
-#include "app/cli/commands.h"
 #include "app/report/progress_printer.h"
 #include "app/report/result_json.h"
+#include "app/sweep/load_spec_builder.h"
 #include "engine/load_run.h"
 
 #include <QJsonDocument>
@@ -11,7 +11,7 @@
 
 namespace loadscope::cli {
 
-using namespace std::chrono;
+using app::Result;
 
 void addCommonRunOptions(QCommandLineParser& parser) {
     parser.addOption({QStringLiteral("threads"),
@@ -34,70 +34,66 @@ void addCommonRunOptions(QCommandLineParser& parser) {
     parser.addOption({QStringLiteral("q"), QStringLiteral("Do not print progress on stderr.")});
 }
 
-std::optional<CommonRunOptions> readCommonRunOptions(const QCommandLineParser& parser,
-                                                     QString* error) {
-    CommonRunOptions options;
-    options.threads = defaultThreadCount();
+Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser, app::SweepPlan& plan) {
     if (parser.isSet(QStringLiteral("threads"))) {
-        const auto threads = parseCount(QStringLiteral("--threads"),
-                                        parser.value(QStringLiteral("threads")), 1, 1024, error);
+        const auto threads =
+            parseCount(QStringLiteral("--threads"), parser.value(QStringLiteral("threads")), 1,
+                       uint64_t(std::min(1024, app::kMaxThreads)));
         if (!threads)
-            return std::nullopt;
-        options.threads = uint32_t(*threads);
+            return threads.error();
+        plan.threads = int(*threads);
     }
     if (parser.isSet(QStringLiteral("cpus"))) {
-        auto cpus = parseCpuList(parser.value(QStringLiteral("cpus")), error);
+        auto cpus = parseCpusOption(parser.value(QStringLiteral("cpus")));
         if (!cpus)
-            return std::nullopt;
-        options.cpus = std::move(*cpus);
+            return cpus.error();
+        plan.cpus = std::move(*cpus);
     }
     if (parser.isSet(QStringLiteral("warmup"))) {
         const auto warmup =
-            parseSeconds(QStringLiteral("--warmup"), parser.value(QStringLiteral("warmup")), error);
+            parseSeconds(QStringLiteral("--warmup"), parser.value(QStringLiteral("warmup")));
         if (!warmup)
-            return std::nullopt;
-        options.warmupSeconds = *warmup;
+            return warmup.error();
+        plan.warmupSeconds = *warmup;
     }
+    OutputOptions options;
     options.jsonPath = parser.value(QStringLiteral("json"));
     options.csvPath = parser.value(QStringLiteral("csv"));
-    options.quiet = parser.isSet(QStringLiteral("q")) || options.jsonPath == QLatin1String("-") ||
-                    options.csvPath == QLatin1String("-");
+    options.quiet = parser.isSet(QStringLiteral("q")) || !options.printsReport();
     return options;
 }
 
-void applyCommonRunOptions(const CommonRunOptions& options, engine::LoadSpec& spec) {
-    spec.threads = options.threads;
-    spec.cpus = options.cpus;
-    spec.warmup = duration_cast<nanoseconds>(duration<double>(options.warmupSeconds));
+OneShot oneShotOf(app::Target target, int concurrency) {
+    OneShot shot;
+    shot.target = std::move(target);
+    shot.plan.concurrencyLevels = {concurrency};
+    shot.plan.repetitions = 1;
+    shot.plan.threads = 0;
+    return shot;
 }
 
-std::optional<int> resolveRunTarget(const QString& command, const std::string& host, uint16_t port,
-                                    engine::LoadSpec& spec) {
-    QString error;
-    if (!ensureFileLimit(uint64_t(spec.concurrency) + 64, &error)) {
-        printError(command, error);
-        return ExitUsage;
-    }
+Result<engine::LoadSpec> buildOneShotSpec(const OneShot& shot) {
+    if (auto checked = app::validateSweepPlan(shot.plan); !checked)
+        return checked.error();
+    auto draft = app::draftLoadSpec(shot.target, shot.concurrency(), shot.plan);
+    if (!draft)
+        return draft.error();
+    if (auto limit = ensureFileLimit(uint64_t(draft->spec.concurrency) + 64); !limit)
+        return limit.error();
+    // A command line may block on a name lookup: nothing else waits for it.
     std::string resolveError;
-    auto address = engine::resolveAddress(host, port, &resolveError);
-    if (!address) {
-        printError(command, QString::fromStdString(resolveError));
-        return ExitUnreachable;
-    }
-    spec.target = *address;
-    return std::nullopt;
+    const auto address = engine::resolveAddress(draft->endpoint.host.toStdString(),
+                                                draft->endpoint.port, &resolveError);
+    if (!address)
+        return app::makeError(app::ErrorCode::Unreachable, QString::fromStdString(resolveError));
+    draft->spec.target = *address;
+    if (auto problem = engine::validateLoadSpec(draft->spec))
+        return app::invalidInput(QString::fromStdString(*problem));
+    return std::move(draft->spec);
 }
 
-std::optional<int> refuseInvalidSpec(const QString& command, const engine::LoadSpec& spec) {
-    if (auto problem = engine::validateLoadSpec(spec)) {
-        printError(command, QString::fromStdString(*problem));
-        return ExitUsage;
-    }
-    return std::nullopt;
-}
-
-engine::RunResult runWithProgress(const engine::LoadSpec& spec, bool quiet) {
-    app::ProgressPrinter printer(spec.requests, double(spec.duration.count()) / 1e9, quiet);
+engine::RunResult runWithProgress(const engine::LoadSpec& spec, bool quiet, const CliIo& io) {
+    app::ProgressPrinter printer(spec.requests, double(spec.duration.count()) / 1e9, quiet, io.err);
     engine::LoadRun run(spec);
     run.setProgressCallback([&printer](auto progress) { printer.update(progress); });
     run.start();
@@ -107,20 +103,25 @@ engine::RunResult runWithProgress(const engine::LoadSpec& spec, bool quiet) {
     return result;
 }
 
-bool writeMachineOutputs(const QString& command, const CommonRunOptions& options,
-                         const QJsonObject& json) {
-    QString error;
-    if (!options.jsonPath.isEmpty() &&
-        !writeOutput(options.jsonPath, QJsonDocument(json).toJson(QJsonDocument::Indented),
-                     &error)) {
-        printError(command, error);
-        return false;
+Result<void> writeMachineOutputs(const OutputOptions& options, const QJsonObject& json,
+                                 const CliIo& io) {
+    if (!options.jsonPath.isEmpty()) {
+        if (auto written = writeOutput(options.jsonPath,
+                                       QJsonDocument(json).toJson(QJsonDocument::Indented), io);
+            !written)
+            return written;
     }
-    if (!options.csvPath.isEmpty() && !writeOutput(options.csvPath, app::jsonToCsv(json), &error)) {
-        printError(command, error);
-        return false;
-    }
-    return true;
+    if (!options.csvPath.isEmpty())
+        return writeOutput(options.csvPath, app::jsonToCsv(json), io);
+    return {};
+}
+
+Result<void> parseForOneShot(QCommandLineParser& parser, const QStringList& arguments) {
+    if (!parser.parse(arguments))
+        return app::invalidInput(parser.errorText() + QStringLiteral(" (see --help)"));
+    if (parser.isSet(QStringLiteral("help")))
+        return app::invalidInput(QStringLiteral("--help runs nothing"));
+    return {};
 }
 
 } // namespace loadscope::cli

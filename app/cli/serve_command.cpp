@@ -5,6 +5,7 @@
 #include "app/servers/http_server.h"
 #include "app/servers/sink_server.h"
 #include "app/servers/tcp_proxy.h"
+#include "app/session/target_rules.h"
 
 #include <csignal>
 #include <cstdio>
@@ -89,7 +90,12 @@ void addKindOptions(QCommandLineParser& parser, const QString& kind) {
 std::optional<uint64_t> countOption(const QCommandLineParser& parser, const char* name,
                                     uint64_t minimum, uint64_t maximum, QString* error) {
     const QString option = QLatin1String("--") + QLatin1String(name);
-    return parseCount(option, parser.value(QLatin1String(name)), minimum, maximum, error);
+    auto count = parseCount(option, parser.value(QLatin1String(name)), minimum, maximum);
+    if (!count) {
+        *error = count.error().message;
+        return std::nullopt;
+    }
+    return *count;
 }
 
 std::optional<ServeSetup> buildServer(const QCommandLineParser& parser, const QString& kind,
@@ -102,7 +108,7 @@ std::optional<ServeSetup> buildServer(const QCommandLineParser& parser, const QS
     const auto port = countOption(parser, "port", 0, 65535, error);
     if (!port)
         return std::nullopt;
-    uint64_t threadCount = defaultThreadCount();
+    uint64_t threadCount = app::threadCount(0);
     if (parser.isSet(QStringLiteral("threads"))) {
         const auto threads = countOption(parser, "threads", 1, 1024, error);
         if (!threads)
@@ -152,12 +158,14 @@ std::optional<ServeSetup> buildServer(const QCommandLineParser& parser, const QS
             *error = QStringLiteral("--to HOST:PORT is required");
             return std::nullopt;
         }
-        const auto upstream = parseHostPort(parser.value(QStringLiteral("to")), error);
-        if (!upstream)
+        const auto upstream = app::parseEndpoint(parser.value(QStringLiteral("to")));
+        if (!upstream) {
+            *error = upstream.error().message;
             return std::nullopt;
+        }
         app::TcpProxyConfig config;
         fillBase(config);
-        config.upstreamHost = upstream->host;
+        config.upstreamHost = upstream->host.toStdString();
         config.upstreamPort = upstream->port;
         setup.server = std::make_unique<app::TcpProxy>(config);
         setup.summaryRequests = QStringLiteral("upstream connections");
@@ -220,8 +228,8 @@ int runServeCommand(const QStringList& arguments) {
         printError(command, error);
         return ExitUsage;
     }
-    QString limitError;
-    ensureFileLimit(65536, &limitError); // as many clients as the hard limit allows
+    // As many clients as the hard limit allows; fewer are no reason to refuse.
+    static_cast<void>(ensureFileLimit(65536));
 
     // Blocked before any server thread exists, so that every thread inherits the mask and the
     // signals can only be taken here, by sigwait().

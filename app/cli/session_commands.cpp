@@ -61,9 +61,8 @@ int runReportCommand(const QStringList& arguments) {
     if (!session)
         return exitCode;
     const QByteArray text = app::comparisonReport(*session, app::Comparison(*session)).toUtf8();
-    QString error;
-    if (!writeOutput(QStringLiteral("-"), text, &error)) {
-        printError(command, error);
+    if (auto written = writeOutput(QStringLiteral("-"), text, CliIo{}); !written) {
+        printError(command, written.error().message);
         return ExitInternal;
     }
     return ExitOk;
@@ -111,18 +110,23 @@ int runExportCommand(const QStringList& arguments) {
     if (!session)
         return exitCode;
 
+    if (parser.isSet(csvOption)) {
+        if (auto written = writeOutput(parser.value(csvOption), app::resultsCsv(*session), CliIo{});
+            !written) {
+            printError(command, written.error().message);
+            return ExitInternal;
+        }
+    }
+    if (parser.isSet(summaryOption)) {
+        if (auto written =
+                writeOutput(parser.value(summaryOption),
+                            app::summaryCsv(*session, app::Comparison(*session)), CliIo{});
+            !written) {
+            printError(command, written.error().message);
+            return ExitInternal;
+        }
+    }
     QString error;
-    if (parser.isSet(csvOption) &&
-        !writeOutput(parser.value(csvOption), app::resultsCsv(*session), &error)) {
-        printError(command, error);
-        return ExitInternal;
-    }
-    if (parser.isSet(summaryOption) &&
-        !writeOutput(parser.value(summaryOption),
-                     app::summaryCsv(*session, app::Comparison(*session)), &error)) {
-        printError(command, error);
-        return ExitInternal;
-    }
     if (parser.isSet(percentilesOption)) {
         const auto written =
             app::writePercentileDistributions(*session, parser.value(percentilesOption), &error);

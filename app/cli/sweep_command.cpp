@@ -79,10 +79,8 @@ void dropPlanResults(app::Session& session) {
 }
 
 // The session to run and the file it is saved to, after the rules of
-// --resume, --fresh and --out; prints the reason and sets `exitCode` on refusal.
-std::optional<std::pair<app::Session, QString>>
-startingSession(const SweepArguments& args, const QString& command, int* exitCode) {
-    *exitCode = ExitUsage;
+// --resume, --fresh and --out; the reason of a refusal (exit status 2).
+app::Result<std::pair<app::Session, QString>> startingSession(const SweepArguments& args) {
     QString error;
     const bool isFile = QFileInfo(args.sessionArgument).isFile();
     QString out = args.outPath;
@@ -98,37 +96,29 @@ startingSession(const SweepArguments& args, const QString& command, int* exitCod
     if (args.resume && outExists && !outIsInput) {
         session = app::loadSessionFile(out, &error);
     } else {
-        if (outExists && !outIsInput && !args.fresh) {
-            printError(command, QStringLiteral("%1 exists: --resume continues it, --fresh "
-                                               "replaces it, or give another --out")
-                                    .arg(out));
-            return std::nullopt;
-        }
+        if (outExists && !outIsInput && !args.fresh)
+            return app::invalidInput(QStringLiteral("%1 exists: --resume continues it, --fresh "
+                                                    "replaces it, or give another --out")
+                                         .arg(out));
         session = app::openSession(args.sessionArgument, &error);
     }
-    if (!session) {
-        printError(command, error);
-        return std::nullopt;
-    }
+    if (!session)
+        return app::makeError(app::ErrorCode::Io, error);
     const int done = resultsInPlan(*session);
     if (args.fresh) {
         dropPlanResults(*session);
     } else if (done > 0 && !args.resume) {
-        printError(command,
-                   QStringLiteral("the session already has results for %1 of its %2 points: "
-                                  "--resume runs the %3 missing ones, --fresh measures all again")
-                       .arg(done)
-                       .arg(app::sweepPoints(*session).size())
-                       .arg(app::missingPoints(*session).size()));
-        return std::nullopt;
+        return app::invalidInput(
+            QStringLiteral("the session already has results for %1 of its %2 points: "
+                           "--resume runs the %3 missing ones, --fresh measures all again")
+                .arg(done)
+                .arg(app::sweepPoints(*session).size())
+                .arg(app::missingPoints(*session).size()));
     }
-    *exitCode = ExitOk;
     return std::make_pair(std::move(*session), out);
 }
 
-std::optional<SweepArguments> parseSweepArguments(const QStringList& arguments,
-                                                  const QString& command, int* exitCode) {
-    QCommandLineParser parser;
+void addSweepOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(QString::fromUtf8(kDescription));
     parser.addHelpOption();
     parser.addPositionalArgument(
@@ -152,19 +142,15 @@ std::optional<SweepArguments> parseSweepArguments(const QStringList& arguments,
         {{QStringLiteral("q"), QStringLiteral("quiet")},
          QStringLiteral("No progress line, only errors and the comparison.")},
     });
-    if (const auto exit = parseOrExit(parser, arguments)) {
-        *exitCode = *exit;
-        return std::nullopt;
-    }
-    *exitCode = ExitUsage;
+}
+
+app::Result<SweepArguments> readSweepArguments(const QCommandLineParser& parser) {
     const QStringList positional = parser.positionalArguments();
-    if (positional.size() != 1) {
-        printError(command,
-                   positional.isEmpty()
-                       ? QStringLiteral("which session? (see --help)")
-                       : QStringLiteral("expects one session, got %1").arg(positional.size()));
-        return std::nullopt;
-    }
+    if (positional.size() != 1)
+        return app::invalidInput(
+            positional.isEmpty()
+                ? QStringLiteral("which session? (see --help)")
+                : QStringLiteral("expects one session, got %1").arg(positional.size()));
     SweepArguments args;
     args.sessionArgument = positional.first();
     args.outPath = parser.value(QStringLiteral("out"));
@@ -174,18 +160,13 @@ std::optional<SweepArguments> parseSweepArguments(const QStringList& arguments,
     args.fresh = parser.isSet(QStringLiteral("fresh"));
     args.probe = !parser.isSet(QStringLiteral("no-probe"));
     args.quiet = parser.isSet(QStringLiteral("quiet"));
-    if (args.resume && args.fresh) {
-        printError(command, QStringLiteral("--resume and --fresh contradict each other"));
-        return std::nullopt;
-    }
-    if (args.csvPath == u"-" && args.summaryCsvPath == u"-") {
-        printError(command, QStringLiteral("only one of --csv and --summary-csv can go to stdout"));
-        return std::nullopt;
-    }
-    if ((args.csvPath == u"-" || args.summaryCsvPath == u"-") && args.outPath == u"-") {
-        printError(command, QStringLiteral("--out must be a file"));
-        return std::nullopt;
-    }
+    if (args.resume && args.fresh)
+        return app::invalidInput(QStringLiteral("--resume and --fresh contradict each other"));
+    if (args.csvPath == u"-" && args.summaryCsvPath == u"-")
+        return app::invalidInput(
+            QStringLiteral("only one of --csv and --summary-csv can go to stdout"));
+    if ((args.csvPath == u"-" || args.summaryCsvPath == u"-") && args.outPath == u"-")
+        return app::invalidInput(QStringLiteral("--out must be a file"));
     return args;
 }
 
@@ -193,10 +174,11 @@ std::optional<SweepArguments> parseSweepArguments(const QStringList& arguments,
 // rewritten in place on a terminal; only start and end lines otherwise.
 class ProgressLine {
 public:
-    explicit ProgressLine(const app::SessionDocument& document, bool quiet)
+    ProgressLine(const app::SessionDocument& document, bool quiet, FILE* stream)
         : m_document(document)
         , m_quiet(quiet)
-        , m_terminal(isatty(STDERR_FILENO) == 1) {}
+        , m_stream(stream)
+        , m_terminal(fileno(stream) >= 0 && isatty(fileno(stream)) == 1) {}
 
     void start(const app::SweepPoint& point, int pointCount) {
         const app::Session& session = m_document.session();
@@ -247,14 +229,15 @@ private:
             return;
         const QByteArray bytes = text.toUtf8();
         if (m_terminal)
-            std::fprintf(stderr, "\r\033[K%s%s", bytes.constData(), endLine ? "\n" : "");
+            std::fprintf(m_stream, "\r\033[K%s%s", bytes.constData(), endLine ? "\n" : "");
         else if (endLine)
-            std::fprintf(stderr, "%s\n", bytes.constData());
-        std::fflush(stderr);
+            std::fprintf(m_stream, "%s\n", bytes.constData());
+        std::fflush(m_stream);
     }
 
     const app::SessionDocument& m_document;
     const bool m_quiet;
+    FILE* const m_stream;
     const bool m_terminal;
     app::TargetProtocol m_protocol = app::TargetProtocol::Http;
     QString m_head;
@@ -304,36 +287,43 @@ private:
 
 } // namespace
 
-int runSweepCommand(const QStringList& arguments) {
+int runSweepCommand(const QStringList& arguments, const CliIo& io) {
     const QString command = arguments.value(0);
-    int exitCode = ExitOk;
-    const auto args = parseSweepArguments(arguments, command, &exitCode);
-    if (!args)
-        return exitCode;
-    auto start = startingSession(*args, command, &exitCode);
-    if (!start)
-        return exitCode;
+    QCommandLineParser parser;
+    addSweepOptions(parser);
+    if (const auto exit = parseOrExit(parser, arguments, io))
+        return *exit;
+    const auto args = readSweepArguments(parser);
+    if (!args) {
+        printError(io, command, args.error().message);
+        return ExitUsage;
+    }
+    auto start = startingSession(*args);
+    if (!start) {
+        printError(io, command, start.error().message);
+        return exitCodeFor(start.error());
+    }
     auto& [session, outPath] = *start;
 
     int maxLevel = 1;
     for (int level : session.plan.concurrencyLevels)
         maxLevel = std::max(maxLevel, level);
-    QString error;
-    if (!ensureFileLimit(uint64_t(maxLevel) + 64, &error)) {
-        printError(command, error);
+    if (auto limit = ensureFileLimit(uint64_t(maxLevel) + 64); !limit) {
+        printError(io, command, limit.error().message);
         return ExitUsage;
     }
+    QString error;
 
     app::SessionDocument document;
     document.reset(std::move(session), outPath);
     // Written before the first point, so the file is whole and complete
     // with its plan even if the sweep is killed during that point.
     if (!document.save(&error)) {
-        printError(command, error);
+        printError(io, command, error);
         return ExitInternal;
     }
 
-    ProgressLine progress(document, args->quiet);
+    ProgressLine progress(document, args->quiet, io.err);
     app::SweepRunner runner(&document);
     runner.setProbeEnabled(args->probe);
     QObject::connect(&runner, &app::SweepRunner::statusChanged, &runner,
@@ -359,7 +349,7 @@ int runSweepCommand(const QStringList& arguments) {
     QObject::connect(&runner, &app::SweepRunner::autosaveFailed, &runner,
                      [&](const QString& saveError) {
                          // Measuring on without keeping the numbers helps nobody.
-                         printError(command, saveError);
+                         printError(io, command, saveError);
                          saveFailed = true;
                          runner.cancel();
                      });
@@ -381,7 +371,7 @@ int runSweepCommand(const QStringList& arguments) {
     QCoreApplication::exec();
 
     if (outcome.status == app::SweepOutcome::Status::Failed)
-        printError(command, outcome.error);
+        printError(io, command, outcome.error);
     else if (outcome.pointsSkipped > 0 && !args->quiet)
         progress.message(QStringLiteral("%1 of %2 points were already done")
                              .arg(outcome.pointsSkipped)
@@ -393,13 +383,16 @@ int runSweepCommand(const QStringList& arguments) {
         // A CSV on stdout must stay parseable: the table then goes to stderr.
         const bool csvOnStdout = args->csvPath == u"-" || args->summaryCsvPath == u"-";
         if (csvOnStdout)
-            std::fputs(report.constData(), stderr);
-        if ((!csvOnStdout && !writeOutput(QStringLiteral("-"), report, &error)) ||
-            (!args->csvPath.isEmpty() &&
-             !writeOutput(args->csvPath, app::resultsCsv(done), &error)) ||
-            (!args->summaryCsvPath.isEmpty() &&
-             !writeOutput(args->summaryCsvPath, app::summaryCsv(done, comparison), &error))) {
-            printError(command, error);
+            std::fputs(report.constData(), io.err);
+        app::Result<void> written;
+        if (!csvOnStdout)
+            written = writeOutput(QStringLiteral("-"), report, io);
+        if (written && !args->csvPath.isEmpty())
+            written = writeOutput(args->csvPath, app::resultsCsv(done), io);
+        if (written && !args->summaryCsvPath.isEmpty())
+            written = writeOutput(args->summaryCsvPath, app::summaryCsv(done, comparison), io);
+        if (!written) {
+            printError(io, command, written.error().message);
             return ExitInternal;
         }
     }

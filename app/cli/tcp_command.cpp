@@ -2,13 +2,14 @@
 // TCP_STREAM workloads with netperf's option letters, netperf's layout.
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
+#include "app/cli/one_shot.h"
 #include "app/cli/run_options.h"
 #include "app/report/ab_report.h"
 #include "app/report/netperf_report.h"
+#include "app/session/target_rules.h"
 #include "engine/tcp_protocol.h"
 
 #include <QRegularExpression>
-#include <chrono>
 #include <cstdio>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -17,7 +18,8 @@ namespace loadscope::cli {
 
 namespace {
 
-using namespace std::chrono;
+using app::invalidInput;
+using app::Result;
 
 constexpr double kDefaultSeconds = 10; // netperf's -l
 constexpr uint64_t kMaxConnections = 1'000'000;
@@ -32,10 +34,9 @@ void addConnectionOptions(QCommandLineParser& parser) {
                       QStringLiteral("connections")});
 }
 
-struct TcpRun {
-    HostPort server;
-    engine::LoadSpec spec;
-    CommonRunOptions common;
+struct TcpInvocation {
+    OneShot shot;
+    OutputOptions output;
     app::NetperfRunSetup setup;
 };
 
@@ -51,216 +52,191 @@ void readDefaultSocketSizes(int family, app::NetperfRunSetup& setup) {
     ::close(fd);
 }
 
-// Reads HOST:PORT, -c and the shared run options into `run`.
-bool readCommon(const QCommandLineParser& parser, TcpRun& run, QString* error) {
-    if (parser.positionalArguments().size() != 1) {
-        *error = QStringLiteral("expected exactly one HOST:PORT (see --help)");
-        return false;
-    }
-    auto server = parseHostPort(parser.positionalArguments().constFirst(), error);
-    if (!server)
-        return false;
-    run.server = *server;
-    run.setup.server = parser.positionalArguments().constFirst();
-    run.spec.concurrency = 1;
+// HOST:PORT and -c into a target of `protocol` and its one-point plan.
+Result<TcpInvocation> readCommon(const QCommandLineParser& parser, app::TargetProtocol protocol) {
+    if (parser.positionalArguments().size() != 1)
+        return invalidInput(QStringLiteral("expected exactly one HOST:PORT (see --help)"));
+    app::Target target;
+    target.name = app::targetProtocolId(protocol);
+    target.protocol = protocol;
+    target.address = parser.positionalArguments().constFirst();
+    if (auto endpoint = app::parseEndpoint(target.address); !endpoint)
+        return endpoint.error();
+    uint64_t connections = 1;
     if (parser.isSet(QStringLiteral("c"))) {
-        const auto c = parseCount(QStringLiteral("-c"), parser.value(QStringLiteral("c")), 1,
-                                  kMaxConnections, error);
+        const auto c =
+            parseCount(QStringLiteral("-c"), parser.value(QStringLiteral("c")), 1, kMaxConnections);
         if (!c)
-            return false;
-        run.spec.concurrency = uint32_t(*c);
+            return c.error();
+        connections = *c;
     }
-    auto common = readCommonRunOptions(parser, error);
-    if (!common)
-        return false;
-    run.common = *common;
-    applyCommonRunOptions(run.common, run.spec);
-    return true;
+    TcpInvocation invocation;
+    invocation.setup.server = target.address;
+    invocation.shot = oneShotOf(std::move(target), int(connections));
+    return invocation;
 }
 
-// -l SECONDS; netperf's "-l -N" (N transactions) is accepted where `transactions` is given.
-bool readLength(const QCommandLineParser& parser, engine::LoadSpec& spec, uint64_t* transactions,
-                QString* error) {
+// -l SECONDS (default 10) into the plan; netperf's "-l -N" (N transactions)
+// and -n are accepted where `transactions` is given; with -n and -l seconds,
+// whichever ends first.
+Result<void> readLength(const QCommandLineParser& parser, app::SweepPlan& plan,
+                        std::optional<uint64_t> transactions) {
     double seconds = kDefaultSeconds;
+    bool timed = !transactions;
     if (parser.isSet(QStringLiteral("l"))) {
         const QString text = parser.value(QStringLiteral("l")).trimmed();
         if (transactions && text.startsWith(QLatin1Char('-'))) {
-            const auto n =
-                parseCount(QStringLiteral("-l"), text.mid(1), 1, kMaxTransactions, error);
+            const auto n = parseCount(QStringLiteral("-l"), text.mid(1), 1, kMaxTransactions);
             if (!n)
-                return false;
-            *transactions = *n;
-            return true;
+                return n.error();
+            transactions = *n;
+        } else {
+            const auto l = parsePositiveSeconds(QStringLiteral("-l"), text);
+            if (!l)
+                return l.error();
+            seconds = *l;
+            timed = true;
         }
-        const auto l = parseSeconds(QStringLiteral("-l"), text, error);
-        if (!l)
-            return false;
-        if (*l <= 0) {
-            *error = QStringLiteral("-l must be more than 0 seconds");
-            return false;
-        }
-        seconds = *l;
-    } else if (transactions && *transactions > 0) {
-        return true; // -n alone: run until that many transactions
+    } else if (!transactions || *transactions == 0) {
+        timed = true;
     }
-    spec.duration = duration_cast<nanoseconds>(duration<double>(seconds));
-    return true;
-}
-
-bool resolveTarget(const QString& command, TcpRun& run, int* exitCode) {
-    if (auto exit = resolveRunTarget(command, run.server.host, run.server.port, run.spec)) {
-        *exitCode = *exit;
-        return false;
+    if (transactions && *transactions > 0) {
+        plan.limit = app::PointLimit::Requests;
+        plan.requestsPerPoint = *transactions;
+        plan.requestsTimeLimitSeconds = timed ? seconds : 0;
+    } else {
+        plan.limit = app::PointLimit::Duration;
+        plan.durationSeconds = seconds;
     }
-    readDefaultSocketSizes(run.spec.target.family(), run.setup);
-    if (auto exit = refuseInvalidSpec(command, run.spec)) {
-        *exitCode = *exit;
-        return false;
-    }
-    return true;
-}
-
-// Runs, prints the report unless JSON or CSV goes to stdout, writes --json/--csv.
-int runAndReport(const QString& command, const TcpRun& run,
-                 QString (*format)(const engine::RunResult&, const app::NetperfRunSetup&),
-                 QJsonObject (*toJson)(const engine::RunResult&, const app::NetperfRunSetup&)) {
-    if (!run.common.quiet)
-        std::fprintf(stderr, "%s test to %s (be patient)\n", qPrintable(run.setup.test),
-                     qPrintable(run.setup.server));
-    const engine::RunResult result = runWithProgress(run.spec, run.common.quiet);
-    if (result.unreachable) {
-        printError(command, QString::fromStdString(result.firstError));
-        return ExitUnreachable;
-    }
-    if (run.common.jsonPath != QLatin1String("-") && run.common.csvPath != QLatin1String("-")) {
-        std::fputs(qPrintable(format(result, run.setup)), stdout);
-        std::fflush(stdout);
-    }
-    const QString warning = app::saturationWarning(result);
-    if (!warning.isEmpty())
-        std::fprintf(stderr, "%s\n", qPrintable(warning));
-    if (!writeMachineOutputs(command, run.common, toJson(result, run.setup)))
-        return ExitInternal;
-    return ExitOk;
+    return {};
 }
 
 // "REQ,RESP", or "N" for both, as netperf's -r.
-bool parseSizes(const QString& text, uint32_t& request, uint32_t& response, QString* error) {
+Result<void> parseSizes(const QString& text, app::TcpRrOptions& rr) {
     static const QRegularExpression pattern(
         QStringLiteral("^\\s*(\\d{1,10})\\s*(?:,\\s*(\\d{1,10})\\s*)?$"));
     const auto match = pattern.match(text);
     const qulonglong req = match.captured(1).toULongLong();
     const qulonglong resp = match.captured(2).isEmpty() ? req : match.captured(2).toULongLong();
     if (!match.hasMatch() || req < 1 || resp < 1 || req > engine::kMaxTcpMessageBytes ||
-        resp > engine::kMaxTcpMessageBytes) {
-        *error = QStringLiteral("-r wants REQUEST,RESPONSE sizes in bytes from 1 to %1 (e.g. "
-                                "1,1 or 100,200), not '%2'")
-                     .arg(engine::kMaxTcpMessageBytes)
-                     .arg(text);
-        return false;
-    }
-    request = uint32_t(req);
-    response = uint32_t(resp);
-    return true;
+        resp > engine::kMaxTcpMessageBytes)
+        return invalidInput(QStringLiteral("-r wants REQUEST,RESPONSE sizes in bytes from 1 to "
+                                           "%1 (e.g. 1,1 or 100,200), not '%2'")
+                                .arg(engine::kMaxTcpMessageBytes)
+                                .arg(text));
+    rr.requestSize = int(req);
+    rr.responseSize = int(resp);
+    return {};
 }
 
-std::optional<TcpRun> readTcpRrRun(const QCommandLineParser& parser, QString* error) {
-    TcpRun run;
-    if (!readCommon(parser, run, error))
-        return std::nullopt;
-    engine::TcpRrSpec rr;
-    if (parser.isSet(QStringLiteral("r")) &&
-        !parseSizes(parser.value(QStringLiteral("r")), rr.requestSize, rr.responseSize, error))
-        return std::nullopt;
-    rr.connectPerTransaction = parser.isSet(QStringLiteral("crr"));
+Result<TcpInvocation> readTcpRrInvocation(const QCommandLineParser& parser) {
+    auto invocation = readCommon(parser, app::TargetProtocol::TcpRr);
+    if (!invocation)
+        return invocation;
+    app::Target& target = invocation->shot.target;
+    if (parser.isSet(QStringLiteral("r"))) {
+        if (auto sizes = parseSizes(parser.value(QStringLiteral("r")), target.tcpRr); !sizes)
+            return sizes.error();
+    }
+    target.tcpRr.connectPerRequest = parser.isSet(QStringLiteral("crr"));
     uint64_t transactions = 0;
     if (parser.isSet(QStringLiteral("n"))) {
         const auto n = parseCount(QStringLiteral("-n"), parser.value(QStringLiteral("n")), 1,
-                                  kMaxTransactions, error);
+                                  kMaxTransactions);
         if (!n)
-            return std::nullopt;
+            return n.error();
         transactions = *n;
     }
-    if (!readLength(parser, run.spec, &transactions, error))
-        return std::nullopt;
-    run.spec.requests = transactions;
-    if (transactions > 0 && transactions < run.spec.concurrency) {
-        *error = QStringLiteral("cannot run fewer transactions (%1) than connections (-c %2)")
-                     .arg(transactions)
-                     .arg(run.spec.concurrency);
-        return std::nullopt;
-    }
+    if (auto length = readLength(parser, invocation->shot.plan, transactions); !length)
+        return length.error();
     if (parser.isSet(QStringLiteral("timeout"))) {
-        const auto timeout = parseSeconds(QStringLiteral("--timeout"),
-                                          parser.value(QStringLiteral("timeout")), error);
+        const auto timeout = parsePositiveSeconds(QStringLiteral("--timeout"),
+                                                  parser.value(QStringLiteral("timeout")));
         if (!timeout)
-            return std::nullopt;
-        if (*timeout <= 0) {
-            *error = QStringLiteral("--timeout must be more than 0 seconds");
-            return std::nullopt;
-        }
-        run.spec.requestTimeout = duration_cast<nanoseconds>(duration<double>(*timeout));
+            return timeout.error();
+        target.responseTimeoutSeconds = *timeout;
     }
-    if (auto problem = engine::validateTcpRrSpec(rr)) {
-        *error = QString::fromStdString(*problem);
-        return std::nullopt;
-    }
-    run.setup.test =
-        rr.connectPerTransaction ? QStringLiteral("TCP_CRR") : QStringLiteral("TCP_RR");
-    run.setup.requestSize = rr.requestSize;
-    run.setup.responseSize = rr.responseSize;
-    run.spec.protocol = std::make_shared<engine::TcpRrProtocol>(rr);
-    return run;
+    auto output = readCommonRunOptions(parser, invocation->shot.plan);
+    if (!output)
+        return output.error();
+    invocation->output = *output;
+    app::NetperfRunSetup& setup = invocation->setup;
+    setup.test =
+        target.tcpRr.connectPerRequest ? QStringLiteral("TCP_CRR") : QStringLiteral("TCP_RR");
+    setup.requestSize = uint32_t(target.tcpRr.requestSize);
+    setup.responseSize = uint32_t(target.tcpRr.responseSize);
+    return invocation;
 }
 
-std::optional<TcpRun> readTcpStreamRun(const QCommandLineParser& parser, QString* error) {
-    TcpRun run;
-    if (!readCommon(parser, run, error))
-        return std::nullopt;
-    engine::TcpStreamSpec stream;
+Result<TcpInvocation> readTcpStreamInvocation(const QCommandLineParser& parser) {
+    auto invocation = readCommon(parser, app::TargetProtocol::TcpStream);
+    if (!invocation)
+        return invocation;
+    app::Target& target = invocation->shot.target;
     if (parser.isSet(QStringLiteral("m"))) {
         const auto m = parseCount(QStringLiteral("-m"), parser.value(QStringLiteral("m")), 1,
-                                  engine::kMaxTcpMessageBytes, error);
+                                  engine::kMaxTcpMessageBytes);
         if (!m)
-            return std::nullopt;
-        stream.chunkSize = uint32_t(*m);
+            return m.error();
+        target.tcpStream.chunkSize = int(*m);
     }
-    if (!readLength(parser, run.spec, nullptr, error))
-        return std::nullopt;
-    if (auto problem = engine::validateTcpStreamSpec(stream)) {
-        *error = QString::fromStdString(*problem);
-        return std::nullopt;
-    }
-    run.setup.test = QStringLiteral("TCP_STREAM");
-    run.setup.sendSize = stream.chunkSize;
-    run.spec.protocol = std::make_shared<engine::TcpStreamProtocol>(stream);
-    return run;
+    if (auto length = readLength(parser, invocation->shot.plan, std::nullopt); !length)
+        return length.error();
+    auto output = readCommonRunOptions(parser, invocation->shot.plan);
+    if (!output)
+        return output.error();
+    invocation->output = *output;
+    invocation->setup.test = QStringLiteral("TCP_STREAM");
+    invocation->setup.sendSize = uint32_t(target.tcpStream.chunkSize);
+    return invocation;
 }
 
-// The steps both commands share once their options are declared.
-int parseAndRun(const QString& command, QCommandLineParser& parser, const QStringList& arguments,
-                std::optional<TcpRun> (*read)(const QCommandLineParser&, QString*),
-                QString (*format)(const engine::RunResult&, const app::NetperfRunSetup&),
-                QJsonObject (*toJson)(const engine::RunResult&, const app::NetperfRunSetup&)) {
-    if (auto exit = parseOrExit(parser, arguments))
+using ReadInvocation = Result<TcpInvocation> (*)(const QCommandLineParser&);
+using FormatReport = QString (*)(const engine::RunResult&, const app::NetperfRunSetup&);
+using ToJson = QJsonObject (*)(const engine::RunResult&, const app::NetperfRunSetup&);
+
+// parse -> build -> run -> print, once the options are declared.
+int parseAndRun(QCommandLineParser& parser, const QStringList& arguments, const CliIo& io,
+                ReadInvocation read, FormatReport format, ToJson toJson) {
+    const QString command = arguments.value(0);
+    if (auto exit = parseOrExit(parser, arguments, io))
         return *exit;
-    QString error;
-    auto run = read(parser, &error);
-    if (!run) {
-        printError(command, error);
+    auto invocation = read(parser);
+    if (!invocation) {
+        printError(io, command, invocation.error().message);
         return ExitUsage;
     }
-    int exitCode = ExitOk;
-    if (!resolveTarget(command, *run, &exitCode))
-        return exitCode;
-    return runAndReport(command, *run, format, toJson);
+    const auto spec = buildOneShotSpec(invocation->shot);
+    if (!spec) {
+        printError(io, command, spec.error().message);
+        return exitCodeFor(spec.error());
+    }
+    const app::NetperfRunSetup& setup = invocation->setup;
+    readDefaultSocketSizes(spec->target.family(), invocation->setup);
+    const OutputOptions& output = invocation->output;
+    if (!output.quiet)
+        std::fprintf(io.err, "%s test to %s (be patient)\n", qPrintable(setup.test),
+                     qPrintable(setup.server));
+    const engine::RunResult result = runWithProgress(*spec, output.quiet, io);
+    if (result.unreachable) {
+        printError(io, command, QString::fromStdString(result.firstError));
+        return ExitUnreachable;
+    }
+    if (output.printsReport()) {
+        std::fputs(qPrintable(format(result, setup)), io.out);
+        std::fflush(io.out);
+    }
+    const QString warning = app::saturationWarning(result);
+    if (!warning.isEmpty())
+        std::fprintf(io.err, "%s\n", qPrintable(warning));
+    if (auto written = writeMachineOutputs(output, toJson(result, setup), io); !written) {
+        printError(io, command, written.error().message);
+        return ExitInternal;
+    }
+    return ExitOk;
 }
 
-} // namespace
-
-int runTcpRrCommand(const QStringList& arguments) {
-    const QString command = arguments.value(0);
-    QCommandLineParser parser;
+void addTcpRrOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(QStringLiteral(
         "TCP request/response against HOST:PORT, as netperf TCP_RR (or TCP_CRR with --crr):\n"
         "send REQ bytes, wait for exactly RESP bytes, repeat. The peer must answer RESP bytes\n"
@@ -283,13 +259,9 @@ int runTcpRrCommand(const QStringList& arguments) {
          QStringLiteral("SECONDS")},
     });
     addCommonRunOptions(parser);
-    return parseAndRun(command, parser, arguments, readTcpRrRun, app::formatNetperfRrReport,
-                       app::tcpRrResultJson);
 }
 
-int runTcpStreamCommand(const QStringList& arguments) {
-    const QString command = arguments.value(0);
-    QCommandLineParser parser;
+void addTcpStreamOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(QStringLiteral(
         "TCP send throughput to HOST:PORT, as netperf TCP_STREAM: write -m bytes per call for\n"
         "-l seconds (default 10) on each connection; the peer only reads, e.g.\n"
@@ -302,8 +274,30 @@ int runTcpStreamCommand(const QStringList& arguments) {
          QStringLiteral("bytes")},
     });
     addCommonRunOptions(parser);
-    return parseAndRun(command, parser, arguments, readTcpStreamRun, app::formatNetperfStreamReport,
-                       app::tcpStreamResultJson);
+}
+
+} // namespace
+
+Result<OneShot> parseTcpRrOneShot(const QStringList& arguments) {
+    return parseOneShot(addTcpRrOptions, readTcpRrInvocation, arguments);
+}
+
+Result<OneShot> parseTcpStreamOneShot(const QStringList& arguments) {
+    return parseOneShot(addTcpStreamOptions, readTcpStreamInvocation, arguments);
+}
+
+int runTcpRrCommand(const QStringList& arguments, const CliIo& io) {
+    QCommandLineParser parser;
+    addTcpRrOptions(parser);
+    return parseAndRun(parser, arguments, io, readTcpRrInvocation, app::formatNetperfRrReport,
+                       app::tcpRrResultJson);
+}
+
+int runTcpStreamCommand(const QStringList& arguments, const CliIo& io) {
+    QCommandLineParser parser;
+    addTcpStreamOptions(parser);
+    return parseAndRun(parser, arguments, io, readTcpStreamInvocation,
+                       app::formatNetperfStreamReport, app::tcpStreamResultJson);
 }
 
 } // namespace loadscope::cli

@@ -1,6 +1,7 @@
 #include "app/report/error_reply_counting_protocol.h"
 
 #include <array>
+#include <string>
 #include <string_view>
 
 namespace loadscope::app {
@@ -72,27 +73,37 @@ std::vector<std::string> ErrorReplyCountingProtocol::operationNames() const {
     return names;
 }
 
-ErrorReplyCounts foldErrorReplies(engine::RunResult& result, size_t innerOperationCount) {
+ErrorReplyCounts foldErrorReplies(engine::RunResult& result) {
     ErrorReplyCounts counts;
     auto& ops = result.operations;
-    if (ops.size() != innerOperationCount * (1 + kKinds))
+    if (ops.empty() || ops.size() % (1 + kKinds) != 0)
         return counts;
-    for (size_t op = 0; op < innerOperationCount; ++op) {
+    const size_t inner = ops.size() / (1 + kKinds);
+    for (size_t op = 0; op < inner; ++op)
+        for (size_t kind = 0; kind < kKinds; ++kind)
+            if (ops[inner + op * kKinds + kind].name !=
+                ops[op].name + ' ' + std::string(kKindNames[kind]))
+                return counts;
+    uint64_t* const slots[kKinds] = {&counts.error, &counts.clientError, &counts.serverError};
+    for (size_t op = 0; op < inner; ++op) {
         for (size_t kind = 0; kind < kKinds; ++kind) {
-            const engine::OperationStats& extra = ops[innerOperationCount + op * kKinds + kind];
+            const engine::OperationStats& extra = ops[inner + op * kKinds + kind];
             engine::OperationStats& into = ops[op];
             into.count += extra.count;
             into.hits += extra.hits;
             into.misses += extra.misses;
             into.bytesReceived += extra.bytesReceived;
             into.latency.merge(extra.latency);
-            uint64_t* const slots[kKinds] = {&counts.error, &counts.clientError,
-                                             &counts.serverError};
             *slots[kind] += extra.count;
         }
     }
-    ops.resize(innerOperationCount);
+    ops.resize(inner);
     return counts;
+}
+
+engine::RunResult withErrorRepliesFolded(engine::RunResult result) {
+    foldErrorReplies(result);
+    return result;
 }
 
 } // namespace loadscope::app

@@ -47,7 +47,11 @@ private:
 
 // Folds the extra operations of a run of ErrorReplyCountingProtocol back into
 // the inner ones (counts, bytes and latency histograms add up) and returns the
-// error replies by kind. A result without the extra operations is left as is.
-ErrorReplyCounts foldErrorReplies(engine::RunResult& result, size_t innerOperationCount);
+// error replies by kind. The extra operations are recognised by their names,
+// so a result of any other protocol is left as is.
+ErrorReplyCounts foldErrorReplies(engine::RunResult& result);
+// The same for a caller that only needs the result as the inner protocol's
+// (a sweep point).
+engine::RunResult withErrorRepliesFolded(engine::RunResult result);
 
 } // namespace loadscope::app

@@ -1,5 +1,7 @@
 #include "app/session/session_json.h"
 
+#include "app/session/target_rules.h"
+
 #include <QJsonArray>
 #include <limits>
 #include <set>
@@ -32,7 +34,7 @@ QJsonObject httpToJson(const HttpOptions& http) {
     for (const auto& [name, value] : http.headers)
         headers.append(
             QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("value"), value}});
-    return {
+    QJsonObject json{
         {QStringLiteral("url"), http.url},
         {QStringLiteral("method"), http.method},
         {QStringLiteral("headers"), headers},
@@ -41,6 +43,10 @@ QJsonObject httpToJson(const HttpOptions& http) {
         {QStringLiteral("keepAlive"), http.keepAlive},
         {QStringLiteral("pipeline"), http.pipeline},
     };
+    // Written only when set, so that files without it read the same.
+    if (http.acceptVariableLength)
+        json.insert(QStringLiteral("acceptVariableLength"), true);
+    return json;
 }
 
 HttpOptions httpFromJson(const JsonReader& json) {
@@ -53,19 +59,20 @@ HttpOptions httpFromJson(const JsonReader& json) {
     for (qsizetype i = 0; i < headers.size() && json.ok(); ++i) {
         const JsonReader header = headers.objectAt(i);
         QString name = header.string(u"name");
-        if (header.ok() && name.trimmed().isEmpty())
-            header.failKey(u"name", QStringLiteral("is empty"));
+        if (const auto checked = checkHeaderName(name); header.ok() && !checked)
+            header.failKey(u"name", checked.error().message);
         http.headers.emplace_back(std::move(name), header.string(u"value"));
     }
     http.bodyFile = json.string(u"bodyFile", {});
     http.contentType = json.string(u"contentType", {});
     http.keepAlive = json.boolean(u"keepAlive", http.keepAlive);
     http.pipeline = int(json.integer(u"pipeline", 1, kMaxPipeline, http.pipeline));
+    http.acceptVariableLength = json.boolean(u"acceptVariableLength", http.acceptVariableLength);
     return http;
 }
 
 QJsonObject memcacheToJson(const MemcacheOptions& memcache) {
-    return {
+    QJsonObject json{
         {QStringLiteral("ratio"),
          QStringLiteral("%1:%2").arg(memcache.setRatio).arg(memcache.getRatio)},
         {QStringLiteral("keyPattern"), memcache.keyPattern},
@@ -76,32 +83,27 @@ QJsonObject memcacheToJson(const MemcacheOptions& memcache) {
         {QStringLiteral("pipeline"), memcache.pipeline},
         {QStringLiteral("preload"), memcache.preload},
     };
-}
-
-bool isKeyPattern(const QString& pattern) {
-    static const QString letters = QStringLiteral("RSGP");
-    return pattern.size() == 3 && letters.contains(pattern.at(0)) &&
-           pattern.at(1) == QLatin1Char(':') && letters.contains(pattern.at(2));
+    if (memcache.keyStddev > 0)
+        json.insert(QStringLiteral("keyStddev"), memcache.keyStddev);
+    if (memcache.keyMedian)
+        json.insert(QStringLiteral("keyMedian"), *memcache.keyMedian);
+    return json;
 }
 
 MemcacheOptions memcacheFromJson(const JsonReader& json) {
     MemcacheOptions memcache;
     if (json.has(u"ratio")) {
         const QString ratio = json.string(u"ratio");
-        const QStringList parts = ratio.split(QLatin1Char(':'));
-        bool setOk = false;
-        bool getOk = false;
-        if (parts.size() == 2) {
-            memcache.setRatio = parts[0].toInt(&setOk);
-            memcache.getRatio = parts[1].toInt(&getOk);
-        }
-        if (json.ok() && (!setOk || !getOk || memcache.setRatio < 0 || memcache.getRatio < 0 ||
-                          memcache.setRatio + memcache.getRatio == 0))
+        if (const auto parsed = parseMemcacheRatio(ratio)) {
+            memcache.setRatio = parsed->sets;
+            memcache.getRatio = parsed->gets;
+        } else if (json.ok()) {
             json.failKey(u"ratio",
                          QStringLiteral("is \"%1\", expected SET:GET such as 1:10").arg(ratio));
+        }
     }
     memcache.keyPattern = json.string(u"keyPattern", memcache.keyPattern);
-    if (json.ok() && !isKeyPattern(memcache.keyPattern))
+    if (json.ok() && !checkKeyPattern(memcache.keyPattern))
         json.failUnknownValue(u"keyPattern", memcache.keyPattern);
     memcache.keyMinimum = json.count(u"keyMinimum", memcache.keyMinimum);
     memcache.keyMaximum = json.count(u"keyMaximum", memcache.keyMaximum);
@@ -111,6 +113,9 @@ MemcacheOptions memcacheFromJson(const JsonReader& json) {
     memcache.valueSize = int(json.integer(u"valueSize", 0, kMaxMessageSize, memcache.valueSize));
     memcache.pipeline = int(json.integer(u"pipeline", 1, kMaxPipeline, memcache.pipeline));
     memcache.preload = json.boolean(u"preload", memcache.preload);
+    memcache.keyStddev = json.number(u"keyStddev", 0, 1e300, memcache.keyStddev);
+    if (json.has(u"keyMedian"))
+        memcache.keyMedian = json.number(u"keyMedian", 0, 1e300);
     return memcache;
 }
 
@@ -148,6 +153,8 @@ QJsonObject targetToJson(const Target& target) {
         {QStringLiteral("protocol"), targetProtocolId(target.protocol)},
         {QStringLiteral("address"), target.address},
     };
+    if (target.responseTimeoutSeconds != kDefaultResponseTimeoutSeconds)
+        json.insert(QStringLiteral("responseTimeoutSeconds"), target.responseTimeoutSeconds);
     switch (target.protocol) {
     case TargetProtocol::Http:
         json.insert(QStringLiteral("http"), httpToJson(target.http));
@@ -196,6 +203,11 @@ Target targetFromJson(const JsonReader& json) {
     target.address = needsAddress ? json.string(u"address") : json.string(u"address", {});
     if (json.ok() && needsAddress && target.address.trimmed().isEmpty())
         json.failKey(u"address", QStringLiteral("is empty"));
+    else if (const auto endpoint = parseEndpoint(target.address);
+             json.ok() && !target.address.trimmed().isEmpty() && !endpoint)
+        json.failKey(u"address", endpoint.error().message);
+    target.responseTimeoutSeconds =
+        json.number(u"responseTimeoutSeconds", 1e-3, kMaxSeconds, target.responseTimeoutSeconds);
     switch (target.protocol) {
     case TargetProtocol::Http:
         target.http = httpFromJson(json.object(u"http"));
@@ -218,7 +230,7 @@ Target targetFromJson(const JsonReader& json) {
 }
 
 QJsonObject sweepPlanToJson(const SweepPlan& plan) {
-    return {
+    QJsonObject json{
         {QStringLiteral("concurrency"), intArray(plan.concurrencyLevels)},
         {QStringLiteral("limit"), pointLimitId(plan.limit)},
         {QStringLiteral("requestsPerPoint"), double(plan.requestsPerPoint)},
@@ -230,6 +242,9 @@ QJsonObject sweepPlanToJson(const SweepPlan& plan) {
         {QStringLiteral("pauseSeconds"), plan.pauseSeconds},
         {QStringLiteral("order"), sweepOrderId(plan.order)},
     };
+    if (plan.requestsTimeLimitSeconds > 0)
+        json.insert(QStringLiteral("requestsTimeLimitSeconds"), plan.requestsTimeLimitSeconds);
+    return json;
 }
 
 SweepPlan sweepPlanFromJson(const JsonReader& json) {
@@ -260,6 +275,8 @@ SweepPlan sweepPlanFromJson(const JsonReader& json) {
     } else {
         plan.durationSeconds = json.number(u"durationSeconds", 1e-3, kMaxSeconds);
     }
+    plan.requestsTimeLimitSeconds =
+        json.number(u"requestsTimeLimitSeconds", 0, kMaxSeconds, plan.requestsTimeLimitSeconds);
     plan.threads = int(json.integer(u"threads", 0, kMaxThreads, plan.threads));
     const JsonArrayReader cpus = json.array(u"cpus", false);
     for (qsizetype i = 0; i < cpus.size() && json.ok(); ++i)

@@ -16,11 +16,17 @@
 //     "targets": [ { "id", "name", "mode": mode id or the user's words,
 //                    "colour": "#rrggbb", "protocol": "http" | "memcache" |
 //                    "tcp-rr" | "tcp-stream", "address",
+//                    ["responseTimeoutSeconds"],
 //                    "<protocol>": { that protocol's options } } ],
 //     "plan": { "concurrency": [levels], "limit": "duration" | "requests",
-//               "requestsPerPoint", "durationSeconds", "threads", "cpus",
-//               "warmupSeconds", "repetitions", "pauseSeconds",
+//               "requestsPerPoint", "durationSeconds", ["requestsTimeLimitSeconds"],
+//               "threads", "cpus", "warmupSeconds", "repetitions", "pauseSeconds",
 //               "order": "interleaved" | "sequential" },
+//
+// Keys in [brackets] (and http's "acceptVariableLength", memcache's
+// "keyStddev" and "keyMedian") are written only when they differ from their
+// defaults, so a file that never used them reads and writes as before. Field
+// values obey the rules of target_rules.h, as the CLI and the window do.
 //     "results": [ point results, see pointResultToJson() ] }
 //
 // Only the active protocol's options are written. Reading accepts absent

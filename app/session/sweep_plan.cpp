@@ -31,36 +31,39 @@ std::optional<PointLimit> pointLimitFromId(QStringView id) {
     return std::nullopt;
 }
 
-std::optional<QString> validateSweepPlan(const SweepPlan& plan) {
+Result<void> validateSweepPlan(const SweepPlan& plan) {
     if (plan.concurrencyLevels.empty())
-        return QStringLiteral("the sweep has no concurrency levels");
+        return invalidInput(QStringLiteral("the sweep has no concurrency levels"));
     std::set<int> seen;
     for (int level : plan.concurrencyLevels) {
         if (level < 1 || level > kMaxConcurrency)
-            return QStringLiteral("concurrency %1 is out of range (1 to %2)")
-                .arg(level)
-                .arg(kMaxConcurrency);
+            return invalidInput(QStringLiteral("concurrency %1 is out of range (1 to %2)")
+                                    .arg(level)
+                                    .arg(kMaxConcurrency));
         if (!seen.insert(level).second)
-            return QStringLiteral("concurrency %1 is listed twice").arg(level);
+            return invalidInput(QStringLiteral("concurrency %1 is listed twice").arg(level));
     }
     if (plan.limit == PointLimit::Requests && plan.requestsPerPoint == 0)
-        return QStringLiteral("requests per point must be at least 1");
+        return invalidInput(QStringLiteral("requests per point must be at least 1"));
     if (plan.limit == PointLimit::Duration &&
         !(std::isfinite(plan.durationSeconds) && plan.durationSeconds > 0))
-        return QStringLiteral("duration per point must be more than 0 s");
+        return invalidInput(QStringLiteral("duration per point must be more than 0 s"));
     if (plan.repetitions < 1 || plan.repetitions > kMaxRepetitions)
-        return QStringLiteral("repetitions must be 1 to %1").arg(kMaxRepetitions);
+        return invalidInput(QStringLiteral("repetitions must be 1 to %1").arg(kMaxRepetitions));
     if (plan.threads < 0 || plan.threads > kMaxThreads)
-        return QStringLiteral("threads must be 0 (one per core) to %1").arg(kMaxThreads);
+        return invalidInput(
+            QStringLiteral("threads must be 0 (one per core) to %1").arg(kMaxThreads));
     for (int cpu : plan.cpus) {
         if (cpu < 0)
-            return QStringLiteral("CPU %1 does not exist").arg(cpu);
+            return invalidInput(QStringLiteral("CPU %1 does not exist").arg(cpu));
     }
+    if (!(std::isfinite(plan.requestsTimeLimitSeconds) && plan.requestsTimeLimitSeconds >= 0))
+        return invalidInput(QStringLiteral("time limit per point must be 0 s (none) or more"));
     if (!(std::isfinite(plan.warmupSeconds) && plan.warmupSeconds >= 0))
-        return QStringLiteral("warm-up must be 0 s or more");
+        return invalidInput(QStringLiteral("warm-up must be 0 s or more"));
     if (!(std::isfinite(plan.pauseSeconds) && plan.pauseSeconds >= 0))
-        return QStringLiteral("pause between points must be 0 s or more");
-    return std::nullopt;
+        return invalidInput(QStringLiteral("pause between points must be 0 s or more"));
+    return {};
 }
 
 std::vector<SweepPoint> sweepPoints(const SweepPlan& plan, const std::vector<Target>& targets) {

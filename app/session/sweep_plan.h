@@ -1,5 +1,6 @@
 #pragma once
 
+#include "app/common/result.h"
 #include "app/session/target.h"
 
 #include <QString>
@@ -34,9 +35,12 @@ struct SweepPlan {
     PointLimit limit = PointLimit::Duration;
     uint64_t requestsPerPoint = 10'000; // when limit == Requests
     double durationSeconds = 10;        // when limit == Duration
-    int threads = 0;                    // worker threads; 0: one per core
-    std::vector<int> cpus;              // pin worker threads to these CPUs; empty: no pinning
-    double warmupSeconds = 0;           // run before each point, not measured
+    // When limit == Requests: a point also ends after this long, whichever
+    // comes first (ab -n with -t); 0: no time limit.
+    double requestsTimeLimitSeconds = 0;
+    int threads = 0;          // worker threads; 0: one per core
+    std::vector<int> cpus;    // pin worker threads to these CPUs; empty: no pinning
+    double warmupSeconds = 0; // run before each point, not measured
     int repetitions = 3;
     double pauseSeconds = 0; // idle time between two points, to let the server settle
     SweepOrder order = SweepOrder::Interleaved;
@@ -49,9 +53,9 @@ inline constexpr int kMaxConcurrency = 1'000'000;
 inline constexpr int kMaxRepetitions = 1000;
 inline constexpr int kMaxThreads = 4096;
 
-// One line saying what is wrong with `plan` (no levels, a level twice, a
-// level out of range, a zero limit ...), or nullopt when it can run.
-std::optional<QString> validateSweepPlan(const SweepPlan& plan);
+// What is wrong with `plan` in one line (no levels, a level twice, a level
+// out of range, a zero limit ...), or nothing when it can run.
+Result<void> validateSweepPlan(const SweepPlan& plan);
 
 // One measurement of a sweep: one target at one concurrency, one repetition.
 struct SweepPoint {

@@ -40,6 +40,8 @@ const std::vector<TargetProtocol>& targetProtocols();
 QString targetProtocolId(TargetProtocol protocol);
 std::optional<TargetProtocol> targetProtocolFromId(QStringView id);
 
+inline constexpr double kDefaultResponseTimeoutSeconds = 30;
+
 // Options of each protocol, with the defaults of the tool users know it from
 // (ab, memtier_benchmark, netperf).
 struct HttpOptions {
@@ -49,7 +51,8 @@ struct HttpOptions {
     QString bodyFile;                                 // path of the request body; empty: no body
     QString contentType;                              // for the body
     bool keepAlive = true;
-    int pipeline = 1; // requests outstanding per connection
+    int pipeline = 1;                  // requests outstanding per connection
+    bool acceptVariableLength = false; // ab -l: no Length failures for bodies that vary
 
     friend bool operator==(const HttpOptions&, const HttpOptions&) = default;
 };
@@ -63,7 +66,9 @@ struct MemcacheOptions {
     QString keyPrefix = QStringLiteral("memtier-");
     int valueSize = 32; // memtier -d
     int pipeline = 1;
-    bool preload = false; // set every key of the range once before measuring
+    bool preload = false;            // set every key of the range once before measuring
+    double keyStddev = 0;            // memtier --key-stddev of the G pattern; 0: range / 6
+    std::optional<double> keyMedian; // memtier --key-median; none: the middle of the range
 
     friend bool operator==(const MemcacheOptions&, const MemcacheOptions&) = default;
 };
@@ -100,6 +105,8 @@ struct Target {
     // the Host header and path (so one URL can be measured through several
     // network paths).
     QString address;
+    // Seconds to wait for each response before counting a timeout (ab -s).
+    double responseTimeoutSeconds = kDefaultResponseTimeoutSeconds;
 
     HttpOptions http;
     MemcacheOptions memcache;

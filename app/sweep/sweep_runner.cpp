@@ -1,6 +1,7 @@
 #include "app/sweep/sweep_runner.h"
 
 #include "app/common/result.h"
+#include "app/report/error_reply_counting_protocol.h"
 #include "app/session/session.h"
 #include "app/session/session_document.h"
 #include "app/sweep/load_run_bridge.h"
@@ -171,23 +172,21 @@ struct PointSpecs {
 // The error names what is wrong; the caller names the target.
 Result<PointSpecs> pointSpecs(const Target& target, int concurrency, const SweepPlan& plan,
                               const engine::SocketAddress* address) {
-    QString error;
-    auto draft = draftLoadSpec(target, concurrency, plan, &error);
+    auto draft = draftLoadSpec(target, concurrency, plan);
     if (!draft)
-        return invalidInput(error);
+        return draft.error();
     PointSpecs specs{std::move(*draft), std::nullopt};
     if (!address)
         return specs;
     specs.draft.spec.target = *address;
-    if (target.protocol == TargetProtocol::Memcache && target.memcache.preload) {
-        specs.preload = memcachePreloadSpec(target, specs.draft.spec, &error);
-        if (!specs.preload)
-            return invalidInput(QStringLiteral("preload: %1").arg(error));
-    }
+    auto preload = memcachePreloadSpec(target, specs.draft.spec);
+    if (!preload)
+        return preload.error().prefixed(QStringLiteral("preload"));
+    specs.preload = std::move(*preload);
     return specs;
 }
 
-QCoro::Task<ResolvedAddress> resolveTarget(const LoadSpecDraft& draft) {
+QCoro::Task<Result<engine::SocketAddress>> resolveTarget(const LoadSpecDraft& draft) {
     co_return co_await resolveEndpoint(draft.endpoint);
 }
 
@@ -203,8 +202,9 @@ QCoro::Task<SweepOutcome> SweepRunner::runSweep(quint64 job) {
     const Session& session = sweep.session;
     if (session.targets.empty())
         co_return failed(sweep.outcome, QStringLiteral("the session has no targets"));
-    if (const auto problem = validateSweepPlan(session.plan))
-        co_return failed(sweep.outcome, QStringLiteral("sweep plan: %1").arg(*problem));
+    if (const auto checked = validateSweepPlan(session.plan); !checked)
+        co_return failed(sweep.outcome,
+                         QStringLiteral("sweep plan: %1").arg(checked.error().message));
     const std::vector<SweepPoint> all = sweepPoints(session);
     sweep.missing = missingPoints(session);
     sweep.outcome.pointCount = int(all.size());
@@ -253,13 +253,13 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::checkTargets(Sweep& sweep) {
                                                     targetLabel(*target), specs.error().message));
             draft = std::move(specs->draft);
         }
-        const ResolvedAddress resolved = co_await resolveTarget(*draft);
+        const Result<engine::SocketAddress> resolved = co_await resolveTarget(*draft);
         if (auto ended = interrupted(sweep))
             co_return ended;
-        if (!resolved.address)
-            co_return unreachable(
-                sweep.outcome, QStringLiteral("%1: %2").arg(targetLabel(*target), resolved.error));
-        sweep.addresses.insert(target->id, *resolved.address);
+        if (!resolved)
+            co_return unreachable(sweep.outcome, QStringLiteral("%1: %2").arg(
+                                                     targetLabel(*target), resolved.error().message));
+        sweep.addresses.insert(target->id, *resolved);
     }
     co_return std::nullopt;
 }
@@ -312,7 +312,8 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
 
     Q_EMIT pointStarted(point, sweep.outcome.pointCount);
     const QDateTime startedAt = QDateTime::currentDateTime();
-    const engine::RunResult run = co_await runEngine(std::move(specs->draft.spec), point);
+    const engine::RunResult run =
+        withErrorRepliesFolded(co_await runEngine(std::move(specs->draft.spec), point));
     // A point cut short is not a measurement of the plan: keep nothing of it.
     if (auto ended = interrupted(sweep, run.cancelled))
         co_return ended;

@@ -1,18 +1,14 @@
 #include "app/sweep/target_probe.h"
 
 #include "app/sweep/load_spec_builder.h"
-#include "engine/http_protocol.h"
+#include "engine/protocol.h"
 
 #include <QCoroSignal>
 #include <QElapsedTimer>
-#include <QFile>
-#include <QNetworkAccessManager>
 #include <QNetworkProxy>
-#include <QNetworkReply>
-#include <QNetworkRequest>
 #include <QTcpSocket>
 #include <QTimer>
-#include <QUrl>
+#include <algorithm>
 
 namespace loadscope::app {
 
@@ -98,8 +94,6 @@ TargetProbe::~TargetProbe() = default;
 
 void TargetProbe::abort() {
     m_aborted = true;
-    if (m_reply)
-        m_reply->abort();
     if (m_socket)
         m_socket->abort();
     // Queued, so that the caller of abort() is not re-entered by the probe's end.
@@ -115,126 +109,23 @@ QCoro::Task<> TargetProbe::nextEvent() {
 
 QCoro::Task<ProbeResult> TargetProbe::probe(Target target, std::chrono::milliseconds timeout) {
     m_aborted = false;
-    if (target.protocol == TargetProtocol::Http)
-        co_return co_await probeHttp(std::move(target), timeout);
-    co_return co_await probeSocket(std::move(target), timeout);
-}
-
-QCoro::Task<ProbeResult> TargetProbe::probeHttp(Target target, std::chrono::milliseconds timeout) {
     ProbeResult result;
     QElapsedTimer clock;
     clock.start();
-    // The engine's own checks first: what it would refuse, the probe refuses
-    // with the same words.
-    const auto draft = draftLoadSpec(target, 1, SweepPlan{}, &result.error);
-    if (!draft)
+    // The one builder: what the engine would refuse, the probe refuses with
+    // the same words, and an HTTP probe sends the engine's own request bytes.
+    const auto draft = draftLoadSpec(target, 1, SweepPlan{});
+    if (!draft) {
+        result.error = draft.error().message;
         co_return result;
-    std::string urlError;
-    const auto url = engine::parseHttpUrl(target.http.url.toStdString(), &urlError);
+    }
     const Endpoint endpoint = draft->endpoint;
-    const QString authority = hostForDisplay(endpoint);
-    QNetworkRequest request(QUrl::fromEncoded(
-        QByteArray("http://" + authority.toUtf8() + QByteArray::fromStdString(url->pathAndQuery))));
-    // The connection may go elsewhere than the URL's host (a proxy, a NAT
-    // port); the server still sees the URL's Host, as in the measured run.
-    request.setRawHeader("Host", QByteArray::fromStdString(url->hostHeader));
-    request.setRawHeader("User-Agent", "Loadscope probe");
-    if (!target.http.keepAlive)
-        request.setRawHeader("Connection", "close");
-    for (const auto& [name, value] : target.http.headers)
-        request.setRawHeader(name.trimmed().toUtf8(), value.trimmed().toUtf8());
-    // The engine follows no redirect and speaks HTTP/1.1 only; the probe
-    // reports what the engine will meet.
-    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
-                         QNetworkRequest::ManualRedirectPolicy);
-    request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
-    request.setAttribute(QNetworkRequest::CacheLoadControlAttribute,
-                         QNetworkRequest::AlwaysNetwork);
-    QByteArray body;
-    if (!target.http.bodyFile.isEmpty()) {
-        QFile file(target.http.bodyFile);
-        if (file.open(QIODevice::ReadOnly))
-            body = file.readAll();
-        request.setHeader(QNetworkRequest::ContentTypeHeader, target.http.contentType.isEmpty()
-                                                                  ? QStringLiteral("text/plain")
-                                                                  : target.http.contentType);
-    }
-
-    if (!m_network) {
-        m_network = new QNetworkAccessManager(this);
-        // The engine connects directly; a proxy from the environment would
-        // make the probe test a different path.
-        m_network->setProxy(QNetworkProxy::NoProxy);
-    }
-    const QByteArray method = target.http.method.trimmed().toUpper().toLatin1();
-    QNetworkReply* reply = method == "HEAD" ? m_network->head(request)
-                           : method.isEmpty() || method == "GET"
-                               ? m_network->get(request)
-                               : m_network->sendCustomRequest(request, method, body);
-    m_reply = reply;
-    connect(reply, &QNetworkReply::finished, m_wakeup, &ProbeWakeup::wake);
-    QTimer deadline;
-    deadline.setSingleShot(true);
-    bool timedOut = false;
-    connect(&deadline, &QTimer::timeout, reply, [reply, &timedOut] {
-        timedOut = true;
-        reply->abort();
-    });
-    deadline.start(timeout);
-    while (!reply->isFinished())
-        co_await nextEvent();
-    deadline.stop();
-    result.elapsedMs = double(clock.nsecsElapsed()) / 1e6;
-
-    const QVariant status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
-    if (status.isValid() && status.toInt() > 0 && !m_aborted && !timedOut) {
-        result.statusCode = status.toInt();
-        result.serverSoftware = QString::fromLatin1(reply->rawHeader("Server"));
-        result.documentLength = reply->readAll().size();
-        result.ok = result.statusCode < 400;
-        if (!result.ok)
-            result.error =
-                QStringLiteral("HTTP %1 %2 for %3")
-                    .arg(result.statusCode)
-                    .arg(reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString(),
-                         target.http.url);
-    } else if (m_aborted) {
-        result.error = QStringLiteral("probe aborted");
-    } else if (timedOut) {
-        result.error =
-            QStringLiteral("no response from %1 within %2 s").arg(authority, secondsText(timeout));
-    } else {
-        switch (reply->error()) {
-        case QNetworkReply::ConnectionRefusedError:
-            result.error = QStringLiteral("connection refused by %1").arg(authority);
-            break;
-        case QNetworkReply::HostNotFoundError:
-            result.error = QStringLiteral("cannot resolve host '%1'").arg(endpoint.host);
-            break;
-        case QNetworkReply::RemoteHostClosedError:
-            result.error =
-                QStringLiteral("%1 closed the connection without a response").arg(authority);
-            break;
-        default:
-            result.error = QStringLiteral("%1: %2").arg(authority, reply->errorString());
-            break;
-        }
-    }
-    reply->deleteLater();
-    co_return result;
-}
-
-QCoro::Task<ProbeResult> TargetProbe::probeSocket(Target target,
-                                                  std::chrono::milliseconds timeout) {
-    ProbeResult result;
-    QElapsedTimer clock;
-    clock.start();
-    const auto draft = draftLoadSpec(target, 1, SweepPlan{}, &result.error);
-    if (!draft)
-        co_return result;
-    const Endpoint endpoint = draft->endpoint;
+    const bool http = target.protocol == TargetProtocol::Http;
 
     QTcpSocket socket;
+    // The engine connects directly; a proxy from the environment would make
+    // the probe test a different path.
+    socket.setProxy(QNetworkProxy::NoProxy);
     m_socket = &socket;
     QTimer deadline;
     deadline.setSingleShot(true);
@@ -248,16 +139,83 @@ QCoro::Task<ProbeResult> TargetProbe::probeSocket(Target target,
     const auto expired = [&] {
         return !deadline.isActive();
     };
+    const auto noReply = [&] {
+        return QStringLiteral("no response from %1 within %2 s")
+            .arg(hostForDisplay(endpoint), secondsText(timeout));
+    };
 
     socket.connectToHost(endpoint.host, endpoint.port);
     while (socket.state() != QAbstractSocket::ConnectedState &&
            socket.state() != QAbstractSocket::UnconnectedState && !expired() && !m_aborted)
         co_await nextEvent();
     if (socket.state() != QAbstractSocket::ConnectedState) {
-        result.error = m_aborted   ? QStringLiteral("probe aborted")
-                       : expired() ? QStringLiteral("no connection to %1 within %2 s")
-                                         .arg(hostForDisplay(endpoint), secondsText(timeout))
-                                   : socketError(socket.error(), socket.errorString(), endpoint);
+        result.error = m_aborted ? QStringLiteral("probe aborted")
+                       : expired()
+                           ? (http ? noReply()
+                                   : QStringLiteral("no connection to %1 within %2 s")
+                                         .arg(hostForDisplay(endpoint), secondsText(timeout)))
+                           : socketError(socket.error(), socket.errorString(), endpoint);
+        socket.abort();
+        co_return result;
+    }
+
+    if (http) {
+        const auto session = draft->spec.protocol->newSession(0, draft->spec.seed);
+        std::string request;
+        session->appendRequest(request);
+        m_sentRequest = QByteArray::fromStdString(request);
+        socket.write(m_sentRequest);
+        QByteArray statusLine;
+        engine::FeedResult fed;
+        bool closed = false;
+        while (fed.status == engine::FeedResult::Status::NeedMore && !closed && !expired() &&
+               !m_aborted) {
+            const QByteArray bytes = socket.readAll();
+            if (statusLine.size() < 256)
+                statusLine += bytes.left(256);
+            std::string_view rest(bytes.constData(), size_t(bytes.size()));
+            while (!rest.empty() && fed.status == engine::FeedResult::Status::NeedMore) {
+                const engine::FeedResult part = session->feed(rest);
+                rest.remove_prefix(std::min(part.consumed, rest.size()));
+                fed = part;
+                if (part.status == engine::FeedResult::Status::NeedMore)
+                    break;
+            }
+            if (fed.status != engine::FeedResult::Status::NeedMore)
+                break;
+            if (socket.state() != QAbstractSocket::ConnectedState && socket.bytesAvailable() == 0) {
+                closed = true;
+                fed = session->finishAtEof();
+                break;
+            }
+            co_await nextEvent();
+        }
+        result.elapsedMs = double(clock.nsecsElapsed()) / 1e6;
+        if (fed.status == engine::FeedResult::Status::Complete) {
+            result.statusCode = fed.info.statusCode;
+            result.serverSoftware = QString::fromStdString(std::string(session->serverSoftware()));
+            result.documentLength = qint64(fed.info.bodyBytes);
+            result.ok = result.statusCode < 400;
+            if (!result.ok) {
+                // "HTTP/1.1 404 Not Found": the reason phrase after the code.
+                const QByteArray first = statusLine.left(statusLine.indexOf('\r'));
+                const QString reason = QString::fromLatin1(first.mid(first.indexOf(' ', 9) + 1));
+                result.error = QStringLiteral("HTTP %1 %2 for %3")
+                                   .arg(result.statusCode)
+                                   .arg(reason, target.http.url);
+            }
+        } else if (m_aborted) {
+            result.error = QStringLiteral("probe aborted");
+        } else if (fed.status == engine::FeedResult::Status::Malformed && !closed) {
+            result.error = QStringLiteral("%1 sent a malformed response: %2")
+                               .arg(hostForDisplay(endpoint),
+                                    QString::fromStdString(std::string(session->lastError())));
+        } else if (closed) {
+            result.error = QStringLiteral("%1 closed the connection without a response")
+                               .arg(hostForDisplay(endpoint));
+        } else {
+            result.error = noReply();
+        }
         socket.abort();
         co_return result;
     }

@@ -2,6 +2,7 @@
 
 #include "app/session/target.h"
 
+#include <QByteArray>
 #include <QCoroTask>
 #include <QObject>
 #include <QPointer>
@@ -9,8 +10,6 @@
 #include <chrono>
 
 class QAbstractSocket;
-class QNetworkAccessManager;
-class QNetworkReply;
 
 namespace loadscope::app {
 
@@ -32,9 +31,11 @@ struct ProbeResult {
 
 inline constexpr std::chrono::milliseconds kDefaultProbeTimeout{5000};
 
-// One probe of one target: an HTTP request through Qt Network, memcached's
-// "version" over a QTcpSocket, or a bare connect for tcp-rr and tcp-stream.
-// Everything is awaited on the caller's event loop; nothing blocks it.
+// One probe of one target over Qt's asynchronous QTcpSocket: for http the
+// very request the engine will send (the builder's HttpProtocol writes the
+// bytes, its parser reads the response), memcached's "version", or a bare
+// connect for tcp-rr and tcp-stream. Everything is awaited on the caller's
+// event loop; nothing blocks it.
 // abort() ends a probe in progress at once with "probe aborted".
 class TargetProbe : public QObject {
     Q_OBJECT
@@ -48,16 +49,16 @@ public:
                                    std::chrono::milliseconds timeout = kDefaultProbeTimeout);
     void abort();
 
+    // The bytes of the last HTTP request sent (empty before one was).
+    QByteArray sentRequest() const { return m_sentRequest; }
+
 private:
-    QCoro::Task<ProbeResult> probeHttp(Target target, std::chrono::milliseconds timeout);
-    QCoro::Task<ProbeResult> probeSocket(Target target, std::chrono::milliseconds timeout);
     // Resumes after the next event of the probe (socket, reply, deadline, abort).
     QCoro::Task<> nextEvent();
 
     ProbeWakeup* m_wakeup = nullptr;
-    QNetworkAccessManager* m_network = nullptr;
-    QPointer<QNetworkReply> m_reply;
     QPointer<QAbstractSocket> m_socket;
+    QByteArray m_sentRequest;
     bool m_aborted = false;
 };
 

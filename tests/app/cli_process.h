@@ -1,12 +1,19 @@
 #pragma once
 
+#include "app/cli/commands.h"
+
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+#include <cstdio>
+#include <cstdlib>
 
-// Runs loadscope-cli (named by LOADSCOPE_CLI) as a user would, bounded in time.
+// Runs loadscope-cli's commands as a user would: in-process through the
+// loadscope_cli library (runCli), or as the executable named by LOADSCOPE_CLI
+// (runCliProcess) where the process itself is under test (exit statuses,
+// argument errors, resource limits), bounded in time.
 namespace loadscope::testing {
 
 struct CliOutcome {
@@ -23,7 +30,49 @@ inline QString cliPath() {
     return qEnvironmentVariable("LOADSCOPE_CLI");
 }
 
-inline CliOutcome runCli(const QStringList& arguments, int timeoutMs = 60000) {
+// A stdio stream into memory, read back once closed.
+class MemoryStream {
+public:
+    MemoryStream()
+        : m_file(open_memstream(&m_data, &m_size)) {}
+    ~MemoryStream() {
+        close();
+        std::free(m_data);
+    }
+    MemoryStream(const MemoryStream&) = delete;
+    MemoryStream& operator=(const MemoryStream&) = delete;
+
+    FILE* file() const { return m_file; }
+    QByteArray take() {
+        close();
+        return QByteArray(m_data, qsizetype(m_size));
+    }
+
+private:
+    void close() {
+        if (m_file)
+            std::fclose(m_file);
+        m_file = nullptr;
+    }
+
+    char* m_data = nullptr;
+    size_t m_size = 0;
+    FILE* m_file = nullptr;
+};
+
+// `arguments` as after the program name: {"http", "-n", "10", URL}. Every run
+// a test starts is bounded by its own -n, -t or -l.
+inline CliOutcome runCli(const QStringList& arguments) {
+    MemoryStream out;
+    MemoryStream err;
+    CliOutcome outcome;
+    outcome.exitCode = loadscope::cli::runCli(arguments, {out.file(), err.file()});
+    outcome.out = out.take();
+    outcome.err = err.take();
+    return outcome;
+}
+
+inline CliOutcome runCliProcess(const QStringList& arguments, int timeoutMs = 60000) {
     QProcess process;
     process.start(cliPath(), arguments);
     CliOutcome outcome;

@@ -1,5 +1,7 @@
 // loadscope-cli http as a user runs it: against real nginx, next to ab, and
-// with every kind of bad argument.
+// with every kind of bad argument. The command runs in-process; the
+// executable where its exit status and limits are the subject.
+#include "cli_process.h"
 #include "local_peers.h"
 
 #include <QJsonDocument>
@@ -9,17 +11,17 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+using loadscope::testing::CliOutcome;
 using loadscope::testing::freeLoopbackPort;
 using loadscope::testing::NginxPeer;
+using loadscope::testing::runCli;
+using loadscope::testing::runCliProcess;
 
 namespace {
 
-struct Outcome {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using Outcome = CliOutcome;
 
+// Another program (ab, a shell), bounded in time.
 Outcome run(const QString& program, const QStringList& arguments, int timeoutMs = 60000) {
     QProcess process;
     process.start(program, arguments);
@@ -37,7 +39,7 @@ Outcome run(const QString& program, const QStringList& arguments, int timeoutMs 
 }
 
 QString cli() {
-    return qEnvironmentVariable("LOADSCOPE_CLI");
+    return loadscope::testing::cliPath();
 }
 
 qint64 abTotalTransferred(const QString& url, bool keepAlive) {
@@ -76,7 +78,7 @@ private Q_SLOTS:
                               QStringLiteral("-")};
         if (keepAlive)
             arguments << QStringLiteral("-k");
-        const Outcome ours = run(cli(), arguments << nginx.url());
+        const Outcome ours = runCli(arguments << nginx.url());
         QCOMPARE(ours.exitCode, 0);
         const QJsonObject json = QJsonDocument::fromJson(ours.out).object();
         QCOMPARE(json.value(QStringLiteral("complete")).toInteger(), 1000);
@@ -101,10 +103,9 @@ private Q_SLOTS:
     void jsonHasEveryDocumentedKey() {
         NginxPeer nginx(100);
         QVERIFY2(nginx.isRunning(), qPrintable(nginx.error()));
-        const Outcome ours =
-            run(cli(), {QStringLiteral("http"), QStringLiteral("-k"), QStringLiteral("-n"),
-                        QStringLiteral("200"), QStringLiteral("--json"), QStringLiteral("-"),
-                        nginx.url()});
+        const Outcome ours = runCli({QStringLiteral("http"), QStringLiteral("-k"),
+                                     QStringLiteral("-n"), QStringLiteral("200"),
+                                     QStringLiteral("--json"), QStringLiteral("-"), nginx.url()});
         QCOMPARE(ours.exitCode, 0);
         const QJsonObject json = QJsonDocument::fromJson(ours.out).object();
         const QStringList keys{QStringLiteral("complete"),
@@ -160,9 +161,9 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString csv = dir.filePath(QStringLiteral("run.csv"));
         const Outcome ours =
-            run(cli(), {QStringLiteral("http"), QStringLiteral("-k"), QStringLiteral("-c"),
-                        QStringLiteral("4"), QStringLiteral("-n"), QStringLiteral("400"),
-                        QStringLiteral("--csv"), csv, nginx.url()});
+            runCli({QStringLiteral("http"), QStringLiteral("-k"), QStringLiteral("-c"),
+                    QStringLiteral("4"), QStringLiteral("-n"), QStringLiteral("400"),
+                    QStringLiteral("--csv"), csv, nginx.url()});
         QCOMPARE(ours.exitCode, 0);
         const QString text = QString::fromUtf8(ours.out);
         const QStringList sections{
@@ -255,7 +256,7 @@ private Q_SLOTS:
     void badArgumentsGiveOneLineAndExitTwo() {
         QFETCH(QStringList, arguments);
         QFETCH(QString, message);
-        const Outcome outcome = run(cli(), QStringList{QStringLiteral("http")} + arguments);
+        const Outcome outcome = runCli(QStringList{QStringLiteral("http")} + arguments);
         QCOMPARE(outcome.exitCode, 2);
         const QString err = QString::fromUtf8(outcome.err).trimmed();
         QVERIFY2(!err.contains(QLatin1Char('\n')), qPrintable(err));
@@ -276,9 +277,50 @@ private Q_SLOTS:
         QFETCH(QString, url);
         QFETCH(QString, message);
         const Outcome outcome =
-            run(cli(), {QStringLiteral("http"), QStringLiteral("-n"), QStringLiteral("10"), url});
+            runCli({QStringLiteral("http"), QStringLiteral("-n"), QStringLiteral("10"), url});
         QCOMPARE(outcome.exitCode, 3);
         QVERIFY2(outcome.err.contains(message.toUtf8()), outcome.err.constData());
+    }
+
+    // The executable: its exit statuses and one-line errors, as a shell sees them.
+    void theExecutableExitsAsDocumented_data() {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("no command") << QStringList{} << 2 << QStringLiteral("Usage");
+        QTest::newRow("unknown command")
+            << QStringList{QStringLiteral("bogus")} << 2 << QStringLiteral("unknown command");
+        QTest::newRow("bad option")
+            << QStringList{QStringLiteral("http"), QStringLiteral("-c"), QStringLiteral("x"),
+                           QStringLiteral("http://127.0.0.1/")}
+            << 2 << QStringLiteral("loadscope-cli http: -c wants");
+        QTest::newRow("refused")
+            << QStringList{QStringLiteral("http"), QStringLiteral("-q"),
+                           QStringLiteral("http://127.0.0.1:%1/").arg(freeLoopbackPort())}
+            << 3 << QStringLiteral("refused");
+        QTest::newRow("help") << QStringList{QStringLiteral("http"), QStringLiteral("--help")} << 0
+                              << QString();
+    }
+    void theExecutableExitsAsDocumented() {
+        QFETCH(QStringList, arguments);
+        QFETCH(int, exitCode);
+        QFETCH(QString, message);
+        const Outcome outcome = runCliProcess(arguments);
+        QCOMPARE(outcome.exitCode, exitCode);
+        if (exitCode == 0) {
+            QVERIFY(outcome.out.contains("loadscope-cli http"));
+            return;
+        }
+        QVERIFY2(outcome.err.contains(message.toUtf8()), outcome.err.constData());
+    }
+
+    // A header name with a space is refused before any request, as in a sweep.
+    void aBadHeaderNameIsRefused() {
+        const Outcome outcome =
+            runCli({QStringLiteral("http"), QStringLiteral("-H"), QStringLiteral("X Bad: 1"),
+                    QStringLiteral("http://127.0.0.1:1/")});
+        QCOMPARE(outcome.exitCode, 2);
+        QVERIFY2(outcome.err.contains("header name 'X Bad'"), outcome.err.constData());
     }
 
     void concurrencyAboveTheFileLimitIsRefused() {

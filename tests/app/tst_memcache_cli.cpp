@@ -4,13 +4,11 @@
 #include "canned_reply_server.h"
 #include "cli_process.h"
 #include "local_peers.h"
-#include "stop_with_test.h"
+#include "out_of_memory_memcached.h"
 
-#include <QDeadlineTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QRegularExpression>
-#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -19,13 +17,13 @@ using loadscope::testing::CliOutcome;
 using loadscope::testing::freeLoopbackPort;
 using loadscope::testing::jsonAt;
 using loadscope::testing::MemcachedPeer;
+using loadscope::testing::OutOfMemoryMemcached;
 using loadscope::testing::runCli;
-using loadscope::testing::stopWithTest;
-using loadscope::testing::waitForListener;
+using loadscope::testing::runCliProcess;
 
 namespace {
 
-using Stats = QMap<QString, qint64>;
+using Stats = loadscope::testing::MemcachedStats;
 
 QString address(quint16 port) {
     return QStringLiteral("127.0.0.1:%1").arg(port);
@@ -38,66 +36,6 @@ qint64 delta(const Stats& before, const Stats& after, const char* key) {
 qint64 integer(const QJsonObject& json, const char* path) {
     return jsonAt(json, QLatin1String(path)).toInteger(-1);
 }
-
-// memcached with options MemcachedPeer does not take (a tiny memory that
-// refuses new items instead of evicting), started and stopped here.
-class OutOfMemoryMemcached {
-public:
-    OutOfMemoryMemcached() {
-        for (int attempt = 0; attempt < 5 && m_port == 0; ++attempt) {
-            const quint16 port = freeLoopbackPort();
-            stopWithTest(m_process);
-            m_process.start(QStringLiteral("/usr/bin/memcached"),
-                            {QStringLiteral("-l"), QStringLiteral("127.0.0.1"),
-                             QStringLiteral("-p"), QString::number(port), QStringLiteral("-U"),
-                             QStringLiteral("0"), QStringLiteral("-t"), QStringLiteral("1"),
-                             QStringLiteral("-m"), QStringLiteral("2"), QStringLiteral("-I"),
-                             QStringLiteral("512k"), QStringLiteral("-M"), QStringLiteral("-u"),
-                             QStringLiteral("root")});
-            if (m_process.waitForStarted(5000) && waitForListener(port))
-                m_port = port;
-            else
-                stop();
-        }
-    }
-    ~OutOfMemoryMemcached() { stop(); }
-
-    quint16 port() const { return m_port; }
-
-    Stats stats() const {
-        Stats values;
-        QTcpSocket socket;
-        socket.connectToHost(QHostAddress::LocalHost, m_port);
-        if (!socket.waitForConnected(2000))
-            return values;
-        socket.write("stats\r\n");
-        QByteArray reply;
-        QDeadlineTimer deadline(5000);
-        while (!reply.endsWith("END\r\n") && !deadline.hasExpired() &&
-               socket.waitForReadyRead(1000))
-            reply += socket.readAll();
-        for (const QByteArray& line : reply.split('\n')) {
-            const QList<QByteArray> parts = line.trimmed().split(' ');
-            if (parts.size() == 3 && parts.at(0) == "STAT")
-                values.insert(QString::fromLatin1(parts.at(1)), parts.at(2).toLongLong());
-        }
-        return values;
-    }
-
-private:
-    void stop() {
-        if (m_process.state() == QProcess::NotRunning)
-            return;
-        m_process.terminate();
-        if (!m_process.waitForFinished(5000)) {
-            m_process.kill();
-            m_process.waitForFinished(5000);
-        }
-    }
-
-    QProcess m_process;
-    quint16 m_port = 0;
-};
 
 } // namespace
 
@@ -451,8 +389,7 @@ private Q_SLOTS:
             {QStringLiteral("memcache"), QStringLiteral("-c"), QStringLiteral("2"),
              QStringLiteral("-t"), QStringLiteral("1"), QStringLiteral("-n"), QStringLiteral("20"),
              QStringLiteral("--ratio=0:1"), QStringLiteral("--timeout"), QStringLiteral("10"),
-             QStringLiteral("--json"), QStringLiteral("-"), address(peer.port())},
-            30000);
+             QStringLiteral("--json"), QStringLiteral("-"), address(peer.port())});
         QCOMPARE(ours.exitCode, 0);
         const QJsonObject json = ours.json();
         QCOMPARE(integer(json, "complete"), 40);
@@ -506,7 +443,7 @@ private Q_SLOTS:
         QTest::newRow("key-minimum > key-maximum")
             << QStringList{QStringLiteral("--key-minimum"), QStringLiteral("100"),
                            QStringLiteral("--key-maximum"), QStringLiteral("10"), target}
-            << QStringLiteral("greater than --key-maximum");
+            << QStringLiteral("greater than the key maximum");
         QTest::newRow("key prefix with a space")
             << QStringList{QStringLiteral("--key-prefix"), QStringLiteral("a b"), target}
             << QStringLiteral("prefix");
@@ -532,7 +469,7 @@ private Q_SLOTS:
         QTest::newRow("preload of ten billion keys")
             << QStringList{QStringLiteral("--preload"), QStringLiteral("--key-maximum"),
                            QStringLiteral("10000000000"), target}
-            << QStringLiteral("--preload");
+            << QStringLiteral("preload of 10000000001 keys");
         QTest::newRow("unknown option")
             << QStringList{QStringLiteral("--bogus"), target} << QStringLiteral("bogus");
         QTest::newRow("cpu that does not exist")
@@ -567,7 +504,8 @@ private Q_SLOTS:
                               QStringLiteral("100")};
         if (preload)
             arguments << QStringLiteral("--preload");
-        const CliOutcome ours = runCli(arguments << address(freeLoopbackPort()));
+        // The executable itself, for its exit status.
+        const CliOutcome ours = runCliProcess(arguments << address(freeLoopbackPort()));
         QCOMPARE(ours.exitCode, 3);
         QCOMPARE(ours.errorLines().size(), 1);
         QVERIFY2(ours.err.contains("refused"), ours.err.constData());

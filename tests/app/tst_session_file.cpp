@@ -407,7 +407,7 @@ void TestSessionFile::examplesLoadByNameAndPath() {
     QCOMPARE(demo->plan.durationSeconds, 2.0);
     QCOMPARE(demo->plan.repetitions, 3);
     QCOMPARE(demo->plan.order, SweepOrder::Interleaved);
-    QVERIFY(!validateSweepPlan(demo->plan));
+    QVERIFY(validateSweepPlan(demo->plan));
 
     const std::optional<Session> memcached =
         openSession(QStringLiteral("memcached.loadscope"), &error);

@@ -171,12 +171,12 @@ void TestSessionModel::planValidation() {
     plan.concurrencyLevels.assign(levels.begin(), levels.end());
     plan.repetitions = repetitions;
     plan.durationSeconds = duration;
-    const std::optional<QString> found = validateSweepPlan(plan);
+    const auto checked = validateSweepPlan(plan);
     if (problem.isEmpty()) {
-        QVERIFY2(!found, qPrintable(found.value_or(QString())));
+        QVERIFY2(checked, qPrintable(checked.error().message));
     } else {
-        QVERIFY(found);
-        QVERIFY2(found->contains(problem), qPrintable(*found));
+        QVERIFY(!checked);
+        QVERIFY2(checked.error().message.contains(problem), qPrintable(checked.error().message));
     }
 }
 

@@ -8,6 +8,7 @@
 #include "engine/http_protocol.h"
 #include "local_peers.h"
 #include "sweep_test_session.h"
+#include "tests/app/result_message.h"
 
 #include <QCoroTask>
 #include <QElapsedTimer>
@@ -563,9 +564,8 @@ void TestSweepRunner::loadSpecFromTargets() {
     http.http.headers = {{QStringLiteral("X-Trace"), QStringLiteral("1")}};
     http.http.keepAlive = false;
     http.http.method = QStringLiteral("head");
-    QString error;
-    auto draft = app::draftLoadSpec(http, 10, plan, &error);
-    QVERIFY2(draft, qPrintable(error));
+    auto draft = app::draftLoadSpec(http, 10, plan);
+    QVERIFY2(draft, qPrintable(loadscope::testing::failureOf(draft)));
     QCOMPARE(draft->endpoint.host, QStringLiteral("127.0.0.1"));
     QCOMPARE(draft->endpoint.port, quint16(9000));
     const engine::LoadSpec& spec = draft->spec;
@@ -585,37 +585,51 @@ void TestSweepRunner::loadSpecFromTargets() {
     QVERIFY(!protocol->keepAlive());
 
     // Names resolve without blocking; numeric hosts need no lookup at all.
-    const auto local = QCoro::waitFor(app::resolveEndpoint({QStringLiteral("localhost"), 80}));
-    QVERIFY2(local.address, qPrintable(local.error));
-    QCOMPARE(local.address->toString(), std::string("127.0.0.1:80"));
+    // (A Result has no empty state, so it is awaited into an optional.)
+    std::optional<app::Result<engine::SocketAddress>> local;
+    QCoro::waitFor([&]() -> QCoro::Task<> {
+        local.emplace(co_await app::resolveEndpoint({QStringLiteral("localhost"), 80}));
+    }());
+    QVERIFY2(*local, qPrintable(loadscope::testing::failureOf(*local)));
+    QCOMPARE((*local)->toString(), std::string("127.0.0.1:80"));
 
     plan.threads = 2;
     app::Target stream = app::makeTarget(QStringLiteral("s"), app::DeploymentMode::Host, 0);
     stream.protocol = app::TargetProtocol::TcpStream;
     stream.address = QStringLiteral("127.0.0.1:9");
-    QVERIFY(!app::draftLoadSpec(stream, 1, plan, &error));
+    const auto refused = [&](const app::Target& target, int concurrency) {
+        const auto built = app::draftLoadSpec(target, concurrency, plan);
+        return built ? QString() : built.error().message;
+    };
+    QString error = refused(stream, 1);
     QVERIFY2(error.contains(QStringLiteral("duration")), qPrintable(error));
-    QVERIFY(!app::draftLoadSpec(http, 2000, plan, &error)); // fewer requests than connections
-    QVERIFY2(error.contains(QStringLiteral("fewer than concurrency 2000")), qPrintable(error));
+    error = refused(http, 2000); // fewer requests than connections
+    QVERIFY2(error.contains(QStringLiteral("concurrency level (2000) greater than the number of "
+                                           "requests (1000)")),
+             qPrintable(error));
+    http.http.headers = {{QStringLiteral("X Trace"), QStringLiteral("1")}};
+    error = refused(http, 10); // a header name the server would not take
+    QVERIFY2(error.contains(QStringLiteral("'X Trace'")), qPrintable(error));
 
     app::Target memcache = app::makeTarget(QStringLiteral("m"), app::DeploymentMode::Host, 0);
     memcache.protocol = app::TargetProtocol::Memcache;
     memcache.address = QStringLiteral("127.0.0.1:11211");
     memcache.memcache.keyPattern = QStringLiteral("R:Q");
-    QVERIFY(!app::draftLoadSpec(memcache, 1, plan, &error));
+    error = refused(memcache, 1);
     QVERIFY2(error.contains(QStringLiteral("R:Q")), qPrintable(error));
     memcache.memcache.keyPattern = QStringLiteral("S:G");
     memcache.memcache.keyMinimum = 1;
     memcache.memcache.keyMaximum = 100;
     memcache.memcache.preload = true;
-    draft = app::draftLoadSpec(memcache, 4, plan, &error);
-    QVERIFY2(draft, qPrintable(error));
-    const auto preload = app::memcachePreloadSpec(memcache, draft->spec, &error);
-    QVERIFY2(preload, qPrintable(error));
-    QCOMPARE(preload->requests, uint64_t(100)); // every key once
-    QCOMPARE(preload->concurrency, 8u);         // four connections per thread
-    QCOMPARE(preload->threads, 2u);
-    QVERIFY(!app::memcachePreloadSpec(http, draft->spec, &error));
+    draft = app::draftLoadSpec(memcache, 4, plan);
+    QVERIFY2(draft, qPrintable(loadscope::testing::failureOf(draft)));
+    const auto preload = app::memcachePreloadSpec(memcache, draft->spec);
+    QVERIFY2(preload && *preload, qPrintable(loadscope::testing::failureOf(preload)));
+    QCOMPARE((*preload)->requests, uint64_t(100)); // every key once
+    QCOMPARE((*preload)->concurrency, 8u);         // four connections per thread
+    QCOMPARE((*preload)->threads, 2u);
+    const auto none = app::memcachePreloadSpec(http, draft->spec);
+    QVERIFY(none && !*none);
 }
 
 QTEST_GUILESS_MAIN(TestSweepRunner)

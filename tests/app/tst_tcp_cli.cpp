@@ -22,6 +22,7 @@ using loadscope::testing::CliOutcome;
 using loadscope::testing::freeLoopbackPort;
 using loadscope::testing::jsonAt;
 using loadscope::testing::runCli;
+using loadscope::testing::runCliProcess;
 
 namespace {
 
@@ -145,8 +146,7 @@ private Q_SLOTS:
         const CliOutcome ours = runCli(
             {QStringLiteral("tcp-rr"), QStringLiteral("-r"), sizes, QStringLiteral("-n"),
              QString::number(transactions), QStringLiteral("--timeout"), QStringLiteral("0.2"),
-             QStringLiteral("--json"), QStringLiteral("-"), address(echo->port())},
-            30000);
+             QStringLiteral("--json"), QStringLiteral("-"), address(echo->port())});
         QCOMPARE(ours.exitCode, 0);
         const QJsonObject json = ours.json();
         QCOMPARE(integer(json, "complete"), transactions);
@@ -172,8 +172,7 @@ private Q_SLOTS:
         const CliOutcome ours = runCli(
             {QStringLiteral("tcp-rr"), QStringLiteral("-r"), QStringLiteral("1,4"),
              QStringLiteral("-n"), QStringLiteral("30"), QStringLiteral("-c"), QStringLiteral("2"),
-             QStringLiteral("--json"), QStringLiteral("-"), address(peer.port())},
-            30000);
+             QStringLiteral("--json"), QStringLiteral("-"), address(peer.port())});
         QCOMPARE(ours.exitCode, 0);
         const QJsonObject json = ours.json();
         QCOMPARE(integer(json, "complete"), 30);
@@ -377,7 +376,7 @@ private Q_SLOTS:
             << rr
             << QStringList{QStringLiteral("-n"), QStringLiteral("2"), QStringLiteral("-c"),
                            QStringLiteral("5"), target}
-            << QStringLiteral("fewer transactions");
+            << QStringLiteral("greater than the number of requests");
         QTest::newRow("tcp-rr: -l -0")
             << rr << QStringList{QStringLiteral("-l"), QStringLiteral("-0"), target}
             << QStringLiteral("-l");
@@ -418,7 +417,7 @@ private Q_SLOTS:
     void refusedPortExitsThree() {
         QFETCH(QStringList, arguments);
         const CliOutcome ours =
-            runCli(arguments << QStringLiteral("-q") << address(freeLoopbackPort()), 20000);
+            runCliProcess(arguments << QStringLiteral("-q") << address(freeLoopbackPort()), 20000);
         QCOMPARE(ours.exitCode, 3);
         QCOMPARE(ours.errorLines().size(), 1);
         QVERIFY2(ours.err.contains("refused"), ours.err.constData());

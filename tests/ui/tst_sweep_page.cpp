@@ -1,5 +1,6 @@
 #include "app/session/session_document.h"
 #include "app/stats/sweep_estimate.h"
+#include "tests/app/result_message.h"
 #include "ui/common/field_error.h"
 #include "ui/shell/sweep_page.h"
 #include "ui/shell/sweep_plan_text.h"
@@ -73,18 +74,18 @@ private Q_SLOTS:
     void parsesLevels() {
         QFETCH(QString, text);
         QFETCH(QList<int>, levels);
-        QString error;
-        const auto parsed = loadscope::ui::parseConcurrencyLevels(text, &error);
+        const auto parsed = loadscope::ui::parseConcurrencyLevels(text);
         if (levels.isEmpty()) {
             QVERIFY(!parsed);
-            QVERIFY(!error.isEmpty());
+            QVERIFY(!parsed.error().message.isEmpty());
             return;
         }
-        QVERIFY2(parsed, qPrintable(error));
+        QVERIFY2(parsed, qPrintable(loadscope::testing::failureOf(parsed)));
         QCOMPARE(QList<int>(parsed->begin(), parsed->end()), levels);
-        QCOMPARE(loadscope::ui::parseConcurrencyLevels(
-                     loadscope::ui::formatConcurrencyLevels(*parsed), &error),
-                 parsed);
+        const auto again =
+            loadscope::ui::parseConcurrencyLevels(loadscope::ui::formatConcurrencyLevels(*parsed));
+        QVERIFY(again);
+        QCOMPARE(*again, *parsed);
     }
 
     void parsesCpus_data() {
@@ -100,17 +101,19 @@ private Q_SLOTS:
         QTest::newRow("backwards") << QStringLiteral("3-1") << false << QList<int>{} << QString();
         QTest::newRow("garbage") << QStringLiteral("0-") << false << QList<int>{} << QString();
         QTest::newRow("negative") << QStringLiteral("-1") << false << QList<int>{} << QString();
+        // Worker thread i runs on the i-th CPU: the order is the user's.
+        QTest::newRow("order kept")
+            << QStringLiteral("3,1,2") << true << QList<int>{3, 1, 2} << QStringLiteral("3,1-2");
     }
     void parsesCpus() {
         QFETCH(QString, text);
         QFETCH(bool, ok);
         QFETCH(QList<int>, cpus);
         QFETCH(QString, formatted);
-        QString error;
-        const auto parsed = loadscope::ui::parseCpuList(text, &error);
+        const auto parsed = loadscope::app::parseCpuList(text);
         QCOMPARE(bool(parsed), ok);
         if (!ok) {
-            QVERIFY(!error.isEmpty());
+            QVERIFY(!parsed.error().message.isEmpty());
             return;
         }
         QCOMPARE(QList<int>(parsed->begin(), parsed->end()), cpus);

@@ -1,12 +1,19 @@
+#include "app/cli/one_shot.h"
 #include "app/session/session_document.h"
+#include "app/sweep/load_spec_builder.h"
+#include "tests/app/load_spec_checks.h"
+#include "tests/app/result_message.h"
 #include "ui/common/field_error.h"
 #include "ui/shell/target_editor.h"
 #include "ui/shell/target_field_checks.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTableWidget>
 #include <QTest>
 
 using loadscope::app::DeploymentMode;
@@ -15,6 +22,20 @@ using loadscope::app::Target;
 using loadscope::app::TargetProtocol;
 using loadscope::ui::FieldError;
 using loadscope::ui::TargetEditor;
+
+namespace {
+
+loadscope::app::Result<loadscope::engine::LoadSpec> specOf(const Target& target,
+                                                           const loadscope::cli::OneShot& shot) {
+    auto draft = loadscope::app::draftLoadSpec(target, shot.concurrency(), shot.plan);
+    if (!draft)
+        return draft.error();
+    draft->spec.target = *loadscope::engine::SocketAddress::fromNumeric(
+        draft->endpoint.host.toStdString(), draft->endpoint.port);
+    return std::move(draft->spec);
+}
+
+} // namespace
 
 class TstTargetEditor : public QObject {
     Q_OBJECT
@@ -174,6 +195,112 @@ private Q_SLOTS:
         broken.address.clear();
         QVERIFY(m_document->updateTarget(broken));
         QVERIFY(!m_editor->isValid());
+    }
+
+    // The window's editor and the CLI's flags make one Target, so one LoadSpec.
+    void theEditorAndTheCliGiveTheSameSpec_data() {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::newRow("http") << QStringList{QStringLiteral("loadscope-cli http"),
+                                             QStringLiteral("-c"),
+                                             QStringLiteral("4"),
+                                             QStringLiteral("-n"),
+                                             QStringLiteral("400"),
+                                             QStringLiteral("-k"),
+                                             QStringLiteral("-l"),
+                                             QStringLiteral("-s"),
+                                             QStringLiteral("2.5"),
+                                             QStringLiteral("-m"),
+                                             QStringLiteral("PUT"),
+                                             QStringLiteral("-H"),
+                                             QStringLiteral("X-Trace: 7"),
+                                             QStringLiteral("--pipeline"),
+                                             QStringLiteral("2"),
+                                             QStringLiteral("http://127.0.0.1:8080/a?b=1")};
+        QTest::newRow("memcache") << QStringList{QStringLiteral("loadscope-cli memcache"),
+                                                 QStringLiteral("-c"),
+                                                 QStringLiteral("2"),
+                                                 QStringLiteral("-t"),
+                                                 QStringLiteral("2"),
+                                                 QStringLiteral("-n"),
+                                                 QStringLiteral("50"),
+                                                 QStringLiteral("--ratio=1:4"),
+                                                 QStringLiteral("--key-pattern=S:R"),
+                                                 QStringLiteral("--key-maximum"),
+                                                 QStringLiteral("999"),
+                                                 QStringLiteral("--key-prefix"),
+                                                 QStringLiteral("k-"),
+                                                 QStringLiteral("-d"),
+                                                 QStringLiteral("64"),
+                                                 QStringLiteral("--pipeline"),
+                                                 QStringLiteral("3"),
+                                                 QStringLiteral("--preload"),
+                                                 QStringLiteral("--timeout"),
+                                                 QStringLiteral("3"),
+                                                 QStringLiteral("127.0.0.1:11211")};
+    }
+    void theEditorAndTheCliGiveTheSameSpec() {
+        QFETCH(QStringList, arguments);
+        const bool http = arguments.constFirst().endsWith(QStringLiteral("http"));
+        const auto shot = http ? loadscope::cli::parseHttpOneShot(arguments)
+                               : loadscope::cli::parseMemcacheOneShot(arguments);
+        QVERIFY2(shot, qPrintable(loadscope::testing::failureOf(shot)));
+
+        // What a user types for the same run.
+        if (http) {
+            auto* url = field<QLineEdit>("urlEdit");
+            url->selectAll();
+            QTest::keyClicks(url, QStringLiteral("http://127.0.0.1:8080/a?b=1"));
+            field<QComboBox>("methodCombo")->setCurrentText(QStringLiteral("PUT"));
+            auto* headers = field<QTableWidget>("headersTable");
+            headers->insertRow(0);
+            headers->setItem(0, 0, new QTableWidgetItem(QStringLiteral("X-Trace")));
+            headers->setItem(0, 1, new QTableWidgetItem(QStringLiteral("7")));
+            field<QCheckBox>("keepAliveCheck")->setChecked(true);
+            field<QSpinBox>("httpPipelineSpin")->setValue(2);
+            field<QCheckBox>("acceptVariableLengthCheck")->setChecked(true);
+            field<QDoubleSpinBox>("httpTimeoutSpin")->setValue(2.5);
+        } else {
+            auto* protocol = field<QComboBox>("protocolCombo");
+            protocol->setCurrentIndex(protocol->findData(int(TargetProtocol::Memcache)));
+            QTest::keyClicks(field<QLineEdit>("memcacheAddressEdit"),
+                             QStringLiteral("127.0.0.1:11211"));
+            field<QSpinBox>("setRatioSpin")->setValue(1);
+            field<QSpinBox>("getRatioSpin")->setValue(4);
+            auto* pattern = field<QLineEdit>("keyPatternEdit");
+            pattern->selectAll();
+            QTest::keyClicks(pattern, QStringLiteral("S:R"));
+            auto* maximum = field<QLineEdit>("keyMaximumEdit");
+            maximum->selectAll();
+            QTest::keyClicks(maximum, QStringLiteral("999"));
+            auto* prefix = field<QLineEdit>("keyPrefixEdit");
+            prefix->selectAll();
+            QTest::keyClicks(prefix, QStringLiteral("k-"));
+            field<QSpinBox>("valueSizeSpin")->setValue(64);
+            field<QSpinBox>("memcachePipelineSpin")->setValue(3);
+            field<QCheckBox>("preloadCheck")->setChecked(true);
+            field<QDoubleSpinBox>("memcacheTimeoutSpin")->setValue(3);
+        }
+        QVERIFY(m_editor->isValid());
+
+        const auto fromCli = specOf(shot->target, *shot);
+        QVERIFY2(fromCli, qPrintable(loadscope::testing::failureOf(fromCli)));
+        const auto fromWindow = specOf(target(), *shot);
+        QVERIFY2(fromWindow, qPrintable(loadscope::testing::failureOf(fromWindow)));
+        const QString differences = loadscope::testing::loadSpecDifferences(*fromCli, *fromWindow);
+        QVERIFY2(differences.isEmpty(), qPrintable(differences));
+        if (http) {
+            QCOMPARE(fromWindow->requestTimeout, std::chrono::nanoseconds(2'500'000'000));
+            QVERIFY(!fromWindow->protocol->checksDocumentLength());
+            const std::string sent =
+                loadscope::testing::requestBytes(*fromWindow->protocol, 0, fromWindow->seed, 1);
+            QVERIFY2(sent.starts_with("PUT /a?b=1 HTTP/1.1\r\n"), sent.c_str());
+            QVERIFY(sent.find("\r\nX-Trace: 7\r\n") != std::string::npos);
+        } else {
+            QCOMPARE(fromWindow->concurrency, 4u);
+            QCOMPARE(fromWindow->requests, uint64_t(200));
+            QCOMPARE(fromWindow->pipeline, 3u);
+            QCOMPARE(fromWindow->requestTimeout, std::chrono::nanoseconds(3'000'000'000));
+        }
     }
 
 private:

@@ -270,7 +270,7 @@ void RunPage::sweepFinished(const app::SweepOutcome& outcome) {
 void RunPage::updateButtons() {
     const bool running = m_busy || m_asking || m_runner->isRunning();
     const app::Session& session = m_document->session();
-    const bool runnable = !session.targets.empty() && !app::validateSweepPlan(session.plan);
+    const bool runnable = !session.targets.empty() && app::validateSweepPlan(session.plan).ok();
     const auto missing = app::missingPoints(session);
     const bool anyDone = missing.size() < app::sweepPoints(session).size();
     m_startButton->setEnabled(!running && runnable);
@@ -282,7 +282,7 @@ void RunPage::updateButtons() {
     if (!runnable) {
         showStatus(session.targets.empty()
                        ? tr("Add targets on the Targets page to run a sweep.")
-                       : app::validateSweepPlan(session.plan).value_or(QString()));
+                       : app::validateSweepPlan(session.plan).error().message);
         m_statusIsHint = true;
     } else if (m_statusIsHint) {
         showStatus(QString());

@@ -113,6 +113,15 @@ HttpOptionsForm::HttpOptionsForm(QWidget* parent)
                                              "their responses; 1 is what ab and wrk do.")));
     addFormRow(form, tr("&Pipeline:"), m_pipeline);
 
+    m_acceptVariableLength = new QCheckBox(tr("Accept bodies of &varying length (ab -l)"));
+    m_acceptVariableLength->setObjectName(QStringLiteral("acceptVariableLengthCheck"));
+    m_acceptVariableLength->setToolTip(
+        wrappedToolTip(tr("Without it a body whose length differs from the first response's "
+                          "counts as a Length failure, as in ab.")));
+    form->addRow(QString(), m_acceptVariableLength);
+
+    addResponseTimeoutRow(form, QStringLiteral("httpTimeoutSpin"));
+
     connect(m_url, &QLineEdit::textEdited, this, &HttpOptionsForm::notifyEdited);
     connect(m_address, &QLineEdit::textEdited, this, &HttpOptionsForm::notifyEdited);
     connect(m_method, &QComboBox::currentTextChanged, this, &HttpOptionsForm::notifyEdited);
@@ -126,6 +135,7 @@ HttpOptionsForm::HttpOptionsForm(QWidget* parent)
     connect(m_contentType, &QLineEdit::textEdited, this, &HttpOptionsForm::notifyEdited);
     connect(m_keepAlive, &QCheckBox::toggled, this, &HttpOptionsForm::notifyEdited);
     connect(m_pipeline, &QSpinBox::valueChanged, this, &HttpOptionsForm::notifyEdited);
+    connect(m_acceptVariableLength, &QCheckBox::toggled, this, &HttpOptionsForm::notifyEdited);
 }
 
 void HttpOptionsForm::loadFields(const app::Target& target) {
@@ -144,6 +154,7 @@ void HttpOptionsForm::loadFields(const app::Target& target) {
     m_contentType->setText(http.contentType);
     m_keepAlive->setChecked(http.keepAlive);
     m_pipeline->setValue(http.pipeline);
+    m_acceptVariableLength->setChecked(http.acceptVariableLength);
 }
 
 bool HttpOptionsForm::apply(app::Target& target) {
@@ -187,6 +198,8 @@ bool HttpOptionsForm::apply(app::Target& target) {
     target.http.contentType = m_contentType->text().trimmed();
     target.http.keepAlive = m_keepAlive->isChecked();
     target.http.pipeline = m_pipeline->value();
+    target.http.acceptVariableLength = m_acceptVariableLength->isChecked();
+    applyResponseTimeout(target);
     return true;
 }
 

@@ -45,6 +45,7 @@ private:
     QLineEdit* m_contentType = nullptr;
     QCheckBox* m_keepAlive = nullptr;
     QSpinBox* m_pipeline = nullptr;
+    QCheckBox* m_acceptVariableLength = nullptr;
 };
 
 } // namespace loadscope::ui

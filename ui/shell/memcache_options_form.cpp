@@ -103,6 +103,7 @@ MemcacheOptionsForm::MemcacheOptionsForm(QWidget* parent)
     m_preload->setToolTip(wrappedToolTip(tr("SET each key once, unmeasured, before the "
                                             "target's first point, so GETs hit.")));
     form->addRow(QString(), m_preload);
+    addResponseTimeoutRow(form, QStringLiteral("memcacheTimeoutSpin"));
 
     for (QLineEdit* edit : {m_address, m_keyPattern, m_keyMinimum, m_keyMaximum, m_keyPrefix})
         connect(edit, &QLineEdit::textEdited, this, &MemcacheOptionsForm::notifyEdited);
@@ -161,6 +162,7 @@ bool MemcacheOptionsForm::apply(app::Target& target) {
     mc.valueSize = m_valueSize->value();
     mc.pipeline = m_pipeline->value();
     mc.preload = m_preload->isChecked();
+    applyResponseTimeout(target);
     return true;
 }
 

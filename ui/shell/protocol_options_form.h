@@ -1,7 +1,11 @@
 #pragma once
 
 #include "app/session/target.h"
+#include "ui/common/form_rows.h"
+#include "ui/common/metric_tooltip.h"
 
+#include <QDoubleSpinBox>
+#include <QFormLayout>
 #include <QWidget>
 
 namespace loadscope::ui {
@@ -18,6 +22,8 @@ public:
     void load(const app::Target& target) {
         m_loading = true;
         loadFields(target);
+        if (m_responseTimeout)
+            m_responseTimeout->setValue(target.responseTimeoutSeconds);
         m_loading = false;
     }
     // false: some field is invalid (its message is shown) and `target` is unchanged.
@@ -36,8 +42,30 @@ protected:
     }
     bool isLoading() const { return m_loading; }
 
+    // The response timeout (ab -s, memtier's and netperf's --timeout) as a row
+    // of `form`, for the protocols that wait for replies; load() fills it and
+    // applyResponseTimeout() writes it back.
+    void addResponseTimeoutRow(QFormLayout* form, const QString& objectName) {
+        m_responseTimeout = new QDoubleSpinBox;
+        m_responseTimeout->setObjectName(objectName);
+        m_responseTimeout->setRange(0.001, 3600);
+        m_responseTimeout->setDecimals(3);
+        m_responseTimeout->setSuffix(tr(" s"));
+        m_responseTimeout->setMinimumWidth(100);
+        m_responseTimeout->setToolTip(
+            wrappedToolTip(tr("How long to wait for each reply before counting a timeout.")));
+        addFormRow(form, tr("Reply &timeout:"), m_responseTimeout);
+        connect(m_responseTimeout, &QDoubleSpinBox::valueChanged, this,
+                &ProtocolOptionsForm::notifyEdited);
+    }
+    void applyResponseTimeout(app::Target& target) const {
+        if (m_responseTimeout)
+            target.responseTimeoutSeconds = m_responseTimeout->value();
+    }
+
 private:
     bool m_loading = false;
+    QDoubleSpinBox* m_responseTimeout = nullptr;
 };
 
 } // namespace loadscope::ui

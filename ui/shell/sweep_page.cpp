@@ -244,9 +244,9 @@ void SweepPage::loadPlan(const SweepPlan& plan) {
 
     m_levelsError->setMessage({});
     m_cpusError->setMessage({});
-    const std::optional<QString> problem = app::validateSweepPlan(plan);
-    m_planError->setMessage(problem.value_or(QString()));
-    m_valid = !problem;
+    const auto checked = app::validateSweepPlan(plan);
+    m_planError->setMessage(checked ? QString() : checked.error().message);
+    m_valid = checked.ok();
     m_duration->setEnabled(plan.limit == PointLimit::Duration);
     m_requests->setEnabled(plan.limit == PointLimit::Requests);
     updateOrderExplanation();
@@ -268,12 +268,14 @@ void SweepPage::applyFields() {
     m_requests->setEnabled(m_byRequests->isChecked());
 
     SweepPlan plan = m_plan;
-    QString levelsProblem;
-    if (auto levels = parseConcurrencyLevels(m_levels->text(), &levelsProblem))
+    const auto levels = parseConcurrencyLevels(m_levels->text());
+    const QString levelsProblem = levels ? QString() : levels.error().message;
+    if (levels)
         plan.concurrencyLevels = *levels;
     m_levelsError->setMessage(levelsProblem);
-    QString cpusProblem;
-    if (auto cpus = parseCpuList(m_cpus->text(), &cpusProblem))
+    const auto cpus = app::parseCpuList(m_cpus->text());
+    const QString cpusProblem = cpus ? QString() : cpus.error().message;
+    if (cpus)
         plan.cpus = *cpus;
     m_cpusError->setMessage(cpusProblem);
 
@@ -286,10 +288,11 @@ void SweepPage::applyFields() {
     plan.pauseSeconds = m_pause->value();
     plan.order = static_cast<SweepOrder>(m_order->currentData().toInt());
 
-    const std::optional<QString> problem = app::validateSweepPlan(plan);
-    m_planError->setMessage(
-        levelsProblem.isEmpty() && cpusProblem.isEmpty() ? problem.value_or(QString()) : QString());
-    m_valid = levelsProblem.isEmpty() && cpusProblem.isEmpty() && !problem;
+    const auto checked = app::validateSweepPlan(plan);
+    m_planError->setMessage(levelsProblem.isEmpty() && cpusProblem.isEmpty() && !checked
+                                ? checked.error().message
+                                : QString());
+    m_valid = levelsProblem.isEmpty() && cpusProblem.isEmpty() && checked.ok();
     if (!m_valid) {
         updateEstimate();
         return;

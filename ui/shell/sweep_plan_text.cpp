@@ -20,31 +20,23 @@ QStringList tokens(const QString& text) {
 
 } // namespace
 
-std::optional<std::vector<int>> parseConcurrencyLevels(const QString& text, QString* error) {
+app::Result<std::vector<int>> parseConcurrencyLevels(const QString& text) {
     std::vector<int> levels;
     std::set<int> seen;
     const QStringList parts = tokens(text);
-    if (parts.isEmpty()) {
-        *error = QObject::tr("Enter at least one level, e.g. 1, 10, 100");
-        return std::nullopt;
-    }
+    if (parts.isEmpty())
+        return app::invalidInput(QObject::tr("Enter at least one level, e.g. 1, 10, 100"));
     for (const QString& part : parts) {
         bool ok = false;
         const qlonglong level = part.toLongLong(&ok);
-        if (!ok) {
-            *error = QObject::tr("'%1' is not a whole number").arg(part);
-            return std::nullopt;
-        }
-        if (level < 1 || level > app::kMaxConcurrency) {
-            *error = QObject::tr("Concurrency %1 is out of range (1 to %2)")
-                         .arg(level)
-                         .arg(app::kMaxConcurrency);
-            return std::nullopt;
-        }
-        if (!seen.insert(static_cast<int>(level)).second) {
-            *error = QObject::tr("Concurrency %1 is listed twice").arg(level);
-            return std::nullopt;
-        }
+        if (!ok)
+            return app::invalidInput(QObject::tr("'%1' is not a whole number").arg(part));
+        if (level < 1 || level > app::kMaxConcurrency)
+            return app::invalidInput(QObject::tr("Concurrency %1 is out of range (1 to %2)")
+                                         .arg(level)
+                                         .arg(app::kMaxConcurrency));
+        if (!seen.insert(static_cast<int>(level)).second)
+            return app::invalidInput(QObject::tr("Concurrency %1 is listed twice").arg(level));
         levels.push_back(static_cast<int>(level));
     }
     return levels;
@@ -57,49 +49,14 @@ QString formatConcurrencyLevels(const std::vector<int>& levels) {
     return parts.join(QStringLiteral(", "));
 }
 
-std::optional<std::vector<int>> parseCpuList(const QString& text, QString* error) {
-    std::set<int> cpus;
-    static const QRegularExpression item(QStringLiteral("^(\\d+)(?:-(\\d+))?$"));
-    for (const QString& part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-        const QString trimmed = part.trimmed();
-        if (trimmed.isEmpty())
-            continue;
-        const QRegularExpressionMatch match = item.match(trimmed);
-        if (!match.hasMatch()) {
-            *error = QObject::tr("'%1' is not a CPU number or range such as 0-3").arg(trimmed);
-            return std::nullopt;
-        }
-        bool firstOk = false;
-        bool lastOk = true;
-        const int first = match.captured(1).toInt(&firstOk);
-        const int last = match.hasCaptured(2) ? match.captured(2).toInt(&lastOk) : first;
-        // A machine with more CPUs than this is not something to sweep on.
-        constexpr int kMaxCpu = 65535;
-        if (!firstOk || !lastOk || first > kMaxCpu || last > kMaxCpu) {
-            *error = QObject::tr("CPU numbers go up to %1").arg(kMaxCpu);
-            return std::nullopt;
-        }
-        if (last < first) {
-            *error = QObject::tr("The range %1 runs backwards").arg(trimmed);
-            return std::nullopt;
-        }
-        for (int cpu = first; cpu <= last; ++cpu)
-            cpus.insert(cpu);
-    }
-    return std::vector<int>(cpus.begin(), cpus.end());
-}
-
 QString formatCpuList(const std::vector<int>& cpus) {
-    std::vector<int> sorted = cpus;
-    std::sort(sorted.begin(), sorted.end());
-    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
     QStringList parts;
-    for (size_t i = 0; i < sorted.size();) {
+    for (size_t i = 0; i < cpus.size();) {
         size_t j = i;
-        while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1)
+        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1)
             ++j;
-        parts << (j == i ? QString::number(sorted[i])
-                         : QStringLiteral("%1-%2").arg(sorted[i]).arg(sorted[j]));
+        parts << (j == i ? QString::number(cpus[i])
+                         : QStringLiteral("%1-%2").arg(cpus[i]).arg(cpus[j]));
         i = j + 1;
     }
     return parts.join(QLatin1Char(','));

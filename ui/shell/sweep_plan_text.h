@@ -1,5 +1,8 @@
 #pragma once
 
+#include "app/common/result.h"
+#include "app/session/target_rules.h"
+
 #include <QString>
 #include <optional>
 #include <vector>
@@ -8,14 +11,14 @@
 namespace loadscope::ui {
 
 // "1, 10, 100 1000" (commas, semicolons or spaces between) in the order given.
-// nullopt with one line in `error` for anything else, a level out of range or
-// a level listed twice.
-std::optional<std::vector<int>> parseConcurrencyLevels(const QString& text, QString* error);
+// One line for anything else, a level out of range or a level listed twice.
+app::Result<std::vector<int>> parseConcurrencyLevels(const QString& text);
 QString formatConcurrencyLevels(const std::vector<int>& levels); // "1, 10, 100"
 
-// CPU numbers and ranges as taskset takes them: "0-3,8". Empty text: no pinning.
-std::optional<std::vector<int>> parseCpuList(const QString& text, QString* error);
-QString formatCpuList(const std::vector<int>& cpus); // ranges folded: "0-3,8"
+// CPU lists are read by app::parseCpuList() (app/session/target_rules.h),
+// the rule the CLI's --cpus and the session file follow too. This writes one
+// back in the list's order, ascending runs folded: "0-3,8".
+QString formatCpuList(const std::vector<int>& cpus);
 
 // A span of time as a person reads it: "45 s", "4 min 20 s", "2 h 03 min".
 QString formatSeconds(double seconds);

@@ -1,8 +1,8 @@
 #include "ui/shell/target_field_checks.h"
 
+#include "app/session/target_rules.h"
 #include "app/sweep/load_spec_builder.h"
 #include "engine/http_protocol.h"
-#include "engine/memcache_protocol.h"
 
 namespace loadscope::ui {
 
@@ -18,30 +18,20 @@ QString urlProblem(const QString& url) {
 QString addressProblem(const QString& address, bool required) {
     if (address.trimmed().isEmpty())
         return required ? QObject::tr("Enter HOST:PORT, e.g. 127.0.0.1:11211") : QString();
-    QString error;
-    if (!app::parseEndpoint(address, &error))
-        return error;
-    return {};
+    const auto endpoint = app::parseEndpoint(address);
+    return endpoint ? QString() : endpoint.error().message;
 }
 
 QString keyPatternProblem(const QString& pattern) {
-    engine::KeyPattern set{};
-    engine::KeyPattern get{};
-    if (!engine::parseMemcacheKeyPatterns(pattern.trimmed().toUpper().toStdString(), set, get))
+    if (!app::checkKeyPattern(pattern))
         return QObject::tr("Use SET:GET with R (random), S (sequential) or G (Gaussian), "
                            "e.g. R:R");
     return {};
 }
 
 QString headerNameProblem(const QString& name) {
-    if (name.trimmed().isEmpty())
-        return QObject::tr("A header needs a name");
-    for (const QChar c : name.trimmed()) {
-        if (c.unicode() <= 0x20 || c.unicode() >= 0x7f || c == QLatin1Char(':'))
-            return QObject::tr("Header name '%1' may not hold spaces, colons or non-ASCII")
-                .arg(name.trimmed());
-    }
-    return {};
+    const auto checked = app::checkHeaderName(name);
+    return checked ? QString() : checked.error().message;
 }
 
 QString unsignedNumberProblem(const QString& text) {
@@ -57,10 +47,8 @@ QString targetProblem(const app::Target& target) {
     // question for the sweep page, not for the target.
     app::SweepPlan plan;
     plan.limit = app::PointLimit::Duration;
-    QString error;
-    if (!app::draftLoadSpec(target, 1, plan, &error))
-        return error;
-    return {};
+    const auto draft = app::draftLoadSpec(target, 1, plan);
+    return draft ? QString() : draft.error().message;
 }
 
 } // namespace loadscope::ui

@@ -45,6 +45,7 @@ TcpRrOptionsForm::TcpRrOptionsForm(QWidget* parent)
     m_connectPerRequest = new QCheckBox(tr("Ne&w connection per transaction (TCP_CRR)"));
     m_connectPerRequest->setObjectName(QStringLiteral("crrCheck"));
     form->addRow(QString(), m_connectPerRequest);
+    addResponseTimeoutRow(form, QStringLiteral("tcpRrTimeoutSpin"));
 
     connect(m_address, &QLineEdit::textEdited, this, &TcpRrOptionsForm::notifyEdited);
     connect(m_requestSize, &QSpinBox::valueChanged, this, &TcpRrOptionsForm::notifyEdited);
@@ -67,6 +68,7 @@ bool TcpRrOptionsForm::apply(app::Target& target) {
     target.tcpRr.requestSize = m_requestSize->value();
     target.tcpRr.responseSize = m_responseSize->value();
     target.tcpRr.connectPerRequest = m_connectPerRequest->isChecked();
+    applyResponseTimeout(target);
     return true;
 }
 

@@ -1,0 +1,81 @@
+#include "app/cli/commands.h"
+
+#include <QString>
+#include <functional>
+#include <map>
+
+namespace loadscope::cli {
+
+namespace {
+
+using Command = std::function<int(const QStringList&, const CliIo&)>;
+
+template <int (*run)(const QStringList&)>
+int withoutIo(const QStringList& arguments, const CliIo&) {
+    return run(arguments);
+}
+
+const std::map<QString, Command>& commands() {
+    static const std::map<QString, Command> table{
+        {QStringLiteral("http"), runHttpCommand},
+        {QStringLiteral("memcache"), runMemcacheCommand},
+        {QStringLiteral("tcp-rr"), runTcpRrCommand},
+        {QStringLiteral("tcp-stream"), runTcpStreamCommand},
+        {QStringLiteral("serve"), withoutIo<runServeCommand>},
+        {QStringLiteral("sweep"), runSweepCommand},
+        {QStringLiteral("report"), withoutIo<runReportCommand>},
+        {QStringLiteral("export"), withoutIo<runExportCommand>},
+        {QStringLiteral("import"), withoutIo<runImportCommand>},
+    };
+    return table;
+}
+
+void printUsage(FILE* stream) {
+    std::fputs("Usage: loadscope-cli COMMAND [options] ...\n"
+               "\n"
+               "Commands:\n"
+               "  http URL               HTTP/1.1 load, ab-compatible options and report\n"
+               "  memcache HOST:PORT     memcached text protocol, memtier_benchmark options\n"
+               "  tcp-rr HOST:PORT       TCP request/response, as netperf TCP_RR / TCP_CRR\n"
+               "  tcp-stream HOST:PORT   TCP send throughput, as netperf TCP_STREAM\n"
+               "  serve KIND             embedded servers: http, echo, sink, proxy\n"
+               "  sweep SESSION          run a session's sweep headless\n"
+               "  report SESSION         print a saved session's comparison\n"
+               "  export SESSION         write a saved session's CSV and percentile files\n"
+               "  import ...             import ab, wrk, memtier_benchmark, netperf output\n"
+               "\n"
+               "'loadscope-cli COMMAND --help' describes a command's options.\n",
+               stream);
+}
+
+} // namespace
+
+int runCli(const QStringList& arguments, const CliIo& io) {
+    if (arguments.isEmpty()) {
+        printUsage(io.err);
+        return ExitUsage;
+    }
+    const QString command = arguments.constFirst();
+    if (command == QLatin1String("--help") || command == QLatin1String("-h")) {
+        printUsage(io.out);
+        return ExitOk;
+    }
+    if (command == QLatin1String("--version")) {
+        std::fprintf(io.out, "loadscope-cli %s\n", LOADSCOPE_VERSION);
+        return ExitOk;
+    }
+    const auto found = commands().find(command);
+    if (found == commands().end()) {
+        std::fprintf(io.err, "loadscope-cli: unknown command '%s' (see loadscope-cli --help)\n",
+                     qPrintable(command));
+        return ExitUsage;
+    }
+    QStringList commandArguments = arguments;
+    commandArguments[0] = QStringLiteral("loadscope-cli ") + command;
+    const int status = found->second(commandArguments, io);
+    std::fflush(io.out);
+    std::fflush(io.err);
+    return status;
+}
+
+} // namespace loadscope::cli

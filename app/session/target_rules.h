@@ -1,0 +1,51 @@
+#pragma once
+
+#include "app/common/result.h"
+
+#include <QString>
+#include <cstdint>
+#include <vector>
+
+// The rules a target's and a plan's fields obey, each written once and used
+// by the CLI's flags, the window's fields, session loading and the spec
+// builder alike, so that what one of them accepts none of the others refuses.
+namespace loadscope::app {
+
+// Where the load goes before name resolution.
+struct Endpoint {
+    QString host; // without brackets for IPv6
+    quint16 port = 0;
+
+    friend bool operator==(const Endpoint&, const Endpoint&) = default;
+};
+
+// "HOST:PORT" or "[v6]:PORT", port 1 to 65535.
+Result<Endpoint> parseEndpoint(const QString& text);
+
+// A header name is an HTTP token: not empty, no spaces, colons or non-ASCII.
+Result<void> checkHeaderName(const QString& name);
+
+// CPU numbers and ranges as taskset takes them, "0-3,8", in the order given
+// (worker thread i is pinned to the i-th CPU). Empty text: no pinning. Only
+// the syntax: a session may name CPUs of another machine.
+Result<std::vector<int>> parseCpuList(const QString& text);
+// Every CPU exists on this machine (what a run here needs).
+Result<void> checkCpusExist(const std::vector<int>& cpus);
+
+// Worker threads of a run: `requested`, or one per core when 0.
+uint32_t threadCount(int requested);
+
+// A memcached set:get ratio, "1:10"; not both 0.
+struct MemcacheRatio {
+    int sets = 1;
+    int gets = 10;
+};
+Result<MemcacheRatio> parseMemcacheRatio(const QString& text);
+// memtier's --key-pattern, SET:GET of R, S or G.
+Result<void> checkKeyPattern(const QString& pattern);
+
+// ab's rule: a point ends after its requests, so it cannot open more
+// connections than it has requests.
+Result<void> checkRequestsCoverConcurrency(uint64_t requests, uint64_t concurrency);
+
+} // namespace loadscope::app
