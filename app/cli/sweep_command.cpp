@@ -83,7 +83,6 @@ void dropPlanResults(app::Session& session) {
 std::optional<std::pair<app::Session, QString>>
 startingSession(const SweepArguments& args, const QString& command, int* exitCode) {
     *exitCode = ExitUsage;
-    QString error;
     const bool isFile = QFileInfo(args.sessionArgument).isFile();
     QString out = args.outPath;
     if (out.isEmpty()) {
@@ -94,22 +93,20 @@ startingSession(const SweepArguments& args, const QString& command, int* exitCod
     }
     const bool outExists = QFileInfo::exists(out);
     const bool outIsInput = isFile && samePath(out, args.sessionArgument);
-    std::optional<app::Session> session;
-    if (args.resume && outExists && !outIsInput) {
-        session = app::loadSessionFile(out, &error);
-    } else {
-        if (outExists && !outIsInput && !args.fresh) {
-            printError(command, QStringLiteral("%1 exists: --resume continues it, --fresh "
-                                               "replaces it, or give another --out")
-                                    .arg(out));
-            return std::nullopt;
-        }
-        session = app::openSession(args.sessionArgument, &error);
-    }
-    if (!session) {
-        printError(command, error);
+    const bool resuming = args.resume && outExists && !outIsInput;
+    if (!resuming && outExists && !outIsInput && !args.fresh) {
+        printError(command, QStringLiteral("%1 exists: --resume continues it, --fresh "
+                                           "replaces it, or give another --out")
+                                .arg(out));
         return std::nullopt;
     }
+    app::Result<app::Session> opened =
+        resuming ? app::loadSessionFile(out) : app::openSession(args.sessionArgument);
+    if (!opened) {
+        printError(command, opened.error().toString());
+        return std::nullopt;
+    }
+    std::optional<app::Session> session = std::move(*opened);
     const int done = resultsInPlan(*session);
     if (args.fresh) {
         dropPlanResults(*session);
@@ -328,8 +325,8 @@ int runSweepCommand(const QStringList& arguments) {
     document.reset(std::move(session), outPath);
     // Written before the first point, so the file is whole and complete
     // with its plan even if the sweep is killed during that point.
-    if (!document.save(&error)) {
-        printError(command, error);
+    if (const auto saved = document.save(); !saved) {
+        printError(command, saved.error().toString());
         return ExitInternal;
     }
 

@@ -85,14 +85,18 @@ QJsonObject pointResultToJson(const PointResult& result) {
     for (const ResultField& field : resultSchema()) {
         if (field.sessionKey.isEmpty())
             continue;
-        // A parent object is written even when every key in it is left out.
+        // A parent object of the first format is written even when every key
+        // in it is left out ("reported": {}).
         const qsizetype slash = field.sessionKey.indexOf(QLatin1Char('/'));
-        if (slash > 0 && !json.contains(field.sessionKey.left(slash)))
+        if (slash > 0 && !field.sessionOnlyWhenSet && !json.contains(field.sessionKey.left(slash)))
             json.insert(field.sessionKey.left(slash), QJsonObject());
         const FieldValue value = field.value(result);
         if (field.omitInSession && std::holds_alternative<std::monostate>(value))
             continue;
-        insertJsonPath(json, field.sessionKey, fieldJson(field, value));
+        const QJsonValue saved = fieldJson(field, value);
+        if (field.sessionOnlyWhenSet && isEmptyJson(saved))
+            continue;
+        insertJsonPath(json, field.sessionKey, saved);
     }
 
     const LatencySummary* summaries[] = {&result.total, &result.connect, &result.waiting,

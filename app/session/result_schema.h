@@ -64,6 +64,9 @@ struct ResultField {
     double absentNumber = 0;
     bool omitInCli = false;     // absent: leave the key out of CLI JSON
     bool omitInSession = false; // absent: leave the key out of the session file
+    // Keys added after the format's first release: left out while 0, false or
+    // empty, so a file saved before them reads back and saves again the same.
+    bool sessionOnlyWhenSet = false;
 
     QString cliKey(TargetProtocol protocol) const { return cliKeys[static_cast<size_t>(protocol)]; }
     // Whether every command's --json carries it under one name.
@@ -80,6 +83,8 @@ const ResultField* resultFieldForMetric(QStringView metricId);
 std::optional<double> fieldNumber(const ResultField& field, const PointResult& result);
 // The value as JSON writes it (absent: `absentNumber`, "", false or null).
 QJsonValue fieldJson(const ResultField& field, const FieldValue& value);
+// Whether `value` is 0, false, "", null, [] or {}.
+bool isEmptyJson(const QJsonValue& value);
 // Inserts `value` at `path` ("key" or "parent/key") into `object`.
 void insertJsonPath(QJsonObject& object, const QString& path, const QJsonValue& value);
 

@@ -56,6 +56,14 @@ public:
         field.read = std::move(read);
         return field;
     }
+    // A field added to the session file after its first release (see
+    // ResultField::sessionOnlyWhenSet).
+    ResultField& savedWhenSet(const char* id, FieldType type, const char* unit, Value value,
+                              const char* key, Read read) {
+        ResultField& field = saved(id, type, unit, std::move(value), key, std::move(read));
+        field.sessionOnlyWhenSet = true;
+        return field;
+    }
     // A text saved under `key`, held in PointResult::*part::*member (source.tool).
     template <typename Part>
     ResultField& savedText(const char* id, const char* key, Part PointResult::*part,

@@ -104,7 +104,7 @@ void addPlacement(ResultSchemaBuilder& b) {
         });
     statusCodes.cliKeys = only(TargetProtocol::Http, "status_codes");
 
-    ResultField& threadCpus = b.saved(
+    ResultField& threadCpus = b.savedWhenSet(
         "thread_cpus", FieldType::Json, "",
         [](const PointResult& r) {
             QJsonArray cpus;
@@ -119,7 +119,7 @@ void addPlacement(ResultSchemaBuilder& b) {
                 r.threadCpus.push_back(int(cpus.integerAt(i, 0, 65535)));
         });
     threadCpus.cliKeys = every("thread_cpus");
-    b.saved(
+    b.savedWhenSet(
          "threads_pinned", FieldType::Flag, "",
          [](const PointResult& r) { return FieldValue(r.pinned); }, "pinned",
          [](const JsonReader& j, QStringView k, PointResult& r) { r.pinned = j.boolean(k, false); })
@@ -127,7 +127,7 @@ void addPlacement(ResultSchemaBuilder& b) {
     b.add("client_cpu_load", FieldType::Real, "", [](const PointResult& r) {
          return FieldValue(r.clientCpuLoad());
      }).cliKeys = every("client_cpu_load");
-    b.saved(
+    b.savedWhenSet(
          "connections_opened", FieldType::Count, "connections",
          [](const PointResult& r) { return FieldValue(r.connectionsOpened); }, "connectionsOpened",
          [](const JsonReader& j, QStringView k, PointResult& r) {
@@ -152,7 +152,7 @@ void addMemcache(ResultSchemaBuilder& b) {
     };
     for (const auto& reply : replies) {
         const auto member = reply.member;
-        b.saved(
+        b.savedWhenSet(
              reply.id, FieldType::Count, "replies",
              [member](const PointResult& r) { return FieldValue(r.errorReplies.*member); },
              reply.key,
@@ -161,7 +161,7 @@ void addMemcache(ResultSchemaBuilder& b) {
              })
             .cliKeys = only(kMemcache, reply.cli);
     }
-    b.saved(
+    b.savedWhenSet(
         "operation_counts", FieldType::Json, "replies",
         [](const PointResult& r) {
             QJsonObject counts;
@@ -301,6 +301,23 @@ QJsonValue fieldJson(const ResultField& field, const FieldValue& value) {
         QJsonValue operator()(const QJsonValue& json) const { return json; }
     };
     return std::visit(Visitor{field}, value);
+}
+
+bool isEmptyJson(const QJsonValue& value) {
+    switch (value.type()) {
+    case QJsonValue::Double:
+        return value.toDouble() == 0;
+    case QJsonValue::Bool:
+        return !value.toBool();
+    case QJsonValue::String:
+        return value.toString().isEmpty();
+    case QJsonValue::Array:
+        return value.toArray().isEmpty();
+    case QJsonValue::Object:
+        return value.toObject().isEmpty();
+    default:
+        return true;
+    }
 }
 
 void insertJsonPath(QJsonObject& object, const QString& path, const QJsonValue& value) {

@@ -1,10 +1,10 @@
 #pragma once
 
+#include "app/common/result.h"
 #include "app/session/json_reader.h"
 #include "app/session/session.h"
 
 #include <QJsonObject>
-#include <optional>
 
 // The JSON shape of a session file, version 1. session_file.h adds the bytes,
 // the file and the error prefix; these functions are the mapping only, kept
@@ -32,8 +32,9 @@ inline constexpr int kSessionFormatVersion = 1;
 inline constexpr QLatin1StringView kSessionFormatName{"loadscope-session"};
 
 QJsonObject sessionToJson(const Session& session);
-// nullopt with one message naming the field (no file name) when anything is wrong.
-std::optional<Session> sessionFromJson(const QJsonObject& root, QString* error);
+// The session, or one Format error naming the field (no file name) when
+// anything is wrong.
+Result<Session> sessionFromJson(const QJsonObject& root);
 
 QJsonObject targetToJson(const Target& target);
 Target targetFromJson(const JsonReader& json);

@@ -282,9 +282,8 @@ QCoro::Task<SweepOutcome> SweepRunner::runSweep(quint64 job) {
         m_document->putResult(result);
         ++outcome.pointsRun;
         if (m_autosave && !m_document->filePath().isEmpty()) {
-            QString saveError;
-            if (!m_document->save(&saveError))
-                Q_EMIT autosaveFailed(saveError);
+            if (const auto saved = m_document->save(); !saved)
+                Q_EMIT autosaveFailed(saved.error().toString());
         }
         Q_EMIT pointFinished(point, result);
     }

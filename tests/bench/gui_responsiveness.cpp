@@ -267,9 +267,8 @@ int measureOpen(const Options& options) {
     {
         app::SessionDocument writer;
         writer.reset(thousandResults(options.results));
-        QString error;
-        if (!writer.saveAs(path, &error)) {
-            std::fprintf(stderr, "gui_responsiveness: %s\n", qPrintable(error));
+        if (const auto saved = writer.saveAs(path); !saved) {
+            std::fprintf(stderr, "gui_responsiveness: %s\n", qPrintable(saved.error().toString()));
             return 1;
         }
     }
@@ -284,9 +283,8 @@ int measureOpen(const Options& options) {
         QObject::connect(&page, &ui::ComparePage::chartsChanged, &loop, &QEventLoop::quit);
         QElapsedTimer clock;
         clock.start();
-        QString error;
-        if (!document.open(path, &error)) {
-            std::fprintf(stderr, "gui_responsiveness: %s\n", qPrintable(error));
+        if (const auto opened = document.open(path); !opened) {
+            std::fprintf(stderr, "gui_responsiveness: %s\n", qPrintable(opened.error().toString()));
             return 1;
         }
         const double openMs = double(clock.nsecsElapsed()) / 1e6;
