@@ -6,9 +6,9 @@ namespace loadscope::app {
 
 namespace {
 
-void record(QString* error, const QString& path, const QString& problem) {
-    if (error->isEmpty())
-        *error = QStringLiteral("field \"%1\" %2").arg(path, problem);
+void record(QString* firstProblem, const QString& path, const QString& problem) {
+    if (firstProblem->isEmpty())
+        *firstProblem = QStringLiteral("field \"%1\" %2").arg(path, problem);
 }
 
 QString wrongType(const char* expected, const QJsonValue& value) {
@@ -22,19 +22,19 @@ QString numberText(double value) {
 
 // The value as an integer in [minimum, maximum], or nullopt with a problem recorded.
 std::optional<int64_t> toInteger(const QJsonValue& value, int64_t minimum, int64_t maximum,
-                                 const QString& path, QString* error) {
+                                 const QString& path, QString* firstProblem) {
     if (!value.isDouble()) {
-        record(error, path, wrongType("a number", value));
+        record(firstProblem, path, wrongType("a number", value));
         return std::nullopt;
     }
     const double number = value.toDouble();
     if (!std::isfinite(number) || std::floor(number) != number) {
-        record(error, path,
+        record(firstProblem, path,
                QStringLiteral("is %1, expected a whole number").arg(numberText(number)));
         return std::nullopt;
     }
     if (number < static_cast<double>(minimum) || number > static_cast<double>(maximum)) {
-        record(error, path,
+        record(firstProblem, path,
                QStringLiteral("is %1, expected %2 to %3")
                    .arg(numberText(number))
                    .arg(minimum)
@@ -45,14 +45,14 @@ std::optional<int64_t> toInteger(const QJsonValue& value, int64_t minimum, int64
 }
 
 std::optional<double> toNumber(const QJsonValue& value, double minimum, double maximum,
-                               const QString& path, QString* error) {
+                               const QString& path, QString* firstProblem) {
     if (!value.isDouble()) {
-        record(error, path, wrongType("a number", value));
+        record(firstProblem, path, wrongType("a number", value));
         return std::nullopt;
     }
     const double number = value.toDouble();
     if (!std::isfinite(number) || number < minimum || number > maximum) {
-        record(error, path,
+        record(firstProblem, path,
                QStringLiteral("is %1, expected %2 to %3")
                    .arg(numberText(number), numberText(minimum), numberText(maximum)));
         return std::nullopt;

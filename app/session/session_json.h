@@ -47,10 +47,13 @@ SweepPlan sweepPlanFromJson(const JsonReader& json);
 // { error class: count }, "statusCodes": { "200": count }, "reported": {
 // rates an imported tool printed }, "latency": { "total" | "connect" |
 // "waiting" | "processing": distribution }, "operations": { name:
-// distribution } }. A distribution is { "histogram": base64 of the engine's
-// bytes } when measured (its summary is derived on load), otherwise the
-// printed summary { "minMs", "meanMs", "sdMs", "maxMs", "percentiles": {
-// "99.9": ms } }.
+// distribution }, and, only while set, "threadCpus": [cpu], "pinned",
+// "connectionsOpened", "errorReplies": { "error", "clientError",
+// "serverError" }, "operationCounts": { name: replies } }. The keys other
+// than the distributions are the result schema's (result_schema.h). A distribution is {
+// "histogram": base64 of the engine's bytes } when measured (its summary is derived on load),
+// otherwise the printed summary { "minMs", "meanMs", "sdMs", "maxMs", "percentiles": { "99.9": ms }
+// }.
 QJsonObject pointResultToJson(const PointResult& result);
 PointResult pointResultFromJson(const JsonReader& json);
 
