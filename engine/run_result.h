@@ -2,6 +2,7 @@
 
 #include "engine/error_class.h"
 #include "engine/histogram.h"
+#include "engine/run_rates.h"
 
 #include <cstdint>
 #include <map>
@@ -64,25 +65,25 @@ struct RunResult {
     bool cancelled = false;   // stopped by cancel() before its limit
     bool unreachable = false; // no connection could ever be established
 
-    double requestsPerSecond() const {
-        return durationSeconds > 0 ? double(complete) / durationSeconds : 0;
-    }
+    // Rates as engine/run_rates.h defines them.
+    double requestsPerSecond() const { return rates::requestsPerSecond(complete, durationSeconds); }
     double transferRateKiBps() const {
-        return durationSeconds > 0 ? double(bytesTotal) / 1024.0 / durationSeconds : 0;
+        return rates::transferRateKiBps(bytesTotal, durationSeconds);
     }
-    double sendRateMbitps() const {
-        return durationSeconds > 0 ? double(bytesSent) * 8.0 / 1e6 / durationSeconds : 0;
+    // Bytes sent plus received in 10^6 bit/s (tcp-stream: the send rate).
+    double throughputMbitps() const {
+        return rates::throughputMbitps(bytesSent, bytesTotal, durationSeconds);
     }
     // ab's two "Time per request" lines, in milliseconds.
     double timePerRequestMs() const {
-        return complete ? double(concurrency) * durationSeconds * 1000.0 / double(complete) : 0;
+        return rates::timePerRequestMs(concurrency, durationSeconds, double(complete));
     }
     double timePerRequestAcrossMs() const {
-        return complete ? durationSeconds * 1000.0 / double(complete) : 0;
+        return rates::timePerRequestAcrossMs(durationSeconds, double(complete));
     }
     // Share of the worker threads' wall time spent on CPU (1.0 = saturated).
     double clientCpuLoad() const {
-        return durationSeconds > 0 && threads ? clientCpuSeconds / (durationSeconds * threads) : 0;
+        return rates::clientCpuLoad(clientCpuSeconds, durationSeconds, threads);
     }
 };
 

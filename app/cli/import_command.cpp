@@ -58,9 +58,9 @@ int runImportCommand(const QStringList& arguments) {
     QString error;
     app::Session session;
     if (QFileInfo::exists(sessionPath)) {
-        std::optional<app::Session> loaded = app::loadSessionFile(sessionPath, &error);
+        app::Result<app::Session> loaded = app::loadSessionFile(sessionPath);
         if (!loaded) {
-            printError(command, error);
+            printError(command, loaded.error().toString());
             return ExitUsage;
         }
         session = std::move(*loaded);
@@ -81,8 +81,8 @@ int runImportCommand(const QStringList& arguments) {
         return ExitUsage;
     }
     const app::SessionImport& imported = *result;
-    if (!app::saveSessionFile(session, sessionPath, &error)) {
-        printError(command, error);
+    if (const auto saved = app::saveSessionFile(session, sessionPath); !saved) {
+        printError(command, saved.error().toString());
         return ExitInternal;
     }
 

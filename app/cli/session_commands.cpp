@@ -32,13 +32,13 @@ std::optional<app::Session> openSessionArgument(const QCommandLineParser& parser
         *exitCode = ExitUsage;
         return std::nullopt;
     }
-    QString error;
-    std::optional<app::Session> session = app::openSession(positional.first(), &error);
+    app::Result<app::Session> session = app::openSession(positional.first());
     if (!session) {
-        printError(command, error);
+        printError(command, session.error().toString());
         *exitCode = ExitUsage;
+        return std::nullopt;
     }
-    return session;
+    return std::move(*session);
 }
 
 } // namespace
@@ -129,9 +129,9 @@ int runExportCommand(const QStringList& arguments) {
     QString error;
     if (parser.isSet(percentilesOption)) {
         const auto written =
-            app::writePercentileDistributions(*session, parser.value(percentilesOption), &error);
+            app::writePercentileDistributions(*session, parser.value(percentilesOption));
         if (!written) {
-            printError(command, error);
+            printError(command, written.error().toString());
             return ExitInternal;
         }
         if (written->isEmpty())

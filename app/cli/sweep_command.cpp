@@ -81,7 +81,6 @@ void dropPlanResults(app::Session& session) {
 // The session to run and the file it is saved to, after the rules of
 // --resume, --fresh and --out; the reason of a refusal (exit status 2).
 app::Result<std::pair<app::Session, QString>> startingSession(const SweepArguments& args) {
-    QString error;
     const bool isFile = QFileInfo(args.sessionArgument).isFile();
     QString out = args.outPath;
     if (out.isEmpty()) {
@@ -92,18 +91,16 @@ app::Result<std::pair<app::Session, QString>> startingSession(const SweepArgumen
     }
     const bool outExists = QFileInfo::exists(out);
     const bool outIsInput = isFile && samePath(out, args.sessionArgument);
-    std::optional<app::Session> session;
-    if (args.resume && outExists && !outIsInput) {
-        session = app::loadSessionFile(out, &error);
-    } else {
-        if (outExists && !outIsInput && !args.fresh)
-            return app::invalidInput(QStringLiteral("%1 exists: --resume continues it, --fresh "
-                                                    "replaces it, or give another --out")
-                                         .arg(out));
-        session = app::openSession(args.sessionArgument, &error);
-    }
-    if (!session)
-        return app::makeError(app::ErrorCode::Io, error);
+    const bool resuming = args.resume && outExists && !outIsInput;
+    if (!resuming && outExists && !outIsInput && !args.fresh)
+        return app::invalidInput(QStringLiteral("%1 exists: --resume continues it, --fresh "
+                                                "replaces it, or give another --out")
+                                     .arg(out));
+    app::Result<app::Session> opened =
+        resuming ? app::loadSessionFile(out) : app::openSession(args.sessionArgument);
+    if (!opened)
+        return opened.error();
+    std::optional<app::Session> session = std::move(*opened);
     const int done = resultsInPlan(*session);
     if (args.fresh) {
         dropPlanResults(*session);
@@ -312,14 +309,13 @@ int runSweepCommand(const QStringList& arguments, const CliIo& io) {
         printError(io, command, limit.error().message);
         return ExitUsage;
     }
-    QString error;
 
     app::SessionDocument document;
     document.reset(std::move(session), outPath);
     // Written before the first point, so the file is whole and complete
     // with its plan even if the sweep is killed during that point.
-    if (!document.save(&error)) {
-        printError(io, command, error);
+    if (const auto saved = document.save(); !saved) {
+        printError(io, command, saved.error().toString());
         return ExitInternal;
     }
 

@@ -2,6 +2,7 @@
 
 #include "app/report/ab_report.h"
 #include "app/report/result_json.h"
+#include "engine/run_rates.h"
 
 #include <QStringList>
 #include <algorithm>
@@ -74,7 +75,7 @@ double setWireShare(const RunResult& r, const engine::MemcacheSpec& w) {
 }
 
 QString rate(double count, double seconds) {
-    return QString::number(seconds > 0 ? count / seconds : 0, 'f', 2);
+    return QString::number(engine::rates::perSecond(count, seconds), 'f', 2);
 }
 
 QString msCell(double ns) {
@@ -236,22 +237,8 @@ QString formatMemtierReport(const MemcacheRunReport& report, const MemcacheRunSe
     return out;
 }
 
-QJsonObject memcacheResultJson(const MemcacheRunReport& report, const MemcacheRunSetup& setup) {
-    const RunResult& r = report.result;
+void addMemcacheSetupJson(QJsonObject& o, const MemcacheRunSetup& setup) {
     const engine::MemcacheSpec& w = setup.workload;
-    const double seconds = r.durationSeconds;
-    const auto perSecond = [seconds](uint64_t count) {
-        return seconds > 0 ? double(count) / seconds : 0.0;
-    };
-    const OperationStats empty;
-    const OperationStats* sets = operation(r, engine::kMemcacheSetOperation);
-    const OperationStats* gets = operation(r, engine::kMemcacheGetOperation);
-    if (!sets)
-        sets = &empty;
-    if (!gets)
-        gets = &empty;
-
-    QJsonObject o = runResultJson(r);
     o[QStringLiteral("server")] = setup.server;
     o[QStringLiteral("clients_per_thread")] = double(setup.clientsPerThread);
     o[QStringLiteral("pipeline")] = double(setup.pipeline);
@@ -266,32 +253,27 @@ QJsonObject memcacheResultJson(const MemcacheRunReport& report, const MemcacheRu
     o[QStringLiteral("key_maximum")] = double(w.keyMaximum);
     o[QStringLiteral("key_prefix")] = QString::fromStdString(w.keyPrefix);
     o[QStringLiteral("data_size")] = double(w.valueSize);
-    o[QStringLiteral("ops_per_second")] = r.requestsPerSecond();
-    o[QStringLiteral("sets")] = double(sets->count);
-    o[QStringLiteral("gets")] = double(gets->count);
-    o[QStringLiteral("sets_per_second")] = perSecond(sets->count);
-    o[QStringLiteral("gets_per_second")] = perSecond(gets->count);
-    o[QStringLiteral("hits")] = double(r.hits);
-    o[QStringLiteral("misses")] = double(r.misses);
-    o[QStringLiteral("hits_per_second")] = perSecond(r.hits);
-    o[QStringLiteral("misses_per_second")] = perSecond(r.misses);
-    const uint64_t lookups = r.hits + r.misses;
-    o[QStringLiteral("hit_ratio")] = lookups ? double(r.hits) / double(lookups) : 0.0;
-    o[QStringLiteral("kb_per_second")] =
-        seconds > 0 ? (double(r.bytesSent) + double(r.bytesTotal)) / 1024.0 / seconds : 0.0;
-    o[QStringLiteral("error_replies")] =
-        QJsonObject{{QStringLiteral("error"), double(report.errorReplies.error)},
-                    {QStringLiteral("client_error"), double(report.errorReplies.clientError)},
-                    {QStringLiteral("server_error"), double(report.errorReplies.serverError)}};
-    o[QStringLiteral("set_latency_ms")] = latencyJson(sets->latency);
-    o[QStringLiteral("get_latency_ms")] = latencyJson(gets->latency);
     if (setup.preload) {
         o[QStringLiteral("preload")] =
             QJsonObject{{QStringLiteral("keys"), double(setup.preload->keys)},
                         {QStringLiteral("seconds"), setup.preload->seconds},
                         {QStringLiteral("failed"), double(setup.preload->failed)}};
     }
-    return o;
+}
+
+PointResult memcachePointResult(const MemcacheRunReport& report) {
+    const RunResult& r = report.result;
+    PointResult result = pointResultFromRun(r, {}, static_cast<int>(r.concurrency), 0, {});
+    result.errorReplies = ErrorReplies{report.errorReplies.error, report.errorReplies.clientError,
+                                       report.errorReplies.serverError};
+    return result;
+}
+
+QJsonObject memcacheResultJson(const MemcacheRunReport& report, const MemcacheRunSetup& setup) {
+    CliResultContext context;
+    context.protocol = TargetProtocol::Memcache;
+    context.memcache = setup;
+    return cliResultJson(memcachePointResult(report), context);
 }
 
 } // namespace loadscope::app

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/report/error_reply_counting_protocol.h"
+#include "app/session/point_result.h"
 #include "engine/memcache_protocol.h"
 #include "engine/run_result.h"
 
@@ -51,21 +52,16 @@ struct MemcacheRunReport {
 // framing lengths), which is exact when every key has the same length.
 QString formatMemtierReport(const MemcacheRunReport& report, const MemcacheRunSetup& setup);
 
-// The --json object of `loadscope-cli memcache`: runResultJson() (complete,
+// The --json object of `loadscope-cli memcache`: cliResultJson() of
+// memcachePointResult() with the setup below. Kept for the command until it
+// calls cliResultJson() itself. Keys: those every command has (complete,
 // failed, failed_connect, failed_receive, failed_length, failed_exceptions,
 // failed_write, timeouts, bytes_total (received), bytes_body (value bytes
 // received), bytes_sent, duration_s, transfer_rate_kib_s, concurrency (all
 // connections, clients x threads), threads, thread_cpus, threads_pinned,
 // client_cpu_s, client_cpu_load, connections_opened, cancelled, first_error
-// when there was one, latency_ms, connect_ms, waiting_ms, processing_ms) plus:
-//   server             "HOST:PORT" as given
-//   clients_per_thread memtier's -c
-//   pipeline           requests outstanding per connection
-//   requests_per_client  -n (0 for a timed run); complete = n x clients x threads
-//   test_time_s        --test-time (0 for a counted run)
-//   ratio              "SETS:GETS"
-//   key_pattern        "SET:GET" pattern letters (R, S, G)
-//   key_minimum, key_maximum, key_prefix, data_size
+// when there was one, latency_ms, connect_ms, waiting_ms, processing_ms) plus
+// the result's
 //   ops_per_second     complete / duration_s
 //   sets, gets         replies to each command (error replies included)
 //   sets_per_second, gets_per_second
@@ -76,8 +72,22 @@ QString formatMemtierReport(const MemcacheRunReport& report, const MemcacheRunSe
 //   error_replies      {error, client_error, server_error}: replies of each kind;
 //                      their sum is included in failed_exceptions
 //   set_latency_ms, get_latency_ms  per command, the shape of latency_ms
+// and the setup's (addMemcacheSetupJson()):
+//   server             "HOST:PORT" as given
+//   clients_per_thread memtier's -c
+//   pipeline           requests outstanding per connection
+//   requests_per_client  -n (0 for a timed run); complete = n x clients x threads
+//   test_time_s        --test-time (0 for a counted run)
+//   ratio              "SETS:GETS"
+//   key_pattern        "SET:GET" pattern letters (R, S, G)
+//   key_minimum, key_maximum, key_prefix, data_size
 //   preload            {keys, seconds, failed}; only with --preload
 // Latencies are milliseconds; counts cover the measured window only.
 QJsonObject memcacheResultJson(const MemcacheRunReport& report, const MemcacheRunSetup& setup);
+
+// The run's options as the --json object names them.
+void addMemcacheSetupJson(QJsonObject& object, const MemcacheRunSetup& setup);
+// The report as a PointResult, error replies by kind included.
+PointResult memcachePointResult(const MemcacheRunReport& report);
 
 } // namespace loadscope::app

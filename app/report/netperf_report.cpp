@@ -75,11 +75,6 @@ QString us(double ns) {
     return QString::number(ns / kNsPerUs, 'f', 1);
 }
 
-void addSocketSizes(QJsonObject& o, const NetperfRunSetup& s) {
-    o[QStringLiteral("socket_send_bytes")] = s.socketSendBytes;
-    o[QStringLiteral("socket_recv_bytes")] = s.socketRecvBytes;
-}
-
 } // namespace
 
 QString formatNetperfRrReport(const RunResult& r, const NetperfRunSetup& s) {
@@ -132,7 +127,7 @@ QString formatNetperfStreamReport(const RunResult& r, const NetperfRunSetup& s) 
     out += QLatin1Char('\n');
     out += columns({QString::number(s.socketRecvBytes), QString::number(s.socketSendBytes),
                     QString::number(s.sendSize), QString::number(r.durationSeconds, 'f', 2),
-                    QString::number(r.sendRateMbitps(), 'f', 2)},
+                    QString::number(r.throughputMbitps(), 'f', 2)},
                    widths);
     out += QLatin1Char('\n');
     out += QStringLiteral("Bytes sent: %1 in the measured time\n").arg(r.bytesSent);
@@ -142,25 +137,38 @@ QString formatNetperfStreamReport(const RunResult& r, const NetperfRunSetup& s) 
     return out;
 }
 
-QJsonObject tcpRrResultJson(const RunResult& r, const NetperfRunSetup& s) {
-    QJsonObject o = runResultJson(r);
+void addNetperfSetupJson(QJsonObject& o, const NetperfRunSetup& s) {
     o[QStringLiteral("test")] = s.test;
     o[QStringLiteral("server")] = s.server;
-    o[QStringLiteral("request_size")] = double(s.requestSize);
-    o[QStringLiteral("response_size")] = double(s.responseSize);
-    o[QStringLiteral("transactions_per_second")] = r.requestsPerSecond();
-    addSocketSizes(o, s);
-    return o;
+    if (s.test == u"TCP_STREAM") {
+        o[QStringLiteral("send_size")] = double(s.sendSize);
+    } else {
+        o[QStringLiteral("request_size")] = double(s.requestSize);
+        o[QStringLiteral("response_size")] = double(s.responseSize);
+    }
+    o[QStringLiteral("socket_send_bytes")] = s.socketSendBytes;
+    o[QStringLiteral("socket_recv_bytes")] = s.socketRecvBytes;
+}
+
+namespace {
+
+QJsonObject netperfResultJson(const RunResult& r, const NetperfRunSetup& s,
+                              TargetProtocol protocol) {
+    CliResultContext context;
+    context.protocol = protocol;
+    context.netperf = s;
+    return cliResultJson(pointResultFromRun(r, {}, static_cast<int>(r.concurrency), 0, {}),
+                         context);
+}
+
+} // namespace
+
+QJsonObject tcpRrResultJson(const RunResult& r, const NetperfRunSetup& s) {
+    return netperfResultJson(r, s, TargetProtocol::TcpRr);
 }
 
 QJsonObject tcpStreamResultJson(const RunResult& r, const NetperfRunSetup& s) {
-    QJsonObject o = runResultJson(r);
-    o[QStringLiteral("test")] = s.test;
-    o[QStringLiteral("server")] = s.server;
-    o[QStringLiteral("send_size")] = double(s.sendSize);
-    o[QStringLiteral("throughput_mbit_s")] = r.sendRateMbitps();
-    addSocketSizes(o, s);
-    return o;
+    return netperfResultJson(r, s, TargetProtocol::TcpStream);
 }
 
 } // namespace loadscope::app

@@ -29,11 +29,15 @@ struct NetperfRunSetup {
 QString formatNetperfRrReport(const engine::RunResult& result, const NetperfRunSetup& setup);
 
 // netperf's stream layout: receive and send socket sizes, send message size,
-// elapsed time and throughput in 10^6 bits/s (of the bytes sent during the
-// measured time), then bytes sent, failures and thread placement.
+// elapsed time and throughput in 10^6 bits/s (bytes sent plus received during
+// the measured time; a sink sends nothing back, so this is the send rate),
+// then bytes sent, failures and thread placement.
 QString formatNetperfStreamReport(const engine::RunResult& result, const NetperfRunSetup& setup);
 
-// The --json object of `loadscope-cli tcp-rr`: runResultJson() (complete =
+// The --json objects below are cliResultJson() with the setup; kept for the
+// commands until they call cliResultJson() themselves.
+//
+// The --json object of `loadscope-cli tcp-rr`: the keys every command has (complete =
 // transactions, failed, failed_connect, failed_receive, failed_length,
 // failed_exceptions, failed_write, timeouts, bytes_total (received),
 // bytes_body, bytes_sent, duration_s, transfer_rate_kib_s, concurrency
@@ -48,14 +52,20 @@ QString formatNetperfStreamReport(const engine::RunResult& result, const Netperf
 //   socket_send_bytes, socket_recv_bytes  this host's default socket buffers
 QJsonObject tcpRrResultJson(const engine::RunResult& result, const NetperfRunSetup& setup);
 
-// The --json object of `loadscope-cli tcp-stream`: runResultJson() as above
+// The --json object of `loadscope-cli tcp-stream`: the keys every command has
 // (complete counts nothing in a stream test; bytes_sent is what was sent
 // during the measured time) plus:
 //   test               "TCP_STREAM"
 //   server             "HOST:PORT" as given
 //   send_size          bytes per send call, -m
-//   throughput_mbit_s  bytes_sent x 8 / 10^6 / duration_s, netperf's 10^6bits/sec
+//   throughput_mbit_s  (bytes_sent + bytes_total) x 8 / 10^6 / duration_s; a sink
+//                      sends nothing back, so netperf's 10^6bits/sec
 //   socket_send_bytes, socket_recv_bytes  this host's default socket buffers
 QJsonObject tcpStreamResultJson(const engine::RunResult& result, const NetperfRunSetup& setup);
+
+// The run's options as the --json objects name them: test, server,
+// request_size and response_size (or send_size for TCP_STREAM),
+// socket_send_bytes, socket_recv_bytes.
+void addNetperfSetupJson(QJsonObject& object, const NetperfRunSetup& setup);
 
 } // namespace loadscope::app

@@ -1,32 +1,26 @@
 #include "app/report/result_json.h"
 
+#include "app/session/result_schema.h"
+
 #include <QJsonArray>
-#include <array>
 
 namespace loadscope::app {
 
 namespace {
 
-constexpr double kNsPerMs = 1e6;
-
-struct PercentileKey {
-    const char* key;
-    double percentile;
-};
-constexpr std::array<PercentileKey, 11> kPercentiles{{{"p50", 50},
-                                                      {"p66", 66},
-                                                      {"p75", 75},
-                                                      {"p80", 80},
-                                                      {"p90", 90},
-                                                      {"p95", 95},
-                                                      {"p98", 98},
-                                                      {"p99", 99},
-                                                      {"p99_9", 99.9},
-                                                      {"p99_99", 99.99},
-                                                      {"max", 100}}};
-
-double ms(double ns) {
-    return ns / kNsPerMs;
+// Writes the schema's fields that `keyOf` names into a CLI JSON object.
+template <typename KeyOf> QJsonObject schemaJson(const PointResult& result, KeyOf keyOf) {
+    QJsonObject o;
+    for (const ResultField& field : resultSchema()) {
+        const QString key = keyOf(field);
+        if (key.isEmpty())
+            continue;
+        const FieldValue value = field.value(result);
+        if (field.omitInCli && std::holds_alternative<std::monostate>(value))
+            continue;
+        insertJsonPath(o, key, fieldJson(field, value));
+    }
+    return o;
 }
 
 QByteArray csvField(const QString& text) {
@@ -67,57 +61,33 @@ void flatten(const QString& prefix, const QJsonValue& value, QStringList& names,
 
 } // namespace
 
-QJsonObject latencyJson(const engine::Histogram& histogram) {
-    QJsonObject object;
-    object[QStringLiteral("min")] = ms(double(histogram.min()));
-    object[QStringLiteral("mean")] = ms(histogram.mean());
-    object[QStringLiteral("sd")] = ms(histogram.stddev());
-    for (const PercentileKey& p : kPercentiles) {
-        const double value = p.percentile >= 100
-                                 ? double(histogram.max())
-                                 : double(histogram.valueAtPercentile(p.percentile));
-        object[QLatin1String(p.key)] = ms(value);
+QJsonObject cliResultJson(const PointResult& result, const CliResultContext& context) {
+    QJsonObject o = schemaJson(
+        result, [&context](const ResultField& field) { return field.cliKey(context.protocol); });
+    switch (context.protocol) {
+    case TargetProtocol::Http:
+        o[QStringLiteral("url")] = context.url;
+        o[QStringLiteral("pipeline")] = double(context.pipeline);
+        break;
+    case TargetProtocol::Memcache:
+        if (context.memcache)
+            addMemcacheSetupJson(o, *context.memcache);
+        break;
+    case TargetProtocol::TcpRr:
+    case TargetProtocol::TcpStream:
+        if (context.netperf)
+            addNetperfSetupJson(o, *context.netperf);
+        break;
     }
-    return object;
+    return o;
 }
 
-QJsonObject runResultJson(const engine::RunResult& r) {
-    using engine::ErrorClass;
-    const auto error = [&](ErrorClass c) {
-        return double(r.errors[size_t(c)]);
-    };
-    QJsonObject o;
-    o[QStringLiteral("complete")] = double(r.complete);
-    o[QStringLiteral("failed")] = double(r.failed);
-    o[QStringLiteral("failed_connect")] = error(ErrorClass::Connect);
-    o[QStringLiteral("failed_receive")] = error(ErrorClass::Receive);
-    o[QStringLiteral("failed_length")] = error(ErrorClass::Length);
-    o[QStringLiteral("failed_exceptions")] = error(ErrorClass::Exception);
-    o[QStringLiteral("failed_write")] = error(ErrorClass::Write);
-    o[QStringLiteral("timeouts")] = error(ErrorClass::Timeout);
-    o[QStringLiteral("bytes_total")] = double(r.bytesTotal);
-    o[QStringLiteral("bytes_body")] = double(r.bytesBody);
-    o[QStringLiteral("bytes_sent")] = double(r.bytesSent);
-    o[QStringLiteral("duration_s")] = r.durationSeconds;
-    o[QStringLiteral("transfer_rate_kib_s")] = r.transferRateKiBps();
-    o[QStringLiteral("concurrency")] = double(r.concurrency);
-    o[QStringLiteral("threads")] = double(r.threads);
-    QJsonArray cpus;
-    for (int cpu : r.threadCpus)
-        cpus.append(cpu);
-    o[QStringLiteral("thread_cpus")] = cpus;
-    o[QStringLiteral("threads_pinned")] = r.pinned;
-    o[QStringLiteral("client_cpu_s")] = r.clientCpuSeconds;
-    o[QStringLiteral("client_cpu_load")] = r.clientCpuLoad();
-    o[QStringLiteral("connections_opened")] = double(r.connectionsOpened);
-    o[QStringLiteral("cancelled")] = r.cancelled;
-    if (!r.firstError.empty())
-        o[QStringLiteral("first_error")] = QString::fromStdString(r.firstError);
-    o[QStringLiteral("latency_ms")] = latencyJson(r.total);
-    o[QStringLiteral("connect_ms")] = latencyJson(r.connect);
-    o[QStringLiteral("waiting_ms")] = latencyJson(r.waiting);
-    o[QStringLiteral("processing_ms")] = latencyJson(r.processing);
-    return o;
+QJsonObject runResultJson(const engine::RunResult& run) {
+    const PointResult result =
+        pointResultFromRun(run, {}, static_cast<int>(run.concurrency), 0, {});
+    return schemaJson(result, [](const ResultField& field) {
+        return field.inEveryCommand() ? field.cliKeys.front() : QString();
+    });
 }
 
 QByteArray jsonToCsv(const QJsonObject& object) {

@@ -1,5 +1,7 @@
 #include "app/session/csv_export.h"
 
+#include "app/session/result_schema.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -9,10 +11,6 @@ namespace loadscope::app {
 
 namespace {
 
-QString percentileSuffix(double percentile) {
-    return QString::number(percentile, 'g', 12).replace(QLatin1Char('.'), QLatin1Char('_'));
-}
-
 QString optionalNumber(const std::optional<double>& value) {
     return value ? csvNumber(*value) : QString();
 }
@@ -21,12 +19,18 @@ QString boolText(bool value) {
     return value ? QStringLiteral("true") : QStringLiteral("false");
 }
 
-QString count(uint64_t value) {
-    return QString::number(value);
-}
-
-QString metricField(const PointResult& result, Metric metric) {
-    return optionalNumber(metricValue(result, metric));
+// A field as the CSV writes it: an absent figure is an empty field.
+QString csvText(const FieldValue& value) {
+    struct Visitor {
+        QString operator()(std::monostate) const { return {}; }
+        QString operator()(uint64_t count) const { return QString::number(count); }
+        QString operator()(int64_t integer) const { return QString::number(integer); }
+        QString operator()(double real) const { return csvNumber(real); }
+        QString operator()(const QString& text) const { return text; }
+        QString operator()(bool flag) const { return boolText(flag); }
+        QString operator()(const QJsonValue&) const { return {}; }
+    };
+    return std::visit(Visitor{}, value);
 }
 
 } // namespace
@@ -63,45 +67,12 @@ QString csvNumber(double value) {
 }
 
 QStringList resultsCsvColumns() {
-    QStringList columns{
-        QStringLiteral("target"),
-        QStringLiteral("target_id"),
-        QStringLiteral("mode"),
-        QStringLiteral("protocol"),
-        QStringLiteral("endpoint"),
-        QStringLiteral("concurrency"),
-        QStringLiteral("repetition"),
-        QStringLiteral("source"),
-        QStringLiteral("tool"),
-        QStringLiteral("tool_version"),
-        QStringLiteral("started_at"),
-        QStringLiteral("host_name"),
-        QStringLiteral("thread_placement"),
-        QStringLiteral("cancelled"),
-        QStringLiteral("duration_s"),
-        QStringLiteral("threads"),
-        QStringLiteral("complete"),
-        QStringLiteral("failed"),
-    };
-    for (size_t i = 0; i < engine::kErrorClassCount; ++i) {
-        const std::string_view name = engine::errorClassName(static_cast<engine::ErrorClass>(i));
-        columns << QStringLiteral("failed_") +
-                       QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size()));
-    }
-    columns << QStringLiteral("non_2xx") << QStringLiteral("keep_alive")
-            << QStringLiteral("bytes_total") << QStringLiteral("bytes_body")
-            << QStringLiteral("bytes_sent") << QStringLiteral("hits") << QStringLiteral("misses")
-            << QStringLiteral("client_cpu_s") << metricInfo(Metric::RequestsPerSecond).id
-            << metricInfo(Metric::TransferRate).id << metricInfo(Metric::Throughput).id
-            << metricInfo(Metric::TimePerRequest).id << QStringLiteral("time_per_request_across_ms")
-            << QStringLiteral("latency_min_ms") << metricInfo(Metric::LatencyMean).id
-            << QStringLiteral("latency_sd_ms") << QStringLiteral("latency_max_ms");
-    for (double percentile : standardPercentiles())
-        columns << QStringLiteral("latency_p") + percentileSuffix(percentile) +
-                       QStringLiteral("_ms");
-    columns << metricInfo(Metric::ConnectMean).id << QStringLiteral("waiting_mean_ms")
-            << QStringLiteral("processing_mean_ms") << QStringLiteral("server_software")
-            << QStringLiteral("document_length") << QStringLiteral("first_error");
+    QStringList columns{QStringLiteral("target"), QStringLiteral("target_id"),
+                        QStringLiteral("mode"), QStringLiteral("protocol"),
+                        QStringLiteral("endpoint")};
+    for (const ResultField& field : resultSchema())
+        if (!field.csvColumn.isEmpty())
+            columns << field.csvColumn;
     return columns;
 }
 
@@ -117,52 +88,22 @@ QByteArray resultsCsv(const Session& session) {
                                 std::tie(targetB, b->concurrency, b->repetition);
                      });
 
+    std::vector<const ResultField*> fields;
+    for (const ResultField& field : resultSchema())
+        if (!field.csvColumn.isEmpty())
+            fields.push_back(&field);
     QByteArray csv = csvRecord(resultsCsvColumns());
     for (const PointResult* r : ordered) {
         const Target* target = session.findTarget(r->targetId);
         if (!target)
             continue;
-        const QDateTime& startedAt = r->environment.startedAt;
         QStringList row{
-            target->displayName(),
-            target->id.toString(QUuid::WithoutBraces),
-            target->modeLabel(),
-            targetProtocolId(target->protocol),
+            target->displayName(), target->id.toString(QUuid::WithoutBraces),
+            target->modeLabel(),   targetProtocolId(target->protocol),
             target->endpoint(),
-            QString::number(r->concurrency),
-            QString::number(r->repetition),
-            r->source.kind == ResultSource::Kind::Imported ? QStringLiteral("imported")
-                                                           : QStringLiteral("measured"),
-            r->source.tool,
-            r->source.toolVersion,
-            startedAt.isValid()
-                ? startedAt.toOffsetFromUtc(startedAt.offsetFromUtc()).toString(Qt::ISODateWithMs)
-                : QString(),
-            r->environment.hostName,
-            r->environment.threadPlacement,
-            boolText(r->cancelled),
-            csvNumber(r->durationSeconds),
-            QString::number(r->threads),
-            count(r->complete),
-            count(r->failed),
         };
-        for (uint64_t errors : r->errors)
-            row << count(errors);
-        row << count(r->non2xx) << count(r->keepAlive) << count(r->bytesTotal)
-            << count(r->bytesBody) << count(r->bytesSent) << count(r->hits) << count(r->misses)
-            << csvNumber(r->clientCpuSeconds) << metricField(*r, Metric::RequestsPerSecond)
-            << metricField(*r, Metric::TransferRate) << metricField(*r, Metric::Throughput)
-            << metricField(*r, Metric::TimePerRequest)
-            << (r->timePerRequestAcrossMs() > 0 ? csvNumber(r->timePerRequestAcrossMs())
-                                                : QString())
-            << optionalNumber(r->total.minMs) << optionalNumber(r->total.meanMs)
-            << optionalNumber(r->total.sdMs) << optionalNumber(r->total.maxMs);
-        for (double percentile : standardPercentiles())
-            row << optionalNumber(r->total.percentile(percentile));
-        row << optionalNumber(r->connect.meanMs) << optionalNumber(r->waiting.meanMs)
-            << optionalNumber(r->processing.meanMs) << r->serverSoftware
-            << (r->documentLength >= 0 ? QString::number(r->documentLength) : QString())
-            << r->firstError;
+        for (const ResultField* field : fields)
+            row << csvText(field->value(*r));
         csv += csvRecord(row);
     }
     return csv;

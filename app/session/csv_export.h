@@ -26,22 +26,23 @@ QString csvNumber(double value);
 
 // Results CSV: one row per result (target x concurrency x repetition),
 // targets in session order, then concurrency and repetition ascending.
-// Columns:
-//   target, target_id, mode, protocol, endpoint, concurrency, repetition,
-//   source ("measured" | "imported"), tool, tool_version, started_at,
-//   host_name, thread_placement, cancelled ("true" | "false"), duration_s,
-//   threads, complete, failed, failed_connect, failed_receive, failed_length,
-//   failed_exceptions, failed_write, failed_timeout, non_2xx, keep_alive,
-//   bytes_total, bytes_body, bytes_sent, hits, misses, client_cpu_s,
-//   requests_per_second, transfer_rate_kib_s, throughput_mbit_s,
-//   time_per_request_ms, time_per_request_across_ms, latency_min_ms,
-//   latency_mean_ms, latency_sd_ms, latency_max_ms, latency_p50_ms,
-//   latency_p66_ms, latency_p75_ms, latency_p80_ms, latency_p90_ms,
-//   latency_p95_ms, latency_p98_ms, latency_p99_ms, latency_p99_9_ms,
-//   latency_p99_99_ms, latency_p100_ms, connect_mean_ms, waiting_mean_ms,
-//   processing_mean_ms, server_software, document_length, first_error
-// Metric columns hold metricValue() (requests_per_second is ops/s for
-// memcached, transactions/s for tcp-rr); latency is the total time per request.
+// Columns: target, target_id, mode, protocol, endpoint (of the target), then
+// every result field that has a CSV column, in result_schema.h's order:
+//   concurrency, repetition, source ("measured" | "imported"), tool,
+//   tool_version, started_at, host_name, thread_placement, cancelled ("true" |
+//   "false"), duration_s, threads, complete, failed, failed_connect,
+//   failed_receive, failed_length, failed_exceptions, failed_write,
+//   failed_timeout, non_2xx, keep_alive, bytes_total, bytes_body, bytes_sent,
+//   hits, misses, client_cpu_s, requests_per_second, transfer_rate_kib_s,
+//   throughput_mbit_s, time_per_request_ms, time_per_request_across_ms,
+//   latency_min_ms, latency_mean_ms, latency_sd_ms, latency_max_ms,
+//   latency_p50_ms, latency_p66_ms, latency_p75_ms, latency_p80_ms,
+//   latency_p90_ms, latency_p95_ms, latency_p98_ms, latency_p99_ms,
+//   latency_p99_9_ms, latency_p99_99_ms, latency_p100_ms, connect_mean_ms,
+//   waiting_mean_ms, processing_mean_ms, server_software, document_length,
+//   first_error
+// requests_per_second is ops/s for memcached, transactions/s for tcp-rr;
+// latency is the total time per request.
 QStringList resultsCsvColumns();
 QByteArray resultsCsv(const Session& session);
 

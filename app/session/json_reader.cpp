@@ -6,9 +6,9 @@ namespace loadscope::app {
 
 namespace {
 
-void record(QString* error, const QString& path, const QString& problem) {
-    if (error->isEmpty())
-        *error = QStringLiteral("field \"%1\" %2").arg(path, problem);
+void record(QString* firstProblem, const QString& path, const QString& problem) {
+    if (firstProblem->isEmpty())
+        *firstProblem = QStringLiteral("field \"%1\" %2").arg(path, problem);
 }
 
 QString wrongType(const char* expected, const QJsonValue& value) {
@@ -22,19 +22,19 @@ QString numberText(double value) {
 
 // The value as an integer in [minimum, maximum], or nullopt with a problem recorded.
 std::optional<int64_t> toInteger(const QJsonValue& value, int64_t minimum, int64_t maximum,
-                                 const QString& path, QString* error) {
+                                 const QString& path, QString* firstProblem) {
     if (!value.isDouble()) {
-        record(error, path, wrongType("a number", value));
+        record(firstProblem, path, wrongType("a number", value));
         return std::nullopt;
     }
     const double number = value.toDouble();
     if (!std::isfinite(number) || std::floor(number) != number) {
-        record(error, path,
+        record(firstProblem, path,
                QStringLiteral("is %1, expected a whole number").arg(numberText(number)));
         return std::nullopt;
     }
     if (number < static_cast<double>(minimum) || number > static_cast<double>(maximum)) {
-        record(error, path,
+        record(firstProblem, path,
                QStringLiteral("is %1, expected %2 to %3")
                    .arg(numberText(number))
                    .arg(minimum)
@@ -45,14 +45,14 @@ std::optional<int64_t> toInteger(const QJsonValue& value, int64_t minimum, int64
 }
 
 std::optional<double> toNumber(const QJsonValue& value, double minimum, double maximum,
-                               const QString& path, QString* error) {
+                               const QString& path, QString* firstProblem) {
     if (!value.isDouble()) {
-        record(error, path, wrongType("a number", value));
+        record(firstProblem, path, wrongType("a number", value));
         return std::nullopt;
     }
     const double number = value.toDouble();
     if (!std::isfinite(number) || number < minimum || number > maximum) {
-        record(error, path,
+        record(firstProblem, path,
                QStringLiteral("is %1, expected %2 to %3")
                    .arg(numberText(number), numberText(minimum), numberText(maximum)));
         return std::nullopt;
@@ -82,9 +82,12 @@ QString jsonTypeName(const QJsonValue& value) {
     return QStringLiteral("missing");
 }
 
-JsonReader::JsonReader(const QJsonObject& object, QString* error, QString path)
+JsonReader::JsonReader(const QJsonObject& object)
+    : JsonReader(object, std::make_shared<QString>(), QString()) {}
+
+JsonReader::JsonReader(const QJsonObject& object, Problem problem, QString path)
     : m_object(object)
-    , m_error(error)
+    , m_problem(std::move(problem))
     , m_path(std::move(path)) {}
 
 QString JsonReader::pathOf(QStringView key) const {
@@ -92,7 +95,7 @@ QString JsonReader::pathOf(QStringView key) const {
 }
 
 void JsonReader::fail(const QString& path, const QString& problem) const {
-    record(m_error, path, problem);
+    record(m_problem.get(), path, problem);
 }
 
 bool JsonReader::has(QStringView key) const {
@@ -142,7 +145,7 @@ double JsonReader::number(QStringView key, double minimum, double maximum) const
     const QJsonValue found = value(key, true);
     if (found.isUndefined())
         return 0;
-    return toNumber(found, minimum, maximum, pathOf(key), m_error).value_or(0);
+    return toNumber(found, minimum, maximum, pathOf(key), m_problem.get()).value_or(0);
 }
 
 double JsonReader::number(QStringView key, double minimum, double maximum, double fallback) const {
@@ -154,14 +157,14 @@ std::optional<double> JsonReader::optionalNumber(QStringView key, double minimum
     const QJsonValue found = value(key, false);
     if (found.isUndefined())
         return std::nullopt;
-    return toNumber(found, minimum, maximum, pathOf(key), m_error);
+    return toNumber(found, minimum, maximum, pathOf(key), m_problem.get());
 }
 
 int64_t JsonReader::integer(QStringView key, int64_t minimum, int64_t maximum) const {
     const QJsonValue found = value(key, true);
     if (found.isUndefined())
         return minimum;
-    return toInteger(found, minimum, maximum, pathOf(key), m_error).value_or(minimum);
+    return toInteger(found, minimum, maximum, pathOf(key), m_problem.get()).value_or(minimum);
 }
 
 int64_t JsonReader::integer(QStringView key, int64_t minimum, int64_t maximum,
@@ -177,7 +180,7 @@ JsonReader JsonReader::object(QStringView key) const {
     const QJsonValue found = value(key, true);
     if (!found.isUndefined() && !found.isObject())
         failKey(key, wrongType("an object", found));
-    return JsonReader(found.toObject(), m_error, pathOf(key));
+    return JsonReader(found.toObject(), m_problem, pathOf(key));
 }
 
 std::optional<JsonReader> JsonReader::optionalObject(QStringView key) const {
@@ -194,16 +197,17 @@ JsonArrayReader JsonReader::array(QStringView key, bool required) const {
     const QJsonValue found = value(key, required);
     if (!found.isUndefined() && !found.isArray())
         failKey(key, wrongType("an array", found));
-    return JsonArrayReader(found.toArray(), m_error, pathOf(key));
+    return JsonArrayReader(found.toArray(), m_problem, pathOf(key));
 }
 
 void JsonReader::failUnknownValue(QStringView key, const QString& text) const {
     failKey(key, QStringLiteral("has an unknown value \"%1\"").arg(text));
 }
 
-JsonArrayReader::JsonArrayReader(const QJsonArray& array, QString* error, QString path)
+JsonArrayReader::JsonArrayReader(const QJsonArray& array, std::shared_ptr<QString> problem,
+                                 QString path)
     : m_array(array)
-    , m_error(error)
+    , m_problem(std::move(problem))
     , m_path(std::move(path)) {}
 
 QString JsonArrayReader::pathAt(qsizetype index) const {
@@ -213,28 +217,29 @@ QString JsonArrayReader::pathAt(qsizetype index) const {
 JsonReader JsonArrayReader::objectAt(qsizetype index) const {
     const QJsonValue found = m_array.at(index);
     if (!found.isObject())
-        record(m_error, pathAt(index), wrongType("an object", found));
-    return JsonReader(found.toObject(), m_error, pathAt(index));
+        record(m_problem.get(), pathAt(index), wrongType("an object", found));
+    return JsonReader(found.toObject(), m_problem, pathAt(index));
 }
 
 QString JsonArrayReader::stringAt(qsizetype index) const {
     const QJsonValue found = m_array.at(index);
     if (!found.isString()) {
-        record(m_error, pathAt(index), wrongType("a string", found));
+        record(m_problem.get(), pathAt(index), wrongType("a string", found));
         return {};
     }
     return found.toString();
 }
 
 int64_t JsonArrayReader::integerAt(qsizetype index, int64_t minimum, int64_t maximum) const {
-    return toInteger(m_array.at(index), minimum, maximum, pathAt(index), m_error).value_or(minimum);
+    return toInteger(m_array.at(index), minimum, maximum, pathAt(index), m_problem.get())
+        .value_or(minimum);
 }
 
 JsonArrayReader JsonArrayReader::arrayAt(qsizetype index) const {
     const QJsonValue found = m_array.at(index);
     if (!found.isArray())
-        record(m_error, pathAt(index), wrongType("an array", found));
-    return JsonArrayReader(found.toArray(), m_error, pathAt(index));
+        record(m_problem.get(), pathAt(index), wrongType("an array", found));
+    return JsonArrayReader(found.toArray(), m_problem, pathAt(index));
 }
 
 } // namespace loadscope::app

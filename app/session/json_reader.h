@@ -1,10 +1,13 @@
 #pragma once
 
+#include "app/common/result.h"
+
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 namespace loadscope::app {
@@ -17,15 +20,23 @@ class JsonArrayReader;
 // records nothing more, so parsing code reads straight through and checks
 // ok() once at the end instead of after every field.
 //
-// Readers are cheap views that share one error string owned by the caller.
+// A reader made from a document is a root; the readers of its objects and
+// arrays are cheap views that share the root's record of the first problem.
 class JsonReader {
 public:
     // Largest integer a JSON number holds exactly (2^53).
     static constexpr int64_t kMaxExactInteger = int64_t(1) << 53;
 
-    JsonReader(const QJsonObject& object, QString* error, QString path = {});
+    explicit JsonReader(const QJsonObject& object);
 
-    bool ok() const { return m_error->isEmpty(); }
+    bool ok() const { return m_problem->isEmpty(); }
+    // `value` when nothing went wrong, else the first problem (ErrorCode::Format).
+    template <typename T> Result<T> result(T value) const {
+        if (!ok())
+            return error();
+        return Result<T>(std::move(value));
+    }
+    Error error() const { return makeError(ErrorCode::Format, *m_problem); }
     const QString& path() const { return m_path; }
     const QJsonObject& json() const { return m_object; }
     QString pathOf(QStringView key) const;
@@ -59,17 +70,17 @@ public:
 
 private:
     friend class JsonArrayReader;
+    using Problem = std::shared_ptr<QString>;
+    JsonReader(const QJsonObject& object, Problem problem, QString path);
     QJsonValue value(QStringView key, bool required) const;
 
     QJsonObject m_object;
-    QString* m_error;
+    Problem m_problem;
     QString m_path;
 };
 
 class JsonArrayReader {
 public:
-    JsonArrayReader(const QJsonArray& array, QString* error, QString path);
-
     qsizetype size() const { return m_array.size(); }
     QString pathAt(qsizetype index) const;
 
@@ -79,8 +90,11 @@ public:
     JsonArrayReader arrayAt(qsizetype index) const;
 
 private:
+    friend class JsonReader;
+    JsonArrayReader(const QJsonArray& array, std::shared_ptr<QString> problem, QString path);
+
     QJsonArray m_array;
-    QString* m_error;
+    std::shared_ptr<QString> m_problem;
     QString m_path;
 };
 

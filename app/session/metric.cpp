@@ -1,23 +1,22 @@
 #include "app/session/metric.h"
 
+#include "app/session/result_schema.h"
+
 #include <algorithm>
 
 namespace loadscope::app {
 
 namespace {
 
-MetricInfo info(Metric metric, const char* id, const char* label, const char* unit,
-                bool higherIsBetter, const char* definition) {
-    return MetricInfo{metric,
-                      QString::fromLatin1(id),
-                      QString::fromLatin1(label),
-                      QString::fromLatin1(unit),
-                      higherIsBetter,
-                      QString::fromUtf8(definition)};
-}
-
-std::optional<double> positive(double value) {
-    return value > 0 ? std::optional<double>(value) : std::nullopt;
+// The id and unit are the result schema's: a metric is a result field the
+// summary CSV compares.
+MetricInfo info(Metric metric, const char* fieldId, const char* label, bool higherIsBetter,
+                const char* definition) {
+    const ResultField* field = resultField(QString::fromLatin1(fieldId));
+    Q_ASSERT(field && field->summaryMetric == QLatin1String(fieldId));
+    return MetricInfo{metric,      field->summaryMetric, QString::fromLatin1(label),
+                      field->unit, higherIsBetter,       QString::fromUtf8(definition),
+                      field};
 }
 
 } // namespace
@@ -25,34 +24,34 @@ std::optional<double> positive(double value) {
 const std::vector<MetricInfo>& metricRegistry() {
     // Ids are CSV column names: never change one, add new ones instead.
     static const std::vector<MetricInfo> registry{
-        info(Metric::RequestsPerSecond, "requests_per_second", "Requests/s", "req/s", true,
+        info(Metric::RequestsPerSecond, "requests_per_second", "Requests/s", true,
              "Complete requests divided by the measured time, as ab's \"Requests per second\". "
              "For memcached the operations per second, for TCP request/response the "
              "transactions per second."),
-        info(Metric::TransferRate, "transfer_rate_kib_s", "Transfer rate", "KiB/s", true,
+        info(Metric::TransferRate, "transfer_rate_kib_s", "Transfer rate", true,
              "Bytes received (headers and bodies) per second of measured time, in KiB/s as ab "
              "prints \"Transfer rate\" in Kbytes/sec."),
-        info(Metric::Throughput, "throughput_mbit_s", "Throughput", "Mbit/s", true,
+        info(Metric::Throughput, "throughput_mbit_s", "Throughput", true,
              "Bytes sent and received per second in 10^6 bit/s; for tcp-stream the send "
              "throughput netperf TCP_STREAM reports."),
-        info(Metric::TimePerRequest, "time_per_request_ms", "Time per request", "ms", false,
+        info(Metric::TimePerRequest, "time_per_request_ms", "Time per request", false,
              "Concurrency x measured time / complete requests: ab's first \"Time per "
              "request\" line, the mean time one client waits per request."),
-        info(Metric::LatencyMean, "latency_mean_ms", "Latency mean", "ms", false,
+        info(Metric::LatencyMean, "latency_mean_ms", "Latency mean", false,
              "Mean total time per request, from the start of the request (its connect, when "
              "it opened a connection) to the last byte of the response."),
-        info(Metric::LatencyP50, "latency_p50_ms", "Latency p50", "ms", false,
+        info(Metric::LatencyP50, "latency_p50_ms", "Latency p50", false,
              "Median total time per request: half of the requests took at most this long."),
-        info(Metric::LatencyP90, "latency_p90_ms", "Latency p90", "ms", false,
+        info(Metric::LatencyP90, "latency_p90_ms", "Latency p90", false,
              "90% of the requests took at most this long."),
-        info(Metric::LatencyP99, "latency_p99_ms", "Latency p99", "ms", false,
+        info(Metric::LatencyP99, "latency_p99_ms", "Latency p99", false,
              "99% of the requests took at most this long."),
-        info(Metric::LatencyP999, "latency_p99_9_ms", "Latency p99.9", "ms", false,
+        info(Metric::LatencyP999, "latency_p99_9_ms", "Latency p99.9", false,
              "99.9% of the requests took at most this long: one in a thousand took longer."),
-        info(Metric::Failed, "failed", "Failed", "requests", false,
+        info(Metric::Failed, "failed", "Failed", false,
              "Requests that failed (connect, receive, length, exceptions, write, timeout), "
              "counted as ab counts \"Failed requests\"."),
-        info(Metric::ConnectMean, "connect_mean_ms", "Connect time mean", "ms", false,
+        info(Metric::ConnectMean, "connect_mean_ms", "Connect time mean", false,
              "Mean time to establish the connection per request, 0 for requests on a reused "
              "connection, as ab's \"Connect\" row."),
     };
@@ -114,40 +113,7 @@ Metric primaryMetric(TargetProtocol protocol) {
 }
 
 std::optional<double> metricValue(const PointResult& result, Metric metric) {
-    // Without a measured time (or a rate printed by the tool) there is no
-    // rate at all, which is not the same as a rate of zero.
-    const bool timed = result.durationSeconds > 0;
-    switch (metric) {
-    case Metric::RequestsPerSecond:
-        if (result.reportedRequestsPerSecond)
-            return result.reportedRequestsPerSecond;
-        return timed ? std::optional<double>(result.requestsPerSecond()) : std::nullopt;
-    case Metric::TransferRate:
-        if (result.reportedTransferKiBps)
-            return result.reportedTransferKiBps;
-        return timed ? std::optional<double>(result.transferRateKiBps()) : std::nullopt;
-    case Metric::Throughput:
-        if (result.reportedThroughputMbitps)
-            return result.reportedThroughputMbitps;
-        return timed ? std::optional<double>(result.throughputMbitps()) : std::nullopt;
-    case Metric::TimePerRequest:
-        return positive(result.timePerRequestMs());
-    case Metric::LatencyMean:
-        return result.total.meanMs;
-    case Metric::LatencyP50:
-        return result.total.percentile(50);
-    case Metric::LatencyP90:
-        return result.total.percentile(90);
-    case Metric::LatencyP99:
-        return result.total.percentile(99);
-    case Metric::LatencyP999:
-        return result.total.percentile(99.9);
-    case Metric::Failed:
-        return static_cast<double>(result.failed);
-    case Metric::ConnectMean:
-        return result.connect.meanMs;
-    }
-    return std::nullopt;
+    return fieldNumber(*metricInfo(metric).field, result);
 }
 
 } // namespace loadscope::app

@@ -25,13 +25,16 @@ enum class Metric {
     ConnectMean,
 };
 
+struct ResultField;
+
 struct MetricInfo {
     Metric metric;
-    QString id;    // snake_case, stable: CSV columns and metric column values
+    QString id;    // snake_case, stable: the result field's summaryMetric (and CSV column)
     QString label; // column header and chart axis: "Latency p99"
-    QString unit;  // "req/s", "KiB/s", "Mbit/s", "ms", "requests"
+    QString unit;  // the field's unit: "req/s", "KiB/s", "Mbit/s", "ms", "requests"
     bool higherIsBetter = true;
-    QString definition; // one or two sentences for tooltips and the README
+    QString definition;                 // one or two sentences for tooltips and the README
+    const ResultField* field = nullptr; // in result_schema.h: name, unit and formula
 };
 
 // Every metric in display order.
@@ -52,8 +55,9 @@ std::vector<Metric> metricsFor(TargetProtocol protocol);
 // throughput for tcp-stream.
 Metric primaryMetric(TargetProtocol protocol);
 
-// The metric's value for one result, or nullopt when the result does not
-// carry it (no measured time, no latency figures in an imported report).
+// The metric's value for one result (its result field's formula), or nullopt
+// when the result does not carry it (no measured time, no latency figures in
+// an imported report).
 std::optional<double> metricValue(const PointResult& result, Metric metric);
 
 } // namespace loadscope::app

@@ -93,26 +93,20 @@ std::vector<PercentileDistributionFile> percentileDistributionFiles(const Sessio
     return files;
 }
 
-std::optional<QStringList> writePercentileDistributions(const Session& session,
-                                                        const QString& directory, QString* error) {
+Result<QStringList> writePercentileDistributions(const Session& session, const QString& directory) {
     const QDir dir(directory);
-    if (!dir.mkpath(QStringLiteral("."))) {
-        if (error)
-            *error = QStringLiteral("%1: cannot create the directory")
-                         .arg(QDir::toNativeSeparators(directory));
-        return std::nullopt;
-    }
+    if (!dir.mkpath(QStringLiteral(".")))
+        return makeError(ErrorCode::Io, QStringLiteral("cannot create the directory"),
+                         QDir::toNativeSeparators(directory));
     QStringList written;
     for (const PercentileDistributionFile& file : percentileDistributionFiles(session)) {
         const QString path = dir.filePath(file.fileName);
         QSaveFile out(path);
         if (!out.open(QIODevice::WriteOnly) || out.write(file.text) != file.text.size() ||
-            !out.commit()) {
-            if (error)
-                *error = QStringLiteral("%1: cannot be written: %2")
-                             .arg(QDir::toNativeSeparators(path), out.errorString());
-            return std::nullopt;
-        }
+            !out.commit())
+            return makeError(ErrorCode::Io,
+                             QStringLiteral("cannot be written: ") + out.errorString(),
+                             QDir::toNativeSeparators(path));
         written << path;
     }
     return written;

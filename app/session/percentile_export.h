@@ -1,10 +1,10 @@
 #pragma once
 
+#include "app/common/result.h"
 #include "app/session/session.h"
 
 #include <QByteArray>
 #include <QString>
-#include <optional>
 #include <vector>
 
 namespace loadscope::engine {
@@ -46,8 +46,7 @@ struct PercentileDistributionFile {
 std::vector<PercentileDistributionFile> percentileDistributionFiles(const Session& session);
 
 // Writes percentileDistributionFiles() into `directory` (created when
-// missing). Returns the paths written, or nullopt with one line in `error`.
-std::optional<QStringList> writePercentileDistributions(const Session& session,
-                                                        const QString& directory, QString* error);
+// missing). Returns the paths written, or the one file that failed.
+Result<QStringList> writePercentileDistributions(const Session& session, const QString& directory);
 
 } // namespace loadscope::app

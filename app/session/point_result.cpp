@@ -1,6 +1,7 @@
 #include "app/session/point_result.h"
 
 #include "engine/histogram.h"
+#include "engine/run_rates.h"
 #include "engine/run_result.h"
 
 #include <QStringList>
@@ -52,36 +53,37 @@ bool LatencySummary::isEmpty() const {
 double PointResult::requestsPerSecond() const {
     if (reportedRequestsPerSecond)
         return *reportedRequestsPerSecond;
-    return durationSeconds > 0 ? static_cast<double>(complete) / durationSeconds : 0;
+    return engine::rates::requestsPerSecond(complete, durationSeconds);
 }
 
 double PointResult::transferRateKiBps() const {
     if (reportedTransferKiBps)
         return *reportedTransferKiBps;
-    return durationSeconds > 0 ? static_cast<double>(bytesTotal) / 1024.0 / durationSeconds : 0;
+    return engine::rates::transferRateKiBps(bytesTotal, durationSeconds);
 }
 
 double PointResult::throughputMbitps() const {
     if (reportedThroughputMbitps)
         return *reportedThroughputMbitps;
-    if (durationSeconds <= 0)
-        return 0;
-    return static_cast<double>(bytesSent + bytesTotal) * 8.0 / 1e6 / durationSeconds;
+    return engine::rates::throughputMbitps(bytesSent, bytesTotal, durationSeconds);
 }
 
 double PointResult::timePerRequestMs() const {
     if (complete > 0 && durationSeconds > 0)
-        return concurrency * durationSeconds * 1000.0 / static_cast<double>(complete);
-    // Imported reports may give a rate without the counts it came from.
-    const double rate = requestsPerSecond();
-    return rate > 0 ? concurrency * 1000.0 / rate : 0;
+        return engine::rates::timePerRequestMs(concurrency, durationSeconds, double(complete));
+    // Imported reports may give a rate without the counts it came from: a
+    // second of it holds `rate` requests.
+    return engine::rates::timePerRequestMs(concurrency, 1.0, requestsPerSecond());
 }
 
 double PointResult::timePerRequestAcrossMs() const {
     if (complete > 0 && durationSeconds > 0)
-        return durationSeconds * 1000.0 / static_cast<double>(complete);
-    const double rate = requestsPerSecond();
-    return rate > 0 ? 1000.0 / rate : 0;
+        return engine::rates::timePerRequestAcrossMs(durationSeconds, double(complete));
+    return engine::rates::timePerRequestAcrossMs(1.0, requestsPerSecond());
+}
+
+double PointResult::clientCpuLoad() const {
+    return engine::rates::clientCpuLoad(clientCpuSeconds, durationSeconds, threads);
 }
 
 const std::vector<double>& standardPercentiles() {
@@ -144,6 +146,9 @@ PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& target
     result.clientCpuSeconds = run.clientCpuSeconds;
     result.firstError = QString::fromStdString(run.firstError);
     result.cancelled = run.cancelled;
+    result.threadCpus = run.threadCpus;
+    result.pinned = run.pinned;
+    result.connectionsOpened = run.connectionsOpened;
 
     result.total = summarize(run.total);
     result.connect = summarize(run.connect);
@@ -156,6 +161,7 @@ PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& target
     for (const engine::OperationStats& operation : run.operations) {
         const QString name = QString::fromStdString(operation.name);
         result.perOperation[name] = summarize(operation.latency);
+        result.operationCounts[name] = operation.count;
         if (!operation.latency.empty())
             result.perOperationHistograms[name] = serialized(operation.latency);
     }

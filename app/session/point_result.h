@@ -59,6 +59,16 @@ struct RunEnvironment {
     friend bool operator==(const RunEnvironment&, const RunEnvironment&) = default;
 };
 
+// memcached's error replies counted apart by kind (all of them are also
+// Exception failures).
+struct ErrorReplies {
+    uint64_t error = 0;       // "ERROR": the server did not know the command
+    uint64_t clientError = 0; // "CLIENT_ERROR <message>"
+    uint64_t serverError = 0; // "SERVER_ERROR <message>"
+
+    friend bool operator==(const ErrorReplies&, const ErrorReplies&) = default;
+};
+
 // One point of a sweep: one target at one concurrency, one repetition.
 // Plain value. Scalars are the engine's RunResult counters; histograms are
 // kept in the engine's compact byte form and decoded only when a view needs
@@ -88,6 +98,13 @@ struct PointResult {
     double clientCpuSeconds = 0;
     QString firstError;
     bool cancelled = false;
+    // Where the worker threads ran (CPU last seen per thread) and whether pinned.
+    std::vector<int> threadCpus;
+    bool pinned = false;
+    uint64_t connectionsOpened = 0;
+    ErrorReplies errorReplies;
+    // Replies per operation kind (memcached "set", "get"), error replies included.
+    std::map<QString, uint64_t> operationCounts;
 
     // Rates as the tool reported them when imported (they win over derived ones).
     std::optional<double> reportedRequestsPerSecond;
@@ -108,15 +125,18 @@ struct PointResult {
     std::map<QString, QByteArray> perOperationHistograms;
 
     // Rates prefer the figure an imported tool printed and otherwise derive
-    // from the counters; all are 0 without a measured time. Throughput counts
-    // bytes sent plus received in 10^6 bit/s: for tcp-stream that is the send
-    // rate netperf prints, for request/response the traffic on the wire.
+    // from the counters by engine/run_rates.h; all are 0 without a measured
+    // time. Throughput counts bytes sent plus received in 10^6 bit/s: for
+    // tcp-stream that is the send rate netperf prints, for request/response
+    // the traffic on the wire.
     double requestsPerSecond() const;
     double transferRateKiBps() const;
     double throughputMbitps() const;
     double timePerRequestMs() const; // concurrency x time / complete
     // Mean time per request across all concurrent requests (ab's second line).
     double timePerRequestAcrossMs() const;
+    // Share of the worker threads' wall time spent on CPU (1.0 = saturated).
+    double clientCpuLoad() const;
 
     friend bool operator==(const PointResult&, const PointResult&) = default;
 };

@@ -1,10 +1,12 @@
-// The result part of the session file; see session_json.h for the shape.
+// The result part of the session file; see session_json.h for the shape. The
+// scalar fields and their keys come from the result schema (result_schema.h);
+// the latency distributions, stored as histograms, are written here.
+#include "app/session/result_schema.h"
 #include "app/session/session_json.h"
 #include "engine/histogram.h"
 
 #include <QJsonArray>
 #include <cmath>
-#include <limits>
 #include <string_view>
 
 namespace loadscope::app {
@@ -12,7 +14,6 @@ namespace loadscope::app {
 namespace {
 
 constexpr double kMaxMs = 3.6e9; // a thousand hours: beyond anything a tool reports
-constexpr double kUnbounded = std::numeric_limits<double>::max();
 
 QString percentileKey(double percentile) {
     return QString::number(percentile, 'g', 12);
@@ -80,48 +81,23 @@ constexpr const char16_t* kLatencyKeys[] = {u"total", u"connect", u"waiting", u"
 } // namespace
 
 QJsonObject pointResultToJson(const PointResult& result) {
-    const ResultSource& source = result.source;
-    const QJsonObject sourceJson{
-        {QStringLiteral("kind"), source.kind == ResultSource::Kind::Imported
-                                     ? QStringLiteral("imported")
-                                     : QStringLiteral("measured")},
-        {QStringLiteral("tool"), source.tool},
-        {QStringLiteral("toolVersion"), source.toolVersion},
-        {QStringLiteral("file"), source.file},
-        {QStringLiteral("fingerprint"), source.fingerprint},
-    };
-    const RunEnvironment& environment = result.environment;
-    QJsonObject environmentJson{
-        {QStringLiteral("hostName"), environment.hostName},
-        {QStringLiteral("kernel"), environment.kernel},
-        {QStringLiteral("cpuModel"), environment.cpuModel},
-        {QStringLiteral("cores"), environment.cores},
-        {QStringLiteral("loadscopeVersion"), environment.loadscopeVersion},
-        {QStringLiteral("threadPlacement"), environment.threadPlacement},
-    };
-    if (environment.startedAt.isValid()) {
-        // Keeping the recorded offset makes the text stable across time zones.
-        const QDateTime& at = environment.startedAt;
-        environmentJson.insert(QStringLiteral("startedAt"),
-                               at.toOffsetFromUtc(at.offsetFromUtc()).toString(Qt::ISODateWithMs));
+    QJsonObject json;
+    for (const ResultField& field : resultSchema()) {
+        if (field.sessionKey.isEmpty())
+            continue;
+        // A parent object of the first format is written even when every key
+        // in it is left out ("reported": {}).
+        const qsizetype slash = field.sessionKey.indexOf(QLatin1Char('/'));
+        if (slash > 0 && !field.sessionOnlyWhenSet && !json.contains(field.sessionKey.left(slash)))
+            json.insert(field.sessionKey.left(slash), QJsonObject());
+        const FieldValue value = field.value(result);
+        if (field.omitInSession && std::holds_alternative<std::monostate>(value))
+            continue;
+        const QJsonValue saved = fieldJson(field, value);
+        if (field.sessionOnlyWhenSet && isEmptyJson(saved))
+            continue;
+        insertJsonPath(json, field.sessionKey, saved);
     }
-
-    QJsonObject errors;
-    for (size_t i = 0; i < engine::kErrorClassCount; ++i) {
-        const std::string_view name = engine::errorClassName(static_cast<engine::ErrorClass>(i));
-        errors.insert(QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size())),
-                      double(result.errors[i]));
-    }
-    QJsonObject statusCodes;
-    for (const auto& [code, count] : result.statusCodes)
-        statusCodes.insert(QString::number(code), double(count));
-    QJsonObject reported;
-    if (result.reportedRequestsPerSecond)
-        reported.insert(QStringLiteral("requestsPerSecond"), *result.reportedRequestsPerSecond);
-    if (result.reportedTransferKiBps)
-        reported.insert(QStringLiteral("transferKiBps"), *result.reportedTransferKiBps);
-    if (result.reportedThroughputMbitps)
-        reported.insert(QStringLiteral("throughputMbitps"), *result.reportedThroughputMbitps);
 
     const LatencySummary* summaries[] = {&result.total, &result.connect, &result.waiting,
                                          &result.processing};
@@ -145,117 +121,22 @@ QJsonObject pointResultToJson(const PointResult& result) {
         if (!result.perOperation.count(name))
             operations.insert(name, distributionToJson({}, histogram));
     }
-
-    return {
-        {QStringLiteral("target"), result.targetId.toString(QUuid::WithoutBraces)},
-        {QStringLiteral("concurrency"), result.concurrency},
-        {QStringLiteral("repetition"), result.repetition},
-        {QStringLiteral("source"), sourceJson},
-        {QStringLiteral("environment"), environmentJson},
-        {QStringLiteral("complete"), double(result.complete)},
-        {QStringLiteral("failed"), double(result.failed)},
-        {QStringLiteral("errors"), errors},
-        {QStringLiteral("non2xx"), double(result.non2xx)},
-        {QStringLiteral("keepAlive"), double(result.keepAlive)},
-        {QStringLiteral("statusCodes"), statusCodes},
-        {QStringLiteral("bytesTotal"), double(result.bytesTotal)},
-        {QStringLiteral("bytesBody"), double(result.bytesBody)},
-        {QStringLiteral("bytesSent"), double(result.bytesSent)},
-        {QStringLiteral("durationSeconds"), result.durationSeconds},
-        {QStringLiteral("threads"), result.threads},
-        {QStringLiteral("serverSoftware"), result.serverSoftware},
-        {QStringLiteral("documentLength"), double(result.documentLength)},
-        {QStringLiteral("hits"), double(result.hits)},
-        {QStringLiteral("misses"), double(result.misses)},
-        {QStringLiteral("clientCpuSeconds"), result.clientCpuSeconds},
-        {QStringLiteral("firstError"), result.firstError},
-        {QStringLiteral("cancelled"), result.cancelled},
-        {QStringLiteral("reported"), reported},
-        {QStringLiteral("latency"), latency},
-        {QStringLiteral("operations"), operations},
-    };
+    json.insert(QStringLiteral("latency"), latency);
+    json.insert(QStringLiteral("operations"), operations);
+    return json;
 }
 
 PointResult pointResultFromJson(const JsonReader& json) {
     PointResult result;
-    const QString target = json.string(u"target");
-    result.targetId = QUuid::fromString(target);
-    if (json.ok() && result.targetId.isNull())
-        json.failKey(u"target", QStringLiteral("is \"%1\", not a target id").arg(target));
-    result.concurrency = int(json.integer(u"concurrency", 1, kMaxConcurrency));
-    result.repetition = int(json.integer(u"repetition", 0, kMaxRepetitions - 1));
-
-    if (const auto source = json.optionalObject(u"source")) {
-        const QString kind = source->string(u"kind", QStringLiteral("measured"));
-        if (kind == u"imported")
-            result.source.kind = ResultSource::Kind::Imported;
-        else if (kind != u"measured" && json.ok())
-            source->failUnknownValue(u"kind", kind);
-        result.source.tool = source->string(u"tool", {});
-        result.source.toolVersion = source->string(u"toolVersion", {});
-        result.source.file = source->string(u"file", {});
-        result.source.fingerprint = source->string(u"fingerprint", {});
-    }
-    if (const auto environment = json.optionalObject(u"environment")) {
-        RunEnvironment& env = result.environment;
-        if (environment->has(u"startedAt")) {
-            const QString text = environment->string(u"startedAt");
-            env.startedAt = QDateTime::fromString(text, Qt::ISODateWithMs);
-            if (json.ok() && !env.startedAt.isValid())
-                environment->failKey(
-                    u"startedAt",
-                    QStringLiteral("is \"%1\", not an ISO 8601 date and time").arg(text));
+    for (const ResultField& field : resultSchema()) {
+        if (field.sessionKey.isEmpty() || !json.ok())
+            continue;
+        const qsizetype slash = field.sessionKey.indexOf(QLatin1Char('/'));
+        if (slash < 0) {
+            field.read(json, field.sessionKey, result);
+        } else if (const auto parent = json.optionalObject(field.sessionKey.left(slash))) {
+            field.read(*parent, QStringView(field.sessionKey).mid(slash + 1), result);
         }
-        env.hostName = environment->string(u"hostName", {});
-        env.kernel = environment->string(u"kernel", {});
-        env.cpuModel = environment->string(u"cpuModel", {});
-        env.cores = int(environment->integer(u"cores", 0, 1 << 20, 0));
-        env.loadscopeVersion = environment->string(u"loadscopeVersion", {});
-        env.threadPlacement = environment->string(u"threadPlacement", {});
-    }
-
-    result.complete = json.count(u"complete");
-    result.failed = json.count(u"failed", 0);
-    if (const auto errors = json.optionalObject(u"errors")) {
-        for (size_t i = 0; i < engine::kErrorClassCount; ++i) {
-            const std::string_view name =
-                engine::errorClassName(static_cast<engine::ErrorClass>(i));
-            result.errors[i] = errors->count(
-                QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size())), 0);
-        }
-    }
-    result.non2xx = json.count(u"non2xx", 0);
-    result.keepAlive = json.count(u"keepAlive", 0);
-    if (const auto codes = json.optionalObject(u"statusCodes")) {
-        for (const QString& key : codes->keys()) {
-            bool ok = false;
-            const int code = key.toInt(&ok);
-            if (!ok || code < 0 || code > 999) {
-                codes->failKey(key, QStringLiteral("is not an HTTP status code"));
-                break;
-            }
-            result.statusCodes[code] = codes->count(key);
-        }
-    }
-    result.bytesTotal = json.count(u"bytesTotal", 0);
-    result.bytesBody = json.count(u"bytesBody", 0);
-    result.bytesSent = json.count(u"bytesSent", 0);
-    result.durationSeconds = json.number(u"durationSeconds", 0, kUnbounded);
-    result.threads = int(json.integer(u"threads", 0, kMaxThreads, 0));
-    result.serverSoftware = json.string(u"serverSoftware", {});
-    result.documentLength = json.integer(u"documentLength", -1, JsonReader::kMaxExactInteger, -1);
-    result.hits = json.count(u"hits", 0);
-    result.misses = json.count(u"misses", 0);
-    result.clientCpuSeconds = json.number(u"clientCpuSeconds", 0, kUnbounded, 0);
-    result.firstError = json.string(u"firstError", {});
-    result.cancelled = json.boolean(u"cancelled", false);
-
-    if (const auto reported = json.optionalObject(u"reported")) {
-        result.reportedRequestsPerSecond =
-            reported->optionalNumber(u"requestsPerSecond", 0, kUnbounded);
-        result.reportedTransferKiBps = reported->optionalNumber(u"transferKiBps", 0, kUnbounded);
-        result.reportedThroughputMbitps =
-            reported->optionalNumber(u"throughputMbitps", 0, kUnbounded);
     }
 
     if (const auto latency = json.optionalObject(u"latency")) {

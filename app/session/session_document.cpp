@@ -25,31 +25,29 @@ void SessionDocument::reset(Session session, const QString& filePath) {
     setModified(false);
 }
 
-bool SessionDocument::open(const QString& pathOrExampleName, QString* error) {
-    std::optional<Session> loaded = openSession(pathOrExampleName, error);
+Result<void> SessionDocument::open(const QString& pathOrExampleName) {
+    Result<Session> loaded = openSession(pathOrExampleName);
     if (!loaded)
-        return false;
+        return loaded.error();
     // Examples live in read-only resources: saving one must ask for a place.
     const bool isFile = QFileInfo(pathOrExampleName).isFile();
     reset(std::move(*loaded), isFile ? QFileInfo(pathOrExampleName).absoluteFilePath() : QString());
-    return true;
+    return {};
 }
 
-bool SessionDocument::save(QString* error) {
-    if (m_filePath.isEmpty()) {
-        if (error)
-            *error = tr("the session has no file yet: save it under a name first");
-        return false;
-    }
-    return saveAs(m_filePath, error);
+Result<void> SessionDocument::save() {
+    if (m_filePath.isEmpty())
+        return makeError(ErrorCode::InvalidInput,
+                         tr("the session has no file yet: save it under a name first"));
+    return saveAs(m_filePath);
 }
 
-bool SessionDocument::saveAs(const QString& filePath, QString* error) {
-    if (!saveSessionFile(m_session, filePath, error))
-        return false;
+Result<void> SessionDocument::saveAs(const QString& filePath) {
+    if (Result<void> saved = saveSessionFile(m_session, filePath); !saved)
+        return saved;
     setFilePath(QFileInfo(filePath).absoluteFilePath());
     setModified(false);
-    return true;
+    return {};
 }
 
 void SessionDocument::setName(const QString& name) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "app/common/result.h"
 #include "app/session/session.h"
 
 #include <QObject>
@@ -28,9 +29,9 @@ public:
     // Replaces the whole session (new, opened elsewhere); not modified afterwards.
     void reset(Session session, const QString& filePath = {});
     // Opens a .loadscope file, or an example session by name ("demo-proxy").
-    bool open(const QString& pathOrExampleName, QString* error);
-    bool save(QString* error);
-    bool saveAs(const QString& filePath, QString* error);
+    Result<void> open(const QString& pathOrExampleName);
+    Result<void> save();
+    Result<void> saveAs(const QString& filePath);
 
     void setName(const QString& name);
     void setNotes(const QString& notes);

@@ -30,13 +30,8 @@ namespace {
 // Session files are small (a result is a few KiB); anything far larger is not one.
 constexpr qint64 kMaxFileSize = qint64(512) << 20;
 
-QString prefixed(const QString& fileName, const QString& message) {
-    return fileName + QStringLiteral(": ") + message;
-}
-
-void setError(QString* error, const QString& message) {
-    if (error)
-        *error = message;
+Error fileError(ErrorCode code, const QString& fileName, const QString& message) {
+    return makeError(code, message, fileName);
 }
 
 QString jsonProblem(const QJsonParseError& parseError, const QByteArray& bytes) {
@@ -58,76 +53,57 @@ QByteArray serializeSession(const Session& session) {
     return QJsonDocument(sessionToJson(session)).toJson(QJsonDocument::Indented);
 }
 
-std::optional<Session> parseSession(const QByteArray& bytes, const QString& fileName,
-                                    QString* error) {
-    if (bytes.trimmed().isEmpty()) {
-        setError(error, prefixed(fileName, QStringLiteral("is empty")));
-        return std::nullopt;
-    }
+Result<Session> parseSession(const QByteArray& bytes, const QString& fileName) {
+    if (bytes.trimmed().isEmpty())
+        return fileError(ErrorCode::Format, fileName, QStringLiteral("is empty"));
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(bytes, &parseError);
-    if (parseError.error != QJsonParseError::NoError) {
-        setError(error, prefixed(fileName, jsonProblem(parseError, bytes)));
-        return std::nullopt;
-    }
-    if (!document.isObject()) {
-        setError(error, prefixed(fileName, QStringLiteral("is not a Loadscope session (the JSON "
-                                                          "is not an object)")));
-        return std::nullopt;
-    }
-    QString problem;
-    std::optional<Session> session = sessionFromJson(document.object(), &problem);
+    if (parseError.error != QJsonParseError::NoError)
+        return fileError(ErrorCode::Format, fileName, jsonProblem(parseError, bytes));
+    if (!document.isObject())
+        return fileError(ErrorCode::Format, fileName,
+                         QStringLiteral("is not a Loadscope session (the JSON is not an object)"));
+    Result<Session> session = sessionFromJson(document.object());
     if (!session)
-        setError(error, prefixed(fileName, problem));
+        return fileError(ErrorCode::Format, fileName, session.error().message);
     return session;
 }
 
-std::optional<Session> loadSessionFile(const QString& path, QString* error) {
+Result<Session> loadSessionFile(const QString& path) {
     const QString shown = QDir::toNativeSeparators(path);
     QFile file(path);
-    if (!QFileInfo::exists(path)) {
-        setError(error, prefixed(shown, QStringLiteral("no such file")));
-        return std::nullopt;
-    }
-    if (QFileInfo(path).isDir()) {
-        setError(error, prefixed(shown, QStringLiteral("is a directory, not a session file")));
-        return std::nullopt;
-    }
-    if (!file.open(QIODevice::ReadOnly)) {
-        setError(error, prefixed(shown, QStringLiteral("cannot be read: ") + file.errorString()));
-        return std::nullopt;
-    }
-    if (file.size() > kMaxFileSize) {
-        setError(error, prefixed(shown, QStringLiteral("is too large to be a session file")));
-        return std::nullopt;
-    }
+    if (!QFileInfo::exists(path))
+        return fileError(ErrorCode::Io, shown, QStringLiteral("no such file"));
+    if (QFileInfo(path).isDir())
+        return fileError(ErrorCode::Io, shown,
+                         QStringLiteral("is a directory, not a session file"));
+    if (!file.open(QIODevice::ReadOnly))
+        return fileError(ErrorCode::Io, shown,
+                         QStringLiteral("cannot be read: ") + file.errorString());
+    if (file.size() > kMaxFileSize)
+        return fileError(ErrorCode::Format, shown,
+                         QStringLiteral("is too large to be a session file"));
     const QByteArray bytes = file.readAll();
-    if (file.error() != QFileDevice::NoError) {
-        setError(error, prefixed(shown, QStringLiteral("cannot be read: ") + file.errorString()));
-        return std::nullopt;
-    }
-    return parseSession(bytes, shown, error);
+    if (file.error() != QFileDevice::NoError)
+        return fileError(ErrorCode::Io, shown,
+                         QStringLiteral("cannot be read: ") + file.errorString());
+    return parseSession(bytes, shown);
 }
 
-bool saveSessionFile(const Session& session, const QString& path, QString* error) {
+Result<void> saveSessionFile(const Session& session, const QString& path) {
     const QString shown = QDir::toNativeSeparators(path);
-    if (QFileInfo(path).isDir()) {
-        setError(error, prefixed(shown, QStringLiteral("is a directory")));
-        return false;
-    }
+    if (QFileInfo(path).isDir())
+        return fileError(ErrorCode::Io, shown, QStringLiteral("is a directory"));
     const QByteArray bytes = serializeSession(session);
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        setError(error,
-                 prefixed(shown, QStringLiteral("cannot be written: ") + file.errorString()));
-        return false;
-    }
-    if (file.write(bytes) != bytes.size() || !file.commit()) {
-        setError(error,
-                 prefixed(shown, QStringLiteral("cannot be written: ") + file.errorString()));
-        return false; // QSaveFile discards the temporary file; the old one is untouched
-    }
-    return true;
+    if (!file.open(QIODevice::WriteOnly))
+        return fileError(ErrorCode::Io, shown,
+                         QStringLiteral("cannot be written: ") + file.errorString());
+    // On failure QSaveFile discards the temporary file; the old one is untouched.
+    if (file.write(bytes) != bytes.size() || !file.commit())
+        return fileError(ErrorCode::Io, shown,
+                         QStringLiteral("cannot be written: ") + file.errorString());
+    return {};
 }
 
 QStringList exampleSessionNames() {
@@ -145,33 +121,31 @@ QString exampleSessionPath(const QString& name) {
     return QStringLiteral(":/sessions/") + name + QLatin1Char('.') + kSessionFileSuffix;
 }
 
-std::optional<Session> loadExampleSession(const QString& name, QString* error) {
+Result<Session> loadExampleSession(const QString& name) {
     initialiseSessionResources();
     QString baseName = name;
     const QString suffix = QLatin1Char('.') + kSessionFileSuffix;
     if (baseName.endsWith(suffix))
         baseName.chop(suffix.size());
-    if (!exampleSessionNames().contains(baseName)) {
-        setError(error, QStringLiteral("%1: no such file, and no example session of that name "
-                                       "(examples: %2)")
-                            .arg(name, exampleSessionNames().join(QStringLiteral(", "))));
-        return std::nullopt;
-    }
+    if (!exampleSessionNames().contains(baseName))
+        return fileError(ErrorCode::Io, name,
+                         QStringLiteral("no such file, and no example session of that name "
+                                        "(examples: %1)")
+                             .arg(exampleSessionNames().join(QStringLiteral(", "))));
     QFile file(exampleSessionPath(baseName));
-    if (!file.open(QIODevice::ReadOnly)) {
-        setError(error, prefixed(name, QStringLiteral("cannot be read: ") + file.errorString()));
-        return std::nullopt;
-    }
-    return parseSession(file.readAll(), baseName + suffix, error);
+    if (!file.open(QIODevice::ReadOnly))
+        return fileError(ErrorCode::Io, name,
+                         QStringLiteral("cannot be read: ") + file.errorString());
+    return parseSession(file.readAll(), baseName + suffix);
 }
 
-std::optional<Session> openSession(const QString& pathOrExampleName, QString* error) {
+Result<Session> openSession(const QString& pathOrExampleName) {
     if (QFileInfo::exists(pathOrExampleName))
-        return loadSessionFile(pathOrExampleName, error);
+        return loadSessionFile(pathOrExampleName);
     // A path-like argument that does not exist is a missing file, not an example.
     if (pathOrExampleName.contains(QLatin1Char('/')) || pathOrExampleName.isEmpty())
-        return loadSessionFile(pathOrExampleName, error);
-    return loadExampleSession(pathOrExampleName, error);
+        return loadSessionFile(pathOrExampleName);
+    return loadExampleSession(pathOrExampleName);
 }
 
 } // namespace loadscope::app

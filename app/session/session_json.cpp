@@ -313,9 +313,8 @@ QJsonObject sessionToJson(const Session& session) {
     return root;
 }
 
-std::optional<Session> sessionFromJson(const QJsonObject& root, QString* error) {
-    QString problem;
-    const JsonReader json(root, &problem);
+Result<Session> sessionFromJson(const QJsonObject& root) {
+    const JsonReader json(root);
 
     const QString format = json.string(u"format");
     if (json.ok() && format != kSessionFormatName)
@@ -325,11 +324,11 @@ std::optional<Session> sessionFromJson(const QJsonObject& root, QString* error) 
     // Checked before anything else: a newer file's fields may mean something else.
     const int64_t version = json.integer(u"version", 1, std::numeric_limits<int32_t>::max());
     if (json.ok() && version > kSessionFormatVersion) {
-        *error = QStringLiteral("was written by a newer Loadscope (session format version %1; "
-                                "this one reads up to %2)")
-                     .arg(version)
-                     .arg(kSessionFormatVersion);
-        return std::nullopt;
+        return makeError(ErrorCode::Format,
+                         QStringLiteral("was written by a newer Loadscope (session format "
+                                        "version %1; this one reads up to %2)")
+                             .arg(version)
+                             .arg(kSessionFormatVersion));
     }
 
     Session session;
@@ -370,11 +369,7 @@ std::optional<Session> sessionFromJson(const QJsonObject& root, QString* error) 
         session.results.push_back(std::move(result));
     }
 
-    if (!json.ok()) {
-        *error = problem;
-        return std::nullopt;
-    }
-    return session;
+    return json.result(std::move(session));
 }
 
 } // namespace loadscope::app

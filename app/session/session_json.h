@@ -1,10 +1,10 @@
 #pragma once
 
+#include "app/common/result.h"
 #include "app/session/json_reader.h"
 #include "app/session/session.h"
 
 #include <QJsonObject>
-#include <optional>
 
 // The JSON shape of a session file, version 1. session_file.h adds the bytes,
 // the file and the error prefix; these functions are the mapping only, kept
@@ -38,8 +38,9 @@ inline constexpr int kSessionFormatVersion = 1;
 inline constexpr QLatin1StringView kSessionFormatName{"loadscope-session"};
 
 QJsonObject sessionToJson(const Session& session);
-// nullopt with one message naming the field (no file name) when anything is wrong.
-std::optional<Session> sessionFromJson(const QJsonObject& root, QString* error);
+// The session, or one Format error naming the field (no file name) when
+// anything is wrong.
+Result<Session> sessionFromJson(const QJsonObject& root);
 
 QJsonObject targetToJson(const Target& target);
 Target targetFromJson(const JsonReader& json);
@@ -52,10 +53,13 @@ SweepPlan sweepPlanFromJson(const JsonReader& json);
 // { error class: count }, "statusCodes": { "200": count }, "reported": {
 // rates an imported tool printed }, "latency": { "total" | "connect" |
 // "waiting" | "processing": distribution }, "operations": { name:
-// distribution } }. A distribution is { "histogram": base64 of the engine's
-// bytes } when measured (its summary is derived on load), otherwise the
-// printed summary { "minMs", "meanMs", "sdMs", "maxMs", "percentiles": {
-// "99.9": ms } }.
+// distribution }, and, only while set, "threadCpus": [cpu], "pinned",
+// "connectionsOpened", "errorReplies": { "error", "clientError",
+// "serverError" }, "operationCounts": { name: replies } }. The keys other
+// than the distributions are the result schema's (result_schema.h). A distribution is {
+// "histogram": base64 of the engine's bytes } when measured (its summary is derived on load),
+// otherwise the printed summary { "minMs", "meanMs", "sdMs", "maxMs", "percentiles": { "99.9": ms }
+// }.
 QJsonObject pointResultToJson(const PointResult& result);
 PointResult pointResultFromJson(const JsonReader& json);
 

@@ -338,9 +338,8 @@ void SweepRunner::storeResult(Sweep& sweep, const SweepPoint& point, const Point
     m_document->putResult(result);
     ++sweep.outcome.pointsRun;
     if (!m_document->filePath().isEmpty()) {
-        QString saveError;
-        if (!m_document->save(&saveError))
-            Q_EMIT autosaveFailed(saveError);
+        if (const auto saved = m_document->save(); !saved)
+            Q_EMIT autosaveFailed(saved.error().toString());
     }
     Q_EMIT pointFinished(point, result);
 }

@@ -342,10 +342,9 @@ void TestSessionExport::percentileFilesPerTargetAndLevel() {
     }
 
     QTemporaryDir dir;
-    QString error;
     const QString target = dir.filePath(QStringLiteral("out/hgrm"));
-    const auto written = writePercentileDistributions(session, target, &error);
-    QVERIFY2(written, qPrintable(error));
+    const auto written = writePercentileDistributions(session, target);
+    QVERIFY2(written, written ? "" : qPrintable(written.error().toString()));
     QCOMPARE(written->size(), 4);
     QFile first(QDir(target).filePath(files[0].fileName));
     QVERIFY(first.open(QIODevice::ReadOnly));
@@ -356,7 +355,9 @@ void TestSessionExport::percentileFilesPerTargetAndLevel() {
     QFile blocker(blocked);
     QVERIFY(blocker.open(QIODevice::WriteOnly));
     blocker.close();
-    QVERIFY(!writePercentileDistributions(session, blocked, &error));
+    const auto refused = writePercentileDistributions(session, blocked);
+    QVERIFY(!refused);
+    const QString error = refused.error().toString();
     QVERIFY2(error.startsWith(blocked), qPrintable(error));
 }
 

@@ -150,12 +150,12 @@ void TestSessionFile::roundTripIsByteIdentical() {
     QVERIFY(dir.isValid());
     const QString first = dir.filePath(QStringLiteral("first.loadscope"));
     const QString second = dir.filePath(QStringLiteral("second.loadscope"));
-    QString error;
-    QVERIFY2(saveSessionFile(original, first, &error), qPrintable(error));
-    const std::optional<Session> reopened = loadSessionFile(first, &error);
-    QVERIFY2(reopened, qPrintable(error));
+    const Result<void> saved = saveSessionFile(original, first);
+    QVERIFY2(saved, saved ? "" : qPrintable(saved.error().toString()));
+    const Result<Session> reopened = loadSessionFile(first);
+    QVERIFY2(reopened, reopened ? "" : qPrintable(reopened.error().toString()));
     QVERIFY(*reopened == original);
-    QVERIFY2(saveSessionFile(*reopened, second, &error), qPrintable(error));
+    QVERIFY(saveSessionFile(*reopened, second));
     QCOMPARE(readFile(second), readFile(first));
 
     const QJsonObject root = QJsonDocument::fromJson(readFile(first)).object();
@@ -165,10 +165,9 @@ void TestSessionFile::roundTripIsByteIdentical() {
 
 void TestSessionFile::percentilesSurviveReopen() {
     const Session original = test::twoTargetSession();
-    QString error;
-    const std::optional<Session> reopened =
-        parseSession(serializeSession(original), QStringLiteral("s.loadscope"), &error);
-    QVERIFY2(reopened, qPrintable(error));
+    const Result<Session> reopened =
+        parseSession(serializeSession(original), QStringLiteral("s.loadscope"));
+    QVERIFY2(reopened, reopened ? "" : qPrintable(reopened.error().toString()));
     QCOMPARE(reopened->results.size(), original.results.size());
     for (size_t i = 0; i < original.results.size(); ++i) {
         const PointResult& before = original.results[i];
@@ -296,28 +295,29 @@ void TestSessionFile::corruptFileIsRefused() {
 
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    QString error;
     const QString goodPath = dir.filePath(QStringLiteral("good.loadscope"));
     const Session good = test::twoTargetSession();
-    QVERIFY(saveSessionFile(good, goodPath, &error));
+    QVERIFY(saveSessionFile(good, goodPath));
 
     SessionDocument document;
-    QVERIFY2(document.open(goodPath, &error), qPrintable(error));
+    QVERIFY(document.open(goodPath));
     document.setNotes(QStringLiteral("edited, not saved"));
     const Session before = document.session();
 
     const QString badPath = writeFile(dir, QStringLiteral("session.loadscope"), bytes);
     QVERIFY(!badPath.isEmpty());
-    error.clear();
-    QVERIFY(!loadSessionFile(badPath, &error));
+    const Result<Session> bad = loadSessionFile(badPath);
+    QVERIFY(!bad);
+    const QString error = bad.error().toString();
+    QCOMPARE(bad.error().file, badPath);
     QVERIFY2(error.startsWith(badPath + QStringLiteral(": ")), qPrintable(error));
     QVERIFY2(error.contains(message), qPrintable(error));
     QVERIFY2(!error.contains(QLatin1Char('\n')), qPrintable(error));
 
     // The open session is untouched by the failed open.
-    error.clear();
-    QVERIFY(!document.open(badPath, &error));
-    QVERIFY(error.contains(message));
+    const Result<void> opened = document.open(badPath);
+    QVERIFY(!opened);
+    QVERIFY(opened.error().message.contains(message));
     QVERIFY(document.session() == before);
     QCOMPARE(document.filePath(), QFileInfo(goodPath).absoluteFilePath());
     QVERIFY(document.isModified());
@@ -325,26 +325,23 @@ void TestSessionFile::corruptFileIsRefused() {
 
 void TestSessionFile::fileErrors() {
     QTemporaryDir dir;
-    QString error;
     const QString missing = dir.filePath(QStringLiteral("nope.loadscope"));
-    QVERIFY(!loadSessionFile(missing, &error));
-    QCOMPARE(error, missing + QStringLiteral(": no such file"));
-    QVERIFY(!openSession(missing, &error));
-    QCOMPARE(error, missing + QStringLiteral(": no such file"));
-    QVERIFY(!loadSessionFile(dir.path(), &error));
-    QVERIFY(error.contains(QStringLiteral("is a directory")));
-    QVERIFY(!openSession(QStringLiteral("no-such-example"), &error));
-    QVERIFY2(error.contains(QStringLiteral("demo-proxy")), qPrintable(error));
+    QCOMPARE(loadSessionFile(missing).error().toString(),
+             missing + QStringLiteral(": no such file"));
+    QCOMPARE(loadSessionFile(missing).error().code, ErrorCode::Io);
+    QCOMPARE(openSession(missing).error().toString(), missing + QStringLiteral(": no such file"));
+    QVERIFY(loadSessionFile(dir.path()).error().message.contains(QStringLiteral("is a directory")));
+    const QString noExample = openSession(QStringLiteral("no-such-example")).error().toString();
+    QVERIFY2(noExample.contains(QStringLiteral("demo-proxy")), qPrintable(noExample));
 }
 
 void TestSessionFile::failedSaveLeavesOldFile() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString path = dir.filePath(QStringLiteral("session.loadscope"));
-    QString error;
     Session small;
     small.name = QStringLiteral("the old content");
-    QVERIFY(saveSessionFile(small, path, &error));
+    QVERIFY(saveSessionFile(small, path));
     const QByteArray old = readFile(path);
 
     // A write that fails half-way (as on a full disk): the file-size limit
@@ -357,12 +354,12 @@ void TestSessionFile::failedSaveLeavesOldFile() {
     rlimit limited = saved;
     limited.rlim_cur = 4096;
     QCOMPARE(setrlimit(RLIMIT_FSIZE, &limited), 0);
-    error.clear();
-    const bool savedOk = saveSessionFile(large, path, &error);
+    const Result<void> savedLarge = saveSessionFile(large, path);
     setrlimit(RLIMIT_FSIZE, &saved);
     std::signal(SIGXFSZ, previousHandler);
 
-    QVERIFY(!savedOk);
+    QVERIFY(!savedLarge);
+    const QString error = savedLarge.error().toString();
     QVERIFY2(error.startsWith(path + QStringLiteral(": cannot be written")), qPrintable(error));
     QCOMPARE(readFile(path), old);
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files),
@@ -370,21 +367,22 @@ void TestSessionFile::failedSaveLeavesOldFile() {
 
     // Through the document: still modified, still pointing at the old file.
     SessionDocument document;
-    QVERIFY(document.open(path, &error));
+    QVERIFY(document.open(path));
     document.setName(QStringLiteral("changed"));
     const QString missingDir = dir.filePath(QStringLiteral("no/such/dir/s.loadscope"));
-    QVERIFY(!document.saveAs(missingDir, &error));
+    QVERIFY(!document.saveAs(missingDir));
     QVERIFY(document.isModified());
     QCOMPARE(document.filePath(), QFileInfo(path).absoluteFilePath());
-    QVERIFY(document.save(&error));
+    QVERIFY(document.save());
     QVERIFY(!document.isModified());
-    QCOMPARE(loadSessionFile(path, &error)->name, QStringLiteral("changed"));
+    QCOMPARE(loadSessionFile(path)->name, QStringLiteral("changed"));
 }
 
 void TestSessionFile::saveIntoDirectoryPathFails() {
     QTemporaryDir dir;
-    QString error;
-    QVERIFY(!saveSessionFile(test::twoTargetSession(), dir.path(), &error));
+    const Result<void> saved = saveSessionFile(test::twoTargetSession(), dir.path());
+    QVERIFY(!saved);
+    const QString error = saved.error().toString();
     QVERIFY2(error.contains(QStringLiteral("is a directory")), qPrintable(error));
     QVERIFY(QFileInfo(dir.path()).isDir());
 }
@@ -393,9 +391,8 @@ void TestSessionFile::examplesLoadByNameAndPath() {
     QCOMPARE(exampleSessionNames(),
              (QStringList{QStringLiteral("demo-proxy"), QStringLiteral("memcached"),
                           QStringLiteral("tcp-rr")}));
-    QString error;
-    const std::optional<Session> demo = openSession(QStringLiteral("demo-proxy"), &error);
-    QVERIFY2(demo, qPrintable(error));
+    const Result<Session> demo = openSession(QStringLiteral("demo-proxy"));
+    QVERIFY2(demo, demo ? "" : qPrintable(demo.error().toString()));
     QCOMPARE(demo->targets.size(), size_t(2));
     QCOMPARE(demo->targets[0].http.url, QStringLiteral("http://127.0.0.1:18080/"));
     QCOMPARE(demo->targets[0].mode, DeploymentMode::Host);
@@ -409,21 +406,20 @@ void TestSessionFile::examplesLoadByNameAndPath() {
     QCOMPARE(demo->plan.order, SweepOrder::Interleaved);
     QVERIFY(validateSweepPlan(demo->plan));
 
-    const std::optional<Session> memcached =
-        openSession(QStringLiteral("memcached.loadscope"), &error);
-    QVERIFY2(memcached, qPrintable(error));
+    const Result<Session> memcached = openSession(QStringLiteral("memcached.loadscope"));
+    QVERIFY2(memcached, memcached ? "" : qPrintable(memcached.error().toString()));
     QCOMPARE(memcached->targets.at(0).protocol, TargetProtocol::Memcache);
     QCOMPARE(memcached->targets.at(0).address, QStringLiteral("127.0.0.1:11211"));
-    const std::optional<Session> rr = loadExampleSession(QStringLiteral("tcp-rr"), &error);
-    QVERIFY2(rr, qPrintable(error));
+    const Result<Session> rr = loadExampleSession(QStringLiteral("tcp-rr"));
+    QVERIFY2(rr, rr ? "" : qPrintable(rr.error().toString()));
     QCOMPARE(rr->targets.at(0).protocol, TargetProtocol::TcpRr);
 
     // The same file by path, from the source tree.
     const QString source = qEnvironmentVariable("LOADSCOPE_SOURCE_DIR");
     if (!source.isEmpty()) {
-        const auto byPath = openSession(
-            source + QStringLiteral("/resources/sessions/demo-proxy.loadscope"), &error);
-        QVERIFY2(byPath, qPrintable(error));
+        const auto byPath =
+            openSession(source + QStringLiteral("/resources/sessions/demo-proxy.loadscope"));
+        QVERIFY2(byPath, byPath ? "" : qPrintable(byPath.error().toString()));
         QVERIFY(*byPath == *demo);
     }
 }
@@ -432,9 +428,8 @@ void TestSessionFile::examplesAreCanonical() {
     // Examples are stored exactly as Loadscope writes them, so opening and
     // saving one shows no spurious change.
     for (const QString& name : exampleSessionNames()) {
-        QString error;
-        const std::optional<Session> session = loadExampleSession(name, &error);
-        QVERIFY2(session, qPrintable(error));
+        const Result<Session> session = loadExampleSession(name);
+        QVERIFY2(session, session ? "" : qPrintable(session.error().toString()));
         QCOMPARE(serializeSession(*session), readFile(exampleSessionPath(name)));
     }
 }

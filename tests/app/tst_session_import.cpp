@@ -291,10 +291,9 @@ void TestSessionImport::survivesSaveAndOpen() {
                 .ok());
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("imports.loadscope"));
-    QString error;
-    QVERIFY2(saveSessionFile(session, path, &error), qPrintable(error));
-    const std::optional<Session> reopened = loadSessionFile(path, &error);
-    QVERIFY2(reopened, qPrintable(error));
+    QVERIFY(saveSessionFile(session, path));
+    const Result<Session> reopened = loadSessionFile(path);
+    QVERIFY2(reopened, reopened ? "" : qPrintable(reopened.error().toString()));
     QCOMPARE(reopened->results.size(), session.results.size());
     for (size_t i = 0; i < session.results.size(); ++i) {
         const PointResult& a = session.results.at(i);
@@ -336,9 +335,8 @@ void TestSessionImport::cliImports() {
     QCOMPARE(lines.at(3), QStringLiteral("imported 3 reports into new target 'nat' "
                                          "(container-nat, http) of ") +
                               session);
-    QString error;
-    const std::optional<Session> saved = loadSessionFile(session, &error);
-    QVERIFY2(saved, qPrintable(error));
+    const Result<Session> saved = loadSessionFile(session);
+    QVERIFY2(saved, saved ? "" : qPrintable(saved.error().toString()));
     QCOMPARE(static_cast<int>(saved->results.size()), 3);
     QCOMPARE(saved->targets.front().modeLabel(), QStringLiteral("container-nat"));
 
@@ -349,7 +347,7 @@ void TestSessionImport::cliImports() {
                readFile(QFINDTESTDATA("fixtures/import/ab_2.3_close.txt")));
     QCOMPARE(piped.exitCode, 0);
     QVERIFY(piped.out.startsWith(QLatin1String("stdin:1: ab 2.3: concurrency 10")));
-    QCOMPARE(static_cast<int>(loadSessionFile(session, &error)->targets.size()), 2);
+    QCOMPARE(static_cast<int>(loadSessionFile(session)->targets.size()), 2);
 }
 
 void TestSessionImport::cliRefusals_data() {

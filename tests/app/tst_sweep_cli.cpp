@@ -99,9 +99,8 @@ void TestSweepCli::cleanupTestCase() {
 
 QString TestSweepCli::writeSession(const app::Session& session, const QString& name) {
     const QString path = m_dir.filePath(name);
-    QString error;
-    if (!app::saveSessionFile(session, path, &error))
-        qWarning("%s", qPrintable(error));
+    if (const auto saved = app::saveSessionFile(session, path); !saved)
+        qWarning("%s", qPrintable(saved.error().toString()));
     return path;
 }
 
@@ -125,9 +124,8 @@ void TestSweepCli::sweepWritesSessionComparisonAndCsv() {
                  run.out.contains(QStringLiteral("vs direct")),
              qPrintable(run.out));
 
-    QString error;
-    const auto saved = app::loadSessionFile(path, &error);
-    QVERIFY2(saved, qPrintable(error));
+    const auto saved = app::loadSessionFile(path);
+    QVERIFY2(saved, saved ? "" : qPrintable(saved.error().toString()));
     QCOMPARE(saved->results.size(), size_t(8));
     QVERIFY(app::missingPoints(*saved).empty());
     for (const app::PointResult& result : saved->results)
@@ -147,9 +145,8 @@ void TestSweepCli::existingResultsNeedResumeOrFresh() {
     CliRun run =
         runCli({QStringLiteral("sweep"), path, QStringLiteral("--out"), out, QStringLiteral("-q")});
     QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-    QString error;
-    QVERIFY(app::loadSessionFile(path, &error)->results.empty());
-    QCOMPARE(app::loadSessionFile(out, &error)->results.size(), size_t(8));
+    QVERIFY(app::loadSessionFile(path)->results.empty());
+    QCOMPARE(app::loadSessionFile(out)->results.size(), size_t(8));
 
     // The same --out again would overwrite earlier results: refused with a way out.
     run = runCli({QStringLiteral("sweep"), path, QStringLiteral("--out"), out});
@@ -169,11 +166,10 @@ void TestSweepCli::existingResultsNeedResumeOrFresh() {
     QVERIFY(!run.err.contains(QStringLiteral("point 1/8")));
     QVERIFY(run.out.contains(QStringLiteral("Concurrency 1")));
     // --fresh measures every point again, replacing the earlier results.
-    const QDateTime before =
-        app::loadSessionFile(out, &error)->results.front().environment.startedAt;
+    const QDateTime before = app::loadSessionFile(out)->results.front().environment.startedAt;
     run = runCli({QStringLiteral("sweep"), out, QStringLiteral("--fresh"), QStringLiteral("-q")});
     QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-    const auto fresh = app::loadSessionFile(out, &error);
+    const auto fresh = app::loadSessionFile(out);
     QCOMPARE(fresh->results.size(), size_t(8));
     for (const app::PointResult& result : fresh->results)
         QVERIFY(result.environment.startedAt > before);
@@ -205,9 +201,8 @@ void TestSweepCli::sigintCancelsAndKeepsFinishedPoints() {
     QCOMPARE(sweep.process().exitCode(), 130);
     QVERIFY2(sweep.err().contains(QStringLiteral("cancelling")), qPrintable(sweep.err()));
 
-    QString error;
-    const auto saved = app::loadSessionFile(path, &error);
-    QVERIFY2(saved, qPrintable(error));
+    const auto saved = app::loadSessionFile(path);
+    QVERIFY2(saved, saved ? "" : qPrintable(saved.error().toString()));
     QCOMPARE(saved->results.size(), size_t(1));
     QVERIFY(!saved->results.front().cancelled);
 }
@@ -225,9 +220,8 @@ void TestSweepCli::killInMiddleOfPointLeavesValidFile() {
     QVERIFY(sweep.process().waitForFinished(5000));
     QCOMPARE(sweep.process().exitStatus(), QProcess::CrashExit);
 
-    QString error;
-    const auto saved = app::loadSessionFile(path, &error);
-    QVERIFY2(saved, qPrintable(error));
+    const auto saved = app::loadSessionFile(path);
+    QVERIFY2(saved, saved ? "" : qPrintable(saved.error().toString()));
     QCOMPARE(saved->targets, session.targets);
     QCOMPARE(saved->plan, session.plan);
     const std::vector<app::SweepPoint> points = app::sweepPoints(session);
@@ -241,7 +235,7 @@ void TestSweepCli::killInMiddleOfPointLeavesValidFile() {
     QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
     QVERIFY(!resumed.err.contains(QStringLiteral("point 3/8")));
     QVERIFY(resumed.err.contains(QStringLiteral("point 4/8")));
-    QCOMPARE(app::loadSessionFile(path, &error)->results.size(), size_t(8));
+    QCOMPARE(app::loadSessionFile(path)->results.size(), size_t(8));
 }
 
 QTEST_GUILESS_MAIN(TestSweepCli)

@@ -223,8 +223,7 @@ void TestSweepRunner::cancelMidSweepKeepsFinishedPointsAndFile() {
     session.plan.durationSeconds = 0.4;
     app::SessionDocument document;
     document.reset(session);
-    QString error;
-    QVERIFY2(document.saveAs(path, &error), qPrintable(error));
+    QVERIFY(document.saveAs(path));
 
     app::SweepRunner runner(&document);
     runner.setProbeEnabled(false);
@@ -250,8 +249,8 @@ void TestSweepRunner::cancelMidSweepKeepsFinishedPointsAndFile() {
         QVERIFY(!result.cancelled);
 
     // The file on disk is whole and holds exactly the finished points.
-    const auto saved = app::loadSessionFile(path, &error);
-    QVERIFY2(saved, qPrintable(error));
+    const auto saved = app::loadSessionFile(path);
+    QVERIFY2(saved, saved ? "" : qPrintable(saved.error().toString()));
     QCOMPARE(saved->results, document.session().results);
     QVERIFY(!runner.isRunning());
 }

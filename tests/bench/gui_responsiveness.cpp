@@ -310,9 +310,8 @@ QCoro::Task<int> measureOpen(const Options& options) {
     {
         app::SessionDocument writer;
         writer.reset(thousandResults(options.results));
-        QString error;
-        if (!writer.saveAs(path, &error)) {
-            std::fprintf(stderr, "gui_responsiveness: %s\n", qPrintable(error));
+        if (const auto saved = writer.saveAs(path); !saved) {
+            std::fprintf(stderr, "gui_responsiveness: %s\n", qPrintable(saved.error().toString()));
             co_return 1;
         }
         measureCopy(writer.session());
@@ -344,21 +343,19 @@ QCoro::Task<int> measureOpen(const Options& options) {
         // A named closure: GCC 12 moves a temporary one's captures out of the
         // coroutine frame when it is built inside the co_await expression.
         const auto read = [path] {
-            QString error;
-            auto session = app::loadSessionFile(path, &error);
-            return std::make_shared<std::pair<std::optional<app::Session>, QString>>(
-                std::move(session), error);
+            return std::make_shared<app::Result<app::Session>>(app::loadSessionFile(path));
         };
         auto loaded = co_await app::runOnWorkerThread(read);
-        if (!loaded->first) {
-            std::fprintf(stderr, "gui_responsiveness: %s\n", qPrintable(loaded->second));
+        if (!*loaded) {
+            std::fprintf(stderr, "gui_responsiveness: %s\n",
+                         qPrintable(loaded->error().toString()));
             co_return 1;
         }
         const double readMs = double(clock.nsecsElapsed()) / 1e6;
         std::vector<SweepEvent> events{{probe.nowMs(), QStringLiteral("read")}};
         QElapsedTimer resetClock;
         resetClock.start();
-        document.reset(std::move(*loaded->first), path);
+        document.reset(std::move(loaded->value()), path);
         const double resetMs = double(resetClock.nsecsElapsed()) / 1e6;
         const double openMs = double(clock.nsecsElapsed()) / 1e6;
         while (!page.isUpToDate())

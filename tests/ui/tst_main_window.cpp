@@ -156,9 +156,8 @@ private Q_SLOTS:
         m_saveAsPath = path;
         QVERIFY(m_window->openSession(QStringLiteral("memcached")));
         QVERIFY(QFile::exists(path));
-        QString error;
-        const auto saved = loadscope::app::loadSessionFile(path, &error);
-        QVERIFY2(saved, qPrintable(error));
+        const auto saved = loadscope::app::loadSessionFile(path);
+        QVERIFY2(saved, saved ? "" : qPrintable(saved.error().toString()));
         QCOMPARE(saved->targets.front().name, edited.targets.front().name);
 
         editFirstTargetName(QStringLiteral("-gone"));
@@ -236,10 +235,9 @@ private Q_SLOTS:
 
     void droppingASessionFileOpensIt() {
         const QString path = m_dir.filePath(QStringLiteral("dropped.loadscope"));
-        QString error;
-        auto session = loadscope::app::loadExampleSession(QStringLiteral("memcached"), &error);
-        QVERIFY2(session, qPrintable(error));
-        QVERIFY(loadscope::app::saveSessionFile(*session, path, &error));
+        auto session = loadscope::app::loadExampleSession(QStringLiteral("memcached"));
+        QVERIFY2(session, session ? "" : qPrintable(session.error().toString()));
+        QVERIFY(loadscope::app::saveSessionFile(*session, path));
 
         QMimeData mime;
         mime.setUrls({QUrl::fromLocalFile(path)});

@@ -24,8 +24,7 @@ class TstTargetsPage : public QObject {
 private Q_SLOTS:
     void init() {
         m_document = std::make_unique<SessionDocument>();
-        QString error;
-        QVERIFY2(m_document->open(QStringLiteral("demo-proxy"), &error), qPrintable(error));
+        QVERIFY(m_document->open(QStringLiteral("demo-proxy")));
         m_page = std::make_unique<TargetsPage>(m_document.get());
         m_tester = std::make_unique<QAbstractItemModelTester>(
             m_page->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);

@@ -229,9 +229,8 @@ bool MainWindow::newSession() {
 bool MainWindow::openSession(const QString& pathOrExampleName) {
     if (refuseWhileRunning(tr("Open Session")) || !confirmDiscardOrSave())
         return false;
-    QString error;
-    if (!m_document->open(pathOrExampleName, &error)) {
-        showError(tr("Cannot Open Session"), error);
+    if (const auto opened = m_document->open(pathOrExampleName); !opened) {
+        showError(tr("Cannot Open Session"), opened.error().toString());
         return false;
     }
     if (!m_document->filePath().isEmpty()) {
@@ -245,9 +244,8 @@ bool MainWindow::openSession(const QString& pathOrExampleName) {
 bool MainWindow::saveSession() {
     if (m_document->filePath().isEmpty())
         return chooseAndSaveAs();
-    QString error;
-    if (!m_document->save(&error)) {
-        showError(tr("Cannot Save Session"), error);
+    if (const auto saved = m_document->save(); !saved) {
+        showError(tr("Cannot Save Session"), saved.error().toString());
         return false;
     }
     m_recentFiles->add(m_document->filePath());
@@ -259,9 +257,8 @@ bool MainWindow::saveSessionAs(const QString& path) {
     QString target = path;
     if (QFileInfo(target).suffix().isEmpty())
         target += QStringLiteral(".loadscope");
-    QString error;
-    if (!m_document->saveAs(target, &error)) {
-        showError(tr("Cannot Save Session"), error);
+    if (const auto saved = m_document->saveAs(target); !saved) {
+        showError(tr("Cannot Save Session"), saved.error().toString());
         return false;
     }
     m_recentFiles->add(m_document->filePath());

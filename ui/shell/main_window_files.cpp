@@ -122,11 +122,9 @@ bool MainWindow::exportSummaryCsv(const QString& path) {
 }
 
 bool MainWindow::exportPercentileDistributions(const QString& directory) {
-    QString error;
-    const auto written =
-        app::writePercentileDistributions(m_document->session(), directory, &error);
+    const auto written = app::writePercentileDistributions(m_document->session(), directory);
     if (!written) {
-        showError(tr("Cannot Export Percentile Distributions"), error);
+        showError(tr("Cannot Export Percentile Distributions"), written.error().toString());
         return false;
     }
     if (written->isEmpty()) {

@@ -1,0 +1,96 @@
+#pragma once
+
+#include "app/session/json_reader.h"
+#include "app/session/result_schema.h"
+
+#include <array>
+#include <limits>
+
+// What the files that fill the result schema share; not for use elsewhere.
+namespace loadscope::app::schema_detail {
+
+using Keys = std::array<QString, 4>;
+
+inline constexpr double kUnbounded = std::numeric_limits<double>::max();
+
+// The same CLI key in every command.
+inline Keys every(const char* key) {
+    const QString k = QLatin1String(key);
+    return {k, k, k, k};
+}
+
+// A CLI key in one command only.
+inline Keys only(TargetProtocol protocol, const char* key) {
+    Keys keys;
+    keys[static_cast<size_t>(protocol)] = QLatin1String(key);
+    return keys;
+}
+
+inline FieldValue optionalValue(const std::optional<double>& value) {
+    return value ? FieldValue(*value) : FieldValue();
+}
+
+// Collects the fields in order; a reference stays valid until the next add().
+class ResultSchemaBuilder {
+public:
+    using Value = std::function<FieldValue(const PointResult&)>;
+    using Read = std::function<void(const JsonReader&, QStringView, PointResult&)>;
+
+    ResultField& add(const QString& id, FieldType type, const char* unit, Value value) {
+        ResultField field;
+        field.id = id;
+        field.type = type;
+        field.unit = QLatin1String(unit);
+        field.value = std::move(value);
+        m_fields.push_back(std::move(field));
+        return m_fields.back();
+    }
+    ResultField& add(const char* id, FieldType type, const char* unit, Value value) {
+        return add(QString(QLatin1String(id)), type, unit, std::move(value));
+    }
+    // A field saved under `key` ("parent/key") in the session file.
+    ResultField& saved(const char* id, FieldType type, const char* unit, Value value,
+                       const char* key, Read read) {
+        ResultField& field = add(id, type, unit, std::move(value));
+        field.sessionKey = QLatin1String(key);
+        field.read = std::move(read);
+        return field;
+    }
+    // A field added to the session file after its first release (see
+    // ResultField::sessionOnlyWhenSet).
+    ResultField& savedWhenSet(const char* id, FieldType type, const char* unit, Value value,
+                              const char* key, Read read) {
+        ResultField& field = saved(id, type, unit, std::move(value), key, std::move(read));
+        field.sessionOnlyWhenSet = true;
+        return field;
+    }
+    // A text saved under `key`, held in PointResult::*part::*member (source.tool).
+    template <typename Part>
+    ResultField& savedText(const char* id, const char* key, Part PointResult::*part,
+                           QString Part::*member) {
+        return saved(
+            id, FieldType::Text, "",
+            [part, member](const PointResult& r) { return FieldValue(r.*part.*member); }, key,
+            [part, member](const JsonReader& j, QStringView k, PointResult& r) {
+                r.*part.*member = j.string(k, {});
+            });
+    }
+    std::vector<ResultField> take() { return std::move(m_fields); }
+
+private:
+    std::vector<ResultField> m_fields;
+};
+
+// min, mean, sd, max and the standard percentiles of one summary as fields
+// "<idPrefix>_<stat>_ms"; CLI key "<object>/<stat>" where `cliObjects` names one.
+void addLatencyFields(ResultSchemaBuilder& b, const QString& idPrefix, const Keys& cliObjects,
+                      std::function<const LatencySummary&(const PointResult&)> summary,
+                      const QStringList& csvStats, const QStringList& metricStats);
+// "min", "mean", "sd", "max", "p50" ... "p99_99", "p100".
+QStringList latencyStatNames();
+
+// The fields in results-CSV column order, then those no CSV column carries.
+void addCsvFields(ResultSchemaBuilder& b);
+void addSessionAndCliFields(ResultSchemaBuilder& b);
+
+} // namespace loadscope::app::schema_detail

@@ -1,0 +1,61 @@
+#pragma once
+
+#include <cstdint>
+
+// The rate formulas of DESIGN.md "Metrics", once. RunResult (the engine's
+// result) and app::PointResult (a stored one) both derive their rates here,
+// so a figure printed by the CLI, saved in a session and written to a CSV is
+// computed the same way. Every rate is 0 without a measured time.
+namespace loadscope::engine::rates {
+
+inline constexpr double kBytesPerKiB = 1024.0;
+inline constexpr double kBitsPerMbit = 1e6;
+
+// `count` events per second of measured time.
+constexpr double perSecond(double count, double seconds) {
+    return seconds > 0 ? count / seconds : 0;
+}
+
+// Complete requests (operations, transactions) per second, as ab's "Requests per second".
+constexpr double requestsPerSecond(uint64_t complete, double seconds) {
+    return perSecond(double(complete), seconds);
+}
+
+// Bytes received (headers and bodies) in KiB/s, as ab's "Transfer rate".
+constexpr double transferRateKiBps(uint64_t bytesReceived, double seconds) {
+    return perSecond(double(bytesReceived) / kBytesPerKiB, seconds);
+}
+
+// Bytes on the wire in both directions in KiB/s, as memtier's KB/sec.
+constexpr double wireKiBps(uint64_t bytesSent, uint64_t bytesReceived, double seconds) {
+    return perSecond((double(bytesSent) + double(bytesReceived)) / kBytesPerKiB, seconds);
+}
+
+// Bytes sent plus received in 10^6 bit/s. For tcp-stream nothing comes back,
+// so this is netperf TCP_STREAM's send throughput.
+constexpr double throughputMbitps(uint64_t bytesSent, uint64_t bytesReceived, double seconds) {
+    return perSecond(double(bytesSent + bytesReceived) * 8.0 / kBitsPerMbit, seconds);
+}
+
+// ab's first "Time per request" in ms: concurrency x measured time / complete,
+// the mean time one client waits per request.
+constexpr double timePerRequestMs(double concurrency, double seconds, double complete) {
+    return complete > 0 ? concurrency * seconds * 1000.0 / complete : 0;
+}
+
+// ab's second line: measured time / complete, across all concurrent requests.
+constexpr double timePerRequestAcrossMs(double seconds, double complete) {
+    return timePerRequestMs(1, seconds, complete);
+}
+
+// Share of the worker threads' wall time spent on CPU (1.0 = saturated).
+constexpr double clientCpuLoad(double cpuSeconds, double seconds, double threads) {
+    return seconds > 0 && threads > 0 ? cpuSeconds / (seconds * threads) : 0;
+}
+
+// hits / (hits + misses); 0 without lookups.
+constexpr double hitRatio(uint64_t hits, uint64_t misses) {
+    return hits + misses ? double(hits) / double(hits + misses) : 0;
+}
+
+} // namespace loadscope::engine::rates

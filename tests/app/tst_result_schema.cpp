@@ -1,0 +1,325 @@
+// The one result schema: CLI JSON of every command from a PointResult with
+// known counts, the results CSV header, and the session file's new keys.
+// Expected keys and values are written out by hand (the README's promises and
+// arithmetic on the counts), never computed by the schema again.
+#include "app/report/memtier_report.h"
+#include "app/report/result_json.h"
+#include "app/session/csv_export.h"
+#include "app/session/json_reader.h"
+#include "app/session/result_schema.h"
+#include "app/session/session_json.h"
+#include "engine/run_result.h"
+
+#include <QJsonArray>
+#include <QTest>
+#include <set>
+
+using namespace loadscope;
+using namespace loadscope::app;
+
+namespace {
+
+constexpr double kTolerance = 1e-9;
+
+// 1000 requests in 2 s on 10 connections and 2 threads; half the requests
+// took 1 us, half 2 us (values a histogram holds exactly).
+engine::RunResult knownRun() {
+    engine::RunResult r;
+    r.complete = 1000;
+    r.failed = 10;
+    r.errors = {1, 2, 0, 3, 0, 4}; // connect, receive, length, exceptions, write, timeout
+    r.non2xx = 5;
+    r.keepAlive = 990;
+    r.connectionsOpened = 12;
+    r.statusCodes = {{200, 995}, {503, 5}};
+    r.bytesTotal = 2'048'000;
+    r.bytesBody = 1'024'000;
+    r.bytesSent = 512'000;
+    r.durationSeconds = 2.0;
+    r.concurrency = 10;
+    r.threads = 2;
+    r.serverSoftware = "nginx/1.22";
+    r.documentLength = 1024;
+    r.firstError = "connection refused";
+    r.threadCpus = {0, 1};
+    r.pinned = true;
+    r.clientCpuSeconds = 1.0;
+    r.total.recordN(1000, 500);
+    r.total.recordN(2000, 500);
+    r.connect.recordN(1000, 12);
+    r.waiting.recordN(1000, 1000);
+    r.processing.recordN(1000, 1000);
+    r.hits = 600;
+    r.misses = 300;
+    engine::OperationStats set{"set", 100, 0, 0, 0, {}};
+    set.latency.recordN(2000, 100);
+    engine::OperationStats get{"get", 900, 600, 300, 0, {}};
+    get.latency.recordN(1000, 900);
+    r.operations.push_back(std::move(set));
+    r.operations.push_back(std::move(get));
+    return r;
+}
+
+PointResult knownResult() {
+    PointResult result = pointResultFromRun(knownRun(), QUuid::createUuid(), 10, 0, {});
+    result.errorReplies = ErrorReplies{1, 1, 1};
+    return result;
+}
+
+// The keys every command's --json has (README "JSON keys").
+constexpr const char* kCommonKeys =
+    "complete failed failed_connect failed_receive failed_length failed_exceptions failed_write "
+    "timeouts bytes_total bytes_body bytes_sent duration_s transfer_rate_kib_s concurrency "
+    "threads thread_cpus threads_pinned client_cpu_s client_cpu_load connections_opened "
+    "cancelled first_error latency_ms connect_ms waiting_ms processing_ms";
+
+// The words of `text`, as a set of keys.
+std::set<QString> words(const QString& text) {
+    const QStringList list = text.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    return {list.begin(), list.end()};
+}
+
+std::set<QString> commonAnd(const char* more) {
+    return words(QLatin1String(kCommonKeys) + QLatin1Char(' ') + QLatin1String(more));
+}
+
+std::set<QString> keySet(const QJsonObject& object) {
+    const QStringList keys = object.keys();
+    return {keys.begin(), keys.end()};
+}
+
+double number(const QJsonObject& o, const char* key) {
+    return o.value(QLatin1String(key)).toDouble();
+}
+
+void checkLatencyObject(const QJsonObject& latency, double minMs, double maxMs) {
+    QCOMPARE(keySet(latency), words(QStringLiteral("min mean sd p50 p66 p75 p80 p90 p95 p98 p99 "
+                                                   "p99_9 p99_99 max")));
+    QCOMPARE(number(latency, "min"), minMs);
+    QCOMPARE(number(latency, "max"), maxMs);
+}
+
+} // namespace
+
+class TestResultSchema : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void httpJsonHasEveryDocumentedKeyAndValue() {
+        CliResultContext context;
+        context.protocol = TargetProtocol::Http;
+        context.url = QStringLiteral("http://127.0.0.1:8080/");
+        context.pipeline = 4;
+        const QJsonObject json = cliResultJson(knownResult(), context);
+
+        QCOMPARE(keySet(json), commonAnd("requests_per_second non_2xx keep_alive server_software "
+                                         "document_length status_codes url pipeline"));
+        QCOMPARE(number(json, "complete"), 1000.0);
+        QCOMPARE(number(json, "failed"), 10.0);
+        QCOMPARE(number(json, "failed_connect"), 1.0);
+        QCOMPARE(number(json, "failed_receive"), 2.0);
+        QCOMPARE(number(json, "failed_exceptions"), 3.0);
+        QCOMPARE(number(json, "timeouts"), 4.0);
+        QCOMPARE(number(json, "requests_per_second"), 500.0);  // 1000 / 2 s
+        QCOMPARE(number(json, "transfer_rate_kib_s"), 1000.0); // 2048000 / 1024 / 2
+        QCOMPARE(number(json, "client_cpu_load"), 0.25);       // 1 s / (2 s x 2 threads)
+        QCOMPARE(number(json, "connections_opened"), 12.0);
+        QCOMPARE(number(json, "non_2xx"), 5.0);
+        QCOMPARE(number(json, "keep_alive"), 990.0);
+        QCOMPARE(number(json, "document_length"), 1024.0);
+        QCOMPARE(number(json, "concurrency"), 10.0);
+        QCOMPARE(number(json, "threads"), 2.0);
+        QCOMPARE(number(json, "pipeline"), 4.0);
+        QCOMPARE(json.value(QStringLiteral("server_software")).toString(),
+                 QStringLiteral("nginx/1.22"));
+        QCOMPARE(json.value(QStringLiteral("first_error")).toString(),
+                 QStringLiteral("connection refused"));
+        QCOMPARE(json.value(QStringLiteral("url")).toString(),
+                 QStringLiteral("http://127.0.0.1:8080/"));
+        QCOMPARE(json.value(QStringLiteral("threads_pinned")).toBool(), true);
+        QCOMPARE(json.value(QStringLiteral("thread_cpus")).toArray(), (QJsonArray{0, 1}));
+        QCOMPARE(json.value(QStringLiteral("status_codes")).toObject(),
+                 (QJsonObject{{QStringLiteral("200"), 995}, {QStringLiteral("503"), 5}}));
+        const QJsonObject latency = json.value(QStringLiteral("latency_ms")).toObject();
+        checkLatencyObject(latency, 0.001, 0.002);
+        QCOMPARE(number(latency, "mean"), 0.0015);
+        QCOMPARE(number(latency, "p50"), 0.001);
+        QCOMPARE(number(latency, "p99"), 0.002);
+        checkLatencyObject(json.value(QStringLiteral("connect_ms")).toObject(), 0.001, 0.001);
+    }
+
+    void memcacheJsonHasMemtierFigures() {
+        MemcacheRunSetup setup;
+        setup.server = QStringLiteral("127.0.0.1:11211");
+        setup.threads = 2;
+        setup.clientsPerThread = 5;
+        setup.pipeline = 1;
+        setup.requestsPerClient = 100;
+        CliResultContext context;
+        context.protocol = TargetProtocol::Memcache;
+        context.memcache = setup;
+        const QJsonObject json = cliResultJson(knownResult(), context);
+
+        QCOMPARE(keySet(json),
+                 commonAnd("ops_per_second sets gets sets_per_second gets_per_second hits misses "
+                           "hits_per_second misses_per_second hit_ratio kb_per_second "
+                           "error_replies set_latency_ms get_latency_ms server clients_per_thread "
+                           "pipeline requests_per_client test_time_s ratio key_pattern "
+                           "key_minimum key_maximum key_prefix data_size"));
+        QCOMPARE(number(json, "ops_per_second"), 500.0);
+        QCOMPARE(number(json, "sets"), 100.0);
+        QCOMPARE(number(json, "gets"), 900.0);
+        QCOMPARE(number(json, "sets_per_second"), 50.0);
+        QCOMPARE(number(json, "gets_per_second"), 450.0);
+        QCOMPARE(number(json, "hits"), 600.0);
+        QCOMPARE(number(json, "misses"), 300.0);
+        QCOMPARE(number(json, "hits_per_second"), 300.0);
+        QCOMPARE(number(json, "misses_per_second"), 150.0);
+        QVERIFY(qAbs(number(json, "hit_ratio") - 2.0 / 3.0) < kTolerance);
+        QCOMPARE(number(json, "kb_per_second"), 1250.0); // (512000 + 2048000) / 1024 / 2
+        QCOMPARE(json.value(QStringLiteral("error_replies")).toObject(),
+                 (QJsonObject{{QStringLiteral("error"), 1},
+                              {QStringLiteral("client_error"), 1},
+                              {QStringLiteral("server_error"), 1}}));
+        checkLatencyObject(json.value(QStringLiteral("set_latency_ms")).toObject(), 0.002, 0.002);
+        checkLatencyObject(json.value(QStringLiteral("get_latency_ms")).toObject(), 0.001, 0.001);
+        QCOMPARE(json.value(QStringLiteral("server")).toString(), setup.server);
+        QCOMPARE(number(json, "clients_per_thread"), 5.0);
+    }
+
+    void netperfJsonNamesItsRate_data() {
+        QTest::addColumn<QString>("test");
+        QTest::addColumn<QString>("rateKey");
+        QTest::addColumn<double>("rate");
+        QTest::newRow("tcp-rr") << QStringLiteral("TCP_RR")
+                                << QStringLiteral("transactions_per_second") << 500.0;
+        // (512000 + 2048000) bytes x 8 / 10^6 / 2 s
+        QTest::newRow("tcp-stream")
+            << QStringLiteral("TCP_STREAM") << QStringLiteral("throughput_mbit_s") << 10.24;
+    }
+    void netperfJsonNamesItsRate() {
+        QFETCH(QString, test);
+        QFETCH(QString, rateKey);
+        QFETCH(double, rate);
+        NetperfRunSetup setup;
+        setup.test = test;
+        setup.server = QStringLiteral("127.0.0.1:12865");
+        CliResultContext context;
+        const bool stream = test == u"TCP_STREAM";
+        context.protocol = stream ? TargetProtocol::TcpStream : TargetProtocol::TcpRr;
+        context.netperf = setup;
+        const QJsonObject json = cliResultJson(knownResult(), context);
+        const QString own =
+            stream ? QStringLiteral(" send_size") : QStringLiteral(" request_size response_size");
+        QCOMPARE(keySet(json),
+                 commonAnd(qPrintable(
+                     rateKey + own +
+                     QStringLiteral(" test server socket_send_bytes socket_recv_bytes"))));
+        QVERIFY2(qAbs(json.value(rateKey).toDouble() - rate) < kTolerance,
+                 qPrintable(QString::number(json.value(rateKey).toDouble())));
+        QCOMPARE(json.value(QStringLiteral("test")).toString(), test);
+    }
+
+    void streamThroughputIsTheSendRateWhenNothingComesBack() {
+        engine::RunResult run;
+        run.bytesSent = 125'000'000;
+        run.durationSeconds = 10;
+        run.concurrency = 1;
+        run.threads = 1;
+        NetperfRunSetup setup;
+        setup.test = QStringLiteral("TCP_STREAM");
+        const QJsonObject json = tcpStreamResultJson(run, setup);
+        QCOMPARE(number(json, "throughput_mbit_s"), 100.0); // 10^9 bits in 10 s
+        QVERIFY(!json.contains(QStringLiteral("first_error")));
+    }
+
+    void runResultJsonHasTheCommonKeys() {
+        QCOMPARE(keySet(runResultJson(knownRun())), commonAnd(""));
+        engine::RunResult silent;
+        std::set<QString> withoutError = commonAnd("");
+        withoutError.erase(QStringLiteral("first_error")); // only when there was one
+        QCOMPARE(keySet(runResultJson(silent)), withoutError);
+        QCOMPARE(number(runResultJson(silent), "transfer_rate_kib_s"), 0.0);
+    }
+
+    void resultsCsvColumnsAreTheDocumentedOnes() {
+        const QStringList documented =
+            QStringLiteral(
+                "target,target_id,mode,protocol,endpoint,concurrency,repetition,source,tool,"
+                "tool_version,started_at,host_name,thread_placement,cancelled,duration_s,threads,"
+                "complete,failed,failed_connect,failed_receive,failed_length,failed_exceptions,"
+                "failed_write,failed_timeout,non_2xx,keep_alive,bytes_total,bytes_body,"
+                "bytes_sent,hits,misses,client_cpu_s,requests_per_second,transfer_rate_kib_s,"
+                "throughput_mbit_s,time_per_request_ms,time_per_request_across_ms,"
+                "latency_min_ms,latency_mean_ms,latency_sd_ms,latency_max_ms,latency_p50_ms,"
+                "latency_p66_ms,latency_p75_ms,latency_p80_ms,latency_p90_ms,latency_p95_ms,"
+                "latency_p98_ms,latency_p99_ms,latency_p99_9_ms,latency_p99_99_ms,"
+                "latency_p100_ms,connect_mean_ms,waiting_mean_ms,processing_mean_ms,"
+                "server_software,document_length,first_error")
+                .split(QLatin1Char(','));
+        QCOMPARE(resultsCsvColumns(), documented);
+    }
+
+    void oneFigureHasOneFormulaInEveryFormat() {
+        // The CSV's failed_timeout and the CLI's timeouts are one field.
+        const ResultField* timeouts = resultField(u"failed_timeout");
+        QVERIFY(timeouts);
+        QCOMPARE(timeouts->csvColumn, QStringLiteral("failed_timeout"));
+        QCOMPARE(timeouts->cliKey(TargetProtocol::Http), QStringLiteral("timeouts"));
+        QCOMPARE(timeouts->sessionKey, QStringLiteral("errors/timeout"));
+        const ResultField* p99 = resultField(u"latency_p99_ms");
+        QVERIFY(p99);
+        QCOMPARE(p99->cliKey(TargetProtocol::TcpRr), QStringLiteral("latency_ms/p99"));
+        QCOMPARE(p99->summaryMetric, QStringLiteral("latency_p99_ms"));
+        // Throughput counts both directions in the CSV as in the CLI.
+        const ResultField* throughput = resultField(u"throughput_mbit_s");
+        QVERIFY(throughput);
+        QCOMPARE(fieldNumber(*throughput, knownResult()).value_or(-1), 10.24);
+    }
+
+    void newSessionKeysRoundTripAndOldFilesOpen() {
+        const PointResult original = knownResult();
+        const QJsonObject json = pointResultToJson(original);
+        QCOMPARE(json.value(QStringLiteral("threadCpus")).toArray(), (QJsonArray{0, 1}));
+        QCOMPARE(json.value(QStringLiteral("pinned")).toBool(), true);
+        QCOMPARE(json.value(QStringLiteral("connectionsOpened")).toDouble(), 12.0);
+        const JsonReader reader(json);
+        const PointResult reread = pointResultFromJson(reader);
+        QVERIFY2(reader.ok(), qPrintable(reader.error().message));
+        QCOMPARE(reread.threadCpus, original.threadCpus);
+        QCOMPARE(reread.pinned, true);
+        QCOMPARE(reread.connectionsOpened, uint64_t(12));
+        QCOMPARE(reread.errorReplies, (ErrorReplies{1, 1, 1}));
+        QCOMPARE(reread.operationCounts.at(QStringLiteral("get")), uint64_t(900));
+        QVERIFY(reread == original);
+
+        // A result saved before these keys existed: they read as none.
+        QJsonObject old = json;
+        for (const char* key :
+             {"threadCpus", "pinned", "connectionsOpened", "errorReplies", "operationCounts"})
+            old.remove(QLatin1String(key));
+        const JsonReader oldReader(old);
+        const PointResult fromOld = pointResultFromJson(oldReader);
+        QVERIFY2(oldReader.ok(), qPrintable(oldReader.error().message));
+        QVERIFY(fromOld.threadCpus.empty());
+        QCOMPARE(fromOld.connectionsOpened, uint64_t(0));
+        QCOMPARE(fromOld.complete, uint64_t(1000));
+        // ... and save as they were: the new keys stay out while unset.
+        QCOMPARE(pointResultToJson(fromOld), old);
+    }
+
+    void badSessionFieldIsOneFormatError() {
+        QJsonObject json = pointResultToJson(knownResult());
+        json.insert(QStringLiteral("connectionsOpened"), QStringLiteral("many"));
+        const JsonReader reader(json);
+        (void)pointResultFromJson(reader);
+        const Result<int> result = reader.result(1);
+        QVERIFY(!result);
+        QCOMPARE(result.error().code, ErrorCode::Format);
+        QCOMPARE(result.error().message,
+                 QStringLiteral("field \"connectionsOpened\" should be a number, not a string"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestResultSchema)
+#include "tst_result_schema.moc"
