@@ -257,8 +257,9 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::checkTargets(Sweep& sweep) {
         if (auto ended = interrupted(sweep))
             co_return ended;
         if (!resolved)
-            co_return unreachable(sweep.outcome, QStringLiteral("%1: %2").arg(
-                                                     targetLabel(*target), resolved.error().message));
+            co_return unreachable(
+                sweep.outcome,
+                QStringLiteral("%1: %2").arg(targetLabel(*target), resolved.error().message));
         sweep.addresses.insert(target->id, *resolved);
     }
     co_return std::nullopt;

@@ -29,7 +29,7 @@
 
 using loadscope::testing::CannedReplyServer;
 using loadscope::testing::CliOutcome;
-using loadscope::testing::runCli;
+using loadscope::testing::runCliProcess;
 using loadscope::testing::stopWithTest;
 using namespace loadscope::testing::golden;
 
@@ -421,8 +421,9 @@ void TestGoldenOutputs::cliOneShot() {
     const QString csv = m_dir.filePath(name + QStringLiteral(".csv"));
     // For the fixture's header: the command without its address, which holds a port.
     const QString command = arguments.mid(0, arguments.size() - 1).join(QLatin1Char(' '));
-    const CliOutcome run = runCli(arguments << QStringLiteral("-q") << QStringLiteral("--json")
-                                            << json << QStringLiteral("--csv") << csv);
+    const CliOutcome run =
+        runCliProcess(arguments << QStringLiteral("-q") << QStringLiteral("--json") << json
+                                << QStringLiteral("--csv") << csv);
     QVERIFY2(run.exitCode == 0, run.err.constData());
 
     QStringList problems;
@@ -446,14 +447,15 @@ void TestGoldenOutputs::sweepAndExport() {
         QVERIFY(file.write(sessionText(m_http->port(), m_echo->port())) > 0);
     }
     const QString out = m_dir.filePath(QStringLiteral("golden-out.loadscope"));
-    const CliOutcome sweep = runCli(
+    const CliOutcome sweep = runCliProcess(
         {QStringLiteral("sweep"), session, QStringLiteral("--out"), out, QStringLiteral("-q")},
         120'000);
     QVERIFY2(sweep.exitCode == 0, sweep.err.constData());
     const QString results = m_dir.filePath(QStringLiteral("results.csv"));
     const QString summary = m_dir.filePath(QStringLiteral("summary.csv"));
-    const CliOutcome exported = runCli({QStringLiteral("export"), out, QStringLiteral("--csv"),
-                                        results, QStringLiteral("--summary-csv"), summary});
+    const CliOutcome exported =
+        runCliProcess({QStringLiteral("export"), out, QStringLiteral("--csv"), results,
+                       QStringLiteral("--summary-csv"), summary});
     QVERIFY2(exported.exitCode == 0, exported.err.constData());
 
     QStringList problems;

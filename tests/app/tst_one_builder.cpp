@@ -43,11 +43,12 @@ std::optional<app::Session> throughSessionFile(const cli::OneShot& shot) {
     session.targets.push_back(target);
     session.plan = shot.plan;
     const QByteArray bytes = QJsonDocument(app::sessionToJson(session)).toJson();
-    QString error;
-    auto loaded = app::sessionFromJson(QJsonDocument::fromJson(bytes).object(), &error);
-    if (!loaded)
-        qWarning("%s", qPrintable(error));
-    return loaded;
+    auto loaded = app::sessionFromJson(QJsonDocument::fromJson(bytes).object());
+    if (!loaded) {
+        qWarning("%s", qPrintable(loaded.error().toString()));
+        return std::nullopt;
+    }
+    return std::move(*loaded);
 }
 
 // A session file of one target, JSON written with ' for " to stay readable.
@@ -230,9 +231,8 @@ private Q_SLOTS:
             sessionFile("'protocol': 'http', 'address': '', 'http': {'url': "
                         "'http://127.0.0.1:8080/'}",
                         "'concurrency': [1], 'limit': 'requests', 'requestsPerPoint': 10");
-        QString error;
-        const auto session = app::sessionFromJson(QJsonDocument::fromJson(old).object(), &error);
-        QVERIFY2(session, qPrintable(error));
+        const auto session = app::sessionFromJson(QJsonDocument::fromJson(old).object());
+        QVERIFY2(session, qPrintable(session ? QString() : session.error().toString()));
         const app::Target& target = session->targets.front();
         QCOMPARE(target.responseTimeoutSeconds, 30.0);
         QVERIFY(!target.http.acceptVariableLength);
@@ -261,8 +261,9 @@ private Q_SLOTS:
         QFETCH(QByteArray, target);
         QFETCH(QString, message);
         const QByteArray file = sessionFile(target, "'concurrency': [1], 'durationSeconds': 1");
-        QString error;
-        QVERIFY(!app::sessionFromJson(QJsonDocument::fromJson(file).object(), &error));
+        const auto loaded = app::sessionFromJson(QJsonDocument::fromJson(file).object());
+        QVERIFY(!loaded);
+        const QString error = loaded.error().toString();
         QVERIFY2(error.contains(message), qPrintable(error));
     }
 

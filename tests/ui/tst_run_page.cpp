@@ -143,7 +143,7 @@ void TestRunPage::hintFollowsTheSession() {
     badPlan.plan.concurrencyLevels.clear();
     document.reset(badPlan);
     QVERIFY(!button(page, "startButton")->isEnabled());
-    QCOMPARE(status->text(), *app::validateSweepPlan(badPlan.plan));
+    QCOMPARE(status->text(), app::validateSweepPlan(badPlan.plan).error().message);
 
     app::Session none = test::twoTargetSession();
     none.targets.clear();
