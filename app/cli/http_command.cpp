@@ -179,18 +179,12 @@ int runHttpCommand(const QStringList& arguments, const CliIo& io) {
         return ExitUnreachable;
     }
 
-    QJsonObject json = app::runResultJson(result);
-    json[QStringLiteral("requests_per_second")] = result.requestsPerSecond();
-    json[QStringLiteral("non_2xx")] = double(result.non2xx);
-    json[QStringLiteral("keep_alive")] = double(result.keepAlive);
-    json[QStringLiteral("server_software")] = QString::fromStdString(result.serverSoftware);
-    json[QStringLiteral("document_length")] = double(result.documentLength);
-    QJsonObject codes;
-    for (const auto& [code, count] : result.statusCodes)
-        codes[QString::number(code)] = double(count);
-    json[QStringLiteral("status_codes")] = codes;
-    json[QStringLiteral("url")] = parser.positionalArguments().constFirst();
-    json[QStringLiteral("pipeline")] = double(spec->pipeline);
+    app::CliResultContext context;
+    context.protocol = app::TargetProtocol::Http;
+    context.url = parser.positionalArguments().constFirst();
+    context.pipeline = spec->pipeline;
+    const QJsonObject json = app::cliResultJson(
+        app::pointResultFromRun(result, {}, int(result.concurrency), 0, {}), context);
 
     if (output.printsReport() && url) {
         app::AbReportHeader header;

@@ -82,14 +82,6 @@ QJsonObject cliResultJson(const PointResult& result, const CliResultContext& con
     return o;
 }
 
-QJsonObject runResultJson(const engine::RunResult& run) {
-    const PointResult result =
-        pointResultFromRun(run, {}, static_cast<int>(run.concurrency), 0, {});
-    return schemaJson(result, [](const ResultField& field) {
-        return field.inEveryCommand() ? field.cliKeys.front() : QString();
-    });
-}
-
 QByteArray jsonToCsv(const QJsonObject& object) {
     QStringList names;
     QStringList values;

@@ -32,12 +32,6 @@ struct CliResultContext {
 // milliseconds.
 QJsonObject cliResultJson(const PointResult& result, const CliResultContext& context);
 
-// The fields every command's --json carries (counts, error classes,
-// transfer rate, placement, the four latency objects) of an engine result.
-// Kept for the commands until they build a PointResult and call
-// cliResultJson(); the same schema writes both.
-QJsonObject runResultJson(const engine::RunResult& result);
-
 // One header row and one value row of the JSON's scalar fields (latency
 // objects flattened as latency_ms_p99 etc., status codes as status_200),
 // RFC 4180.

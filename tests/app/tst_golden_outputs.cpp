@@ -131,6 +131,9 @@ const QList<Rule> kSessionRules{
     {"results.concurrency", Kind::Exact},
     {"results.repetition", Kind::Exact},
     {"results.threads", Kind::Exact},
+    // Added with the result schema: what the CLI JSON always had.
+    {"results.connectionsOpened", Kind::Exact},
+    {"results.threadCpus", Kind::Present},
     {"results.cancelled", Kind::Exact},
     {"results.complete", Kind::Exact},
     {"results.failed", Kind::Exact},

@@ -233,15 +233,6 @@ private Q_SLOTS:
         QVERIFY(!json.contains(QStringLiteral("first_error")));
     }
 
-    void runResultJsonHasTheCommonKeys() {
-        QCOMPARE(keySet(runResultJson(knownRun())), commonAnd(""));
-        engine::RunResult silent;
-        std::set<QString> withoutError = commonAnd("");
-        withoutError.erase(QStringLiteral("first_error")); // only when there was one
-        QCOMPARE(keySet(runResultJson(silent)), withoutError);
-        QCOMPARE(number(runResultJson(silent), "transfer_rate_kib_s"), 0.0);
-    }
-
     void resultsCsvColumnsAreTheDocumentedOnes() {
         const QStringList documented =
             QStringLiteral(
