@@ -294,7 +294,11 @@ void LoadWorker::issueRequests(Connection& c, int64_t now) {
 }
 
 void LoadWorker::flush(Connection& c, int64_t now) {
+    // The requests start when the send that writes their last byte begins (as
+    // wrk: before the write), so no request starts after the server has it.
+    int64_t sent = now;
     while (c.outOffset < c.out.size()) {
+        sent = monotonicNs();
         const ssize_t n = ::send(c.fd, c.out.data() + c.outOffset, c.out.size() - c.outOffset,
                                  MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
@@ -316,8 +320,6 @@ void LoadWorker::flush(Connection& c, int64_t now) {
         }
         return;
     }
-    // The requests start when the send that wrote their last byte returned.
-    const int64_t sent = monotonicNs();
     for (size_t i = c.count - c.unsent; i < c.count; ++i) {
         InFlight& request = c.at(i);
         request.sentNs = sent;

@@ -12,7 +12,7 @@
 namespace loadscope::engine::detail {
 
 // One request's times and bytes. Each time is read when its event happens:
-// sent when the send that wrote the request's last byte returned, first byte
+// sent when the send that writes the request's last byte begins, first byte
 // and completion when the recv that held them returned.
 struct InFlight {
     int64_t startNs = 0;   // when it was sent; the first on a connection: when the connect began

@@ -20,6 +20,12 @@ using Behaviour = ScriptedHttpServer::Behaviour;
 
 namespace {
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kInstrumented = true; // several times slower: times say nothing
+#else
+constexpr bool kInstrumented = false;
+#endif
+
 LoadSpec httpSpec(uint16_t port, uint32_t concurrency) {
     HttpRequestSpec request;
     request.host = "127.0.0.1:" + std::to_string(port);
@@ -82,6 +88,8 @@ private Q_SLOTS:
     }
     void medianLatencyIsTheServersDelay() {
         QFETCH(int, concurrency);
+        if (kInstrumented)
+            QSKIP("latency figures are not meaningful in a sanitizer build");
         const auto delay = 2ms;
         FixedDelayServer server({delay, 100, uint32_t(concurrency), 0});
         LoadSpec spec = httpSpec(server.port(), uint32_t(concurrency));
@@ -103,8 +111,9 @@ private Q_SLOTS:
                                 .arg(ms(cycle), 0, 'f', 4)
                                 .arg(double(server.latenessPercentile(50)) / 1e3, 0, 'f', 1)
                                 .arg(double(m_floorNs) / 1e3, 0, 'f', 1)));
-        // No answer comes sooner than D after its request arrived.
-        QVERIFY(double(r.total.min()) >= d - 0.03 * d);
+        // A request starts before the server has it, and the server answers
+        // D after that: no latency is shorter than D.
+        QVERIFY2(double(r.total.min()) >= d, qPrintable(QString::number(r.total.min())));
     }
 
     // Little's law: c connections, each with one request outstanding for a
@@ -125,6 +134,8 @@ private Q_SLOTS:
     void requestRateFollowsLittlesLaw() {
         QFETCH(int, delayMs);
         QFETCH(int, warmupMs);
+        if (kInstrumented && warmupMs == 0)
+            QSKIP("the 10 ms cycle is not kept in a sanitizer build");
         constexpr uint32_t c = 16;
         FixedDelayServer server({std::chrono::milliseconds(delayMs), 100, c, 0});
         LoadSpec spec = httpSpec(server.port(), c);
