@@ -275,7 +275,8 @@ double Histogram::mean() const noexcept {
 }
 
 double Histogram::stddev() const noexcept {
-    if (m_total == 0) {
+    // ab divides by done - 1 (its "sd" in Connection Times); one value has no spread.
+    if (m_total < 2) {
         return 0.0;
     }
     const double average = mean();
@@ -292,7 +293,7 @@ double Histogram::stddev() const noexcept {
         const double delta = (static_cast<double>(low) + static_cast<double>(high)) / 2.0 - average;
         squares += static_cast<double>(c) * delta * delta;
     }
-    return std::sqrt(squares / static_cast<double>(m_total));
+    return std::sqrt(squares / static_cast<double>(m_total - 1));
 }
 
 int64_t Histogram::valueAtPercentile(double percentile) const noexcept {

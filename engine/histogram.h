@@ -50,7 +50,7 @@ public:
     int64_t min() const noexcept { return m_total ? m_min : 0; }
     int64_t max() const noexcept { return m_total ? m_max : 0; }
     double mean() const noexcept;
-    double stddev() const noexcept; // population standard deviation, as ab prints it
+    double stddev() const noexcept; // sample standard deviation (n - 1), as ab prints it
     // Smallest recorded-equivalent value v such that `percentile` percent of the
     // values are <= v. percentile in [0, 100]; 0 when empty.
     int64_t valueAtPercentile(double percentile) const noexcept;

@@ -81,15 +81,27 @@ std::string buildHttpRequest(const HttpRequestSpec& spec) {
     };
     std::vector<Field> fields;
     fields.reserve(6 + spec.headers.size());
+    const bool sendsLength = !spec.body.empty() || methodExpectsContent(spec.method);
+    if (spec.http10) {
+        // ab 2.3's order: connection, content, then Host, User-Agent, Accept.
+        if (spec.keepAlive)
+            fields.push_back({"Connection", "Keep-Alive", false});
+        if (sendsLength)
+            fields.push_back({"Content-Length", std::to_string(spec.body.size()), false});
+        if (!spec.body.empty() && !spec.contentType.empty())
+            fields.push_back({"Content-Type", spec.contentType, false});
+    }
     fields.push_back({"Host", spec.host, false});
     fields.push_back({"User-Agent", "Loadscope", false});
     fields.push_back({"Accept", "*/*", false});
-    if (!spec.keepAlive)
-        fields.push_back({"Connection", "close", false});
-    if (!spec.body.empty() && !spec.contentType.empty())
-        fields.push_back({"Content-Type", spec.contentType, false});
-    if (!spec.body.empty() || methodExpectsContent(spec.method))
-        fields.push_back({"Content-Length", std::to_string(spec.body.size()), false});
+    if (!spec.http10) {
+        if (!spec.keepAlive)
+            fields.push_back({"Connection", "close", false});
+        if (!spec.body.empty() && !spec.contentType.empty())
+            fields.push_back({"Content-Type", spec.contentType, false});
+        if (sendsLength)
+            fields.push_back({"Content-Length", std::to_string(spec.body.size()), false});
+    }
 
     for (const auto& header : spec.headers) {
         const std::string& name = header.first;
@@ -107,7 +119,10 @@ std::string buildHttpRequest(const HttpRequestSpec& spec) {
 
     std::string out;
     out.reserve(64 + spec.pathAndQuery.size() + spec.body.size() + 32 * fields.size());
-    out.append(spec.method).append(" ").append(spec.pathAndQuery).append(" HTTP/1.1\r\n");
+    out.append(spec.method)
+        .append(" ")
+        .append(spec.pathAndQuery)
+        .append(spec.http10 ? " HTTP/1.0\r\n" : " HTTP/1.1\r\n");
     for (const Field& f : fields) {
         out.append(f.name).append(":");
         if (!f.value.empty())

@@ -20,6 +20,10 @@ struct HttpRequestSpec {
     std::string contentType;           // for the body
     bool keepAlive = true;             // false: "Connection: close", one request per connection
     bool acceptVariableLength = false; // ab -l: no Length failures
+    // As ab: an "HTTP/1.0" request line, "Connection: Keep-Alive" only with
+    // keep-alive (HTTP/1.0 closes by default), and ab's order of fields. A
+    // server then answers without chunked coding, as it answers ab.
+    bool http10 = false;
 };
 
 // The request bytes exactly as sent.

@@ -115,6 +115,11 @@ FeedResult HttpResponseParser::feed(std::string_view data) {
     size_t skipped = 0; // blank lines before a status line: not part of any response
     Step step = Step::Continue;
     while (step == Step::Continue && pos < data.size()) {
+        // A chunked body counts as it came, framing included: ab 2.3 does not
+        // decode chunked and counts every byte after the header block.
+        const bool chunkFraming = m_state == State::ChunkSize || m_state == State::Trailers ||
+                                  m_state == State::ChunkDataCR || m_state == State::ChunkDataLF;
+        const size_t from = pos;
         switch (m_state) {
         case State::StatusLine:
             if (m_line.empty() && (data[pos] == '\r' || data[pos] == '\n')) {
@@ -175,6 +180,8 @@ FeedResult HttpResponseParser::feed(std::string_view data) {
             step = fail("internal parser state");
             break;
         }
+        if (chunkFraming)
+            m_bodyBytes += pos - from;
     }
     m_bytesThisResponse += pos - skipped;
     return result(step, pos);

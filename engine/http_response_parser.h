@@ -38,6 +38,8 @@ public:
     // Status line to blank line of the final response; interim 1xx blocks
     // are not included.
     uint64_t headerBytes() const { return m_headerBytes; }
+    // After the header block, as the bytes came: a chunked body with its
+    // chunk-size lines, CRLFs, last chunk and trailers (as ab 2.3 counts it).
     uint64_t bodyBytes() const { return m_bodyBytes; }
     bool keepAlive() const { return m_keepAlive; }
     std::string_view server() const { return m_server; }

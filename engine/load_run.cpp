@@ -193,6 +193,8 @@ void LoadRun::Impl::mergeResults() {
     if (spec.requests > 0 && lastCompletion > 0 && !cancelledByUser &&
         (spec.duration.count() == 0 || lastCompletion < shared.deadlineNs)) {
         measuredEnd = lastCompletion; // as ab: until the last request ended
+    } else if (spec.protocol->isStream() && lastCompletion > 0 && !cancelledByUser) {
+        measuredEnd = lastCompletion; // as netperf TCP_STREAM: until the sinks closed
     } else if (cancelledByUser) {
         std::lock_guard lock(mutex);
         measuredEnd = std::min(cancelledAtNs ? cancelledAtNs : end, shared.deadlineNs);

@@ -7,10 +7,12 @@
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
+#include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sched.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -57,9 +59,11 @@ struct LoadWorker::Connection {
     bool blockingReads = false; // recv without MSG_DONTWAIT blocks, at most kWaitMs
     uint32_t responses = 0;     // on this connection
     uint32_t retries = 0;       // requests to send again after the peer closed a reused connection
-    bool retriesMeasured = false;
+    uint32_t retriesBudgeted = 0; // how many of them drew on a counted run's budget
     bool reserved = false; // a request claimed before connecting, for which the connection opens
-    bool reservedMeasured = false;
+    bool reservedBudgeted = false;
+    bool draining = false;      // a stream connection shut down for writing, waiting for the close
+    int64_t acknowledgedNs = 0; // while draining: when the peer had acknowledged every byte
     std::string out;
     size_t outOffset = 0;
     size_t unsent = 0;          // requests in `out` whose sentNs is not set yet
@@ -126,18 +130,33 @@ LoadWorker::~LoadWorker() {
         ::close(m_epoll);
 }
 
-bool LoadWorker::claimRequest(int64_t now, bool& measured) {
+bool LoadWorker::claimRequest(int64_t now, bool& budgeted) {
     if (now >= m_shared.deadlineNs)
         return false;
-    measured = now >= m_shared.measureStartNs;
-    if (m_spec.requests == 0 || !measured)
+    budgeted = false;
+    if (m_spec.requests == 0 || now < m_shared.measureStartNs)
         return true; // timed runs and warm-up requests draw on no budget
+    budgeted = drawBudget();
+    return budgeted;
+}
+
+bool LoadWorker::drawBudget() {
     if (m_budgetExhausted)
         return false;
     if (m_shared.remaining.fetch_sub(1, std::memory_order_relaxed) > 0)
         return true;
     m_budgetExhausted = true;
     return false;
+}
+
+bool LoadWorker::counts(bool budgeted, int64_t now) {
+    // The counting window: a request counts when it ends inside [measure
+    // start, deadline], whenever it was claimed. In a counted run it must
+    // also be one of the -n: one claimed in warm-up draws on the budget now,
+    // and is not counted once the budget is spent, so that exactly -n count.
+    if (now < m_shared.measureStartNs || now > m_shared.deadlineNs)
+        return false;
+    return m_spec.requests == 0 || budgeted || drawBudget();
 }
 
 void LoadWorker::openConnection(Connection& c, int64_t now) {
@@ -156,7 +175,7 @@ void LoadWorker::openConnection(Connection& c, int64_t now) {
     }
     const int one = 1;
     ::setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    c.connectStartNs = now;
+    c.connectStartNs = monotonicNs();
     c.state = Connection::State::Connecting;
     if (::connect(c.fd, m_spec.target.data(), m_spec.target.length) != 0 && errno != EINPROGRESS) {
         failConnect(c, now, errno);
@@ -179,7 +198,7 @@ void LoadWorker::onConnected(Connection& c, int64_t now) {
     m_shared.everConnected.store(true, std::memory_order_relaxed);
     ++m_recorder.result().connectionsOpened;
     if (m_isStream) {
-        streamWrite(c, now);
+        streamWrite(c);
         return;
     }
     if (&c == m_soleConnection)
@@ -206,26 +225,30 @@ void LoadWorker::failConnect(Connection& c, int64_t now, int error) {
         m_shared.stop.store(true, std::memory_order_relaxed);
     }
     // A failed connect is a failed request (as ab): the one it was opened for.
-    bool measured = m_measuring;
-    bool counted = m_isStream || takeClaimed(c, measured) || claimRequest(now, measured);
-    if (counted)
-        m_recorder.failure(ErrorClass::Connect, measured,
+    bool budgeted = false;
+    const bool claimed = m_isStream || takeClaimed(c, budgeted) || claimRequest(now, budgeted);
+    if (claimed && (m_isStream ? m_measuring : counts(budgeted, now)))
+        m_recorder.failure(ErrorClass::Connect,
                            "connect to " + m_spec.target.toString() + ": " + std::strerror(error));
     closeSocket(c);
     queueOpen(c, now + kReconnectBackoffNs);
 }
 
-bool LoadWorker::takeClaimed(Connection& c, bool& measured) {
+bool LoadWorker::takeClaimed(Connection& c, bool& budgeted) {
     if (c.retries > 0) {
+        // Which retry is sent first does not matter: each drew or did not draw
+        // on the budget once, and that is all the count needs.
         --c.retries;
         --m_heldClaims;
-        measured = c.retriesMeasured;
+        budgeted = c.retriesBudgeted > 0;
+        if (budgeted)
+            --c.retriesBudgeted;
         return true;
     }
     if (c.reserved) {
         c.reserved = false;
         --m_heldClaims;
-        measured = c.reservedMeasured;
+        budgeted = c.reservedBudgeted;
         return true;
     }
     return false;
@@ -245,16 +268,19 @@ void LoadWorker::issueRequests(Connection& c, int64_t now) {
         if (perConnection && c.responses + c.count > 0)
             break; // one request per connection
         InFlight request;
-        if (!takeClaimed(c, request.measured) && !claimRequest(now, request.measured))
+        if (!takeClaimed(c, request.budgeted) && !claimRequest(now, request.budgeted))
             break;
-        request.startNs = now;
+        request.startNs = now; // until flush() reads the clock of its send
         if (!c.connectCharged) {
             // As ab: the first request on a connection carries its connect time.
             c.connectCharged = true;
             request.connectNs = c.connectNs;
             request.startNs = c.connectStartNs;
+            request.startsAtSend = false;
         }
+        const size_t before = c.out.size();
         c.session->appendRequest(c.out);
+        request.requestBytes = uint32_t(c.out.size() - before);
         c.push(request);
         ++c.unsent;
         ++m_inFlight;
@@ -268,13 +294,15 @@ void LoadWorker::issueRequests(Connection& c, int64_t now) {
 }
 
 void LoadWorker::flush(Connection& c, int64_t now) {
+    // The requests start when the send that writes their last byte begins (as
+    // wrk: before the write), so no request starts after the server has it.
+    int64_t sent = now;
     while (c.outOffset < c.out.size()) {
+        sent = monotonicNs();
         const ssize_t n = ::send(c.fd, c.out.data() + c.outOffset, c.out.size() - c.outOffset,
                                  MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
             c.outOffset += size_t(n);
-            if (m_measuring)
-                m_recorder.result().bytesSent += uint64_t(n);
             continue;
         }
         if (n < 0 && errno == EINTR)
@@ -292,8 +320,12 @@ void LoadWorker::flush(Connection& c, int64_t now) {
         }
         return;
     }
-    for (size_t i = c.count - c.unsent; i < c.count; ++i)
-        c.at(i).sentNs = now;
+    for (size_t i = c.count - c.unsent; i < c.count; ++i) {
+        InFlight& request = c.at(i);
+        request.sentNs = sent;
+        if (request.startsAtSend)
+            request.startNs = sent;
+    }
     c.unsent = 0;
     c.out.clear();
     c.outOffset = 0;
@@ -331,12 +363,14 @@ void LoadWorker::closeSocket(Connection& c) {
     c.state = Connection::State::Closed;
 }
 
-void LoadWorker::onReadable(Connection& c, int64_t now) {
+void LoadWorker::onReadable(Connection& c) {
     for (;;) {
         const ssize_t n = ::recv(c.fd, m_readBuffer.get(), kReadBufferBytes, MSG_DONTWAIT);
-        if (n < 0 && errno == EINTR)
+        const int error = errno;
+        if (n < 0 && error == EINTR)
             continue;
-        if (!onReceived(c, n, errno, now) || size_t(n) < kReadBufferBytes)
+        // The clock of this read: the completion and first-byte time of what it holds.
+        if (!onReceived(c, n, error, monotonicNs()) || size_t(n) < kReadBufferBytes)
             return; // a short read on a stream socket means nothing more is queued
     }
 }
@@ -351,10 +385,12 @@ bool LoadWorker::onReceived(Connection& c, ssize_t n, int error, int64_t now) {
             onEndOfStream(c, now, true);
         return false;
     }
-    if (m_measuring)
-        m_recorder.result().bytesTotal += uint64_t(n);
-    if (m_isStream)
-        return true; // a sink has nothing to say; whatever arrives is discarded
+    if (m_isStream) {
+        // A sink has nothing to say; whatever arrives is discarded.
+        if (m_measuring)
+            m_recorder.result().bytesTotal += uint64_t(n);
+        return true;
+    }
     std::string_view data(m_readBuffer.get(), size_t(n));
     // The peer sent all of these bytes before it could have seen a request
     // issued while they are parsed, so they answer only the requests
@@ -368,15 +404,18 @@ bool LoadWorker::onReceived(Connection& c, ssize_t n, int error, int64_t now) {
                                   : "the peer sent more than the responses it owed");
             return false;
         }
-        if (c.front().firstByteNs == 0)
-            c.front().firstByteNs = now;
+        InFlight& head = c.front();
+        if (head.firstByteNs == 0)
+            head.firstByteNs = now;
         const FeedResult r = c.session->feed(data);
-        if (r.status == FeedResult::Status::NeedMore)
-            break;
-        if (r.status == FeedResult::Status::Malformed) {
+        if (r.status != FeedResult::Status::Complete) {
+            head.bytesReceived += data.size();
+            if (r.status == FeedResult::Status::NeedMore)
+                break;
             failHead(c, ErrorClass::Exception, now, c.session->lastError());
             return false;
         }
+        head.bytesReceived += r.consumed;
         data.remove_prefix(r.consumed);
         --answerable;
         const int fd = c.fd;
@@ -404,11 +443,15 @@ int64_t LoadWorker::awaitSoleResponse() {
     const int error = errno;
     const int64_t now = monotonicNs();
     if (onReceived(c, n, error, now) && size_t(n) == kReadBufferBytes)
-        onReadable(c, now);
+        onReadable(c);
     return now;
 }
 
 void LoadWorker::onEndOfStream(Connection& c, int64_t now, bool reset) {
+    if (c.draining) {
+        endDrain(c, now); // the sink read everything and closed
+        return;
+    }
     if (c.count > 0 && !reset) {
         const FeedResult r = c.session->finishAtEof();
         if (r.status == FeedResult::Status::Complete) {
@@ -442,15 +485,14 @@ void LoadWorker::completeHead(Connection& c, const ResponseInfo& info, int64_t n
         m_waitChooser.transactionCompleted(now);
     const bool reuse = info.keepAlive && m_keepAlive;
     if (reuse) {
-        if (c.count > 0 && c.front().firstByteNs == 0)
-            c.front().firstByteNs = now; // the next response may already be in this read
         // The next request goes out before the bookkeeping of this one, so the
         // server works on it while the counts and histograms are updated.
         issueRequests(c, now);
     }
     if (c.responses == 1 && m_serverSoftware.empty()) // a server names itself on every response
         m_serverSoftware = std::string(c.session->serverSoftware());
-    m_recorder.response(request, info, now, *c.session);
+    if (counts(request.budgeted, now))
+        m_recorder.response(request, info, now, *c.session);
     if (!reuse)
         dropConnection(c, now, true);
 }
@@ -459,7 +501,8 @@ void LoadWorker::failHead(Connection& c, ErrorClass error, int64_t now, std::str
     if (c.count > 0) {
         const InFlight request = c.pop();
         --m_inFlight;
-        m_recorder.failure(error, request.measured && now >= m_shared.measureStartNs, message);
+        if (counts(request.budgeted, now))
+            m_recorder.failure(error, message, &request);
     }
     dropConnection(c, now, true);
 }
@@ -467,9 +510,15 @@ void LoadWorker::failHead(Connection& c, ErrorClass error, int64_t now, std::str
 void LoadWorker::dropConnection(Connection& c, int64_t now, bool retryInFlight) {
     if (retryInFlight && c.count > 0) {
         // Requests already claimed are sent again on the next connection.
-        c.retriesMeasured = c.front().measured;
+        for (size_t i = 0; i < c.count; ++i)
+            c.retriesBudgeted += c.at(i).budgeted ? 1 : 0;
         c.retries += uint32_t(c.count);
         m_heldClaims += c.count;
+    }
+    if (m_isStream && m_measuring && c.state == Connection::State::Open) {
+        // Bytes still queued when the peer went away were never delivered.
+        uint64_t& sent = m_recorder.result().bytesSent;
+        sent -= std::min(sent, unacknowledgedBytes(c.fd));
     }
     m_inFlight -= c.count;
     c.count = 0;
@@ -479,22 +528,79 @@ void LoadWorker::dropConnection(Connection& c, int64_t now, bool retryInFlight) 
     queueOpen(c, now); // right away, from the loop
 }
 
-void LoadWorker::streamWrite(Connection& c, int64_t now) {
+void LoadWorker::streamWrite(Connection& c) {
+    if (c.draining)
+        return;
+    const int64_t now = monotonicNs();
+    // Written inside the measured stretch; what is still queued at its end is
+    // delivered before the sink closes (drainStreams), so all of it counts.
+    const bool counted = now >= m_shared.measureStartNs && now < m_shared.deadlineNs;
     const std::string_view chunk = m_protocol.streamChunk();
     for (int i = 0; i < 64; ++i) { // bounded, so one connection cannot starve the others
         const ssize_t n = ::send(c.fd, chunk.data(), chunk.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
-            if (m_measuring && now < m_shared.deadlineNs)
+            if (counted)
                 m_recorder.result().bytesSent += uint64_t(n);
             continue;
         }
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
             return;
-        m_recorder.failure(ErrorClass::Write, m_measuring,
-                           std::string("send: ") + std::strerror(errno));
+        if (m_measuring)
+            m_recorder.failure(ErrorClass::Write, std::string("send: ") + std::strerror(errno));
         dropConnection(c, now, false);
         return;
     }
+}
+
+uint64_t LoadWorker::unacknowledgedBytes(int fd) {
+    int queued = 0;
+    return fd >= 0 && ::ioctl(fd, SIOCOUTQ, &queued) == 0 && queued > 0 ? uint64_t(queued) : 0;
+}
+
+bool LoadWorker::drainStreams(int64_t now) {
+    if (!m_draining) {
+        // As netperf TCP_STREAM: the bytes written count once the sink has
+        // read them, which it has when it closes after our end of stream.
+        m_draining = true;
+        m_drainUntilNs = now + m_spec.requestTimeout.count();
+        for (auto& owned : m_connections) {
+            Connection& c = *owned;
+            if (c.state == Connection::State::Open && ::shutdown(c.fd, SHUT_WR) == 0) {
+                c.draining = true;
+                ++m_streamsDraining;
+                setWriteInterest(c, false);
+            } else {
+                closeSocket(c);
+            }
+        }
+        m_toOpen.clear();
+    }
+    if (m_streamsDraining == 0)
+        return true;
+    const bool givingUp = now >= m_drainUntilNs;
+    for (auto& owned : m_connections) {
+        Connection& c = *owned;
+        if (!c.draining)
+            continue;
+        const uint64_t queued = unacknowledgedBytes(c.fd);
+        if (queued == 0 && c.acknowledgedNs == 0)
+            c.acknowledgedNs = now;
+        if (givingUp) {
+            // A sink that never closes: delivered is what its kernel
+            // acknowledged, timed to when it had acknowledged the last byte.
+            uint64_t& sent = m_recorder.result().bytesSent;
+            sent -= std::min(sent, queued);
+            endDrain(c, c.acknowledgedNs ? c.acknowledgedNs : now);
+        }
+    }
+    return m_streamsDraining == 0;
+}
+
+void LoadWorker::endDrain(Connection& c, int64_t deliveredNs) {
+    c.draining = false;
+    --m_streamsDraining;
+    m_recorder.streamDelivered(deliveredNs);
+    closeSocket(c);
 }
 
 void LoadWorker::checkTimeouts(int64_t now) {
@@ -510,9 +616,19 @@ void LoadWorker::checkTimeouts(int64_t now) {
     }
 }
 
-bool LoadWorker::finished(int64_t now) const {
-    if (m_shared.stop.load(std::memory_order_relaxed) || now >= m_shared.deadlineNs)
+bool LoadWorker::finished(int64_t now) {
+    if (m_shared.stop.load(std::memory_order_relaxed)) {
+        if (m_isStream && m_measuring) {
+            // Cancelled: what is still queued was not delivered.
+            uint64_t& sent = m_recorder.result().bytesSent;
+            for (auto& c : m_connections)
+                if (c->state == Connection::State::Open)
+                    sent -= std::min(sent, unacknowledgedBytes(c->fd));
+        }
         return true;
+    }
+    if (now >= m_shared.deadlineNs)
+        return !m_isStream || drainStreams(now);
     return m_spec.requests > 0 && m_budgetExhausted && m_inFlight == 0 && m_heldClaims == 0;
 }
 
@@ -520,6 +636,12 @@ void LoadWorker::tick(int64_t now) {
     if (!m_measuring && now >= m_shared.measureStartNs) {
         m_measuring = true;
         m_cpuAtMeasureStartNs = threadCpuNs();
+        if (m_isStream) {
+            // Written in warm-up and still queued: delivered inside the measured stretch.
+            for (auto& c : m_connections)
+                if (c->state == Connection::State::Open)
+                    m_recorder.result().bytesSent += unacknowledgedBytes(c->fd);
+        }
     }
     if (now >= m_nextTimeoutScanNs) {
         m_nextTimeoutScanNs = now + kTimeoutScanPeriodNs;
@@ -549,7 +671,7 @@ void LoadWorker::openQueued(int64_t now) {
         // A connection opens only for a request it already holds, so a run
         // never ends with connections that sent nothing.
         if (!m_isStream && c->retries == 0 && !c->reserved) {
-            if (!claimRequest(now, c->reservedMeasured))
+            if (!claimRequest(now, c->reservedBudgeted))
                 continue;
             c->reserved = true;
             ++m_heldClaims;
@@ -570,8 +692,7 @@ void LoadWorker::run() {
     }
     m_epoll = ::epoll_create1(EPOLL_CLOEXEC);
     if (m_epoll < 0) {
-        m_recorder.failure(ErrorClass::Exception, true,
-                           std::string("epoll: ") + std::strerror(errno));
+        m_recorder.failure(ErrorClass::Exception, std::string("epoll: ") + std::strerror(errno));
         return;
     }
     // Before the first tick takes the CPU baseline: allocating would
@@ -604,14 +725,14 @@ void LoadWorker::run() {
             const uint32_t flags = events[i].events;
             if (c.state == Connection::State::Connecting) {
                 if (flags & (EPOLLOUT | EPOLLERR | EPOLLHUP))
-                    onConnected(c, now);
+                    onConnected(c, monotonicNs());
                 continue;
             }
             if (flags & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
-                onReadable(c, now);
+                onReadable(c);
             if (c.fd >= 0 && (flags & EPOLLOUT)) {
                 if (m_isStream)
-                    streamWrite(c, now);
+                    streamWrite(c);
                 else
                     flush(c, now);
             }

@@ -33,14 +33,18 @@ public:
 private:
     struct Connection;
 
-    // `now` is the event loop's clock of this iteration: no clock read per request.
-    bool claimRequest(int64_t now, bool& measured);
-    bool takeClaimed(Connection& c, bool& measured);
+    // `now` is the clock of the event being handled: read when a send or a
+    // recv returned, or the loop's clock for timers and bookkeeping.
+    bool claimRequest(int64_t now, bool& budgeted);
+    bool drawBudget();
+    // Whether a request that ended at `now` counts (see the definition).
+    bool counts(bool budgeted, int64_t now);
+    bool takeClaimed(Connection& c, bool& budgeted);
     void openConnection(Connection& c, int64_t now);
     void onConnected(Connection& c, int64_t now);
     void issueRequests(Connection& c, int64_t now);
     void flush(Connection& c, int64_t now);
-    void onReadable(Connection& c, int64_t now);
+    void onReadable(Connection& c); // reads the clock after each recv
     // Handles the result `n` of one recv into m_readBuffer; false when the
     // connection has nothing more to read now (drained, closed or failed).
     bool onReceived(Connection& c, ssize_t n, int error, int64_t now);
@@ -52,7 +56,13 @@ private:
     void failHead(Connection& c, ErrorClass error, int64_t now, std::string_view message);
     void failConnect(Connection& c, int64_t now, int error);
     void dropConnection(Connection& c, int64_t now, bool retryInFlight);
-    void streamWrite(Connection& c, int64_t now);
+    void streamWrite(Connection& c);
+    // TCP_STREAM's end, as netperf: shut down for writing and wait for the
+    // sink to close; true when every stream connection is done.
+    bool drainStreams(int64_t now);
+    void endDrain(Connection& c, int64_t deliveredNs);
+    // Bytes written to the socket that its peer has not acknowledged (SIOCOUTQ).
+    static uint64_t unacknowledgedBytes(int fd);
     void setWriteInterest(Connection& c, bool wanted);
     // Adds the connection to the epoll set or removes it (while it waits in recv).
     void setWatched(Connection& c, bool watched);
@@ -63,7 +73,7 @@ private:
     void openQueued(int64_t now);
     void tick(int64_t now);
     void checkTimeouts(int64_t now);
-    bool finished(int64_t now) const;
+    bool finished(int64_t now);
     void createConnections(); // on the worker's own thread, from its own malloc arena
 
     SharedRunState& m_shared;
@@ -86,6 +96,9 @@ private:
     std::unique_ptr<char[]> m_readBuffer; // 64 KiB (kReadBufferBytes)
     bool m_budgetExhausted = false;
     bool m_measuring = false;
+    bool m_draining = false; // a stream run past its deadline, waiting for the sinks
+    uint32_t m_streamsDraining = 0;
+    int64_t m_drainUntilNs = 0; // bound on that wait: the request timeout
     uint64_t m_inFlight = 0;
     uint64_t m_heldClaims = 0; // claimed requests waiting for a connection (reserved or retried)
     uint32_t m_slotsFailedBeforeAnyConnect = 0;

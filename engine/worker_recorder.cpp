@@ -26,12 +26,10 @@ void WorkerRecorder::reserveHistograms() {
 
 void WorkerRecorder::response(const InFlight& request, const ResponseInfo& info, int64_t now,
                               const ProtocolSession& session) {
-    const bool measured =
-        request.measured && now <= m_shared.deadlineNs && now >= m_shared.measureStartNs;
-    if (!measured)
-        return;
     RunResult& r = m_result;
     ++r.complete;
+    r.bytesTotal += request.bytesReceived;
+    r.bytesSent += request.requestBytes;
     m_lastCompletionNs = now;
     const int64_t total = now - request.startNs;
     const int64_t waiting =
@@ -85,10 +83,12 @@ void WorkerRecorder::response(const InFlight& request, const ResponseInfo& info,
     }
 }
 
-void WorkerRecorder::failure(ErrorClass error, bool measured, std::string_view message) {
-    if (!measured)
-        return;
+void WorkerRecorder::failure(ErrorClass error, std::string_view message, const InFlight* request) {
     ++m_result.complete;
+    if (request) {
+        m_result.bytesTotal += request->bytesReceived;
+        m_result.bytesSent += request->requestBytes;
+    }
     ++m_result.failed;
     ++m_result.errors[size_t(error)];
     m_lastCompletionNs = monotonicNs();

@@ -5,18 +5,24 @@
 #include "engine/run_result.h"
 #include "engine/run_state.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 
 namespace loadscope::engine::detail {
 
-// One request's times, from the moment it was claimed to its first response byte.
+// One request's times and bytes. Each time is read when its event happens:
+// sent when the send that writes the request's last byte begins, first byte
+// and completion when the recv that held them returned.
 struct InFlight {
-    int64_t startNs = 0;
+    int64_t startNs = 0;   // when it was sent; the first on a connection: when the connect began
     int64_t connectNs = 0; // connect time charged to this request (first on a connection)
     int64_t sentNs = 0;
     int64_t firstByteNs = 0;
-    bool measured = false;
+    uint64_t bytesReceived = 0; // of its response so far, headers included
+    uint32_t requestBytes = 0;
+    bool startsAtSend = true; // false for the first on a connection (it starts at the connect)
+    bool budgeted = false;    // drew one of a counted run's requests when it was claimed
 };
 
 // What one worker measured: counts, bytes, error classes and histograms in its
@@ -36,11 +42,15 @@ public:
 
     // Maps the histograms' buckets now, so that the run does not pay for it.
     void reserveHistograms();
-    // A complete response; counted only if it lies inside the measured stretch.
+    // A complete response the worker counts (it ended inside the counting
+    // window: see LoadWorker::counts). Its bytes and its request's are counted with it.
     void response(const InFlight& request, const ResponseInfo& info, int64_t now,
                   const ProtocolSession& session);
-    // A failed request (counted when `measured`); the first message is kept.
-    void failure(ErrorClass error, bool measured, std::string_view message);
+    // A counted failed request, with what it had sent and received when there
+    // was one; the first message is kept.
+    void failure(ErrorClass error, std::string_view message, const InFlight* request = nullptr);
+    // A stream connection whose peer read everything (netperf TCP_STREAM's end).
+    void streamDelivered(int64_t now) { m_lastCompletionNs = std::max(m_lastCompletionNs, now); }
     // Hands the interval and the running totals to the monitor.
     void publish();
     // Publishes, then completes the result's histograms; after the last response.

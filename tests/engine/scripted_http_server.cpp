@@ -1,5 +1,7 @@
 #include "scripted_http_server.h"
 
+#include "loopback_listener.h"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -27,24 +29,20 @@ std::unordered_map<int, std::string>& pending() {
     return buffers;
 }
 
+std::unordered_map<int, uint64_t>& answeredOn() {
+    thread_local std::unordered_map<int, uint64_t> counts;
+    return counts;
+}
+
 } // namespace
 
 ScriptedHttpServer::ScriptedHttpServer(Behaviour behaviour, size_t bodySize, int closeEvery)
     : m_behaviour(behaviour)
     , m_bodySize(bodySize)
     , m_closeEvery(closeEvery) {
-    m_listen = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    const int one = 1;
-    ::setsockopt(m_listen, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::bind(m_listen, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-        ::listen(m_listen, 4096) != 0)
+    m_listen = loadscope::testing::listenOnLoopback(0, 4096, m_port);
+    if (m_listen < 0)
         throw std::runtime_error("scripted server cannot listen");
-    socklen_t length = sizeof address;
-    ::getsockname(m_listen, reinterpret_cast<sockaddr*>(&address), &length);
-    m_port = ntohs(address.sin_port);
     m_epoll = ::epoll_create1(EPOLL_CLOEXEC);
     m_wake = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     for (int fd : {m_listen, m_wake}) {
@@ -120,6 +118,7 @@ void ScriptedHttpServer::onReadable(int fd) {
     const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
     const auto closeClient = [&] {
         pending().erase(fd);
+        answeredOn().erase(fd);
         ::close(fd);
         --m_open;
     };
@@ -153,6 +152,13 @@ void ScriptedHttpServer::onReadable(int fd) {
             sendAll(fd, response(false, false));
             closeClient();
             return;
+        case Behaviour::CloseSilentlyEveryNth:
+            sendAll(fd, response(clientCloses, false));
+            if (clientCloses || ++answeredOn()[fd] % uint64_t(m_closeEvery) == 0) {
+                closeClient();
+                return;
+            }
+            break;
         case Behaviour::NeverAnswer:
             break;
         case Behaviour::MalformedStatus:

@@ -11,16 +11,17 @@
 class ScriptedHttpServer {
 public:
     enum class Behaviour {
-        KeepAlive,        // answer every request, keep the connection open
-        CloseEveryNth,    // "Connection: close" on every `closeEvery`-th response
-        CloseSilently,    // close after each response without saying so
-        NeverAnswer,      // read requests, answer nothing
-        MalformedStatus,  // "HTTP/1.1 abc\r\n..."
-        ResetMidResponse, // half a response, then RST
-        ShortBody,        // Content-Length larger than the body, then close
-        HugeHeaders,      // more than 64 KiB of headers
-        BadChunkSize,     // "Transfer-Encoding: chunked" with "zz" as size
-        VaryingLength,    // every other body one byte longer
+        KeepAlive,             // answer every request, keep the connection open
+        CloseEveryNth,         // "Connection: close" on every `closeEvery`-th response
+        CloseSilently,         // close after each response without saying so
+        CloseSilentlyEveryNth, // close after every `closeEvery`-th response without saying so
+        NeverAnswer,           // read requests, answer nothing
+        MalformedStatus,       // "HTTP/1.1 abc\r\n..."
+        ResetMidResponse,      // half a response, then RST
+        ShortBody,             // Content-Length larger than the body, then close
+        HugeHeaders,           // more than 64 KiB of headers
+        BadChunkSize,          // "Transfer-Encoding: chunked" with "zz" as size
+        VaryingLength,         // every other body one byte longer
     };
 
     explicit ScriptedHttpServer(Behaviour behaviour, size_t bodySize = 4897, int closeEvery = 100);

@@ -154,6 +154,7 @@ private Q_SLOTS:
     void stddevIsCloseToExact_data() { addShapeRows(); }
     void stddevIsCloseToExact();
     void repeatedValueHasNoSpread();
+    void stddevIsAbsSampleSpread();
     void recordNEqualsRepeatedRecord();
     void mergeEqualsRecordingInOne_data();
     void mergeEqualsRecordingInOne();
@@ -289,7 +290,8 @@ void TestHistogram::stddevIsCloseToExact() {
         rawSquares += static_cast<long double>(v) * static_cast<long double>(v);
     }
     const auto n = static_cast<long double>(values.size());
-    const auto exact = static_cast<double>(std::sqrt(squares / n));
+    // ab's sd divides by n - 1.
+    const auto exact = static_cast<double>(std::sqrt(squares / (n - 1)));
     const auto rms = static_cast<double>(std::sqrt(rawSquares / n));
     // Each value moves at most half a bucket (< v/4096) to its bucket's centre, so the spread
     // cannot move by more than the root mean square of those shifts.
@@ -298,6 +300,18 @@ void TestHistogram::stddevIsCloseToExact() {
         std::abs(h.stddev() - exact) <= bound,
         qPrintable(
             QStringLiteral("sd %1, exact %2").arg(h.stddev(), 0, 'f', 3).arg(exact, 0, 'f', 3)));
+}
+
+void TestHistogram::stddevIsAbsSampleSpread() {
+    // ab's Connection Times sd divides by done - 1: for 1000 and 2000 ns (exact
+    // buckets) that is sqrt(500^2 * 2 / 1) = 707.1 ns, not the population's 500.
+    Histogram h;
+    h.record(1000);
+    h.record(2000);
+    QCOMPARE(h.stddev(), std::sqrt(500000.0));
+    Histogram one;
+    one.record(1234);
+    QCOMPARE(one.stddev(), 0.0); // one value has no spread, as ab prints 0
 }
 
 void TestHistogram::repeatedValueHasNoSpread() {

@@ -20,11 +20,46 @@ private Q_SLOTS:
     void buildRequest_data();
     void buildRequest();
     void protocolBuildsTheRequestOnce();
+    void http10RequestIsWhatAbSends_data();
+    void http10RequestIsWhatAbSends();
     void parseUrl_data();
     void parseUrl();
     void parseUrlErrors_data();
     void parseUrlErrors();
 };
+
+void TestHttpProtocol::http10RequestIsWhatAbSends_data() {
+    QTest::addColumn<QString>("method");
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<bool>("keepAlive");
+    QTest::addColumn<QByteArray>("expected");
+    // ab 2.3: "HTTP/1.0", "Connection: Keep-Alive" only with -k, the content
+    // fields, then Host, User-Agent, Accept (the user agent here is ours).
+    const QByteArray tail = "Host: h:8080\r\nUser-Agent: Loadscope\r\nAccept: */*\r\n\r\n";
+    QTest::newRow("ab -k") << "GET" << QByteArray{} << true
+                           << "GET /p HTTP/1.0\r\nConnection: Keep-Alive\r\n" + tail;
+    QTest::newRow("ab") << "GET" << QByteArray{} << false << "GET /p HTTP/1.0\r\n" + tail;
+    QTest::newRow("ab -p") << "POST" << QByteArray("abc") << false
+                           << "POST /p HTTP/1.0\r\nContent-Length: 3\r\n"
+                              "Content-Type: text/plain\r\n" +
+                                  tail + "abc";
+}
+
+void TestHttpProtocol::http10RequestIsWhatAbSends() {
+    QFETCH(QString, method);
+    QFETCH(QByteArray, body);
+    QFETCH(bool, keepAlive);
+    QFETCH(QByteArray, expected);
+    HttpRequestSpec spec;
+    spec.method = toStd(method);
+    spec.host = "h:8080";
+    spec.pathAndQuery = "/p";
+    spec.body = body.toStdString();
+    spec.contentType = "text/plain";
+    spec.keepAlive = keepAlive;
+    spec.http10 = true;
+    QCOMPARE(QByteArray::fromStdString(buildHttpRequest(spec)), expected);
+}
 
 void TestHttpProtocol::buildRequest_data() {
     QTest::addColumn<QString>("method");

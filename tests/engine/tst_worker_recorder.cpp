@@ -65,7 +65,6 @@ private Q_SLOTS:
         int oneTime = 0;
         for (int i = 0; i < kResponses; ++i) {
             InFlight request;
-            request.measured = true;
             request.startNs = now;
             request.sentNs = now;
             switch (random() % 3) {
@@ -111,7 +110,6 @@ private Q_SLOTS:
         RecorderUnderTest under;
         WorkerRecorder& recorder = under.recorder;
         InFlight request;
-        request.measured = true;
         request.startNs = request.sentNs = 1000;
         request.firstByteNs = 5000;
         recorder.response(request, ResponseInfo{}, 5000, *under.session);

@@ -1,0 +1,265 @@
+// The engine's figures against independent truths: a server that answers
+// exactly D after each request (latency, Little's law), a sink that reads at
+// a known rate (TCP_STREAM throughput), and servers whose byte and request
+// counts are known (the counting window, retries, exact -n).
+#include "engine/http_protocol.h"
+#include "engine/load_run.h"
+#include "engine/tcp_protocol.h"
+#include "fixed_delay_server.h"
+#include "rate_limited_sink.h"
+#include "scripted_http_server.h"
+
+#include <QTest>
+#include <chrono>
+
+using namespace loadscope::engine;
+using loadscope::testing::FixedDelayServer;
+using loadscope::testing::RateLimitedSink;
+using namespace std::chrono_literals;
+using Behaviour = ScriptedHttpServer::Behaviour;
+
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kInstrumented = true; // several times slower: times say nothing
+#else
+constexpr bool kInstrumented = false;
+#endif
+
+LoadSpec httpSpec(uint16_t port, uint32_t concurrency) {
+    HttpRequestSpec request;
+    request.host = "127.0.0.1:" + std::to_string(port);
+    LoadSpec spec;
+    spec.protocol = std::make_shared<HttpProtocol>(request);
+    spec.target = *SocketAddress::fromNumeric("127.0.0.1", port);
+    spec.concurrency = concurrency;
+    spec.threads = 1;
+    spec.requestTimeout = 5s;
+    return spec;
+}
+
+size_t requestBytes(const LoadSpec& spec) {
+    return static_cast<const HttpProtocol&>(*spec.protocol).requestBytes().size();
+}
+
+RunResult runToEnd(const LoadSpec& spec) {
+    LoadRun run(spec);
+    run.start();
+    return run.wait();
+}
+
+double ms(double ns) {
+    return ns / 1e6;
+}
+
+} // namespace
+
+class TestLoadAccuracy : public QObject {
+    Q_OBJECT
+
+    // Round trip of one request through loopback, the server's loop and the
+    // engine's, with no delay: what every latency adds to the server's D.
+    int64_t m_floorNs = 0;
+
+private Q_SLOTS:
+    void initTestCase() {
+        FixedDelayServer server({0ns, 100, 0, 0});
+        QVERIFY(server.isListening());
+        LoadSpec spec = httpSpec(server.port(), 1);
+        spec.requests = 3000;
+        const RunResult r = runToEnd(spec);
+        QCOMPARE(r.complete, 3000u);
+        m_floorNs = r.total.valueAtPercentile(50);
+        qInfo("loopback floor (p50 at c=1, no delay): %.1f us", double(m_floorNs) / 1e3);
+    }
+
+    // Each request is answered D after it arrived. The server sees each
+    // connection's cycle: D, how late its timer fired, and the client's
+    // turnaround (loopback both ways, the client's wake-up and work). A
+    // latency is that cycle less the client's work between a response and
+    // the next send, a few microseconds; the cycle grows with the machine's
+    // load, so the check holds on a busy machine too. The phases are spread
+    // so that answers do not come in bursts of c.
+    void medianLatencyIsTheServersDelay_data() {
+        QTest::addColumn<int>("concurrency");
+        QTest::newRow("c=1") << 1;
+        QTest::newRow("c=16") << 16;
+        QTest::newRow("c=64") << 64;
+    }
+    void medianLatencyIsTheServersDelay() {
+        QFETCH(int, concurrency);
+        if (kInstrumented)
+            QSKIP("latency figures are not meaningful in a sanitizer build");
+        const auto delay = 2ms;
+        FixedDelayServer server({delay, 100, uint32_t(concurrency), 0});
+        LoadSpec spec = httpSpec(server.port(), uint32_t(concurrency));
+        spec.warmup = 200ms;
+        spec.duration = 1s;
+        LoadRun run(spec);
+        run.start();
+        QTest::qWait(150);
+        server.resetFigures(); // the connects and first answers are not measured either
+        const RunResult r = run.wait();
+        QCOMPARE(r.failed, 0u);
+        const double d = double(std::chrono::nanoseconds(delay).count());
+        const double cycle = double(server.cyclePercentile(50));
+        const double p50 = double(r.total.valueAtPercentile(50));
+        QVERIFY2(std::abs(p50 - cycle) <= 0.03 * d,
+                 qPrintable(QStringLiteral("p50 %1 ms, the server's cycle %2 ms (its timer late "
+                                           "by %3 us; loopback floor %4 us)")
+                                .arg(ms(p50), 0, 'f', 4)
+                                .arg(ms(cycle), 0, 'f', 4)
+                                .arg(double(server.latenessPercentile(50)) / 1e3, 0, 'f', 1)
+                                .arg(double(m_floorNs) / 1e3, 0, 'f', 1)));
+        // A request starts before the server has it, and the server answers
+        // D after that: no latency is shorter than D.
+        QVERIFY2(double(r.total.min()) >= d, qPrintable(QString::number(r.total.min())));
+    }
+
+    // Little's law: c connections, each with one request outstanding for a
+    // latency L, complete c / L requests a second. The server spreads the
+    // connections' phases, so a window counts c / L per second and not whole
+    // rounds of c; with warm-up, the c requests in flight at its end count
+    // when they complete inside the window.
+    void requestRateFollowsLittlesLaw_data() {
+        QTest::addColumn<int>("delayMs");
+        QTest::addColumn<int>("warmupMs");
+        // Without warm-up the window starts with no request done: one round
+        // of c is missing, 1 % at 100 rounds a second.
+        QTest::newRow("no warm-up, 10 ms") << 10 << 0;
+        // Ten rounds in the window: dropping the c in flight at its start
+        // would cost 10 %.
+        QTest::newRow("warm-up, 100 ms") << 100 << 300;
+    }
+    void requestRateFollowsLittlesLaw() {
+        QFETCH(int, delayMs);
+        QFETCH(int, warmupMs);
+        if (kInstrumented && warmupMs == 0)
+            QSKIP("the 10 ms cycle is not kept in a sanitizer build");
+        constexpr uint32_t c = 16;
+        FixedDelayServer server({std::chrono::milliseconds(delayMs), 100, c, 0});
+        LoadSpec spec = httpSpec(server.port(), c);
+        spec.warmup = std::chrono::milliseconds(warmupMs);
+        spec.duration = 1s;
+        const RunResult r = runToEnd(spec);
+        QCOMPARE(r.failed, 0u);
+        // Each connection sends once per cycle, as the server saw the cycles.
+        const double expected = double(c) / (server.meanCycleNs() / 1e9);
+        const double rps = r.requestsPerSecond();
+        QVERIFY2(std::abs(rps / expected - 1.0) <= 0.03,
+                 qPrintable(QStringLiteral("%1 requests/s, Little's law %2 (%3 complete in %4 s)")
+                                .arg(rps, 0, 'f', 1)
+                                .arg(expected, 0, 'f', 1)
+                                .arg(r.complete)
+                                .arg(r.durationSeconds, 0, 'f', 3)));
+    }
+
+    // TCP_STREAM counts what the sink read, not what went into the socket
+    // buffers: every byte counted was read, and the rate is the sink's.
+    void streamRateIsTheSinksDrainRate() {
+        constexpr uint64_t rate = 4'000'000; // bytes per second
+        RateLimitedSink sink(rate);
+        QVERIFY(sink.isListening());
+        LoadSpec spec;
+        spec.protocol = std::make_shared<TcpStreamProtocol>(TcpStreamSpec{});
+        spec.target = *SocketAddress::fromNumeric("127.0.0.1", sink.port());
+        spec.duration = 1s;
+        spec.requestTimeout = 20s; // bounds the wait for the sink's close
+        const RunResult r = runToEnd(spec);
+        QCOMPARE(r.failed, 0u);
+        QTRY_COMPARE_WITH_TIMEOUT(sink.connectionsClosed(), 1u, 5000);
+        QCOMPARE(r.bytesSent, sink.bytesRead());
+        const double expectedMbit = double(rate) * 8 / 1e6;
+        QVERIFY2(std::abs(r.sendRateMbitps() / expectedMbit - 1.0) <= 0.03,
+                 qPrintable(QStringLiteral("%1 Mbit/s, the sink drains %2 (%3 bytes in %4 s)")
+                                .arg(r.sendRateMbitps(), 0, 'f', 2)
+                                .arg(expectedMbit, 0, 'f', 2)
+                                .arg(r.bytesSent)
+                                .arg(r.durationSeconds, 0, 'f', 3)));
+    }
+
+    // Bytes follow the counting rule of the responses: every counted response
+    // brings its own bytes and its request's, and no other response does.
+    void bytesAreThoseOfTheCountedResponses_data() {
+        QTest::addColumn<int>("requests");
+        QTest::addColumn<int>("pipeline");
+        QTest::newRow("timed, warm-up") << 0 << 1;
+        QTest::newRow("-n 2000, warm-up") << 2000 << 1;
+        QTest::newRow("timed, warm-up, pipelined x4") << 0 << 4;
+    }
+    void bytesAreThoseOfTheCountedResponses() {
+        QFETCH(int, requests);
+        QFETCH(int, pipeline);
+        ScriptedHttpServer server(Behaviour::KeepAlive, 155);
+        LoadSpec spec = httpSpec(server.port(), 4);
+        spec.threads = 2;
+        spec.pipeline = uint32_t(pipeline);
+        spec.warmup = 200ms;
+        if (requests > 0)
+            spec.requests = uint64_t(requests);
+        else
+            spec.duration = 300ms;
+        const RunResult r = runToEnd(spec);
+        QCOMPARE(r.failed, 0u);
+        QVERIFY(r.complete > 0);
+        if (requests > 0)
+            QCOMPARE(r.complete, uint64_t(requests));
+        QCOMPARE(r.total.count(), r.complete);
+        QCOMPARE(r.bytesTotal, r.complete * server.responseSize(false));
+        QCOMPARE(r.bytesBody, r.complete * 155u);
+        QCOMPARE(r.bytesSent, r.complete * requestBytes(spec));
+    }
+
+    // A server that closes a kept-alive connection without saying so, after
+    // every 5th response: the pipelined requests it never answered are sent
+    // again, not failed (no byte of their responses arrived).
+    void pipelinedRequestsAfterASilentCloseAreRetried() {
+        ScriptedHttpServer server(Behaviour::CloseSilentlyEveryNth, 4897, 5);
+        LoadSpec spec = httpSpec(server.port(), 4);
+        spec.pipeline = 4;
+        spec.requests = 1000;
+        const RunResult r = runToEnd(spec);
+        QCOMPARE(r.errors[size_t(ErrorClass::Receive)], 0u);
+        QCOMPARE(r.failed, 0u);
+        QCOMPARE(r.complete, 1000u);
+        QCOMPARE(r.bytesBody, 1000u * 4897u);
+        QVERIFY(server.connectionsAccepted() >= 200u); // it did close every 5th
+    }
+
+    // -n is exact however requests straddle the warm-up boundary, are sent
+    // again after a silent close, or are pipelined.
+    void requestCountIsExact_data() {
+        QTest::addColumn<int>("pipeline");
+        QTest::addColumn<int>("warmupMs");
+        QTest::addColumn<int>("closeEvery");
+        QTest::newRow("warm-up") << 1 << 100 << 0;
+        QTest::newRow("warm-up, silent closes") << 1 << 100 << 3;
+        QTest::newRow("pipelined, silent closes") << 4 << 0 << 3;
+        QTest::newRow("warm-up, pipelined, silent closes") << 4 << 100 << 3;
+        QTest::newRow("warm-up, pipelined x8, silent closes every 2nd") << 8 << 100 << 2;
+    }
+    void requestCountIsExact() {
+        QFETCH(int, pipeline);
+        QFETCH(int, warmupMs);
+        QFETCH(int, closeEvery);
+        constexpr uint64_t n = 3000;
+        ScriptedHttpServer server(closeEvery ? Behaviour::CloseSilentlyEveryNth
+                                             : Behaviour::KeepAlive,
+                                  4897, closeEvery ? closeEvery : 100);
+        LoadSpec spec = httpSpec(server.port(), 8);
+        spec.threads = 2;
+        spec.pipeline = uint32_t(pipeline);
+        spec.warmup = std::chrono::milliseconds(warmupMs);
+        spec.requests = n;
+        const RunResult r = runToEnd(spec);
+        QCOMPARE(r.failed, 0u);
+        QCOMPARE(r.complete, n);
+        QCOMPARE(r.total.count(), n);
+        QCOMPARE(r.bytesBody, n * 4897u);
+        QCOMPARE(r.bytesTotal, n * server.responseSize(false));
+        QVERIFY(server.requestsSeen() >= n);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLoadAccuracy)
+#include "tst_load_accuracy.moc"

@@ -1,0 +1,265 @@
+#include "fixed_delay_server.h"
+
+#include "loopback_listener.h"
+
+#include <algorithm>
+#include <arpa/inet.h>
+#include <cmath>
+#include <ctime>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <numeric>
+#include <queue>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+#include <unordered_map>
+
+namespace loadscope::testing {
+
+struct FixedDelayServer::Connection {
+    uint64_t id = 0;
+    uint64_t answersOwed = 0;
+    uint64_t requests = 0;
+    int64_t lastArrivalNs = 0;
+    bool answeredOnce = false;
+    int64_t extraFirst = 0; // the stagger of the first answer
+    bool closeAfterOwed = false;
+    std::string in;
+};
+
+struct FixedDelayServer::Due {
+    int64_t atNs; // arrival + delay (+ the stagger of a first answer)
+    int fd;
+    uint64_t connection;
+    bool operator>(const Due& other) const { return atNs > other.atNs; }
+};
+
+struct FixedDelayServer::State {
+    std::unordered_map<int, Connection> connections;
+    std::priority_queue<Due, std::vector<Due>, std::greater<>> due;
+    uint64_t accepted = 0;
+};
+
+FixedDelayServer::FixedDelayServer(Options options)
+    : m_options(options)
+    , m_state(new State) {
+    const std::string body(m_options.bodyBytes, 'd');
+    m_response =
+        "HTTP/1.1 200 OK\r\nServer: fixed-delay\r\nContent-Length: " + std::to_string(body.size()) +
+        "\r\n\r\n" + body;
+    uint16_t port = 0;
+    m_listen = listenOnLoopback(m_options.port, 4096, port);
+    if (m_listen < 0)
+        return;
+    m_epoll = ::epoll_create1(EPOLL_CLOEXEC);
+    m_timer = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    m_wake = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    for (int fd : {m_listen, m_timer, m_wake}) {
+        epoll_event ev{};
+        ev.events = EPOLLIN;
+        ev.data.fd = fd;
+        ::epoll_ctl(m_epoll, EPOLL_CTL_ADD, fd, &ev);
+    }
+    m_lateness.reserve(1 << 20);
+    m_cycles.reserve(1 << 20);
+    m_port = port;
+    m_thread = std::thread([this] { loop(); });
+}
+
+FixedDelayServer::~FixedDelayServer() {
+    if (m_thread.joinable()) {
+        const uint64_t one = 1;
+        [[maybe_unused]] const ssize_t n = ::write(m_wake, &one, sizeof one);
+        m_thread.join();
+    }
+    for (auto& [fd, _] : m_state->connections)
+        ::close(fd);
+    for (int fd : {m_listen, m_epoll, m_timer, m_wake})
+        if (fd >= 0)
+            ::close(fd);
+    delete m_state;
+}
+
+namespace {
+
+int64_t percentileOf(std::vector<int64_t> values, double percentile) {
+    if (values.empty())
+        return 0;
+    const auto rank = size_t(std::ceil(percentile / 100.0 * double(values.size())));
+    const size_t index = std::min(values.size() - 1, rank > 0 ? rank - 1 : 0);
+    std::nth_element(values.begin(), values.begin() + long(index), values.end());
+    return values[index];
+}
+
+double meanOf(const std::vector<int64_t>& values) {
+    if (values.empty())
+        return 0;
+    return double(std::accumulate(values.begin(), values.end(), int64_t(0))) /
+           double(values.size());
+}
+
+} // namespace
+
+int64_t FixedDelayServer::latenessPercentile(double percentile) const {
+    std::lock_guard lock(m_latenessMutex);
+    return percentileOf(m_lateness, percentile);
+}
+
+double FixedDelayServer::meanLatenessNs() const {
+    std::lock_guard lock(m_latenessMutex);
+    return meanOf(m_lateness);
+}
+
+int64_t FixedDelayServer::cyclePercentile(double percentile) const {
+    std::lock_guard lock(m_latenessMutex);
+    return percentileOf(m_cycles, percentile);
+}
+
+double FixedDelayServer::meanCycleNs() const {
+    std::lock_guard lock(m_latenessMutex);
+    return meanOf(m_cycles);
+}
+
+void FixedDelayServer::resetFigures() {
+    std::lock_guard lock(m_latenessMutex);
+    m_lateness.clear();
+    m_cycles.clear();
+}
+
+void FixedDelayServer::loop() {
+    // The default 50 us slack would be most of what a latency test may miss by.
+    ::prctl(PR_SET_TIMERSLACK, 1UL);
+    epoll_event events[256];
+    for (;;) {
+        const int n = ::epoll_wait(m_epoll, events, 256, 1000);
+        for (int i = 0; i < n; ++i) {
+            const int fd = events[i].data.fd;
+            if (fd == m_wake)
+                return;
+            if (fd == m_listen)
+                accept();
+            else if (fd == m_timer) {
+                uint64_t expirations = 0;
+                [[maybe_unused]] const ssize_t r =
+                    ::read(m_timer, &expirations, sizeof expirations);
+            } else
+                read(fd);
+        }
+        sendDue(monotonicNowNs());
+        armTimer();
+    }
+}
+
+void FixedDelayServer::accept() {
+    for (;;) {
+        const int fd = ::accept4(m_listen, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+            return;
+        const int one = 1;
+        ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        Connection& c = m_state->connections[fd];
+        c = Connection{};
+        c.id = ++m_state->accepted;
+        if (m_options.staggerConnections > 0)
+            c.extraFirst = m_options.delay.count() * int64_t(c.id % m_options.staggerConnections) /
+                           int64_t(m_options.staggerConnections);
+        epoll_event ev{};
+        ev.events = EPOLLIN;
+        ev.data.fd = fd;
+        ::epoll_ctl(m_epoll, EPOLL_CTL_ADD, fd, &ev);
+    }
+}
+
+void FixedDelayServer::read(int fd) {
+    auto it = m_state->connections.find(fd);
+    if (it == m_state->connections.end())
+        return;
+    Connection& c = it->second;
+    char buffer[16384];
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+    const int64_t arrived = monotonicNowNs();
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        closeConnection(fd);
+        return;
+    }
+    if (n < 0)
+        return;
+    c.in.append(buffer, size_t(n));
+    for (;;) {
+        const size_t end = c.in.find("\r\n\r\n");
+        if (end == std::string::npos)
+            break;
+        const std::string_view head(c.in.data(), end);
+        const bool closing = head.find("Connection: close") != std::string_view::npos ||
+                             (head.find("HTTP/1.0") != std::string_view::npos &&
+                              head.find("Keep-Alive") == std::string_view::npos);
+        c.in.erase(0, end + 4);
+        if (++c.requests > 2) {
+            std::lock_guard lock(m_latenessMutex);
+            m_cycles.push_back(arrived - c.lastArrivalNs);
+        }
+        c.lastArrivalNs = arrived;
+        int64_t extra = 0;
+        if (!c.answeredOnce) {
+            c.answeredOnce = true;
+            extra = c.extraFirst;
+        }
+        m_state->due.push(Due{arrived + m_options.delay.count() + extra, fd, c.id});
+        ++c.answersOwed;
+        if (closing) {
+            c.closeAfterOwed = true;
+            break;
+        }
+    }
+}
+
+void FixedDelayServer::sendDue(int64_t now) {
+    auto& due = m_state->due;
+    while (!due.empty() && due.top().atNs <= now) {
+        const Due d = due.top();
+        due.pop();
+        auto it = m_state->connections.find(d.fd);
+        if (it == m_state->connections.end() || it->second.id != d.connection)
+            continue; // the client went away before its answer was due
+        size_t sent = 0;
+        while (sent < m_response.size()) {
+            const ssize_t n =
+                ::send(d.fd, m_response.data() + sent, m_response.size() - sent, MSG_NOSIGNAL);
+            if (n <= 0)
+                break;
+            sent += size_t(n);
+        }
+        const int64_t late = monotonicNowNs() - d.atNs;
+        {
+            std::lock_guard lock(m_latenessMutex);
+            m_lateness.push_back(late);
+        }
+        ++m_answered;
+        Connection& c = it->second;
+        if (--c.answersOwed == 0 && c.closeAfterOwed)
+            closeConnection(d.fd);
+    }
+}
+
+void FixedDelayServer::armTimer() {
+    if (m_state->due.empty())
+        return;
+    const int64_t at = m_state->due.top().atNs;
+    itimerspec spec{};
+    spec.it_value.tv_sec = at / 1'000'000'000;
+    spec.it_value.tv_nsec = at % 1'000'000'000;
+    if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0)
+        spec.it_value.tv_nsec = 1; // zero would disarm it
+    ::timerfd_settime(m_timer, TFD_TIMER_ABSTIME, &spec, nullptr);
+}
+
+void FixedDelayServer::closeConnection(int fd) {
+    m_state->connections.erase(fd);
+    ::close(fd);
+}
+
+} // namespace loadscope::testing

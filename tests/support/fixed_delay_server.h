@@ -1,0 +1,85 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace loadscope::testing {
+
+// An HTTP server that answers each request exactly `delay` after it arrived:
+// the known truth a latency figure is checked against. One epoll thread on
+// 127.0.0.1; the arrival is the clock when the read that completed the
+// request returned, and a timerfd at that time plus the delay (timer slack
+// 1 ns) sends the answer. What the kernel adds to the delay is measured per
+// response (lateness), and so is each connection's cycle as the server sees
+// it: from one request's arrival to the next one's on the same connection,
+// that is the delay, the lateness and the client's turnaround. A closed-loop
+// client's latency is that cycle less its own work between a response and the
+// next send; c connections complete c / mean cycle requests a second.
+// Plain C++ and Linux: usable without Qt.
+class FixedDelayServer {
+public:
+    struct Options {
+        std::chrono::nanoseconds delay{std::chrono::milliseconds(2)};
+        size_t bodyBytes = 100;
+        // Spreads the connections' phases: the first answer on the k-th
+        // accepted connection comes (k % staggerConnections) / staggerConnections
+        // of a delay later. 0: no spread. Closed-loop clients that start
+        // together otherwise stay in step, and a window then counts whole rounds.
+        uint32_t staggerConnections = 0;
+        uint16_t port = 0; // 0: a free port
+    };
+
+    explicit FixedDelayServer(Options options);
+    ~FixedDelayServer();
+    FixedDelayServer(const FixedDelayServer&) = delete;
+    FixedDelayServer& operator=(const FixedDelayServer&) = delete;
+
+    bool isListening() const { return m_port != 0; }
+    uint16_t port() const { return m_port; }
+    std::chrono::nanoseconds delay() const { return m_options.delay; }
+    uint64_t answered() const { return m_answered.load(); }
+    // Bytes of one answer, headers included.
+    size_t responseBytes() const { return m_response.size(); }
+    // How late the answers went out after their intended time, in ns (the
+    // stagger excluded): a percentile and the mean over every answer so far.
+    int64_t latenessPercentile(double percentile) const;
+    double meanLatenessNs() const;
+    // The cycles between consecutive requests of one connection (the first
+    // cycle of each, which holds the stagger, left out); ns.
+    int64_t cyclePercentile(double percentile) const;
+    double meanCycleNs() const;
+    // Forgets the lateness and cycles seen so far (say, those of a warm-up).
+    void resetFigures();
+
+private:
+    struct Connection;
+    struct Due;
+    void loop();
+    void accept();
+    void read(int fd);
+    void sendDue(int64_t now);
+    void armTimer();
+    void closeConnection(int fd);
+
+    Options m_options;
+    std::string m_response;
+    int m_listen = -1;
+    int m_epoll = -1;
+    int m_timer = -1;
+    int m_wake = -1;
+    uint16_t m_port = 0;
+    std::atomic<uint64_t> m_answered{0};
+    mutable std::mutex m_latenessMutex;
+    std::vector<int64_t> m_lateness;
+    std::vector<int64_t> m_cycles;
+    std::thread m_thread;
+    struct State;
+    State* m_state = nullptr; // owned; touched by the server thread alone
+};
+
+} // namespace loadscope::testing
