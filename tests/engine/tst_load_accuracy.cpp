@@ -170,9 +170,9 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(sink.connectionsClosed(), 1u, 5000);
         QCOMPARE(r.bytesSent, sink.bytesRead());
         const double expectedMbit = double(rate) * 8 / 1e6;
-        QVERIFY2(std::abs(r.sendRateMbitps() / expectedMbit - 1.0) <= 0.03,
+        QVERIFY2(std::abs(r.throughputMbitps() / expectedMbit - 1.0) <= 0.03,
                  qPrintable(QStringLiteral("%1 Mbit/s, the sink drains %2 (%3 bytes in %4 s)")
-                                .arg(r.sendRateMbitps(), 0, 'f', 2)
+                                .arg(r.throughputMbitps(), 0, 'f', 2)
                                 .arg(expectedMbit, 0, 'f', 2)
                                 .arg(r.bytesSent)
                                 .arg(r.durationSeconds, 0, 'f', 3)));
