@@ -1,18 +1,16 @@
 #include "engine/load_worker.h"
 
+#include "engine/load_worker_connection.h"
 #include "engine/vector_state.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
-#include <fcntl.h>
-#include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sched.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -24,9 +22,6 @@ constexpr size_t kReadBufferBytes = 64 * 1024;
 constexpr int kMaxEvents = 256;
 constexpr int64_t kPublishPeriodNs = 25'000'000;
 constexpr int64_t kTimeoutScanPeriodNs = 20'000'000;
-constexpr int64_t kReconnectBackoffNs = 10'000'000;
-constexpr int kWaitMs = 10; // bounds how late a cancel or a deadline is noticed
-
 int64_t threadCpuNs() {
     timespec ts{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -40,56 +35,6 @@ int64_t monotonicNs() noexcept {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
-
-struct LoadWorker::Connection {
-    enum class State : uint8_t { Closed, Connecting, Open };
-
-    uint32_t index = 0;
-    int fd = -1;
-    State state = State::Closed;
-    std::unique_ptr<ProtocolSession> session;
-    int64_t connectStartNs = 0;
-    int64_t connectNs = 0;     // charged to the first request on the connection
-    int64_t reconnectAtNs = 0; // after a failure, wait before trying again
-    bool connectCharged = false;
-    bool wantWrite = false;
-    bool watched = false; // in the epoll set (see setWatched)
-    bool everConnected = false;
-    bool queuedForOpen = false;
-    bool blockingReads = false; // recv without MSG_DONTWAIT blocks, at most kWaitMs
-    uint32_t responses = 0;     // on this connection
-    uint32_t retries = 0;       // requests to send again after the peer closed a reused connection
-    uint32_t retriesBudgeted = 0; // how many of them drew on a counted run's budget
-    bool reserved = false; // a request claimed before connecting, for which the connection opens
-    bool reservedBudgeted = false;
-    bool draining = false;      // a stream connection shut down for writing, waiting for the close
-    int64_t acknowledgedNs = 0; // while draining: when the peer had acknowledged every byte
-    std::string out;
-    size_t outOffset = 0;
-    size_t unsent = 0;          // requests in `out` whose sentNs is not set yet
-    std::vector<InFlight> ring; // capacity = pipeline depth
-    size_t head = 0;
-    size_t count = 0;
-
-    InFlight& front() { return ring[head]; }
-    // Indexes wrap by comparison: a division per request would cost more
-    // than the rest of the bookkeeping together.
-    InFlight& at(size_t i) {
-        const size_t slot = head + i;
-        return ring[slot < ring.size() ? slot : slot - ring.size()];
-    }
-    void push(const InFlight& r) {
-        at(count) = r;
-        ++count;
-    }
-    InFlight pop() {
-        InFlight r = ring[head];
-        if (++head == ring.size())
-            head = 0;
-        --count;
-        return r;
-    }
-};
 
 LoadWorker::LoadWorker(SharedRunState& shared, uint32_t index, uint32_t firstConnection,
                        uint32_t connectionCount)
@@ -159,81 +104,6 @@ bool LoadWorker::counts(bool budgeted, int64_t now) {
     return m_spec.requests == 0 || budgeted || drawBudget();
 }
 
-void LoadWorker::openConnection(Connection& c, int64_t now) {
-    c.session->resetConnection();
-    c.out.clear();
-    c.outOffset = 0;
-    c.unsent = 0;
-    c.responses = 0;
-    c.wantWrite = true;
-    c.connectCharged = false;
-    c.blockingReads = false;
-    c.fd = ::socket(m_spec.target.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (c.fd < 0) {
-        failConnect(c, now, errno);
-        return;
-    }
-    const int one = 1;
-    ::setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    c.connectStartNs = monotonicNs();
-    c.state = Connection::State::Connecting;
-    if (::connect(c.fd, m_spec.target.data(), m_spec.target.length) != 0 && errno != EINPROGRESS) {
-        failConnect(c, now, errno);
-        return;
-    }
-    setWatched(c, true); // writable once connected
-}
-
-void LoadWorker::onConnected(Connection& c, int64_t now) {
-    int error = 0;
-    socklen_t length = sizeof error;
-    ::getsockopt(c.fd, SOL_SOCKET, SO_ERROR, &error, &length);
-    if (error != 0) {
-        failConnect(c, now, error);
-        return;
-    }
-    c.state = Connection::State::Open;
-    c.everConnected = true;
-    c.connectNs = now - c.connectStartNs;
-    m_shared.everConnected.store(true, std::memory_order_relaxed);
-    ++m_recorder.result().connectionsOpened;
-    if (m_isStream) {
-        streamWrite(c);
-        return;
-    }
-    if (&c == m_soleConnection)
-        makeReadsBlocking(c);
-    setWriteInterest(c, false);
-    issueRequests(c, now);
-}
-
-void LoadWorker::makeReadsBlocking(Connection& c) {
-    // Every other send and recv passes MSG_DONTWAIT, so only awaitSoleResponse
-    // blocks, and never longer than the loop's own wait.
-    const int flags = ::fcntl(c.fd, F_GETFL);
-    timeval wait{0, kWaitMs * 1000};
-    c.blockingReads = flags >= 0 && ::fcntl(c.fd, F_SETFL, flags & ~O_NONBLOCK) == 0 &&
-                      ::setsockopt(c.fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait) == 0;
-}
-
-void LoadWorker::failConnect(Connection& c, int64_t now, int error) {
-    if (!c.everConnected && !m_shared.everConnected.load(std::memory_order_relaxed) &&
-        ++m_slotsFailedBeforeAnyConnect >= m_connections.size()) {
-        // Every connection of this worker failed before any ever succeeded: the
-        // target is unreachable, and retrying would only count the same error.
-        m_shared.unreachable.store(true, std::memory_order_relaxed);
-        m_shared.stop.store(true, std::memory_order_relaxed);
-    }
-    // A failed connect is a failed request (as ab): the one it was opened for.
-    bool budgeted = false;
-    const bool claimed = m_isStream || takeClaimed(c, budgeted) || claimRequest(now, budgeted);
-    if (claimed && (m_isStream ? m_measuring : counts(budgeted, now)))
-        m_recorder.failure(ErrorClass::Connect,
-                           "connect to " + m_spec.target.toString() + ": " + std::strerror(error));
-    closeSocket(c);
-    queueOpen(c, now + kReconnectBackoffNs);
-}
-
 bool LoadWorker::takeClaimed(Connection& c, bool& budgeted) {
     if (c.retries > 0) {
         // Which retry is sent first does not matter: each drew or did not draw
@@ -252,14 +122,6 @@ bool LoadWorker::takeClaimed(Connection& c, bool& budgeted) {
         return true;
     }
     return false;
-}
-
-void LoadWorker::queueOpen(Connection& c, int64_t at) {
-    c.reconnectAtNs = at;
-    if (!c.queuedForOpen) {
-        c.queuedForOpen = true;
-        m_toOpen.push_back(&c);
-    }
 }
 
 void LoadWorker::issueRequests(Connection& c, int64_t now) {
@@ -352,15 +214,6 @@ bool LoadWorker::controlEpoll(Connection& c, int operation) {
     ev.events = EPOLLIN | EPOLLRDHUP | (c.wantWrite ? EPOLLOUT : 0u);
     ev.data.ptr = &c;
     return ::epoll_ctl(m_epoll, operation, c.fd, &ev) == 0;
-}
-
-void LoadWorker::closeSocket(Connection& c) {
-    if (c.fd >= 0) {
-        ::close(c.fd); // also removes it from the epoll set
-        c.fd = -1;
-        c.watched = false;
-    }
-    c.state = Connection::State::Closed;
 }
 
 void LoadWorker::onReadable(Connection& c) {
@@ -507,102 +360,6 @@ void LoadWorker::failHead(Connection& c, ErrorClass error, int64_t now, std::str
     dropConnection(c, now, true);
 }
 
-void LoadWorker::dropConnection(Connection& c, int64_t now, bool retryInFlight) {
-    if (retryInFlight && c.count > 0) {
-        // Requests already claimed are sent again on the next connection.
-        for (size_t i = 0; i < c.count; ++i)
-            c.retriesBudgeted += c.at(i).budgeted ? 1 : 0;
-        c.retries += uint32_t(c.count);
-        m_heldClaims += c.count;
-    }
-    if (m_isStream && m_measuring && c.state == Connection::State::Open) {
-        // Bytes still queued when the peer went away were never delivered.
-        uint64_t& sent = m_recorder.result().bytesSent;
-        sent -= std::min(sent, unacknowledgedBytes(c.fd));
-    }
-    m_inFlight -= c.count;
-    c.count = 0;
-    c.head = 0;
-    c.unsent = 0;
-    closeSocket(c);
-    queueOpen(c, now); // right away, from the loop
-}
-
-void LoadWorker::streamWrite(Connection& c) {
-    if (c.draining)
-        return;
-    const int64_t now = monotonicNs();
-    // Written inside the measured stretch; what is still queued at its end is
-    // delivered before the sink closes (drainStreams), so all of it counts.
-    const bool counted = now >= m_shared.measureStartNs && now < m_shared.deadlineNs;
-    const std::string_view chunk = m_protocol.streamChunk();
-    for (int i = 0; i < 64; ++i) { // bounded, so one connection cannot starve the others
-        const ssize_t n = ::send(c.fd, chunk.data(), chunk.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n > 0) {
-            if (counted)
-                m_recorder.result().bytesSent += uint64_t(n);
-            continue;
-        }
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-            return;
-        if (m_measuring)
-            m_recorder.failure(ErrorClass::Write, std::string("send: ") + std::strerror(errno));
-        dropConnection(c, now, false);
-        return;
-    }
-}
-
-uint64_t LoadWorker::unacknowledgedBytes(int fd) {
-    int queued = 0;
-    return fd >= 0 && ::ioctl(fd, SIOCOUTQ, &queued) == 0 && queued > 0 ? uint64_t(queued) : 0;
-}
-
-bool LoadWorker::drainStreams(int64_t now) {
-    if (!m_draining) {
-        // As netperf TCP_STREAM: the bytes written count once the sink has
-        // read them, which it has when it closes after our end of stream.
-        m_draining = true;
-        m_drainUntilNs = now + m_spec.requestTimeout.count();
-        for (auto& owned : m_connections) {
-            Connection& c = *owned;
-            if (c.state == Connection::State::Open && ::shutdown(c.fd, SHUT_WR) == 0) {
-                c.draining = true;
-                ++m_streamsDraining;
-                setWriteInterest(c, false);
-            } else {
-                closeSocket(c);
-            }
-        }
-        m_toOpen.clear();
-    }
-    if (m_streamsDraining == 0)
-        return true;
-    const bool givingUp = now >= m_drainUntilNs;
-    for (auto& owned : m_connections) {
-        Connection& c = *owned;
-        if (!c.draining)
-            continue;
-        const uint64_t queued = unacknowledgedBytes(c.fd);
-        if (queued == 0 && c.acknowledgedNs == 0)
-            c.acknowledgedNs = now;
-        if (givingUp) {
-            // A sink that never closes: delivered is what its kernel
-            // acknowledged, timed to when it had acknowledged the last byte.
-            uint64_t& sent = m_recorder.result().bytesSent;
-            sent -= std::min(sent, queued);
-            endDrain(c, c.acknowledgedNs ? c.acknowledgedNs : now);
-        }
-    }
-    return m_streamsDraining == 0;
-}
-
-void LoadWorker::endDrain(Connection& c, int64_t deliveredNs) {
-    c.draining = false;
-    --m_streamsDraining;
-    m_recorder.streamDelivered(deliveredNs);
-    closeSocket(c);
-}
-
 void LoadWorker::checkTimeouts(int64_t now) {
     for (auto& owned : m_connections) {
         Connection& c = *owned;
@@ -652,31 +409,6 @@ void LoadWorker::tick(int64_t now) {
     if (now >= m_nextPublishNs) {
         m_nextPublishNs = now + kPublishPeriodNs;
         m_recorder.publish();
-    }
-}
-
-void LoadWorker::openQueued(int64_t now) {
-    // Swap first: a connect that fails at once queues its connection again.
-    std::vector<Connection*> due;
-    due.swap(m_toOpen);
-    const bool stopping = m_shared.stop.load(std::memory_order_relaxed);
-    for (Connection* c : due) {
-        c->queuedForOpen = false;
-        if (stopping || now >= m_shared.deadlineNs)
-            continue;
-        if (now < c->reconnectAtNs) {
-            queueOpen(*c, c->reconnectAtNs);
-            continue;
-        }
-        // A connection opens only for a request it already holds, so a run
-        // never ends with connections that sent nothing.
-        if (!m_isStream && c->retries == 0 && !c->reserved) {
-            if (!claimRequest(now, c->reservedBudgeted))
-                continue;
-            c->reserved = true;
-            ++m_heldClaims;
-        }
-        openConnection(*c, now);
     }
 }
 

@@ -1,0 +1,69 @@
+#pragma once
+
+// The per-connection state of a LoadWorker, shared by the files that make up
+// the worker: load_worker.cpp (the event loop and the request/response path),
+// load_worker_connect.cpp (opening, failing and dropping connections) and
+// load_worker_stream.cpp (TCP_STREAM writing and its drain at the end).
+#include "engine/load_worker.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace loadscope::engine::detail {
+
+inline constexpr int64_t kReconnectBackoffNs = 10'000'000;
+inline constexpr int kWaitMs = 10; // bounds how late a cancel or a deadline is noticed
+
+struct LoadWorker::Connection {
+    enum class State : uint8_t { Closed, Connecting, Open };
+
+    uint32_t index = 0;
+    int fd = -1;
+    State state = State::Closed;
+    std::unique_ptr<ProtocolSession> session;
+    int64_t connectStartNs = 0;
+    int64_t connectNs = 0;     // charged to the first request on the connection
+    int64_t reconnectAtNs = 0; // after a failure, wait before trying again
+    bool connectCharged = false;
+    bool wantWrite = false;
+    bool watched = false; // in the epoll set (see setWatched)
+    bool everConnected = false;
+    bool queuedForOpen = false;
+    bool blockingReads = false; // recv without MSG_DONTWAIT blocks, at most kWaitMs
+    uint32_t responses = 0;     // on this connection
+    uint32_t retries = 0;       // requests to send again after the peer closed a reused connection
+    uint32_t retriesBudgeted = 0; // how many of them drew on a counted run's budget
+    bool reserved = false; // a request claimed before connecting, for which the connection opens
+    bool reservedBudgeted = false;
+    bool draining = false;      // a stream connection shut down for writing, waiting for the close
+    int64_t acknowledgedNs = 0; // while draining: when the peer had acknowledged every byte
+    std::string out;
+    size_t outOffset = 0;
+    size_t unsent = 0;          // requests in `out` whose sentNs is not set yet
+    std::vector<InFlight> ring; // capacity = pipeline depth
+    size_t head = 0;
+    size_t count = 0;
+
+    InFlight& front() { return ring[head]; }
+    // Indexes wrap by comparison: a division per request would cost more
+    // than the rest of the bookkeeping together.
+    InFlight& at(size_t i) {
+        const size_t slot = head + i;
+        return ring[slot < ring.size() ? slot : slot - ring.size()];
+    }
+    void push(const InFlight& r) {
+        at(count) = r;
+        ++count;
+    }
+    InFlight pop() {
+        InFlight r = ring[head];
+        if (++head == ring.size())
+            head = 0;
+        --count;
+        return r;
+    }
+};
+
+} // namespace loadscope::engine::detail
