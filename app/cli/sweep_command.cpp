@@ -8,6 +8,7 @@
 #include "app/session/metric.h"
 #include "app/session/session_document.h"
 #include "app/session/session_file.h"
+#include "app/stats/live_rate.h"
 #include "app/sweep/sweep_runner.h"
 
 #include <QCommandLineParser>
@@ -181,6 +182,7 @@ public:
         const app::Session& session = m_document.session();
         const app::Target* target = session.findTarget(point.targetId);
         m_protocol = target ? target->protocol : app::TargetProtocol::Http;
+        m_rate = app::LiveRate(m_protocol == app::TargetProtocol::TcpStream);
         m_head = QStringLiteral("point %1/%2: %3 c=%4 rep %5/%6")
                      .arg(point.index + 1)
                      .arg(pointCount)
@@ -194,13 +196,11 @@ public:
     void update(const engine::Progress& progress) {
         if (!m_terminal)
             return;
-        const double rate = m_protocol == app::TargetProtocol::TcpStream
-                                ? (progress.elapsedSeconds > 0 ? double(progress.bytesSent) * 8 /
-                                                                     1e6 / progress.elapsedSeconds
-                                                               : 0)
-                                : progress.intervalRequestsPerSecond();
+        const std::optional<double> rate = m_rate.next(progress);
+        if (!rate)
+            return;
         print(QStringLiteral("%1 ... %2 %3%4")
-                  .arg(m_head, app::formatFigure(rate), unit(),
+                  .arg(m_head, app::formatFigure(*rate), unit(),
                        progress.warmingUp ? QStringLiteral(" (warm-up)") : QString()),
               false);
     }
@@ -237,6 +237,7 @@ private:
     FILE* const m_stream;
     const bool m_terminal;
     app::TargetProtocol m_protocol = app::TargetProtocol::Http;
+    app::LiveRate m_rate{false};
     QString m_head;
 };
 

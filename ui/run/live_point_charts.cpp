@@ -70,7 +70,7 @@ void LivePointCharts::clear() {
 void LivePointCharts::startPoint(const QString& title, const QColor& colour, double plannedSeconds,
                                  const Rate& rate) {
     m_rate = rate;
-    m_haveLast = false;
+    m_liveRate = app::LiveRate(rate.fromBytes);
     m_requestPoints.clear();
     m_p50Points.clear();
     m_p99Points.clear();
@@ -98,21 +98,10 @@ void LivePointCharts::addSnapshot(const engine::Progress& progress) {
     if (progress.warmingUp || progress.intervalSeconds <= 0)
         return;
     const double t = progress.elapsedSeconds;
-    double rate = progress.intervalRequestsPerSecond();
-    if (m_rate.fromBytes) {
-        // A stream has no requests: its rate is the bytes moved since the
-        // previous snapshot, in 10^6 bit/s.
-        const uint64_t bytes = progress.bytesSent + progress.bytesReceived;
-        const bool first = !m_haveLast;
-        const double seconds = t - m_lastSeconds;
-        const double moved = first ? 0 : double(bytes - std::min(bytes, m_lastBytes));
-        m_haveLast = true;
-        m_lastSeconds = t;
-        m_lastBytes = bytes;
-        if (first || seconds <= 0)
-            return;
-        rate = moved * 8 / 1e6 / seconds;
-    }
+    const std::optional<double> interval = m_liveRate.next(progress);
+    if (!interval)
+        return;
+    const double rate = *interval;
     m_requestPoints.append(QPointF(t, rate));
     m_requestsTop = std::max(m_requestsTop, rate);
     if (!progress.intervalLatency.empty()) {

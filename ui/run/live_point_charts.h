@@ -1,5 +1,7 @@
 #pragma once
 
+#include "app/stats/live_rate.h"
+
 #include <QColor>
 #include <QList>
 #include <QPointF>
@@ -62,9 +64,7 @@ private:
     QValueAxis* m_latencyValue = nullptr;
 
     Rate m_rate;
-    double m_lastSeconds = 0; // the previous snapshot, for byte rates
-    uint64_t m_lastBytes = 0;
-    bool m_haveLast = false;
+    app::LiveRate m_liveRate{false};
     QList<QPointF> m_requestPoints;
     QList<QPointF> m_p50Points;
     QList<QPointF> m_p99Points;
