@@ -87,32 +87,24 @@ void addKindOptions(QCommandLineParser& parser, const QString& kind) {
     }
 }
 
-std::optional<uint64_t> countOption(const QCommandLineParser& parser, const char* name,
-                                    uint64_t minimum, uint64_t maximum, QString* error) {
+app::Result<uint64_t> countOption(const QCommandLineParser& parser, const char* name,
+                                  uint64_t minimum, uint64_t maximum) {
     const QString option = QLatin1String("--") + QLatin1String(name);
-    auto count = parseCount(option, parser.value(QLatin1String(name)), minimum, maximum);
-    if (!count) {
-        *error = count.error().message;
-        return std::nullopt;
-    }
-    return *count;
+    return parseCount(option, parser.value(QLatin1String(name)), minimum, maximum);
 }
 
-std::optional<ServeSetup> buildServer(const QCommandLineParser& parser, const QString& kind,
-                                      QString* error) {
-    if (!parser.positionalArguments().isEmpty()) {
-        *error = QStringLiteral("unexpected argument '%1' (see --help)")
-                     .arg(parser.positionalArguments().constFirst());
-        return std::nullopt;
-    }
-    const auto port = countOption(parser, "port", 0, 65535, error);
+app::Result<ServeSetup> buildServer(const QCommandLineParser& parser, const QString& kind) {
+    if (!parser.positionalArguments().isEmpty())
+        return app::invalidInput(QStringLiteral("unexpected argument '%1' (see --help)")
+                                     .arg(parser.positionalArguments().constFirst()));
+    const auto port = countOption(parser, "port", 0, 65535);
     if (!port)
-        return std::nullopt;
+        return port.error();
     uint64_t threadCount = app::threadCount(0);
     if (parser.isSet(QStringLiteral("threads"))) {
-        const auto threads = countOption(parser, "threads", 1, 1024, error);
+        const auto threads = countOption(parser, "threads", 1, 1024);
         if (!threads)
-            return std::nullopt;
+            return threads.error();
         threadCount = *threads;
     }
     const auto fillBase = [&](app::ServerConfig& config) {
@@ -123,9 +115,9 @@ std::optional<ServeSetup> buildServer(const QCommandLineParser& parser, const QS
 
     ServeSetup setup;
     if (kind == QLatin1String("http")) {
-        const auto size = countOption(parser, "size", 0, app::HttpServer::kMaxDocumentSize, error);
+        const auto size = countOption(parser, "size", 0, app::HttpServer::kMaxDocumentSize);
         if (!size)
-            return std::nullopt;
+            return size.error();
         app::HttpServerConfig config;
         fillBase(config);
         config.documentSize = size_t(*size);
@@ -134,13 +126,13 @@ std::optional<ServeSetup> buildServer(const QCommandLineParser& parser, const QS
         setup.summaryErrors = QStringLiteral("bad requests");
     } else if (kind == QLatin1String("echo")) {
         const auto request =
-            countOption(parser, "request-size", 1, app::EchoServer::kMaxMessageSize, error);
+            countOption(parser, "request-size", 1, app::EchoServer::kMaxMessageSize);
         if (!request)
-            return std::nullopt;
+            return request.error();
         const auto response =
-            countOption(parser, "response-size", 1, app::EchoServer::kMaxMessageSize, error);
+            countOption(parser, "response-size", 1, app::EchoServer::kMaxMessageSize);
         if (!response)
-            return std::nullopt;
+            return response.error();
         app::EchoServerConfig config;
         fillBase(config);
         config.requestSize = size_t(*request);
@@ -154,15 +146,11 @@ std::optional<ServeSetup> buildServer(const QCommandLineParser& parser, const QS
         setup.server = std::make_unique<app::SinkServer>(config);
         setup.summaryErrors = QStringLiteral("accept errors");
     } else {
-        if (!parser.isSet(QStringLiteral("to"))) {
-            *error = QStringLiteral("--to HOST:PORT is required");
-            return std::nullopt;
-        }
+        if (!parser.isSet(QStringLiteral("to")))
+            return app::invalidInput(QStringLiteral("--to HOST:PORT is required"));
         const auto upstream = app::parseEndpoint(parser.value(QStringLiteral("to")));
-        if (!upstream) {
-            *error = upstream.error().message;
-            return std::nullopt;
-        }
+        if (!upstream)
+            return upstream.error();
         app::TcpProxyConfig config;
         fillBase(config);
         config.upstreamHost = upstream->host.toStdString();
@@ -222,10 +210,9 @@ int runServeCommand(const QStringList& arguments) {
     }
     if (const auto exit = parseOrExit(parser, rest))
         return *exit;
-    QString error;
-    std::optional<ServeSetup> setup = buildServer(parser, kind, &error);
+    app::Result<ServeSetup> setup = buildServer(parser, kind);
     if (!setup) {
-        printError(command, error);
+        printError(command, setup.error().message);
         return ExitUsage;
     }
     // As many clients as the hard limit allows; fewer are no reason to refuse.

@@ -20,25 +20,16 @@ QString sessionArgumentHelp() {
         .arg(app::exampleSessionNames().join(QStringLiteral(", ")));
 }
 
-// The one positional SESSION argument, opened; prints the error otherwise.
-std::optional<app::Session> openSessionArgument(const QCommandLineParser& parser,
-                                                const QString& command, int* exitCode) {
+// The one positional SESSION argument, opened. Every refusal is a usage
+// error (exit status 2): a missing or second argument, a file that does not open.
+app::Result<app::Session> openSessionArgument(const QCommandLineParser& parser) {
     const QStringList positional = parser.positionalArguments();
-    if (positional.size() != 1) {
-        printError(command, positional.isEmpty()
-                                ? QStringLiteral("which session? (see --help)")
-                                : QStringLiteral("expects one session, got %1 (see --help)")
-                                      .arg(positional.size()));
-        *exitCode = ExitUsage;
-        return std::nullopt;
-    }
-    app::Result<app::Session> session = app::openSession(positional.first());
-    if (!session) {
-        printError(command, session.error().toString());
-        *exitCode = ExitUsage;
-        return std::nullopt;
-    }
-    return std::move(*session);
+    if (positional.size() != 1)
+        return app::invalidInput(positional.isEmpty()
+                                     ? QStringLiteral("which session? (see --help)")
+                                     : QStringLiteral("expects one session, got %1 (see --help)")
+                                           .arg(positional.size()));
+    return app::openSession(positional.first());
 }
 
 } // namespace
@@ -56,10 +47,11 @@ int runReportCommand(const QStringList& arguments) {
     if (const auto exit = parseOrExit(parser, arguments))
         return *exit;
 
-    int exitCode = ExitOk;
-    const std::optional<app::Session> session = openSessionArgument(parser, command, &exitCode);
-    if (!session)
-        return exitCode;
+    const app::Result<app::Session> session = openSessionArgument(parser);
+    if (!session) {
+        printError(command, session.error().toString());
+        return ExitUsage;
+    }
     const QByteArray text = app::comparisonReport(*session, app::Comparison(*session)).toUtf8();
     if (auto written = writeOutput(QStringLiteral("-"), text, CliIo{}); !written) {
         printError(command, written.error().message);
@@ -105,10 +97,11 @@ int runExportCommand(const QStringList& arguments) {
         printError(command, QStringLiteral("only one of --csv and --summary-csv can go to stdout"));
         return ExitUsage;
     }
-    int exitCode = ExitOk;
-    const std::optional<app::Session> session = openSessionArgument(parser, command, &exitCode);
-    if (!session)
-        return exitCode;
+    const app::Result<app::Session> session = openSessionArgument(parser);
+    if (!session) {
+        printError(command, session.error().toString());
+        return ExitUsage;
+    }
 
     if (parser.isSet(csvOption)) {
         if (auto written = writeOutput(parser.value(csvOption), app::resultsCsv(*session), CliIo{});
