@@ -59,6 +59,8 @@ QString formatAbReport(const engine::RunResult& r, const AbReportHeader& header)
     out += field("Server Software:", QString::fromStdString(r.serverSoftware));
     out += field("Server Hostname:", header.hostName);
     out += field("Server Port:", QString::number(header.port));
+    out += field("HTTP version sent:",
+                 header.http10 ? QStringLiteral("HTTP/1.0 (as ab)") : QStringLiteral("HTTP/1.1"));
     out += QLatin1Char('\n');
     out += field("Document Path:", header.documentPath);
     out += field("Document Length:",

@@ -268,6 +268,88 @@ private Q_SLOTS:
                  qPrintable(text));
     }
 
+    // --http1.0 sends ab's request line and fields, and the report says so.
+    void http10SendsWhatAbSends() {
+        FixedDelayServer server(FixedDelayServer::Options{.delay = 1ms});
+        QVERIFY(server.isListening());
+        QTemporaryDir dir;
+        const QString json = dir.filePath(QStringLiteral("run.json"));
+        const Outcome ours =
+            runCli({QStringLiteral("http"), QStringLiteral("--http1.0"), QStringLiteral("-n"),
+                    QStringLiteral("5"), QStringLiteral("--json"), json, urlOf(server)});
+        QCOMPARE(ours.exitCode, 0);
+        QVERIFY2(ours.out.contains("HTTP version sent:      HTTP/1.0"), ours.out.constData());
+        // ab 2.3's request without -k: the server closes after each answer.
+        const QByteArray request =
+            "GET / HTTP/1.0\r\nHost: 127.0.0.1:" + QByteArray::number(server.port()) +
+            "\r\nUser-Agent: Loadscope\r\nAccept: */*\r\n\r\n";
+        QFile file(json);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject result = QJsonDocument::fromJson(file.readAll()).object();
+        QCOMPARE(integer(result, "complete"), 5);
+        QCOMPARE(integer(result, "failed"), 0);
+        QCOMPARE(integer(result, "bytes_sent"), 5 * request.size());
+        const Outcome plain = runCli({QStringLiteral("http"), QStringLiteral("-n"),
+                                      QStringLiteral("1"), QStringLiteral("-q"), urlOf(server)});
+        QVERIFY2(plain.out.contains("HTTP version sent:      HTTP/1.1"), plain.out.constData());
+    }
+
+    void reportFollowsAbsLayout() {
+        NginxPeer nginx(4897);
+        QVERIFY2(nginx.isRunning(), qPrintable(nginx.error()));
+        QTemporaryDir dir;
+        const QString csv = dir.filePath(QStringLiteral("run.csv"));
+        const Outcome ours =
+            runCli({QStringLiteral("http"), QStringLiteral("-k"), QStringLiteral("-c"),
+                    QStringLiteral("4"), QStringLiteral("-n"), QStringLiteral("400"),
+                    QStringLiteral("--csv"), csv, nginx.url()});
+        QCOMPARE(ours.exitCode, 0);
+        const QString text = QString::fromUtf8(ours.out);
+        const QStringList sections{
+            QStringLiteral("Server Software:"),
+            QStringLiteral("Server Hostname:"),
+            QStringLiteral("Server Port:"),
+            QStringLiteral("Document Path:"),
+            QStringLiteral("Document Length:        4897 bytes"),
+            QStringLiteral("Concurrency Level:      4"),
+            QStringLiteral("Time taken for tests:"),
+            QStringLiteral("Complete requests:      400"),
+            QStringLiteral("Failed requests:        0"),
+            QStringLiteral("Keep-Alive requests:    400"),
+            QStringLiteral("Total transferred:"),
+            QStringLiteral("HTML transferred:       1958800 bytes"),
+            QStringLiteral("Requests per second:"),
+            QStringLiteral("[ms] (mean)"),
+            QStringLiteral("(mean, across all concurrent requests)"),
+            QStringLiteral("Transfer rate:"),
+            QStringLiteral("Connection Times (ms)"),
+            QStringLiteral("Connect:"),
+            QStringLiteral("Processing:"),
+            QStringLiteral("Waiting:"),
+            QStringLiteral("Total:"),
+            QStringLiteral("Percentage of the requests served within a certain time (ms)"),
+            QStringLiteral("50%"),
+            QStringLiteral("99.9%"),
+            QStringLiteral("99.99%"),
+            QStringLiteral("100%")};
+        qsizetype at = 0;
+        for (const QString& section : sections) {
+            const qsizetype found = text.indexOf(section, at);
+            QVERIFY2(found >= 0, qPrintable(QStringLiteral("missing or out of order: ") + section));
+            at = found;
+        }
+        QVERIFY(ours.err.contains("Finished 400 requests"));
+        QFile file(csv);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = file.readAll().split('\n');
+        QVERIFY(lines.size() >= 2);
+        const QList<QByteArray> header = lines.at(0).trimmed().split(',');
+        const QList<QByteArray> row = lines.at(1).trimmed().split(',');
+        QCOMPARE(header.size(), row.size());
+        QCOMPARE(row.at(header.indexOf("complete")), QByteArray("400"));
+        QCOMPARE(row.at(header.indexOf("bytes_body")), QByteArray("1958800"));
+    }
+
     void badArgumentsGiveOneLineAndExitTwo_data() {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("message");
