@@ -16,9 +16,24 @@ constexpr double perSecond(double count, double seconds) {
     return seconds > 0 ? count / seconds : 0;
 }
 
-// Complete requests (operations, transactions) per second, as ab's "Requests per second".
-constexpr double requestsPerSecond(uint64_t complete, double seconds) {
-    return perSecond(double(complete), seconds);
+// The requests that ended with a response counted as a success: `complete`
+// holds every request that ended, `failed` the part of it that failed. A
+// non-2xx response is a success here (counted apart, as ab does).
+constexpr uint64_t successful(uint64_t complete, uint64_t failed) {
+    return complete > failed ? complete - failed : 0;
+}
+
+// Successful responses (operations, transactions) per second, as ab's
+// "Requests per second" but without failures: a target that fails fast must
+// not look fast.
+constexpr double requestsPerSecond(uint64_t complete, uint64_t failed, double seconds) {
+    return perSecond(double(successful(complete, failed)), seconds);
+}
+
+// Failed requests as a share of the requests that ended, in percent: the
+// comparison's rate of failures (0 without requests).
+constexpr double failedPercent(uint64_t complete, uint64_t failed) {
+    return complete > 0 ? 100.0 * double(failed) / double(complete) : 0;
 }
 
 // Bytes received (headers and bodies) in KiB/s, as ab's "Transfer rate".
@@ -37,15 +52,15 @@ constexpr double throughputMbitps(uint64_t bytesSent, uint64_t bytesReceived, do
     return perSecond(double(bytesSent + bytesReceived) * 8.0 / kBitsPerMbit, seconds);
 }
 
-// ab's first "Time per request" in ms: concurrency x measured time / complete,
-// the mean time one client waits per request.
-constexpr double timePerRequestMs(double concurrency, double seconds, double complete) {
-    return complete > 0 ? concurrency * seconds * 1000.0 / complete : 0;
+// ab's first "Time per request" in ms: concurrency x measured time /
+// successful responses, the mean time one client waits per successful request.
+constexpr double timePerRequestMs(double concurrency, double seconds, double successful) {
+    return successful > 0 ? concurrency * seconds * 1000.0 / successful : 0;
 }
 
-// ab's second line: measured time / complete, across all concurrent requests.
-constexpr double timePerRequestAcrossMs(double seconds, double complete) {
-    return timePerRequestMs(1, seconds, complete);
+// ab's second line: measured time / successful, across all concurrent requests.
+constexpr double timePerRequestAcrossMs(double seconds, double successful) {
+    return timePerRequestMs(1, seconds, successful);
 }
 
 // Share of the worker threads' wall time spent on CPU (1.0 = saturated).

@@ -24,7 +24,8 @@ struct OperationStats {
 // Everything one load run measured, merged over its worker threads.
 // Plain value; metric definitions follow DESIGN.md "Metrics".
 struct RunResult {
-    // Requests that ended, successfully or not (ab's "Complete requests").
+    // Requests that ended, successfully or not, failed connects included: the
+    // count -n bounds (ab's "Complete requests" leaves the connects out).
     uint64_t complete = 0;
     // The subset of `complete` that failed; each failure is in exactly one class.
     uint64_t failed = 0;
@@ -65,8 +66,18 @@ struct RunResult {
     bool cancelled = false;   // stopped by cancel() before its limit
     bool unreachable = false; // no connection could ever be established
 
-    // Rates as engine/run_rates.h defines them.
-    double requestsPerSecond() const { return rates::requestsPerSecond(complete, durationSeconds); }
+    // Requests that ended with a counted success (non-2xx included).
+    uint64_t successful() const { return rates::successful(complete, failed); }
+    // ab's "Complete requests": ab never counts a failed connect as done.
+    uint64_t completeAsAb() const {
+        const uint64_t connects = errors[size_t(ErrorClass::Connect)];
+        return complete > connects ? complete - connects : 0;
+    }
+
+    // Rates as engine/run_rates.h defines them, over successful responses.
+    double requestsPerSecond() const {
+        return rates::requestsPerSecond(complete, failed, durationSeconds);
+    }
     double transferRateKiBps() const {
         return rates::transferRateKiBps(bytesTotal, durationSeconds);
     }
@@ -76,10 +87,10 @@ struct RunResult {
     }
     // ab's two "Time per request" lines, in milliseconds.
     double timePerRequestMs() const {
-        return rates::timePerRequestMs(concurrency, durationSeconds, double(complete));
+        return rates::timePerRequestMs(concurrency, durationSeconds, double(successful()));
     }
     double timePerRequestAcrossMs() const {
-        return rates::timePerRequestAcrossMs(durationSeconds, double(complete));
+        return rates::timePerRequestAcrossMs(durationSeconds, double(successful()));
     }
     // Share of the worker threads' wall time spent on CPU (1.0 = saturated).
     double clientCpuLoad() const {

@@ -18,7 +18,7 @@ using app::Result;
 
 void addHttpOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(
-        QStringLiteral("HTTP/1.1 load against URL with ab's options; prints ab's report."));
+        QStringLiteral("HTTP load against URL with ab's options; prints ab's report."));
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsCompactedShortOptions);
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("URL"), QStringLiteral("http://host[:port]/path"));
@@ -46,6 +46,8 @@ void addHttpOptions(QCommandLineParser& parser) {
         {QStringLiteral("pipeline"),
          QStringLiteral("Requests outstanding per connection (default 1; needs -k)."),
          QStringLiteral("N")},
+        {QStringLiteral("http1.0"),
+         QStringLiteral("Send HTTP/1.0 requests, as ab does (default HTTP/1.1).")},
     });
     addCommonRunOptions(parser);
 }
@@ -71,6 +73,7 @@ Result<HttpInvocation> readHttpInvocation(const QCommandLineParser& parser) {
     http.url = parser.positionalArguments().constFirst();
     http.keepAlive = isSet("k");
     http.acceptVariableLength = isSet("l");
+    http.http10 = isSet("http1.0");
     if (isSet("m"))
         http.method = opt("m").toUpper();
     if (isSet("i"))
@@ -192,6 +195,7 @@ int runHttpCommand(const QStringList& arguments, const CliIo& io) {
         header.port = url->port;
         header.documentPath = QString::fromStdString(request.pathAndQuery);
         header.keepAlive = request.keepAlive;
+        header.http10 = request.http10;
         std::fputs(qPrintable(app::formatAbReport(result, header)), io.out);
         std::fflush(io.out);
     }

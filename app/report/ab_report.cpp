@@ -59,6 +59,8 @@ QString formatAbReport(const engine::RunResult& r, const AbReportHeader& header)
     out += field("Server Software:", QString::fromStdString(r.serverSoftware));
     out += field("Server Hostname:", header.hostName);
     out += field("Server Port:", QString::number(header.port));
+    out += field("HTTP version sent:",
+                 header.http10 ? QStringLiteral("HTTP/1.0 (as ab)") : QStringLiteral("HTTP/1.1"));
     out += QLatin1Char('\n');
     out += field("Document Path:", header.documentPath);
     out += field("Document Length:",
@@ -67,25 +69,29 @@ QString formatAbReport(const engine::RunResult& r, const AbReportHeader& header)
     out += field("Concurrency Level:", QString::number(r.concurrency));
     out += field("Time taken for tests:",
                  QStringLiteral("%1 seconds").arg(r.durationSeconds, 0, 'f', 3));
-    out += field("Complete requests:", QString::number(r.complete));
+    // As ab 2.3: a failed connect is a failed request but never a complete one.
+    out += field("Complete requests:", QString::number(r.completeAsAb()));
     out += field("Failed requests:", QString::number(r.failed));
     if (r.failed > 0) {
-        out += QStringLiteral("   (Connect: %1, Receive: %2, Length: %3, Exceptions: %4)\n")
+        // ab's four classes plus the two ab has no room for, so that the
+        // parts add up to "Failed requests".
+        out += QStringLiteral("   (Connect: %1, Receive: %2, Length: %3, Exceptions: %4, Write: "
+                              "%5, Timeout: %6)\n")
                    .arg(errors(ErrorClass::Connect))
                    .arg(errors(ErrorClass::Receive))
                    .arg(errors(ErrorClass::Length))
-                   .arg(errors(ErrorClass::Exception));
+                   .arg(errors(ErrorClass::Exception))
+                   .arg(errors(ErrorClass::Write))
+                   .arg(errors(ErrorClass::Timeout));
     }
-    if (errors(ErrorClass::Timeout) > 0)
-        out += field("Timeouts:", QString::number(errors(ErrorClass::Timeout)));
-    if (errors(ErrorClass::Write) > 0)
-        out += field("Write errors:", QString::number(errors(ErrorClass::Write)));
     if (r.non2xx > 0)
         out += field("Non-2xx responses:", QString::number(r.non2xx));
     if (header.keepAlive)
         out += field("Keep-Alive requests:", QString::number(r.keepAlive));
     out += field("Total transferred:", QStringLiteral("%1 bytes").arg(r.bytesTotal));
     out += field("HTML transferred:", QStringLiteral("%1 bytes").arg(r.bytesBody));
+    // The rates are over successful responses (non-2xx included): a failure
+    // that ends fast must not make the target look fast.
     out += field("Requests per second:",
                  QStringLiteral("%1 [#/sec] (mean)").arg(r.requestsPerSecond(), 0, 'f', 2));
     out += field("Time per request:",

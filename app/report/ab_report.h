@@ -12,6 +12,7 @@ struct AbReportHeader {
     int port = 80;
     QString documentPath = QStringLiteral("/");
     bool keepAlive = false;
+    bool http10 = false; // the request line said HTTP/1.0 (--http1.0), else HTTP/1.1
 };
 
 // ab 2.3's report, section by section in ab's order, with milliseconds to

@@ -127,8 +127,8 @@ QString allStatsTable(const MemcacheRunReport& report, const MemcacheRunSetup& s
                              rate(double(gets->misses), seconds)}
                      << latencyCells(gets->latency) << rate(kib * (1 - setShare), seconds));
     out += tableRow(QStringLiteral("Totals"),
-                    QStringList{rate(double(r.complete), seconds), rate(double(r.hits), seconds),
-                                rate(double(r.misses), seconds)}
+                    QStringList{rate(double(r.successful()), seconds),
+                                rate(double(r.hits), seconds), rate(double(r.misses), seconds)}
                         << latencyCells(r.total) << rate(kib, seconds));
     return out;
 }

@@ -25,7 +25,8 @@ const std::vector<MetricInfo>& metricRegistry() {
     // Ids are CSV column names: never change one, add new ones instead.
     static const std::vector<MetricInfo> registry{
         info(Metric::RequestsPerSecond, "requests_per_second", "Requests/s", true,
-             "Complete requests divided by the measured time, as ab's \"Requests per second\". "
+             "Successful responses (requests that ended minus failed ones; non-2xx included) "
+             "divided by the measured time, as ab's \"Requests per second\" without failures. "
              "For memcached the operations per second, for TCP request/response the "
              "transactions per second."),
         info(Metric::TransferRate, "transfer_rate_kib_s", "Transfer rate", true,
@@ -35,8 +36,8 @@ const std::vector<MetricInfo>& metricRegistry() {
              "Bytes sent and received per second in 10^6 bit/s; for tcp-stream the send "
              "throughput netperf TCP_STREAM reports."),
         info(Metric::TimePerRequest, "time_per_request_ms", "Time per request", false,
-             "Concurrency x measured time / complete requests: ab's first \"Time per "
-             "request\" line, the mean time one client waits per request."),
+             "Concurrency x measured time / successful responses: ab's first \"Time per "
+             "request\" line, the mean time one client waits per successful request."),
         info(Metric::LatencyMean, "latency_mean_ms", "Latency mean", false,
              "Mean total time per request, from the start of the request (its connect, when "
              "it opened a connection) to the last byte of the response."),
@@ -51,6 +52,9 @@ const std::vector<MetricInfo>& metricRegistry() {
         info(Metric::Failed, "failed", "Failed", false,
              "Requests that failed (connect, receive, length, exceptions, write, timeout), "
              "counted as ab counts \"Failed requests\"."),
+        info(Metric::FailedShare, "failed_share", "Failed share", false,
+             "Failed requests as a percentage of the requests that ended: the rate of "
+             "failures, comparable across runs of different lengths."),
         info(Metric::ConnectMean, "connect_mean_ms", "Connect time mean", false,
              "Mean time to establish the connection per request, 0 for requests on a reused "
              "connection, as ab's \"Connect\" row."),
@@ -95,7 +99,8 @@ QString metricUnit(Metric metric, TargetProtocol protocol) {
 
 bool metricApplies(Metric metric, TargetProtocol protocol) {
     if (protocol == TargetProtocol::TcpStream)
-        return metric == Metric::Throughput || metric == Metric::Failed;
+        return metric == Metric::Throughput || metric == Metric::Failed ||
+               metric == Metric::FailedShare;
     return metric != Metric::Throughput;
 }
 

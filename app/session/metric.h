@@ -22,6 +22,7 @@ enum class Metric {
     LatencyP99,
     LatencyP999,
     Failed,
+    FailedShare,
     ConnectMean,
 };
 
@@ -31,7 +32,7 @@ struct MetricInfo {
     Metric metric;
     QString id;    // snake_case, stable: the result field's summaryMetric (and CSV column)
     QString label; // column header and chart axis: "Latency p99"
-    QString unit;  // the field's unit: "req/s", "KiB/s", "Mbit/s", "ms", "requests"
+    QString unit;  // the field's unit: "req/s", "KiB/s", "Mbit/s", "ms", "requests", "%"
     bool higherIsBetter = true;
     QString definition;                 // one or two sentences for tooltips and the README
     const ResultField* field = nullptr; // in result_schema.h: name, unit and formula

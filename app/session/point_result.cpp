@@ -53,7 +53,7 @@ bool LatencySummary::isEmpty() const {
 double PointResult::requestsPerSecond() const {
     if (reportedRequestsPerSecond)
         return *reportedRequestsPerSecond;
-    return engine::rates::requestsPerSecond(complete, durationSeconds);
+    return engine::rates::requestsPerSecond(complete, failed, durationSeconds);
 }
 
 double PointResult::transferRateKiBps() const {
@@ -69,16 +69,18 @@ double PointResult::throughputMbitps() const {
 }
 
 double PointResult::timePerRequestMs() const {
+    const auto successful = double(engine::rates::successful(complete, failed));
     if (complete > 0 && durationSeconds > 0)
-        return engine::rates::timePerRequestMs(concurrency, durationSeconds, double(complete));
+        return engine::rates::timePerRequestMs(concurrency, durationSeconds, successful);
     // Imported reports may give a rate without the counts it came from: a
     // second of it holds `rate` requests.
     return engine::rates::timePerRequestMs(concurrency, 1.0, requestsPerSecond());
 }
 
 double PointResult::timePerRequestAcrossMs() const {
+    const auto successful = double(engine::rates::successful(complete, failed));
     if (complete > 0 && durationSeconds > 0)
-        return engine::rates::timePerRequestAcrossMs(durationSeconds, double(complete));
+        return engine::rates::timePerRequestAcrossMs(durationSeconds, successful);
     return engine::rates::timePerRequestAcrossMs(1.0, requestsPerSecond());
 }
 

@@ -233,6 +233,12 @@ void addRates(ResultSchemaBuilder& b) {
         b.add("time_per_request_ms", FieldType::Real, "ms",
               [](const PointResult& r) { return positive(r.timePerRequestMs()); });
     perRequest.csvColumn = perRequest.summaryMetric = perRequest.id;
+    // Failures as a rate, so that the comparison can judge them across runs
+    // of different lengths; absent without requests.
+    b.add("failed_share", FieldType::Real, "%", [](const PointResult& r) {
+         return r.complete > 0 ? FieldValue(engine::rates::failedPercent(r.complete, r.failed))
+                               : FieldValue();
+     }).summaryMetric = QStringLiteral("failed_share");
     b.add("time_per_request_across_ms", FieldType::Real, "ms", [](const PointResult& r) {
          return positive(r.timePerRequestAcrossMs());
      }).csvColumn = QStringLiteral("time_per_request_across_ms");

@@ -46,6 +46,8 @@ QJsonObject httpToJson(const HttpOptions& http) {
     // Written only when set, so that files without it read the same.
     if (http.acceptVariableLength)
         json.insert(QStringLiteral("acceptVariableLength"), true);
+    if (http.http10)
+        json.insert(QStringLiteral("http10"), true);
     return json;
 }
 
@@ -68,6 +70,7 @@ HttpOptions httpFromJson(const JsonReader& json) {
     http.keepAlive = json.boolean(u"keepAlive", http.keepAlive);
     http.pipeline = int(json.integer(u"pipeline", 1, kMaxPipeline, http.pipeline));
     http.acceptVariableLength = json.boolean(u"acceptVariableLength", http.acceptVariableLength);
+    http.http10 = json.boolean(u"http10", http.http10);
     return http;
 }
 

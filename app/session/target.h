@@ -53,6 +53,7 @@ struct HttpOptions {
     bool keepAlive = true;
     int pipeline = 1;                  // requests outstanding per connection
     bool acceptVariableLength = false; // ab -l: no Length failures for bodies that vary
+    bool http10 = false;               // send HTTP/1.0 requests, as ab does (--http1.0)
 
     friend bool operator==(const HttpOptions&, const HttpOptions&) = default;
 };

@@ -59,6 +59,7 @@ Result<HttpParts> httpProtocol(const HttpOptions& options) {
     request.pathAndQuery = url->pathAndQuery;
     request.keepAlive = options.keepAlive;
     request.acceptVariableLength = options.acceptVariableLength;
+    request.http10 = options.http10;
     if (!options.method.trimmed().isEmpty())
         request.method = options.method.trimmed().toUpper().toStdString();
     if (!options.bodyFile.isEmpty()) {

@@ -58,6 +58,7 @@ private Q_SLOTS:
     void comparisonSignificant();
     void importedSingleResult();
     void rowsFollowProtocolAndData();
+    void failuresNeverLookFast();
     void metricRegistry();
     void reportText();
 };
@@ -235,6 +236,45 @@ void TestComparison::rowsFollowProtocolAndData() {
     for (size_t i = 1; i < rows.size(); ++i)
         QVERIFY(rows[i - 1].concurrency <= rows[i].concurrency);
     QVERIFY(Comparison(Session()).isEmpty());
+}
+
+// A target that refuses every connection fails fast: 50 000 failed connects
+// in a second against 100 slow answers. It ranks below the slow one, and its
+// failures are a rate next to the count.
+void TestComparison::failuresNeverLookFast() {
+    Session session = sessionWithRates({100, 100, 100}, {});
+    const QUuid slow = session.targets[0].id;
+    const QUuid refusing = session.targets[1].id;
+    for (int repetition = 0; repetition < 3; ++repetition) {
+        PointResult r = test::measuredResult(refusing, 1, repetition, 50'000, 1.0, {});
+        r.failed = 50'000;
+        r.errors[size_t(engine::ErrorClass::Connect)] = 50'000;
+        r.bytesTotal = r.bytesBody = r.keepAlive = 0;
+        r.statusCodes.clear();
+        session.results.push_back(r);
+    }
+    // Half of the slow target's requests time out: it answered 50 a second.
+    PointResult half = test::measuredResult(slow, 1, 3, 100, 1.0, {{1'000'000, 50}});
+    half.failed = 50;
+    half.errors[size_t(engine::ErrorClass::Timeout)] = 50;
+    session.results.push_back(half);
+    const Comparison comparison(session);
+    const ComparisonRow* slowRate = comparison.find(slow, 1, Metric::RequestsPerSecond);
+    const ComparisonRow* refusingRate = comparison.find(refusing, 1, Metric::RequestsPerSecond);
+    QVERIFY(slowRate && refusingRate);
+    QCOMPARE(slowRate->samples, (std::vector<double>{100, 100, 100, 50}));
+    QCOMPARE(refusingRate->statistics.mean, 0.0);
+    QVERIFY(refusingRate->statistics.mean < slowRate->statistics.mean);
+    QCOMPARE_NEAR(*refusingRate->vsBaselinePercent, -100.0, 1e-12);
+    const ComparisonRow* share = comparison.find(refusing, 1, Metric::FailedShare);
+    QVERIFY(share);
+    QCOMPARE(share->statistics.mean, 100.0);
+    QCOMPARE(comparison.find(slow, 1, Metric::FailedShare)->samples,
+             (std::vector<double>{0, 0, 0, 50}));
+    QVERIFY(!metricInfo(Metric::FailedShare).higherIsBetter);
+    // Time per request is over the successful ones: none for the refusing target.
+    QVERIFY(!comparison.find(refusing, 1, Metric::TimePerRequest));
+    QCOMPARE_NEAR(comparison.find(slow, 1, Metric::TimePerRequest)->samples.back(), 20.0, 1e-12);
 }
 
 void TestComparison::metricRegistry() {

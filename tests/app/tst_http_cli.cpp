@@ -1,7 +1,9 @@
 // loadscope-cli http as a user runs it: against real nginx, next to ab, and
 // with every kind of bad argument. The command runs in-process; the
 // executable where its exit status and limits are the subject.
+#include "app/report/ab_report.h"
 #include "cli_process.h"
+#include "fixed_delay_server.h"
 #include "local_peers.h"
 
 #include <QJsonDocument>
@@ -10,8 +12,11 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include <chrono>
+#include <numeric>
 
 using loadscope::testing::CliOutcome;
+using loadscope::testing::FixedDelayServer;
 using loadscope::testing::freeLoopbackPort;
 using loadscope::testing::NginxPeer;
 using loadscope::testing::runCli;
@@ -20,6 +25,32 @@ using loadscope::testing::runCliProcess;
 namespace {
 
 using Outcome = CliOutcome;
+using namespace std::chrono_literals;
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kInstrumented = true; // several times slower: times say nothing
+#else
+constexpr bool kInstrumented = false;
+#endif
+
+QString urlOf(const FixedDelayServer& server) {
+    return QStringLiteral("http://127.0.0.1:%1/").arg(server.port());
+}
+
+qint64 integer(const QJsonObject& json, const char* key) {
+    return json.value(QLatin1String(key)).toInteger(-1);
+}
+
+// The numbers of the report's "(Connect: 1, Receive: 2, ...)" line, in order.
+QList<qint64> failureParts(const QString& report) {
+    const auto line =
+        QRegularExpression(QStringLiteral("\\n   \\(Connect: [^\\n]*\\)\\n")).match(report);
+    QList<qint64> parts;
+    auto numbers = QRegularExpression(QStringLiteral(": (\\d+)")).globalMatch(line.captured(0));
+    while (numbers.hasNext())
+        parts << numbers.next().captured(1).toLongLong();
+    return parts;
+}
 
 // Another program (ab, a shell), bounded in time.
 Outcome run(const QString& program, const QStringList& arguments, int timeoutMs = 60000) {
@@ -150,9 +181,117 @@ private Q_SLOTS:
                 latency.value(QStringLiteral("p99")).toDouble());
         QVERIFY(latency.value(QStringLiteral("p99")).toDouble() <=
                 latency.value(QStringLiteral("max")).toDouble());
+    }
+
+    // Little's law: c connections to a server that answers each request D
+    // after it arrived complete c / D successful requests a second, however
+    // many other requests fail at once. A failure must not raise the rate.
+    void requestsPerSecondIsLittlesLawOverSuccesses_data() {
+        QTest::addColumn<uint>("failEvery");
+        QTest::newRow("none fails") << 0u;
+        QTest::newRow("every 4th fails fast") << 4u;
+        QTest::newRow("every 2nd fails fast") << 2u;
+    }
+    void requestsPerSecondIsLittlesLawOverSuccesses() {
+        if (kInstrumented)
+            QSKIP("sanitizer builds are several times slower: rates say nothing");
+        QFETCH(uint, failEvery);
+        constexpr int kConcurrency = 4;
+        constexpr int kRequests = 200;
+        constexpr auto kDelay = 20ms;
+        FixedDelayServer server(FixedDelayServer::Options{.delay = kDelay, .failEvery = failEvery});
+        QVERIFY(server.isListening());
+        const Outcome ours =
+            runCli({QStringLiteral("http"), QStringLiteral("-k"), QStringLiteral("-c"),
+                    QString::number(kConcurrency), QStringLiteral("-n"), QString::number(kRequests),
+                    QStringLiteral("--threads"), QStringLiteral("1"), QStringLiteral("--json"),
+                    QStringLiteral("-"), QStringLiteral("-q"), urlOf(server)});
+        QCOMPARE(ours.exitCode, 0);
+        const QJsonObject json = ours.json();
+        const qint64 failing = failEvery ? kRequests / failEvery : 0;
+        QCOMPARE(integer(json, "complete"), kRequests);
+        QCOMPARE(integer(json, "failed"), failing);
+        QCOMPARE(integer(json, "failed_exceptions"), failing);
+        QCOMPARE(server.failedOnPurpose(), uint64_t(failing));
+        QCOMPARE(server.answered(), uint64_t(kRequests - failing));
         const double rps = json.value(QStringLiteral("requests_per_second")).toDouble();
-        const double duration = json.value(QStringLiteral("duration_s")).toDouble();
-        QVERIFY(qAbs(rps * duration - 200) < 1);
+        const double littlesLaw = kConcurrency / std::chrono::duration<double>(kDelay).count();
+        const QString figures =
+            QStringLiteral("%1 req/s, Little's law says %2").arg(rps).arg(littlesLaw);
+        // c connections each waiting D for a success cannot make more than
+        // c / D of them a second: counting the fast failures would.
+        QVERIFY2(rps <= littlesLaw * 1.05, qPrintable(figures));
+        // Without failures nothing else takes the connections' time. (A
+        // failure costs its connection a reconnect as well, so the rate with
+        // failures is below c / D by more than the loopback floor.)
+        if (failing == 0)
+            QVERIFY2(rps >= littlesLaw * 0.95, qPrintable(figures));
+    }
+
+    // Every request outlives the response timeout: each is a Timeout, and the
+    // parts of "Failed requests" add up to it.
+    void failurePartsAddUpToFailedRequests() {
+        FixedDelayServer server(FixedDelayServer::Options{.delay = 10s});
+        QVERIFY(server.isListening());
+        const Outcome ours =
+            runCli({QStringLiteral("http"), QStringLiteral("-c"), QStringLiteral("2"),
+                    QStringLiteral("-n"), QStringLiteral("4"), QStringLiteral("-s"),
+                    QStringLiteral("0.2"), QStringLiteral("-q"), urlOf(server)});
+        QCOMPARE(ours.exitCode, 0);
+        const QString text = QString::fromUtf8(ours.out);
+        QVERIFY2(text.contains(QStringLiteral("Complete requests:      4\n")),
+                 ours.out.constData());
+        QVERIFY2(text.contains(QStringLiteral("Failed requests:        4\n")),
+                 ours.out.constData());
+        const QList<qint64> parts = failureParts(text);
+        QVERIFY2(!parts.isEmpty(), ours.out.constData());
+        QCOMPARE(std::accumulate(parts.begin(), parts.end(), qint64(0)), qint64(4));
+        QVERIFY(text.contains(QStringLiteral("Timeout: 4)")));
+    }
+
+    // As ab 2.3: a failed connect is a failed request, never a complete one.
+    void failedConnectsAreNotCompleteRequests() {
+        loadscope::engine::RunResult r;
+        r.complete = 10; // as -n 10 counts them: failed connects included
+        r.failed = 4;
+        r.errors[size_t(loadscope::engine::ErrorClass::Connect)] = 3;
+        r.errors[size_t(loadscope::engine::ErrorClass::Receive)] = 1;
+        r.durationSeconds = 1;
+        r.concurrency = 1;
+        const QString text = loadscope::app::formatAbReport(r, {});
+        QVERIFY2(text.contains(QStringLiteral("Complete requests:      7\n")), qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("Failed requests:        4\n")));
+        const QList<qint64> parts = failureParts(text);
+        QCOMPARE(std::accumulate(parts.begin(), parts.end(), qint64(0)), qint64(4));
+        // 6 successful responses in one second.
+        QVERIFY2(text.contains(QStringLiteral("Requests per second:    6.00 [#/sec]")),
+                 qPrintable(text));
+    }
+
+    // --http1.0 sends ab's request line and fields, and the report says so.
+    void http10SendsWhatAbSends() {
+        FixedDelayServer server(FixedDelayServer::Options{.delay = 1ms});
+        QVERIFY(server.isListening());
+        QTemporaryDir dir;
+        const QString json = dir.filePath(QStringLiteral("run.json"));
+        const Outcome ours =
+            runCli({QStringLiteral("http"), QStringLiteral("--http1.0"), QStringLiteral("-n"),
+                    QStringLiteral("5"), QStringLiteral("--json"), json, urlOf(server)});
+        QCOMPARE(ours.exitCode, 0);
+        QVERIFY2(ours.out.contains("HTTP version sent:      HTTP/1.0"), ours.out.constData());
+        // ab 2.3's request without -k: the server closes after each answer.
+        const QByteArray request =
+            "GET / HTTP/1.0\r\nHost: 127.0.0.1:" + QByteArray::number(server.port()) +
+            "\r\nUser-Agent: Loadscope\r\nAccept: */*\r\n\r\n";
+        QFile file(json);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject result = QJsonDocument::fromJson(file.readAll()).object();
+        QCOMPARE(integer(result, "complete"), 5);
+        QCOMPARE(integer(result, "failed"), 0);
+        QCOMPARE(integer(result, "bytes_sent"), 5 * request.size());
+        const Outcome plain = runCli({QStringLiteral("http"), QStringLiteral("-n"),
+                                      QStringLiteral("1"), QStringLiteral("-q"), urlOf(server)});
+        QVERIFY2(plain.out.contains("HTTP version sent:      HTTP/1.1"), plain.out.constData());
     }
 
     void reportFollowsAbsLayout() {

@@ -236,6 +236,7 @@ private Q_SLOTS:
         const app::Target& target = session->targets.front();
         QCOMPARE(target.responseTimeoutSeconds, 30.0);
         QVERIFY(!target.http.acceptVariableLength);
+        QVERIFY(!target.http.http10);
         QCOMPARE(session->plan.requestsTimeLimitSeconds, 0.0);
         // Written back, the defaults add no keys.
         const QJsonObject saved = app::targetToJson(target);
@@ -243,6 +244,23 @@ private Q_SLOTS:
         QVERIFY(!saved.value(QStringLiteral("http"))
                      .toObject()
                      .contains(QStringLiteral("acceptVariableLength")));
+        QVERIFY(!saved.value(QStringLiteral("http")).toObject().contains(QStringLiteral("http10")));
+        // Set, it is saved and read back.
+        app::Target ab = target;
+        ab.http.http10 = true;
+        const QJsonObject withKey = app::targetToJson(ab);
+        QCOMPARE(withKey.value(QStringLiteral("http")).toObject().value(QStringLiteral("http10")),
+                 QJsonValue(true));
+        const QByteArray file =
+            sessionFile("'protocol': 'http', 'address': '', 'http': {'url': "
+                        "'http://127.0.0.1:8080/', 'http10': true}",
+                        "'concurrency': [1], 'limit': 'requests', 'requestsPerPoint': 10");
+        const auto read = app::sessionFromJson(QJsonDocument::fromJson(file).object());
+        QVERIFY(read && read->targets.front().http.http10);
+        auto cli = loadscope::cli::parseHttpOneShot({QStringLiteral("loadscope-cli http"),
+                                                     QStringLiteral("--http1.0"),
+                                                     QStringLiteral("http://127.0.0.1:8080/")});
+        QVERIFY(cli && cli->target.http.http10);
     }
 
     // Rules the session file now shares with the CLI and the window.

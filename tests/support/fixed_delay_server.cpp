@@ -42,6 +42,7 @@ struct FixedDelayServer::State {
     std::unordered_map<int, Connection> connections;
     std::priority_queue<Due, std::vector<Due>, std::greater<>> due;
     uint64_t accepted = 0;
+    uint64_t requests = 0; // over every connection, for failEvery
 };
 
 FixedDelayServer::FixedDelayServer(Options options)
@@ -198,6 +199,14 @@ void FixedDelayServer::read(int fd) {
                              (head.find("HTTP/1.0") != std::string_view::npos &&
                               head.find("Keep-Alive") == std::string_view::npos);
         c.in.erase(0, end + 4);
+        if (m_options.failEvery > 0 && ++m_state->requests % m_options.failEvery == 0) {
+            static constexpr std::string_view malformed = "HTTP/1.1 abc\r\n\r\n";
+            [[maybe_unused]] const ssize_t sent =
+                ::send(fd, malformed.data(), malformed.size(), MSG_NOSIGNAL);
+            ++m_failed;
+            closeConnection(fd);
+            return;
+        }
         if (++c.requests > 2) {
             std::lock_guard lock(m_latenessMutex);
             m_cycles.push_back(arrived - c.lastArrivalNs);

@@ -32,6 +32,10 @@ public:
         // together otherwise stay in step, and a window then counts whole rounds.
         uint32_t staggerConnections = 0;
         uint16_t port = 0; // 0: a free port
+        // Every failEvery-th request the server reads (over all connections)
+        // is answered at once with a malformed status line and a close: a
+        // known share of requests that fail fast. 0: none fails.
+        uint32_t failEvery = 0;
     };
 
     explicit FixedDelayServer(Options options);
@@ -43,6 +47,8 @@ public:
     uint16_t port() const { return m_port; }
     std::chrono::nanoseconds delay() const { return m_options.delay; }
     uint64_t answered() const { return m_answered.load(); }
+    // Requests answered with the malformed status line (failEvery).
+    uint64_t failedOnPurpose() const { return m_failed.load(); }
     // Bytes of one answer, headers included.
     size_t responseBytes() const { return m_response.size(); }
     // How late the answers went out after their intended time, in ns (the
@@ -74,6 +80,7 @@ private:
     int m_wake = -1;
     uint16_t m_port = 0;
     std::atomic<uint64_t> m_answered{0};
+    std::atomic<uint64_t> m_failed{0};
     mutable std::mutex m_latenessMutex;
     std::vector<int64_t> m_lateness;
     std::vector<int64_t> m_cycles;

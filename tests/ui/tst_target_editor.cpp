@@ -215,6 +215,7 @@ private Q_SLOTS:
                                              QStringLiteral("X-Trace: 7"),
                                              QStringLiteral("--pipeline"),
                                              QStringLiteral("2"),
+                                             QStringLiteral("--http1.0"),
                                              QStringLiteral("http://127.0.0.1:8080/a?b=1")};
         QTest::newRow("memcache") << QStringList{QStringLiteral("loadscope-cli memcache"),
                                                  QStringLiteral("-c"),
@@ -258,6 +259,7 @@ private Q_SLOTS:
             field<QCheckBox>("keepAliveCheck")->setChecked(true);
             field<QSpinBox>("httpPipelineSpin")->setValue(2);
             field<QCheckBox>("acceptVariableLengthCheck")->setChecked(true);
+            field<QCheckBox>("http10Check")->setChecked(true);
             field<QDoubleSpinBox>("httpTimeoutSpin")->setValue(2.5);
         } else {
             auto* protocol = field<QComboBox>("protocolCombo");
@@ -293,7 +295,7 @@ private Q_SLOTS:
             QVERIFY(!fromWindow->protocol->checksDocumentLength());
             const std::string sent =
                 loadscope::testing::requestBytes(*fromWindow->protocol, 0, fromWindow->seed, 1);
-            QVERIFY2(sent.starts_with("PUT /a?b=1 HTTP/1.1\r\n"), sent.c_str());
+            QVERIFY2(sent.starts_with("PUT /a?b=1 HTTP/1.0\r\n"), sent.c_str()); // --http1.0
             QVERIFY(sent.find("\r\nX-Trace: 7\r\n") != std::string::npos);
         } else {
             QCOMPARE(fromWindow->concurrency, 4u);

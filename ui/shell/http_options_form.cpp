@@ -120,6 +120,13 @@ HttpOptionsForm::HttpOptionsForm(QWidget* parent)
                           "counts as a Length failure, as in ab.")));
     form->addRow(QString(), m_acceptVariableLength);
 
+    m_http10 = new QCheckBox(tr("Send HTTP/&1.0, as ab does"));
+    m_http10->setObjectName(QStringLiteral("http10Check"));
+    m_http10->setToolTip(
+        wrappedToolTip(tr("An HTTP/1.0 request line, as ab sends it: a server then answers "
+                          "without chunked coding, so byte counts match ab's.")));
+    form->addRow(QString(), m_http10);
+
     addResponseTimeoutRow(form, QStringLiteral("httpTimeoutSpin"));
 
     connect(m_url, &QLineEdit::textEdited, this, &HttpOptionsForm::notifyEdited);
@@ -136,6 +143,7 @@ HttpOptionsForm::HttpOptionsForm(QWidget* parent)
     connect(m_keepAlive, &QCheckBox::toggled, this, &HttpOptionsForm::notifyEdited);
     connect(m_pipeline, &QSpinBox::valueChanged, this, &HttpOptionsForm::notifyEdited);
     connect(m_acceptVariableLength, &QCheckBox::toggled, this, &HttpOptionsForm::notifyEdited);
+    connect(m_http10, &QCheckBox::toggled, this, &HttpOptionsForm::notifyEdited);
 }
 
 void HttpOptionsForm::loadFields(const app::Target& target) {
@@ -155,6 +163,7 @@ void HttpOptionsForm::loadFields(const app::Target& target) {
     m_keepAlive->setChecked(http.keepAlive);
     m_pipeline->setValue(http.pipeline);
     m_acceptVariableLength->setChecked(http.acceptVariableLength);
+    m_http10->setChecked(http.http10);
 }
 
 bool HttpOptionsForm::apply(app::Target& target) {
@@ -199,6 +208,7 @@ bool HttpOptionsForm::apply(app::Target& target) {
     target.http.keepAlive = m_keepAlive->isChecked();
     target.http.pipeline = m_pipeline->value();
     target.http.acceptVariableLength = m_acceptVariableLength->isChecked();
+    target.http.http10 = m_http10->isChecked();
     applyResponseTimeout(target);
     return true;
 }

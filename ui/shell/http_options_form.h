@@ -46,6 +46,7 @@ private:
     QCheckBox* m_keepAlive = nullptr;
     QSpinBox* m_pipeline = nullptr;
     QCheckBox* m_acceptVariableLength = nullptr;
+    QCheckBox* m_http10 = nullptr;
 };
 
 } // namespace loadscope::ui
