@@ -151,32 +151,23 @@ int runHttpCommand(const QStringList& arguments, const CliIo& io) {
     const QString command = arguments.value(0);
     QCommandLineParser parser;
     addHttpOptions(parser);
-    if (auto exit = parseOrExit(parser, arguments, io))
+    auto prepared = prepareRun(parser, arguments, readHttpInvocation, io);
+    if (const int* exit = std::get_if<int>(&prepared))
         return *exit;
-    const auto invocation = readHttpInvocation(parser);
-    if (!invocation) {
-        printError(io, command, invocation.error().message);
-        return ExitUsage;
-    }
-    const auto spec = buildOneShotSpec(invocation->shot);
-    if (!spec) {
-        printError(io, command, spec.error().message);
-        return exitCodeFor(spec.error());
-    }
-    const auto* protocol = dynamic_cast<const engine::HttpProtocol*>(spec->protocol.get());
+    const auto& [invocation, spec] = std::get<1>(prepared);
+    const auto* protocol = dynamic_cast<const engine::HttpProtocol*>(spec.protocol.get());
     if (!protocol) {
         printError(io, command, QStringLiteral("the builder made no HTTP workload"));
         return ExitInternal;
     }
     const engine::HttpRequestSpec& request = protocol->spec();
-    const OutputOptions& output = invocation->output;
+    const OutputOptions& output = invocation.output;
 
     std::string urlError;
-    const auto url =
-        engine::parseHttpUrl(invocation->shot.target.http.url.toStdString(), &urlError);
+    const auto url = engine::parseHttpUrl(invocation.shot.target.http.url.toStdString(), &urlError);
     if (!output.quiet)
         std::fprintf(io.err, "Benchmarking %s (be patient)\n", url ? url->host.c_str() : "");
-    const engine::RunResult result = runWithProgress(*spec, output.quiet, io);
+    const engine::RunResult result = runWithProgress(spec, output.quiet, io);
     if (result.unreachable) {
         printError(io, command, QString::fromStdString(result.firstError));
         return ExitUnreachable;
@@ -185,7 +176,7 @@ int runHttpCommand(const QStringList& arguments, const CliIo& io) {
     app::CliResultContext context;
     context.protocol = app::TargetProtocol::Http;
     context.url = parser.positionalArguments().constFirst();
-    context.pipeline = spec->pipeline;
+    context.pipeline = spec.pipeline;
     const QJsonObject json = app::cliResultJson(
         app::pointResultFromRun(result, {}, int(result.concurrency), 0, {}), context);
 
@@ -199,14 +190,7 @@ int runHttpCommand(const QStringList& arguments, const CliIo& io) {
         std::fputs(qPrintable(app::formatAbReport(result, header)), io.out);
         std::fflush(io.out);
     }
-    const QString warning = app::saturationWarning(result);
-    if (!warning.isEmpty())
-        std::fprintf(io.err, "%s\n", qPrintable(warning));
-    if (auto written = writeMachineOutputs(output, json, io); !written) {
-        printError(io, command, written.error().message);
-        return ExitInternal;
-    }
-    return ExitOk;
+    return finishRun(command, result, output, json, io);
 }
 
 } // namespace loadscope::cli

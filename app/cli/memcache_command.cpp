@@ -260,29 +260,21 @@ int runMemcacheCommand(const QStringList& arguments, const CliIo& io) {
     const QString command = arguments.value(0);
     QCommandLineParser parser;
     addMemcacheOptions(parser);
-    if (auto exit = parseOrExit(parser, arguments, io))
+    auto prepared = prepareRun(parser, arguments, readMemcacheInvocation, io);
+    if (const int* exit = std::get_if<int>(&prepared))
         return *exit;
-    auto invocation = readMemcacheInvocation(parser);
-    if (!invocation) {
-        printError(io, command, invocation.error().message);
-        return ExitUsage;
-    }
-    const app::Target& target = invocation->shot.target;
-    auto spec = buildOneShotSpec(invocation->shot);
-    if (!spec) {
-        printError(io, command, spec.error().message);
-        return exitCodeFor(spec.error());
-    }
-    auto workload = app::memcacheWorkload(target.memcache, invocation->shot.concurrency());
-    auto preloadSpec = app::memcachePreloadSpec(target, *spec);
+    auto& [invocation, spec] = std::get<1>(prepared);
+    const app::Target& target = invocation.shot.target;
+    auto workload = app::memcacheWorkload(target.memcache, invocation.shot.concurrency());
+    auto preloadSpec = app::memcachePreloadSpec(target, spec);
     if (!workload || !preloadSpec) {
         const app::Error& error = !workload ? workload.error() : preloadSpec.error();
         printError(io, command, error.message);
         return exitCodeFor(error);
     }
-    app::MemcacheRunSetup& setup = invocation->setup;
+    app::MemcacheRunSetup& setup = invocation.setup;
     setup.workload = *workload;
-    const OutputOptions& output = invocation->output;
+    const OutputOptions& output = invocation.output;
 
     if (*preloadSpec) {
         const engine::RunResult loaded = preload(std::move(**preloadSpec), output.quiet, io);
@@ -299,7 +291,7 @@ int runMemcacheCommand(const QStringList& arguments, const CliIo& io) {
     if (!output.quiet)
         std::fprintf(io.err, "Benchmarking %s (be patient)\n", qPrintable(setup.server));
     app::MemcacheRunReport report;
-    report.result = runWithProgress(*spec, output.quiet, io);
+    report.result = runWithProgress(spec, output.quiet, io);
     if (report.result.unreachable) {
         printError(io, command, QString::fromStdString(report.result.firstError));
         return ExitUnreachable;
@@ -310,15 +302,7 @@ int runMemcacheCommand(const QStringList& arguments, const CliIo& io) {
         std::fputs(qPrintable(app::formatMemtierReport(report, setup)), io.out);
         std::fflush(io.out);
     }
-    const QString warning = app::saturationWarning(report.result);
-    if (!warning.isEmpty())
-        std::fprintf(io.err, "%s\n", qPrintable(warning));
-    if (auto written = writeMachineOutputs(output, app::memcacheResultJson(report, setup), io);
-        !written) {
-        printError(io, command, written.error().message);
-        return ExitInternal;
-    }
-    return ExitOk;
+    return finishRun(command, report.result, output, app::memcacheResultJson(report, setup), io);
 }
 
 } // namespace loadscope::cli

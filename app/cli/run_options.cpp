@@ -1,6 +1,7 @@
 #include "app/cli/run_options.h"
 
 #include "app/cli/cli_common.h"
+#include "app/report/ab_report.h"
 #include "app/report/progress_printer.h"
 #include "app/report/result_json.h"
 #include "app/sweep/load_spec_builder.h"
@@ -122,6 +123,18 @@ Result<void> parseForOneShot(QCommandLineParser& parser, const QStringList& argu
     if (parser.isSet(QStringLiteral("help")))
         return app::invalidInput(QStringLiteral("--help runs nothing"));
     return {};
+}
+
+int finishRun(const QString& command, const engine::RunResult& result, const OutputOptions& output,
+              const QJsonObject& json, const CliIo& io) {
+    const QString warning = app::saturationWarning(result);
+    if (!warning.isEmpty())
+        std::fprintf(io.err, "%s\n", qPrintable(warning));
+    if (auto written = writeMachineOutputs(output, json, io); !written) {
+        printError(io, command, written.error().message);
+        return ExitInternal;
+    }
+    return ExitOk;
 }
 
 } // namespace loadscope::cli

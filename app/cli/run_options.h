@@ -1,5 +1,6 @@
 #pragma once
 
+#include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
 #include "app/cli/one_shot.h"
 #include "app/common/result.h"
@@ -9,6 +10,7 @@
 #include <QCommandLineParser>
 #include <QJsonObject>
 #include <QString>
+#include <variant>
 
 // The steps every load command shares: the common options, build, run, write.
 namespace loadscope::cli {
@@ -65,5 +67,37 @@ app::Result<OneShot> parseOneShot(void (*addOptions)(QCommandLineParser&),
         return invocation.error();
     return invocation->shot;
 }
+
+// The first steps of every load command: the options parsed (--help and a
+// usage error answered on `io`), the invocation read by `read`, its OneShot's
+// spec built. Either the exit status to return at once, or both.
+template <typename Invocation> struct PreparedRun {
+    Invocation invocation;
+    engine::LoadSpec spec;
+};
+template <typename Invocation>
+std::variant<int, PreparedRun<Invocation>>
+prepareRun(QCommandLineParser& parser, const QStringList& arguments,
+           app::Result<Invocation> (*read)(const QCommandLineParser&), const CliIo& io) {
+    const QString command = arguments.value(0);
+    if (auto exit = parseOrExit(parser, arguments, io))
+        return *exit;
+    auto invocation = read(parser);
+    if (!invocation) {
+        printError(io, command, invocation.error().message);
+        return int(ExitUsage);
+    }
+    auto spec = buildOneShotSpec(invocation->shot);
+    if (!spec) {
+        printError(io, command, spec.error().message);
+        return exitCodeFor(spec.error());
+    }
+    return PreparedRun<Invocation>{std::move(*invocation), std::move(*spec)};
+}
+
+// The last steps: the saturation warning on io.err, then --json and --csv.
+// The exit status of the command.
+int finishRun(const QString& command, const engine::RunResult& result, const OutputOptions& output,
+              const QJsonObject& json, const CliIo& io);
 
 } // namespace loadscope::cli

@@ -199,25 +199,17 @@ using ToJson = QJsonObject (*)(const engine::RunResult&, const app::NetperfRunSe
 int parseAndRun(QCommandLineParser& parser, const QStringList& arguments, const CliIo& io,
                 ReadInvocation read, FormatReport format, ToJson toJson) {
     const QString command = arguments.value(0);
-    if (auto exit = parseOrExit(parser, arguments, io))
+    auto prepared = prepareRun(parser, arguments, read, io);
+    if (const int* exit = std::get_if<int>(&prepared))
         return *exit;
-    auto invocation = read(parser);
-    if (!invocation) {
-        printError(io, command, invocation.error().message);
-        return ExitUsage;
-    }
-    const auto spec = buildOneShotSpec(invocation->shot);
-    if (!spec) {
-        printError(io, command, spec.error().message);
-        return exitCodeFor(spec.error());
-    }
-    const app::NetperfRunSetup& setup = invocation->setup;
-    readDefaultSocketSizes(spec->target.family(), invocation->setup);
-    const OutputOptions& output = invocation->output;
+    auto& [invocation, spec] = std::get<1>(prepared);
+    const app::NetperfRunSetup& setup = invocation.setup;
+    readDefaultSocketSizes(spec.target.family(), invocation.setup);
+    const OutputOptions& output = invocation.output;
     if (!output.quiet)
         std::fprintf(io.err, "%s test to %s (be patient)\n", qPrintable(setup.test),
                      qPrintable(setup.server));
-    const engine::RunResult result = runWithProgress(*spec, output.quiet, io);
+    const engine::RunResult result = runWithProgress(spec, output.quiet, io);
     if (result.unreachable) {
         printError(io, command, QString::fromStdString(result.firstError));
         return ExitUnreachable;
@@ -226,14 +218,7 @@ int parseAndRun(QCommandLineParser& parser, const QStringList& arguments, const 
         std::fputs(qPrintable(format(result, setup)), io.out);
         std::fflush(io.out);
     }
-    const QString warning = app::saturationWarning(result);
-    if (!warning.isEmpty())
-        std::fprintf(io.err, "%s\n", qPrintable(warning));
-    if (auto written = writeMachineOutputs(output, toJson(result, setup), io); !written) {
-        printError(io, command, written.error().message);
-        return ExitInternal;
-    }
-    return ExitOk;
+    return finishRun(command, result, output, toJson(result, setup), io);
 }
 
 void addTcpRrOptions(QCommandLineParser& parser) {
