@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,6 +70,21 @@ public:
     // nullopt for anything malformed, never throws and never reads out of bounds.
     std::string serialize() const;
     static std::optional<Histogram> deserialize(std::string_view bytes);
+
+    // The figures a deserialized histogram would give, read in one pass over the
+    // byte form without building the bucket array: opening a session summarises
+    // thousands of stored histograms. nullopt for exactly the bytes deserialize()
+    // refuses.
+    struct Summary {
+        uint64_t count = 0;
+        int64_t min = 0;
+        int64_t max = 0;
+        double mean = 0;
+        double stddev = 0;
+        std::vector<int64_t> valuesAtPercentiles; // one per requested percentile, in order
+    };
+    static std::optional<Summary> summarizeSerialized(std::string_view bytes,
+                                                      std::span<const double> percentiles);
 
     // Bucket helpers, exposed for tests.
     static size_t indexFor(int64_t valueNs) noexcept;

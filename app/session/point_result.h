@@ -146,6 +146,8 @@ const std::vector<double>& standardPercentiles();
 
 // Empty summary when the bytes are empty or not a valid histogram.
 LatencySummary summarize(const QByteArray& serializedHistogram);
+// nullopt when the bytes are not a valid histogram.
+std::optional<LatencySummary> summarizeSerialized(const QByteArray& serializedHistogram);
 LatencySummary summarize(const engine::Histogram& histogram);
 PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& targetId, int concurrency,
                                int repetition, const RunEnvironment& environment);

@@ -3,11 +3,9 @@
 // the latency distributions, stored as histograms, are written here.
 #include "app/session/result_schema.h"
 #include "app/session/session_json.h"
-#include "engine/histogram.h"
 
 #include <QJsonArray>
 #include <cmath>
-#include <string_view>
 
 namespace loadscope::app {
 
@@ -46,17 +44,17 @@ void distributionFromJson(const JsonReader& json, LatencySummary* summary, QByte
         const auto base64 = QByteArray::fromBase64Encoding(text.toLatin1(),
                                                            QByteArray::AbortOnBase64DecodingErrors);
         const QByteArray& bytes = base64.decoded;
-        const bool valid = base64 && !bytes.isEmpty() &&
-                           engine::Histogram::deserialize(std::string_view(
-                               bytes.constData(), static_cast<size_t>(bytes.size())));
+        // Checked and summarised in one pass, without decoding the buckets.
+        const std::optional<LatencySummary> summarized =
+            base64 && !bytes.isEmpty() ? summarizeSerialized(bytes) : std::nullopt;
         if (!json.ok())
             return;
-        if (!valid) {
+        if (!summarized) {
             json.failKey(u"histogram", QStringLiteral("is not a valid histogram"));
             return;
         }
         *histogram = bytes;
-        *summary = summarize(*histogram);
+        *summary = *summarized;
         return;
     }
     summary->minMs = json.optionalNumber(u"minMs", 0, kMaxMs);

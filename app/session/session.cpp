@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 #include <utility>
 
 namespace loadscope::app {
@@ -78,9 +79,17 @@ bool isPointDone(const Session& session, const SweepPoint& point) {
 }
 
 std::vector<SweepPoint> missingPoints(const Session& session) {
+    // The keys of results that fill their point, looked up once each: a
+    // search of the results for every point took a third of a second at ten
+    // thousand results, on the GUI thread whenever a session was opened.
+    std::set<std::tuple<QUuid, int, int>> done;
+    for (const PointResult& result : session.results) {
+        if (!result.cancelled)
+            done.insert({result.targetId, result.concurrency, result.repetition});
+    }
     std::vector<SweepPoint> missing;
     for (const SweepPoint& point : sweepPoints(session)) {
-        if (!isPointDone(session, point))
+        if (!done.count({point.targetId, point.concurrency, point.repetition}))
             missing.push_back(point);
     }
     return missing;

@@ -136,9 +136,20 @@ bool acceptedBlobIsSound(const std::string& blob, const Histogram& h) {
            h.percentileDistribution().size() != 1 && copy.count() == 2 * h.count() + 1;
 }
 
+// Out of order, outside [0, 100] and repeated, as a caller might pass them.
+constexpr double kAskedPercentiles[] = {99.9, 50, 0,  100,   66,   75, -5,  80,    90,
+                                        95,   98, 99, 99.99, 12.5, 50, 150, 0.0001};
+
+// The one-pass reading refuses exactly what the decoder refuses.
+bool readsAgree(std::string_view blob) {
+    return Histogram::summarizeSerialized(blob, kAskedPercentiles).has_value() ==
+           Histogram::deserialize(blob).has_value();
+}
+
 } // namespace
 
 Q_DECLARE_METATYPE(Shape)
+Q_DECLARE_METATYPE(std::vector<int64_t>)
 
 class TestHistogram : public QObject {
     Q_OBJECT
@@ -180,6 +191,8 @@ private Q_SLOTS:
     void percentileDistributionIsMonotonic_data() { addShapeRows(); }
     void percentileDistributionIsMonotonic();
     void percentileDistributionKnownRows();
+    void summaryEqualsDecodedFigures_data();
+    void summaryEqualsDecodedFigures();
 };
 
 void TestHistogram::bucketsTileTheRange() {
@@ -581,7 +594,9 @@ void TestHistogram::deserializeRejectsEveryTruncation() {
     const std::string blob =
         recordAll(generate(shape, static_cast<size_t>(std::min(size, 3'000)), 4)).serialize();
     for (size_t length = 0; length < blob.size(); ++length) {
-        if (Histogram::deserialize(std::string_view(blob).substr(0, length))) {
+        const std::string_view head = std::string_view(blob).substr(0, length);
+        if (Histogram::deserialize(head) ||
+            Histogram::summarizeSerialized(head, kAskedPercentiles)) {
             QFAIL(qPrintable(
                 QStringLiteral("accepted the first %1 of %2 bytes").arg(length).arg(blob.size())));
         }
@@ -624,9 +639,12 @@ void TestHistogram::deserializeRejectsEveryByteCorruption() {
         for (int mask : {0x01, 0x10, 0x80, 0xFF}) {
             std::string bad = blob;
             bad[i] = static_cast<char>(bad[i] ^ mask);
-            if (Histogram::deserialize(bad)) {
+            if (Histogram::deserialize(bad) ||
+                Histogram::summarizeSerialized(bad, kAskedPercentiles)) {
                 QFAIL(qPrintable(QStringLiteral("accepted byte %1 xor %2").arg(i).arg(mask)));
             }
+            // The same flip behind a right checksum reaches the structural checks.
+            QVERIFY(readsAgree(reseal(bad)));
         }
     }
 }
@@ -679,6 +697,7 @@ void TestHistogram::deserializeRejectsMalformedStructure() {
     const std::string blob = craft(payload.toStdString());
     const auto h = Histogram::deserialize(blob);
     QCOMPARE(h.has_value(), valid);
+    QCOMPARE(Histogram::summarizeSerialized(blob, kAskedPercentiles).has_value(), valid);
     if (h) {
         QVERIFY(acceptedBlobIsSound(blob, *h));
     }
@@ -704,6 +723,9 @@ void TestHistogram::deserializeSurvivesRandomCorruption() {
             bad.insert(position(rng), 1 + rng() % 3, static_cast<char>(rng() & 0xFF));
         }
         bad = reseal(bad);
+        if (!readsAgree(bad)) {
+            QFAIL(qPrintable(QStringLiteral("trial %1: the readings disagree").arg(trial)));
+        }
         if (const auto h = Histogram::deserialize(bad)) {
             if (!acceptedBlobIsSound(bad, *h)) {
                 QFAIL(qPrintable(QStringLiteral("trial %1 accepted an unsound blob").arg(trial)));
@@ -721,6 +743,7 @@ void TestHistogram::deserializeSurvivesRandomCorruption() {
             c = static_cast<char>((rng() % 4 == 0) ? 0 : (rng() & 0xFF));
         }
         const std::string bad = craft(payload);
+        QVERIFY(readsAgree(bad));
         if (const auto h = Histogram::deserialize(bad)) {
             QVERIFY(acceptedBlobIsSound(bad, *h));
         }
@@ -779,6 +802,50 @@ void TestHistogram::percentileDistributionKnownRows() {
     QCOMPARE(rows.front().valueNs, int64_t{1});
     QCOMPARE(rows.back().valueNs, int64_t{100});
     QCOMPARE(rows.back().percentile, 100.0);
+}
+
+void TestHistogram::summaryEqualsDecodedFigures_data() {
+    QTest::addColumn<std::vector<int64_t>>("values");
+    QTest::newRow("uniform 0-1 ms") << generate(Shape::Uniform, 100'000, 71);
+    QTest::newRow("lognormal") << generate(Shape::Lognormal, 100'000, 72);
+    QTest::newRow("bimodal") << generate(Shape::Bimodal, 100'000, 73);
+    QTest::newRow("uniform 0-10 min") << generate(Shape::Minutes, 100'000, 74);
+    QTest::newRow("small exact values") << generate(Shape::Small, 50'000, 75);
+    QTest::newRow("heavy tail") << generate(Shape::HeavyTail, 100'000, 76);
+    QTest::newRow("few values") << generate(Shape::Lognormal, 7, 77);
+    QTest::newRow("empty") << std::vector<int64_t>{};
+    QTest::newRow("one value") << std::vector<int64_t>{1234567};
+    QTest::newRow("zero only") << std::vector<int64_t>{0, 0, 0};
+    QTest::newRow("one repeated value") << std::vector<int64_t>(1000, 42 * kMs);
+    QTest::newRow("one hour") << std::vector<int64_t>{kHour, kHour, 1};
+    QTest::newRow("two far apart") << std::vector<int64_t>{1, kHour};
+    QTest::newRow("exact range edge") << std::vector<int64_t>{2047, 2048, 4095, 4096, 4097};
+}
+
+void TestHistogram::summaryEqualsDecodedFigures() {
+    QFETCH(std::vector<int64_t>, values);
+    const Histogram h = recordAll(values);
+    const std::string blob = h.serialize();
+    const auto decoded = Histogram::deserialize(blob);
+    QVERIFY(decoded.has_value());
+    const auto summary = Histogram::summarizeSerialized(blob, kAskedPercentiles);
+    QVERIFY(summary.has_value());
+    QCOMPARE(summary->count, decoded->count());
+    QCOMPARE(summary->min, decoded->min());
+    QCOMPARE(summary->max, decoded->max());
+    // The same sums in the same order: equal to the last bit, not merely close.
+    QCOMPARE(summary->mean, decoded->mean());
+    QCOMPARE(summary->stddev, decoded->stddev());
+    QCOMPARE(summary->valuesAtPercentiles.size(), std::size(kAskedPercentiles));
+    for (size_t i = 0; i < std::size(kAskedPercentiles); ++i) {
+        QVERIFY2(summary->valuesAtPercentiles[i] ==
+                     decoded->valueAtPercentile(kAskedPercentiles[i]),
+                 qPrintable(QStringLiteral("p%1: %2 vs %3")
+                                .arg(kAskedPercentiles[i])
+                                .arg(summary->valuesAtPercentiles[i])
+                                .arg(decoded->valueAtPercentile(kAskedPercentiles[i]))));
+    }
+    QVERIFY(Histogram::summarizeSerialized(blob, {})->valuesAtPercentiles.empty());
 }
 
 QTEST_GUILESS_MAIN(TestHistogram)

@@ -53,7 +53,7 @@ QCoro::Task<bool> grabPage(ui::MainWindow& window, int page, const QDir& out, co
 QCoro::Task<int> render(ui::MainWindow& window, const test::UiHttpServers& servers, const QDir& out,
                         double pointSeconds) {
     app::SessionDocument* document = window.document();
-    if (!window.openSession(QStringLiteral("demo-proxy"))) {
+    if (!co_await window.openSession(QStringLiteral("demo-proxy"))) {
         fail(QStringLiteral("cannot open the demo session"));
         co_return 1;
     }

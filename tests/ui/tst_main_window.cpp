@@ -7,6 +7,7 @@
 #include "ui/shell/recent_files.h"
 #include "ui/shell/targets_page.h"
 
+#include <QAction>
 #include <QCoroTask>
 #include <QDir>
 #include <QDropEvent>
@@ -76,7 +77,7 @@ private Q_SLOTS:
     }
 
     void titleShowsNameAndModifiedMark() {
-        QVERIFY(m_window->openSession(QStringLiteral("demo-proxy")));
+        QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("demo-proxy"))));
         const QString name = m_window->document()->displayName();
         QCOMPARE(m_window->windowTitle(), name + QStringLiteral("[*] — Loadscope"));
         QVERIFY(!m_window->isWindowModified());
@@ -96,14 +97,14 @@ private Q_SLOTS:
         QVERIFY(!start->isEnabled());
         QVERIFY2(status->text().contains(hint), qPrintable(status->text()));
 
-        QVERIFY(m_window->openSession(QStringLiteral("demo-proxy")));
+        QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("demo-proxy"))));
         QCOMPARE(m_window->document()->session().targets.size(), size_t(2));
         QVERIFY(start->isEnabled());
         QVERIFY2(!status->text().contains(hint), qPrintable(status->text()));
     }
 
     void openEditSaveReopen() {
-        QVERIFY(m_window->openSession(QStringLiteral("demo-proxy")));
+        QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("demo-proxy"))));
         editFirstTargetName(QStringLiteral("-bare"));
         const QString path = m_dir.filePath(QStringLiteral("roundtrip.loadscope"));
         QVERIFY(m_window->saveSessionAs(path));
@@ -119,7 +120,7 @@ private Q_SLOTS:
         QVERIFY(!m_window->isWindowModified());
 
         MainWindow reopened;
-        QVERIFY(reopened.openSession(path));
+        QVERIFY(QCoro::waitFor(reopened.openSession(path)));
         QCOMPARE(reopened.document()->session().targets.front().name, QStringLiteral("host-bare2"));
         QCOMPARE(reopened.document()->session().targets.size(), saved.targets.size());
         QCOMPARE(reopened.document()->session().plan, saved.plan);
@@ -127,7 +128,7 @@ private Q_SLOTS:
     }
 
     void saveWithoutAFileAsksForOne() {
-        QVERIFY(m_window->openSession(QStringLiteral("tcp-rr")));
+        QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("tcp-rr"))));
         editFirstTargetName(QStringLiteral("x"));
         m_saveAsPath.clear(); // the user cancels the dialog
         QVERIFY(!m_window->saveSession());
@@ -139,12 +140,12 @@ private Q_SLOTS:
     }
 
     void unsavedChangesAreAskedAbout() {
-        QVERIFY(m_window->openSession(QStringLiteral("demo-proxy")));
+        QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("demo-proxy"))));
         editFirstTargetName(QStringLiteral("-mine"));
         const loadscope::app::Session edited = m_window->document()->session();
 
         m_answer = Choice::Cancel;
-        QVERIFY(!m_window->openSession(QStringLiteral("memcached")));
+        QVERIFY(!QCoro::waitFor(m_window->openSession(QStringLiteral("memcached"))));
         QCOMPARE(m_questions, 1);
         QCOMPARE(m_window->document()->session(), edited);
         QVERIFY(!m_window->newSession());
@@ -154,7 +155,7 @@ private Q_SLOTS:
         const QString path = m_dir.filePath(QStringLiteral("asked.loadscope"));
         m_answer = Choice::Save;
         m_saveAsPath = path;
-        QVERIFY(m_window->openSession(QStringLiteral("memcached")));
+        QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("memcached"))));
         QVERIFY(QFile::exists(path));
         const auto saved = loadscope::app::loadSessionFile(path);
         QVERIFY2(saved, saved ? "" : qPrintable(saved.error().toString()));
@@ -169,13 +170,13 @@ private Q_SLOTS:
         QCOMPARE(m_window->document()->session().targets.size(), size_t(1));
 
         // Nothing to lose: no question.
-        QVERIFY(m_window->openSession(QStringLiteral("tcp-rr")));
+        QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("tcp-rr"))));
         QCOMPARE(m_questions, before + 1);
         QVERIFY(m_window->close());
     }
 
     void aFailedOpenKeepsTheSessionAndSaysWhy() {
-        QVERIFY(m_window->openSession(QStringLiteral("demo-proxy")));
+        QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("demo-proxy"))));
         editFirstTargetName(QStringLiteral("-kept"));
         const loadscope::app::Session before = m_window->document()->session();
         m_answer = Choice::Discard;
@@ -185,13 +186,14 @@ private Q_SLOTS:
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write("{ \"format\": \"loadscope-session\", ");
         file.close();
-        QVERIFY(!m_window->openSession(garbage));
+        QVERIFY(!QCoro::waitFor(m_window->openSession(garbage)));
         QCOMPARE(m_errors.size(), 1);
         QVERIFY(m_errors.front().contains(QStringLiteral("garbage.loadscope")));
         QVERIFY(!m_errors.front().contains(QLatin1Char('\n')));
         QCOMPARE(m_window->document()->session(), before);
 
-        QVERIFY(!m_window->openSession(m_dir.filePath(QStringLiteral("missing.loadscope"))));
+        QVERIFY(!QCoro::waitFor(
+            m_window->openSession(m_dir.filePath(QStringLiteral("missing.loadscope")))));
         QCOMPARE(m_errors.size(), 2);
         QCOMPARE(m_window->document()->session(), before);
     }
@@ -201,7 +203,7 @@ private Q_SLOTS:
         QStringList paths;
         for (int i = 0; i < 12; ++i) {
             const QString path = m_dir.filePath(QStringLiteral("recent-%1.loadscope").arg(i));
-            QVERIFY(m_window->openSession(QStringLiteral("tcp-rr")));
+            QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("tcp-rr"))));
             QVERIFY(m_window->saveSessionAs(path));
             paths.prepend(path);
         }
@@ -210,7 +212,7 @@ private Q_SLOTS:
         QCOMPARE(recent->files().back(), paths.at(RecentFiles::kMaximum - 1));
 
         // Opening an older one moves it to the front, once.
-        QVERIFY(m_window->openSession(paths.at(4)));
+        QVERIFY(QCoro::waitFor(m_window->openSession(paths.at(4))));
         QCOMPARE(recent->files().front(), paths.at(4));
         QCOMPARE(recent->files().count(paths.at(4)), 1);
 
@@ -262,7 +264,7 @@ private Q_SLOTS:
     }
 
     void exportsWriteTheCsvFiles() {
-        QVERIFY(m_window->openSession(QStringLiteral("demo-proxy")));
+        QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("demo-proxy"))));
         loadscope::app::PointResult result;
         result.targetId = m_window->document()->session().targets.front().id;
         result.concurrency = 1;
@@ -279,7 +281,7 @@ private Q_SLOTS:
         QVERIFY(file.readAll().contains("500"));
 
         const QString summary = m_dir.filePath(QStringLiteral("summary.csv"));
-        QVERIFY(m_window->exportSummaryCsv(summary));
+        QVERIFY(QCoro::waitFor(m_window->exportSummaryCsv(summary)));
         QVERIFY(QFileInfo(summary).size() > 0);
 
         QVERIFY(!m_window->exportResultsCsv(m_dir.filePath(QStringLiteral("no/such/dir.csv"))));
@@ -287,7 +289,7 @@ private Q_SLOTS:
     }
 
     void exportsPercentileDistributions() {
-        QVERIFY(m_window->openSession(QStringLiteral("demo-proxy")));
+        QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("demo-proxy"))));
         const QUuid host = m_window->document()->session().targets.front().id;
         const QString directory = m_dir.filePath(QStringLiteral("hgrm"));
 
@@ -331,7 +333,7 @@ private Q_SLOTS:
 
         QCoro::connect(m_window->runner()->run(), this, [](const loadscope::app::SweepOutcome&) {});
         QTRY_VERIFY(m_window->runner()->isRunning());
-        QVERIFY(!m_window->openSession(QStringLiteral("tcp-rr")));
+        QVERIFY(!QCoro::waitFor(m_window->openSession(QStringLiteral("tcp-rr"))));
         QVERIFY(!m_window->newSession());
         QCOMPARE(m_errors.size(), 2);
         QCOMPARE(m_window->document()->session().targets.front().id, target.id);
@@ -343,6 +345,41 @@ private Q_SLOTS:
         m_window.reset();
         QVERIFY(closing.elapsed() < 5000);
         server.stop();
+    }
+
+    // The file is read on a worker thread: meanwhile the window refuses what
+    // would change the session, and gives it all back once the session is in.
+    void openingReadsOffTheGuiThread() {
+        const QString path = m_dir.filePath(QStringLiteral("large.loadscope"));
+        QVERIFY(loadscope::app::saveSessionFile(manyResults(), path));
+        QAction* save = findAction(QStringLiteral("&Save"));
+        QVERIFY(save);
+
+        auto opening = m_window->openSession(path);
+        QVERIFY(m_window->isOpening());
+        QVERIFY(!m_window->pages()->isEnabled());
+        QVERIFY(!save->isEnabled());
+        QVERIFY(m_window->document()->session().results.empty()); // not applied yet
+        QVERIFY(!QCoro::waitFor(m_window->openSession(QStringLiteral("tcp-rr"))));
+
+        QVERIFY(QCoro::waitFor(opening));
+        QVERIFY(!m_window->isOpening());
+        QVERIFY(m_window->pages()->isEnabled());
+        QVERIFY(save->isEnabled());
+        QCOMPARE(m_window->document()->session().results.size(), size_t(2000));
+        QCOMPARE(m_window->document()->filePath(), path);
+        QCOMPARE(m_window->recentFiles()->files().front(), path);
+        QVERIFY(m_errors.isEmpty());
+    }
+
+    void aDeletedWindowReceivesNoSession() {
+        const QString path = m_dir.filePath(QStringLiteral("large.loadscope"));
+        QVERIFY(loadscope::app::saveSessionFile(manyResults(), path));
+        auto* window = new MainWindow;
+        auto opening = window->openSession(path);
+        QVERIFY(window->isOpening());
+        delete window;
+        QVERIFY(!QCoro::waitFor(opening));
     }
 
     void pagesAreReachableByShortcut() {
@@ -357,6 +394,30 @@ private Q_SLOTS:
     }
 
 private:
+    // Enough results that reading them takes a while on any machine.
+    static loadscope::app::Session manyResults() {
+        loadscope::app::Session session = loadscope::test::twoTargetSession();
+        session.results.clear();
+        session.plan.repetitions = 500;
+        for (int level : session.plan.concurrencyLevels) {
+            for (int repetition = 0; repetition < session.plan.repetitions; ++repetition) {
+                for (const loadscope::app::Target& target : session.targets)
+                    session.results.push_back(loadscope::test::measuredResult(
+                        target.id, level, repetition, 1000, 1.0,
+                        {{250'000, 500}, {1'000'000 + repetition, 450}, {9'000'000, 50}}));
+            }
+        }
+        return session;
+    }
+
+    QAction* findAction(const QString& text) const {
+        for (QAction* action : m_window->findChildren<QAction*>()) {
+            if (action->text() == text)
+                return action;
+        }
+        return nullptr;
+    }
+
     void editFirstTargetName(const QString& suffix) {
         m_window->pages()->setCurrentWidget(m_window->targetsPage());
         auto* name = m_window->targetsPage()->findChild<QLineEdit*>(QStringLiteral("nameEdit"));

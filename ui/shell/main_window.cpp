@@ -226,21 +226,6 @@ bool MainWindow::newSession() {
     return true;
 }
 
-bool MainWindow::openSession(const QString& pathOrExampleName) {
-    if (refuseWhileRunning(tr("Open Session")) || !confirmDiscardOrSave())
-        return false;
-    if (const auto opened = m_document->open(pathOrExampleName); !opened) {
-        showError(tr("Cannot Open Session"), opened.error().toString());
-        return false;
-    }
-    if (!m_document->filePath().isEmpty()) {
-        m_recentFiles->add(m_document->filePath());
-        rememberDirectory(m_document->filePath());
-    }
-    statusBar()->showMessage(tr("Opened %1").arg(m_document->displayName()), 3000);
-    return true;
-}
-
 bool MainWindow::saveSession() {
     if (m_document->filePath().isEmpty())
         return chooseAndSaveAs();
@@ -285,7 +270,7 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 
 void MainWindow::dropEvent(QDropEvent* event) {
     const QString path = droppedSession(event->mimeData());
-    if (path.isEmpty())
+    if (path.isEmpty() || m_opening)
         return;
     event->acceptProposedAction();
     // Opening may ask about unsaved changes: not while the drag source waits

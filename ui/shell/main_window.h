@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QCoroTask>
+#include <QList>
 #include <QMainWindow>
 #include <QPointer>
 #include <functional>
@@ -62,13 +64,19 @@ public:
     // Each returns false when nothing happened (cancelled, or failed with
     // the error shown); the session is left as it was then.
     bool newSession();
-    // A .loadscope file or an example's name ("demo-proxy").
-    bool openSession(const QString& pathOrExampleName);
+    // A .loadscope file or an example's name ("demo-proxy"). The file is read
+    // on a worker thread; meanwhile whatever would change the session is
+    // disabled, and a second open is refused. The session is applied here
+    // once read; a window deleted meanwhile receives nothing (false). Callers
+    // that need not wait may drop the task: it runs to its end regardless.
+    QCoro::Task<bool> openSession(QString pathOrExampleName);
+    bool isOpening() const { return m_opening; }
     // Into the session's file, or under a name asked for when it has none.
     bool saveSession();
     bool saveSessionAs(const QString& path);
     bool exportResultsCsv(const QString& path);
-    bool exportSummaryCsv(const QString& path);
+    // Builds the comparison on a worker thread from a copy of the session.
+    QCoro::Task<bool> exportSummaryCsv(QString path);
     bool exportPercentileDistributions(const QString& directory);
     // Starts the report: it is written once the Compare charts show the
     // current session, and its outcome is shown then (true: started).
@@ -101,13 +109,14 @@ private:
     void createHelpMenu();
     void rebuildRecentMenu();
     void updateActions();
+    void setOpening(bool opening);
     void showAbout();
 
     // main_window_files.cpp: what the File menu's dialogs lead to.
     void chooseAndOpen();
     bool chooseAndSaveAs();
     void chooseAndExport(const QString& title, const QString& suffix, const QString& filter,
-                         bool (MainWindow::*exportTo)(const QString&));
+                         const std::function<void(const QString&)>& exportTo);
     void chooseAndExportPercentiles();
     void showImportDialog();
     QString suggestedPath(const QString& suffix) const;
@@ -133,6 +142,11 @@ private:
     QAction* m_exportPercentilesAction = nullptr;
     QAction* m_exportReportAction = nullptr;
     QAction* m_clearResultsAction = nullptr;
+    // New, Open, the examples, Open Recent, Save, Save As, Import: off while a
+    // session is being read.
+    QList<QAction*> m_sessionActions;
+    bool m_opening = false;
+    bool m_exportingSummary = false;
 };
 
 } // namespace loadscope::ui

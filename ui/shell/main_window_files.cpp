@@ -1,5 +1,6 @@
 // MainWindow's file operations behind the File menu: dialogs lead to the
 // path-taking functions, which do the work.
+#include "app/common/background_job.h"
 #include "app/session/comparison.h"
 #include "app/session/csv_export.h"
 #include "app/session/percentile_export.h"
@@ -9,16 +10,19 @@
 #include "ui/compare/compare_page.h"
 #include "ui/shell/import_dialog.h"
 #include "ui/shell/main_window.h"
+#include "ui/shell/recent_files.h"
 #include "ui/shell/targets_page.h"
 
 #include <QDir>
 #include <QFileInfo>
+#include <QPointer>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <memory>
 
 namespace loadscope::ui {
 
@@ -59,6 +63,40 @@ void MainWindow::chooseAndOpen() {
         openSession(path);
 }
 
+QCoro::Task<bool> MainWindow::openSession(QString pathOrExampleName) {
+    if (m_opening || refuseWhileRunning(tr("Open Session")) || !confirmDiscardOrSave())
+        co_return false;
+    setOpening(true);
+    struct Loaded {
+        app::Result<app::Session> session;
+        QString filePath; // empty for an example: it lives in read-only resources
+    };
+    // A named closure: GCC 12 moves a temporary one's captures out of the
+    // coroutine frame when it is built inside the co_await expression.
+    const auto read = [pathOrExampleName] {
+        auto loaded = std::make_shared<Loaded>(Loaded{app::openSession(pathOrExampleName), {}});
+        if (const QFileInfo file(pathOrExampleName); file.isFile())
+            loaded->filePath = file.absoluteFilePath();
+        return loaded;
+    };
+    QPointer<MainWindow> self(this);
+    const std::shared_ptr<Loaded> loaded = co_await app::runOnWorkerThread(read);
+    if (!self)
+        co_return false; // the window is gone: nothing to apply the session to
+    setOpening(false);
+    if (!loaded->session) {
+        showError(tr("Cannot Open Session"), loaded->session.error().toString());
+        co_return false;
+    }
+    m_document->reset(std::move(*loaded->session), loaded->filePath);
+    if (!loaded->filePath.isEmpty()) {
+        m_recentFiles->add(loaded->filePath);
+        rememberDirectory(loaded->filePath);
+    }
+    statusBar()->showMessage(tr("Opened %1").arg(m_document->displayName()), 3000);
+    co_return true;
+}
+
 bool MainWindow::chooseAndSaveAs() {
     const QString path = m_prompts.saveFileName(
         tr("Save Session As"), suggestedPath(QStringLiteral(".loadscope")), sessionFilter());
@@ -66,12 +104,12 @@ bool MainWindow::chooseAndSaveAs() {
 }
 
 void MainWindow::chooseAndExport(const QString& title, const QString& suffix, const QString& filter,
-                                 bool (MainWindow::*exportTo)(const QString&)) {
+                                 const std::function<void(const QString&)>& exportTo) {
     const QString path = m_prompts.saveFileName(title, suggestedPath(suffix), filter);
     if (path.isEmpty())
         return;
     rememberDirectory(path);
-    (this->*exportTo)(path);
+    exportTo(path);
 }
 
 void MainWindow::chooseAndExportPercentiles() {
@@ -116,9 +154,22 @@ bool MainWindow::exportResultsCsv(const QString& path) {
     return writeFile(path, app::resultsCsv(m_document->session()), tr("Results CSV"));
 }
 
-bool MainWindow::exportSummaryCsv(const QString& path) {
-    const app::Session& session = m_document->session();
-    return writeFile(path, app::summaryCsv(session, app::Comparison(session)), tr("Summary CSV"));
+QCoro::Task<bool> MainWindow::exportSummaryCsv(QString path) {
+    if (m_exportingSummary)
+        co_return false;
+    m_exportingSummary = true;
+    updateActions();
+    // A comparison of ten thousand results takes tens of milliseconds.
+    const auto build = [session = std::make_shared<const app::Session>(m_document->session())] {
+        return app::summaryCsv(*session, app::Comparison(*session));
+    };
+    QPointer<MainWindow> self(this);
+    const QByteArray csv = co_await app::runOnWorkerThread(build);
+    if (!self)
+        co_return false;
+    m_exportingSummary = false;
+    updateActions();
+    co_return writeFile(path, csv, tr("Summary CSV"));
 }
 
 bool MainWindow::exportPercentileDistributions(const QString& directory) {

@@ -78,12 +78,14 @@ QMenu* MainWindow::createFileMenu() {
     QMenu* exportMenu = file->addMenu(tr("&Export"));
     m_exportResultsAction = exportMenu->addAction(tr("&Results CSV…"), this, [this] {
         chooseAndExport(tr("Export Results CSV"), QStringLiteral("-results.csv"),
-                        tr("CSV files (*.csv)"), &MainWindow::exportResultsCsv);
+                        tr("CSV files (*.csv)"),
+                        [this](const QString& path) { exportResultsCsv(path); });
     });
     m_exportResultsAction->setToolTip(tr("One row per measured or imported point"));
     m_exportSummaryAction = exportMenu->addAction(tr("&Summary CSV…"), this, [this] {
         chooseAndExport(tr("Export Summary CSV"), QStringLiteral("-summary.csv"),
-                        tr("CSV files (*.csv)"), &MainWindow::exportSummaryCsv);
+                        tr("CSV files (*.csv)"),
+                        [this](const QString& path) { exportSummaryCsv(path); });
     });
     m_exportSummaryAction->setToolTip(
         tr("Mean, spread, confidence interval and change against the baseline per target, "
@@ -94,7 +96,8 @@ QMenu* MainWindow::createFileMenu() {
         tr("One HdrHistogram .hgrm file per target and level, for hdr-plot and friends"));
     m_exportReportAction = exportMenu->addAction(tr("Report &PDF…"), this, [this] {
         chooseAndExport(tr("Export Report PDF"), QStringLiteral("-report.pdf"),
-                        tr("PDF files (*.pdf)"), &MainWindow::exportReportPdf);
+                        tr("PDF files (*.pdf)"),
+                        [this](const QString& path) { exportReportPdf(path); });
     });
     m_exportReportAction->setToolTip(tr("Every Compare chart and the comparison table"));
     exportMenu->setToolTipsVisible(true);
@@ -104,6 +107,9 @@ QMenu* MainWindow::createFileMenu() {
     import->setToolTip(tr("Add saved outputs of ab, wrk, memtier_benchmark or netperf to a "
                           "target"));
     file->setToolTipsVisible(true);
+    m_sessionActions = {
+        newAction, open,  examples->menuAction(), m_recentMenu->menuAction(), m_saveAction,
+        saveAs,    import};
 
     file->addSeparator();
     QAction* quit = file->addAction(QIcon::fromTheme(QStringLiteral("application-exit")),
@@ -213,10 +219,19 @@ void MainWindow::updateActions() {
     const bool hasResults = !m_document->session().results.empty();
     const bool running = m_runner->isRunning();
     m_exportResultsAction->setEnabled(hasResults);
-    m_exportSummaryAction->setEnabled(hasResults);
+    m_exportSummaryAction->setEnabled(hasResults && !m_exportingSummary);
     m_exportPercentilesAction->setEnabled(hasResults);
     m_exportReportAction->setEnabled(hasResults);
-    m_clearResultsAction->setEnabled(hasResults && !running);
+    m_clearResultsAction->setEnabled(hasResults && !running && !m_opening);
+    for (QAction* action : std::as_const(m_sessionActions))
+        action->setEnabled(!m_opening);
+    // The pages edit the session that is about to be replaced.
+    m_pages->setEnabled(!m_opening);
+}
+
+void MainWindow::setOpening(bool opening) {
+    m_opening = opening;
+    updateActions();
 }
 
 } // namespace loadscope::ui
