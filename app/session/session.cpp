@@ -78,18 +78,18 @@ bool isPointDone(const Session& session, const SweepPoint& point) {
     return result && !result->cancelled;
 }
 
-std::vector<SweepPoint> missingPoints(const Session& session) {
-    // The keys of results that fill their point, looked up once each: a
-    // search of the results for every point took a third of a second at ten
-    // thousand results, on the GUI thread whenever a session was opened.
-    std::set<std::tuple<QUuid, int, int>> done;
+DonePoints::DonePoints(const Session& session) {
     for (const PointResult& result : session.results) {
         if (!result.cancelled)
-            done.insert({result.targetId, result.concurrency, result.repetition});
+            m_done.insert({result.targetId, result.concurrency, result.repetition});
     }
+}
+
+std::vector<SweepPoint> missingPoints(const Session& session) {
+    const DonePoints done(session);
     std::vector<SweepPoint> missing;
     for (const SweepPoint& point : sweepPoints(session)) {
-        if (!done.count({point.targetId, point.concurrency, point.repetition}))
+        if (!done.contains(point))
             missing.push_back(point);
     }
     return missing;

@@ -6,6 +6,8 @@
 
 #include <QString>
 #include <QUuid>
+#include <set>
+#include <tuple>
 #include <vector>
 
 namespace loadscope::app {
@@ -49,6 +51,18 @@ std::vector<SweepPoint> sweepPoints(const Session& session);
 // A point is done when a result for its key exists and was not cancelled,
 // whatever its source (an imported result fills its point too).
 bool isPointDone(const Session& session, const SweepPoint& point);
+// The points that are done, looked up once each: for views and estimates that
+// ask of every point (a search of the results per point is quadratic).
+class DonePoints {
+public:
+    explicit DonePoints(const Session& session);
+    bool contains(const SweepPoint& point) const {
+        return m_done.count({point.targetId, point.concurrency, point.repetition}) > 0;
+    }
+
+private:
+    std::set<std::tuple<QUuid, int, int>> m_done;
+};
 // The points still to run, in execution order: what a resumed sweep runs.
 std::vector<SweepPoint> missingPoints(const Session& session);
 

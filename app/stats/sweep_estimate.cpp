@@ -52,19 +52,6 @@ std::optional<double> paceFor(const PaceTable& pace, const QUuid& target, int le
     return best->second;
 }
 
-// The keys of results that fill their point (isPointDone), looked up once
-// each instead of searching the results for every point.
-using PointKey = std::tuple<QUuid, int, int>;
-
-std::set<PointKey> donePoints(const Session& session) {
-    std::set<PointKey> done;
-    for (const PointResult& result : session.results) {
-        if (!result.cancelled)
-            done.insert({result.targetId, result.concurrency, result.repetition});
-    }
-    return done;
-}
-
 } // namespace
 
 SweepEstimate estimateSweep(const Session& session) {
@@ -74,11 +61,11 @@ SweepEstimate estimateSweep(const Session& session) {
     const PaceTable pace = plan.limit == PointLimit::Requests ? measuredPace(session) : PaceTable{};
     const double warmup = std::max(0.0, plan.warmupSeconds);
     const double pause = std::max(0.0, plan.pauseSeconds);
-    const std::set<PointKey> done = donePoints(session);
+    const DonePoints done(session);
 
     estimate.points = static_cast<int>(points.size());
     for (const SweepPoint& point : points) {
-        const bool missing = !done.count({point.targetId, point.concurrency, point.repetition});
+        const bool missing = !done.contains(point);
         std::optional<double> measured;
         if (plan.limit == PointLimit::Duration) {
             measured = plan.durationSeconds;

@@ -305,13 +305,14 @@ void SweepPage::applyFields() {
 void SweepPage::updatePointOrder() {
     const app::Session& session = m_document->session();
     const std::vector<app::SweepPoint> points = app::sweepPoints(session);
+    const app::DonePoints donePoints(session);
     // Enough to see the order at work; a sweep of thousands needs no list of thousands.
     constexpr size_t kShown = 200;
     m_pointOrder->clear();
     for (size_t i = 0; i < std::min(points.size(), kShown); ++i) {
         const app::SweepPoint& point = points[i];
         const app::Target* target = session.findTarget(point.targetId);
-        const bool done = app::isPointDone(session, point);
+        const bool done = donePoints.contains(point);
         auto* item = new QListWidgetItem(tr("%1.  %2 at concurrency %3, repetition %4%5")
                                              .arg(point.index + 1)
                                              .arg(target ? target->displayName() : QString())
