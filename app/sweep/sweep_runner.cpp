@@ -186,10 +186,6 @@ Result<PointSpecs> pointSpecs(const Target& target, int concurrency, const Sweep
     return specs;
 }
 
-QCoro::Task<Result<engine::SocketAddress>> resolveTarget(const LoadSpecDraft& draft) {
-    co_return co_await resolveEndpoint(draft.endpoint);
-}
-
 } // namespace
 
 QCoro::Task<SweepOutcome> SweepRunner::runSweep(quint64 job) {
@@ -253,7 +249,7 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::checkTargets(Sweep& sweep) {
                                                     targetLabel(*target), specs.error().message));
             draft = std::move(specs->draft);
         }
-        const Result<engine::SocketAddress> resolved = co_await resolveTarget(*draft);
+        const Result<engine::SocketAddress> resolved = co_await resolveEndpoint(draft->endpoint);
         if (auto ended = interrupted(sweep))
             co_return ended;
         if (!resolved)

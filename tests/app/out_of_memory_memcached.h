@@ -3,10 +3,8 @@
 #include "local_peers.h"
 #include "stop_with_test.h"
 
-#include <QDeadlineTimer>
 #include <QMap>
 #include <QProcess>
-#include <QTcpSocket>
 
 namespace loadscope::testing {
 
@@ -37,25 +35,7 @@ public:
 
     quint16 port() const { return m_port; }
 
-    MemcachedStats stats() const {
-        MemcachedStats values;
-        QTcpSocket socket;
-        socket.connectToHost(QHostAddress::LocalHost, m_port);
-        if (!socket.waitForConnected(2000))
-            return values;
-        socket.write("stats\r\n");
-        QByteArray reply;
-        QDeadlineTimer deadline(5000);
-        while (!reply.endsWith("END\r\n") && !deadline.hasExpired() &&
-               socket.waitForReadyRead(1000))
-            reply += socket.readAll();
-        for (const QByteArray& line : reply.split('\n')) {
-            const QList<QByteArray> parts = line.trimmed().split(' ');
-            if (parts.size() == 3 && parts.at(0) == "STAT")
-                values.insert(QString::fromLatin1(parts.at(1)), parts.at(2).toLongLong());
-        }
-        return values;
-    }
+    MemcachedStats stats() const { return memcachedStats(m_port); }
 
 private:
     void stop() {

@@ -121,10 +121,10 @@ MemcachedPeer::~MemcachedPeer() {
     stopProcess(m_process);
 }
 
-QMap<QString, qint64> MemcachedPeer::stats() const {
+QMap<QString, qint64> memcachedStats(quint16 port) {
     QMap<QString, qint64> values;
     QTcpSocket socket;
-    socket.connectToHost(QHostAddress::LocalHost, m_port);
+    socket.connectToHost(QHostAddress::LocalHost, port);
     if (!socket.waitForConnected(2000))
         return values;
     socket.write("stats\r\n");
@@ -138,6 +138,10 @@ QMap<QString, qint64> MemcachedPeer::stats() const {
             values.insert(QString::fromLatin1(parts.at(1)), parts.at(2).toLongLong());
     }
     return values;
+}
+
+QMap<QString, qint64> MemcachedPeer::stats() const {
+    return memcachedStats(m_port);
 }
 
 } // namespace loadscope::testing

@@ -51,4 +51,8 @@ private:
     QString m_error;
 };
 
+// The "stats" counters (cmd_get, cmd_set, get_hits, ...) of the memcached on
+// 127.0.0.1:port; empty when it does not answer within a few seconds.
+QMap<QString, qint64> memcachedStats(quint16 port);
+
 } // namespace loadscope::testing
