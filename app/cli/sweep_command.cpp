@@ -298,7 +298,7 @@ int runSweepCommand(const QStringList& arguments, const CliIo& io) {
     }
     auto start = startingSession(*args);
     if (!start) {
-        printError(io, command, start.error().message);
+        printError(io, command, start.error().toString());
         return exitCodeFor(start.error());
     }
     auto& [session, outPath] = *start;
