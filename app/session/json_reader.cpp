@@ -200,6 +200,11 @@ JsonArrayReader JsonReader::array(QStringView key, bool required) const {
     return JsonArrayReader(found.toArray(), m_problem, pathOf(key));
 }
 
+void JsonReader::adoptProblem(const JsonReader& isolated) const {
+    if (m_problem->isEmpty())
+        *m_problem = *isolated.m_problem;
+}
+
 void JsonReader::failUnknownValue(QStringView key, const QString& text) const {
     failKey(key, QStringLiteral("has an unknown value \"%1\"").arg(text));
 }
@@ -219,6 +224,14 @@ JsonReader JsonArrayReader::objectAt(qsizetype index) const {
     if (!found.isObject())
         record(m_problem.get(), pathAt(index), wrongType("an object", found));
     return JsonReader(found.toObject(), m_problem, pathAt(index));
+}
+
+JsonReader JsonArrayReader::isolatedObjectAt(qsizetype index) const {
+    auto problem = std::make_shared<QString>();
+    const QJsonValue found = m_array.at(index);
+    if (!found.isObject())
+        record(problem.get(), pathAt(index), wrongType("an object", found));
+    return JsonReader(found.toObject(), std::move(problem), pathAt(index));
 }
 
 QString JsonArrayReader::stringAt(qsizetype index) const {

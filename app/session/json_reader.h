@@ -67,6 +67,9 @@ public:
 
     // For an enumeration read as a string that matched none of its values.
     void failUnknownValue(QStringView key, const QString& text) const;
+    // Takes over the first problem of a reader made by isolatedObjectAt(), unless
+    // this one has a problem already.
+    void adoptProblem(const JsonReader& isolated) const;
 
 private:
     friend class JsonArrayReader;
@@ -85,6 +88,9 @@ public:
     QString pathAt(qsizetype index) const;
 
     JsonReader objectAt(qsizetype index) const;
+    // As objectAt(), with a problem slot of its own: elements read on several
+    // threads at once each record their own first problem.
+    JsonReader isolatedObjectAt(qsizetype index) const;
     QString stringAt(qsizetype index) const;
     int64_t integerAt(qsizetype index, int64_t minimum, int64_t maximum) const;
     JsonArrayReader arrayAt(qsizetype index) const;

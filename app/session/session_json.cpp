@@ -3,9 +3,12 @@
 #include "app/session/target_rules.h"
 
 #include <QJsonArray>
+#include <algorithm>
 #include <limits>
 #include <set>
+#include <thread>
 #include <tuple>
+#include <vector>
 
 namespace loadscope::app {
 
@@ -143,6 +146,39 @@ QJsonArray intArray(const std::vector<int>& values) {
     for (int value : values)
         array.append(value);
     return array;
+}
+
+// One stored result as read: its reader holds the first problem found in it.
+struct ReadResult {
+    JsonReader json;
+    PointResult result;
+};
+
+// Results are most of a large session's bytes, and each is read on its own
+// (its histograms decoded and summarised): spread over the machine's cores, a
+// session of ten thousand opens in a fraction of the time one thread takes.
+std::vector<ReadResult> readResults(const JsonArrayReader& results) {
+    std::vector<ReadResult> read;
+    read.reserve(size_t(results.size()));
+    for (qsizetype i = 0; i < results.size(); ++i)
+        read.push_back({results.isolatedObjectAt(i), {}});
+    const auto readRange = [&read](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
+            if (read[i].json.ok())
+                read[i].result = pointResultFromJson(read[i].json);
+        }
+    };
+    constexpr size_t kPerThread = 256; // below this a thread costs more than it saves
+    const size_t threads = std::clamp<size_t>(read.size() / kPerThread, 1,
+                                              std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> helpers;
+    const size_t share = (read.size() + threads - 1) / threads;
+    for (size_t t = 1; t < threads; ++t)
+        helpers.emplace_back(readRange, t * share, std::min(read.size(), (t + 1) * share));
+    readRange(0, std::min(read.size(), share));
+    for (std::thread& helper : helpers)
+        helper.join();
+    return read;
 }
 
 } // namespace
@@ -356,10 +392,12 @@ Result<Session> sessionFromJson(const QJsonObject& root) {
     session.plan = sweepPlanFromJson(json.object(u"plan"));
 
     const JsonArrayReader results = json.array(u"results", false);
+    std::vector<ReadResult> read = json.ok() ? readResults(results) : std::vector<ReadResult>{};
     std::set<std::tuple<QUuid, int, int>> keys;
-    for (qsizetype i = 0; i < results.size() && json.ok(); ++i) {
-        const JsonReader resultJson = results.objectAt(i);
-        PointResult result = pointResultFromJson(resultJson);
+    for (qsizetype i = 0; i < qsizetype(read.size()) && json.ok(); ++i) {
+        const JsonReader& resultJson = read[size_t(i)].json;
+        json.adoptProblem(resultJson);
+        PointResult& result = read[size_t(i)].result;
         if (!json.ok())
             break;
         if (!session.findTarget(result.targetId))

@@ -16,10 +16,12 @@
 //    session each rebuild hands its worker is timed on its own.
 //
 //   gui_responsiveness [--concurrency N] [--seconds S] [--results N] [--open-only]
+//                      [--keep FILE] [--open FILE] [--read FILE]
 
 #include "app/session/comparison.h"
 #include "app/session/session_document.h"
 #include "app/session/session_file.h"
+#include "app/session/session_json.h"
 #include "app/stats/latency_distribution.h"
 #include "app/sweep/sweep_runner.h"
 #include "engine/histogram.h"
@@ -34,6 +36,9 @@
 #include <QCoroTask>
 #include <QCoroTimer>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QPushButton>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -60,6 +65,8 @@ struct Options {
     double seconds = 4;
     int results = 1000;
     bool openOnly = false;
+    QString keepPath;    // where the generated session is also saved
+    QString sessionPath; // open this file instead of a generated session
 };
 
 // Client and server sockets of one process: 2 per connection, 4 through the proxy.
@@ -306,19 +313,45 @@ void measureSnapshotParts(const app::Session& session) {
                 distributions.size());
 }
 
+// Where the worker's read of the file goes, measured here on one thread.
+void measureReadParts(const QString& path) {
+    QElapsedTimer clock;
+    clock.start();
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return;
+    const QByteArray bytes = file.readAll();
+    const double readMs = double(clock.nsecsElapsed()) / 1e6;
+    clock.restart();
+    const QJsonDocument document = QJsonDocument::fromJson(bytes);
+    const double jsonMs = double(clock.nsecsElapsed()) / 1e6;
+    clock.restart();
+    const auto session = app::sessionFromJson(document.object());
+    const double modelMs = double(clock.nsecsElapsed()) / 1e6;
+    std::printf("reading the %.1f MiB file on one thread: read %.0f ms, JSON %.0f ms, session and "
+                "summaries %.0f ms%s\n",
+                double(bytes.size()) / (1 << 20), readMs, jsonMs, modelMs,
+                session ? "" : " (refused)");
+}
+
 QCoro::Task<int> measureOpen(const Options& options) {
     QTemporaryDir dir;
-    const QString path = dir.filePath(QStringLiteral("thousand.loadscope"));
-    {
+    const QString path = options.sessionPath.isEmpty()
+                             ? dir.filePath(QStringLiteral("thousand.loadscope"))
+                             : options.sessionPath;
+    if (options.sessionPath.isEmpty()) {
         app::SessionDocument writer;
         writer.reset(thousandResults(options.results));
         if (const auto saved = writer.saveAs(path); !saved) {
             std::fprintf(stderr, "gui_responsiveness: %s\n", qPrintable(saved.error().toString()));
             co_return 1;
         }
+        if (!options.keepPath.isEmpty())
+            (void)writer.saveAs(options.keepPath);
         measureCopy(writer.session());
         measureSnapshotParts(writer.session());
     }
+    measureReadParts(path);
     {
         // The machine's own noise, as before the sweep.
         QWidget quiet;
@@ -400,6 +433,18 @@ int main(int argc, char* argv[]) {
                                      QStringLiteral("N"), QStringLiteral("1000"));
     const QCommandLineOption openOnly(QStringLiteral("open-only"),
                                       QStringLiteral("Only measure opening and charting."));
+    const QCommandLineOption keep(QStringLiteral("keep"),
+                                  QStringLiteral("Also save the generated session here."),
+                                  QStringLiteral("FILE"));
+    const QCommandLineOption read(QStringLiteral("read"),
+                                  QStringLiteral("Only time reading this session file, in parts."),
+                                  QStringLiteral("FILE"));
+    const QCommandLineOption open(
+        QStringLiteral("open"), QStringLiteral("Open this session file instead of generating one."),
+        QStringLiteral("FILE"));
+    parser.addOption(open);
+    parser.addOption(keep);
+    parser.addOption(read);
     parser.addOption(openOnly);
     parser.addOption(concurrency);
     parser.addOption(seconds);
@@ -410,6 +455,13 @@ int main(int argc, char* argv[]) {
     options.seconds = std::max(0.5, parser.value(seconds).toDouble());
     options.results = std::max(50, parser.value(results).toInt());
     options.openOnly = parser.isSet(openOnly);
+    options.keepPath = parser.value(keep);
+    options.sessionPath = parser.value(open);
+    if (parser.isSet(read)) {
+        for (int round = 0; round < 3; ++round)
+            measureReadParts(parser.value(read));
+        return 0;
+    }
 
     int status = 0;
     const auto run = [&](QCoro::Task<int> task) {

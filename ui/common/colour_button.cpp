@@ -1,13 +1,21 @@
 #include "ui/common/colour_button.h"
 
 #include <QColorDialog>
+#include <QHash>
 #include <QIcon>
 #include <QPainter>
 #include <QPixmap>
+#include <utility>
 
 namespace loadscope::ui {
 
 QIcon colourSwatch(const QColor& colour, int size) {
+    // Lists draw one swatch per row from a handful of target colours: painting
+    // each anew made opening a large session stall the window.
+    static QHash<std::pair<QRgb, int>, QIcon> painted;
+    const std::pair<QRgb, int> key{colour.isValid() ? colour.rgba() : 0u, size};
+    if (const auto found = painted.constFind(key); found != painted.cend())
+        return *found;
     QIcon icon;
     // Two scales so that the swatch stays crisp on a high-DPI screen.
     for (int scale = 1; scale <= 2; ++scale) {
@@ -22,6 +30,7 @@ QIcon colourSwatch(const QColor& colour, int size) {
         painter.end();
         icon.addPixmap(pixmap);
     }
+    painted.insert(key, icon);
     return icon;
 }
 
