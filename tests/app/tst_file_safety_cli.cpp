@@ -144,6 +144,26 @@ private Q_SLOTS:
                  run.err.constData());
     }
 
+    // A sweep measures, saves its session, then loses its CSV: not exit 0.
+    void sweepCsvToAFullDiskFails() {
+        Session session = test::twoTargetSession();
+        session.results.clear();
+        session.targets.resize(1);
+        session.targets[0].http.url = m_url;
+        session.plan.concurrencyLevels = {1};
+        session.plan.repetitions = 1;
+        session.plan.limit = PointLimit::Requests;
+        session.plan.requestsPerPoint = 20;
+        const QString path = m_dir.filePath(QStringLiteral("sweep-csv.loadscope"));
+        QVERIFY(saveSessionFile(session, path));
+        const CliOutcome run = runCli({QStringLiteral("sweep"), path, QStringLiteral("--quiet"),
+                                       QStringLiteral("--csv"), QStringLiteral("/dev/full")});
+        QVERIFY2(run.exitCode > 0, run.err.constData());
+        QVERIFY2(run.err.contains("/dev/full: cannot be written: no space left on device"),
+                 run.err.constData());
+        QCOMPARE(loadSessionFile(path)->results.size(), size_t(1));
+    }
+
     void reportToAFullStdoutFails() {
         const CliOutcome run =
             runCli({QStringLiteral("report"), m_session}, QStringLiteral("/dev/full"));
