@@ -1,4 +1,5 @@
 #include "app/cli/commands.h"
+#include "app/common/atomic_file_writer.h"
 
 #include <QString>
 #include <functional>
@@ -72,8 +73,15 @@ int runCli(const QStringList& arguments, const CliIo& io) {
     }
     QStringList commandArguments = arguments;
     commandArguments[0] = QStringLiteral("loadscope-cli ") + command;
-    const int status = found->second(commandArguments, io);
-    std::fflush(io.out);
+    int status = found->second(commandArguments, io);
+    // A report that never reached its file (stdout on a full disk, a closed
+    // pipe) is a failed command, not a silent exit 0.
+    if (auto flushed = app::flushStream(io.out, QStringLiteral("standard output"));
+        !flushed && status == ExitOk) {
+        std::fprintf(io.err, "%s: %s\n", qPrintable(commandArguments[0]),
+                     qPrintable(flushed.error().message));
+        status = ExitInternal;
+    }
     std::fflush(io.err);
     return status;
 }

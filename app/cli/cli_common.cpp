@@ -1,11 +1,13 @@
 #include "app/cli/cli_common.h"
 
+#include "app/common/atomic_file_writer.h"
+#include "app/common/checked_file_reader.h"
 #include "app/session/target_rules.h"
 #include "engine/file_limit.h"
 
 #include <QCoreApplication>
-#include <QFile>
 #include <QRegularExpression>
+#include <cerrno>
 #include <cstdio>
 
 namespace loadscope::cli {
@@ -100,18 +102,16 @@ Result<std::vector<int>> parseCpusOption(const QString& text) {
 
 Result<void> writeOutput(const QString& path, const QByteArray& bytes, const CliIo& io) {
     if (path == QLatin1String("-")) {
+        errno = 0;
         const size_t written = std::fwrite(bytes.constData(), 1, size_t(bytes.size()), io.out);
-        std::fflush(io.out);
+        const int errnum = errno;
         if (written != size_t(bytes.size()))
             return app::makeError(app::ErrorCode::Io,
-                                  QStringLiteral("cannot write to standard output"));
-        return {};
+                                  QStringLiteral("cannot write to standard output: %1")
+                                      .arg(app::errnoText(errnum ? errnum : EIO)));
+        return app::flushStream(io.out, QStringLiteral("standard output"));
     }
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(bytes) != bytes.size())
-        return app::makeError(app::ErrorCode::Io,
-                              QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
-    return {};
+    return app::writeFileAtomically(path, bytes);
 }
 
 Result<void> ensureFileLimit(uint64_t needed) {

@@ -102,7 +102,7 @@ int runImportCommand(const QStringList& arguments) {
                 .arg(targetName, target->modeLabel(), app::targetProtocolId(target->protocol),
                      sessionPath);
     if (auto written = writeOutput(QStringLiteral("-"), text.toUtf8(), CliIo{}); !written) {
-        printError(command, written.error().message);
+        printError(command, written.error().toString());
         return ExitInternal;
     }
     return ExitOk;

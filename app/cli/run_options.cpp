@@ -131,7 +131,7 @@ int finishRun(const QString& command, const engine::RunResult& result, const Out
     if (!warning.isEmpty())
         std::fprintf(io.err, "%s\n", qPrintable(warning));
     if (auto written = writeMachineOutputs(output, json, io); !written) {
-        printError(io, command, written.error().message);
+        printError(io, command, written.error().toString());
         return ExitInternal;
     }
     return ExitOk;

@@ -54,7 +54,7 @@ int runReportCommand(const QStringList& arguments) {
     }
     const QByteArray text = app::comparisonReport(*session, app::Comparison(*session)).toUtf8();
     if (auto written = writeOutput(QStringLiteral("-"), text, CliIo{}); !written) {
-        printError(command, written.error().message);
+        printError(command, written.error().toString());
         return ExitInternal;
     }
     return ExitOk;
@@ -106,7 +106,7 @@ int runExportCommand(const QStringList& arguments) {
     if (parser.isSet(csvOption)) {
         if (auto written = writeOutput(parser.value(csvOption), app::resultsCsv(*session), CliIo{});
             !written) {
-            printError(command, written.error().message);
+            printError(command, written.error().toString());
             return ExitInternal;
         }
     }
@@ -115,7 +115,7 @@ int runExportCommand(const QStringList& arguments) {
                 writeOutput(parser.value(summaryOption),
                             app::summaryCsv(*session, app::Comparison(*session)), CliIo{});
             !written) {
-            printError(command, written.error().message);
+            printError(command, written.error().toString());
             return ExitInternal;
         }
     }

@@ -389,7 +389,7 @@ int runSweepCommand(const QStringList& arguments, const CliIo& io) {
         if (written && !args->summaryCsvPath.isEmpty())
             written = writeOutput(args->summaryCsvPath, app::summaryCsv(done, comparison), io);
         if (!written) {
-            printError(io, command, written.error().message);
+            printError(io, command, written.error().toString());
             return ExitInternal;
         }
     }

@@ -1,8 +1,8 @@
 #include "app/import/session_importer.h"
 
+#include "app/common/checked_file_reader.h"
 #include "app/import/report_importer.h"
 
-#include <QFile>
 #include <QHash>
 
 namespace loadscope::app {
@@ -145,24 +145,22 @@ Result<SessionImport> importIntoSession(Session& session, const QString& targetN
 }
 
 Result<QList<ImportFile>> readImportFiles(const QStringList& paths) {
-    // Far beyond any tool output: a bigger file is something else.
-    constexpr qint64 kMaxBytes = 64 * 1024 * 1024;
     QList<ImportFile> files;
     for (const QString& path : paths) {
         const bool standardInput = path == QLatin1StringView("-");
-        QFile file(standardInput ? QString() : path);
-        const bool opened =
-            standardInput ? file.open(stdin, QIODevice::ReadOnly) : file.open(QIODevice::ReadOnly);
-        const QByteArray content = opened ? file.read(kMaxBytes + 1) : QByteArray();
-        if (!opened || file.error() != QFileDevice::NoError) {
-            return makeError(ErrorCode::Io,
-                             QStringLiteral("cannot read: %1").arg(file.errorString()), path);
+        Result<QByteArray> content = standardInput ? readStandardInput(kMaxReportFileBytes)
+                                                   : readRegularFile(path, kMaxReportFileBytes);
+        if (!content) {
+            // Far beyond any tool output: a bigger file is something else.
+            if (content.error().code == ErrorCode::Format)
+                return makeError(ErrorCode::Format,
+                                 content.error().message + QStringLiteral(", not a tool output"),
+                                 path);
+            QString problem = content.error().message;
+            problem.replace(QStringLiteral("cannot be read: "), QStringLiteral("cannot read: "));
+            return makeError(ErrorCode::Io, problem, path);
         }
-        if (content.size() > kMaxBytes) {
-            return makeError(ErrorCode::Format,
-                             QStringLiteral("larger than 64 MiB, not a tool output"), path);
-        }
-        files.append(ImportFile{standardInput ? QStringLiteral("stdin") : path, content});
+        files.append(ImportFile{standardInput ? QStringLiteral("stdin") : path, *content});
     }
     return files;
 }

@@ -1,10 +1,10 @@
 #include "app/session/percentile_export.h"
 
+#include "app/common/atomic_file_writer.h"
 #include "app/stats/latency_distribution.h"
 #include "engine/histogram.h"
 
 #include <QDir>
-#include <QSaveFile>
 #include <limits>
 #include <map>
 #include <set>
@@ -19,8 +19,12 @@ double toMs(double ns) {
     return ns / kNsPerMs;
 }
 
+// Longest slug kept: "<slug>-<n>_c<level>.hgrm" stays far below NAME_MAX
+// (255 bytes) for any level and any count of equal names.
+constexpr qsizetype kMaxSlugLength = 80;
+
 // A file-name-safe form of a target's name: lower case letters, digits and
-// dashes ("Container (NAT)" -> "container-nat").
+// dashes ("Container (NAT)" -> "container-nat"), at most kMaxSlugLength long.
 QString slug(const QString& name) {
     QString out;
     for (const QChar c : name.toLower()) {
@@ -31,6 +35,8 @@ QString slug(const QString& name) {
             out += QLatin1Char('-');
         }
     }
+    if (out.size() > kMaxSlugLength)
+        out.truncate(kMaxSlugLength);
     while (out.endsWith(QLatin1Char('-')))
         out.chop(1);
     return out.isEmpty() ? QStringLiteral("target") : out;
@@ -101,12 +107,8 @@ Result<QStringList> writePercentileDistributions(const Session& session, const Q
     QStringList written;
     for (const PercentileDistributionFile& file : percentileDistributionFiles(session)) {
         const QString path = dir.filePath(file.fileName);
-        QSaveFile out(path);
-        if (!out.open(QIODevice::WriteOnly) || out.write(file.text) != file.text.size() ||
-            !out.commit())
-            return makeError(ErrorCode::Io,
-                             QStringLiteral("cannot be written: ") + out.errorString(),
-                             QDir::toNativeSeparators(path));
+        if (Result<void> saved = writeFileAtomically(path, file.text); !saved)
+            return saved.error();
         written << path;
     }
     return written;

@@ -1,5 +1,7 @@
 #include "app/session/session_file.h"
 
+#include "app/common/atomic_file_writer.h"
+#include "app/common/checked_file_reader.h"
 #include "app/session/session_json.h"
 
 #include <QDir>
@@ -7,7 +9,6 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonParseError>
-#include <QSaveFile>
 
 // The resources live in the static library: referencing their initialiser
 // keeps the linker from dropping them from executables that link it.
@@ -26,9 +27,6 @@ static void initialiseSessionResources() {
 namespace loadscope::app {
 
 namespace {
-
-// Session files are small (a result is a few KiB); anything far larger is not one.
-constexpr qint64 kMaxFileSize = qint64(512) << 20;
 
 Error fileError(ErrorCode code, const QString& fileName, const QString& message) {
     return makeError(code, message, fileName);
@@ -71,39 +69,17 @@ Result<Session> parseSession(const QByteArray& bytes, const QString& fileName) {
 
 Result<Session> loadSessionFile(const QString& path) {
     const QString shown = QDir::toNativeSeparators(path);
-    QFile file(path);
     if (!QFileInfo::exists(path))
         return fileError(ErrorCode::Io, shown, QStringLiteral("no such file"));
-    if (QFileInfo(path).isDir())
-        return fileError(ErrorCode::Io, shown,
-                         QStringLiteral("is a directory, not a session file"));
-    if (!file.open(QIODevice::ReadOnly))
-        return fileError(ErrorCode::Io, shown,
-                         QStringLiteral("cannot be read: ") + file.errorString());
-    if (file.size() > kMaxFileSize)
-        return fileError(ErrorCode::Format, shown,
-                         QStringLiteral("is too large to be a session file"));
-    const QByteArray bytes = file.readAll();
-    if (file.error() != QFileDevice::NoError)
-        return fileError(ErrorCode::Io, shown,
-                         QStringLiteral("cannot be read: ") + file.errorString());
-    return parseSession(bytes, shown);
+    Result<QByteArray> bytes = readRegularFile(path, kMaxSessionFileBytes);
+    if (!bytes)
+        return bytes.error();
+    return parseSession(*bytes, shown);
 }
 
 Result<void> saveSessionFile(const Session& session, const QString& path) {
-    const QString shown = QDir::toNativeSeparators(path);
-    if (QFileInfo(path).isDir())
-        return fileError(ErrorCode::Io, shown, QStringLiteral("is a directory"));
-    const QByteArray bytes = serializeSession(session);
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return fileError(ErrorCode::Io, shown,
-                         QStringLiteral("cannot be written: ") + file.errorString());
-    // On failure QSaveFile discards the temporary file; the old one is untouched.
-    if (file.write(bytes) != bytes.size() || !file.commit())
-        return fileError(ErrorCode::Io, shown,
-                         QStringLiteral("cannot be written: ") + file.errorString());
-    return {};
+    // On failure the old file is untouched (see writeFileAtomically()).
+    return writeFileAtomically(path, serializeSession(session));
 }
 
 QStringList exampleSessionNames() {

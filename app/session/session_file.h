@@ -14,9 +14,10 @@
 // error whose file is the file and whose message names the field; its
 // toString() reads
 //   session.loadscope: field "targets[2].protocol" has an unknown value "ftp"
-// Writing is atomic (QSaveFile): the old file stays whole until the new one
-// is complete. Output is deterministic (sorted keys, shortest round-trip
-// numbers), so save -> open -> save gives the same bytes.
+// Only a regular file of at most kMaxSessionFileBytes is read (see
+// readRegularFile()). Writing is atomic (writeFileAtomically()): the old file
+// stays whole until the new one is complete. Output is deterministic (sorted keys, shortest
+// round-trip numbers), so save -> open -> save gives the same bytes.
 namespace loadscope::app {
 
 inline constexpr QLatin1StringView kSessionFileSuffix{"loadscope"};

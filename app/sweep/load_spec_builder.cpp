@@ -1,11 +1,11 @@
 #include "app/sweep/load_spec_builder.h"
 
+#include "app/common/checked_file_reader.h"
 #include "app/report/error_reply_counting_protocol.h"
 #include "engine/http_protocol.h"
 #include "engine/tcp_protocol.h"
 
 #include <QCoroSignal>
-#include <QFile>
 #include <QHostAddress>
 #include <QHostInfo>
 #include <QObject>
@@ -63,11 +63,15 @@ Result<HttpParts> httpProtocol(const HttpOptions& options) {
     if (!options.method.trimmed().isEmpty())
         request.method = options.method.trimmed().toUpper().toStdString();
     if (!options.bodyFile.isEmpty()) {
-        QFile file(options.bodyFile);
-        if (!file.open(QIODevice::ReadOnly))
-            return makeError(ErrorCode::Io, QStringLiteral("cannot read body file %1: %2")
-                                                .arg(options.bodyFile, file.errorString()));
-        request.body = file.readAll().toStdString();
+        const Result<QByteArray> body = readRegularFile(options.bodyFile, kMaxBodyFileBytes);
+        if (!body) {
+            QString problem = body.error().message;
+            problem.remove(QStringLiteral("cannot be read: "));
+            return makeError(
+                body.error().code,
+                QStringLiteral("cannot read body file %1: %2").arg(body.error().file, problem));
+        }
+        request.body.assign(body->constData(), size_t(body->size()));
         request.contentType = options.contentType.isEmpty() ? std::string("text/plain")
                                                             : options.contentType.toStdString();
     }

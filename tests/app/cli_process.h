@@ -72,9 +72,14 @@ inline CliOutcome runCli(const QStringList& arguments) {
     return outcome;
 }
 
-inline CliOutcome runCliProcess(const QStringList& arguments, int timeoutMs = 60000) {
+// `stdoutFile`: standard output goes there instead (say /dev/full).
+inline CliOutcome runCliProcess(const QStringList& arguments, int timeoutMs = 60000,
+                                const QString& stdoutFile = {}) {
     QProcess process;
+    if (!stdoutFile.isEmpty())
+        process.setStandardOutputFile(stdoutFile);
     process.start(cliPath(), arguments);
+    process.closeWriteChannel();
     CliOutcome outcome;
     if (!process.waitForFinished(timeoutMs)) {
         process.kill();

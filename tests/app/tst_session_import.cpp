@@ -365,7 +365,7 @@ void TestSessionImport::cliRefusals_data() {
         << QStringList{QStringLiteral("--session"), session, QStringLiteral("--target"),
                        QStringLiteral("nat"), QStringLiteral("/nonexistent/ab.txt")}
         << QStringLiteral(
-               "loadscope-cli import: /nonexistent/ab.txt: cannot read: No such file or directory");
+               "loadscope-cli import: /nonexistent/ab.txt: cannot read: no such file or directory");
     QTest::newRow("no target") << QStringList{QStringLiteral("--session"), session, ab}
                                << QStringLiteral("loadscope-cli import: needs --session FILE and "
                                                  "--target NAME (see --help)");

@@ -2,6 +2,7 @@
 #include "app/session/session_document.h"
 #include "app/session/session_file.h"
 #include "app/sweep/sweep_runner.h"
+#include "tests/app/hostile_files.h"
 #include "tests/app/session_test_data.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/recent_files.h"
@@ -25,6 +26,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QUrl>
 
 using loadscope::app::DeploymentMode;
@@ -380,6 +382,51 @@ private Q_SLOTS:
         QVERIFY(window->isOpening());
         delete window;
         QVERIFY(!QCoro::waitFor(opening));
+    }
+
+    // What a hostile or careless user opens: a device that never ends, a FIFO
+    // with no writer, a file far larger than any session, JSON nested past the
+    // parser's limit. Each gives one error, the old session stays, and the GUI
+    // thread runs its event loop all along (the read is off it, and bounded).
+    void corruptFilesOpenWithAnErrorAndNoFreeze_data() {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("/dev/zero")
+            << QStringLiteral("/dev/zero") << QStringLiteral("is a character device");
+        QTest::newRow("FIFO") << loadscope::test::makeFifo(m_dir, QStringLiteral("corrupt-fifo"))
+                              << QStringLiteral("is a FIFO");
+        QTest::newRow("200 MB") << loadscope::test::makeSparseFile(
+                                       m_dir, QStringLiteral("huge.loadscope"), 200'000'000)
+                                << QStringLiteral("is not valid JSON");
+        const QString deep = m_dir.filePath(QStringLiteral("deep.loadscope"));
+        QFile file(deep);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray(100'000, '['));
+        file.close();
+        QTest::newRow("deep nesting") << deep << QStringLiteral("is not valid JSON");
+    }
+    void corruptFilesOpenWithAnErrorAndNoFreeze() {
+        QFETCH(QString, path);
+        QFETCH(QString, expected);
+        QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("demo-proxy"))));
+        const loadscope::app::Session before = m_window->document()->session();
+
+        auto opening = m_window->openSession(path);
+        // Back on the GUI thread before the file is read; its events keep coming.
+        int ticks = 0;
+        QTimer heartbeat;
+        connect(&heartbeat, &QTimer::timeout, this, [&ticks] { ++ticks; });
+        heartbeat.start(1);
+        QTRY_VERIFY_WITH_TIMEOUT(ticks > 0, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->isOpening(), 20000);
+        QVERIFY(!QCoro::waitFor(opening));
+
+        QCOMPARE(m_errors.size(), 1);
+        QVERIFY2(m_errors.front().contains(path), qPrintable(m_errors.front()));
+        QVERIFY2(m_errors.front().contains(expected), qPrintable(m_errors.front()));
+        QVERIFY(!m_errors.front().contains(QLatin1Char('\n')));
+        QCOMPARE(m_window->document()->session(), before);
+        QVERIFY(m_window->pages()->isEnabled());
     }
 
     void pagesAreReachableByShortcut() {

@@ -1,5 +1,7 @@
 #include "ui/common/chart_export.h"
 
+#include "app/common/atomic_file_writer.h"
+
 #include <QBuffer>
 #include <QChart>
 #include <QClipboard>
@@ -12,7 +14,6 @@
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <cmath>
 
@@ -36,14 +37,15 @@ void setChartGeometry(QChart* chart, const QRectF& geometry) {
         layout->activate();
 }
 
-app::Result<void> checkWritten(const QString& path) {
-    const QFileInfo info(path);
-    if (info.exists() && info.size() > 0)
-        return {};
-    return cannotWrite(path, QObject::tr("nothing was written"));
-}
-
 } // namespace
+
+app::Result<void> writeExportFile(const QString& path, const QByteArray& bytes) {
+    if (bytes.isEmpty())
+        return cannotWrite(path, QObject::tr("nothing was rendered"));
+    if (app::Result<void> written = app::writeFileAtomically(path, bytes); !written)
+        return app::makeError(app::ErrorCode::Io, written.error().toString(), path);
+    return {};
+}
 
 std::optional<ChartExportFormat> chartExportFormatForPath(const QString& path) {
     const QString suffix = QFileInfo(path).suffix().toLower();
@@ -111,14 +113,11 @@ QImage renderChartImage(QChart* chart, const ChartExportOptions& options) {
 app::Result<void> exportChartPng(QChart* chart, const QString& path,
                                  const ChartExportOptions& options) {
     const QImage image = renderChartImage(chart, options);
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        return cannotWrite(path, file.errorString());
-    }
-    if (!image.save(&file, "PNG") || !file.commit()) {
-        return cannotWrite(path, file.errorString());
-    }
-    return {};
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    if (!image.save(&buffer, "PNG"))
+        return cannotWrite(path, QObject::tr("the PNG image cannot be encoded"));
+    return writeExportFile(path, buffer.data());
 }
 
 app::Result<void> exportChartSvg(QChart* chart, const QString& path,
@@ -141,12 +140,7 @@ app::Result<void> exportChartSvg(QChart* chart, const QString& path,
     renderChart(chart, &painter, QRectF(QPointF(0, 0), QSizeF(size)), logical);
     painter.end();
 
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(buffer.data()) != buffer.size() ||
-        !file.commit()) {
-        return cannotWrite(path, file.errorString());
-    }
-    return {};
+    return writeExportFile(path, buffer.data());
 }
 
 app::Result<void> exportChartPdf(QChart* chart, const QString& path,
@@ -154,8 +148,11 @@ app::Result<void> exportChartPdf(QChart* chart, const QString& path,
     const QSizeF logical = options.logicalSize();
     // A page exactly the chart's size, so it can be placed in a document as is.
     const QSizeF points(logical.width() * 72 / kLogicalDpi, logical.height() * 72 / kLogicalDpi);
+    // Rendered in memory, then written with the one checked writer.
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
     {
-        QPdfWriter writer(path);
+        QPdfWriter writer(&buffer);
         writer.setCreator(QStringLiteral("Loadscope"));
         writer.setTitle(chart->title());
         writer.setResolution(300);
@@ -163,13 +160,13 @@ app::Result<void> exportChartPdf(QChart* chart, const QString& path,
                                          QMarginsF(0, 0, 0, 0)));
         QPainter painter;
         if (!painter.begin(&writer)) {
-            return cannotWrite(path, QObject::tr("cannot open the file"));
+            return cannotWrite(path, QObject::tr("cannot start the PDF document"));
         }
         const QRectF target(QPointF(0, 0), QSizeF(writer.width(), writer.height()));
         renderChart(chart, &painter, target, logical);
         painter.end();
     }
-    return checkWritten(path);
+    return writeExportFile(path, buffer.data());
 }
 
 app::Result<void> exportChart(QChart* chart, const QString& path, ChartExportFormat format,

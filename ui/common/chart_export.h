@@ -2,6 +2,7 @@
 
 #include "app/common/result.h"
 
+#include <QByteArray>
 #include <QImage>
 #include <QRectF>
 #include <QSize>
@@ -49,6 +50,11 @@ app::Result<void> exportChart(QChart* chart, const QString& path, ChartExportFor
                               const ChartExportOptions& options);
 
 // Puts the chart on the clipboard as an image.
+// Writes an export with app::writeFileAtomically(); the error's message names
+// the path ("PATH: cannot be written: no space left on device"), as the
+// window shows messages alone.
+app::Result<void> writeExportFile(const QString& path, const QByteArray& bytes);
+
 void copyChartToClipboard(QChart* chart, const ChartExportOptions& options = {});
 
 } // namespace loadscope::ui

@@ -3,9 +3,9 @@
 #include "ui/common/chart_export.h"
 
 #include <QAbstractItemModel>
+#include <QBuffer>
 #include <QChart>
 #include <QDir>
-#include <QFileInfo>
 #include <QFontMetricsF>
 #include <QPageLayout>
 #include <QPageSize>
@@ -194,8 +194,12 @@ private:
 } // namespace
 
 app::Result<void> writeCompareReportPdf(const CompareReport& report, const QString& path) {
+    // Rendered in memory, then written with the one checked writer: a failed
+    // write never leaves half a report where a good one was.
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
     {
-        QPdfWriter writer(path);
+        QPdfWriter writer(&buffer);
         writer.setCreator(QStringLiteral("Loadscope"));
         writer.setTitle(report.title);
         writer.setResolution(kResolution);
@@ -204,7 +208,7 @@ app::Result<void> writeCompareReportPdf(const CompareReport& report, const QStri
         QPainter painter;
         if (!painter.begin(&writer))
             return app::makeError(app::ErrorCode::Io,
-                                  QObject::tr("cannot write %1: cannot open the file")
+                                  QObject::tr("cannot write %1: cannot start the PDF document")
                                       .arg(QDir::toNativeSeparators(path)),
                                   path);
         ReportPainter pages(&writer, &painter);
@@ -214,13 +218,7 @@ app::Result<void> writeCompareReportPdf(const CompareReport& report, const QStri
             pages.drawTable(*report.table, QObject::tr("Comparison table"));
         painter.end();
     }
-    const QFileInfo written(path);
-    if (!written.exists() || written.size() == 0)
-        return app::makeError(
-            app::ErrorCode::Io,
-            QObject::tr("cannot write %1: nothing was written").arg(QDir::toNativeSeparators(path)),
-            path);
-    return {};
+    return writeExportFile(path, buffer.data());
 }
 
 } // namespace loadscope::ui

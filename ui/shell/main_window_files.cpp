@@ -1,5 +1,6 @@
 // MainWindow's file operations behind the File menu: dialogs lead to the
 // path-taking functions, which do the work.
+#include "app/common/atomic_file_writer.h"
 #include "app/common/background_job.h"
 #include "app/session/comparison.h"
 #include "app/session/csv_export.h"
@@ -17,7 +18,6 @@
 #include <QFileInfo>
 #include <QPointer>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -139,10 +139,8 @@ void MainWindow::showImportDialog() {
 }
 
 bool MainWindow::writeFile(const QString& path, const QByteArray& bytes, const QString& what) {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
-        showError(tr("Cannot Export %1").arg(what),
-                  tr("%1: %2").arg(QDir::toNativeSeparators(path), file.errorString()));
+    if (const app::Result<void> written = app::writeFileAtomically(path, bytes); !written) {
+        showError(tr("Cannot Export %1").arg(what), written.error().toString());
         return false;
     }
     statusBar()->showMessage(tr("Exported %1 to %2").arg(what, QDir::toNativeSeparators(path)),

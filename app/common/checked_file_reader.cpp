@@ -1,0 +1,107 @@
+#include "app/common/checked_file_reader.h"
+
+#include <QDir>
+#include <QFile>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace loadscope::app {
+
+namespace {
+
+QString notRegularProblem(mode_t mode) {
+    if (S_ISDIR(mode))
+        return QStringLiteral("is a directory, not a regular file");
+    if (S_ISCHR(mode))
+        return QStringLiteral("is a character device, not a regular file");
+    if (S_ISBLK(mode))
+        return QStringLiteral("is a block device, not a regular file");
+    if (S_ISFIFO(mode))
+        return QStringLiteral("is a FIFO (named pipe), not a regular file");
+    if (S_ISSOCK(mode))
+        return QStringLiteral("is a socket, not a regular file");
+    return QStringLiteral("is not a regular file");
+}
+
+// Reads `fd` to its end or to one byte past `maxBytes`, whichever comes first.
+Result<QByteArray> readCapped(int fd, qint64 maxBytes, qint64 sizeHint, const QString& shown) {
+    QByteArray bytes;
+    // The stat size is only a hint (it is 0 for /proc files, and a file may grow).
+    bytes.reserve(qsizetype(std::clamp<qint64>(sizeHint, 0, maxBytes) + 1));
+    char buffer[64 * 1024];
+    while (qint64(bytes.size()) <= maxBytes) {
+        const size_t want =
+            size_t(std::min<qint64>(qint64(sizeof buffer), maxBytes + 1 - bytes.size()));
+        const ssize_t got = ::read(fd, buffer, want);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            return makeError(ErrorCode::Io, QStringLiteral("cannot be read: ") + errnoText(errno),
+                             shown);
+        }
+        if (got == 0)
+            return bytes;
+        bytes.append(buffer, qsizetype(got));
+    }
+    return makeError(ErrorCode::Format,
+                     QStringLiteral("is larger than %1").arg(byteSizeText(maxBytes)), shown);
+}
+
+} // namespace
+
+QString byteSizeText(qint64 bytes) {
+    struct Unit {
+        int shift;
+        const char* name;
+    };
+    for (const Unit unit : {Unit{30, "GiB"}, Unit{20, "MiB"}, Unit{10, "KiB"}}) {
+        const qint64 size = qint64(1) << unit.shift;
+        if (bytes >= size && bytes % size == 0)
+            return QStringLiteral("%1 %2").arg(bytes / size).arg(QLatin1StringView(unit.name));
+    }
+    return QStringLiteral("%1 bytes").arg(bytes);
+}
+
+QString errnoText(int errnum) {
+    QString text = QString::fromLocal8Bit(std::strerror(errnum));
+    // "No space left on device" -> "no space ...", but "I/O error" stays.
+    if (text.size() > 1 && text.at(1).isLower())
+        text[0] = text.at(0).toLower();
+    return text;
+}
+
+Result<QByteArray> readRegularFile(const QString& path, qint64 maxBytes) {
+    const QString shown = QDir::toNativeSeparators(path);
+    if (path.isEmpty())
+        return makeError(ErrorCode::Io, QStringLiteral("no file name given"));
+    // O_NONBLOCK: opening a FIFO without a writer must not wait for one.
+    const int fd =
+        ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return makeError(ErrorCode::Io, QStringLiteral("cannot be read: ") + errnoText(errno),
+                         shown);
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat status {};
+    if (::fstat(fd, &status) != 0)
+        return makeError(ErrorCode::Io, QStringLiteral("cannot be read: ") + errnoText(errno),
+                         shown);
+    if (!S_ISREG(status.st_mode))
+        return makeError(ErrorCode::Io, notRegularProblem(status.st_mode), shown);
+    if (qint64(status.st_size) > maxBytes)
+        return makeError(ErrorCode::Format,
+                         QStringLiteral("is larger than %1").arg(byteSizeText(maxBytes)), shown);
+    return readCapped(fd, maxBytes, qint64(status.st_size), shown);
+}
+
+Result<QByteArray> readStandardInput(qint64 maxBytes) {
+    return readCapped(STDIN_FILENO, maxBytes, 0, QStringLiteral("stdin"));
+}
+
+} // namespace loadscope::app
