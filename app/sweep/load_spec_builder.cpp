@@ -60,19 +60,26 @@ Result<HttpParts> httpProtocol(const HttpOptions& options) {
     request.keepAlive = options.keepAlive;
     request.acceptVariableLength = options.acceptVariableLength;
     request.http10 = options.http10;
-    if (!options.method.trimmed().isEmpty())
-        request.method = options.method.trimmed().toUpper().toStdString();
+    // A method, header or content type goes on the wire as typed: each is
+    // checked so that none can end the line and start another request.
+    if (auto checked = checkHttpMethod(options.method); !checked)
+        return checked.error();
+    request.method = options.method.trimmed().toUpper().toStdString();
     if (!options.bodyFile.isEmpty()) {
         QFile file(options.bodyFile);
         if (!file.open(QIODevice::ReadOnly))
             return makeError(ErrorCode::Io, QStringLiteral("cannot read body file %1: %2")
                                                 .arg(options.bodyFile, file.errorString()));
+        if (auto checked = checkContentType(options.contentType); !checked)
+            return checked.error();
         request.body = file.readAll().toStdString();
         request.contentType = options.contentType.isEmpty() ? std::string("text/plain")
                                                             : options.contentType.toStdString();
     }
     for (const auto& [name, value] : options.headers) {
         if (auto checked = checkHeaderName(name); !checked)
+            return checked.error();
+        if (auto checked = checkHeaderValue(name, value); !checked)
             return checked.error();
         request.headers.emplace_back(name.trimmed().toStdString(), value.trimmed().toStdString());
     }
