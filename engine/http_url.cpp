@@ -19,10 +19,23 @@ bool isControlOrSpace(char c) {
     return u <= 0x20 || u == 0x7f;
 }
 
-// The error must stay one line even when the URL itself is garbage.
+// The error must stay one line even when the URL itself is garbage, and
+// show the URL as typed: a space stays a space, a control character becomes
+// "\x0D" ('?' would read as the start of a query).
 std::string printable(std::string_view text) {
-    std::string out(text);
-    std::replace_if(out.begin(), out.end(), isControlOrSpace, '?');
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    std::string out;
+    out.reserve(text.size());
+    for (char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f) {
+            out += "\\x";
+            out.push_back(kHex[u >> 4]);
+            out.push_back(kHex[u & 0xf]);
+        } else {
+            out.push_back(c);
+        }
+    }
     return out;
 }
 
@@ -157,8 +170,11 @@ std::optional<HttpUrl> parseHttpUrl(std::string_view url, std::string* error) {
         out.port = static_cast<uint16_t>(port);
     }
 
+    // Sent as typed, a space would end the request target and a CR or LF the
+    // request line; the user writes %20 where a space is meant.
     if (std::any_of(path.begin(), path.end(), isControlOrSpace)) {
-        fail(error, malformed);
+        fail(error, malformed + ": a space or control character in the path or query (write a "
+                                "space as %20)");
         return std::nullopt;
     }
     out.pathAndQuery = path.empty() ? "/" : encodePath(path);

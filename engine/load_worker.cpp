@@ -302,7 +302,11 @@ int64_t LoadWorker::awaitSoleResponse() {
 
 void LoadWorker::onEndOfStream(Connection& c, int64_t now, bool reset) {
     if (c.draining) {
-        endDrain(c, now); // the sink read everything and closed
+        // A sink that read everything closes with a FIN; one that closed with
+        // bytes unread resets, and what it had not acknowledged is lost.
+        uint64_t& sent = m_recorder.result().bytesSent;
+        sent -= std::min(sent, unacknowledgedBytes(c.fd));
+        endDrain(c, now);
         return;
     }
     if (c.count > 0 && !reset) {

@@ -37,8 +37,10 @@ struct LoadWorker::Connection {
     uint32_t retriesBudgeted = 0; // how many of them drew on a counted run's budget
     bool reserved = false; // a request claimed before connecting, for which the connection opens
     bool reservedBudgeted = false;
-    bool draining = false;      // a stream connection shut down for writing, waiting for the close
-    int64_t acknowledgedNs = 0; // while draining: when the peer had acknowledged every byte
+    bool draining = false;       // a stream connection shut down for writing, waiting for the close
+    int64_t acknowledgedNs = 0;  // while draining: when the peer had acknowledged every byte
+    uint64_t drainQueued = 0;    // while draining: bytes unacknowledged when last looked at
+    int64_t drainProgressNs = 0; // while draining: when that count last went down
     std::string out;
     size_t outOffset = 0;
     size_t unsent = 0;          // requests in `out` whose sentNs is not set yet

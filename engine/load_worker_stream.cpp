@@ -3,6 +3,7 @@
 #include "engine/load_worker.h"
 #include "engine/load_worker_connection.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <linux/sockios.h>
@@ -13,6 +14,13 @@
 #include <unistd.h>
 
 namespace loadscope::engine::detail {
+
+namespace {
+
+// A draining sink that acknowledges nothing for this long has stopped reading.
+constexpr int64_t kStreamStallNs = 2'000'000'000;
+
+} // namespace
 
 void LoadWorker::streamWrite(Connection& c) {
     if (c.draining)
@@ -53,6 +61,8 @@ bool LoadWorker::drainStreams(int64_t now) {
             Connection& c = *owned;
             if (c.state == Connection::State::Open && ::shutdown(c.fd, SHUT_WR) == 0) {
                 c.draining = true;
+                c.drainQueued = unacknowledgedBytes(c.fd);
+                c.drainProgressNs = now;
                 ++m_streamsDraining;
                 setWriteInterest(c, false);
             } else {
@@ -64,6 +74,7 @@ bool LoadWorker::drainStreams(int64_t now) {
     if (m_streamsDraining == 0)
         return true;
     const bool givingUp = now >= m_drainUntilNs;
+    const int64_t stallNs = std::min<int64_t>(kStreamStallNs, m_spec.requestTimeout.count());
     for (auto& owned : m_connections) {
         Connection& c = *owned;
         if (!c.draining)
@@ -71,6 +82,20 @@ bool LoadWorker::drainStreams(int64_t now) {
         const uint64_t queued = unacknowledgedBytes(c.fd);
         if (queued == 0 && c.acknowledgedNs == 0)
             c.acknowledgedNs = now;
+        if (queued != c.drainQueued) {
+            c.drainQueued = queued;
+            c.drainProgressNs = now;
+        }
+        if (queued > 0 && now - c.drainProgressNs >= stallNs) {
+            // A sink whose window stays shut reads nothing more: waiting out
+            // the request timeout would only stretch the run. Delivered is
+            // what its kernel acknowledged, over the measured stretch.
+            uint64_t& sent = m_recorder.result().bytesSent;
+            sent -= std::min(sent, queued);
+            ++m_recorder.result().streamsStalled;
+            endDrain(c, m_shared.deadlineNs);
+            continue;
+        }
         if (givingUp) {
             // A sink that never closes: delivered is what its kernel
             // acknowledged, timed to when it had acknowledged the last byte.

@@ -12,6 +12,7 @@ void accumulate(RunResult& into, const RunResult& part) {
     into.non2xx += part.non2xx;
     into.keepAlive += part.keepAlive;
     into.connectionsOpened += part.connectionsOpened;
+    into.streamsStalled += part.streamsStalled;
     for (const auto& [code, count] : part.statusCodes)
         into.statusCodes[code] += count;
     into.bytesTotal += part.bytesTotal;

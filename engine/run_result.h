@@ -63,6 +63,12 @@ struct RunResult {
     bool pinned = false;
     double clientCpuSeconds = 0; // user + sys of the worker threads
 
+    // tcp-stream: connections whose peer stopped taking bytes (its window
+    // closed, nothing acknowledged for a while) and never closed. What such a
+    // peer's kernel acknowledged is counted as delivered, but may sit unread
+    // in its receive buffer.
+    uint32_t streamsStalled = 0;
+
     bool cancelled = false;   // stopped by cancel() before its limit
     bool unreachable = false; // no connection could ever be established
 

@@ -2,6 +2,7 @@
 
 #include "app/common/atomic_file_writer.h"
 #include "app/common/checked_file_reader.h"
+#include "app/common/printable_text.h"
 #include "app/session/target_rules.h"
 #include "engine/file_limit.h"
 
@@ -16,7 +17,9 @@ using app::invalidInput;
 using app::Result;
 
 void printError(const CliIo& io, const QString& command, const QString& message) {
-    std::fprintf(io.err, "%s: %s\n", qPrintable(command), qPrintable(message));
+    // A message may quote a server's reply or a typed value: one line, and
+    // nothing in it reaches the terminal as a control sequence.
+    std::fprintf(io.err, "%s: %s\n", qPrintable(command), qPrintable(app::printableText(message)));
 }
 
 std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& arguments,

@@ -124,7 +124,7 @@ Result<HttpInvocation> readHttpInvocation(const QCommandLineParser& parser) {
         plan.requestsPerPoint = *n;
     }
     if (isSet("t")) {
-        const auto t = parseSeconds(QStringLiteral("-t"), opt("t"));
+        const auto t = parsePositiveSeconds(QStringLiteral("-t"), opt("t"));
         if (!t)
             return t.error();
         if (isSet("n")) {

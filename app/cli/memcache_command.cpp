@@ -6,6 +6,7 @@
 // clients per thread, so the run opens clients x threads connections.
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
+#include "app/cli/interrupt_guard.h"
 #include "app/cli/one_shot.h"
 #include "app/cli/run_options.h"
 #include "app/report/ab_report.h"
@@ -281,6 +282,12 @@ int runMemcacheCommand(const QStringList& arguments, const CliIo& io) {
         if (loaded.unreachable) {
             printError(io, command, QString::fromStdString(loaded.firstError));
             return ExitUnreachable;
+        }
+        if (const int signal = interruptingSignal()) {
+            printError(io, command,
+                       QStringLiteral("interrupted during the preload: nothing "
+                                      "was measured"));
+            return exitCodeForSignal(signal);
         }
         setup.preload = app::MemcachePreloadSummary{loaded.complete, loaded.durationSeconds,
                                                     loaded.failed, loaded.firstError};

@@ -1,6 +1,7 @@
 #include "app/cli/run_options.h"
 
 #include "app/cli/cli_common.h"
+#include "app/cli/interrupt_guard.h"
 #include "app/report/ab_report.h"
 #include "app/report/progress_printer.h"
 #include "app/report/result_json.h"
@@ -9,6 +10,7 @@
 
 #include <QJsonDocument>
 #include <chrono>
+#include <csignal>
 
 namespace loadscope::cli {
 
@@ -98,7 +100,11 @@ engine::RunResult runWithProgress(const engine::LoadSpec& spec, bool quiet, cons
     engine::LoadRun run(spec);
     run.setProgressCallback([&printer](auto progress) { printer.update(progress); });
     run.start();
-    engine::RunResult result = run.wait();
+    engine::RunResult result;
+    {
+        const InterruptGuard guard(run); // ended before `run` is
+        result = run.wait();
+    }
     if (!result.unreachable)
         printer.finish(result.complete);
     return result;
@@ -133,6 +139,13 @@ int finishRun(const QString& command, const engine::RunResult& result, const Out
     if (auto written = writeMachineOutputs(output, json, io); !written) {
         printError(io, command, written.error().toString());
         return ExitInternal;
+    }
+    if (const int signal = interruptingSignal()) {
+        printError(io, command,
+                   QStringLiteral("interrupted by %1: the report covers the %2 s that ran")
+                       .arg(QLatin1String(signal == SIGINT ? "SIGINT" : "SIGTERM"))
+                       .arg(result.durationSeconds, 0, 'f', 2));
+        return exitCodeForSignal(signal);
     }
     return ExitOk;
 }

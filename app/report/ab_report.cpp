@@ -1,5 +1,7 @@
 #include "app/report/ab_report.h"
 
+#include "app/common/printable_text.h"
+
 #include <QStringList>
 #include <array>
 #include <set>
@@ -56,7 +58,7 @@ QString formatAbReport(const engine::RunResult& r, const AbReportHeader& header)
     };
     QString out;
     out += QLatin1Char('\n');
-    out += field("Server Software:", QString::fromStdString(r.serverSoftware));
+    out += field("Server Software:", printableText(r.serverSoftware));
     out += field("Server Hostname:", header.hostName);
     out += field("Server Port:", QString::number(header.port));
     out += field("HTTP version sent:",
@@ -130,7 +132,7 @@ QString formatAbReport(const engine::RunResult& r, const AbReportHeader& header)
                                     .arg(r.clientCpuSeconds, 0, 'f', 2)
                                     .arg(qRound(r.clientCpuLoad() * 100)));
     if (!r.firstError.empty())
-        out += field("First error:", QString::fromStdString(r.firstError));
+        out += field("First error:", printableText(r.firstError));
     if (r.cancelled)
         out += QStringLiteral("The run was cancelled; the figures cover the part that ran.\n");
     return out;

@@ -1,5 +1,6 @@
 #include "app/report/memtier_report.h"
 
+#include "app/common/printable_text.h"
 #include "app/report/ab_report.h"
 #include "app/report/result_json.h"
 #include "engine/run_rates.h"
@@ -149,7 +150,7 @@ QString describeRun(const MemcacheRunSetup& s, const RunResult& r) {
                .arg(w.getRatio)
                .arg(QLatin1Char(engine::keyPatternLetter(w.setKeyPattern)))
                .arg(QLatin1Char(engine::keyPatternLetter(w.getKeyPattern)))
-               .arg(QString::fromStdString(w.keyPrefix))
+               .arg(printableText(w.keyPrefix))
                .arg(w.keyMinimum)
                .arg(w.keyMaximum)
                .arg(w.valueSize);
@@ -160,7 +161,7 @@ QString describeRun(const MemcacheRunSetup& s, const RunResult& r) {
         if (s.preload->failed > 0)
             out += QStringLiteral(" (%1 sets failed: %2)")
                        .arg(s.preload->failed)
-                       .arg(QString::fromStdString(s.preload->firstError));
+                       .arg(printableText(s.preload->firstError));
         out += QLatin1Char('\n');
     }
     if (s.requestsPerClient > 0)
@@ -201,7 +202,7 @@ QString failures(const MemcacheRunReport& report) {
                    .arg(e.serverError);
     }
     if (!r.firstError.empty()) {
-        const QString first = QString::fromStdString(r.firstError);
+        const QString first = printableText(r.firstError);
         const bool reply = first.startsWith(QLatin1String("ERROR")) ||
                            first.startsWith(QLatin1String("CLIENT_ERROR")) ||
                            first.startsWith(QLatin1String("SERVER_ERROR"));

@@ -1,9 +1,11 @@
 #include "app/report/netperf_report.h"
 
+#include "app/common/printable_text.h"
 #include "app/report/ab_report.h"
 #include "app/report/result_json.h"
 
 #include <QStringList>
+#include <algorithm>
 
 namespace loadscope::app {
 
@@ -56,7 +58,7 @@ QString failures(const RunResult& r) {
                    .arg(errors(ErrorClass::Write));
     out += QLatin1Char('\n');
     if (!r.firstError.empty())
-        out += QStringLiteral("First error: %1\n").arg(QString::fromStdString(r.firstError));
+        out += QStringLiteral("First error: %1\n").arg(printableText(r.firstError));
     return out;
 }
 
@@ -68,6 +70,25 @@ QString loadGenerator(const RunResult& r) {
                       .arg(qRound(r.clientCpuLoad() * 100));
     if (r.cancelled)
         out += QStringLiteral("The run was cancelled; the figures cover the part that ran.\n");
+    return out;
+}
+
+// A sink that stopped reading: its kernel took what fits in its receive
+// buffer and acknowledged it, and nothing since. That much is all the figure
+// above can hold, and it may never have been read.
+QString stalledStreams(const RunResult& r, const NetperfRunSetup& s) {
+    if (r.streamsStalled == 0)
+        return {};
+    QString out = QStringLiteral("The peer stopped reading on %1 of %2: its window stayed shut "
+                                 "and it never closed.\nOnly what its kernel acknowledged is "
+                                 "counted, and that may sit unread in its receive buffer.\n")
+                      .arg(r.streamsStalled)
+                      .arg(plural(r.concurrency, "connection", "connections"));
+    const uint64_t buffers = uint64_t(r.streamsStalled) * uint64_t(std::max(s.socketRecvBytes, 0));
+    if (r.streamsStalled == r.concurrency && r.bytesSent <= buffers)
+        out += QStringLiteral("The run delivered nothing: no more than a receive buffer per "
+                              "connection was taken (%1 bytes).\n")
+                   .arg(r.bytesSent);
     return out;
 }
 
@@ -131,6 +152,7 @@ QString formatNetperfStreamReport(const RunResult& r, const NetperfRunSetup& s) 
                    widths);
     out += QLatin1Char('\n');
     out += QStringLiteral("Bytes sent: %1 in the measured time\n").arg(r.bytesSent);
+    out += stalledStreams(r, s);
     out += QStringLiteral("Socket sizes: this host's defaults for a new TCP socket\n");
     out += failures(r);
     out += loadGenerator(r);

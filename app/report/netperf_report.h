@@ -48,7 +48,7 @@ QString formatNetperfStreamReport(const engine::RunResult& result, const Netperf
 //   test                     "TCP_RR" or "TCP_CRR"
 //   server                   "HOST:PORT" as given
 //   request_size, response_size   bytes, -r REQ,RESP
-//   transactions_per_second  complete / duration_s, netperf's "Trans. Rate"
+//   transactions_per_second  successful / duration_s, netperf's "Trans. Rate"
 //   socket_send_bytes, socket_recv_bytes  this host's default socket buffers
 QJsonObject tcpRrResultJson(const engine::RunResult& result, const NetperfRunSetup& setup);
 

@@ -1,11 +1,14 @@
 #include "app/session/target_rules.h"
 
+#include "app/common/printable_text.h"
 #include "engine/memcache_protocol.h"
 
 #include <QRegularExpression>
 #include <QStringList>
 #include <QThread>
 #include <algorithm>
+#include <cstring>
+#include <optional>
 #include <unistd.h>
 
 namespace loadscope::app {
@@ -23,17 +26,82 @@ Result<Endpoint> parseEndpoint(const QString& text) {
                     quint16(port)};
 }
 
+namespace {
+
+bool isTchar(QChar c) {
+    const char16_t u = c.unicode();
+    if ((u >= u'0' && u <= u'9') || (u >= u'a' && u <= u'z') || (u >= u'A' && u <= u'Z'))
+        return true;
+    return u < 0x80 && std::strchr("!#$%&'*+-.^_`|~", char(u)) != nullptr && u != 0;
+}
+
+// The first character a header value may not hold, or none: every control
+// character but HTAB (RFC 9110 5.5 field-vchar, obs-text allowed).
+std::optional<QChar> forbiddenInValue(const QString& value) {
+    for (const QChar c : value) {
+        const char16_t u = c.unicode();
+        if ((u < 0x20 && u != u'\t') || u == 0x7f)
+            return c;
+    }
+    return std::nullopt;
+}
+
+QString characterName(QChar c) {
+    switch (c.unicode()) {
+    case u'\r':
+        return QStringLiteral("a carriage return (CR)");
+    case u'\n':
+        return QStringLiteral("a line feed (LF)");
+    case 0:
+        return QStringLiteral("a NUL byte");
+    default:
+        return QStringLiteral("the control character %1").arg(printableText(QString(c)));
+    }
+}
+
+// `field` ("the content type") holds only what a header value may.
+Result<void> checkValueBytes(const QString& field, const QString& value) {
+    if (const auto bad = forbiddenInValue(value))
+        return invalidInput(QStringLiteral("%1 holds %2, which HTTP does not allow in a header")
+                                .arg(field, characterName(*bad)));
+    return {};
+}
+
+} // namespace
+
+bool isHttpToken(const QString& text) {
+    return !text.isEmpty() && std::all_of(text.begin(), text.end(), isTchar);
+}
+
 Result<void> checkHeaderName(const QString& name) {
     const QString trimmed = name.trimmed();
     if (trimmed.isEmpty())
         return invalidInput(QStringLiteral("a header needs a name"));
-    for (const QChar c : trimmed) {
-        if (c.unicode() <= 0x20 || c.unicode() >= 0x7f || c == QLatin1Char(':'))
-            return invalidInput(
-                QStringLiteral("header name '%1' may not hold spaces, colons or non-ASCII")
-                    .arg(trimmed));
-    }
+    if (!isHttpToken(trimmed))
+        return invalidInput(QStringLiteral("header name '%1' is not an HTTP token: no spaces, "
+                                           "colons, control characters or non-ASCII")
+                                .arg(printableText(trimmed)));
     return {};
+}
+
+Result<void> checkHttpMethod(const QString& method) {
+    const QString trimmed = method.trimmed();
+    if (trimmed.isEmpty())
+        return invalidInput(QStringLiteral("the method is empty: give one such as GET or POST"));
+    if (!isHttpToken(trimmed))
+        return invalidInput(QStringLiteral("method '%1' is not an HTTP token: one word such as "
+                                           "GET or POST, no spaces or control characters")
+                                .arg(printableText(trimmed)));
+    return {};
+}
+
+Result<void> checkHeaderValue(const QString& name, const QString& value) {
+    return checkValueBytes(
+        QStringLiteral("the value of header '%1'").arg(printableText(name.trimmed())), value);
+}
+
+Result<void> checkContentType(const QString& contentType) {
+    return checkValueBytes(QStringLiteral("the content type"), contentType);
 }
 
 Result<std::vector<int>> parseCpuList(const QString& text) {

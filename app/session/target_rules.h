@@ -22,8 +22,21 @@ struct Endpoint {
 // "HOST:PORT" or "[v6]:PORT", port 1 to 65535.
 Result<Endpoint> parseEndpoint(const QString& text);
 
-// A header name is an HTTP token: not empty, no spaces, colons or non-ASCII.
+// The bytes HTTP allows on the wire, so that what is typed cannot put a
+// second request or header there (RFC 9110 5.1, 5.5, 9.1). Each refusal is
+// one line naming the field.
+//
+// A token (RFC 9110 tchar): not empty, letters, digits and !#$%&'*+-.^_`|~.
+bool isHttpToken(const QString& text);
+// A header name is a token (spaces, colons and non-ASCII refused).
 Result<void> checkHeaderName(const QString& name);
+// A method is a token: "GET", "PROPFIND"; not empty, no spaces.
+Result<void> checkHttpMethod(const QString& method);
+// A header value holds no control character but HTAB: no CR or LF (which
+// would end the header and start another), no NUL.
+Result<void> checkHeaderValue(const QString& name, const QString& value);
+// The Content-Type of a body (-T) as a header value.
+Result<void> checkContentType(const QString& contentType);
 
 // CPU numbers and ranges as taskset takes them, "0-3,8", in the order given
 // (worker thread i is pinned to the i-th CPU). Empty text: no pinning. Only

@@ -60,9 +60,14 @@ Result<HttpParts> httpProtocol(const HttpOptions& options) {
     request.keepAlive = options.keepAlive;
     request.acceptVariableLength = options.acceptVariableLength;
     request.http10 = options.http10;
-    if (!options.method.trimmed().isEmpty())
-        request.method = options.method.trimmed().toUpper().toStdString();
+    // A method, header or content type goes on the wire as typed: each is
+    // checked so that none can end the line and start another request.
+    if (auto checked = checkHttpMethod(options.method); !checked)
+        return checked.error();
+    request.method = options.method.trimmed().toUpper().toStdString();
     if (!options.bodyFile.isEmpty()) {
+        if (auto checked = checkContentType(options.contentType); !checked)
+            return checked.error();
         const Result<QByteArray> body = readRegularFile(options.bodyFile, kMaxBodyFileBytes);
         if (!body) {
             QString problem = body.error().message;
@@ -77,6 +82,8 @@ Result<HttpParts> httpProtocol(const HttpOptions& options) {
     }
     for (const auto& [name, value] : options.headers) {
         if (auto checked = checkHeaderName(name); !checked)
+            return checked.error();
+        if (auto checked = checkHeaderValue(name, value); !checked)
             return checked.error();
         request.headers.emplace_back(name.trimmed().toStdString(), value.trimmed().toStdString());
     }

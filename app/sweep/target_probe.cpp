@@ -1,5 +1,6 @@
 #include "app/sweep/target_probe.h"
 
+#include "app/common/printable_text.h"
 #include "app/sweep/load_spec_builder.h"
 #include "engine/protocol.h"
 
@@ -71,11 +72,12 @@ QString socketError(QAbstractSocket::SocketError error, const QString& text,
 } // namespace
 
 QString ProbeResult::summary() const {
+    // Shown in the window as the server wrote it, control characters escaped.
     if (!ok)
-        return error;
+        return printableText(error);
     QStringList parts;
     if (!serverSoftware.isEmpty())
-        parts << serverSoftware;
+        parts << printableText(serverSoftware);
     if (statusCode > 0)
         parts << QStringLiteral("HTTP %1").arg(statusCode);
     if (documentLength >= 0)

@@ -302,10 +302,17 @@ void TestHttpProtocol::parseUrlErrors_data() {
                                          << "malformed URL 'http://[abc]/'";
     QTest::newRow("user info") << "http://user:pw@h/"
                                << "malformed URL 'http://user:pw@h/'";
+    // Echoed as typed: a '?' in place of the space would read as a query.
     QTest::newRow("space in host") << "http://ho st/"
-                                   << "malformed URL 'http://ho?st/'";
-    QTest::newRow("newline in path stays one line") << "http://h/a\nb"
-                                                    << "malformed URL 'http://h/a?b'";
+                                   << "malformed URL 'http://ho st/'";
+    QTest::newRow("space in path")
+        << "http://h/a b"
+        << "malformed URL 'http://h/a b': a space or control character in the path or query "
+           "(write a space as %20)";
+    QTest::newRow("newline in path stays one line")
+        << "http://h/a\nb"
+        << "malformed URL 'http://h/a\\x0Ab': a space or control character in the path or query "
+           "(write a space as %20)";
 }
 
 void TestHttpProtocol::parseUrlErrors() {

@@ -97,6 +97,19 @@ private Q_SLOTS:
         QCOMPARE(target().name, QStringLiteral("host-x"));
     }
 
+    // A line break in a header value would put a second request on the wire.
+    void aHeaderValueWithALineBreakIsRefused() {
+        auto* headers = field<QTableWidget>("headersTable");
+        headers->insertRow(0);
+        headers->setItem(0, 1, new QTableWidgetItem(QStringLiteral("a\r\nGET /evil")));
+        headers->setItem(0, 0, new QTableWidgetItem(QStringLiteral("X")));
+        QVERIFY(!m_editor->isValid());
+        QVERIFY(target().http.headers.empty());
+        headers->item(0, 1)->setText(QStringLiteral("a"));
+        QVERIFY(m_editor->isValid());
+        QCOMPARE(target().http.headers.size(), size_t(1));
+    }
+
     void aBadPortIsSaidNextToTheAddress() {
         auto* address = field<QLineEdit>("httpAddressEdit");
         QTest::keyClicks(address, QStringLiteral("127.0.0.1:99999"));

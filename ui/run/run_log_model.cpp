@@ -1,5 +1,6 @@
 #include "ui/run/run_log_model.h"
 
+#include "app/common/printable_text.h"
 #include "ui/common/chart_style.h"
 #include "ui/common/table_copy.h"
 
@@ -34,14 +35,14 @@ void RunLogModel::appendFinished(const app::SweepPoint& point, int pointCount,
     entry.p99Ms = result.total.percentile(99);
     entry.complete = result.complete;
     entry.failed = result.failed;
-    entry.note = result.firstError;
+    entry.note = app::printableText(result.firstError); // a server's words, escaped
     append(std::move(entry));
 }
 
 void RunLogModel::appendFailed(const app::SweepPoint& point, int pointCount, const QString& target,
                                const QColor& colour, const QString& error) {
     Entry entry = entryFor(point, pointCount, target, colour);
-    entry.note = error;
+    entry.note = app::printableText(error);
     entry.pointFailed = true;
     append(std::move(entry));
 }

@@ -186,6 +186,8 @@ bool HttpOptionsForm::apply(app::Target& target) {
             continue; // a row just added and not filled in yet
         if (headerProblem.isEmpty())
             headerProblem = headerNameProblem(nameText);
+        if (headerProblem.isEmpty())
+            headerProblem = headerValueProblem(nameText, valueText);
         headers.emplace_back(nameText, valueText);
     }
     m_headersError->setMessage(headerProblem);

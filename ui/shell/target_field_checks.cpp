@@ -34,6 +34,11 @@ QString headerNameProblem(const QString& name) {
     return checked ? QString() : checked.error().message;
 }
 
+QString headerValueProblem(const QString& name, const QString& value) {
+    const auto checked = app::checkHeaderValue(name, value);
+    return checked ? QString() : checked.error().message;
+}
+
 QString unsignedNumberProblem(const QString& text) {
     bool ok = false;
     text.trimmed().toULongLong(&ok);

@@ -17,6 +17,8 @@ QString addressProblem(const QString& address, bool required);
 QString keyPatternProblem(const QString& pattern);
 // A header name is an HTTP token: no spaces, no colon, not empty.
 QString headerNameProblem(const QString& name);
+// A header value holds no CR, LF, NUL or other control character but a tab.
+QString headerValueProblem(const QString& name, const QString& value);
 // "0", "10000000": a whole number that fits 64 bits, no sign.
 QString unsignedNumberProblem(const QString& text);
 
