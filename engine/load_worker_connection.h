@@ -5,6 +5,7 @@
 // load_worker_connect.cpp (opening, failing and dropping connections) and
 // load_worker_stream.cpp (TCP_STREAM writing and its drain at the end).
 #include "engine/load_worker.h"
+#include "engine/request_queue.h"
 
 #include <cstdint>
 #include <memory>
@@ -39,9 +40,8 @@ struct LoadWorker::Connection {
     bool reservedBudgeted = false;
     bool draining = false;      // a stream connection shut down for writing, waiting for the close
     int64_t acknowledgedNs = 0; // while draining: when the peer had acknowledged every byte
-    std::string out;
-    size_t outOffset = 0;
-    size_t unsent = 0;          // requests in `out` whose sentNs is not set yet
+    RequestQueue out;  // references the protocol's request bytes, never a copy of a large one
+    size_t unsent = 0; // requests in `out` whose sentNs is not set yet
     std::vector<InFlight> ring; // capacity = pipeline depth
     size_t head = 0;
     size_t count = 0;

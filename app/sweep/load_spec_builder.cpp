@@ -1,6 +1,7 @@
 #include "app/sweep/load_spec_builder.h"
 
 #include "app/report/error_reply_counting_protocol.h"
+#include "engine/available_memory.h"
 #include "engine/http_protocol.h"
 #include "engine/tcp_protocol.h"
 
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <new>
 
 namespace loadscope::app {
 
@@ -67,6 +69,12 @@ Result<HttpParts> httpProtocol(const HttpOptions& options) {
         if (!file.open(QIODevice::ReadOnly))
             return makeError(ErrorCode::Io, QStringLiteral("cannot read body file %1: %2")
                                                 .arg(options.bodyFile, file.errorString()));
+        // Held twice for the whole run (the spec and the request bytes built
+        // from it), and once more while it is read; never once per connection.
+        if (const auto problem = engine::requestMemoryProblem(
+                3 * uint64_t(file.size()), "body file " + options.bodyFile.toStdString() + " of " +
+                                               std::to_string(file.size()) + " bytes"))
+            return engineProblem(*problem);
         request.body = file.readAll().toStdString();
         request.contentType = options.contentType.isEmpty() ? std::string("text/plain")
                                                             : options.contentType.toStdString();
@@ -78,8 +86,13 @@ Result<HttpParts> httpProtocol(const HttpOptions& options) {
     }
     if (options.pipeline > 1 && !options.keepAlive)
         return invalidInput(QStringLiteral("pipelining needs keep-alive"));
-    return HttpParts{std::make_shared<const engine::HttpProtocol>(std::move(request)),
-                     Endpoint{QString::fromStdString(url->host), url->port}};
+    try {
+        return HttpParts{std::make_shared<const engine::HttpProtocol>(std::move(request)),
+                         Endpoint{QString::fromStdString(url->host), url->port}};
+    } catch (const std::bad_alloc&) {
+        // The estimate above passed, but the memory went elsewhere meanwhile.
+        return invalidInput(QStringLiteral("not enough memory to build the request"));
+    }
 }
 
 Result<std::shared_ptr<const engine::Protocol>>
