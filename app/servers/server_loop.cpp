@@ -290,8 +290,9 @@ int ServerLoop::waitTimeoutMs() const {
         timeout = left.count() > 0 ? int(left.count()) : 0;
     }
     if (m_expiryPeriodNs > 0) {
-        // Rounded up, so that the loop does not wake just before the scan is due.
-        const int64_t left = std::max<int64_t>(0, m_nextExpiryNs - steadyNs());
+        // From the clock of the last wake-up (no clock read here: the scan may run a little
+        // late by the batch's handling time), rounded up so as not to wake just before it is due.
+        const int64_t left = std::max<int64_t>(0, m_nextExpiryNs - m_nowNs);
         const int expiry = int((left + 999'999) / 1'000'000);
         timeout = timeout < 0 ? expiry : std::min(timeout, expiry);
     }
