@@ -31,7 +31,7 @@ public:
         m_parser.begin(m_head);
     }
 
-    void appendRequest(std::string& out) override { out.append(m_request); }
+    void queueRequest(RequestQueue& out) override { out.appendShared(m_request); }
 
     FeedResult feed(std::string_view data) override { return settle(m_parser.feed(data)); }
 

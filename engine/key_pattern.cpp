@@ -198,11 +198,4 @@ uint64_t KeyGenerator::nextGaussian() noexcept {
     return m_minimum + static_cast<uint64_t>(rounded);
 }
 
-void KeyFormatter::append(std::string& out, uint64_t key) const {
-    char digits[kMaxDigits];
-    const auto end = std::to_chars(digits, digits + kMaxDigits, key).ptr;
-    out.append(m_prefix);
-    out.append(digits, static_cast<size_t>(end - digits));
-}
-
 } // namespace loadscope::engine

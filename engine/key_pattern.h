@@ -1,5 +1,6 @@
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -102,7 +103,13 @@ public:
     explicit KeyFormatter(std::string prefix)
         : m_prefix(std::move(prefix)) {}
 
-    void append(std::string& out, uint64_t key) const;
+    // `out`: a std::string or a RequestQueue (anything with append(string_view)).
+    template <typename Out> void append(Out& out, uint64_t key) const {
+        char digits[kMaxDigits];
+        const auto end = std::to_chars(digits, digits + kMaxDigits, key).ptr;
+        out.append(std::string_view(m_prefix));
+        out.append(std::string_view(digits, static_cast<size_t>(end - digits)));
+    }
     const std::string& prefix() const noexcept { return m_prefix; }
     size_t maxLength() const noexcept { return m_prefix.size() + kMaxDigits; }
 

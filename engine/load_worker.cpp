@@ -140,9 +140,9 @@ void LoadWorker::issueRequests(Connection& c, int64_t now) {
             request.startNs = c.connectStartNs;
             request.startsAtSend = false;
         }
-        const size_t before = c.out.size();
-        c.session->appendRequest(c.out);
-        request.requestBytes = uint32_t(c.out.size() - before);
+        const size_t before = c.out.queuedBytes();
+        c.session->queueRequest(c.out);
+        request.requestBytes = uint32_t(c.out.queuedBytes() - before);
         c.push(request);
         ++c.unsent;
         ++m_inFlight;
@@ -159,14 +159,11 @@ void LoadWorker::flush(Connection& c, int64_t now) {
     // The requests start when the send that writes their last byte begins (as
     // wrk: before the write), so no request starts after the server has it.
     int64_t sent = now;
-    while (c.outOffset < c.out.size()) {
+    while (!c.out.empty()) {
         sent = monotonicNs();
-        const ssize_t n = ::send(c.fd, c.out.data() + c.outOffset, c.out.size() - c.outOffset,
-                                 MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n > 0) {
-            c.outOffset += size_t(n);
+        const ssize_t n = c.out.sendTo(c.fd);
+        if (n > 0)
             continue;
-        }
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -188,9 +185,7 @@ void LoadWorker::flush(Connection& c, int64_t now) {
         if (request.startsAtSend)
             request.startNs = sent;
     }
-    c.unsent = 0;
-    c.out.clear();
-    c.outOffset = 0;
+    c.unsent = 0; // the queue cleared itself when its last byte went out
     setWriteInterest(c, false);
 }
 

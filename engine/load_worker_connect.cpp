@@ -16,7 +16,6 @@ namespace loadscope::engine::detail {
 void LoadWorker::openConnection(Connection& c, int64_t now) {
     c.session->resetConnection();
     c.out.clear();
-    c.outOffset = 0;
     c.unsent = 0;
     c.responses = 0;
     c.wantWrite = true;

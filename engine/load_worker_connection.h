@@ -5,6 +5,7 @@
 // load_worker_connect.cpp (opening, failing and dropping connections) and
 // load_worker_stream.cpp (TCP_STREAM writing and its drain at the end).
 #include "engine/load_worker.h"
+#include "engine/request_queue.h"
 
 #include <cstdint>
 #include <memory>
@@ -41,9 +42,8 @@ struct LoadWorker::Connection {
     int64_t acknowledgedNs = 0;  // while draining: when the peer had acknowledged every byte
     uint64_t drainQueued = 0;    // while draining: bytes unacknowledged when last looked at
     int64_t drainProgressNs = 0; // while draining: when that count last went down
-    std::string out;
-    size_t outOffset = 0;
-    size_t unsent = 0;          // requests in `out` whose sentNs is not set yet
+    RequestQueue out;  // references the protocol's request bytes, never a copy of a large one
+    size_t unsent = 0; // requests in `out` whose sentNs is not set yet
     std::vector<InFlight> ring; // capacity = pipeline depth
     size_t head = 0;
     size_t count = 0;

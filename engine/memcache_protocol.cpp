@@ -1,5 +1,6 @@
 #include "engine/memcache_protocol.h"
 
+#include "engine/available_memory.h"
 #include "engine/memcache_reply_parser.h"
 
 #include <algorithm>
@@ -107,15 +108,15 @@ public:
     std::string_view lastError() const override { return m_parser.error(); }
 
 protected:
-    void appendSet(std::string& out, uint64_t key) {
+    void appendSet(RequestQueue& out, uint64_t key) {
         out.append("set "sv);
         m_parts->keys.append(out, key);
         out.append(m_parts->setTail);
-        out.append(m_parts->value);
+        out.appendShared(m_parts->value);
         enqueue(kMemcacheSetOperation);
     }
 
-    void appendGet(std::string& out, uint64_t key) {
+    void appendGet(RequestQueue& out, uint64_t key) {
         out.append("get "sv);
         m_parts->keys.append(out, key);
         out.append("\r\n"sv);
@@ -148,7 +149,7 @@ public:
                     deriveSeed(seed, connectionIndex, kGetKeyStream),
                     startOffset(spec, connectionIndex)) {}
 
-    void appendRequest(std::string& out) override {
+    void queueRequest(RequestQueue& out) override {
         // Command n is a set when (n * sets) mod (sets + gets) < sets: exactly
         // `sets` per cycle, spread as evenly as the ratio allows, set first.
         const bool isSet = m_accumulator < m_setRatio;
@@ -191,7 +192,7 @@ public:
         , m_keyCount(std::max<uint64_t>(keyCount, 1))
         , m_cursor(std::move(cursor)) {}
 
-    void appendRequest(std::string& out) override {
+    void queueRequest(RequestQueue& out) override {
         const uint64_t next = m_cursor->fetch_add(1, std::memory_order_relaxed);
         appendSet(out, m_minimum + next % m_keyCount);
     }
@@ -233,6 +234,10 @@ std::optional<std::string> validateMemcacheSpec(const MemcacheSpec& spec) {
     if (spec.valueSize > MemcacheReplyParser::kMaxValueBytes)
         return "the value size must be at most " +
                std::to_string(MemcacheReplyParser::kMaxValueBytes) + " bytes";
+    // The value is built once per run and shared by every connection.
+    if (auto problem = requestMemoryProblem(
+            spec.valueSize, "a value of " + std::to_string(spec.valueSize) + " bytes"))
+        return problem;
     return std::nullopt;
 }
 

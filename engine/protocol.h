@@ -1,5 +1,7 @@
 #pragma once
 
+#include "engine/request_queue.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -35,10 +37,17 @@ class ProtocolSession {
 public:
     virtual ~ProtocolSession() = default;
 
-    // Appends the bytes of the next request to `out`. Called once per request in
+    // Queues the bytes of the next request on `out`. Called once per request in
     // send order; with pipelining several requests are outstanding at once and
-    // their responses are fed back in the same order.
-    virtual void appendRequest(std::string& out) = 0;
+    // their responses are fed back in the same order. Large fixed parts are
+    // queued with appendShared, so that connections do not each hold a copy.
+    virtual void queueRequest(RequestQueue& out) = 0;
+    // queueRequest, with the bytes appended to `out` as text (probes, tests).
+    void appendRequest(std::string& out) {
+        RequestQueue queue;
+        queueRequest(queue);
+        out.append(queue.unsentBytes());
+    }
     // Parses bytes of the oldest outstanding response. Payload bytes are
     // counted, never copied.
     virtual FeedResult feed(std::string_view data) = 0;

@@ -1,5 +1,7 @@
 #include "engine/tcp_protocol.h"
 
+#include "engine/available_memory.h"
+
 #include <algorithm>
 #include <memory>
 #include <utility>
@@ -30,8 +32,8 @@ public:
         : m_request(std::move(request))
         , m_responseSize(responseSize) {}
 
-    void appendRequest(std::string& out) override {
-        out.append(*m_request);
+    void queueRequest(RequestQueue& out) override {
+        out.appendShared(*m_request);
         ++m_outstanding;
     }
 
@@ -89,7 +91,7 @@ public:
     explicit TcpStreamSession(std::shared_ptr<const std::string> chunk)
         : m_chunk(std::move(chunk)) {}
 
-    void appendRequest(std::string& out) override { out.append(*m_chunk); }
+    void queueRequest(RequestQueue& out) override { out.appendShared(*m_chunk); }
     FeedResult feed(std::string_view data) override {
         return {FeedResult::Status::NeedMore, data.size(), {}};
     }
@@ -108,6 +110,11 @@ std::optional<std::string> validateTcpRrSpec(const TcpRrSpec& spec) {
     if (spec.requestSize > kMaxTcpMessageBytes || spec.responseSize > kMaxTcpMessageBytes)
         return "request and response sizes must be at most " + std::to_string(kMaxTcpMessageBytes) +
                " bytes";
+    // The request is built once per run and shared by every connection; a
+    // response is counted as it arrives, never held.
+    if (auto problem = requestMemoryProblem(
+            spec.requestSize, "a request of " + std::to_string(spec.requestSize) + " bytes"))
+        return problem;
     return std::nullopt;
 }
 

@@ -7,6 +7,8 @@
 #include "app/servers/tcp_proxy.h"
 #include "app/session/target_rules.h"
 
+#include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -49,7 +51,30 @@ void addCommonOptions(QCommandLineParser& parser) {
         {QStringLiteral("threads"),
          QStringLiteral("Event loops, one thread each (default: one per core)."),
          QStringLiteral("N")},
+        {QStringLiteral("header-timeout"),
+         QStringLiteral("Close a connection that has not sent a whole request head this long\n"
+                        "after it connected or began the head (http; echo: any byte);\n"
+                        "0 disables (default 10)."),
+         QStringLiteral("S"), QStringLiteral("10")},
+        {QStringLiteral("idle-timeout"),
+         QStringLiteral("Close a connection on which nothing moved this long; 0 disables\n"
+                        "(default 60)."),
+         QStringLiteral("S"), QStringLiteral("60")},
     });
+}
+
+app::Result<std::chrono::milliseconds> timeoutOption(const QCommandLineParser& parser,
+                                                     const char* name) {
+    const QString option = QLatin1String("--") + QLatin1String(name);
+    const auto seconds = parseSeconds(option, parser.value(QLatin1String(name)));
+    if (!seconds)
+        return seconds.error();
+    if (*seconds > 86400.0)
+        return app::invalidInput(QStringLiteral("%1 is at most a day (86400)").arg(option));
+    const auto ms = std::chrono::milliseconds(std::llround(*seconds * 1000.0));
+    if (*seconds > 0 && ms.count() == 0)
+        return app::invalidInput(QStringLiteral("%1 is at least 1ms, or 0 to disable").arg(option));
+    return ms;
 }
 
 void addKindOptions(QCommandLineParser& parser, const QString& kind) {
@@ -107,10 +132,18 @@ app::Result<ServeSetup> buildServer(const QCommandLineParser& parser, const QStr
             return threads.error();
         threadCount = *threads;
     }
+    const auto headerTimeout = timeoutOption(parser, "header-timeout");
+    if (!headerTimeout)
+        return headerTimeout.error();
+    const auto idleTimeout = timeoutOption(parser, "idle-timeout");
+    if (!idleTimeout)
+        return idleTimeout.error();
     const auto fillBase = [&](app::ServerConfig& config) {
         config.host = parser.value(QStringLiteral("host")).toStdString();
         config.port = uint16_t(*port);
         config.threads = uint32_t(threadCount);
+        config.headerTimeout = *headerTimeout;
+        config.idleTimeout = *idleTimeout;
     };
 
     ServeSetup setup;

@@ -29,7 +29,7 @@ public:
         : m_inner(std::move(inner))
         , m_innerOperations(innerOperations) {}
 
-    void appendRequest(std::string& out) override { m_inner->appendRequest(out); }
+    void queueRequest(engine::RequestQueue& out) override { m_inner->queueRequest(out); }
     engine::FeedResult feed(std::string_view data) override { return relabel(m_inner->feed(data)); }
     engine::FeedResult finishAtEof() override { return relabel(m_inner->finishAtEof()); }
     void resetConnection() override { m_inner->resetConnection(); }

@@ -18,7 +18,12 @@ class EchoConnection final : public SocketConnection {
 public:
     EchoConnection(const EchoServer& server, ServerLoop& loop, int fd)
         : SocketConnection(loop, fd)
-        , m_server(server) {}
+        , m_server(server) {
+        // Until the first byte: a request may be large and slow to arrive, so only a client
+        // that sends nothing at all is held to the header timeout; the idle timeout covers the
+        // rest.
+        headStarted(loop.now());
+    }
 
     bool onEvents(int, uint32_t events) override {
         if ((events & EPOLLOUT) && !flush())
@@ -47,6 +52,7 @@ private:
         }
         if (read.status != SocketRead::Status::Data)
             return read.keepOpen();
+        headCompleted();
         const size_t total = m_partial + read.bytes.size();
         const size_t responses = total / m_server.m_requestSize;
         m_partial = total % m_server.m_requestSize;

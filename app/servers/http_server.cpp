@@ -148,7 +148,9 @@ class HttpConnection final : public SocketConnection {
 public:
     HttpConnection(const HttpServer& server, ServerLoop& loop, int fd)
         : SocketConnection(loop, fd)
-        , m_server(server) {}
+        , m_server(server) {
+        headStarted(loop.now()); // the header timeout runs from the accept
+    }
 
     bool onEvents(int, uint32_t events) override {
         if ((events & EPOLLOUT) && !flush())
@@ -194,6 +196,8 @@ private:
             m_carry.clear();
         else if (m_carry.size() > HttpServer::kMaxHeadSize)
             badRequest();
+        if (!m_carry.empty())
+            headStarted(m_loop.now()); // part of a head: from its first byte, not from now on
         return flush();
     }
 
@@ -223,6 +227,7 @@ private:
                 break;
             }
             pos += length;
+            headCompleted();
             m_bodyLeft = request.contentLength;
             const std::string& response =
                 request.keepAlive ? m_server.m_keepAlive : m_server.m_close;

@@ -28,6 +28,20 @@ public:
     // spurious (a descriptor number reused within one epoll batch), so handlers treat EAGAIN as
     // normal and never act on EPOLLERR without asking the socket.
     virtual bool onEvents(int fd, uint32_t events) = 0;
+
+    // For the loop's timeouts. A connection that reads requests calls headStarted when it begins
+    // waiting for a request head (accepted, or part of a head read) and headCompleted when the
+    // head is whole; the loop notes activity on every event.
+    void headStarted(int64_t nowNs) {
+        if (m_headSinceNs == 0)
+            m_headSinceNs = nowNs;
+    }
+    void headCompleted() { m_headSinceNs = 0; }
+
+private:
+    friend class ServerLoop;
+    int64_t m_headSinceNs = 0; // 0: not waiting for a head
+    int64_t m_activeAtNs = 0;  // the loop's clock at the last event
 };
 
 // Counters written by one loop thread and read by any thread; single writer, so plain relaxed
@@ -71,6 +85,8 @@ public:
     void countRequests(uint64_t n) { bump(m_counters.requests, n); }
     void countError() { bump(m_counters.errors, 1); }
     const LoopCounters& counters() const { return m_counters; }
+    // The loop's clock (steady, ns), read once per epoll_wait: what timeouts are measured on.
+    int64_t now() const { return m_nowNs; }
 
     static constexpr size_t kScratchSize = 64 * 1024;
 
@@ -79,6 +95,13 @@ private:
         counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
     }
     void acceptSome();
+    void adopt(int fd); // an accepted client socket becomes a connection of this loop
+    // Out of descriptors: accepts the next connection with the reserve's descriptor and keeps it
+    // when a waiting connection can be closed in its place, else closes it; true when accepting
+    // may go on.
+    bool acceptAtLimit();
+    ServerConnection* oldestWaiting() const;
+    void expireConnections();
     void pauseAccepting();
     void resumeAcceptingIfDue();
     int waitTimeoutMs() const;
@@ -89,12 +112,19 @@ private:
     const int m_wakeFd;
     const std::atomic<bool>& m_stopping;
     int m_epollFd = -1;
+    int m_reserveFd = -1; // /dev/null, given up to accept one connection at the descriptor limit
+    const int64_t m_headerTimeoutNs;
+    const int64_t m_idleTimeoutNs;
+    const int64_t m_expiryPeriodNs; // 0: no timeouts
+    int64_t m_nowNs = 0;
+    int64_t m_nextExpiryNs = 0;
     bool m_acceptPaused = false;
     std::chrono::steady_clock::time_point m_acceptResumeAt{};
     std::unique_ptr<char[]> m_scratch;
     // Descriptor number -> owner; descriptors are small integers, so a vector beats a map.
     std::vector<ServerConnection*> m_owners;
     std::unordered_map<ServerConnection*, std::unique_ptr<ServerConnection>> m_connections;
+    std::vector<ServerConnection*> m_expired; // reused by every scan
     LoopCounters m_counters;
 };
 

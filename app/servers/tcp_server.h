@@ -3,6 +3,7 @@
 #include "app/common/result.h"
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -19,6 +20,12 @@ struct ServerConfig {
     std::string host = "127.0.0.1"; // numeric address or a name resolved once at start()
     uint16_t port = 0;              // 0: the kernel picks a free port; see TcpServer::port()
     uint32_t threads = 1;           // epoll loops, each on its own thread
+    // A connection that has not sent a whole request head this long after it was accepted, or
+    // after the first byte of a head, is closed (slowloris). Servers without requests (sink,
+    // proxy) have no heads. 0: no limit.
+    std::chrono::milliseconds headerTimeout{std::chrono::seconds(10)};
+    // A connection on which nothing moved this long is closed. 0: no limit.
+    std::chrono::milliseconds idleTimeout{std::chrono::seconds(60)};
 };
 
 // Totals over all loop threads. What counts as a request, and as an error, is each server's:
@@ -36,8 +43,11 @@ struct ServerStats {
 // (EPOLLEXCLUSIVE, so one connection wakes one loop). A shared socket rather than SO_REUSEPORT
 // keeps "port already in use" an error even against another of our own servers.
 //
-// There is no idle timeout: a benchmark target keeps open whatever its client opens, and the
-// client decides when a connection ends.
+// Timeouts (ServerConfig) close slow and idle connections, checked by each loop a few times per
+// shortest timeout. Each loop keeps one descriptor in reserve: when accept() finds the process out
+// of descriptors, the reserve makes room for the newcomer, and the loop closes its oldest
+// connection still waiting for a request head (or else its longest idle one) to keep it; with no
+// such connection the newcomer is closed at once instead of waiting in the backlog.
 //
 // start(), stop() and stats() may be called from any thread except a loop thread. A subclass must
 // call stop() in its own destructor, because its loops use its members until they are joined.

@@ -2,16 +2,19 @@
 
 #include "app/common/checked_file_reader.h"
 #include "app/report/error_reply_counting_protocol.h"
+#include "engine/available_memory.h"
 #include "engine/http_protocol.h"
 #include "engine/tcp_protocol.h"
 
 #include <QCoroSignal>
+#include <QFileInfo>
 #include <QHostAddress>
 #include <QHostInfo>
 #include <QObject>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <new>
 
 namespace loadscope::app {
 
@@ -68,6 +71,14 @@ Result<HttpParts> httpProtocol(const HttpOptions& options) {
     if (!options.bodyFile.isEmpty()) {
         if (auto checked = checkContentType(options.contentType); !checked)
             return checked.error();
+        // Held twice for the whole run (the spec and the request bytes built
+        // from it), and once more while it is read; never once per connection.
+        const qint64 size = QFileInfo(options.bodyFile).size();
+        if (const auto problem =
+                engine::requestMemoryProblem(3 * uint64_t(std::max<qint64>(size, 0)),
+                                             "body file " + options.bodyFile.toStdString() +
+                                                 " of " + std::to_string(size) + " bytes"))
+            return engineProblem(*problem);
         const Result<QByteArray> body = readRegularFile(options.bodyFile, kMaxBodyFileBytes);
         if (!body) {
             QString problem = body.error().message;
@@ -89,8 +100,13 @@ Result<HttpParts> httpProtocol(const HttpOptions& options) {
     }
     if (options.pipeline > 1 && !options.keepAlive)
         return invalidInput(QStringLiteral("pipelining needs keep-alive"));
-    return HttpParts{std::make_shared<const engine::HttpProtocol>(std::move(request)),
-                     Endpoint{QString::fromStdString(url->host), url->port}};
+    try {
+        return HttpParts{std::make_shared<const engine::HttpProtocol>(std::move(request)),
+                         Endpoint{QString::fromStdString(url->host), url->port}};
+    } catch (const std::bad_alloc&) {
+        // The estimate above passed, but the memory went elsewhere meanwhile.
+        return invalidInput(QStringLiteral("not enough memory to build the request"));
+    }
 }
 
 Result<std::shared_ptr<const engine::Protocol>>

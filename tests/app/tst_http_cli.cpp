@@ -6,6 +6,7 @@
 #include "fixed_delay_server.h"
 #include "local_peers.h"
 
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -454,6 +455,23 @@ private Q_SLOTS:
     }
 
     // A header name with a space is refused before any request, as in a sweep.
+    // A run holds its body once; one that cannot be held even once is refused before it is
+    // read (main read all of it and aborted in std::bad_alloc).
+    void aBodyLargerThanMemoryIsRefusedBeforeReading() {
+        QTemporaryDir dir;
+        QFile body(dir.filePath(QStringLiteral("body")));
+        QVERIFY(body.open(QIODevice::WriteOnly));
+        QVERIFY(body.resize(qint64(1) << 40)); // 1 TiB, sparse: it costs no disk
+        body.close();
+        const Outcome outcome =
+            runCli({QStringLiteral("http"), QStringLiteral("-n"), QStringLiteral("1"),
+                    QStringLiteral("-p"), body.fileName(), QStringLiteral("http://127.0.0.1:1/")});
+        QCOMPARE(outcome.exitCode, 2);
+        const QString err = QString::fromUtf8(outcome.err).trimmed();
+        QVERIFY2(!err.isEmpty() && !err.contains(QLatin1Char('\n')), qPrintable(err));
+        QVERIFY2(err.contains(body.fileName()), qPrintable(err));
+    }
+
     void aBadHeaderNameIsRefused() {
         const Outcome outcome =
             runCli({QStringLiteral("http"), QStringLiteral("-H"), QStringLiteral("X Bad: 1"),
