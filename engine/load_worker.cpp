@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 namespace loadscope::engine::detail {
@@ -71,6 +72,8 @@ LoadWorker::~LoadWorker() {
     for (auto& c : m_connections)
         if (c->fd >= 0)
             ::close(c->fd);
+    if (m_tickTimer >= 0)
+        ::close(m_tickTimer);
     if (m_epoll >= 0)
         ::close(m_epoll);
 }
@@ -160,7 +163,7 @@ void LoadWorker::flush(Connection& c, int64_t now) {
     // wrk: before the write), so no request starts after the server has it.
     int64_t sent = now;
     while (!c.out.empty()) {
-        sent = monotonicNs();
+        sent = readClock();
         const ssize_t n = c.out.sendTo(c.fd);
         if (n > 0)
             continue;
@@ -173,9 +176,9 @@ void LoadWorker::flush(Connection& c, int64_t now) {
         const bool reusedConnection = c.responses > 0;
         if (reusedConnection) {
             // The server closed an idle keep-alive connection as we reused it.
-            dropConnection(c, now, true);
+            dropConnection(c, sent, true);
         } else {
-            failHead(c, ErrorClass::Write, now, std::string("send: ") + std::strerror(errno));
+            failHead(c, ErrorClass::Write, sent, std::string("send: ") + std::strerror(errno));
         }
         return;
     }
@@ -207,19 +210,32 @@ void LoadWorker::setWatched(Connection& c, bool watched) {
 bool LoadWorker::controlEpoll(Connection& c, int operation) {
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP | (c.wantWrite ? EPOLLOUT : 0u);
+    // Edge-triggered for requests and responses: onReadable reads until the
+    // socket is drained and flush writes until it would block, so a level
+    // would add nothing but the kernel's second poll of every socket it
+    // reported (once more at the next epoll_wait, to find it empty). A
+    // stream's writes stop after a bounded burst with room left, so it keeps
+    // the level that brings it back.
+    if (!m_isStream)
+        ev.events |= EPOLLET;
     ev.data.ptr = &c;
     return ::epoll_ctl(m_epoll, operation, c.fd, &ev) == 0;
 }
 
-void LoadWorker::onReadable(Connection& c) {
+void LoadWorker::onReadable(Connection& c, bool peerClosing) {
     for (;;) {
         const ssize_t n = ::recv(c.fd, m_readBuffer.get(), kReadBufferBytes, MSG_DONTWAIT);
         const int error = errno;
         if (n < 0 && error == EINTR)
             continue;
         // The clock of this read: the completion and first-byte time of what it holds.
-        if (!onReceived(c, n, error, monotonicNs()) || size_t(n) < kReadBufferBytes)
-            return; // a short read on a stream socket means nothing more is queued
+        if (!onReceived(c, n, error, readClock()))
+            return;
+        // A short read on a stream socket means no byte is queued. A close or
+        // an error the peer already sent is still to be read, and an
+        // edge-triggered socket reports it no second time.
+        if (size_t(n) < kReadBufferBytes && !peerClosing)
+            return;
     }
 }
 
@@ -289,9 +305,9 @@ int64_t LoadWorker::awaitSoleResponse() {
     Connection& c = *m_soleConnection;
     const ssize_t n = ::recv(c.fd, m_readBuffer.get(), kReadBufferBytes, 0);
     const int error = errno;
-    const int64_t now = monotonicNs();
+    const int64_t now = readClock();
     if (onReceived(c, n, error, now) && size_t(n) == kReadBufferBytes)
-        onReadable(c);
+        onReadable(c, false);
     return now;
 }
 
@@ -411,6 +427,27 @@ void LoadWorker::tick(int64_t now) {
     }
 }
 
+void LoadWorker::startTickTimer() {
+    // The loop's wake-up when nothing happens, as a periodic timer in the
+    // epoll set: epoll_wait then blocks without a timeout, which saves the
+    // kernel reading the clock and arming and cancelling a timer on every
+    // wait, once per one or two responses under load. Without a timerfd the
+    // loop falls back to epoll_wait's own timeout.
+    m_tickTimer = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (m_tickTimer < 0)
+        return;
+    constexpr long kPeriodNs = long(kWaitMs) * 1'000'000;
+    const itimerspec period{{0, kPeriodNs}, {0, kPeriodNs}};
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = nullptr; // no connection is at nullptr
+    if (::timerfd_settime(m_tickTimer, 0, &period, nullptr) != 0 ||
+        ::epoll_ctl(m_epoll, EPOLL_CTL_ADD, m_tickTimer, &ev) != 0) {
+        ::close(m_tickTimer);
+        m_tickTimer = -1;
+    }
+}
+
 void LoadWorker::run() {
     // The registers were copied from the thread that started the run, which
     // may have left the upper vector halves in use (see vector_state.h).
@@ -429,8 +466,9 @@ void LoadWorker::run() {
     // Before the first tick takes the CPU baseline: allocating would
     // otherwise show as client CPU load in a short run.
     m_recorder.reserveHistograms();
+    startTickTimer();
     createConnections();
-    int64_t now = monotonicNs();
+    int64_t now = readClock();
     for (auto& c : m_connections)
         queueOpen(*c, now);
     tick(now);
@@ -447,27 +485,36 @@ void LoadWorker::run() {
         }
         if (m_soleConnection)
             setWatched(*m_soleConnection, true); // no-op unless it left the set above
-        const int n = ::epoll_wait(m_epoll, events, kMaxEvents, kWaitMs);
-        now = monotonicNs();
+        const int n = ::epoll_wait(m_epoll, events, kMaxEvents, m_tickTimer >= 0 ? -1 : kWaitMs);
+        const int64_t clockBefore = m_clockNs;
         for (int i = 0; i < n; ++i) {
+            if (events[i].data.ptr == nullptr) {
+                uint64_t expirations = 0;
+                [[maybe_unused]] const ssize_t r =
+                    ::read(m_tickTimer, &expirations, sizeof expirations);
+                continue;
+            }
             auto& c = *static_cast<Connection*>(events[i].data.ptr);
             if (c.fd < 0)
                 continue;
             const uint32_t flags = events[i].events;
             if (c.state == Connection::State::Connecting) {
                 if (flags & (EPOLLOUT | EPOLLERR | EPOLLHUP))
-                    onConnected(c, monotonicNs());
+                    onConnected(c, readClock());
                 continue;
             }
             if (flags & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
-                onReadable(c);
+                onReadable(c, flags & (EPOLLRDHUP | EPOLLHUP | EPOLLERR));
             if (c.fd >= 0 && (flags & EPOLLOUT)) {
                 if (m_isStream)
                     streamWrite(c);
                 else
-                    flush(c, now);
+                    flush(c, m_clockNs);
             }
         }
+        // The batch's last event read the clock a moment ago; the loop's
+        // bookkeeping needs no read of its own then.
+        now = m_clockNs != clockBefore ? m_clockNs : readClock();
         tick(now);
     }
     m_recorder.finish();

@@ -33,6 +33,10 @@ public:
 private:
     struct Connection;
 
+    // The worker's one way to read the clock: remembers the reading, so that
+    // the loop's bookkeeping after a batch of events can use the last one.
+    int64_t readClock() { return m_clockNs = monotonicNs(); }
+    void startTickTimer();
     // `now` is the clock of the event being handled: read when a send or a
     // recv returned, or the loop's clock for timers and bookkeeping.
     bool claimRequest(int64_t now, bool& budgeted);
@@ -44,7 +48,9 @@ private:
     void onConnected(Connection& c, int64_t now);
     void issueRequests(Connection& c, int64_t now);
     void flush(Connection& c, int64_t now);
-    void onReadable(Connection& c); // reads the clock after each recv
+    // Reads the clock after each recv; `peerClosing`: the event said the
+    // peer closed or failed, so it reads on to the end of the stream.
+    void onReadable(Connection& c, bool peerClosing);
     // Handles the result `n` of one recv into m_readBuffer; false when the
     // connection has nothing more to read now (drained, closed or failed).
     bool onReceived(Connection& c, ssize_t n, int error, int64_t now);
@@ -86,6 +92,8 @@ private:
     const bool m_isStream;
     const bool m_keepAlive;
     int m_epoll = -1;
+    int m_tickTimer = -1;  // periodic, in the epoll set (startTickTimer)
+    int64_t m_clockNs = 0; // the last readClock()
     std::vector<std::unique_ptr<Connection>> m_connections;
     // A worker with one kept-alive request/response connection may wait in
     // recv on it rather than in epoll_wait (see awaitSoleResponse); the

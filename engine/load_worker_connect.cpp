@@ -28,7 +28,7 @@ void LoadWorker::openConnection(Connection& c, int64_t now) {
     }
     const int one = 1;
     ::setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    c.connectStartNs = monotonicNs();
+    c.connectStartNs = readClock();
     c.state = Connection::State::Connecting;
     if (::connect(c.fd, m_spec.target.data(), m_spec.target.length) != 0 && errno != EINPROGRESS) {
         failConnect(c, now, errno);

@@ -25,7 +25,7 @@ constexpr int64_t kStreamStallNs = 2'000'000'000;
 void LoadWorker::streamWrite(Connection& c) {
     if (c.draining)
         return;
-    const int64_t now = monotonicNs();
+    const int64_t now = readClock();
     // Written inside the measured stretch; what is still queued at its end is
     // delivered before the sink closes (drainStreams), so all of it counts.
     const bool counted = now >= m_shared.measureStartNs && now < m_shared.deadlineNs;
