@@ -370,7 +370,7 @@ void LoadWorker::failHead(Connection& c, ErrorClass error, int64_t now, std::str
         const InFlight request = c.pop();
         --m_inFlight;
         if (counts(request.budgeted, now))
-            m_recorder.failure(error, message, &request);
+            m_recorder.failure(error, message);
     }
     dropConnection(c, now, true);
 }

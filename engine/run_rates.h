@@ -36,7 +36,8 @@ constexpr double failedPercent(uint64_t complete, uint64_t failed) {
     return complete > 0 ? 100.0 * double(failed) / double(complete) : 0;
 }
 
-// Bytes received (headers and bodies) in KiB/s, as ab's "Transfer rate".
+// Bytes received (headers and bodies) in KiB/s, as ab's "Transfer rate";
+// the engine counts the bytes of successful responses only (RunResult::bytesTotal).
 constexpr double transferRateKiBps(uint64_t bytesReceived, double seconds) {
     return perSecond(double(bytesReceived) / kBytesPerKiB, seconds);
 }

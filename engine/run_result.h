@@ -35,6 +35,7 @@ struct RunResult {
     uint64_t connectionsOpened = 0;
     std::map<int, uint64_t> statusCodes;
 
+    // Of the successful responses and their requests only (see WorkerRecorder::response).
     uint64_t bytesTotal = 0; // received: headers + bodies ("Total transferred")
     uint64_t bytesBody = 0;  // received payload ("HTML transferred")
     uint64_t bytesSent = 0;

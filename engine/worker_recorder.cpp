@@ -28,8 +28,6 @@ void WorkerRecorder::response(const InFlight& request, const ResponseInfo& info,
                               const ProtocolSession& session) {
     RunResult& r = m_result;
     ++r.complete;
-    r.bytesTotal += request.bytesReceived;
-    r.bytesSent += request.requestBytes;
     m_lastCompletionNs = now;
     const int64_t total = now - request.startNs;
     const int64_t waiting =
@@ -44,7 +42,6 @@ void WorkerRecorder::response(const InFlight& request, const ResponseInfo& info,
         m_otherInterval.record(total);
     }
     ++m_intervalComplete;
-    r.bytesBody += info.bodyBytes;
     if (info.statusCode != 0) {
         ++r.statusCodes[info.statusCode];
         if (info.statusCode < 200 || info.statusCode > 299)
@@ -71,7 +68,9 @@ void WorkerRecorder::response(const InFlight& request, const ResponseInfo& info,
         ++r.errors[size_t(ErrorClass::Exception)];
         if (r.firstError.empty())
             r.firstError = std::string(session.lastError());
-    } else if (m_checksDocumentLength) {
+        return;
+    }
+    if (m_checksDocumentLength) {
         int64_t expected = -1;
         const auto length = int64_t(info.bodyBytes);
         if (!m_shared.documentLength.compare_exchange_strong(expected, length,
@@ -79,16 +78,18 @@ void WorkerRecorder::response(const InFlight& request, const ResponseInfo& info,
             expected != length) {
             ++r.failed;
             ++r.errors[size_t(ErrorClass::Length)];
+            return;
         }
     }
+    // Bytes are a rate's too (transfer rate, wire KiB/s): only a successful
+    // response brings its bytes and its request's, as it alone raises requests/s.
+    r.bytesTotal += request.bytesReceived;
+    r.bytesBody += info.bodyBytes;
+    r.bytesSent += request.requestBytes;
 }
 
-void WorkerRecorder::failure(ErrorClass error, std::string_view message, const InFlight* request) {
+void WorkerRecorder::failure(ErrorClass error, std::string_view message) {
     ++m_result.complete;
-    if (request) {
-        m_result.bytesTotal += request->bytesReceived;
-        m_result.bytesSent += request->requestBytes;
-    }
     ++m_result.failed;
     ++m_result.errors[size_t(error)];
     m_lastCompletionNs = monotonicNs();

@@ -43,12 +43,13 @@ public:
     // Maps the histograms' buckets now, so that the run does not pay for it.
     void reserveHistograms();
     // A complete response the worker counts (it ended inside the counting
-    // window: see LoadWorker::counts). Its bytes and its request's are counted with it.
+    // window: see LoadWorker::counts). Its bytes and its request's are counted
+    // with it when it succeeded; an error reply or a Length failure brings none.
     void response(const InFlight& request, const ResponseInfo& info, int64_t now,
                   const ProtocolSession& session);
-    // A counted failed request, with what it had sent and received when there
-    // was one; the first message is kept.
-    void failure(ErrorClass error, std::string_view message, const InFlight* request = nullptr);
+    // A counted failed request; the first message is kept. Its bytes are not
+    // counted: rates, the transfer rate among them, are over successful responses.
+    void failure(ErrorClass error, std::string_view message);
     // A stream connection whose peer read everything (netperf TCP_STREAM's end).
     void streamDelivered(int64_t now) { m_lastCompletionNs = std::max(m_lastCompletionNs, now); }
     // Hands the interval and the running totals to the monitor.

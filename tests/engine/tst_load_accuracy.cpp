@@ -210,6 +210,37 @@ private Q_SLOTS:
         QCOMPARE(r.bytesSent, r.complete * requestBytes(spec));
     }
 
+    // Transfer rate is over successful responses, as requests/s: a server that
+    // fails every k-th request at once (a malformed status line, then a close)
+    // brings its known bytes per answer for the successful ones alone, and a
+    // failed request's bytes, sent or received, are in no total.
+    void bytesAreThoseOfTheSuccessfulResponses_data() {
+        QTest::addColumn<int>("failEvery");
+        QTest::newRow("every 3rd fails") << 3;
+        QTest::newRow("every 10th fails") << 10;
+    }
+    void bytesAreThoseOfTheSuccessfulResponses() {
+        QFETCH(int, failEvery);
+        FixedDelayServer server({0ns, 1000, 0, 0, uint32_t(failEvery)});
+        QVERIFY(server.isListening());
+        LoadSpec spec = httpSpec(server.port(), 4);
+        spec.requests = 3000;
+        const RunResult r = runToEnd(spec);
+        QCOMPARE(r.complete, 3000u);
+        QCOMPARE(r.failed, r.errors[size_t(ErrorClass::Exception)]);
+        // The server counts what it failed; the last ones may be of requests
+        // past the -n, read by the server yet never counted by the client.
+        QVERIFY2(r.failed >= 3000u / uint64_t(failEvery) - 4 &&
+                     r.failed <= server.failedOnPurpose(),
+                 qPrintable(QStringLiteral("%1 failed, the server failed %2")
+                                .arg(r.failed)
+                                .arg(server.failedOnPurpose())));
+        const uint64_t successful = r.complete - r.failed;
+        QCOMPARE(r.bytesTotal, successful * server.responseBytes());
+        QCOMPARE(r.bytesBody, successful * 1000u);
+        QCOMPARE(r.bytesSent, successful * requestBytes(spec));
+    }
+
     // A server that closes a kept-alive connection without saying so, after
     // every 5th response: the pipelined requests it never answered are sent
     // again, not failed (no byte of their responses arrived).
