@@ -6,6 +6,7 @@
 #include "engine/load_run.h"
 #include "engine/tcp_protocol.h"
 #include "fixed_delay_server.h"
+#include "handicapped_protocol.h"
 #include "rate_limited_sink.h"
 #include "scripted_http_server.h"
 
@@ -14,6 +15,7 @@
 
 using namespace loadscope::engine;
 using loadscope::testing::FixedDelayServer;
+using loadscope::testing::HandicappedProtocol;
 using loadscope::testing::RateLimitedSink;
 using namespace std::chrono_literals;
 using Behaviour = ScriptedHttpServer::Behaviour;
@@ -114,6 +116,46 @@ private Q_SLOTS:
         // A request starts before the server has it, and the server answers
         // D after that: no latency is shorter than D.
         QVERIFY2(double(r.total.min()) >= d, qPrintable(QString::number(r.total.min())));
+    }
+
+    // The clock is read when each event happens, so a cost of the client's
+    // between two events of one loop iteration is in neither's time.
+    // Connection 0 holds the loop 50 ms after each of its responses, before
+    // its next request goes out: that request's latency is still the
+    // server's delay and the loopback, where a clock read once per epoll_wait
+    // batch (or once per read) would start it 50 ms early. The bound, 10 ms,
+    // is a fifth of the handicap and many times a loaded machine's noise.
+    void aClientSideCostIsInNoLatency_data() {
+        QTest::addColumn<int>("concurrency");
+        QTest::newRow("one connection") << 1;
+        QTest::newRow("beside three others") << 4;
+    }
+    void aClientSideCostIsInNoLatency() {
+        QFETCH(int, concurrency);
+        if (kInstrumented)
+            QSKIP("latency figures are not meaningful in a sanitizer build");
+        const auto delay = 5ms;
+        const auto handicap = 50ms;
+        FixedDelayServer server({delay, 100, 0, 0});
+        LoadSpec spec = httpSpec(server.port(), uint32_t(concurrency));
+        spec.protocol = std::make_shared<HandicappedProtocol>(spec.protocol, handicap);
+        spec.duration = 1s;
+        const RunResult r = runToEnd(spec);
+        QCOMPARE(r.failed, 0u);
+        QCOMPARE(r.operations.size(), size_t(2));
+        const Histogram& handicapped = r.operations[0].latency;
+        QVERIFY2(handicapped.count() >= 5, qPrintable(QString::number(handicapped.count())));
+        const double d = double(std::chrono::nanoseconds(delay).count());
+        const double bound = double(std::chrono::nanoseconds(10ms).count());
+        const double p50 = double(handicapped.valueAtPercentile(50));
+        QVERIFY2(p50 >= d && p50 <= d + bound,
+                 qPrintable(
+                     QStringLiteral("p50 %1 ms of connection 0 (%2 requests), the server's "
+                                    "delay %3 ms, its handicap %4 ms")
+                         .arg(ms(p50), 0, 'f', 3)
+                         .arg(handicapped.count())
+                         .arg(ms(d), 0, 'f', 1)
+                         .arg(ms(double(std::chrono::nanoseconds(handicap).count())), 0, 'f', 1)));
     }
 
     // Little's law: c connections, each with one request outstanding for a
