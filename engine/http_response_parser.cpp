@@ -49,11 +49,14 @@ constexpr std::array<bool, 256> makeTokenTable() {
 }
 constexpr std::array<bool, 256> kTokenChars = makeTokenTable();
 
-bool isToken(std::string_view v) {
-    if (v.empty())
-        return false;
-    return std::all_of(v.begin(), v.end(),
-                       [](char c) { return kTokenChars[static_cast<unsigned char>(c)]; });
+// Where the field name of a header or trailer line ends: at its colon, or
+// npos when the line does not start with a token and a colon. One pass finds
+// the colon and checks the name, as every line of every response needs both.
+size_t fieldNameEnd(std::string_view line) {
+    size_t i = 0;
+    while (i < line.size() && kTokenChars[static_cast<unsigned char>(line[i])])
+        ++i;
+    return i > 0 && i < line.size() && line[i] == ':' ? i : std::string_view::npos;
 }
 
 int hexValue(char c) {
@@ -341,8 +344,8 @@ HttpResponseParser::Step HttpResponseParser::parseHeaderLine(std::string_view li
             return fail("folded header line");
         return Step::Continue;
     }
-    const size_t colon = line.find(':');
-    if (colon == std::string_view::npos || !isToken(line.substr(0, colon)))
+    const size_t colon = fieldNameEnd(line);
+    if (colon == std::string_view::npos)
         return fail("malformed header line");
     const std::string_view name = line.substr(0, colon);
     const std::string_view value = trimOws(line.substr(colon + 1));
@@ -484,8 +487,7 @@ HttpResponseParser::Step HttpResponseParser::parseChunkSize(std::string_view lin
 HttpResponseParser::Step HttpResponseParser::parseTrailerLine(std::string_view line) {
     if (isOws(line.front()))
         return Step::Continue; // folded continuation of a trailer we ignore anyway
-    const size_t colon = line.find(':');
-    if (colon == std::string_view::npos || !isToken(line.substr(0, colon)))
+    if (fieldNameEnd(line) == std::string_view::npos)
         return fail("malformed trailer line");
     return Step::Continue;
 }
