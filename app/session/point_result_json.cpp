@@ -74,7 +74,8 @@ void distributionFromJson(const JsonReader& json, LatencySummary* summary, QByte
     }
 }
 
-constexpr const char16_t* kLatencyKeys[] = {u"total", u"connect", u"waiting", u"processing"};
+constexpr const char16_t* kLatencyKeys[] = {u"total", u"connect", u"waiting", u"processing",
+                                            u"uncorrected"};
 
 } // namespace
 
@@ -98,9 +99,10 @@ QJsonObject pointResultToJson(const PointResult& result) {
     }
 
     const LatencySummary* summaries[] = {&result.total, &result.connect, &result.waiting,
-                                         &result.processing};
+                                         &result.processing, &result.uncorrected};
     const QByteArray* histograms[] = {&result.totalHistogram, &result.connectHistogram,
-                                      &result.waitingHistogram, &result.processingHistogram};
+                                      &result.waitingHistogram, &result.processingHistogram,
+                                      &result.uncorrectedHistogram};
     QJsonObject latency;
     for (size_t i = 0; i < std::size(kLatencyKeys); ++i) {
         if (!summaries[i]->isEmpty() || !histograms[i]->isEmpty())
@@ -137,11 +139,16 @@ PointResult pointResultFromJson(const JsonReader& json) {
         }
     }
 
+    // Files from before every result named its tool: Loadscope measured them.
+    if (result.source.tool.isEmpty() && result.source.kind == ResultSource::Kind::Measured)
+        result.source.tool = QStringLiteral("loadscope");
+
     if (const auto latency = json.optionalObject(u"latency")) {
         LatencySummary* summaries[] = {&result.total, &result.connect, &result.waiting,
-                                       &result.processing};
+                                       &result.processing, &result.uncorrected};
         QByteArray* histograms[] = {&result.totalHistogram, &result.connectHistogram,
-                                    &result.waitingHistogram, &result.processingHistogram};
+                                    &result.waitingHistogram, &result.processingHistogram,
+                                    &result.uncorrectedHistogram};
         for (size_t i = 0; i < std::size(kLatencyKeys); ++i) {
             if (const auto distribution = latency->optionalObject(QStringView(kLatencyKeys[i])))
                 distributionFromJson(*distribution, summaries[i], histograms[i]);

@@ -49,10 +49,12 @@ QJsonObject sweepPlanToJson(const SweepPlan& plan);
 SweepPlan sweepPlanFromJson(const JsonReader& json);
 
 // A result: { "target", "concurrency", "repetition", "source": {...},
+// "loadModel": "closed-loop" | "fixed-rate" (absent in older files:
+// closed-loop), ["offeredRate": requests/s of a fixed-rate run],
 // "environment": {...}, the counters by their PointResult names, "errors":
 // { error class: count }, "statusCodes": { "200": count }, "reported": {
 // rates an imported tool printed }, "latency": { "total" | "connect" |
-// "waiting" | "processing": distribution }, "operations": { name:
+// "waiting" | "processing" | "uncorrected": distribution }, "operations": { name:
 // distribution }, and, only while set, "threadCpus": [cpu], "pinned",
 // "connectionsOpened", "errorReplies": { "error", "clientError",
 // "serverError" }, "operationCounts": { name: replies } }. The keys other
