@@ -4,6 +4,7 @@
 
 #include <QByteArray>
 #include <QDateTime>
+#include <QJsonObject>
 #include <QString>
 #include <QUuid>
 #include <cstdint>
@@ -141,6 +142,10 @@ struct PointResult {
     QByteArray processingHistogram;
     QByteArray uncorrectedHistogram;
     std::map<QString, QByteArray> perOperationHistograms;
+
+    // Keys of the file a newer Loadscope wrote that this one does not know,
+    // kept as read and saved again (session_json.h).
+    QJsonObject unknownFields;
 
     // Rates prefer the figure an imported tool printed and otherwise derive
     // from the counters by engine/run_rates.h; all are 0 without a measured

@@ -5,6 +5,7 @@
 #include "app/session/session_json.h"
 
 #include <QJsonArray>
+#include <QSet>
 #include <cmath>
 
 namespace loadscope::app {
@@ -123,7 +124,27 @@ QJsonObject pointResultToJson(const PointResult& result) {
     }
     json.insert(QStringLiteral("latency"), latency);
     json.insert(QStringLiteral("operations"), operations);
+    keepUnknown(json, result.unknownFields);
     return json;
+}
+
+QJsonObject unknownResultKeys(const QJsonObject& read) {
+    // By name rather than by saving each result again: that would encode
+    // every histogram of a large session once more on open.
+    static const QSet<QString> known = [] {
+        QSet<QString> keys{QStringLiteral("latency"), QStringLiteral("operations")};
+        for (const ResultField& field : resultSchema()) {
+            if (!field.sessionKey.isEmpty())
+                keys.insert(field.sessionKey.section(QLatin1Char('/'), 0, 0));
+        }
+        return keys;
+    }();
+    QJsonObject unknown;
+    for (auto it = read.begin(); it != read.end(); ++it) {
+        if (!known.contains(it.key()))
+            unknown.insert(it.key(), it.value());
+    }
+    return unknown;
 }
 
 PointResult pointResultFromJson(const JsonReader& json) {

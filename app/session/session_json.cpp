@@ -147,6 +147,22 @@ QJsonArray intArray(const std::vector<int>& values) {
 
 } // namespace
 
+QJsonObject unknownKeys(const QJsonObject& read, const QJsonObject& savedAgain) {
+    QJsonObject unknown;
+    for (auto it = read.begin(); it != read.end(); ++it) {
+        if (!savedAgain.contains(it.key()))
+            unknown.insert(it.key(), it.value());
+    }
+    return unknown;
+}
+
+void keepUnknown(QJsonObject& json, const QJsonObject& unknown) {
+    for (auto it = unknown.begin(); it != unknown.end(); ++it) {
+        if (!json.contains(it.key()))
+            json.insert(it.key(), it.value());
+    }
+}
+
 QJsonObject targetToJson(const Target& target) {
     QJsonObject json{
         {QStringLiteral("id"), uuidText(target.id)},
@@ -173,6 +189,7 @@ QJsonObject targetToJson(const Target& target) {
                     QJsonObject{{QStringLiteral("chunkSize"), target.tcpStream.chunkSize}});
         break;
     }
+    keepUnknown(json, target.unknownFields);
     return json;
 }
 
@@ -313,6 +330,7 @@ QJsonObject sessionToJson(const Session& session) {
     };
     if (session.findTarget(session.baselineTargetId))
         root.insert(QStringLiteral("baseline"), uuidText(session.baselineTargetId));
+    keepUnknown(root, session.unknownFields);
     return root;
 }
 
@@ -342,6 +360,7 @@ Result<Session> sessionFromJson(const QJsonObject& root) {
     for (qsizetype i = 0; i < targets.size() && json.ok(); ++i) {
         const JsonReader targetJson = targets.objectAt(i);
         Target target = targetFromJson(targetJson);
+        target.unknownFields = unknownKeys(targetJson.json(), targetToJson(target));
         if (json.ok() && session.findTarget(target.id))
             targetJson.failKey(u"id", QStringLiteral("repeats the id of another target"));
         session.targets.push_back(std::move(target));
@@ -362,6 +381,7 @@ Result<Session> sessionFromJson(const QJsonObject& root) {
         PointResult result = pointResultFromJson(resultJson);
         if (!json.ok())
             break;
+        result.unknownFields = unknownResultKeys(resultJson.json());
         if (!session.findTarget(result.targetId))
             resultJson.failKey(u"target", QStringLiteral("refers to no target"));
         else if (!keys.emplace(result.targetId, result.concurrency, result.repetition).second)
@@ -372,6 +392,8 @@ Result<Session> sessionFromJson(const QJsonObject& root) {
         session.results.push_back(std::move(result));
     }
 
+    if (json.ok())
+        session.unknownFields = unknownKeys(root, sessionToJson(session));
     return json.result(std::move(session));
 }
 
