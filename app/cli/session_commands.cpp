@@ -32,6 +32,18 @@ app::Result<app::Session> openSessionArgument(const QCommandLineParser& parser) 
     return app::openSession(positional.first());
 }
 
+QCommandLineOption poolSourcesOption() {
+    return QCommandLineOption(
+        QStringLiteral("pool-sources"),
+        QStringLiteral("Average a target's results of different tools and load models (ab, "
+                       "wrk2's fixed rate, Loadscope's closed loop) as repetitions of one "
+                       "figure; by default each is its own series."));
+}
+
+app::ComparisonOptions comparisonOptions(const QCommandLineParser& parser) {
+    return app::ComparisonOptions{parser.isSet(QStringLiteral("pool-sources"))};
+}
+
 } // namespace
 
 int runReportCommand(const QStringList& arguments) {
@@ -44,6 +56,7 @@ int runReportCommand(const QStringList& arguments) {
                        "change exceeds run-to-run noise (Welch's t-test, 5%)."));
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("SESSION"), sessionArgumentHelp());
+    parser.addOption(poolSourcesOption());
     if (const auto exit = parseOrExit(parser, arguments))
         return *exit;
 
@@ -52,7 +65,9 @@ int runReportCommand(const QStringList& arguments) {
         printError(command, session.error().toString());
         return ExitUsage;
     }
-    const QByteArray text = app::comparisonReport(*session, app::Comparison(*session)).toUtf8();
+    const QByteArray text =
+        app::comparisonReport(*session, app::Comparison(*session, comparisonOptions(parser)))
+            .toUtf8();
     if (auto written = writeOutput(QStringLiteral("-"), text, CliIo{}); !written) {
         printError(command, written.error().toString());
         return ExitInternal;
@@ -84,6 +99,7 @@ int runExportCommand(const QStringList& arguments) {
     parser.addOption(csvOption);
     parser.addOption(summaryOption);
     parser.addOption(percentilesOption);
+    parser.addOption(poolSourcesOption());
     if (const auto exit = parseOrExit(parser, arguments))
         return *exit;
 
@@ -111,9 +127,10 @@ int runExportCommand(const QStringList& arguments) {
         }
     }
     if (parser.isSet(summaryOption)) {
-        if (auto written =
-                writeOutput(parser.value(summaryOption),
-                            app::summaryCsv(*session, app::Comparison(*session)), CliIo{});
+        if (auto written = writeOutput(
+                parser.value(summaryOption),
+                app::summaryCsv(*session, app::Comparison(*session, comparisonOptions(parser))),
+                CliIo{});
             !written) {
             printError(command, written.error().toString());
             return ExitInternal;

@@ -8,6 +8,7 @@
 #include "app/session/metric.h"
 #include "app/session/session_document.h"
 #include "app/session/session_file.h"
+#include "app/session/session_lock.h"
 #include "app/stats/live_rate.h"
 #include "app/sweep/sweep_runner.h"
 
@@ -79,9 +80,20 @@ void dropPlanResults(app::Session& session) {
     });
 }
 
+// What a sweep starts from: the session, the file it is saved to, the lock
+// held on that file, and whether the file must be written before the first
+// point (it is not the file the session was read from).
+struct StartingSession {
+    app::Session session;
+    QString outPath;
+    std::shared_ptr<const app::SessionLock> lock;
+    bool saveFirst = false;
+};
+
 // The session to run and the file it is saved to, after the rules of
 // --resume, --fresh and --out; the reason of a refusal (exit status 2).
-app::Result<std::pair<app::Session, QString>> startingSession(const SweepArguments& args) {
+// Nothing is written here: a refused sweep leaves every file as it was.
+app::Result<StartingSession> startingSession(const SweepArguments& args) {
     const bool isFile = QFileInfo(args.sessionArgument).isFile();
     QString out = args.outPath;
     if (out.isEmpty()) {
@@ -97,6 +109,11 @@ app::Result<std::pair<app::Session, QString>> startingSession(const SweepArgumen
         return app::invalidInput(QStringLiteral("%1 exists: --resume continues it, --fresh "
                                                 "replaces it, or give another --out")
                                      .arg(out));
+    // Taken before the file is read, so that what is read is what the other
+    // sweep, if any, had finished saving.
+    auto lock = app::SessionLock::acquire(out);
+    if (!lock)
+        return lock.error();
     app::Result<app::Session> opened =
         resuming ? app::loadSessionFile(out) : app::openSession(args.sessionArgument);
     if (!opened)
@@ -113,7 +130,15 @@ app::Result<std::pair<app::Session, QString>> startingSession(const SweepArgumen
                 .arg(app::sweepPoints(*session).size())
                 .arg(app::missingPoints(*session).size()));
     }
-    return std::make_pair(std::move(*session), out);
+    if (session->targets.empty())
+        return app::invalidInput(QStringLiteral("the session has no targets"));
+    if (auto plan = app::validateSweepPlan(session->plan); !plan)
+        return app::invalidInput(QStringLiteral("sweep plan: %1").arg(plan.error().message));
+    // The file read is saved again only once a point has something new for
+    // it (the runner saves after each point), so a sweep that ends before
+    // its first point leaves it byte for byte as it was.
+    const bool readFromOut = resuming || outIsInput;
+    return StartingSession{std::move(*session), out, std::move(*lock), !readFromOut};
 }
 
 void addSweepOptions(QCommandLineParser& parser) {
@@ -301,7 +326,8 @@ int runSweepCommand(const QStringList& arguments, const CliIo& io) {
         printError(io, command, start.error().toString());
         return exitCodeFor(start.error());
     }
-    auto& [session, outPath] = *start;
+    app::Session& session = start->session;
+    const QString& outPath = start->outPath;
 
     int maxLevel = 1;
     for (int level : session.plan.concurrencyLevels)
@@ -313,16 +339,19 @@ int runSweepCommand(const QStringList& arguments, const CliIo& io) {
 
     app::SessionDocument document;
     document.reset(std::move(session), outPath);
-    // Written before the first point, so the file is whole and complete
-    // with its plan even if the sweep is killed during that point.
-    if (const auto saved = document.save(); !saved) {
-        printError(io, command, saved.error().toString());
-        return ExitInternal;
+    // A new --out file is written before the first point, so that it is whole
+    // and complete with its plan even if the sweep is killed during that point.
+    if (start->saveFirst) {
+        if (const auto saved = document.save(); !saved) {
+            printError(io, command, saved.error().toString());
+            return ExitInternal;
+        }
     }
 
     ProgressLine progress(document, args->quiet, io.err);
     app::SweepRunner runner(&document);
     runner.setProbeEnabled(args->probe);
+    runner.setSessionLock(start->lock);
     QObject::connect(&runner, &app::SweepRunner::statusChanged, &runner,
                      [&](const QString& text) { progress.message(text); });
     QObject::connect(&runner, &app::SweepRunner::probeFinished, &runner,

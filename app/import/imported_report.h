@@ -24,9 +24,6 @@ struct ImportedReport {
     std::optional<uint64_t> requests; // requested total (ab -n, memtier -n x clients x threads)
     std::optional<bool> keepAlive;
     std::optional<int> threads;
-    // wrk2 -U: latency measured without correcting for coordinated omission,
-    // kept beside the corrected figure in `result.total`.
-    std::optional<LatencySummary> uncorrectedLatency;
     int firstLine = 0; // 1-based lines of the report in its file
     int lastLine = 0;
     PointResult result;

@@ -47,6 +47,28 @@ bool commandIsWrk2(const ReportLines::Command& command) {
     return false;
 }
 
+// The offered rate of a wrk2 command: -R2000, -R 2000, --rate 2000,
+// --rate=2000; wrk2 reads it with k/M/G suffixes as it does counts.
+std::optional<double> commandRate(const ReportLines::Command& command) {
+    const QStringList& words = command.words;
+    for (qsizetype i = 0; i < words.size(); ++i) {
+        const QString& word = words.at(i);
+        QString value;
+        if (word == QLatin1StringView("-R") || word == QLatin1StringView("--rate"))
+            value = i + 1 < words.size() ? words.at(i + 1) : QString();
+        else if (word.startsWith(QLatin1StringView("--rate=")))
+            value = word.mid(7);
+        else if (word.startsWith(QLatin1StringView("-R")))
+            value = word.mid(2);
+        else
+            continue;
+        const auto rate = DecimalNumber::wrkCount(value);
+        return rate && rate->toDouble() > 0 ? std::optional<double>(rate->toDouble())
+                                            : std::nullopt;
+    }
+    return std::nullopt;
+}
+
 class WrkReader : public ReportReader {
 public:
     using ReportReader::ReportReader;
@@ -64,6 +86,7 @@ private:
     bool readTotals(int& index);
 
     bool m_wrk2 = false;
+    std::optional<double> m_rate;
 };
 
 bool WrkReader::read(int start, const std::optional<ReportLines::Command>& command,
@@ -71,6 +94,7 @@ bool WrkReader::read(int start, const std::optional<ReportLines::Command>& comma
     if (command) {
         m_report.commandLine = command->text;
         m_wrk2 = commandIsWrk2(*command);
+        m_rate = commandRate(*command);
     }
     m_report.firstLine = m_lines.number(command ? commandIndex : start);
     m_fingerprintFrom = start;
@@ -102,12 +126,10 @@ bool WrkReader::read(int start, const std::optional<ReportLines::Command>& comma
         } else if (const auto hdr = kHdrDistribution.match(line); hdr.hasMatch()) {
             m_wrk2 = true;
             mark(index, QStringLiteral("Latency Distribution"));
-            LatencySummary uncorrected;
             const bool recorded = hdr.captured(1) == QLatin1StringView("Recorded");
-            if (!readHdrDistribution(index, recorded ? m_report.result.total : uncorrected))
+            if (!readHdrDistribution(index, recorded ? m_report.result.total
+                                                     : m_report.result.uncorrected))
                 return false;
-            if (!recorded)
-                m_report.uncorrectedLatency = uncorrected;
         } else {
             return cutOff();
         }
@@ -117,6 +139,11 @@ bool WrkReader::read(int start, const std::optional<ReportLines::Command>& comma
     m_report.keepAlive = true; // wrk keeps every connection open
     m_report.result.concurrency = *m_report.concurrency;
     m_report.result.threads = *m_report.threads;
+    // wrk2 sends on a schedule and prints the corrected latency first.
+    if (m_wrk2) {
+        m_report.result.loadModel = LoadModel::FixedRate;
+        m_report.result.offeredRate = m_rate;
+    }
     return true;
 }
 

@@ -1,5 +1,6 @@
 #include "app/session/comparison.h"
 
+#include <QStringList>
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -20,26 +21,71 @@ QString verdictId(Verdict verdict) {
     return QStringLiteral("n/a");
 }
 
-Comparison::Comparison(const Session& session) {
+namespace {
+
+// A series within its target: the target's own Loadscope closed-loop results
+// first, then the other tools and load models by name.
+using SeriesKey = std::tuple<int, QString, QString>; // rank, tool, load model
+
+SeriesKey seriesKey(const PointResult& result) {
+    const QString& tool = result.source.tool;
+    const bool own = tool == u"loadscope" && result.loadModel == LoadModel::ClosedLoop;
+    return {own ? 0 : 1, tool, result.loadModelText()};
+}
+
+QString joined(const std::set<QString>& parts) {
+    QStringList list(parts.begin(), parts.end());
+    return list.join(QLatin1Char('+'));
+}
+
+} // namespace
+
+Comparison::Comparison(const Session& session, ComparisonOptions options) {
     const Target* baseline = session.baseline();
     if (baseline)
         m_baseline = baseline->id;
 
-    std::map<std::pair<QUuid, int>, std::vector<const PointResult*>> groups;
-    std::set<int> levels;
+    std::map<QUuid, std::map<SeriesKey, std::vector<const PointResult*>>> byTarget;
     for (const PointResult& result : session.results) {
         if (result.cancelled || !session.findTarget(result.targetId))
             continue;
-        groups[{result.targetId, result.concurrency}].push_back(&result);
-        levels.insert(result.concurrency);
+        const SeriesKey key = options.poolSources ? SeriesKey{} : seriesKey(result);
+        byTarget[result.targetId][key].push_back(&result);
+    }
+
+    std::map<std::pair<size_t, int>, std::vector<const PointResult*>> groups;
+    std::set<int> levels;
+    for (const Target& target : session.targets) {
+        const auto found = byTarget.find(target.id);
+        if (found == byTarget.end())
+            continue;
+        for (const auto& [key, results] : found->second) {
+            ComparisonSeries series;
+            series.targetId = target.id;
+            series.pooled = options.poolSources;
+            std::set<QString> tools;
+            std::set<QString> models;
+            for (const PointResult* result : results) {
+                tools.insert(result->source.tool);
+                models.insert(result->loadModelText());
+                groups[{m_series.size(), result->concurrency}].push_back(result);
+                levels.insert(result->concurrency);
+            }
+            series.tool = joined(tools);
+            series.loadModel = joined(models);
+            if (found->second.size() > 1)
+                series.label = series.tool + QStringLiteral(", ") + series.loadModel;
+            m_series.push_back(std::move(series));
+        }
     }
 
     std::set<QUuid> targetsWithRows;
     for (int level : levels) {
-        for (const Target& target : session.targets) {
-            auto group = groups.find({target.id, level});
+        for (size_t s = 0; s < m_series.size(); ++s) {
+            auto group = groups.find({s, level});
             if (group == groups.end())
                 continue;
+            const Target& target = *session.findTarget(m_series[s].targetId);
             std::vector<const PointResult*>& results = group->second;
             std::stable_sort(results.begin(), results.end(),
                              [](const PointResult* a, const PointResult* b) {
@@ -47,6 +93,7 @@ Comparison::Comparison(const Session& session) {
                              });
             for (Metric metric : metricsFor(target.protocol)) {
                 ComparisonRow row;
+                row.series = s;
                 row.targetId = target.id;
                 row.concurrency = level;
                 row.metric = metric;
@@ -59,7 +106,7 @@ Comparison::Comparison(const Session& session) {
                 if (row.samples.empty())
                     continue;
                 row.statistics = sampleStatistics(row.samples);
-                m_index[{target.id, level, metric}] = m_rows.size();
+                m_index[{s, level, metric}] = m_rows.size();
                 m_rows.push_back(std::move(row));
                 targetsWithRows.insert(target.id);
             }
@@ -76,7 +123,7 @@ Comparison::Comparison(const Session& session) {
             row.verdict = Verdict::Baseline;
             continue;
         }
-        const ComparisonRow* base = find(m_baseline, row.concurrency, row.metric);
+        const ComparisonRow* base = baselineRowFor(row);
         if (!base)
             continue;
         if (base->statistics.mean != 0)
@@ -90,19 +137,61 @@ Comparison::Comparison(const Session& session) {
     }
 }
 
-const ComparisonRow* Comparison::find(const QUuid& targetId, int concurrency, Metric metric) const {
-    const auto found = m_index.find({targetId, concurrency, metric});
+const ComparisonRow* Comparison::baselineRowFor(const ComparisonRow& row) const {
+    const ComparisonSeries& own = m_series[row.series];
+    const ComparisonRow* sameModel = nullptr;
+    for (size_t s : seriesOf(m_baseline)) {
+        const ComparisonSeries& candidate = m_series[s];
+        if (candidate.loadModel != own.loadModel)
+            continue;
+        const ComparisonRow* base = find(s, row.concurrency, row.metric);
+        if (base && candidate.tool == own.tool)
+            return base;
+        if (!sameModel)
+            sameModel = base;
+    }
+    return sameModel;
+}
+
+std::vector<size_t> Comparison::seriesOf(const QUuid& targetId) const {
+    std::vector<size_t> indexes;
+    for (size_t s = 0; s < m_series.size(); ++s) {
+        if (m_series[s].targetId == targetId)
+            indexes.push_back(s);
+    }
+    return indexes;
+}
+
+const ComparisonRow* Comparison::find(size_t series, int concurrency, Metric metric) const {
+    const auto found = m_index.find({series, concurrency, metric});
     return found == m_index.end() ? nullptr : &m_rows[found->second];
+}
+
+const ComparisonRow* Comparison::find(const QUuid& targetId, int concurrency, Metric metric) const {
+    for (size_t s : seriesOf(targetId)) {
+        if (!rowsFor(s, concurrency).empty())
+            return find(s, concurrency, metric);
+    }
+    return nullptr;
+}
+
+std::vector<const ComparisonRow*> Comparison::rowsFor(size_t series, int concurrency) const {
+    std::vector<const ComparisonRow*> rows;
+    for (const MetricInfo& info : metricRegistry()) {
+        if (const ComparisonRow* row = find(series, concurrency, info.metric))
+            rows.push_back(row);
+    }
+    return rows;
 }
 
 std::vector<const ComparisonRow*> Comparison::rowsFor(const QUuid& targetId,
                                                       int concurrency) const {
-    std::vector<const ComparisonRow*> rows;
-    for (const MetricInfo& info : metricRegistry()) {
-        if (const ComparisonRow* row = find(targetId, concurrency, info.metric))
-            rows.push_back(row);
+    for (size_t s : seriesOf(targetId)) {
+        std::vector<const ComparisonRow*> rows = rowsFor(s, concurrency);
+        if (!rows.empty())
+            return rows;
     }
-    return rows;
+    return {};
 }
 
 } // namespace loadscope::app

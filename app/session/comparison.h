@@ -23,8 +23,31 @@ enum class Verdict {
 // "baseline", "n/a", "within-noise", "significant"
 QString verdictId(Verdict verdict);
 
-// One cell of the comparison: one target at one concurrency, one metric.
+// The results one row pools: one target's, of one load model and one tool.
+// A closed-loop mean and a fixed-rate one, or ab's and Loadscope's, answer
+// different questions (and differ by tool for the same server), so each is
+// its own series unless the comparison is asked to pool them.
+struct ComparisonSeries {
+    QUuid targetId;
+    QString tool;      // "loadscope", "ab" ...; pooled: every tool, "ab+loadscope"
+    QString loadModel; // PointResult::loadModelText(); pooled: every one, joined by "+"
+    bool pooled = false;
+    // What tells the series apart from the target's others ("ab, closed-loop");
+    // empty when the target has one series.
+    QString label;
+};
+
+struct ComparisonOptions {
+    // Pool every tool's and load model's results of a target at a level into
+    // one mean, as repetitions (loadscope-cli --pool-sources, the Compare
+    // page's "Pool tools and load models").
+    bool poolSources = false;
+};
+
+// One cell of the comparison: one series (a target's results of one load
+// model and tool) at one concurrency, one metric.
 struct ComparisonRow {
+    size_t series = 0; // index into Comparison::series()
     QUuid targetId;
     int concurrency = 0;
     Metric metric = Metric::RequestsPerSecond;
@@ -50,6 +73,11 @@ struct ComparisonRow {
 // single result still gets its row, its mean and its percent difference, but
 // no interval and the verdict n/a.
 //
+// A target's results of different load models or tools are separate series
+// (see ComparisonSeries), the target's own sweeps first. A series is compared
+// with the baseline target's series of the same tool and load model, else
+// with its first series of the same load model; never across load models.
+//
 // Derived, never stored: build one whenever the session's results change.
 // Cancelled results are left out. A metric appears for a target when it
 // applies to the target's protocol (metricApplies) and at least one result
@@ -57,9 +85,10 @@ struct ComparisonRow {
 class Comparison {
 public:
     Comparison() = default;
-    explicit Comparison(const Session& session);
+    explicit Comparison(const Session& session, ComparisonOptions options = {});
 
-    // Ordered by concurrency, then target (session order), then metric (registry order).
+    // Ordered by concurrency, then series (target in session order, then the
+    // target's series), then metric (registry order).
     const std::vector<ComparisonRow>& rows() const { return m_rows; }
     bool isEmpty() const { return m_rows.empty(); }
     // Levels that have at least one row, ascending.
@@ -68,16 +97,30 @@ public:
     const std::vector<QUuid>& targetIds() const { return m_targets; }
     QUuid baselineTargetId() const { return m_baseline; }
 
+    // Every series with at least one result: by target (session order), the
+    // target's own Loadscope closed-loop series first.
+    const std::vector<ComparisonSeries>& series() const { return m_series; }
+    // The indexes into series() of one target's series.
+    std::vector<size_t> seriesOf(const QUuid& targetId) const;
+
+    const ComparisonRow* find(size_t series, int concurrency, Metric metric) const;
+    // In the target's first series with rows at the level (its only series
+    // unless tools or load models differ): what a chart of one bar per target shows.
     const ComparisonRow* find(const QUuid& targetId, int concurrency, Metric metric) const;
-    // The rows of one target at one level, in metric order.
+    // The rows of one series at one level, in metric order.
+    std::vector<const ComparisonRow*> rowsFor(size_t series, int concurrency) const;
+    // The rows of the target's first series with rows at the level.
     std::vector<const ComparisonRow*> rowsFor(const QUuid& targetId, int concurrency) const;
 
 private:
+    const ComparisonRow* baselineRowFor(const ComparisonRow& row) const;
+
     std::vector<ComparisonRow> m_rows;
     std::vector<int> m_levels;
     std::vector<QUuid> m_targets;
+    std::vector<ComparisonSeries> m_series;
     QUuid m_baseline;
-    std::map<std::tuple<QUuid, int, Metric>, size_t> m_index;
+    std::map<std::tuple<size_t, int, Metric>, size_t> m_index;
 };
 
 } // namespace loadscope::app

@@ -47,9 +47,9 @@ QString pad(const QString& text, qsizetype width, bool right) {
 std::optional<TargetProtocol> sharedProtocol(const Session& session, const Comparison& comparison,
                                              int level) {
     std::optional<TargetProtocol> shared;
-    for (const QUuid& id : comparison.targetIds()) {
-        const Target* target = session.findTarget(id);
-        if (!target || comparison.rowsFor(id, level).empty())
+    for (size_t s = 0; s < comparison.series().size(); ++s) {
+        const Target* target = session.findTarget(comparison.series()[s].targetId);
+        if (!target || comparison.rowsFor(s, level).empty())
             continue;
         if (shared && *shared != target->protocol)
             return std::nullopt;
@@ -58,12 +58,26 @@ std::optional<TargetProtocol> sharedProtocol(const Session& session, const Compa
     return shared;
 }
 
+// "name [mode] (ab, closed-loop)": the mode when the name does not say it,
+// the series when the target has several.
+QString seriesTitle(const Session& session, const ComparisonSeries& series) {
+    const Target* target = session.findTarget(series.targetId);
+    QString title = target->displayName();
+    if (title != target->modeLabel())
+        title += QStringLiteral(" [") + target->modeLabel() + QLatin1Char(']');
+    if (!series.label.isEmpty())
+        title += QStringLiteral(" (") + series.label + QLatin1Char(')');
+    return title;
+}
+
 QString levelTable(const Session& session, const Comparison& comparison, int level,
                    bool* anyImported) {
-    std::vector<const Target*> columns;
-    for (const QUuid& id : comparison.targetIds()) {
-        if (!comparison.rowsFor(id, level).empty())
-            columns.push_back(session.findTarget(id));
+    // One column per series: a target whose results come from several tools
+    // or load models gets one for each.
+    std::vector<size_t> columns;
+    for (size_t s = 0; s < comparison.series().size(); ++s) {
+        if (!comparison.rowsFor(s, level).empty())
+            columns.push_back(s);
     }
     const std::optional<TargetProtocol> protocol = sharedProtocol(session, comparison, level);
 
@@ -72,20 +86,17 @@ QString levelTable(const Session& session, const Comparison& comparison, int lev
     std::vector<QStringList> lines;
     QStringList header{QString()};
     int maxRuns = 0;
-    for (const Target* target : columns) {
-        QString title = target->displayName();
-        if (title != target->modeLabel())
-            title += QStringLiteral(" [") + target->modeLabel() + QLatin1Char(']');
-        header << title << QString();
-        for (const ComparisonRow* row : comparison.rowsFor(target->id, level))
+    for (size_t s : columns) {
+        header << seriesTitle(session, comparison.series()[s]) << QString();
+        for (const ComparisonRow* row : comparison.rowsFor(s, level))
             maxRuns = std::max(maxRuns, row->statistics.n);
     }
     lines.push_back(header);
     for (const MetricInfo& info : metricRegistry()) {
         std::vector<const ComparisonRow*> rows;
         double largest = 0;
-        for (const Target* target : columns) {
-            const ComparisonRow* row = comparison.find(target->id, level, info.metric);
+        for (size_t s : columns) {
+            const ComparisonRow* row = comparison.find(s, level, info.metric);
             rows.push_back(row);
             if (row)
                 largest = std::max(largest, std::fabs(row->statistics.mean));
@@ -196,17 +207,31 @@ QString comparisonReport(const Session& session, const Comparison& comparison) {
                        "the runs; a change is significant when Welch's t-test gives p < 0.05.\n")
             .arg(baseline->displayName());
 
+    const bool pooled = std::any_of(
+        comparison.series().begin(), comparison.series().end(), [](const ComparisonSeries& s) {
+            return s.pooled &&
+                   (s.tool.contains(QLatin1Char('+')) || s.loadModel.contains(QLatin1Char('+')));
+        });
+    if (pooled)
+        text += QStringLiteral("Pooled on request: a target's results of different tools or "
+                               "load models are averaged as repetitions of one figure.\n");
+
     bool anyImported = false;
     for (int level : comparison.concurrencyLevels()) {
         text += QLatin1Char('\n') + levelTable(session, comparison, level, &anyImported);
         QStringList verdicts;
-        for (const QUuid& id : comparison.targetIds()) {
-            const Target* target = session.findTarget(id);
-            if (!target || id == baseline->id)
+        for (size_t s = 0; s < comparison.series().size(); ++s) {
+            const Target* target = session.findTarget(comparison.series()[s].targetId);
+            if (!target || target->id == baseline->id)
                 continue;
             for (Metric metric : {primaryMetric(target->protocol), Metric::LatencyP99}) {
-                if (const ComparisonRow* row = comparison.find(id, level, metric)) {
-                    const QString line = verdictLine(session, *row);
+                if (const ComparisonRow* row = comparison.find(s, level, metric)) {
+                    QString line = verdictLine(session, *row);
+                    const QString& label = comparison.series()[s].label;
+                    if (!line.isEmpty() && !label.isEmpty())
+                        line.replace(0, target->displayName().size(),
+                                     target->displayName() + QStringLiteral(" (") + label +
+                                         QLatin1Char(')'));
                     if (!line.isEmpty())
                         verdicts << QStringLiteral("  ") + line;
                 }

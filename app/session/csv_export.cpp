@@ -128,6 +128,8 @@ QStringList summaryCsvColumns() {
         QStringLiteral("significant"),
         QStringLiteral("verdict"),
         QStringLiteral("imported"),
+        QStringLiteral("tool"),
+        QStringLiteral("load_model"),
     };
 }
 
@@ -159,6 +161,8 @@ QByteArray summaryCsv(const Session& session, const Comparison& comparison) {
             significant,
             verdictId(row.verdict),
             boolText(row.imported),
+            comparison.series()[row.series].tool,
+            comparison.series()[row.series].loadModel,
         });
     }
     return csv;

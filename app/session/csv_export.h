@@ -40,20 +40,26 @@ QString csvNumber(double value);
 //   latency_p90_ms, latency_p95_ms, latency_p98_ms, latency_p99_ms,
 //   latency_p99_9_ms, latency_p99_99_ms, latency_p100_ms, connect_mean_ms,
 //   waiting_mean_ms, processing_mean_ms, server_software, document_length,
-//   first_error
+//   first_error, load_model ("closed-loop" | "fixed-rate"), offered_rate
+//   (fixed rate: requests/s), latency_uncorrected_mean_ms,
+//   latency_uncorrected_p50_ms, latency_uncorrected_p90_ms,
+//   latency_uncorrected_p99_ms, latency_uncorrected_p99_9_ms (fixed rate:
+//   from the actual send, beside the corrected latency_* figures)
 // requests_per_second is ops/s for memcached, transactions/s for tcp-rr;
 // latency is the total time per request.
 QStringList resultsCsvColumns();
 QByteArray resultsCsv(const Session& session);
 
-// Summary CSV in long form: one row per target x concurrency x metric, so
+// Summary CSV in long form: one row per series x concurrency x metric, so
 // that a new metric adds rows, never columns. Rows in Comparison order.
 // Columns:
 //   target, target_id, mode, protocol, concurrency, metric (a MetricInfo id),
 //   unit, n, mean, sd, ci95_low, ci95_high, vs_baseline_percent, p_value,
 //   significant ("true" | "false"; empty for the baseline and when n/a),
 //   verdict ("baseline" | "significant" | "within-noise" | "n/a"),
-//   imported ("true" when any sample came from an imported report)
+//   imported ("true" when any sample came from an imported report),
+//   tool and load_model of the row's series (ComparisonSeries: "ab",
+//   "fixed-rate 2000/s"; joined by "+" when pooled)
 QStringList summaryCsvColumns();
 QByteArray summaryCsv(const Session& session, const Comparison& comparison);
 

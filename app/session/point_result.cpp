@@ -50,6 +50,26 @@ bool LatencySummary::isEmpty() const {
     return !minMs && !meanMs && !sdMs && !maxMs && percentilesMs.empty();
 }
 
+QString loadModelId(LoadModel model) {
+    return model == LoadModel::FixedRate ? QStringLiteral("fixed-rate")
+                                         : QStringLiteral("closed-loop");
+}
+
+std::optional<LoadModel> loadModelFromId(QStringView id) {
+    if (id == u"closed-loop")
+        return LoadModel::ClosedLoop;
+    if (id == u"fixed-rate")
+        return LoadModel::FixedRate;
+    return std::nullopt;
+}
+
+QString PointResult::loadModelText() const {
+    QString text = loadModelId(loadModel);
+    if (loadModel == LoadModel::FixedRate && offeredRate)
+        text += QLatin1Char(' ') + QString::number(*offeredRate, 'g', 12) + QStringLiteral("/s");
+    return text;
+}
+
 double PointResult::requestsPerSecond() const {
     if (reportedRequestsPerSecond)
         return *reportedRequestsPerSecond;

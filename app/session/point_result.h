@@ -4,6 +4,7 @@
 
 #include <QByteArray>
 #include <QDateTime>
+#include <QJsonObject>
 #include <QString>
 #include <QUuid>
 #include <cstdint>
@@ -46,6 +47,17 @@ struct ResultSource {
     friend bool operator==(const ResultSource&, const ResultSource&) = default;
 };
 
+// How the load that produced a result was offered. Closed loop: each
+// connection sends its next request when the last answer came (ab, wrk,
+// memtier_benchmark, netperf, Loadscope's sweeps). Fixed rate: requests leave
+// on a schedule (wrk2 -R); latency then counts from the intended start
+// ("corrected" for coordinated omission). The two answer different questions,
+// so their figures are never pooled.
+enum class LoadModel { ClosedLoop, FixedRate };
+// "closed-loop", "fixed-rate"
+QString loadModelId(LoadModel model);
+std::optional<LoadModel> loadModelFromId(QStringView id);
+
 // The machine a result was measured on.
 struct RunEnvironment {
     QDateTime startedAt;
@@ -79,6 +91,8 @@ struct PointResult {
     int repetition = 0; // 0-based
     ResultSource source;
     RunEnvironment environment;
+    LoadModel loadModel = LoadModel::ClosedLoop;
+    std::optional<double> offeredRate; // fixed rate: requests/s offered, when known
 
     uint64_t complete = 0;
     uint64_t failed = 0;
@@ -112,6 +126,10 @@ struct PointResult {
     std::optional<double> reportedThroughputMbitps;
 
     LatencySummary total; // per request total time (ab "Total"; memcached all ops)
+    // Fixed rate only: latency from the actual send, not corrected for
+    // coordinated omission (wrk2 -U "Uncorrected Latency"); `total` holds the
+    // corrected one.
+    LatencySummary uncorrected;
     LatencySummary connect;
     LatencySummary waiting;
     LatencySummary processing;
@@ -122,7 +140,12 @@ struct PointResult {
     QByteArray connectHistogram;
     QByteArray waitingHistogram;
     QByteArray processingHistogram;
+    QByteArray uncorrectedHistogram;
     std::map<QString, QByteArray> perOperationHistograms;
+
+    // Keys of the file a newer Loadscope wrote that this one does not know,
+    // kept as read and saved again (session_json.h).
+    QJsonObject unknownFields;
 
     // Rates prefer the figure an imported tool printed and otherwise derive
     // from the counters by engine/run_rates.h; all are 0 without a measured
@@ -137,6 +160,8 @@ struct PointResult {
     double timePerRequestAcrossMs() const;
     // Share of the worker threads' wall time spent on CPU (1.0 = saturated).
     double clientCpuLoad() const;
+    // "closed-loop" or "fixed-rate 2000/s" (the rate when known).
+    QString loadModelText() const;
 
     friend bool operator==(const PointResult&, const PointResult&) = default;
 };

@@ -5,6 +5,7 @@
 #include "app/session/session_json.h"
 
 #include <QJsonArray>
+#include <QSet>
 #include <cmath>
 
 namespace loadscope::app {
@@ -74,7 +75,8 @@ void distributionFromJson(const JsonReader& json, LatencySummary* summary, QByte
     }
 }
 
-constexpr const char16_t* kLatencyKeys[] = {u"total", u"connect", u"waiting", u"processing"};
+constexpr const char16_t* kLatencyKeys[] = {u"total", u"connect", u"waiting", u"processing",
+                                            u"uncorrected"};
 
 } // namespace
 
@@ -98,9 +100,10 @@ QJsonObject pointResultToJson(const PointResult& result) {
     }
 
     const LatencySummary* summaries[] = {&result.total, &result.connect, &result.waiting,
-                                         &result.processing};
+                                         &result.processing, &result.uncorrected};
     const QByteArray* histograms[] = {&result.totalHistogram, &result.connectHistogram,
-                                      &result.waitingHistogram, &result.processingHistogram};
+                                      &result.waitingHistogram, &result.processingHistogram,
+                                      &result.uncorrectedHistogram};
     QJsonObject latency;
     for (size_t i = 0; i < std::size(kLatencyKeys); ++i) {
         if (!summaries[i]->isEmpty() || !histograms[i]->isEmpty())
@@ -121,7 +124,27 @@ QJsonObject pointResultToJson(const PointResult& result) {
     }
     json.insert(QStringLiteral("latency"), latency);
     json.insert(QStringLiteral("operations"), operations);
+    keepUnknown(json, result.unknownFields);
     return json;
+}
+
+QJsonObject unknownResultKeys(const QJsonObject& read) {
+    // By name rather than by saving each result again: that would encode
+    // every histogram of a large session once more on open.
+    static const QSet<QString> known = [] {
+        QSet<QString> keys{QStringLiteral("latency"), QStringLiteral("operations")};
+        for (const ResultField& field : resultSchema()) {
+            if (!field.sessionKey.isEmpty())
+                keys.insert(field.sessionKey.section(QLatin1Char('/'), 0, 0));
+        }
+        return keys;
+    }();
+    QJsonObject unknown;
+    for (auto it = read.begin(); it != read.end(); ++it) {
+        if (!known.contains(it.key()))
+            unknown.insert(it.key(), it.value());
+    }
+    return unknown;
 }
 
 PointResult pointResultFromJson(const JsonReader& json) {
@@ -137,11 +160,16 @@ PointResult pointResultFromJson(const JsonReader& json) {
         }
     }
 
+    // Files from before every result named its tool: Loadscope measured them.
+    if (result.source.tool.isEmpty() && result.source.kind == ResultSource::Kind::Measured)
+        result.source.tool = QStringLiteral("loadscope");
+
     if (const auto latency = json.optionalObject(u"latency")) {
         LatencySummary* summaries[] = {&result.total, &result.connect, &result.waiting,
-                                       &result.processing};
+                                       &result.processing, &result.uncorrected};
         QByteArray* histograms[] = {&result.totalHistogram, &result.connectHistogram,
-                                    &result.waitingHistogram, &result.processingHistogram};
+                                    &result.waitingHistogram, &result.processingHistogram,
+                                    &result.uncorrectedHistogram};
         for (size_t i = 0; i < std::size(kLatencyKeys); ++i) {
             if (const auto distribution = latency->optionalObject(QStringView(kLatencyKeys[i])))
                 distributionFromJson(*distribution, summaries[i], histograms[i]);

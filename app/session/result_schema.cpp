@@ -298,6 +298,38 @@ void addTail(ResultSchemaBuilder& b) {
     first.omitInCli = true;
 }
 
+// Added after the first release, so their CSV columns come last.
+void addLoadModel(ResultSchemaBuilder& b) {
+    // Files from before the load model was recorded hold closed-loop results
+    // only: Loadscope's sweeps and the closed-loop tools it imported.
+    ResultField& model = b.saved(
+        "load_model", FieldType::Text, "",
+        [](const PointResult& r) { return FieldValue(loadModelId(r.loadModel)); }, "loadModel",
+        [](const JsonReader& j, QStringView k, PointResult& r) {
+            const QString id = j.string(k, loadModelId(LoadModel::ClosedLoop));
+            if (const auto known = loadModelFromId(id))
+                r.loadModel = *known;
+            else if (j.ok())
+                j.failUnknownValue(k, id);
+        });
+    model.csvColumn = model.id;
+    ResultField& offered = b.saved(
+        "offered_rate", FieldType::Real, "req/s",
+        [](const PointResult& r) { return optionalValue(r.offeredRate); }, "offeredRate",
+        [](const JsonReader& j, QStringView k, PointResult& r) {
+            r.offeredRate = j.optionalNumber(k, 0, kUnbounded);
+        });
+    offered.csvColumn = offered.id;
+    offered.omitInSession = true;
+    // wrk2 -U: the latency of a fixed-rate run from the actual send, beside
+    // the corrected `latency_*` figures.
+    addLatencyFields(b, QStringLiteral("latency_uncorrected"), Keys{},
+                     [](const PointResult& r) -> const LatencySummary& { return r.uncorrected; },
+                     {QStringLiteral("mean"), QStringLiteral("p50"), QStringLiteral("p90"),
+                      QStringLiteral("p99"), QStringLiteral("p99_9")},
+                     {});
+}
+
 } // namespace
 
 QStringList latencyStatNames() {
@@ -353,6 +385,7 @@ void addCsvFields(ResultSchemaBuilder& b) {
     addRates(b);
     addTotalLatency(b);
     addTail(b);
+    addLoadModel(b);
 }
 
 } // namespace loadscope::app::schema_detail

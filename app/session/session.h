@@ -5,6 +5,7 @@
 #include "app/session/target.h"
 
 #include <QHash>
+#include <QJsonObject>
 #include <QString>
 #include <QUuid>
 #include <cstddef>
@@ -27,6 +28,9 @@ struct Session {
     QUuid baselineTargetId;      // null or unknown: the first target is the baseline
     SweepPlan plan;
     std::vector<PointResult> results; // in the order they were measured or imported
+    // Keys of the file a newer Loadscope wrote that this one does not know,
+    // kept as read and saved again (session_json.h).
+    QJsonObject unknownFields;
 
     const Target* findTarget(const QUuid& id) const;
     Target* findTarget(const QUuid& id);

@@ -183,6 +183,22 @@ std::vector<ReadResult> readResults(const JsonArrayReader& results) {
 
 } // namespace
 
+QJsonObject unknownKeys(const QJsonObject& read, const QJsonObject& savedAgain) {
+    QJsonObject unknown;
+    for (auto it = read.begin(); it != read.end(); ++it) {
+        if (!savedAgain.contains(it.key()))
+            unknown.insert(it.key(), it.value());
+    }
+    return unknown;
+}
+
+void keepUnknown(QJsonObject& json, const QJsonObject& unknown) {
+    for (auto it = unknown.begin(); it != unknown.end(); ++it) {
+        if (!json.contains(it.key()))
+            json.insert(it.key(), it.value());
+    }
+}
+
 QJsonObject targetToJson(const Target& target) {
     QJsonObject json{
         {QStringLiteral("id"), uuidText(target.id)},
@@ -209,6 +225,7 @@ QJsonObject targetToJson(const Target& target) {
                     QJsonObject{{QStringLiteral("chunkSize"), target.tcpStream.chunkSize}});
         break;
     }
+    keepUnknown(json, target.unknownFields);
     return json;
 }
 
@@ -349,6 +366,7 @@ QJsonObject sessionToJson(const Session& session) {
     };
     if (session.findTarget(session.baselineTargetId))
         root.insert(QStringLiteral("baseline"), uuidText(session.baselineTargetId));
+    keepUnknown(root, session.unknownFields);
     return root;
 }
 
@@ -378,6 +396,7 @@ Result<Session> sessionFromJson(const QJsonObject& root) {
     for (qsizetype i = 0; i < targets.size() && json.ok(); ++i) {
         const JsonReader targetJson = targets.objectAt(i);
         Target target = targetFromJson(targetJson);
+        target.unknownFields = unknownKeys(targetJson.json(), targetToJson(target));
         if (json.ok() && session.findTarget(target.id))
             targetJson.failKey(u"id", QStringLiteral("repeats the id of another target"));
         session.targets.push_back(std::move(target));
@@ -400,6 +419,7 @@ Result<Session> sessionFromJson(const QJsonObject& root) {
         PointResult& result = read[size_t(i)].result;
         if (!json.ok())
             break;
+        result.unknownFields = unknownResultKeys(resultJson.json());
         if (!session.findTarget(result.targetId))
             resultJson.failKey(u"target", QStringLiteral("refers to no target"));
         else if (!keys.emplace(result.targetId, result.concurrency, result.repetition).second)
@@ -410,6 +430,8 @@ Result<Session> sessionFromJson(const QJsonObject& root) {
         session.results.push_back(std::move(result));
     }
 
+    if (json.ok())
+        session.unknownFields = unknownKeys(root, sessionToJson(session));
     return json.result(std::move(session));
 }
 

@@ -30,8 +30,11 @@
 //     "results": [ point results, see pointResultToJson() ] }
 //
 // Only the active protocol's options are written. Reading accepts absent
-// optional keys (defaults apply) and ignores unknown ones, so a version-1
-// file with fields from a later minor change still opens.
+// optional keys (defaults apply) and keeps unknown top-level, target and
+// result keys as read (Session/Target/PointResult::unknownFields), saving
+// them again unchanged, so a version-1 file with fields from a later minor
+// change opens and survives a save by this version. A newer version number
+// is refused whole.
 namespace loadscope::app {
 
 inline constexpr int kSessionFormatVersion = 1;
@@ -42,6 +45,12 @@ QJsonObject sessionToJson(const Session& session);
 // anything is wrong.
 Result<Session> sessionFromJson(const QJsonObject& root);
 
+// Keys of `read` that `savedAgain` (the object parsed from it, saved again)
+// lacks: what a newer Loadscope wrote that this one does not know.
+QJsonObject unknownKeys(const QJsonObject& read, const QJsonObject& savedAgain);
+// Adds the `unknown` keys that `json` does not hold.
+void keepUnknown(QJsonObject& json, const QJsonObject& unknown);
+
 QJsonObject targetToJson(const Target& target);
 Target targetFromJson(const JsonReader& json);
 
@@ -49,10 +58,12 @@ QJsonObject sweepPlanToJson(const SweepPlan& plan);
 SweepPlan sweepPlanFromJson(const JsonReader& json);
 
 // A result: { "target", "concurrency", "repetition", "source": {...},
+// "loadModel": "closed-loop" | "fixed-rate" (absent in older files:
+// closed-loop), ["offeredRate": requests/s of a fixed-rate run],
 // "environment": {...}, the counters by their PointResult names, "errors":
 // { error class: count }, "statusCodes": { "200": count }, "reported": {
 // rates an imported tool printed }, "latency": { "total" | "connect" |
-// "waiting" | "processing": distribution }, "operations": { name:
+// "waiting" | "processing" | "uncorrected": distribution }, "operations": { name:
 // distribution }, and, only while set, "threadCpus": [cpu], "pinned",
 // "connectionsOpened", "errorReplies": { "error", "clientError",
 // "serverError" }, "operationCounts": { name: replies } }. The keys other
@@ -62,5 +73,7 @@ SweepPlan sweepPlanFromJson(const JsonReader& json);
 // }.
 QJsonObject pointResultToJson(const PointResult& result);
 PointResult pointResultFromJson(const JsonReader& json);
+// The keys of a saved result that no result field or distribution uses.
+QJsonObject unknownResultKeys(const QJsonObject& read);
 
 } // namespace loadscope::app

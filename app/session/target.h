@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QJsonObject>
 #include <QString>
 #include <QUuid>
 #include <cstdint>
@@ -113,6 +114,9 @@ struct Target {
     MemcacheOptions memcache;
     TcpRrOptions tcpRr;
     TcpStreamOptions tcpStream;
+    // Keys of the file a newer Loadscope wrote that this one does not know,
+    // kept as read and saved again (session_json.h).
+    QJsonObject unknownFields;
 
     // The mode as reports and CSV print it: the identifier, or the user's words.
     QString modeLabel() const;

@@ -101,6 +101,15 @@ void SweepRunner::cancel() {
 QCoro::Task<SweepOutcome> SweepRunner::run() {
     if (m_running)
         co_return failed({}, QStringLiteral("a sweep is already running"));
+    // Held until the sweep ends: two sweeps saving one file would each drop
+    // the other's points.
+    std::shared_ptr<const SessionLock> lock = m_sessionLock;
+    if (!lock && m_document && !m_document->filePath().isEmpty()) {
+        auto acquired = SessionLock::acquire(m_document->filePath());
+        if (!acquired)
+            co_return failed({}, acquired.error().toString());
+        lock = std::move(*acquired);
+    }
     QPointer<SweepRunner> alive(this);
     const quint64 job = ++m_jobId;
     setRunning(true);

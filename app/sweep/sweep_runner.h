@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/session/point_result.h"
+#include "app/session/session_lock.h"
 #include "app/session/sweep_plan.h"
 #include "app/sweep/target_probe.h"
 #include "engine/load_spec.h"
@@ -64,6 +65,13 @@ public:
 
     // Probe every target before the first point (default on).
     void setProbeEnabled(bool enabled) { m_probeEnabled = enabled; }
+    // A lock the caller already holds on the document's file (loadscope-cli
+    // takes it before it reads the file). Without one, run() takes its own on
+    // the document's file for the sweep's duration and fails at once, saving
+    // nothing, when another sweep holds it.
+    void setSessionLock(std::shared_ptr<const SessionLock> lock) {
+        m_sessionLock = std::move(lock);
+    }
 
     bool isRunning() const { return m_running; }
 
@@ -116,6 +124,7 @@ private:
 
     QPointer<SessionDocument> m_document;
     bool m_probeEnabled = true;
+    std::shared_ptr<const SessionLock> m_sessionLock;
     bool m_running = false;
     quint64 m_jobId = 0;
     // What cancel() must stop; each is set only while it is awaited.

@@ -201,11 +201,10 @@ inline bool sameNumbers(const ImportedReport& a, const ImportedReport& b) {
         x.reportedThroughputMbitps == y.reportedThroughputMbitps && sameSummary(x.total, y.total) &&
         sameSummary(x.connect, y.connect) && sameSummary(x.waiting, y.waiting) &&
         sameSummary(x.processing, y.processing) && x.perOperation.size() == y.perOperation.size() &&
-        a.uncorrectedLatency.has_value() == b.uncorrectedLatency.has_value();
+        sameSummary(x.uncorrected, y.uncorrected) && x.loadModel == y.loadModel &&
+        x.offeredRate == y.offeredRate;
     for (const auto& [name, summary] : x.perOperation)
         same = same && y.perOperation.count(name) && sameSummary(summary, y.perOperation.at(name));
-    if (same && a.uncorrectedLatency)
-        same = sameSummary(*a.uncorrectedLatency, *b.uncorrectedLatency);
     return same;
 }
 

@@ -159,6 +159,9 @@ const QList<Rule> kSessionRules{
     {"results.durationSeconds", Kind::Seconds},
     {"results.clientCpuSeconds", Kind::Seconds},
     {"results.latency.*", Kind::Present}, // encoded histograms
+    // Added with the load model: closed loop for every sweep.
+    {"results.loadModel", Kind::Exact},
+    {"results.offeredRate", Kind::Exact},
     {"results.environment.*", Kind::Present},
 };
 
@@ -197,6 +200,8 @@ const QList<Rule> kResultsCsvRules{
     {"throughput_mbit_s", Kind::Number},
     {"time_per_request_ms", Kind::Number},
     {"time_per_request_across_ms", Kind::Number},
+    // A closed-loop sweep has no uncorrected latency: empty, exactly.
+    {"latency_uncorrected_*", Kind::Exact},
     {"latency_*", Kind::Number},
     {"connect_mean_ms", Kind::Number},
     {"waiting_mean_ms", Kind::Number},
@@ -204,6 +209,8 @@ const QList<Rule> kResultsCsvRules{
     {"server_software", Kind::Exact},
     {"document_length", Kind::Exact},
     {"first_error", Kind::Exact},
+    {"load_model", Kind::Exact},
+    {"offered_rate", Kind::Exact},
 };
 
 // `export --summary-csv`: one row per target x concurrency x metric.
@@ -226,6 +233,8 @@ const QList<Rule> kSummaryCsvRules{
     {"p_value", Kind::Signed},
     {"significant", Kind::Present}, // decided by timings
     {"verdict", Kind::Present},
+    {"tool", Kind::Exact},
+    {"load_model", Kind::Exact},
 };
 // Summary rows of a count metric: its statistics are counts too (no failures
 // against these servers), so every cell of the row is exact.

@@ -328,11 +328,21 @@ void TestImportParsers::wrk2Spectrum() {
     QCOMPARE(r.errors[static_cast<size_t>(loadscope::engine::ErrorClass::Receive)], 3ULL);
     QCOMPARE(r.errors[static_cast<size_t>(loadscope::engine::ErrorClass::Timeout)], 12ULL);
     QCOMPARE(r.failed, 15ULL);
-    // -U: the uncorrected latency is kept beside the corrected one.
-    QVERIFY(report.uncorrectedLatency);
-    QVERIFY(report.uncorrectedLatency->meanMs == 0.912);
-    QVERIFY(report.uncorrectedLatency->maxMs == 12.724);
-    QVERIFY(report.uncorrectedLatency->percentile(50) < r.total.percentile(50));
+    // wrk2 offers a fixed rate (-R2000): the first distribution is the
+    // corrected one and stays the result's latency; -U's uncorrected one is
+    // kept apart, each with the figures exactly as printed.
+    QCOMPARE(r.loadModel, LoadModel::FixedRate);
+    QVERIFY(r.offeredRate && *r.offeredRate == 2000.0);
+    QCOMPARE(r.loadModelText(), QStringLiteral("fixed-rate 2000/s"));
+    QVERIFY(r.uncorrected.percentile(50) == 0.683);
+    QVERIFY(r.uncorrected.percentile(90) == 1.76);
+    QVERIFY(r.uncorrected.percentile(99.9) == 5.40);
+    QVERIFY(r.uncorrected.percentile(100) == 12.72);
+    QVERIFY(r.uncorrected.percentile(10) == 0.363);
+    QVERIFY(r.uncorrected.minMs == 0.322);
+    QVERIFY(r.uncorrected.meanMs == 0.912);
+    QVERIFY(r.uncorrected.sdMs == 0.61);
+    QVERIFY(r.uncorrected.maxMs == 12.724);
 }
 
 void TestImportParsers::memtierTable() {

@@ -247,7 +247,10 @@ private Q_SLOTS:
                 "latency_p66_ms,latency_p75_ms,latency_p80_ms,latency_p90_ms,latency_p95_ms,"
                 "latency_p98_ms,latency_p99_ms,latency_p99_9_ms,latency_p99_99_ms,"
                 "latency_p100_ms,connect_mean_ms,waiting_mean_ms,processing_mean_ms,"
-                "server_software,document_length,first_error")
+                "server_software,document_length,first_error,load_model,offered_rate,"
+                "latency_uncorrected_mean_ms,latency_uncorrected_p50_ms,"
+                "latency_uncorrected_p90_ms,latency_uncorrected_p99_ms,"
+                "latency_uncorrected_p99_9_ms")
                 .split(QLatin1Char(','));
         QCOMPARE(resultsCsvColumns(), documented);
     }

@@ -2,8 +2,13 @@
 // duplicate and all-or-nothing rules, the session file round trip, and
 // `loadscope-cli import` driven as a user drives it.
 #include "app/import/session_importer.h"
+#include "app/session/comparison.h"
+#include "app/session/comparison_report.h"
+#include "app/session/csv_export.h"
 #include "app/session/session_file.h"
+#include "golden_outputs.h"
 #include "import_test_support.h"
+#include "session_test_data.h"
 
 #include <QDir>
 #include <QProcess>
@@ -48,6 +53,43 @@ QByteArray readFile(const QString& path) {
     return readFixture(path);
 }
 
+// One cell of row 1 of a CSV, by its column name.
+QString csvCell(const QByteArray& csv, const QString& column) {
+    for (const loadscope::testing::golden::Field& field :
+         loadscope::testing::golden::flattenCsv(csv)) {
+        if (field.path == QStringLiteral("row1.") + column)
+            return field.value;
+    }
+    return QStringLiteral("(no such column)");
+}
+
+// The requests/s rows of a comparison at one level.
+std::vector<const ComparisonRow*> rpsRows(const Comparison& comparison, int level) {
+    std::vector<const ComparisonRow*> rows;
+    for (const ComparisonRow& row : comparison.rows()) {
+        if (row.concurrency == level && row.metric == Metric::RequestsPerSecond)
+            rows.push_back(&row);
+    }
+    return rows;
+}
+
+// A session with one http target whose c=10 point Loadscope measured once
+// at exactly 1000 requests/s, and ab's report of c=10 imported beside it.
+Session measuredAndAb() {
+    Session session;
+    session.targets.push_back(
+        loadscope::test::httpTarget(QStringLiteral("host"), DeploymentMode::Host, 80, 0));
+    session.baselineTargetId = session.targets[0].id;
+    session.plan.concurrencyLevels = {10};
+    session.results.push_back(loadscope::test::measuredResult(session.targets[0].id, 10, 0, 1000,
+                                                              1.0, {{2'000'000, 1000}}));
+    const auto imported = importIntoSession(session, QStringLiteral("host"), QString(),
+                                            {fixtureFile(QStringLiteral("ab_2.3_keepalive.txt"))});
+    if (!imported)
+        qWarning("%s", qPrintable(errorText(imported)));
+    return session;
+}
+
 } // namespace
 
 class TestSessionImport : public QObject {
@@ -58,6 +100,9 @@ private Q_SLOTS:
     void createsTargetFromTool();
     void repetitionsPerConcurrency();
     void existingTargetKeepsItsMode();
+    void wrk2KeepsBothLatencies();
+    void importedBesideMeasuredIsItsOwnRow();
+    void poolingOnRequest();
     void duplicatesRefused();
     void allOrNothing_data();
     void allOrNothing();
@@ -309,6 +354,103 @@ void TestSessionImport::survivesSaveAndOpen() {
     Session again = *reopened;
     const auto duplicate = importIntoSession(again, QStringLiteral("wrk2"), QString(), files);
     QVERIFY(errorText(duplicate).contains(QLatin1String("already in target 'wrk2'")));
+}
+
+void TestSessionImport::wrk2KeepsBothLatencies() {
+    // wrk2 -R2000 -U prints the corrected distribution, then the uncorrected
+    // one; both survive the session file and reach the CSV as printed.
+    Session session;
+    QVERIFY(importIntoSession(session, QStringLiteral("wrk2"), QString(),
+                              {fixtureFile(QStringLiteral("wrk2_spectrum.txt"))})
+                .ok());
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("wrk2.loadscope"));
+    QVERIFY(saveSessionFile(session, path));
+    const Result<Session> reopened = loadSessionFile(path);
+    QVERIFY2(reopened, reopened ? "" : qPrintable(reopened.error().toString()));
+    QCOMPARE(reopened->results.size(), size_t(1));
+    const PointResult& r = reopened->results.front();
+    QCOMPARE(r.loadModel, LoadModel::FixedRate);
+    QVERIFY(r.offeredRate && *r.offeredRate == 2000.0);
+    QVERIFY(r.total.percentile(50) == 0.773);
+    QVERIFY(r.total.percentile(99) == 3.60);
+    QVERIFY(r.total.meanMs == 1.002);
+    QVERIFY(r.total.maxMs == 12.814);
+    QVERIFY(r.uncorrected.percentile(50) == 0.683);
+    QVERIFY(r.uncorrected.percentile(99) == 3.51);
+    QVERIFY(r.uncorrected.meanMs == 0.912);
+    QVERIFY(r.uncorrected.maxMs == 12.724);
+    QVERIFY(r.uncorrected.minMs == 0.322);
+
+    const QByteArray csv = resultsCsv(*reopened);
+    QCOMPARE(csvCell(csv, QStringLiteral("load_model")), QStringLiteral("fixed-rate"));
+    QCOMPARE(csvCell(csv, QStringLiteral("offered_rate")), QStringLiteral("2000"));
+    QCOMPARE(csvCell(csv, QStringLiteral("latency_p50_ms")), QStringLiteral("0.773"));
+    QCOMPARE(csvCell(csv, QStringLiteral("latency_uncorrected_p50_ms")), QStringLiteral("0.683"));
+    QCOMPARE(csvCell(csv, QStringLiteral("latency_uncorrected_mean_ms")), QStringLiteral("0.912"));
+    QCOMPARE(csvCell(csv, QStringLiteral("latency_uncorrected_p99_ms")), QStringLiteral("3.51"));
+}
+
+void TestSessionImport::importedBesideMeasuredIsItsOwnRow() {
+    const Session session = measuredAndAb();
+    QCOMPARE(session.results.size(), size_t(2));
+    const double abRate = QRegularExpression(QStringLiteral("Requests per second: +([\\d.]+)"))
+                              .match(QString::fromLatin1(readFixture(
+                                  QFINDTESTDATA("fixtures/import/ab_2.3_keepalive.txt"))))
+                              .captured(1)
+                              .toDouble();
+    QVERIFY(abRate > 0);
+
+    // Two series of one target, one run each: never one mean over two runs.
+    const Comparison comparison(session);
+    QCOMPARE(comparison.series().size(), size_t(2));
+    const auto rows = rpsRows(comparison, 10);
+    QCOMPARE(rows.size(), size_t(2));
+    QCOMPARE(rows[0]->statistics.n, 1);
+    QCOMPARE(rows[1]->statistics.n, 1);
+    QCOMPARE(comparison.series()[rows[0]->series].tool, QStringLiteral("loadscope"));
+    QCOMPARE(rows[0]->statistics.mean, 1000.0);
+    QCOMPARE(comparison.series()[rows[1]->series].tool, QStringLiteral("ab"));
+    QCOMPARE(rows[1]->statistics.mean, abRate);
+
+    const QString report = comparisonReport(session, comparison);
+    QVERIFY2(report.contains(QLatin1String("Concurrency 10 (1 run)")), qPrintable(report));
+    QVERIFY2(report.contains(QLatin1String("host (loadscope, closed-loop)")), qPrintable(report));
+    QVERIFY2(report.contains(QLatin1String("host (ab, closed-loop)")), qPrintable(report));
+    const QString summary = QString::fromUtf8(summaryCsv(session, comparison));
+    QVERIFY(summary.contains(QLatin1String(",requests_per_second,req/s,1,1000,")));
+    QVERIFY(summary.contains(QLatin1String(",ab,closed-loop\r\n")));
+}
+
+void TestSessionImport::poolingOnRequest() {
+    const Session session = measuredAndAb();
+    const Comparison pooled(session, ComparisonOptions{true});
+    QCOMPARE(pooled.series().size(), size_t(1));
+    QCOMPARE(pooled.series()[0].tool, QStringLiteral("ab+loadscope"));
+    const auto rows = rpsRows(pooled, 10);
+    QCOMPARE(rows.size(), size_t(1));
+    QCOMPARE(rows[0]->statistics.n, 2);
+    const QString report = comparisonReport(session, pooled);
+    QVERIFY2(report.contains(QLatin1String("Concurrency 10 (2 runs)")), qPrintable(report));
+    QVERIFY(report.contains(QLatin1String("Pooled on request")));
+
+    if (qEnvironmentVariable("LOADSCOPE_CLI").isEmpty())
+        QSKIP("LOADSCOPE_CLI is not set (ctest sets it to the built loadscope-cli)");
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("both.loadscope"));
+    QVERIFY(saveSessionFile(session, path));
+    const Run apart = runCli({QStringLiteral("report"), path});
+    QCOMPARE(apart.exitCode, 0);
+    QVERIFY2(apart.out.contains(QLatin1String("host (ab, closed-loop)")), qPrintable(apart.out));
+    QVERIFY(apart.out.contains(QLatin1String("Concurrency 10 (1 run)")));
+    const Run together = runCli({QStringLiteral("report"), QStringLiteral("--pool-sources"), path});
+    QCOMPARE(together.exitCode, 0);
+    QVERIFY2(together.out.contains(QLatin1String("Concurrency 10 (2 runs)")),
+             qPrintable(together.out));
+    const Run csv = runCli({QStringLiteral("export"), QStringLiteral("--pool-sources"),
+                            QStringLiteral("--summary-csv"), QStringLiteral("-"), path});
+    QCOMPARE(csv.exitCode, 0);
+    QVERIFY2(csv.out.contains(QLatin1String(",ab+loadscope,closed-loop\r\n")), qPrintable(csv.out));
 }
 
 void TestSessionImport::cliImports() {

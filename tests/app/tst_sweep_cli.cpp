@@ -2,9 +2,14 @@
 // HTTP server and proxy, with CSVs, resume rules, SIGINT, and SIGKILL in the
 // middle of a point (the autosaved file must stay whole).
 #include "app/session/session_file.h"
+#include "app/session/session_lock.h"
 #include "sweep_test_session.h"
 
 #include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -65,6 +70,22 @@ int lineCount(const QString& path) {
     return int(file.readAll().count("\r\n"));
 }
 
+QByteArray fileBytes(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("(unreadable)");
+}
+
+QJsonObject fileJson(const QString& path) {
+    return QJsonDocument::fromJson(fileBytes(path)).object();
+}
+
+void writeJson(const QString& path, const QJsonObject& json) {
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+        file.write(QJsonDocument(json).toJson()) < 0)
+        qWarning("cannot write %s", qPrintable(path));
+}
+
 } // namespace
 
 class TestSweepCli : public QObject {
@@ -78,9 +99,15 @@ private Q_SLOTS:
     void unreachableTargetExitsWithThree();
     void sigintCancelsAndKeepsFinishedPoints();
     void killInMiddleOfPointLeavesValidFile();
+    void unknownFieldsSurviveSweepAndResume();
+    void refusedResumeLeavesFileUntouched();
+    void secondSweepOfOneFileIsRefused();
+    void lockIsExclusiveInOneProcess();
 
 private:
     QString writeSession(const app::Session& session, const QString& name);
+    // Points of one second each: long enough to act on a sweep in progress.
+    app::Session timedSession() const;
 
     std::unique_ptr<test::HttpPair> m_servers;
     QTemporaryDir m_dir;
@@ -102,6 +129,13 @@ QString TestSweepCli::writeSession(const app::Session& session, const QString& n
     if (const auto saved = app::saveSessionFile(session, path); !saved)
         qWarning("%s", qPrintable(saved.error().toString()));
     return path;
+}
+
+app::Session TestSweepCli::timedSession() const {
+    app::Session session = test::directVsProxy(*m_servers);
+    session.plan.limit = app::PointLimit::Duration;
+    session.plan.durationSeconds = 1.0;
+    return session;
 }
 
 void TestSweepCli::sweepWritesSessionComparisonAndCsv() {
@@ -187,9 +221,7 @@ void TestSweepCli::unreachableTargetExitsWithThree() {
 }
 
 void TestSweepCli::sigintCancelsAndKeepsFinishedPoints() {
-    app::Session session = test::directVsProxy(*m_servers);
-    session.plan.limit = app::PointLimit::Duration;
-    session.plan.durationSeconds = 1.0;
+    const app::Session session = timedSession();
     const QString path = writeSession(session, QStringLiteral("sigint.loadscope"));
     BackgroundSweep sweep({QStringLiteral("sweep"), path, QStringLiteral("--no-probe")});
     QVERIFY(sweep.process().waitForStarted(10'000));
@@ -208,9 +240,7 @@ void TestSweepCli::sigintCancelsAndKeepsFinishedPoints() {
 }
 
 void TestSweepCli::killInMiddleOfPointLeavesValidFile() {
-    app::Session session = test::directVsProxy(*m_servers);
-    session.plan.limit = app::PointLimit::Duration;
-    session.plan.durationSeconds = 1.0;
+    const app::Session session = timedSession();
     const QString path = writeSession(session, QStringLiteral("kill.loadscope"));
     BackgroundSweep sweep({QStringLiteral("sweep"), path, QStringLiteral("--no-probe")});
     QVERIFY(sweep.process().waitForStarted(10'000));
@@ -236,6 +266,146 @@ void TestSweepCli::killInMiddleOfPointLeavesValidFile() {
     QVERIFY(!resumed.err.contains(QStringLiteral("point 3/8")));
     QVERIFY(resumed.err.contains(QStringLiteral("point 4/8")));
     QCOMPARE(app::loadSessionFile(path)->results.size(), size_t(8));
+}
+
+void TestSweepCli::unknownFieldsSurviveSweepAndResume() {
+    // A newer Loadscope's file of the same version: keys this one does not
+    // know, at the top, in a target and in a result, are saved again as read.
+    const QString path =
+        writeSession(test::directVsProxy(*m_servers), QStringLiteral("future.loadscope"));
+    QJsonObject json = fileJson(path);
+    json.insert(QStringLiteral("futureTop"), QJsonObject{{QStringLiteral("kept"), 1}});
+    QJsonArray targets = json.value(QStringLiteral("targets")).toArray();
+    QJsonObject target = targets.at(0).toObject();
+    target.insert(QStringLiteral("futureTarget"), QStringLiteral("pinned to a lab host"));
+    targets.replace(0, target);
+    json.insert(QStringLiteral("targets"), targets);
+    writeJson(path, json);
+
+    CliRun run = runCli({QStringLiteral("sweep"), path, QStringLiteral("-q")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    json = fileJson(path);
+    QCOMPARE(json.value(QStringLiteral("futureTop")).toObject().value(QStringLiteral("kept")), 1);
+    QCOMPARE(json.value(QStringLiteral("targets"))
+                 .toArray()
+                 .at(0)
+                 .toObject()
+                 .value(QStringLiteral("futureTarget")),
+             QStringLiteral("pinned to a lab host"));
+
+    // One result gains a key of its own, the last is dropped so that
+    // --resume has a point to run and saves.
+    QJsonArray results = json.value(QStringLiteral("results")).toArray();
+    QCOMPARE(results.size(), 8);
+    QJsonObject first = results.at(0).toObject();
+    first.insert(QStringLiteral("futureResult"), QJsonArray{1, 2, 3});
+    results.replace(0, first);
+    results.removeLast();
+    json.insert(QStringLiteral("results"), results);
+    writeJson(path, json);
+
+    run = runCli({QStringLiteral("sweep"), path, QStringLiteral("--resume"), QStringLiteral("-q")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    json = fileJson(path);
+    results = json.value(QStringLiteral("results")).toArray();
+    QCOMPARE(results.size(), 8);
+    QCOMPARE(results.at(0).toObject().value(QStringLiteral("futureResult")),
+             QJsonValue(QJsonArray{1, 2, 3}));
+    QCOMPARE(json.value(QStringLiteral("futureTop")).toObject().value(QStringLiteral("kept")), 1);
+    QCOMPARE(json.value(QStringLiteral("targets"))
+                 .toArray()
+                 .at(0)
+                 .toObject()
+                 .value(QStringLiteral("futureTarget")),
+             QStringLiteral("pinned to a lab host"));
+}
+
+void TestSweepCli::refusedResumeLeavesFileUntouched() {
+    // A file with results and an unknown key, as a user's editor left it
+    // (not as Loadscope would write it): any refusal must leave it so.
+    app::Session session = test::directVsProxy(*m_servers);
+    const QString path = writeSession(session, QStringLiteral("refused-resume.loadscope"));
+    CliRun run = runCli({QStringLiteral("sweep"), path, QStringLiteral("-q")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    const QByteArray complete = fileBytes(path);
+    QJsonObject json = fileJson(path);
+    json.insert(QStringLiteral("futureTop"), true);
+    QJsonArray results = json.value(QStringLiteral("results")).toArray();
+    results.removeLast();
+    json.insert(QStringLiteral("results"), results);
+
+    // A bad plan: no concurrency level left to run.
+    QJsonObject badPlan = json;
+    QJsonObject plan = badPlan.value(QStringLiteral("plan")).toObject();
+    plan.insert(QStringLiteral("concurrency"), QJsonArray());
+    badPlan.insert(QStringLiteral("plan"), plan);
+    writeJson(path, badPlan);
+    QByteArray before = fileBytes(path);
+    run = runCli({QStringLiteral("sweep"), path, QStringLiteral("--resume")});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains(QStringLiteral("concurrency")), qPrintable(run.err));
+    QCOMPARE(fileBytes(path), before);
+
+    // An unreachable target, found before the first point.
+    QJsonObject unreachable = json;
+    QJsonArray targets = unreachable.value(QStringLiteral("targets")).toArray();
+    QJsonObject proxy = targets.at(1).toObject();
+    proxy.insert(QStringLiteral("address"),
+                 QStringLiteral("127.0.0.1:%1").arg(test::refusedPort()));
+    targets.replace(1, proxy);
+    unreachable.insert(QStringLiteral("targets"), targets);
+    writeJson(path, unreachable);
+    before = fileBytes(path);
+    run = runCli({QStringLiteral("sweep"), path, QStringLiteral("--resume")}, 30'000);
+    QCOMPARE(run.exitCode, 3);
+    QCOMPARE(fileBytes(path), before);
+
+    // Nothing left to run: nothing new to save.
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    QCOMPARE(file.write(complete), complete.size());
+    file.close();
+    const QDateTime modified = QFileInfo(path).lastModified();
+    run = runCli({QStringLiteral("sweep"), path, QStringLiteral("--resume"), QStringLiteral("-q")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    QCOMPARE(fileBytes(path), complete);
+    QCOMPARE(QFileInfo(path).lastModified(), modified);
+}
+
+void TestSweepCli::secondSweepOfOneFileIsRefused() {
+    const app::Session session = timedSession();
+    const QString path = writeSession(session, QStringLiteral("twice.loadscope"));
+    BackgroundSweep first({QStringLiteral("sweep"), path, QStringLiteral("--no-probe")});
+    QVERIFY(first.process().waitForStarted(10'000));
+    QTRY_VERIFY_WITH_TIMEOUT(first.err().contains(QStringLiteral("point 1/8")), 30'000);
+
+    const QByteArray before = fileBytes(path);
+    const CliRun second =
+        runCli({QStringLiteral("sweep"), path, QStringLiteral("--resume"), QStringLiteral("-q")});
+    QCOMPARE(second.exitCode, 2);
+    QVERIFY2(second.err.contains(QStringLiteral("another sweep is running on this session")),
+             qPrintable(second.err));
+    QCOMPARE(second.err.count(QLatin1Char('\n')), 1);
+    // The first sweep's file is its own: the refused one wrote nothing.
+    QCOMPARE(fileBytes(path), before);
+    QVERIFY(::kill(pid_t(first.process().processId()), SIGINT) == 0);
+    QTRY_VERIFY_WITH_TIMEOUT(first.process().state() == QProcess::NotRunning, 5000);
+
+    // Once the first has ended, the lock is free again.
+    const auto again = app::SessionLock::acquire(path);
+    QVERIFY2(again, again ? "" : qPrintable(again.error().toString()));
+}
+
+void TestSweepCli::lockIsExclusiveInOneProcess() {
+    // The window and a sweep in one process are two holders as well.
+    const QString path = m_dir.filePath(QStringLiteral("locked.loadscope"));
+    auto held = app::SessionLock::acquire(path);
+    QVERIFY(held);
+    const auto refused = app::SessionLock::acquire(path);
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, app::ErrorCode::InvalidInput);
+    held->reset();
+    QVERIFY(app::SessionLock::acquire(path));
 }
 
 QTEST_GUILESS_MAIN(TestSweepCli)

@@ -81,6 +81,7 @@ private Q_SLOTS:
     void cancelMidSweepKeepsFinishedPointsAndFile();
     void cancelDuringPauseEndsAtOnce();
     void resumeRunsOnlyMissingPoints();
+    void sessionLockedByAnotherSweepIsRefused();
     void destroyingRunnerMidPointStopsTheEngine();
     void configurationErrorFailsBeforeAnyPoint_data();
     void configurationErrorFailsBeforeAnyPoint();
@@ -313,6 +314,40 @@ void TestSweepRunner::resumeRunsOnlyMissingPoints() {
     QVERIFY(again.status == SweepOutcome::Status::Completed);
     QCOMPARE(again.pointsSkipped, 8);
     QCOMPARE(started.size(), 0);
+}
+
+void TestSweepRunner::sessionLockedByAnotherSweepIsRefused() {
+    // The window's sweep: another sweep (here a lock this test holds) has
+    // the file; the runner refuses at once and saves nothing.
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("locked.loadscope"));
+    QVERIFY(app::saveSessionFile(test::directVsProxy(*m_servers), path));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray before = file.readAll();
+    file.close();
+    app::SessionDocument document;
+    QVERIFY(document.open(path));
+    auto other = app::SessionLock::acquire(path);
+    QVERIFY(other);
+
+    app::SweepRunner runner(&document);
+    runner.setProbeEnabled(false);
+    QSignalSpy started(&runner, &app::SweepRunner::pointStarted);
+    SweepOutcome outcome = runToEnd(runner);
+    QCOMPARE(outcome.status, SweepOutcome::Status::Failed);
+    QVERIFY2(outcome.error.contains(QStringLiteral("another sweep is running on this session")),
+             qPrintable(outcome.error));
+    QCOMPARE(started.size(), 0);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll(), before);
+    file.close();
+
+    // Released, the same runner sweeps and holds the lock only while it runs.
+    other->reset();
+    outcome = runToEnd(runner);
+    QVERIFY2(outcome.status == SweepOutcome::Status::Completed, qPrintable(outcome.error));
+    QVERIFY(app::SessionLock::acquire(path));
 }
 
 void TestSweepRunner::destroyingRunnerMidPointStopsTheEngine() {

@@ -18,6 +18,7 @@
 #include <QBarSet>
 #include <QCategoryAxis>
 #include <QChartView>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QGuiApplication>
@@ -74,6 +75,7 @@ private Q_SLOTS:
     void cleanup();
     void emptySessionShowsNoBars();
     void tableModelsPassTheTester();
+    void poolCheckboxJoinsToolsAndLoadModels();
     void barsEqualTheTableMeans();
     void withinNoiseLabelsAreMuted();
     void significantLabelsAreEmphasised();
@@ -155,6 +157,43 @@ void TestComparePage::tableModelsPassTheTester() {
     document.clearResults();
     QVERIFY(test::chartsCurrent(*page));
     QCOMPARE(proxy->rowCount(), 0);
+}
+
+void TestComparePage::poolCheckboxJoinsToolsAndLoadModels() {
+    // host measured by Loadscope (3 runs) and one imported ab run at c=10.
+    app::Session session = test::twoTargetSession();
+    session.results.push_back(test::importedResult(session.targets[0].id, 10, 3, 1234.0, 5.0));
+    app::SessionDocument document;
+    document.reset(session);
+    const auto page = pageFor(document);
+    QVERIFY(test::chartsCurrent(*page));
+    auto* view = page->findChild<QTableView*>(QStringLiteral("comparisonTable"));
+    auto* check = page->findChild<QCheckBox*>(QStringLiteral("poolSourcesCheck"));
+    QVERIFY(view && check);
+    QVERIFY(!check->isChecked());
+    const auto rpsRows = [view](const QString& target) {
+        QStringList runs;
+        QAbstractItemModel* model = view->model();
+        for (int r = 0; r < model->rowCount(); ++r) {
+            const auto cell = [&](int column) {
+                return model->index(r, column).data().toString();
+            };
+            if (cell(ui::ComparisonTableModel::TargetColumn).startsWith(target) &&
+                cell(ui::ComparisonTableModel::ConcurrencyColumn) == QLatin1String("10") &&
+                model->index(r, ui::ComparisonTableModel::MetricColumn).data().toString() ==
+                    app::metricLabel(app::Metric::RequestsPerSecond, app::TargetProtocol::Http))
+                runs << cell(ui::ComparisonTableModel::TargetColumn) + QLatin1Char('=') +
+                            cell(ui::ComparisonTableModel::RepetitionsColumn);
+        }
+        runs.sort();
+        return runs;
+    };
+    QCOMPARE(rpsRows(QStringLiteral("host")),
+             (QStringList{QStringLiteral("host (ab, closed-loop)=1"),
+                          QStringLiteral("host (loadscope, closed-loop)=3")}));
+    check->setChecked(true);
+    QVERIFY(test::chartsCurrent(*page));
+    QCOMPARE(rpsRows(QStringLiteral("host")), (QStringList{QStringLiteral("host=4")}));
 }
 
 void TestComparePage::barsEqualTheTableMeans() {
@@ -442,8 +481,9 @@ void TestComparePage::editsAreCoalescedIntoOneRebuild() {
     page->show();
     QSignalSpy rebuilt(page.get(), &ui::ComparePage::chartsChanged);
     const app::Session session = test::twoTargetSession();
-    document.reset(app::Session{
-        session.name, {}, session.targets, session.baselineTargetId, session.plan, {}});
+    app::Session empty = session;
+    empty.results.clear();
+    document.reset(empty);
     for (const app::PointResult& result : session.results)
         document.putResult(result);
     QCOMPARE(rebuilt.count(), 0); // nothing yet: the page waits for the burst to end

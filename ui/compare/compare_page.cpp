@@ -13,6 +13,7 @@
 #include "ui/compare/mode_line_chart.h"
 
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QCoroSignal>
 #include <QDateTime>
@@ -122,6 +123,15 @@ ComparePage::ComparePage(app::SessionDocument* document, QWidget* parent)
     addControl(tr("&Protocol:"), m_protocolCombo);
     addControl(tr("&Concurrency:"), m_levelCombo);
     addControl(tr("&Metric:"), m_metricCombo);
+    m_poolSources = new QCheckBox(tr("P&ool tools and load models"));
+    m_poolSources->setObjectName(QStringLiteral("poolSourcesCheck"));
+    m_poolSources->setToolTip(
+        tr("Average a target's results of different tools and load models (imported ab, "
+           "wrk2's fixed rate, Loadscope's closed loop) as repetitions of one figure. Off: "
+           "each is its own row."));
+    connect(m_poolSources, &QCheckBox::toggled, this, &ComparePage::scheduleRebuild);
+    controls->addWidget(m_poolSources);
+    controls->addSpacing(12);
     controls->addWidget(m_summary, 1);
 
     auto* layout = new QVBoxLayout(this);
@@ -220,10 +230,11 @@ void ComparePage::rebuild() {
     auto input = std::make_shared<const app::Session>(m_document->session());
     const QVariant protocolPick = m_protocolCombo->property("userPick");
     const QVariant levelPick = m_levelCombo->property("userPick");
+    const app::ComparisonOptions options{m_poolSources->isChecked()};
     m_distributionJob.cancel(); // of the old session
     m_rebuildJob.start(
-        [input, protocolPick, levelPick](const app::JobCheck& check) {
-            return buildCompareSnapshot(input, protocolPick, levelPick, &check);
+        [input, protocolPick, levelPick, options](const app::JobCheck& check) {
+            return buildCompareSnapshot(input, protocolPick, levelPick, &check, options);
         },
         [this](std::shared_ptr<const CompareSnapshot> snapshot) {
             if (snapshot)

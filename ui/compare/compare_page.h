@@ -9,6 +9,7 @@
 #include <QWidget>
 #include <memory>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QSortFilterProxyModel;
@@ -93,6 +94,7 @@ private:
     QComboBox* m_levelCombo = nullptr;
     QComboBox* m_metricCombo = nullptr;
     QLabel* m_summary = nullptr;
+    QCheckBox* m_poolSources = nullptr;
 
     ModeBarChart* m_primaryBars = nullptr;
     ModeBarChart* m_transferBars = nullptr;

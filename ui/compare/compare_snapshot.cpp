@@ -45,10 +45,11 @@ std::shared_ptr<const LevelDistributions> buildLevelDistributions(const app::Ses
 
 std::shared_ptr<const CompareSnapshot>
 buildCompareSnapshot(std::shared_ptr<const app::Session> session, const QVariant& pickedProtocol,
-                     const QVariant& pickedLevel, const app::JobCheck* check) {
+                     const QVariant& pickedLevel, const app::JobCheck* check,
+                     app::ComparisonOptions options) {
     auto snapshot = std::make_shared<CompareSnapshot>();
     snapshot->session = std::move(session);
-    snapshot->comparison = app::Comparison(*snapshot->session);
+    snapshot->comparison = app::Comparison(*snapshot->session, options);
     if (check && check->cancelled())
         return nullptr;
     const QVariant protocol =

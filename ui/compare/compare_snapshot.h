@@ -42,7 +42,8 @@ QVariant shownLevel(const app::Session& session, const app::Comparison& comparis
 // result is no longer wanted (asked between the expensive steps).
 std::shared_ptr<const CompareSnapshot>
 buildCompareSnapshot(std::shared_ptr<const app::Session> session, const QVariant& pickedProtocol,
-                     const QVariant& pickedLevel, const app::JobCheck* check = nullptr);
+                     const QVariant& pickedLevel, const app::JobCheck* check = nullptr,
+                     app::ComparisonOptions options = {});
 
 std::shared_ptr<const LevelDistributions> buildLevelDistributions(const app::Session& session,
                                                                   int concurrency);

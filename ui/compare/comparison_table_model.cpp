@@ -120,12 +120,19 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
     }
 }
 
+QString ComparisonTableModel::seriesName(const Row& row) const {
+    // A target measured by several tools or load models has a row for each.
+    const QString& name = m_targets[size_t(row.target)].name;
+    const QString& label = m_comparison->series()[row.row->series].label;
+    return label.isEmpty() ? name : name + QStringLiteral(" (") + label + QLatin1Char(')');
+}
+
 QVariant ComparisonTableModel::displayText(const Row& row, int column) const {
     const app::ComparisonRow& r = *row.row;
     const TargetInfo& target = m_targets[size_t(row.target)];
     switch (column) {
     case TargetColumn:
-        return target.name;
+        return seriesName(row);
     case ModeColumn:
         return target.mode;
     case ConcurrencyColumn:
@@ -159,7 +166,8 @@ QVariant ComparisonTableModel::sortValue(const Row& row, int column) const {
     const app::ComparisonRow& r = *row.row;
     switch (column) {
     case TargetColumn:
-        return row.target; // session order, not alphabetical
+        // Session order, not alphabetical; a target's series in comparison order.
+        return qulonglong(row.target) * 1'000'000 + row.row->series;
     case RepetitionsColumn:
         return r.statistics.n;
     case MeanColumn:

@@ -64,6 +64,7 @@ private:
         int target = 0; // index into m_targets
     };
 
+    QString seriesName(const Row& row) const;
     QVariant displayText(const Row& row, int column) const;
     QVariant sortValue(const Row& row, int column) const;
     QVariant copyText(const Row& row, int column) const;
