@@ -430,8 +430,14 @@ Result<Session> sessionFromJson(const QJsonObject& root) {
         session.results.push_back(std::move(result));
     }
 
-    if (json.ok())
-        session.unknownFields = unknownKeys(root, sessionToJson(session));
+    if (json.ok()) {
+        // Against the keys of the session without its results: saving every
+        // result again would encode each histogram of a large session once more.
+        Session keysOnly;
+        keysOnly.baselineTargetId = session.baselineTargetId;
+        keysOnly.targets = session.targets;
+        session.unknownFields = unknownKeys(root, sessionToJson(keysOnly));
+    }
     return json.result(std::move(session));
 }
 
