@@ -52,6 +52,7 @@ int runReportCommand(const QStringList& arguments) {
         printError(command, session.error().toString());
         return ExitUsage;
     }
+    printSetAside(CliIo{}, command, *session);
     const QByteArray text = app::comparisonReport(*session, app::Comparison(*session)).toUtf8();
     if (auto written = writeOutput(QStringLiteral("-"), text, CliIo{}); !written) {
         printError(command, written.error().message);
@@ -102,6 +103,7 @@ int runExportCommand(const QStringList& arguments) {
         printError(command, session.error().toString());
         return ExitUsage;
     }
+    printSetAside(CliIo{}, command, *session);
 
     if (parser.isSet(csvOption)) {
         if (auto written = writeOutput(parser.value(csvOption), app::resultsCsv(*session), CliIo{});

@@ -302,6 +302,7 @@ int runSweepCommand(const QStringList& arguments, const CliIo& io) {
         return exitCodeFor(start.error());
     }
     auto& [session, outPath] = *start;
+    printSetAside(io, command, session);
 
     int maxLevel = 1;
     for (int level : session.plan.concurrencyLevels)

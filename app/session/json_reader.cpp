@@ -6,9 +6,12 @@ namespace loadscope::app {
 
 namespace {
 
-void record(QString* firstProblem, const QString& path, const QString& problem) {
-    if (firstProblem->isEmpty())
-        *firstProblem = QStringLiteral("field \"%1\" %2").arg(path, problem);
+void record(JsonProblem* firstProblem, const QString& path, const QString& problem) {
+    if (firstProblem->message.isEmpty()) {
+        firstProblem->message = QStringLiteral("field \"%1\" %2").arg(path, problem);
+        firstProblem->path = path;
+        firstProblem->problem = problem;
+    }
 }
 
 QString wrongType(const char* expected, const QJsonValue& value) {
@@ -22,7 +25,7 @@ QString numberText(double value) {
 
 // The value as an integer in [minimum, maximum], or nullopt with a problem recorded.
 std::optional<int64_t> toInteger(const QJsonValue& value, int64_t minimum, int64_t maximum,
-                                 const QString& path, QString* firstProblem) {
+                                 const QString& path, JsonProblem* firstProblem) {
     if (!value.isDouble()) {
         record(firstProblem, path, wrongType("a number", value));
         return std::nullopt;
@@ -45,7 +48,7 @@ std::optional<int64_t> toInteger(const QJsonValue& value, int64_t minimum, int64
 }
 
 std::optional<double> toNumber(const QJsonValue& value, double minimum, double maximum,
-                               const QString& path, QString* firstProblem) {
+                               const QString& path, JsonProblem* firstProblem) {
     if (!value.isDouble()) {
         record(firstProblem, path, wrongType("a number", value));
         return std::nullopt;
@@ -83,7 +86,7 @@ QString jsonTypeName(const QJsonValue& value) {
 }
 
 JsonReader::JsonReader(const QJsonObject& object)
-    : JsonReader(object, std::make_shared<QString>(), QString()) {}
+    : JsonReader(object, std::make_shared<JsonProblem>(), QString()) {}
 
 JsonReader::JsonReader(const QJsonObject& object, Problem problem, QString path)
     : m_object(object)
@@ -204,7 +207,7 @@ void JsonReader::failUnknownValue(QStringView key, const QString& text) const {
     failKey(key, QStringLiteral("has an unknown value \"%1\"").arg(text));
 }
 
-JsonArrayReader::JsonArrayReader(const QJsonArray& array, std::shared_ptr<QString> problem,
+JsonArrayReader::JsonArrayReader(const QJsonArray& array, std::shared_ptr<JsonProblem> problem,
                                  QString path)
     : m_array(array)
     , m_problem(std::move(problem))

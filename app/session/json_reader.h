@@ -14,6 +14,13 @@ namespace loadscope::app {
 
 class JsonArrayReader;
 
+// The first problem of a document: the message, and its two parts.
+struct JsonProblem {
+    QString message; // field "<path>" <problem>
+    QString path;
+    QString problem;
+};
+
 // Typed, path-aware access to a JSON document that keeps the first problem as
 // one message naming the field: `field "targets[2].protocol" has an unknown
 // value "ftp"`. After a problem every read returns a neutral default and
@@ -29,14 +36,17 @@ public:
 
     explicit JsonReader(const QJsonObject& object);
 
-    bool ok() const { return m_problem->isEmpty(); }
+    bool ok() const { return m_problem->message.isEmpty(); }
     // `value` when nothing went wrong, else the first problem (ErrorCode::Format).
     template <typename T> Result<T> result(T value) const {
         if (!ok())
             return error();
         return Result<T>(std::move(value));
     }
-    Error error() const { return makeError(ErrorCode::Format, *m_problem); }
+    Error error() const { return makeError(ErrorCode::Format, m_problem->message); }
+    // The first problem as "<path> <problem>", without the word "field":
+    // for a line that names its subject first ("results[3] set aside: ...").
+    QString problemText() const { return m_problem->path + QLatin1Char(' ') + m_problem->problem; }
     const QString& path() const { return m_path; }
     const QJsonObject& json() const { return m_object; }
     QString pathOf(QStringView key) const;
@@ -70,7 +80,7 @@ public:
 
 private:
     friend class JsonArrayReader;
-    using Problem = std::shared_ptr<QString>;
+    using Problem = std::shared_ptr<JsonProblem>;
     JsonReader(const QJsonObject& object, Problem problem, QString path);
     QJsonValue value(QStringView key, bool required) const;
 
@@ -91,10 +101,10 @@ public:
 
 private:
     friend class JsonReader;
-    JsonArrayReader(const QJsonArray& array, std::shared_ptr<QString> problem, QString path);
+    JsonArrayReader(const QJsonArray& array, std::shared_ptr<JsonProblem> problem, QString path);
 
     QJsonArray m_array;
-    std::shared_ptr<QString> m_problem;
+    std::shared_ptr<JsonProblem> m_problem;
     QString m_path;
 };
 

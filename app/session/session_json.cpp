@@ -1,8 +1,10 @@
 #include "app/session/session_json.h"
 
+#include "app/session/result_schema_ranges.h"
 #include "app/session/target_rules.h"
 
 #include <QJsonArray>
+#include <algorithm>
 #include <limits>
 #include <set>
 #include <tuple>
@@ -143,6 +145,22 @@ QJsonArray intArray(const std::vector<int>& values) {
     for (int value : values)
         array.append(value);
     return array;
+}
+
+// One result of the file, or why it is set aside ("durationSeconds is -0.002, ...").
+Result<PointResult> readResult(const QJsonValue& value, const Session& session) {
+    if (!value.isObject())
+        return makeError(ErrorCode::Format,
+                         QStringLiteral("is %1, not an object").arg(jsonTypeName(value)));
+    const JsonReader json(value.toObject());
+    PointResult result = pointResultFromJson(json);
+    if (!json.ok())
+        return makeError(ErrorCode::Format, json.problemText());
+    if (!session.findTarget(result.targetId))
+        return makeError(ErrorCode::Format, QStringLiteral("target refers to no target"));
+    if (auto inRange = checkResultRanges(result); !inRange)
+        return inRange.error();
+    return result;
 }
 
 } // namespace
@@ -302,6 +320,9 @@ QJsonObject sessionToJson(const Session& session) {
     QJsonArray results;
     for (const PointResult& result : session.results)
         results.append(pointResultToJson(result));
+    // Back where they were read, so that open -> save keeps the file's bytes.
+    for (const SetAsideResult& kept : session.setAside)
+        results.insert(std::min(kept.index, results.size()), kept.json);
     QJsonObject root{
         {QStringLiteral("format"), QString(kSessionFormatName)},
         {QStringLiteral("version"), kSessionFormatVersion},
@@ -355,21 +376,25 @@ Result<Session> sessionFromJson(const QJsonObject& root) {
 
     session.plan = sweepPlanFromJson(json.object(u"plan"));
 
-    const JsonArrayReader results = json.array(u"results", false);
+    // Each result is read on its own: one that breaks a rule is set aside,
+    // not a reason to refuse every other result of the file.
+    json.array(u"results", false);
+    const QJsonArray results = root.value(QStringLiteral("results")).toArray();
     std::set<std::tuple<QUuid, int, int>> keys;
     for (qsizetype i = 0; i < results.size() && json.ok(); ++i) {
-        const JsonReader resultJson = results.objectAt(i);
-        PointResult result = pointResultFromJson(resultJson);
-        if (!json.ok())
-            break;
-        if (!session.findTarget(result.targetId))
-            resultJson.failKey(u"target", QStringLiteral("refers to no target"));
-        else if (!keys.emplace(result.targetId, result.concurrency, result.repetition).second)
-            json.fail(results.pathAt(i),
-                      QStringLiteral("repeats concurrency %1, repetition %2 of its target")
-                          .arg(result.concurrency)
-                          .arg(result.repetition));
-        session.results.push_back(std::move(result));
+        Result<PointResult> result = readResult(results.at(i), session);
+        if (result &&
+            !keys.emplace(result->targetId, result->concurrency, result->repetition).second)
+            result = makeError(ErrorCode::Format,
+                               QStringLiteral("repeats concurrency %1, repetition %2 of its target")
+                                   .arg(result->concurrency)
+                                   .arg(result->repetition));
+        if (result)
+            session.results.push_back(std::move(*result));
+        else
+            session.setAside.push_back(
+                {i, results.at(i),
+                 QStringLiteral("results[%1] set aside: %2").arg(i).arg(result.error().message)});
     }
 
     return json.result(std::move(session));
