@@ -126,8 +126,10 @@ Result<void> checkResultRanges(const PointResult& r) {
     check.figure(QStringLiteral("repetition"), FigureKind::Repetition, r.repetition);
     check.figure(QStringLiteral("threads"), FigureKind::Threads, r.threads);
     // No measured time is allowed only where nothing derives a rate from it:
-    // a cancelled point, or a tool that printed its rate but not its time.
-    const bool timeless = r.cancelled || r.reportedRequestsPerSecond.has_value();
+    // a cancelled point, a tool that printed its rate but not its time, a
+    // run that ended before its measuring began (nothing counted).
+    const bool timeless = r.cancelled || r.reportedRequestsPerSecond.has_value() ||
+                          (r.complete == 0 && r.failed == 0);
     if (!(timeless && r.durationSeconds == 0))
         check.figure(QStringLiteral("durationSeconds"), FigureKind::DurationSeconds,
                      r.durationSeconds);

@@ -16,7 +16,7 @@ namespace loadscope::app {
 
 // What a figure measures, and so the range it must lie in.
 enum class FigureKind {
-    DurationSeconds, // the measured time: (0, 1e7] s
+    DurationSeconds, // the measured time: (0, 1e7] s (0 where nothing derives a rate from it)
     CpuSeconds,      // [0, 1e11] s
     Count,           // whole, [0, 2^53]: a JSON number holds it exactly
     Rate,            // requests, KiB or Mbit per second: [0, 1e12]
