@@ -8,9 +8,10 @@ namespace {
 
 void record(JsonProblem* firstProblem, const QString& path, const QString& problem) {
     if (firstProblem->message.isEmpty()) {
-        firstProblem->message = QStringLiteral("field \"%1\" %2").arg(path, problem);
-        firstProblem->path = path;
-        firstProblem->problem = problem;
+        firstProblem->path = printable(path);
+        firstProblem->problem = printable(problem);
+        firstProblem->message =
+            QStringLiteral("field \"%1\" %2").arg(firstProblem->path, firstProblem->problem);
     }
 }
 
@@ -64,6 +65,21 @@ std::optional<double> toNumber(const QJsonValue& value, double minimum, double m
 }
 
 } // namespace
+
+// Control characters of the file's text written as escapes: a problem is
+// one line, and a file cannot write to the user's terminal through it.
+QString printable(const QString& text) {
+    QString shown;
+    for (const QChar c : text) {
+        if (c == QLatin1Char('\n'))
+            shown += QStringLiteral("\\n");
+        else if (c.unicode() < 0x20 || c.unicode() == 0x7f)
+            shown += QStringLiteral("\\x%1").arg(c.unicode(), 2, 16, QLatin1Char('0'));
+        else
+            shown += c;
+    }
+    return shown;
+}
 
 QString jsonTypeName(const QJsonValue& value) {
     switch (value.type()) {

@@ -108,6 +108,10 @@ private:
     QString m_path;
 };
 
+// `text` with its control characters as escapes (\n, \x1b): for messages
+// that quote a file, which must stay one line.
+QString printable(const QString& text);
+
 // The JSON type of a value as messages name it ("a string", "null").
 QString jsonTypeName(const QJsonValue& value);
 

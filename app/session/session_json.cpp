@@ -392,9 +392,10 @@ Result<Session> sessionFromJson(const QJsonObject& root) {
         if (result)
             session.results.push_back(std::move(*result));
         else
-            session.setAside.push_back(
-                {i, results.at(i),
-                 QStringLiteral("results[%1] set aside: %2").arg(i).arg(result.error().message)});
+            session.setAside.push_back({i, results.at(i),
+                                        QStringLiteral("results[%1] set aside: %2")
+                                            .arg(i)
+                                            .arg(printable(result.error().message))});
     }
 
     return json.result(std::move(session));

@@ -158,6 +158,10 @@ void TestSessionFile::corruptFileIsRefused_data() {
     QTest::newRow("other format")
         << mutated(good, QStringLiteral("format"), QStringLiteral("wrk-results"))
         << QStringLiteral("field \"format\" is \"wrk-results\", expected \"loadscope-session\"");
+    // The quoted value is escaped: the refusal stays one line.
+    QTest::newRow("format with a line break")
+        << mutated(good, QStringLiteral("format"), QStringLiteral("x\ny"))
+        << QStringLiteral("field \"format\" is \"x\\ny\", expected");
     QTest::newRow("missing format") << mutated(good, QStringLiteral("format"), kRemove)
                                     << QStringLiteral("field \"format\" is missing");
     QTest::newRow("future version")
