@@ -22,6 +22,11 @@ void printError(const CliIo& io, const QString& command, const QString& message)
     std::fprintf(io.err, "%s: %s\n", qPrintable(command), qPrintable(app::printableText(message)));
 }
 
+void printSetAside(const CliIo& io, const QString& command, const app::Session& session) {
+    for (const app::SetAsideResult& kept : session.setAside)
+        printError(io, command, kept.problem);
+}
+
 std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& arguments,
                                const CliIo& io) {
     const QString command = arguments.value(0);

@@ -2,6 +2,7 @@
 
 #include "app/cli/commands.h"
 #include "app/common/result.h"
+#include "app/session/session.h"
 
 #include <QByteArray>
 #include <QCommandLineParser>
@@ -17,6 +18,10 @@ namespace loadscope::cli {
 
 // Prints "<command>: <message>" on io.err, one line.
 void printError(const CliIo& io, const QString& command, const QString& message);
+
+// One such line per result the opened session set aside ("results[12] set
+// aside: durationSeconds is -0.002, expected above 0"); the command goes on.
+void printSetAside(const CliIo& io, const QString& command, const app::Session& session);
 
 // The same on the process's stderr, for the commands that print only there.
 inline void printError(const QString& command, const QString& message) {

@@ -64,6 +64,7 @@ int runImportCommand(const QStringList& arguments) {
             return ExitUsage;
         }
         session = std::move(*loaded);
+        printSetAside(CliIo{}, command, session);
     } else {
         session.name = QFileInfo(sessionPath).completeBaseName();
     }

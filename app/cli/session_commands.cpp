@@ -65,6 +65,7 @@ int runReportCommand(const QStringList& arguments) {
         printError(command, session.error().toString());
         return ExitUsage;
     }
+    printSetAside(CliIo{}, command, *session);
     const QByteArray text =
         app::comparisonReport(*session, app::Comparison(*session, comparisonOptions(parser)))
             .toUtf8();
@@ -118,6 +119,7 @@ int runExportCommand(const QStringList& arguments) {
         printError(command, session.error().toString());
         return ExitUsage;
     }
+    printSetAside(CliIo{}, command, *session);
 
     if (parser.isSet(csvOption)) {
         if (auto written = writeOutput(parser.value(csvOption), app::resultsCsv(*session), CliIo{});

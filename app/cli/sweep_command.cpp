@@ -328,6 +328,7 @@ int runSweepCommand(const QStringList& arguments, const CliIo& io) {
     }
     app::Session& session = start->session;
     const QString& outPath = start->outPath;
+    printSetAside(io, command, session);
 
     int maxLevel = 1;
     for (int level : session.plan.concurrencyLevels)

@@ -399,9 +399,14 @@ bool AbReader::fill() {
         result.reportedRequestsPerSecond = *rps;
         result.reportedTransferKiBps = *kib;
         for (const FieldValue& value : std::as_const(m_timePerRequest)) {
-            if (!timePerRequest.match(value.text).hasMatch() ||
-                !DecimalNumber::parse(timePerRequest.match(value.text).captured(1)))
+            const auto match = timePerRequest.match(value.text);
+            const auto ms =
+                match.hasMatch() ? DecimalNumber::parseDouble(match.captured(1)) : std::nullopt;
+            if (!ms)
                 return malformed(value.index, nameOf(Field::TimePerRequest), value.text);
+            // Kept as printed: derived from the rounded "Time taken" they would change.
+            (match.hasCaptured(2) ? result.reportedTimePerRequestAcrossMs
+                                  : result.reportedTimePerRequestMs) = *ms;
         }
     }
     const std::pair<const char*, LatencySummary*> rows[] = {{"Connect", &result.connect},

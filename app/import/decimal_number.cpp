@@ -2,6 +2,7 @@
 
 #include <QLatin1StringView>
 #include <array>
+#include <cstdlib>
 #include <utility>
 
 namespace loadscope::app {
@@ -113,12 +114,13 @@ DecimalNumber DecimalNumber::scaled(uint64_t factor, int powerOfTen) const {
 }
 
 double DecimalNumber::toDouble() const {
-    // One correctly rounded conversion of the exact decimal value.
+    // One correctly rounded conversion of the exact decimal value. Beyond the
+    // range of a double it is infinite (never 0), so that the range check of
+    // the import refuses it; the text has no decimal point, so the C locale
+    // does not matter.
     QByteArray text = m_negative ? QByteArrayLiteral("-") : QByteArray();
     text += m_digits + 'e' + QByteArray::number(m_exponent);
-    bool ok = false;
-    const double value = text.toDouble(&ok);
-    return ok ? value : 0.0;
+    return std::strtod(text.constData(), nullptr);
 }
 
 std::optional<uint64_t> DecimalNumber::toUInt64() const {

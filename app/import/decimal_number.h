@@ -26,6 +26,7 @@ public:
     // This value divided by a power of ten, exactly.
     DecimalNumber shifted(int powerOfTen) const { return scaled(1, powerOfTen); }
 
+    // The nearest double; infinite when the value is beyond a double's range.
     double toDouble() const;
     // Rounded half up; nullopt when negative or too large.
     std::optional<uint64_t> toUInt64() const;

@@ -389,8 +389,17 @@ ImportResult MemtierReportParser::parseJson(const QByteArray& content, const QSt
     result.reportedRequestsPerSecond = jsonNumber(totals, "Ops/sec");
     if (totals.contains(QLatin1StringView("KB/sec")))
         result.reportedTransferKiBps = jsonNumber(totals, "KB/sec");
-    if (totals.value(QLatin1StringView("Count")).isDouble())
-        result.complete = static_cast<uint64_t>(jsonNumber(totals, "Count"));
+    if (totals.value(QLatin1StringView("Count")).isDouble()) {
+        const double count = jsonNumber(totals, "Count");
+        // A count as printed, or refused: never cast from a negative or a fraction.
+        if (count < 0 || std::floor(count) != count || count > 9007199254740992.0)
+            return makeError(ErrorCode::Format,
+                             QStringLiteral("memtier_benchmark JSON: Totals \"Count\" is %1, "
+                                            "not a count")
+                                 .arg(count),
+                             fileName, 1);
+        result.complete = static_cast<uint64_t>(count);
+    }
     const double durationMs =
         jsonNumber(stats.value(QLatin1StringView("Runtime")).toObject(), "Total duration");
     const double runSeconds = jsonNumber(run, "Actual benchmark duration (seconds)");
@@ -406,7 +415,15 @@ ImportResult MemtierReportParser::parseJson(const QByteArray& content, const QSt
         if (it.key() == QLatin1StringView("Totals") ||
             !entry.contains(QLatin1StringView("Ops/sec")))
             continue;
-        if (entry.contains(QLatin1StringView("Count")) && jsonNumber(entry, "Count") <= 0)
+        const double operations = jsonNumber(entry, "Count");
+        if (operations < 0 || std::floor(operations) != operations)
+            return makeError(ErrorCode::Format,
+                             QStringLiteral("memtier_benchmark JSON: %1 \"Count\" is %2, not a "
+                                            "count")
+                                 .arg(it.key())
+                                 .arg(operations),
+                             fileName, 1);
+        if (entry.contains(QLatin1StringView("Count")) && operations == 0)
             continue; // memtier lists Waits even when the run had none
         const LatencySummary summary = jsonSummary(entry);
         if (!summary.isEmpty())

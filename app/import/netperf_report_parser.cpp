@@ -392,10 +392,14 @@ bool NetperfReader::fill() {
     if (const auto elapsed = numberOf("ELAPSED_TIME"))
         result.durationSeconds = elapsed->toDouble();
     // Latencies are printed in microseconds; netperf prints -1 for one it did not measure.
+    const char* negative = nullptr; // a latency below 0 other than netperf's -1
     const auto ms = [&](const char* key) -> std::optional<double> {
         const auto value = numberOf(key);
-        if (!value || value->isNegative())
+        if (!value || value->isNegative()) {
+            if (value && value->toDouble() != -1 && !negative)
+                negative = key;
             return std::nullopt;
+        }
         return value->shifted(-3).toDouble();
     };
     result.total.meanMs = ms("MEAN_LATENCY");
@@ -407,6 +411,10 @@ bool NetperfReader::fill() {
           std::pair{"P99_LATENCY", 99.0}}) {
         if (const auto value = ms(key))
             result.total.percentilesMs[percent] = *value;
+    }
+    if (negative) {
+        const QString key = QString::fromLatin1(negative);
+        return malformed(m_values.at(key).second, key, m_values.at(key).first);
     }
     if (m_report.commandLine.isEmpty() && m_values.count(QStringLiteral("COMMAND_LINE")))
         m_report.commandLine = m_values.at(QStringLiteral("COMMAND_LINE")).first;

@@ -2,6 +2,8 @@
 
 #include "app/common/checked_file_reader.h"
 #include "app/import/report_importer.h"
+#include "app/session/result_schema_ranges.h"
+#include "app/session/session_json.h"
 
 #include <QHash>
 
@@ -58,6 +60,20 @@ Target targetFor(const ImportedReport& report, const QString& name, const QStrin
     return target;
 }
 
+// Why the result cannot be stored, if it cannot: a figure out of the ranges
+// every session result keeps, or a value the session file would not read
+// back. Checked before saving, so that an import never makes a session
+// refuse to open.
+Result<void> checkStorable(const PointResult& result) {
+    if (auto inRange = checkResultRanges(result); !inRange)
+        return inRange;
+    const JsonReader readBack(pointResultToJson(result));
+    pointResultFromJson(readBack);
+    if (!readBack.ok())
+        return makeError(ErrorCode::Format, readBack.problemText());
+    return {};
+}
+
 } // namespace
 
 Result<SessionImport> importIntoSession(Session& session, const QString& targetName,
@@ -94,6 +110,14 @@ Result<SessionImport> importIntoSession(Session& session, const QString& targetN
     } else {
         Target created =
             targetFor(reports.first(), targetName, mode, static_cast<int>(updated.targets.size()));
+        // What the output gave (an address, a URL) must be a target the
+        // session file reads back, or the saved session would not open.
+        const JsonReader readBack(targetToJson(created));
+        targetFromJson(readBack);
+        if (!readBack.ok())
+            return refusal(ErrorCode::Format, reports.first(),
+                           QStringLiteral("the %1 report does not give a usable target: %2")
+                               .arg(reports.first().tool, readBack.problemText()));
         outcome.targetId = created.id;
         outcome.createdTarget = true;
         updated.targets.push_back(std::move(created));
@@ -136,6 +160,10 @@ Result<SessionImport> importIntoSession(Session& session, const QString& targetN
         PointResult result = report.result;
         result.targetId = target.id;
         result.repetition = updated.nextRepetition(target.id, result.concurrency);
+        if (auto storable = checkStorable(result); !storable)
+            return refusal(ErrorCode::Format, report,
+                           QStringLiteral("the %1 report has a figure out of range: %2")
+                               .arg(what, storable.error().message));
         updated.putResult(result);
         report.result = result;
     }

@@ -32,7 +32,9 @@ struct SessionImport {
 // (an identifier such as "container-nat", or the user's own words; empty
 // means host), and its URL or address comes from the output.
 //
-// All or nothing: an unrecognised, cut or garbled file, a report of another
+// All or nothing: an unrecognised, cut or garbled file, a report with a
+// figure outside the ranges of result_schema_ranges.h (a negative time, a
+// 400-digit number, failed above complete, decreasing percentiles), a report of another
 // protocol than the target's, a report without a concurrency, a `mode` other
 // than an existing target's, or a report already imported into the target
 // (same fingerprint, also twice within `files`) leaves `session` untouched and

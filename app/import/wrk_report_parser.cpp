@@ -234,6 +234,8 @@ bool WrkReader::readHdrDistribution(int& index, LatencySummary& summary) {
             (inverse != QLatin1StringView("inf") && !DecimalNumber::parse(inverse)))
             return malformed(index, QStringLiteral("percentile spectrum"), line);
         const double percent = fraction->shifted(2).toDouble();
+        if (percent > 100)
+            return malformed(index, QStringLiteral("percentile spectrum"), line);
         if (percent == 0)
             summary.minMs = value->toDouble();
         else if (!summary.percentilesMs.count(percent) && percent <= 100)
@@ -297,7 +299,10 @@ bool WrkReader::readTotals(int& index) {
         line = next(index);
     }
     if (const auto non2xx = kNon2xx.match(line); non2xx.hasMatch()) {
-        result.non2xx = DecimalNumber::parseCount(non2xx.captured(1)).value_or(0);
+        const auto count = DecimalNumber::parseCount(non2xx.captured(1));
+        if (!count)
+            return malformed(index, QStringLiteral("Non-2xx or 3xx responses"), non2xx.captured(1));
+        result.non2xx = *count;
         mark(index, QStringLiteral("Non-2xx or 3xx responses"));
         line = next(index);
     }

@@ -6,9 +6,13 @@ namespace loadscope::app {
 
 namespace {
 
-void record(QString* firstProblem, const QString& path, const QString& problem) {
-    if (firstProblem->isEmpty())
-        *firstProblem = QStringLiteral("field \"%1\" %2").arg(path, problem);
+void record(JsonProblem* firstProblem, const QString& path, const QString& problem) {
+    if (firstProblem->message.isEmpty()) {
+        firstProblem->path = printable(path);
+        firstProblem->problem = printable(problem);
+        firstProblem->message =
+            QStringLiteral("field \"%1\" %2").arg(firstProblem->path, firstProblem->problem);
+    }
 }
 
 QString wrongType(const char* expected, const QJsonValue& value) {
@@ -22,7 +26,7 @@ QString numberText(double value) {
 
 // The value as an integer in [minimum, maximum], or nullopt with a problem recorded.
 std::optional<int64_t> toInteger(const QJsonValue& value, int64_t minimum, int64_t maximum,
-                                 const QString& path, QString* firstProblem) {
+                                 const QString& path, JsonProblem* firstProblem) {
     if (!value.isDouble()) {
         record(firstProblem, path, wrongType("a number", value));
         return std::nullopt;
@@ -45,7 +49,7 @@ std::optional<int64_t> toInteger(const QJsonValue& value, int64_t minimum, int64
 }
 
 std::optional<double> toNumber(const QJsonValue& value, double minimum, double maximum,
-                               const QString& path, QString* firstProblem) {
+                               const QString& path, JsonProblem* firstProblem) {
     if (!value.isDouble()) {
         record(firstProblem, path, wrongType("a number", value));
         return std::nullopt;
@@ -61,6 +65,21 @@ std::optional<double> toNumber(const QJsonValue& value, double minimum, double m
 }
 
 } // namespace
+
+// Control characters of the file's text written as escapes: a problem is
+// one line, and a file cannot write to the user's terminal through it.
+QString printable(const QString& text) {
+    QString shown;
+    for (const QChar c : text) {
+        if (c == QLatin1Char('\n'))
+            shown += QStringLiteral("\\n");
+        else if (c.unicode() < 0x20 || c.unicode() == 0x7f)
+            shown += QStringLiteral("\\x%1").arg(c.unicode(), 2, 16, QLatin1Char('0'));
+        else
+            shown += c;
+    }
+    return shown;
+}
 
 QString jsonTypeName(const QJsonValue& value) {
     switch (value.type()) {
@@ -83,7 +102,7 @@ QString jsonTypeName(const QJsonValue& value) {
 }
 
 JsonReader::JsonReader(const QJsonObject& object)
-    : JsonReader(object, std::make_shared<QString>(), QString()) {}
+    : JsonReader(object, std::make_shared<JsonProblem>(), QString()) {}
 
 JsonReader::JsonReader(const QJsonObject& object, Problem problem, QString path)
     : m_object(object)
@@ -200,16 +219,11 @@ JsonArrayReader JsonReader::array(QStringView key, bool required) const {
     return JsonArrayReader(found.toArray(), m_problem, pathOf(key));
 }
 
-void JsonReader::adoptProblem(const JsonReader& isolated) const {
-    if (m_problem->isEmpty())
-        *m_problem = *isolated.m_problem;
-}
-
 void JsonReader::failUnknownValue(QStringView key, const QString& text) const {
     failKey(key, QStringLiteral("has an unknown value \"%1\"").arg(text));
 }
 
-JsonArrayReader::JsonArrayReader(const QJsonArray& array, std::shared_ptr<QString> problem,
+JsonArrayReader::JsonArrayReader(const QJsonArray& array, std::shared_ptr<JsonProblem> problem,
                                  QString path)
     : m_array(array)
     , m_problem(std::move(problem))
@@ -224,14 +238,6 @@ JsonReader JsonArrayReader::objectAt(qsizetype index) const {
     if (!found.isObject())
         record(m_problem.get(), pathAt(index), wrongType("an object", found));
     return JsonReader(found.toObject(), m_problem, pathAt(index));
-}
-
-JsonReader JsonArrayReader::isolatedObjectAt(qsizetype index) const {
-    auto problem = std::make_shared<QString>();
-    const QJsonValue found = m_array.at(index);
-    if (!found.isObject())
-        record(problem.get(), pathAt(index), wrongType("an object", found));
-    return JsonReader(found.toObject(), std::move(problem), pathAt(index));
 }
 
 QString JsonArrayReader::stringAt(qsizetype index) const {

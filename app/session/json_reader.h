@@ -14,6 +14,13 @@ namespace loadscope::app {
 
 class JsonArrayReader;
 
+// The first problem of a document: the message, and its two parts.
+struct JsonProblem {
+    QString message; // field "<path>" <problem>
+    QString path;
+    QString problem;
+};
+
 // Typed, path-aware access to a JSON document that keeps the first problem as
 // one message naming the field: `field "targets[2].protocol" has an unknown
 // value "ftp"`. After a problem every read returns a neutral default and
@@ -29,14 +36,17 @@ public:
 
     explicit JsonReader(const QJsonObject& object);
 
-    bool ok() const { return m_problem->isEmpty(); }
+    bool ok() const { return m_problem->message.isEmpty(); }
     // `value` when nothing went wrong, else the first problem (ErrorCode::Format).
     template <typename T> Result<T> result(T value) const {
         if (!ok())
             return error();
         return Result<T>(std::move(value));
     }
-    Error error() const { return makeError(ErrorCode::Format, *m_problem); }
+    Error error() const { return makeError(ErrorCode::Format, m_problem->message); }
+    // The first problem as "<path> <problem>", without the word "field":
+    // for a line that names its subject first ("results[3] set aside: ...").
+    QString problemText() const { return m_problem->path + QLatin1Char(' ') + m_problem->problem; }
     const QString& path() const { return m_path; }
     const QJsonObject& json() const { return m_object; }
     QString pathOf(QStringView key) const;
@@ -67,13 +77,10 @@ public:
 
     // For an enumeration read as a string that matched none of its values.
     void failUnknownValue(QStringView key, const QString& text) const;
-    // Takes over the first problem of a reader made by isolatedObjectAt(), unless
-    // this one has a problem already.
-    void adoptProblem(const JsonReader& isolated) const;
 
 private:
     friend class JsonArrayReader;
-    using Problem = std::shared_ptr<QString>;
+    using Problem = std::shared_ptr<JsonProblem>;
     JsonReader(const QJsonObject& object, Problem problem, QString path);
     QJsonValue value(QStringView key, bool required) const;
 
@@ -88,21 +95,22 @@ public:
     QString pathAt(qsizetype index) const;
 
     JsonReader objectAt(qsizetype index) const;
-    // As objectAt(), with a problem slot of its own: elements read on several
-    // threads at once each record their own first problem.
-    JsonReader isolatedObjectAt(qsizetype index) const;
     QString stringAt(qsizetype index) const;
     int64_t integerAt(qsizetype index, int64_t minimum, int64_t maximum) const;
     JsonArrayReader arrayAt(qsizetype index) const;
 
 private:
     friend class JsonReader;
-    JsonArrayReader(const QJsonArray& array, std::shared_ptr<QString> problem, QString path);
+    JsonArrayReader(const QJsonArray& array, std::shared_ptr<JsonProblem> problem, QString path);
 
     QJsonArray m_array;
-    std::shared_ptr<QString> m_problem;
+    std::shared_ptr<JsonProblem> m_problem;
     QString m_path;
 };
+
+// `text` with its control characters as escapes (\n, \x1b): for messages
+// that quote a file, which must stay one line.
+QString printable(const QString& text);
 
 // The JSON type of a value as messages name it ("a string", "null").
 QString jsonTypeName(const QJsonValue& value);

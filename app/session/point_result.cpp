@@ -89,6 +89,8 @@ double PointResult::throughputMbitps() const {
 }
 
 double PointResult::timePerRequestMs() const {
+    if (reportedTimePerRequestMs)
+        return *reportedTimePerRequestMs;
     const auto successful = double(engine::rates::successful(complete, failed));
     if (complete > 0 && durationSeconds > 0)
         return engine::rates::timePerRequestMs(concurrency, durationSeconds, successful);
@@ -98,6 +100,8 @@ double PointResult::timePerRequestMs() const {
 }
 
 double PointResult::timePerRequestAcrossMs() const {
+    if (reportedTimePerRequestAcrossMs)
+        return *reportedTimePerRequestAcrossMs;
     const auto successful = double(engine::rates::successful(complete, failed));
     if (complete > 0 && durationSeconds > 0)
         return engine::rates::timePerRequestAcrossMs(durationSeconds, successful);

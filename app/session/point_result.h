@@ -124,6 +124,10 @@ struct PointResult {
     std::optional<double> reportedRequestsPerSecond;
     std::optional<double> reportedTransferKiBps;
     std::optional<double> reportedThroughputMbitps;
+    // ab's two "Time per request" lines as printed: recomputing them from the
+    // rounded "Time taken" would change them.
+    std::optional<double> reportedTimePerRequestMs;
+    std::optional<double> reportedTimePerRequestAcrossMs;
 
     LatencySummary total; // per request total time (ab "Total"; memcached all ops)
     // Fixed rate only: latency from the actual send, not corrected for

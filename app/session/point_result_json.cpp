@@ -7,12 +7,14 @@
 #include <QJsonArray>
 #include <QSet>
 #include <cmath>
+#include <limits>
 
 namespace loadscope::app {
 
 namespace {
 
-constexpr double kMaxMs = 3.6e9; // a thousand hours: beyond anything a tool reports
+// Any finite number is read; the ranges are result_schema_ranges.h's.
+constexpr double kAnyNumber = std::numeric_limits<double>::max();
 
 QString percentileKey(double percentile) {
     return QString::number(percentile, 'g', 12);
@@ -58,19 +60,19 @@ void distributionFromJson(const JsonReader& json, LatencySummary* summary, QByte
         *summary = *summarized;
         return;
     }
-    summary->minMs = json.optionalNumber(u"minMs", 0, kMaxMs);
-    summary->meanMs = json.optionalNumber(u"meanMs", 0, kMaxMs);
-    summary->sdMs = json.optionalNumber(u"sdMs", 0, kMaxMs);
-    summary->maxMs = json.optionalNumber(u"maxMs", 0, kMaxMs);
+    summary->minMs = json.optionalNumber(u"minMs", -kAnyNumber, kAnyNumber);
+    summary->meanMs = json.optionalNumber(u"meanMs", -kAnyNumber, kAnyNumber);
+    summary->sdMs = json.optionalNumber(u"sdMs", -kAnyNumber, kAnyNumber);
+    summary->maxMs = json.optionalNumber(u"maxMs", -kAnyNumber, kAnyNumber);
     if (const auto percentiles = json.optionalObject(u"percentiles")) {
         for (const QString& key : percentiles->keys()) {
             bool ok = false;
             const double percentile = key.toDouble(&ok);
-            if (!ok || percentile < 0 || percentile > 100) {
+            if (!ok || !std::isfinite(percentile)) {
                 percentiles->failKey(key, QStringLiteral("is not a percentile (0 to 100)"));
                 return;
             }
-            summary->percentilesMs[percentile] = percentiles->number(key, 0, kMaxMs);
+            summary->percentilesMs[percentile] = percentiles->number(key, -kAnyNumber, kAnyNumber);
         }
     }
 }

@@ -115,7 +115,8 @@ void addIdentity(ResultSchemaBuilder& b) {
         "duration_s", FieldType::Real, "s",
         [](const PointResult& r) { return FieldValue(r.durationSeconds); }, "durationSeconds",
         [](const JsonReader& j, QStringView k, PointResult& r) {
-            r.durationSeconds = j.number(k, 0, kUnbounded);
+            // Any finite number: its range is checked by result_schema_ranges.h.
+            r.durationSeconds = j.number(k, -kUnbounded, kUnbounded);
         });
     duration.csvColumn = duration.id;
     duration.cliKeys = every("duration_s");
@@ -202,7 +203,7 @@ void addCounts(ResultSchemaBuilder& b) {
         "client_cpu_s", FieldType::Real, "s",
         [](const PointResult& r) { return FieldValue(r.clientCpuSeconds); }, "clientCpuSeconds",
         [](const JsonReader& j, QStringView k, PointResult& r) {
-            r.clientCpuSeconds = j.number(k, 0, kUnbounded, 0);
+            r.clientCpuSeconds = j.number(k, -kUnbounded, kUnbounded, 0);
         });
     cpu.csvColumn = cpu.id;
     cpu.cliKeys = every("client_cpu_s");

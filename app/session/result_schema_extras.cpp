@@ -65,6 +65,10 @@ void addProvenance(ResultSchemaBuilder& b) {
          &PointResult::reportedTransferKiBps},
         {"reported_throughput_mbit_s", "reported/throughputMbitps", "Mbit/s",
          &PointResult::reportedThroughputMbitps},
+        {"reported_time_per_request_ms", "reported/timePerRequestMs", "ms",
+         &PointResult::reportedTimePerRequestMs},
+        {"reported_time_per_request_across_ms", "reported/timePerRequestAcrossMs", "ms",
+         &PointResult::reportedTimePerRequestAcrossMs},
     };
     for (const auto& figure : reported) {
         const auto member = figure.member;
@@ -72,7 +76,8 @@ void addProvenance(ResultSchemaBuilder& b) {
              figure.id, FieldType::Real, figure.unit,
              [member](const PointResult& r) { return optionalValue(r.*member); }, figure.key,
              [member](const JsonReader& j, QStringView k, PointResult& r) {
-                 r.*member = j.optionalNumber(k, 0, kUnbounded);
+                 // Any finite number: its range is checked by result_schema_ranges.h.
+                 r.*member = j.optionalNumber(k, -kUnbounded, kUnbounded);
              })
             .omitInSession = true;
     }

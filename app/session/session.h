@@ -6,6 +6,7 @@
 
 #include <QHash>
 #include <QJsonObject>
+#include <QJsonValue>
 #include <QString>
 #include <QUuid>
 #include <cstddef>
@@ -18,6 +19,18 @@ namespace loadscope::app {
 // how (the sweep plan), and everything measured or imported so far. Plain
 // value; SessionDocument wraps it for the window, session_file.h persists it.
 //
+// A result of a session file that broke a rule when it was read (a figure
+// out of range, a field of the wrong type, a target that is not there):
+// kept exactly as written, so that saving the session loses nothing, and
+// named in one line for the user. No view or comparison sees it.
+struct SetAsideResult {
+    qsizetype index = 0; // its position in the file's "results"
+    QJsonValue json;     // as read, written back unchanged
+    QString problem;     // "results[12] set aside: durationSeconds is -0.002, expected above 0"
+
+    friend bool operator==(const SetAsideResult&, const SetAsideResult&) = default;
+};
+
 // Results are keyed by (target, concurrency, repetition): at most one result
 // per key (putResult() replaces). Statistics are never stored here; they are
 // derived by Comparison.
@@ -27,7 +40,8 @@ struct Session {
     std::vector<Target> targets; // in display order
     QUuid baselineTargetId;      // null or unknown: the first target is the baseline
     SweepPlan plan;
-    std::vector<PointResult> results; // in the order they were measured or imported
+    std::vector<PointResult> results;     // in the order they were measured or imported
+    std::vector<SetAsideResult> setAside; // in file order
     // Keys of the file a newer Loadscope wrote that this one does not know,
     // kept as read and saved again (session_json.h).
     QJsonObject unknownFields;

@@ -9,7 +9,8 @@
 
 // Session files: JSON with the extension .loadscope, shape in session_json.h.
 //
-// Reading is all or nothing: a truncated file, invalid JSON, a wrong type, a
+// Reading is all or nothing, but for a result that breaks a rule: that one is
+// set aside and named (see session_json.h). A truncated file, invalid JSON, a wrong type, a
 // missing field, an unknown value or a version from the future gives ONE
 // error whose file is the file and whose message names the field; its
 // toString() reads

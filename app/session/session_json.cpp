@@ -1,10 +1,12 @@
 #include "app/session/session_json.h"
 
+#include "app/session/result_schema_ranges.h"
 #include "app/session/target_rules.h"
 
 #include <QJsonArray>
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -148,25 +150,33 @@ QJsonArray intArray(const std::vector<int>& values) {
     return array;
 }
 
-// One stored result as read: its reader holds the first problem found in it.
-struct ReadResult {
-    JsonReader json;
-    PointResult result;
-};
+// One result of the file, or why it is set aside ("durationSeconds is -0.002, ...").
+Result<PointResult> readResult(const QJsonValue& value, const Session& session) {
+    if (!value.isObject())
+        return makeError(ErrorCode::Format,
+                         QStringLiteral("is %1, not an object").arg(jsonTypeName(value)));
+    const JsonReader json(value.toObject());
+    PointResult result = pointResultFromJson(json);
+    if (!json.ok())
+        return makeError(ErrorCode::Format, json.problemText());
+    if (!session.findTarget(result.targetId))
+        return makeError(ErrorCode::Format, QStringLiteral("target refers to no target"));
+    if (auto inRange = checkResultRanges(result); !inRange)
+        return inRange.error();
+    result.unknownFields = unknownResultKeys(value.toObject());
+    return result;
+}
 
 // Results are most of a large session's bytes, and each is read on its own
 // (its histograms decoded and summarised): spread over the machine's cores, a
 // session of ten thousand opens in a fraction of the time one thread takes.
-std::vector<ReadResult> readResults(const JsonArrayReader& results) {
-    std::vector<ReadResult> read;
-    read.reserve(size_t(results.size()));
-    for (qsizetype i = 0; i < results.size(); ++i)
-        read.push_back({results.isolatedObjectAt(i), {}});
-    const auto readRange = [&read](size_t begin, size_t end) {
-        for (size_t i = begin; i < end; ++i) {
-            if (read[i].json.ok())
-                read[i].result = pointResultFromJson(read[i].json);
-        }
+// `session` is only read meanwhile (its targets).
+std::vector<std::optional<Result<PointResult>>> readResults(const QJsonArray& results,
+                                                            const Session& session) {
+    std::vector<std::optional<Result<PointResult>>> read(size_t(results.size()));
+    const auto readRange = [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i)
+            read[i].emplace(readResult(results.at(qsizetype(i)), session));
     };
     constexpr size_t kPerThread = 256; // below this a thread costs more than it saves
     const size_t threads = std::clamp<size_t>(read.size() / kPerThread, 1,
@@ -355,6 +365,9 @@ QJsonObject sessionToJson(const Session& session) {
     QJsonArray results;
     for (const PointResult& result : session.results)
         results.append(pointResultToJson(result));
+    // Back where they were read, so that open -> save keeps the file's bytes.
+    for (const SetAsideResult& kept : session.setAside)
+        results.insert(std::min(kept.index, results.size()), kept.json);
     QJsonObject root{
         {QStringLiteral("format"), QString(kSessionFormatName)},
         {QStringLiteral("version"), kSessionFormatVersion},
@@ -410,24 +423,29 @@ Result<Session> sessionFromJson(const QJsonObject& root) {
 
     session.plan = sweepPlanFromJson(json.object(u"plan"));
 
-    const JsonArrayReader results = json.array(u"results", false);
-    std::vector<ReadResult> read = json.ok() ? readResults(results) : std::vector<ReadResult>{};
+    // Each result is read on its own: one that breaks a rule is set aside,
+    // not a reason to refuse every other result of the file.
+    json.array(u"results", false);
+    const QJsonArray results = root.value(QStringLiteral("results")).toArray();
+    std::vector<std::optional<Result<PointResult>>> read =
+        json.ok() ? readResults(results, session)
+                  : std::vector<std::optional<Result<PointResult>>>{};
     std::set<std::tuple<QUuid, int, int>> keys;
     for (qsizetype i = 0; i < qsizetype(read.size()) && json.ok(); ++i) {
-        const JsonReader& resultJson = read[size_t(i)].json;
-        json.adoptProblem(resultJson);
-        PointResult& result = read[size_t(i)].result;
-        if (!json.ok())
-            break;
-        result.unknownFields = unknownResultKeys(resultJson.json());
-        if (!session.findTarget(result.targetId))
-            resultJson.failKey(u"target", QStringLiteral("refers to no target"));
-        else if (!keys.emplace(result.targetId, result.concurrency, result.repetition).second)
-            json.fail(results.pathAt(i),
-                      QStringLiteral("repeats concurrency %1, repetition %2 of its target")
-                          .arg(result.concurrency)
-                          .arg(result.repetition));
-        session.results.push_back(std::move(result));
+        Result<PointResult>& result = *read[size_t(i)];
+        if (result &&
+            !keys.emplace(result->targetId, result->concurrency, result->repetition).second)
+            result = makeError(ErrorCode::Format,
+                               QStringLiteral("repeats concurrency %1, repetition %2 of its target")
+                                   .arg(result->concurrency)
+                                   .arg(result->repetition));
+        if (result)
+            session.results.push_back(std::move(*result));
+        else
+            session.setAside.push_back({i, results.at(i),
+                                        QStringLiteral("results[%1] set aside: %2")
+                                            .arg(i)
+                                            .arg(printable(result.error().message))});
     }
 
     if (json.ok()) {

@@ -29,6 +29,11 @@
 // values obey the rules of target_rules.h, as the CLI and the window do.
 //     "results": [ point results, see pointResultToJson() ] }
 //
+// A result that breaks a rule (a wrong type, a figure outside the ranges of
+// result_schema_ranges.h, an unknown target, a repeated key) does not refuse
+// the file: it is set aside (Session::setAside) with one line naming it, and
+// written back unchanged on save. Everything else is all or nothing.
+//
 // Only the active protocol's options are written. Reading accepts absent
 // optional keys (defaults apply) and keeps unknown top-level, target and
 // result keys as read (Session/Target/PointResult::unknownFields), saving
@@ -42,7 +47,7 @@ inline constexpr QLatin1StringView kSessionFormatName{"loadscope-session"};
 
 QJsonObject sessionToJson(const Session& session);
 // The session, or one Format error naming the field (no file name) when
-// anything is wrong.
+// anything outside its results is wrong.
 Result<Session> sessionFromJson(const QJsonObject& root);
 
 // Keys of `read` that `savedAgain` (the object parsed from it, saved again)

@@ -198,9 +198,12 @@ inline bool sameNumbers(const ImportedReport& a, const ImportedReport& b) {
         x.serverSoftware == y.serverSoftware && x.documentLength == y.documentLength &&
         x.reportedRequestsPerSecond == y.reportedRequestsPerSecond &&
         x.reportedTransferKiBps == y.reportedTransferKiBps &&
-        x.reportedThroughputMbitps == y.reportedThroughputMbitps && sameSummary(x.total, y.total) &&
-        sameSummary(x.connect, y.connect) && sameSummary(x.waiting, y.waiting) &&
-        sameSummary(x.processing, y.processing) && x.perOperation.size() == y.perOperation.size() &&
+        x.reportedThroughputMbitps == y.reportedThroughputMbitps &&
+        x.reportedTimePerRequestMs == y.reportedTimePerRequestMs &&
+        x.reportedTimePerRequestAcrossMs == y.reportedTimePerRequestAcrossMs &&
+        sameSummary(x.total, y.total) && sameSummary(x.connect, y.connect) &&
+        sameSummary(x.waiting, y.waiting) && sameSummary(x.processing, y.processing) &&
+        x.perOperation.size() == y.perOperation.size() &&
         sameSummary(x.uncorrected, y.uncorrected) && x.loadModel == y.loadModel &&
         x.offeredRate == y.offeredRate;
     for (const auto& [name, summary] : x.perOperation)

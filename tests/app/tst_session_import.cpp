@@ -107,6 +107,7 @@ private Q_SLOTS:
     void allOrNothing_data();
     void allOrNothing();
     void survivesSaveAndOpen();
+    void abTimePerRequestAsPrinted();
     void cliImports();
     void cliRefusals_data();
     void cliRefusals();
@@ -290,6 +291,28 @@ void TestSessionImport::allOrNothing_data() {
     QTest::newRow("RR into CRR")
         << "crr" << readFixture(QFINDTESTDATA("fixtures/import/netperf_tcp_rr.txt"))
         << "second.txt:1: netperf TCP_RR does not match target 'crr', which measures TCP_CRR";
+    // Figures no run can have: refused before saving (each was saved on
+    // main, and the session then refused to open).
+    QTest::newRow("negative time")
+        << "web" << QByteArray(ab).replace("0.158 seconds", "-0.002 seconds")
+        << "second.txt:1: the ab report has a figure out of range: durationSeconds is -0.002, "
+           "expected above 0";
+    QTest::newRow("400-digit rate")
+        << "web"
+        << QByteArray(ab).replace("12653.10 [#/sec]",
+                                  QByteArray("1" + QByteArray(399, '0') + ".10 [#/sec]"))
+        << "second.txt:1: the ab report has a figure out of range: reported.requestsPerSecond is "
+           "inf";
+    QTest::newRow("failed above complete")
+        << "web"
+        << readFixture(QFINDTESTDATA("fixtures/import/ab_2.0.40_failures.txt"))
+               .replace("Complete requests:      10000", "Complete requests:      30")
+        << "second.txt:1: the ab report has a figure out of range: failed is 37, more than "
+           "complete (30)";
+    QTest::newRow("decreasing percentiles")
+        << "web" << QByteArray(ab).replace("  99%      1", "  99%      0")
+        << "second.txt:1: the ab report has a figure out of range: latency.total.percentiles "
+           "decrease: 99 is 0, below 98 at 1";
     QByteArray memtier =
         readFixture(QFINDTESTDATA("fixtures/import/memtier_table_percentiles.txt"));
     memtier = memtier.mid(memtier.indexOf("ALL STATS"));
@@ -321,6 +344,21 @@ void TestSessionImport::allOrNothing() {
     QVERIFY(!imported.ok());
     // Neither the good first file nor a new target was added.
     QCOMPARE(serializeSession(session), before);
+}
+
+void TestSessionImport::abTimePerRequestAsPrinted() {
+    // ab printed 74.351 and 1.487 ms; from the rounded "Time taken" and the
+    // successful requests they would be 74.63 and 1.49.
+    Session session;
+    QVERIFY(importIntoSession(session, QStringLiteral("web"), QString(),
+                              {fixtureFile(QStringLiteral("ab_2.0.40_failures.txt"))})
+                .ok());
+    const Result<Session> reopened =
+        parseSession(serializeSession(session), QStringLiteral("s.loadscope"));
+    QVERIFY(reopened);
+    const PointResult& result = reopened->results.at(0);
+    QCOMPARE(result.timePerRequestMs(), 74.351);
+    QCOMPARE(result.timePerRequestAcrossMs(), 1.487);
 }
 
 void TestSessionImport::survivesSaveAndOpen() {

@@ -129,6 +129,26 @@ private Q_SLOTS:
         QVERIFY(!reopened.isWindowModified());
     }
 
+    // A result out of range does not keep the session closed: it opens, and
+    // the window names the result it set aside.
+    void openSetsAsideABrokenResult() {
+        loadscope::app::Session session = loadscope::test::twoTargetSession();
+        session.results[2].durationSeconds = -0.002;
+        const QString path = m_dir.filePath(QStringLiteral("set-aside.loadscope"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(loadscope::app::serializeSession(session));
+        file.close();
+
+        QVERIFY(QCoro::waitFor(m_window->openSession(path)));
+        QCOMPARE(m_window->document()->filePath(), path);
+        QCOMPARE(m_window->document()->session().results.size(), session.results.size() - 1);
+        QCOMPARE(m_errors.size(), 1);
+        QVERIFY2(m_errors.first().startsWith(
+                     QStringLiteral("results[2] set aside: durationSeconds is -0.002")),
+                 qPrintable(m_errors.first()));
+    }
+
     void saveWithoutAFileAsksForOne() {
         QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("tcp-rr"))));
         editFirstTargetName(QStringLiteral("x"));

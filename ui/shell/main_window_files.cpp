@@ -94,6 +94,13 @@ QCoro::Task<bool> MainWindow::openSession(QString pathOrExampleName) {
         rememberDirectory(loaded->filePath);
     }
     statusBar()->showMessage(tr("Opened %1").arg(m_document->displayName()), 3000);
+    // The session opened; the results that broke a rule are kept in the file
+    // but left out, and the user is told which.
+    QStringList setAside;
+    for (const app::SetAsideResult& kept : m_document->session().setAside)
+        setAside << kept.problem;
+    if (!setAside.isEmpty())
+        showError(tr("Results Set Aside"), setAside.join(QLatin1Char('\n')));
     co_return true;
 }
 
