@@ -188,10 +188,14 @@ Result<void> checkResultRanges(const PointResult& r) {
     check.figure(QStringLiteral("throughput (bytes / durationSeconds)"), FigureKind::Rate,
                  r.throughputMbitps());
 
+    if (r.offeredRate)
+        check.figure(QStringLiteral("offeredRate"), FigureKind::Rate, *r.offeredRate);
+
     check.summary(QStringLiteral("latency.total"), r.total);
     check.summary(QStringLiteral("latency.connect"), r.connect);
     check.summary(QStringLiteral("latency.waiting"), r.waiting);
     check.summary(QStringLiteral("latency.processing"), r.processing);
+    check.summary(QStringLiteral("latency.uncorrected"), r.uncorrected);
     for (const auto& [name, summary] : r.perOperation)
         check.summary(QStringLiteral("operations.") + name, summary);
 

@@ -138,7 +138,11 @@ MainWindow::Prompts MainWindow::defaultPrompts(QWidget* parent) {
         return QFileDialog::getExistingDirectory(parent, title, directory);
     };
     prompts.error = [parent](const QString& title, const QString& message) {
-        QMessageBox::warning(parent, title, message);
+        // open(), not exec(): an error shown from a slot or a coroutine must not
+        // run a nested event loop under it.
+        auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, parent);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
     };
     return prompts;
 }
