@@ -2,6 +2,7 @@
 
 #include "app/common/atomic_file_writer.h"
 #include "app/common/checked_file_reader.h"
+#include "app/session/json_location.h"
 #include "app/session/session_json.h"
 
 #include <QDir>
@@ -36,12 +37,12 @@ QString jsonProblem(const QJsonParseError& parseError, const QByteArray& bytes) 
     // Qt reports the offset just past where it gave up; at the end of the data
     // that almost always means the file was cut short.
     const bool atEnd = parseError.offset >= bytes.trimmed().size() - 1;
+    const QString where = jsonLocation(bytes, parseError.offset);
     if (atEnd && parseError.error != QJsonParseError::GarbageAtEnd)
-        return QStringLiteral("is truncated: the JSON ends early at offset %1 (%2)")
-            .arg(parseError.offset)
-            .arg(parseError.errorString());
-    return QStringLiteral("is not valid JSON: %1 at offset %2")
-        .arg(parseError.errorString())
+        return QStringLiteral("is truncated: the JSON ends early at %1 (%2)")
+            .arg(where, parseError.errorString());
+    return QStringLiteral("is not valid JSON: %1 at %2 (byte %3)")
+        .arg(parseError.errorString(), where)
         .arg(parseError.offset);
 }
 

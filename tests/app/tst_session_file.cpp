@@ -149,6 +149,18 @@ void TestSessionFile::corruptFileIsRefused_data() {
         << good.left(good.lastIndexOf('}')) << QStringLiteral("is truncated");
     QTest::newRow("invalid JSON") << QByteArray(good).replace("\"format\":", "\"format\";")
                                   << QStringLiteral("is not valid JSON");
+    // A syntax error is placed where a reader of the file looks: line, column, field.
+    {
+        QByteArray broken = good;
+        const qsizetype url = broken.indexOf("\"url\"", broken.indexOf("\"targets\""));
+        const qsizetype comma = broken.indexOf(',', broken.indexOf(':', url));
+        broken[comma] = ';';
+        const int line = int(broken.left(comma).count('\n')) + 1;
+        QTest::newRow("syntax error inside a target")
+            << broken << QStringLiteral("at line %1, column").arg(line);
+        QTest::newRow("syntax error names the field")
+            << broken << QStringLiteral(", in targets[0].http");
+    }
     QTest::newRow("garbage after the document")
         << good + "{}" << QStringLiteral("is not valid JSON");
     QTest::newRow("binary") << QByteArray("\x00\x01\x02\xff", 4)
