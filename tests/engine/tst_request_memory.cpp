@@ -25,6 +25,14 @@ namespace {
 constexpr uint64_t kLarge = 8u << 20;
 constexpr uint32_t kConnections = 200;
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+// The sanitizers' shadow memory and quarantine of freed blocks (256 MiB for
+// ASan) dwarf what is measured: the peak says nothing about the engine there.
+constexpr bool kInstrumented = true;
+#else
+constexpr bool kInstrumented = false;
+#endif
+
 // Peak resident set of this process so far (VmHWM), in bytes.
 uint64_t peakResidentBytes() {
     std::FILE* file = std::fopen("/proc/self/status", "re");
@@ -92,7 +100,7 @@ private Q_SLOTS:
         QCOMPARE(peer.bytesRead(), requests * requestBytes);
         const uint64_t peak = peakResidentBytes();
         QVERIFY2(
-            peak < 10 * kLarge,
+            kInstrumented || peak < 10 * kLarge,
             qPrintable(
                 QStringLiteral("peak RSS %1 MiB, body %2 MiB").arg(peak >> 20).arg(kLarge >> 20)));
     }
@@ -120,9 +128,10 @@ private Q_SLOTS:
         QCOMPARE(peer.bytesRead(), requests * requestSize);
         QCOMPARE(peer.answered(), requests);
         const uint64_t peak = peakResidentBytes();
-        QVERIFY2(peak < 10 * kLarge, qPrintable(QStringLiteral("peak RSS %1 MiB, message %2 MiB")
-                                                    .arg(peak >> 20)
-                                                    .arg(kLarge >> 20)));
+        QVERIFY2(kInstrumented || peak < 10 * kLarge,
+                 qPrintable(QStringLiteral("peak RSS %1 MiB, message %2 MiB")
+                                .arg(peak >> 20)
+                                .arg(kLarge >> 20)));
     }
 
     // Shared and copied parts interleaved, sent through a socket that takes
