@@ -1,5 +1,7 @@
 #include "app/session/json_location.h"
 
+#include "app/session/json_reader.h"
+
 #include <QStringList>
 #include <algorithm>
 #include <vector>
@@ -7,6 +9,8 @@
 namespace loadscope::app {
 
 namespace {
+
+constexpr qsizetype kMaxPathLength = 200;
 
 // One open object or array on the way to the offset.
 struct Level {
@@ -96,7 +100,8 @@ QString jsonLocation(const QByteArray& text, qsizetype offset) {
         QStringLiteral("line %1, column %2")
             .arg(line)
             .arg(QString::fromUtf8(text.mid(lineStart, offset - lineStart)).size() + 1);
-    const QString path = pathOf(levels);
+    // Keys come from a broken file: escaped, so that the refusal stays one line.
+    const QString path = printable(pathOf(levels).left(kMaxPathLength));
     return path.isEmpty() ? where : where + QStringLiteral(", in ") + path;
 }
 

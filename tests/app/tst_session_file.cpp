@@ -158,6 +158,8 @@ void TestSessionFile::corruptFileIsRefused_data() {
         const int line = int(broken.left(comma).count('\n')) + 1;
         QTest::newRow("syntax error inside a target")
             << broken << QStringLiteral("at line %1, column").arg(line);
+        QTest::newRow("a key with a line break is named escaped")
+            << QByteArray("{\"plan\": {\"or\nde\" 5}}") << QStringLiteral(", in plan.or\\nde");
         QTest::newRow("syntax error names the field")
             << broken << QStringLiteral(", in targets[0].http");
     }
