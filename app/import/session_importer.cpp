@@ -60,20 +60,6 @@ Target targetFor(const ImportedReport& report, const QString& name, const QStrin
     return target;
 }
 
-// Why the result cannot be stored, if it cannot: a figure out of the ranges
-// every session result keeps, or a value the session file would not read
-// back. Checked before saving, so that an import never makes a session
-// refuse to open.
-Result<void> checkStorable(const PointResult& result) {
-    if (auto inRange = checkResultRanges(result); !inRange)
-        return inRange;
-    const JsonReader readBack(pointResultToJson(result));
-    pointResultFromJson(readBack);
-    if (!readBack.ok())
-        return makeError(ErrorCode::Format, readBack.problemText());
-    return {};
-}
-
 } // namespace
 
 Result<SessionImport> importIntoSession(Session& session, const QString& targetName,
@@ -160,7 +146,15 @@ Result<SessionImport> importIntoSession(Session& session, const QString& targetN
         PointResult result = report.result;
         result.targetId = target.id;
         result.repetition = updated.nextRepetition(target.id, result.concurrency);
-        if (auto storable = checkStorable(result); !storable)
+        // The ranges first, for the figure as the report printed it; then as
+        // loading the saved file will read it, so that an import never makes
+        // a session set a result aside.
+        Result<void> storable = checkResultRanges(result);
+        if (storable) {
+            if (auto stored = storedResultFromJson(pointResultToJson(result), updated); !stored)
+                storable = stored.error();
+        }
+        if (!storable)
             return refusal(ErrorCode::Format, report,
                            QStringLiteral("the %1 report has a figure out of range: %2")
                                .arg(what, storable.error().message));

@@ -107,6 +107,7 @@ Comparison::Comparison(const Session& session, ComparisonOptions options) {
                     continue;
                 row.statistics = sampleStatistics(row.samples);
                 m_index[{s, level, metric}] = m_rows.size();
+                m_seriesLevels.insert({s, level});
                 m_rows.push_back(std::move(row));
                 targetsWithRows.insert(target.id);
             }
@@ -167,12 +168,17 @@ const ComparisonRow* Comparison::find(size_t series, int concurrency, Metric met
     return found == m_index.end() ? nullptr : &m_rows[found->second];
 }
 
-const ComparisonRow* Comparison::find(const QUuid& targetId, int concurrency, Metric metric) const {
+std::optional<size_t> Comparison::firstSeriesAt(const QUuid& targetId, int concurrency) const {
     for (size_t s : seriesOf(targetId)) {
-        if (!rowsFor(s, concurrency).empty())
-            return find(s, concurrency, metric);
+        if (m_seriesLevels.count({s, concurrency}))
+            return s;
     }
-    return nullptr;
+    return std::nullopt;
+}
+
+const ComparisonRow* Comparison::find(const QUuid& targetId, int concurrency, Metric metric) const {
+    const std::optional<size_t> series = firstSeriesAt(targetId, concurrency);
+    return series ? find(*series, concurrency, metric) : nullptr;
 }
 
 std::vector<const ComparisonRow*> Comparison::rowsFor(size_t series, int concurrency) const {
@@ -186,12 +192,8 @@ std::vector<const ComparisonRow*> Comparison::rowsFor(size_t series, int concurr
 
 std::vector<const ComparisonRow*> Comparison::rowsFor(const QUuid& targetId,
                                                       int concurrency) const {
-    for (size_t s : seriesOf(targetId)) {
-        std::vector<const ComparisonRow*> rows = rowsFor(s, concurrency);
-        if (!rows.empty())
-            return rows;
-    }
-    return {};
+    const std::optional<size_t> series = firstSeriesAt(targetId, concurrency);
+    return series ? rowsFor(*series, concurrency) : std::vector<const ComparisonRow*>{};
 }
 
 } // namespace loadscope::app

@@ -8,7 +8,9 @@
 #include <QUuid>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace loadscope::app {
@@ -114,6 +116,8 @@ public:
 
 private:
     const ComparisonRow* baselineRowFor(const ComparisonRow& row) const;
+    // The target's first series with rows at the level.
+    std::optional<size_t> firstSeriesAt(const QUuid& targetId, int concurrency) const;
 
     std::vector<ComparisonRow> m_rows;
     std::vector<int> m_levels;
@@ -121,6 +125,7 @@ private:
     std::vector<ComparisonSeries> m_series;
     QUuid m_baseline;
     std::map<std::tuple<size_t, int, Metric>, size_t> m_index;
+    std::set<std::pair<size_t, int>> m_seriesLevels; // (series, level) with rows
 };
 
 } // namespace loadscope::app

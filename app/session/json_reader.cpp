@@ -1,5 +1,7 @@
 #include "app/session/json_reader.h"
 
+#include "app/common/printable_text.h"
+
 #include <cmath>
 
 namespace loadscope::app {
@@ -66,19 +68,10 @@ std::optional<double> toNumber(const QJsonValue& value, double minimum, double m
 
 } // namespace
 
-// Control characters of the file's text written as escapes: a problem is
-// one line, and a file cannot write to the user's terminal through it.
 QString printable(const QString& text) {
-    QString shown;
-    for (const QChar c : text) {
-        if (c == QLatin1Char('\n'))
-            shown += QStringLiteral("\\n");
-        else if (c.unicode() < 0x20 || c.unicode() == 0x7f)
-            shown += QStringLiteral("\\x%1").arg(c.unicode(), 2, 16, QLatin1Char('0'));
-        else
-            shown += c;
-    }
-    return shown;
+    // A line break as a JSON string writes it; every other control character
+    // as printableText() escapes it for every message.
+    return printableText(QString(text).replace(QLatin1Char('\n'), QStringLiteral("\\n")));
 }
 
 QString jsonTypeName(const QJsonValue& value) {

@@ -108,8 +108,9 @@ private:
     QString m_path;
 };
 
-// `text` with its control characters as escapes (\n, \x1b): for messages
-// that quote a file, which must stay one line.
+// `text` with its control characters as escapes (\n, \x1B): for messages
+// that quote a file, which must stay one line (printableText(), with a line
+// break spelled as the file's JSON spells it).
 QString printable(const QString& text);
 
 // The JSON type of a value as messages name it ("a string", "null").

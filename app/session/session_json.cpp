@@ -150,23 +150,6 @@ QJsonArray intArray(const std::vector<int>& values) {
     return array;
 }
 
-// One result of the file, or why it is set aside ("durationSeconds is -0.002, ...").
-Result<PointResult> readResult(const QJsonValue& value, const Session& session) {
-    if (!value.isObject())
-        return makeError(ErrorCode::Format,
-                         QStringLiteral("is %1, not an object").arg(jsonTypeName(value)));
-    const JsonReader json(value.toObject());
-    PointResult result = pointResultFromJson(json);
-    if (!json.ok())
-        return makeError(ErrorCode::Format, json.problemText());
-    if (!session.findTarget(result.targetId))
-        return makeError(ErrorCode::Format, QStringLiteral("target refers to no target"));
-    if (auto inRange = checkResultRanges(result); !inRange)
-        return inRange.error();
-    result.unknownFields = unknownResultKeys(value.toObject());
-    return result;
-}
-
 // Results are most of a large session's bytes, and each is read on its own
 // (its histograms decoded and summarised): spread over the machine's cores, a
 // session of ten thousand opens in a fraction of the time one thread takes.
@@ -176,7 +159,7 @@ std::vector<std::optional<Result<PointResult>>> readResults(const QJsonArray& re
     std::vector<std::optional<Result<PointResult>>> read(size_t(results.size()));
     const auto readRange = [&](size_t begin, size_t end) {
         for (size_t i = begin; i < end; ++i)
-            read[i].emplace(readResult(results.at(qsizetype(i)), session));
+            read[i].emplace(storedResultFromJson(results.at(qsizetype(i)), session));
     };
     constexpr size_t kPerThread = 256; // below this a thread costs more than it saves
     const size_t threads = std::clamp<size_t>(read.size() / kPerThread, 1,
@@ -192,6 +175,22 @@ std::vector<std::optional<Result<PointResult>>> readResults(const QJsonArray& re
 }
 
 } // namespace
+
+Result<PointResult> storedResultFromJson(const QJsonValue& value, const Session& session) {
+    if (!value.isObject())
+        return makeError(ErrorCode::Format,
+                         QStringLiteral("is %1, not an object").arg(jsonTypeName(value)));
+    const JsonReader json(value.toObject());
+    PointResult result = pointResultFromJson(json);
+    if (!json.ok())
+        return makeError(ErrorCode::Format, json.problemText());
+    if (!session.findTarget(result.targetId))
+        return makeError(ErrorCode::Format, QStringLiteral("target refers to no target"));
+    if (auto inRange = checkResultRanges(result); !inRange)
+        return inRange.error();
+    result.unknownFields = unknownResultKeys(value.toObject());
+    return result;
+}
 
 QJsonObject unknownKeys(const QJsonObject& read, const QJsonObject& savedAgain) {
     QJsonObject unknown;

@@ -49,6 +49,11 @@ QJsonObject sessionToJson(const Session& session);
 // The session, or one Format error naming the field (no file name) when
 // anything outside its results is wrong.
 Result<Session> sessionFromJson(const QJsonObject& root);
+// One stored result as loading reads it, or why loading sets it aside
+// ("durationSeconds is -0.002, expected above 0"): the types, a target of
+// `session`, the ranges (result_schema_ranges.h). An import checks what it
+// would store with it, so that it never saves a result loading refuses.
+Result<PointResult> storedResultFromJson(const QJsonValue& value, const Session& session);
 
 // Keys of `read` that `savedAgain` (the object parsed from it, saved again)
 // lacks: what a newer Loadscope wrote that this one does not know.

@@ -271,18 +271,22 @@ void RunPage::updateButtons() {
     const bool running = m_busy || m_asking || m_runner->isRunning();
     const app::Session& session = m_document->session();
     const bool runnable = !session.targets.empty() && app::validateSweepPlan(session.plan).ok();
-    const auto missing = app::missingPoints(session);
-    const bool anyDone = missing.size() < app::sweepPoints(session).size();
+    // Points and done points once: this runs on every change of the session.
+    const std::vector<app::SweepPoint> points = app::sweepPoints(session);
+    const app::DonePoints done(session);
+    const auto doneCount = size_t(std::count_if(
+        points.begin(), points.end(), [&done](const auto& point) { return done.contains(point); }));
+    const bool anyDone = doneCount > 0;
+    const bool anyMissing = doneCount < points.size();
     m_startButton->setEnabled(!running && runnable);
-    m_resumeButton->setEnabled(!running && runnable && anyDone && !missing.empty());
+    m_resumeButton->setEnabled(!running && runnable && anyDone && anyMissing);
     m_stopButton->setEnabled(m_runner->isRunning() && !m_stopping);
     // A hint says why nothing can run; once something can, it must not stay.
     if (running || m_currentPoint >= 0)
         return;
     if (!runnable) {
-        showStatus(session.targets.empty()
-                       ? tr("Add targets on the Targets page to run a sweep.")
-                       : app::validateSweepPlan(session.plan).error().message);
+        showStatus(session.targets.empty() ? tr("Add targets on the Targets page to run a sweep.")
+                                           : app::validateSweepPlan(session.plan).error().message);
         m_statusIsHint = true;
     } else if (m_statusIsHint) {
         showStatus(QString());
