@@ -26,6 +26,8 @@ std::optional<std::string> validateLoadSpec(const LoadSpec& spec) {
         return "timeouts must be positive";
     if (spec.warmup.count() < 0)
         return "warm-up cannot be negative";
+    if (!(spec.rate >= 0) || spec.rate > 1e9)
+        return "the rate must be between 0 and 1e9 requests/s";
     for (int cpu : spec.cpus)
         if (cpu < 0)
             return "CPU numbers cannot be negative";

@@ -14,6 +14,12 @@ namespace loadscope::engine {
 
 using Nanoseconds = std::chrono::nanoseconds;
 
+// How the requests of a fixed-rate run are spaced in time.
+enum class Arrival {
+    Constant, // each connection sends on its own evenly spaced schedule (wrk2)
+    Poisson,  // exponentially distributed gaps, the same mean rate
+};
+
 // What to run: one protocol against one address with a fixed concurrency.
 struct LoadSpec {
     std::shared_ptr<const Protocol> protocol;
@@ -34,6 +40,12 @@ struct LoadSpec {
     std::vector<int> cpus; // pin worker i to cpus[i % size]; empty: no pinning
     Nanoseconds progressInterval{std::chrono::milliseconds(100)};
     uint64_t seed = 1; // for protocols with random keys
+
+    // Fixed-rate load: requests/s over all connections, each request with an
+    // intended start time the engine keeps even when it falls behind; 0: closed
+    // loop, each connection sends its next request when the previous answer arrives.
+    double rate = 0;
+    Arrival arrival = Arrival::Constant;
 };
 
 // One line describing what is wrong with `spec`, or nullopt when it can run.

@@ -27,6 +27,10 @@ void accumulate(RunResult& into, const RunResult& part) {
     if (into.firstError.empty())
         into.firstError = part.firstError;
     into.total.merge(part.total);
+    into.uncorrected.merge(part.uncorrected);
+    into.offeredRate += part.offeredRate;
+    into.maxBacklog += part.maxBacklog;
+    into.clientSaturated = into.clientSaturated || part.clientSaturated;
     into.connect.merge(part.connect);
     into.waiting.merge(part.waiting);
     into.processing.merge(part.processing);

@@ -54,6 +54,12 @@ struct RunResult {
     Histogram connect;
     Histogram waiting;
     Histogram processing;
+    // Fixed-rate runs: latency from the actual send (`total` is from the
+    // intended start, corrected for coordinated omission); empty when closed loop.
+    Histogram uncorrected;
+    double offeredRate = 0;       // requests/s the spec asked for; 0: closed loop
+    uint64_t maxBacklog = 0;      // most requests ever due but not yet sent (summed over threads)
+    bool clientSaturated = false; // the client's own CPU could not keep the schedule
     // Per operation kind, present when the protocol has more than one (memcached).
     std::vector<OperationStats> operations;
     uint64_t hits = 0;
