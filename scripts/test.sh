@@ -24,19 +24,34 @@ for preset in asan tsan; do
   ctest --preset "$preset" -j "$jobs"
 done
 
-echo "== fuzz targets (30 s each)"
+echo "== fuzz targets (30 s each, $jobs at a time)"
 cmake --preset fuzz >/dev/null
 fuzzers=$(sed -n 's/^loadscope_add_fuzzer(\([a-z_]*\) .*/\1/p' tests/fuzz/CMakeLists.txt)
 # shellcheck disable=SC2086
 cmake --build --preset fuzz -j "$jobs" --target $fuzzers
-for name in $fuzzers; do
+
+# One fuzzer per core: each is single-threaded and runs for a fixed time.
+run_fuzzer() {
+  local name=$1 seeds=()
   # Seeds from the repository, findings kept in the build tree between runs.
-  seeds=()
   [ -d "tests/fuzz/corpus/$name" ] && seeds=("tests/fuzz/corpus/$name")
   mkdir -p "build/fuzz/corpus-$name"
-  log="build/fuzz/$name.log"
   "build/fuzz/tests/fuzz/$name" -max_total_time=30 -rss_limit_mb=2048 -print_final_stats=1 \
-    "build/fuzz/corpus-$name" "${seeds[@]}" 2>"$log" || { tail -40 "$log"; exit 1; }
-  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    "build/fuzz/corpus-$name" "${seeds[@]}" 2>"build/fuzz/$name.log"
+}
+pids=() names=()
+for name in $fuzzers; do
+  run_fuzzer "$name" &
+  pids+=("$!") names+=("$name")
+  [ "${#pids[@]}" -lt "$jobs" ] && continue
+  # All cores busy: wait for the oldest (all run equally long).
+  wait "${pids[0]}" || { tail -40 "build/fuzz/${names[0]}.log"; exit 1; }
+  pids=("${pids[@]:1}") names=("${names[@]:1}")
+done
+for i in "${!pids[@]}"; do
+  wait "${pids[$i]}" || { tail -40 "build/fuzz/${names[$i]}.log"; exit 1; }
+done
+for name in $fuzzers; do
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "build/fuzz/$name.log")
   echo "$name: no crash in 30 s ($runs inputs)"
 done
