@@ -1,0 +1,364 @@
+#include "app/lab/lab_topology.h"
+
+#include "app/lab/sandbox_process.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace loadscope::app::lab {
+
+namespace {
+
+constexpr const char* kDockerBridge = "lab-docker0";
+constexpr const char* kDockerGateway = "10.213.1.1";
+constexpr const char* kWireBridge = "lab-wire";
+
+// Each mode reached on the server host's own address has a host port of its own.
+uint16_t hostPort(LabMode mode) {
+    switch (mode) {
+    case LabMode::Host:
+        return 8080;
+    case LabMode::HostNetwork:
+        return 8081;
+    case LabMode::Nat:
+        return 8082;
+    case LabMode::UserlandProxy:
+        return 8083;
+    case LabMode::RootlessNat:
+        return 8084;
+    default:
+        return kServicePort;
+    }
+}
+
+std::string ns(int fd) {
+    return "{ns:" + std::to_string(fd) + "}";
+}
+
+Result<void> ip(int netns, std::vector<std::string> arguments) {
+    arguments.insert(arguments.begin(), "ip");
+    auto ran = runInNetns(netns, std::move(arguments));
+    if (!ran)
+        return ran.error();
+    return {};
+}
+
+} // namespace
+
+LabTopology::LabTopology(std::string cliPath)
+    : m_cliPath(std::move(cliPath)) {}
+
+LabTopology::~LabTopology() {
+    stopHelpers();
+    for (const int fd : m_namespaces)
+        close(fd);
+    if (m_client >= 0)
+        close(m_client);
+    if (m_serverHost >= 0)
+        close(m_serverHost);
+}
+
+void LabTopology::stopHelpers() {
+    stopProcesses(m_helpers, 1000);
+    m_helpers.clear();
+}
+
+void LabTopology::noteVersion(const QString& tool, const std::vector<std::string>& argv) {
+    for (const auto& [name, version] : m_versions) {
+        if (name == tool)
+            return;
+    }
+    auto printed = runInNetns(m_serverHost, argv);
+    const std::string text = printed ? *printed : std::string();
+    m_versions.emplace_back(tool,
+                            QString::fromStdString(text.substr(0, text.find('\n'))).trimmed());
+}
+
+Result<void> LabTopology::buildWire(int mtu, bool bridged) {
+    m_mtu = mtu;
+    auto client = createNetns();
+    if (!client)
+        return client.error();
+    m_client = *client;
+    auto server = createNetns();
+    if (!server)
+        return server.error();
+    m_serverHost = *server;
+    noteVersion(QStringLiteral("iproute2"), {"ip", "-V"});
+    const std::string mtuText = std::to_string(mtu);
+    if (auto made =
+            ip(m_serverHost, {"link", "add", "wire1", "mtu", mtuText, "type", "veth", "peer",
+                              "name", "wire0", "mtu", mtuText, "netns", ns(m_client)});
+        !made)
+        return made.error().prefixed(QStringLiteral("the wire"));
+    for (auto step : std::vector<std::vector<std::string>>{
+             {"addr", "add", std::string(kClientAddress) + "/24", "dev", "wire0"},
+             {"link", "set", "wire0", "up"}}) {
+        if (auto done = ip(m_client, step); !done)
+            return done.error().prefixed(QStringLiteral("the wire"));
+    }
+    std::vector<std::vector<std::string>> steps;
+    if (bridged) {
+        m_hostDevice = kWireBridge;
+        steps.push_back(
+            {"link", "add", kWireBridge, "mtu", mtuText, "type", "bridge", "forward_delay", "0"});
+        steps.push_back({"link", "set", "wire1", "master", kWireBridge});
+    }
+    steps.push_back({"link", "set", "wire1", "up"});
+    steps.push_back({"addr", "add", std::string(kServerHostAddress) + "/24", "dev", m_hostDevice});
+    steps.push_back({"link", "set", m_hostDevice, "up"});
+    for (const auto& step : steps) {
+        if (auto done = ip(m_serverHost, step); !done)
+            return done.error().prefixed(QStringLiteral("the wire"));
+    }
+    return {};
+}
+
+Result<int> LabTopology::newContainer() {
+    auto created = createNetns();
+    if (!created)
+        return created.error();
+    m_namespaces.push_back(*created);
+    return *created;
+}
+
+Result<void> LabTopology::ensureDockerBridge() {
+    if (m_dockerBridge)
+        return {};
+    for (auto step : std::vector<std::vector<std::string>>{
+             {"link", "add", kDockerBridge, "mtu", std::to_string(m_mtu), "type", "bridge",
+              "forward_delay", "0"},
+             {"addr", "add", std::string(kDockerGateway) + "/24", "dev", kDockerBridge},
+             {"link", "set", kDockerBridge, "up"}}) {
+        if (auto done = ip(m_serverHost, step); !done)
+            return done;
+    }
+    // Forwarding between the wire and the container bridge, in the server host's namespace
+    // only (a namespace of the sandbox: the machine's own setting is never read or written).
+    if (auto forwarding = writeNetSysctl(m_serverHost, "ipv4/ip_forward", "1"); !forwarding)
+        return forwarding;
+    m_dockerBridge = true;
+    return {};
+}
+
+// A container namespace on lab-docker0, as Docker's default bridge network makes one.
+Result<int> LabTopology::attachToDockerBridge(const std::string& address) {
+    if (auto bridge = ensureDockerBridge(); !bridge)
+        return bridge.error();
+    auto container = newContainer();
+    if (!container)
+        return container.error();
+    const std::string hostSide = "veth" + std::to_string(++m_containers);
+    const std::string mtuText = std::to_string(m_mtu);
+    if (auto made =
+            ip(m_serverHost, {"link", "add", hostSide, "mtu", mtuText, "type", "veth", "peer",
+                              "name", "eth0", "mtu", mtuText, "netns", ns(*container)});
+        !made)
+        return made.error();
+    if (auto done = ip(m_serverHost, {"link", "set", hostSide, "master", kDockerBridge, "up"});
+        !done)
+        return done.error();
+    for (auto step : std::vector<std::vector<std::string>>{
+             {"addr", "add", address + "/24", "dev", "eth0"},
+             {"link", "set", "eth0", "up"},
+             {"route", "add", "default", "via", kDockerGateway}}) {
+        if (auto done = ip(*container, step); !done)
+            return done.error();
+    }
+    return *container;
+}
+
+Result<ModeEndpoint> LabTopology::buildMode(LabMode mode) {
+    ModeEndpoint endpoint;
+    endpoint.mode = mode;
+    endpoint.address = kServerHostAddress;
+    endpoint.port = hostPort(mode);
+    endpoint.serverNetns = m_serverHost;
+    endpoint.bindAddress = kServerHostAddress;
+    endpoint.bindPort = endpoint.port;
+    const QString wire =
+        m_hostDevice == kWireBridge ? QStringLiteral("veth → bridge port") : QStringLiteral("veth");
+    switch (mode) {
+    case LabMode::Host:
+        endpoint.label = QStringLiteral("Host");
+        endpoint.path = wire + QStringLiteral(" → host");
+        return endpoint;
+    case LabMode::HostNetwork:
+        endpoint.label = QStringLiteral("Container on the host network");
+        endpoint.path = wire + QStringLiteral(" → host (own mount, PID and UTS namespaces)");
+        endpoint.ownMountPidUts = true;
+        return endpoint;
+    case LabMode::Nat:
+        endpoint.label = QStringLiteral("NAT (nftables DNAT)");
+        endpoint.path = wire + QStringLiteral(" → DNAT → bridge → veth");
+        return buildNat(endpoint);
+    case LabMode::UserlandProxy:
+        return buildUserlandProxy(endpoint);
+    case LabMode::Bridge:
+        endpoint.label = QStringLiteral("Linux bridge");
+        endpoint.path = QStringLiteral("veth → bridge → veth");
+        return buildBridge(endpoint);
+    case LabMode::Macvlan:
+        endpoint.label = QStringLiteral("macvlan (bridge mode)");
+        endpoint.path = wire + QStringLiteral(" → macvlan");
+        endpoint.address = "10.213.0.11";
+        return buildVlanChild(endpoint, "macvlan");
+    case LabMode::Ipvlan:
+        endpoint.label = QStringLiteral("ipvlan (L2)");
+        endpoint.path = wire + QStringLiteral(" → ipvlan");
+        endpoint.address = "10.213.0.12";
+        return buildVlanChild(endpoint, "ipvlan");
+    case LabMode::Ovs:
+    case LabMode::RootlessNat:
+        return refuseUnbuilt(endpoint);
+    }
+    return makeError(ErrorCode::Internal, QStringLiteral("unknown mode"));
+}
+
+Result<ModeEndpoint> LabTopology::buildNat(ModeEndpoint endpoint) {
+    const std::string container = "10.213.1.2";
+    auto netns = attachToDockerBridge(container);
+    if (!netns)
+        return netns.error();
+    endpoint.serverNetns = *netns;
+    endpoint.bindAddress = container;
+    endpoint.bindPort = kServicePort;
+    // Docker's rules for `-p` without the userland proxy, in a table of the lab's own in the
+    // server host's namespace.
+    const std::string port = std::to_string(endpoint.port);
+    const std::string target = container + ":" + std::to_string(kServicePort);
+    for (auto rule : std::vector<std::vector<std::string>>{
+             {"nft", "add", "table", "ip", "loadscope_lab"},
+             {"nft", "add", "chain", "ip", "loadscope_lab", "prerouting",
+              "{ type nat hook prerouting priority dstnat; policy accept; }"},
+             {"nft", "add", "rule", "ip", "loadscope_lab", "prerouting", "ip", "daddr",
+              kServerHostAddress, "tcp", "dport", port, "dnat", "to", target},
+             {"nft", "add", "chain", "ip", "loadscope_lab", "postrouting",
+              "{ type nat hook postrouting priority srcnat; policy accept; }"},
+             {"nft", "add", "rule", "ip", "loadscope_lab", "postrouting", "ip", "saddr",
+              "10.213.1.0/24", "oifname", "!=", "\"lab-docker0\"", "masquerade"}}) {
+        if (findInPath("nft").empty())
+            return makeError(ErrorCode::Unreachable,
+                             QStringLiteral("nft is not installed (Debian package nftables)"));
+        if (auto done = runInNetns(m_serverHost, rule); !done)
+            return done.error();
+    }
+    noteVersion(QStringLiteral("nft"), {"nft", "--version"});
+    return endpoint;
+}
+
+Result<ModeEndpoint> LabTopology::buildUserlandProxy(ModeEndpoint endpoint) {
+    const std::string container = "10.213.1.3";
+    auto netns = attachToDockerBridge(container);
+    if (!netns)
+        return netns.error();
+    endpoint.serverNetns = *netns;
+    endpoint.bindAddress = container;
+    endpoint.bindPort = kServicePort;
+    const std::string dockerProxy = findInPath("docker-proxy");
+    SpawnSpec relay;
+    relay.netnsFd = m_serverHost;
+    relay.cpus = m_serverCpus;
+    if (!dockerProxy.empty()) {
+        endpoint.label = QStringLiteral("Userland proxy (docker-proxy)");
+        relay.argv = {dockerProxy,
+                      "-proto",
+                      "tcp",
+                      "-host-ip",
+                      kServerHostAddress,
+                      "-host-port",
+                      std::to_string(endpoint.port),
+                      "-container-ip",
+                      container,
+                      "-container-port",
+                      std::to_string(kServicePort)};
+        noteVersion(QStringLiteral("docker-proxy"),
+                    {"dpkg-query", "-W", "-f=${Version}", "docker.io"});
+    } else {
+        endpoint.label = QStringLiteral("Userland proxy (embedded; docker-proxy not installed)");
+        relay.argv = {m_cliPath,
+                      "serve",
+                      "proxy",
+                      "--host",
+                      kServerHostAddress,
+                      "--port",
+                      std::to_string(endpoint.port),
+                      "--to",
+                      container + ":" + std::to_string(kServicePort)};
+    }
+    endpoint.path = (m_hostDevice == kWireBridge ? QStringLiteral("veth → bridge port")
+                                                 : QStringLiteral("veth")) +
+                    QStringLiteral(" → proxy → bridge → veth");
+    const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    relay.stdoutFd = null;
+    auto started = spawnInNetns(relay);
+    close(null);
+    if (!started)
+        return started.error();
+    m_helpers.push_back(*started);
+    return endpoint;
+}
+
+Result<ModeEndpoint> LabTopology::buildBridge(ModeEndpoint endpoint) {
+    if (m_hostDevice != kWireBridge)
+        return makeError(ErrorCode::Internal,
+                         QStringLiteral("the wire was built without a bridge"));
+    auto container = newContainer();
+    if (!container)
+        return container.error();
+    endpoint.address = "10.213.0.10";
+    endpoint.port = kServicePort;
+    endpoint.serverNetns = *container;
+    endpoint.bindAddress = endpoint.address;
+    endpoint.bindPort = kServicePort;
+    const std::string mtuText = std::to_string(m_mtu);
+    if (auto made = ip(m_serverHost, {"link", "add", "vbr0", "mtu", mtuText, "type", "veth", "peer",
+                                      "name", "eth0", "mtu", mtuText, "netns", ns(*container)});
+        !made)
+        return made.error();
+    if (auto done = ip(m_serverHost, {"link", "set", "vbr0", "master", kWireBridge, "up"}); !done)
+        return done.error();
+    for (auto step : std::vector<std::vector<std::string>>{
+             {"addr", "add", endpoint.address + "/24", "dev", "eth0"},
+             {"link", "set", "eth0", "up"}}) {
+        if (auto done = ip(*container, step); !done)
+            return done.error();
+    }
+    return endpoint;
+}
+
+Result<ModeEndpoint> LabTopology::buildVlanChild(ModeEndpoint endpoint, const char* type) {
+    auto container = newContainer();
+    if (!container)
+        return container.error();
+    endpoint.port = kServicePort;
+    endpoint.serverNetns = *container;
+    endpoint.bindAddress = endpoint.address;
+    endpoint.bindPort = kServicePort;
+    const std::string device = std::string("lab-") + type;
+    std::vector<std::string> add{
+        "link", "add",        device,
+        "link", m_hostDevice, "type",
+        type,   "mode",       std::string(type) == "macvlan" ? "bridge" : "l2"};
+    if (auto made = ip(m_serverHost, add); !made)
+        return made.error();
+    if (auto moved = ip(m_serverHost, {"link", "set", device, "netns", ns(*container)}); !moved)
+        return moved.error();
+    for (auto step : std::vector<std::vector<std::string>>{
+             {"addr", "add", endpoint.address + "/24", "dev", device},
+             {"link", "set", device, "up"}}) {
+        if (auto done = ip(*container, step); !done)
+            return done.error();
+    }
+    return endpoint;
+}
+
+// OVS and rootless NAT need daemons (ovs-vswitchd, slirp4netns or pasta) the lab does not start
+// yet; `lab check` says which is missing, and building them is refused with the same words.
+Result<ModeEndpoint> LabTopology::refuseUnbuilt(const ModeEndpoint& endpoint) {
+    return makeError(
+        ErrorCode::Unreachable,
+        QStringLiteral("%1 is not built by this version of the lab").arg(labModeId(endpoint.mode)));
+}
+
+} // namespace loadscope::app::lab
