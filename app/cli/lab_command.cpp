@@ -3,6 +3,7 @@
 #include "app/cli/commands.h"
 #include "app/lab/lab_run.h"
 #include "app/lab/mode_check.h"
+#include "app/session/target_rules.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -89,9 +90,14 @@ int runCheck(const QStringList& arguments, const CliIo& io) {
 app::Result<std::vector<int>> cpusOption(const QCommandLineParser& parser, const QString& name) {
     if (!parser.isSet(name))
         return std::vector<int>{};
-    auto cpus = parseCpusOption(parser.value(name));
+    const QString text = parser.value(name);
+    auto cpus = app::parseCpuList(text);
+    if (cpus) {
+        if (auto exist = app::checkCpusExist(*cpus); !exist)
+            cpus = exist.error();
+    }
     if (!cpus)
-        return cpus.error();
+        return cpus.error().prefixed(QStringLiteral("--%1 '%2'").arg(name, text));
     if (cpus->empty())
         return app::invalidInput(QStringLiteral("--%1: name at least one CPU").arg(name));
     return cpus;

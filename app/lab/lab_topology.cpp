@@ -291,6 +291,7 @@ Result<ModeEndpoint> LabTopology::buildUserlandProxy(ModeEndpoint endpoint) {
                     QStringLiteral(" → proxy → bridge → veth");
     const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
     relay.stdoutFd = null;
+    relay.stderrFd = null; // its summary at teardown would follow the command's output
     auto started = spawnInNetns(relay);
     close(null);
     if (!started)
@@ -341,7 +342,9 @@ Result<ModeEndpoint> LabTopology::buildVlanChild(ModeEndpoint endpoint, const ch
         "link", m_hostDevice, "type",
         type,   "mode",       std::string(type) == "macvlan" ? "bridge" : "l2"};
     if (auto made = ip(m_serverHost, add); !made)
-        return made.error();
+        return std::string(type) == "ipvlan"
+                   ? made.error().prefixed(QStringLiteral("the kernel has no ipvlan support"))
+                   : made.error();
     if (auto moved = ip(m_serverHost, {"link", "set", device, "netns", ns(*container)}); !moved)
         return moved.error();
     for (auto step : std::vector<std::vector<std::string>>{
@@ -353,12 +356,25 @@ Result<ModeEndpoint> LabTopology::buildVlanChild(ModeEndpoint endpoint, const ch
     return endpoint;
 }
 
-// OVS and rootless NAT need daemons (ovs-vswitchd, slirp4netns or pasta) the lab does not start
-// yet; `lab check` says which is missing, and building them is refused with the same words.
 Result<ModeEndpoint> LabTopology::refuseUnbuilt(const ModeEndpoint& endpoint) {
-    return makeError(
-        ErrorCode::Unreachable,
-        QStringLiteral("%1 is not built by this version of the lab").arg(labModeId(endpoint.mode)));
+    return makeError(ErrorCode::Unreachable, unbuiltModeReason(endpoint.mode));
+}
+
+QString unbuiltModeReason(LabMode mode) {
+    if (mode == LabMode::Ovs) {
+        if (findInPath("ovs-vswitchd").empty())
+            return QStringLiteral("ovs-vswitchd is not installed (Debian package "
+                                  "openvswitch-switch)");
+        return QStringLiteral("ovs-vswitchd is installed, but this version of the lab does not "
+                              "start it");
+    }
+    if (mode == LabMode::RootlessNat) {
+        if (findInPath("slirp4netns").empty() && findInPath("pasta").empty())
+            return QStringLiteral("neither slirp4netns nor pasta is installed (Debian package "
+                                  "slirp4netns or passt)");
+        return QStringLiteral("this version of the lab does not start slirp4netns or pasta");
+    }
+    return {};
 }
 
 } // namespace loadscope::app::lab

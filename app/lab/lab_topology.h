@@ -20,6 +20,10 @@ inline constexpr const char* kServerHostAddress = "10.213.0.2";
 // What every containerised server listens on inside its own namespace.
 inline constexpr uint16_t kServicePort = 8080;
 
+// Why a mode that needs a daemon the lab does not start (ovs-vswitchd, slirp4netns or pasta)
+// cannot be built here: the Debian package when it is missing. Empty for every other mode.
+QString unbuiltModeReason(LabMode mode);
+
 // Where one built mode is reached from the client, and where its server must listen.
 struct ModeEndpoint {
     LabMode mode = LabMode::Host;

@@ -1,5 +1,6 @@
 #include "app/lab/mode_check.h"
 
+#include "app/lab/lab_topology.h"
 #include "app/lab/sandbox_process.h"
 
 #include <QStringList>
@@ -83,18 +84,8 @@ std::map<LabMode, Probe> probeModes() {
     if (!ipvlan.ok)
         ipvlan.text = QStringLiteral("the kernel has no ipvlan support (%1)").arg(ipvlan.text);
     probes[LabMode::Ipvlan] = ipvlan;
-    if (findInPath("ovs-vswitchd").empty())
-        probes[LabMode::Ovs] = missing("ovs-vswitchd", "openvswitch-switch");
-    else
-        probes[LabMode::Ovs] = {false, QStringLiteral("ovs-vswitchd is installed, but this "
-                                                      "version of the lab does not build OVS")};
-    if (findInPath("slirp4netns").empty() && findInPath("pasta").empty())
-        probes[LabMode::RootlessNat] = {
-            false, QStringLiteral("neither slirp4netns nor pasta is installed (Debian package "
-                                  "slirp4netns or passt)")};
-    else
-        probes[LabMode::RootlessNat] = {false, QStringLiteral("this version of the lab does not "
-                                                              "start slirp4netns or pasta")};
+    probes[LabMode::Ovs] = {false, unbuiltModeReason(LabMode::Ovs)};
+    probes[LabMode::RootlessNat] = {false, unbuiltModeReason(LabMode::RootlessNat)};
     return probes;
 }
 
