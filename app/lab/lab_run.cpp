@@ -9,12 +9,14 @@
 #include <QJsonObject>
 #include <QSet>
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fcntl.h>
-#include <filesystem>
 #include <sched.h>
+#include <sys/mount.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,17 +52,16 @@ QString lastLogLine(const std::string& path) {
 // Everything after the sandbox exists, run by its init process.
 class LabInit {
 public:
-    LabInit(const LabSpec& spec, unsigned long hostNetns)
+    LabInit(const LabSpec& spec, unsigned long hostNetns, std::string workDir)
         : m_spec(spec)
         , m_hostNetns(hostNetns)
-        , m_topology(spec.cliPath) {}
+        , m_topology(spec.cliPath)
+        , m_workDir(std::move(workDir)) {}
+    // The files of the work directory live in a tmpfs of the sandbox's mount namespace and go
+    // with it; the empty directory under it is removed by the caller of runInSandbox.
     ~LabInit() {
         stopProcesses(m_servers, 1000);
         m_topology.stopHelpers();
-        if (!m_workDir.empty()) {
-            std::error_code ignored;
-            std::filesystem::remove_all(m_workDir, ignored);
-        }
     }
 
     int run() {
@@ -76,11 +77,12 @@ public:
         sigemptyset(&action.sa_mask);
         sigaction(SIGTERM, &action, nullptr);
         sigaction(SIGINT, &action, nullptr);
-        char pattern[] = "/tmp/loadscope-lab-XXXXXX";
-        if (!mkdtemp(pattern))
-            return fail(QStringLiteral("cannot create the lab's temporary directory"));
-        m_workDir = pattern;
+        if (mount("loadscope-lab", m_workDir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV,
+                  "mode=0700,size=64m") != 0)
+            return fail(QStringLiteral("cannot mount the lab's temporary directory: %1")
+                            .arg(QString::fromLocal8Bit(std::strerror(errno))));
         m_topology.setServerCpus(m_spec.serverCpus);
+        m_topology.setWorkDir(m_workDir);
         const bool bridged = std::find(m_spec.modes.begin(), m_spec.modes.end(), LabMode::Bridge) !=
                              m_spec.modes.end();
         if (auto wire = m_topology.buildWire(m_spec.mtu, bridged); !wire)
@@ -108,7 +110,8 @@ public:
                               {QStringLiteral("versions"), versions},
                               {QStringLiteral("clientCpus"), cpuArray(m_spec.clientCpus)},
                               {QStringLiteral("serverCpus"), cpuArray(m_spec.serverCpus)},
-                              {QStringLiteral("hostNetns"), double(m_hostNetns)}};
+                              {QStringLiteral("hostNetns"), double(m_hostNetns)},
+                              {QStringLiteral("workDir"), QString::fromStdString(m_workDir)}};
         const QByteArray line =
             QJsonDocument(QJsonObject{{QStringLiteral("lab"), lab}}).toJson(QJsonDocument::Compact);
         std::fwrite(line.constData(), 1, size_t(line.size()), stdout);
@@ -186,7 +189,7 @@ private:
     const LabSpec& m_spec;
     const unsigned long m_hostNetns;
     LabTopology m_topology;
-    std::string m_workDir;
+    const std::string m_workDir;
     std::vector<pid_t> m_servers;
     pid_t m_command = -1;
 };
@@ -242,7 +245,15 @@ Result<int> runLab(const LabSpec& given) {
     auto hostNetns = currentNetnsInode();
     if (!hostNetns)
         return hostNetns.error();
-    return runInSandbox([&] { return LabInit(spec, *hostNetns).run(); });
+    char pattern[] = "/tmp/loadscope-lab-XXXXXX";
+    if (!mkdtemp(pattern))
+        return makeError(ErrorCode::Io, QStringLiteral("cannot create the lab's temporary "
+                                                       "directory in /tmp: %1")
+                                            .arg(QString::fromLocal8Bit(std::strerror(errno))));
+    const std::string workDir = pattern;
+    auto status = runInSandbox([&] { return LabInit(spec, *hostNetns, workDir).run(); });
+    rmdir(workDir.c_str());
+    return status;
 }
 
 } // namespace loadscope::app::lab

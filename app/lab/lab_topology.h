@@ -20,8 +20,8 @@ inline constexpr const char* kServerHostAddress = "10.213.0.2";
 // What every containerised server listens on inside its own namespace.
 inline constexpr uint16_t kServicePort = 8080;
 
-// Why a mode that needs a daemon the lab does not start (ovs-vswitchd, slirp4netns or pasta)
-// cannot be built here: the Debian package when it is missing. Empty for every other mode.
+// Why a mode that needs a program the lab may not have (ovs-vswitchd; slirp4netns and a usable
+// /dev/net/tun) cannot be built here: the Debian package when it is missing. Empty when it can.
 QString unbuiltModeReason(LabMode mode);
 
 // Where one built mode is reached from the client, and where its server must listen.
@@ -61,6 +61,9 @@ public:
     // CPUs for the relays a mode runs on the server host (the proxy), as the servers get.
     void setServerCpus(std::vector<int> cpus) { m_serverCpus = std::move(cpus); }
 
+    // A directory of the lab's own for sockets of the relays (slirp4netns' API socket).
+    void setWorkDir(std::string dir) { m_workDir = std::move(dir); }
+
     int clientNetns() const { return m_client; }
     int serverHostNetns() const { return m_serverHost; }
     // Tool versions the built modes used ("nft" → "v1.0.6"), for the record of a run.
@@ -76,10 +79,12 @@ private:
     Result<ModeEndpoint> buildUserlandProxy(ModeEndpoint endpoint);
     Result<ModeEndpoint> buildBridge(ModeEndpoint endpoint);
     Result<ModeEndpoint> buildVlanChild(ModeEndpoint endpoint, const char* type);
+    Result<ModeEndpoint> buildRootlessNat(ModeEndpoint endpoint);
     Result<ModeEndpoint> refuseUnbuilt(const ModeEndpoint& endpoint);
     void noteVersion(const QString& tool, const std::vector<std::string>& argv);
 
     std::string m_cliPath;
+    std::string m_workDir = "/tmp";
     std::vector<int> m_serverCpus;
     int m_mtu = 1500;
     int m_client = -1;

@@ -85,7 +85,9 @@ std::map<LabMode, Probe> probeModes() {
         ipvlan.text = QStringLiteral("the kernel has no ipvlan support (%1)").arg(ipvlan.text);
     probes[LabMode::Ipvlan] = ipvlan;
     probes[LabMode::Ovs] = {false, unbuiltModeReason(LabMode::Ovs)};
-    probes[LabMode::RootlessNat] = {false, unbuiltModeReason(LabMode::RootlessNat)};
+    const QString rootless = unbuiltModeReason(LabMode::RootlessNat);
+    probes[LabMode::RootlessNat] = {rootless.isEmpty(),
+                                    rootless.isEmpty() ? QStringLiteral("slirp4netns") : rootless};
     return probes;
 }
 

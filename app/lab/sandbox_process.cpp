@@ -431,6 +431,8 @@ Result<pid_t> spawnInNetns(const SpawnSpec& spec) {
         }
         for (std::string& variable : environment)
             putenv(variable.data());
+        for (const int fd : spec.keepFds)
+            fcntl(fd, F_SETFD, 0);
         if (spec.stdoutFd >= 0)
             dup2(spec.stdoutFd, 1);
         if (spec.stderrFd >= 0)

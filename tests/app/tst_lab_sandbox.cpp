@@ -216,6 +216,7 @@ private Q_SLOTS:
         QCOMPARE(countMatches(outcome.out, QStringLiteral("^Failed requests:\\s+0$")), 1);
         QCOMPARE(countMatches(outcome.out, QStringLiteral("^Document Length:\\s+1000 bytes$")), 1);
         QVERIFY(labProcesses().empty());
+        QVERIFY(!QDir(built.value(u"workDir").toString()).exists());
     }
 
     // All buildable modes in one lab, behind one nginx configuration, at a jumbo MTU.
@@ -260,11 +261,19 @@ private Q_SLOTS:
                         modes.join(QLatin1Char(',')), QStringLiteral("--server"),
                         QStringLiteral("http"), QStringLiteral("--"), QStringLiteral("sleep"),
                         QStringLiteral("20")});
-        QCOMPARE(lab.readLab().value(u"modes").toArray().size(), modes.size());
+        const QJsonObject built = lab.readLab();
+        QCOMPARE(built.value(u"modes").toArray().size(), modes.size());
+        const QString workDir = built.value(u"workDir").toString();
+        QVERIFY(workDir.startsWith(u"/tmp/loadscope-lab-"));
         QVERIFY(int(labProcesses().size()) >= int(modes.size())); // what must go away
         ::kill(pid_t(lab.process().processId()), SIGKILL);
         QVERIFY(lab.process().waitForFinished(5000));
         QTRY_VERIFY_WITH_TIMEOUT(labProcesses().empty(), 5000);
+        // The lab's files (server configurations, logs) were in a tmpfs of the sandbox's own:
+        // what a SIGKILL can leave in /tmp is an empty directory.
+        QVERIFY(QDir(workDir).exists());
+        QVERIFY(QDir(workDir).isEmpty());
+        QVERIFY(QDir().rmdir(workDir));
     }
 
     void badInputIsOneLine_data() {
