@@ -1,6 +1,7 @@
 #include "app/lab/lab_run.h"
 
 #include "app/lab/lab_topology.h"
+#include "app/lab/netns_command.h"
 #include "app/lab/sandbox_process.h"
 
 #include <QFile>

@@ -2,7 +2,7 @@
 
 #include "app/common/result.h"
 #include "app/lab/lab_topology.h"
-#include "app/lab/sandbox_process.h"
+#include "app/lab/netns_command.h"
 
 #include <QString>
 #include <QStringView>

@@ -1,6 +1,6 @@
 #include "app/lab/lab_topology.h"
 
-#include "app/lab/sandbox_process.h"
+#include "app/lab/netns_command.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -112,6 +112,9 @@ void LabTopology::noteVersion(const QString& tool, const std::vector<std::string
 }
 
 Result<void> LabTopology::buildWire(int mtu, bool bridged) {
+    if (findInPath("ip").empty())
+        return makeError(ErrorCode::Unreachable,
+                         QStringLiteral("ip is not installed (Debian package iproute2)"));
     m_mtu = mtu;
     auto client = createNetns();
     if (!client)

@@ -1,6 +1,7 @@
 #include "app/lab/mode_check.h"
 
 #include "app/lab/lab_topology.h"
+#include "app/lab/netns_command.h"
 #include "app/lab/sandbox_process.h"
 
 #include <QStringList>
@@ -50,6 +51,11 @@ Probe missing(const char* what, const char* package) {
 // namespace, which vanishes with it.
 std::map<LabMode, Probe> probeModes() {
     std::map<LabMode, Probe> probes;
+    if (findInPath("ip").empty()) {
+        for (const LabMode mode : labModes())
+            probes[mode] = missing("ip", "iproute2");
+        return probes;
+    }
     const Probe veth =
         tryCommand({"ip", "link", "add", "lab-t0", "type", "veth", "peer", "name", "lab-t1"});
     if (!veth.ok) {

@@ -9,9 +9,9 @@
 #include <sys/types.h>
 #include <vector>
 
-// The process side of the lab: the sandbox itself, network namespaces inside it, and commands
-// and servers started in them. Everything here that changes network state runs only inside the
-// sandbox, whose user namespace gives it no capability over the machine's own namespaces.
+// The lab's sandbox: a process tree in user, network, mount and PID namespaces of its own, whose
+// user namespace gives it no capability over the machine's own namespaces. Commands inside it
+// run through netns_command.h.
 namespace loadscope::app::lab {
 
 // Runs `body` in a new sandbox and returns its exit status. The calling process forks a keeper
@@ -26,50 +26,11 @@ Result<int> runInSandbox(const std::function<int()>& body);
 // The inode of the caller's network namespace, as `ls -i /proc/self/ns/net` prints it.
 Result<unsigned long> currentNetnsInode();
 
-// Inside the sandbox: a new network namespace with lo up, held by the returned descriptor
-// (close-on-exec); the caller's own namespace is unchanged.
-Result<int> createNetns();
-
-// Runs argv[0] (looked up in PATH) in the network namespace `netnsFd` (-1: the caller's, for
-// commands that only print, such as versions) and waits at most 10 s.
-// Every "{ns:N}" in an argument becomes a path the command can open for the namespace held by
-// descriptor N ("ip link set X netns {ns:5}"). The error names the command and its first line of
-// output.
-Result<std::string> runInNetns(int netnsFd, std::vector<std::string> argv);
-
-// A TCP socket of the namespace `netnsFd` (close-on-exec); the caller stays where it is.
-Result<int> tcpSocketInNetns(int netnsFd);
-
-// Waits until a TCP connection from `netnsFd` to address:port succeeds, for at most `timeoutMs`;
-// an error as soon as `server` (when > 0) has exited.
-Result<void> waitForListener(int netnsFd, const std::string& address, uint16_t port, pid_t server,
-                             int timeoutMs);
-
-// Writes `value` to a file of /proc/sys/net as seen from the namespace `netnsFd`.
-Result<void> writeNetSysctl(int netnsFd, const std::string& path, const std::string& value);
-
-struct SpawnSpec {
-    int netnsFd = -1;
-    std::vector<std::string> argv;
-    std::vector<int> cpus;                // empty: not pinned
-    std::vector<std::string> environment; // "NAME=value", added to the inherited environment
-    bool ownMountPidUts = false;          // the command gets its own mount, PID and UTS namespaces
-    std::vector<int> keepFds;             // descriptors the command inherits ("/proc/self/fd/N")
-    int stdoutFd = -1;                    // -1: inherited
-    int stderrFd = -1;
-};
-
-// Starts a command as SpawnSpec says; it is killed if the caller dies.
-Result<pid_t> spawnInNetns(const SpawnSpec& spec);
-
-// Sends SIGTERM to every process of `pids` still running, waits up to `graceMs` for each, then
-// SIGKILLs and reaps the rest.
-void stopProcesses(const std::vector<pid_t>& pids, int graceMs);
-
-// Whether `program` is an executable in PATH; its full path when it is.
-std::string findInPath(const std::string& program);
-
-// Argv as a shell would print it, for messages.
-QString describeCommand(const std::vector<std::string>& argv);
+// Flushes stdio, so that no child writes the parent's buffered output a second time, and forks.
+pid_t forkFlushed();
+// Waits for `pid` and returns its exit status (128 + signal when killed).
+int waitForExit(pid_t pid);
+// Asks for SIGKILL when the parent thread ends; exits at once when `parent` is already gone.
+void dieWithParent(pid_t parent);
 
 } // namespace loadscope::app::lab
