@@ -1,6 +1,7 @@
 // The deployment lab's sandbox, run as a user runs it: `loadscope-cli lab check` and
 // `loadscope-cli lab sandbox`, with a bounded fetch from the client namespace as the command.
 // Every test compares the machine's own network namespace before and after.
+#include "app/lab/lab_mode.h"
 #include "cli_process.h"
 #include "stop_with_test.h"
 
@@ -274,6 +275,37 @@ private Q_SLOTS:
         QVERIFY(QDir(workDir).exists());
         QVERIFY(QDir(workDir).isEmpty());
         QVERIFY(QDir().rmdir(workDir));
+    }
+
+    // SIGTERM to `lab sandbox` ends the command, then the lab, in order.
+    void sigtermEndsCommandThenLab() {
+        skipWithoutSandbox();
+        LabProcess lab({QStringLiteral("lab"), QStringLiteral("sandbox"), QStringLiteral("--modes"),
+                        QStringLiteral("host"), QStringLiteral("--server"), QStringLiteral("echo"),
+                        QStringLiteral("--"), QStringLiteral("sleep"), QStringLiteral("20")});
+        const QJsonObject built = lab.readLab();
+        QCOMPARE(built.value(u"modes").toArray().size(), 1);
+        ::kill(pid_t(lab.process().processId()), SIGTERM);
+        const CliOutcome outcome = lab.finish(5000);
+        QCOMPARE(outcome.exitCode, 128 + SIGTERM); // the command's status: sleep, terminated
+        QVERIFY(labProcesses().empty());
+        QVERIFY(!QDir(built.value(u"workDir").toString()).exists());
+    }
+
+    // The lab's identifiers are the session's where the session has the mode.
+    void modeIdsAreTheSessionsIds() {
+        using namespace loadscope::app;
+        int shared = 0;
+        for (const lab::LabMode mode : lab::labModes()) {
+            QCOMPARE(lab::labModeFromId(lab::labModeId(mode)), mode);
+            if (const auto session = lab::deploymentModeOf(mode)) {
+                QCOMPARE(lab::labModeId(mode), deploymentModeId(*session));
+                ++shared;
+            }
+        }
+        QCOMPARE(shared, int(deploymentModes().size()));
+        QCOMPARE(lab::labModeFromId(u"nat"), lab::LabMode::Nat);
+        QCOMPARE(lab::labModeFromId(u"custom"), std::nullopt);
     }
 
     void badInputIsOneLine_data() {
