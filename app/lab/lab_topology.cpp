@@ -225,7 +225,8 @@ Result<ModeEndpoint> LabTopology::buildMode(LabMode mode) {
         return endpoint;
     case LabMode::HostNetwork:
         endpoint.label = QStringLiteral("Container on the host network");
-        endpoint.path = wire + QStringLiteral(" → host (own mount, PID and UTS namespaces)");
+        endpoint.path =
+            wire + QStringLiteral(" → host (own mount, PID, UTS and cgroup namespaces)");
         endpoint.ownMountPidUts = true;
         return endpoint;
     case LabMode::Nat:

@@ -34,7 +34,7 @@ struct ModeEndpoint {
     int serverNetns = -1; // the namespace the server runs in (owned by the topology)
     std::string bindAddress;
     uint16_t bindPort = 0;
-    bool ownMountPidUts = false; // the server gets its own mount, PID and UTS namespaces
+    bool ownMountPidUts = false; // the server gets its own mount, PID, UTS and cgroup namespaces
 };
 
 // The sandbox's namespaces and links. Built inside the sandbox's init process only; its

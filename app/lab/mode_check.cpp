@@ -32,13 +32,14 @@ Probe tryCommand(std::vector<std::string> argv) {
 Probe tryOwnNamespaces() {
     const pid_t child = fork();
     if (child == 0)
-        _exit(unshare(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWPID) == 0 ? 0 : errno);
+        _exit(unshare(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWPID | CLONE_NEWCGROUP) == 0 ? 0
+                                                                                        : errno);
     int status = 0;
     if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status))
         return {false, QStringLiteral("cannot fork")};
     if (WEXITSTATUS(status) == 0)
-        return {true, QStringLiteral("own mount, PID and UTS namespaces")};
-    return {false, QStringLiteral("cannot create mount, PID and UTS namespaces: %1")
+        return {true, QStringLiteral("own mount, PID, UTS and cgroup namespaces")};
+    return {false, QStringLiteral("cannot create mount, PID, UTS and cgroup namespaces: %1")
                        .arg(QString::fromLocal8Bit(std::strerror(WEXITSTATUS(status))))};
 }
 

@@ -99,8 +99,11 @@ Result<std::string> runInNetns(int netnsFd, std::vector<std::string> argv) {
             break;
         }
         pollfd watched{output[0], POLLIN, 0};
-        if (poll(&watched, 1, int(left.count())) < 0 && errno != EINTR)
+        const int ready = poll(&watched, 1, int(left.count()));
+        if (ready < 0 && errno != EINTR)
             break;
+        if (ready <= 0) // the deadline is checked again; a read now could block past it
+            continue;
         char buffer[4096];
         const ssize_t got = read(output[0], buffer, sizeof buffer);
         if (got == 0)
@@ -233,7 +236,7 @@ Result<pid_t> spawnInNetns(const SpawnSpec& spec) {
         if (spec.stderrFd >= 0)
             dup2(spec.stderrFd, 2);
         if (spec.ownMountPidUts) {
-            if (unshare(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWPID) != 0) {
+            if (unshare(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWPID | CLONE_NEWCGROUP) != 0) {
                 error = errno;
                 (void)!write(failure[1], &error, sizeof error);
                 _exit(127);

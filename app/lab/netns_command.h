@@ -39,9 +39,9 @@ struct SpawnSpec {
     std::vector<std::string> argv;
     std::vector<int> cpus;                // empty: not pinned
     std::vector<std::string> environment; // "NAME=value", added to the inherited environment
-    bool ownMountPidUts = false;          // the command gets its own mount, PID and UTS namespaces
-    std::vector<int> keepFds;             // descriptors the command inherits ("/proc/self/fd/N")
-    int stdoutFd = -1;                    // -1: inherited
+    bool ownMountPidUts = false; // the command gets its own mount, PID, UTS and cgroup namespaces
+    std::vector<int> keepFds;    // descriptors the command inherits ("/proc/self/fd/N")
+    int stdoutFd = -1;           // -1: inherited
     int stderrFd = -1;
 };
 
