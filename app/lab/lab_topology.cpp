@@ -330,7 +330,9 @@ Result<ModeEndpoint> LabTopology::buildUserlandProxy(ModeEndpoint endpoint) {
                       "--port",
                       std::to_string(endpoint.port),
                       "--to",
-                      container + ":" + std::to_string(kServicePort)};
+                      container + ":" + std::to_string(kServicePort),
+                      "--threads",
+                      std::to_string(std::max<size_t>(1, m_serverCpus.size()))};
     }
     endpoint.path = (m_hostDevice == kWireBridge ? QStringLiteral("veth → bridge port")
                                                  : QStringLiteral("veth")) +
