@@ -8,7 +8,7 @@ set -euo pipefail
 build=(cmake ninja-build g++ pkg-config qt6-base-dev qt6-charts-dev qt6-svg-dev
        libqt6opengl6-dev libxkbcommon-dev libgl-dev qcoro-qt6-dev)
 test=(nginx-light memcached wrk apache2-utils clang libclang-rt-14-dev xvfb xauth
-      time procps iproute2 fonts-dejavu-core)
+      time procps iproute2 nftables slirp4netns fonts-dejavu-core)
 run=(xvfb xauth fonts-dejavu-core)
 
 wanted=("${build[@]}")

@@ -27,26 +27,29 @@ const std::map<QString, Command>& commands() {
         {QStringLiteral("report"), withoutIo<runReportCommand>},
         {QStringLiteral("export"), withoutIo<runExportCommand>},
         {QStringLiteral("import"), withoutIo<runImportCommand>},
+        {QStringLiteral("lab"), runLabCommand},
     };
     return table;
 }
 
 void printUsage(FILE* stream) {
-    std::fputs("Usage: loadscope-cli COMMAND [options] ...\n"
-               "\n"
-               "Commands:\n"
-               "  http URL               HTTP/1.1 load, ab-compatible options and report\n"
-               "  memcache HOST:PORT     memcached text protocol, memtier_benchmark options\n"
-               "  tcp-rr HOST:PORT       TCP request/response, as netperf TCP_RR / TCP_CRR\n"
-               "  tcp-stream HOST:PORT   TCP send throughput, as netperf TCP_STREAM\n"
-               "  serve KIND             embedded servers: http, echo, sink, proxy\n"
-               "  sweep SESSION          run a session's sweep headless\n"
-               "  report SESSION         print a saved session's comparison\n"
-               "  export SESSION         write a saved session's CSV and percentile files\n"
-               "  import ...             import ab, wrk, memtier_benchmark, netperf output\n"
-               "\n"
-               "'loadscope-cli COMMAND --help' describes a command's options.\n",
-               stream);
+    std::fputs(
+        "Usage: loadscope-cli COMMAND [options] ...\n"
+        "\n"
+        "Commands:\n"
+        "  http URL               HTTP/1.1 load, ab-compatible options and report\n"
+        "  memcache HOST:PORT     memcached text protocol, memtier_benchmark options\n"
+        "  tcp-rr HOST:PORT       TCP request/response, as netperf TCP_RR / TCP_CRR\n"
+        "  tcp-stream HOST:PORT   TCP send throughput, as netperf TCP_STREAM\n"
+        "  serve KIND             embedded servers: http, echo, sink, proxy\n"
+        "  sweep SESSION          run a session's sweep headless\n"
+        "  report SESSION         print a saved session's comparison\n"
+        "  export SESSION         write a saved session's CSV and percentile files\n"
+        "  import ...             import ab, wrk, memtier_benchmark, netperf output\n"
+        "  lab check|sandbox      the deployment lab: which modes build here; build and run\n"
+        "\n"
+        "'loadscope-cli COMMAND --help' describes a command's options.\n",
+        stream);
 }
 
 } // namespace

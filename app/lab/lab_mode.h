@@ -1,0 +1,36 @@
+#pragma once
+
+#include "app/session/target.h"
+
+#include <QString>
+#include <QStringView>
+#include <optional>
+#include <vector>
+
+namespace loadscope::app::lab {
+
+// The deployment modes the lab can build inside its sandbox. Where a mode is one of
+// app::DeploymentMode it has the same identifier; ipvlan and rootless-nat exist only here.
+enum class LabMode {
+    Host,
+    HostNetwork,
+    Nat,
+    UserlandProxy,
+    Bridge,
+    Ovs,
+    Macvlan,
+    Ipvlan,
+    RootlessNat,
+};
+
+// Every mode, in the order `lab check` lists them.
+const std::vector<LabMode>& labModes();
+// "host", "container-host-network", "container-nat", "userland-proxy", "linux-bridge",
+// "ovs-bridge", "macvlan", "ipvlan", "rootless-nat".
+QString labModeId(LabMode mode);
+// The identifiers above, and the short names users type: "host-network", "nat", "bridge", "ovs".
+std::optional<LabMode> labModeFromId(QStringView id);
+// The session's mode for a lab mode; nullopt for ipvlan and rootless-nat.
+std::optional<DeploymentMode> deploymentModeOf(LabMode mode);
+
+} // namespace loadscope::app::lab

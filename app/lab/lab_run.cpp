@@ -1,0 +1,260 @@
+#include "app/lab/lab_run.h"
+
+#include "app/lab/lab_topology.h"
+#include "app/lab/netns_command.h"
+#include "app/lab/sandbox_process.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSet>
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace loadscope::app::lab {
+
+namespace {
+
+constexpr int kSetupFailed = 2;
+
+int fail(const QString& message) {
+    std::fprintf(stderr, "loadscope-cli lab sandbox: %s\n", qPrintable(message));
+    std::fflush(stderr);
+    return kSetupFailed;
+}
+
+QString kernelVersion() {
+    utsname name{};
+    uname(&name);
+    return QString::fromLatin1(name.release);
+}
+
+// The last line a server wrote to its log, to say why it stopped.
+QString lastLogLine(const std::string& path) {
+    QFile file(QString::fromStdString(path));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    const QStringList lines =
+        QString::fromLocal8Bit(file.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    return lines.isEmpty() ? QString() : lines.constLast().trimmed();
+}
+
+// Everything after the sandbox exists, run by its init process.
+class LabInit {
+public:
+    LabInit(const LabSpec& spec, unsigned long hostNetns, std::string workDir)
+        : m_spec(spec)
+        , m_hostNetns(hostNetns)
+        , m_topology(spec.cliPath)
+        , m_workDir(std::move(workDir)) {}
+    // The files of the work directory live in a tmpfs of the sandbox's mount namespace and go
+    // with it; the empty directory under it is removed by the caller of runInSandbox.
+    ~LabInit() {
+        stopProcesses(m_servers, 1000);
+        m_topology.stopHelpers();
+    }
+
+    int run() {
+        // Until the command runs, a stop request ends the setup; afterwards it goes to the
+        // command, and the lab comes down after it. (As the PID namespace's init, this process
+        // gets no signal it has no handler for.)
+        struct sigaction action {};
+        action.sa_handler = [](int) {
+            s_stopRequested = 1;
+            if (s_command > 0)
+                kill(s_command, SIGTERM);
+        };
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGTERM, &action, nullptr);
+        sigaction(SIGINT, &action, nullptr);
+        if (mount("loadscope-lab", m_workDir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV,
+                  "mode=0700,size=64m") != 0)
+            return fail(QStringLiteral("cannot mount the lab's temporary directory: %1")
+                            .arg(QString::fromLocal8Bit(std::strerror(errno))));
+        m_topology.setServerCpus(m_spec.serverCpus);
+        m_topology.setWorkDir(m_workDir);
+        const bool bridged = std::find(m_spec.modes.begin(), m_spec.modes.end(), LabMode::Bridge) !=
+                             m_spec.modes.end();
+        if (auto wire = m_topology.buildWire(m_spec.mtu, bridged); !wire)
+            return fail(wire.error().message);
+        auto version = labServerVersion(m_spec.server.kind, m_spec.cliPath);
+        if (!version)
+            return fail(QStringLiteral("server %1: %2")
+                            .arg(labServerKindId(m_spec.server.kind), version.error().message));
+        QJsonArray modes;
+        for (const LabMode mode : m_spec.modes) {
+            if (s_stopRequested)
+                return fail(QStringLiteral("stopped while building the lab"));
+            auto built = buildMode(mode);
+            if (!built)
+                return fail(
+                    QStringLiteral("mode %1: %2").arg(labModeId(mode), built.error().message));
+            modes.append(*built);
+        }
+        QJsonObject versions{{QStringLiteral("kernel"), kernelVersion()},
+                             {labServerKindId(m_spec.server.kind), *version}};
+        for (const auto& [tool, text] : m_topology.toolVersions())
+            versions.insert(tool, text);
+        const QJsonObject lab{{QStringLiteral("mtu"), m_spec.mtu},
+                              {QStringLiteral("modes"), modes},
+                              {QStringLiteral("versions"), versions},
+                              {QStringLiteral("clientCpus"), cpuArray(m_spec.clientCpus)},
+                              {QStringLiteral("serverCpus"), cpuArray(m_spec.serverCpus)},
+                              {QStringLiteral("hostNetns"), double(m_hostNetns)},
+                              {QStringLiteral("workDir"), QString::fromStdString(m_workDir)}};
+        const QByteArray line =
+            QJsonDocument(QJsonObject{{QStringLiteral("lab"), lab}}).toJson(QJsonDocument::Compact);
+        std::fwrite(line.constData(), 1, size_t(line.size()), stdout);
+        std::fputc('\n', stdout);
+        std::fflush(stdout);
+        return runCommand();
+    }
+
+private:
+    static QJsonArray cpuArray(const std::vector<int>& cpus) {
+        QJsonArray array;
+        for (const int cpu : cpus)
+            array.append(cpu);
+        return array;
+    }
+
+    Result<QJsonObject> buildMode(LabMode mode) {
+        auto endpoint = m_topology.buildMode(mode);
+        if (!endpoint)
+            return endpoint.error();
+        auto command = labServerCommand(m_spec.server, *endpoint, m_workDir, m_spec.cliPath,
+                                        m_spec.serverCpus);
+        if (!command)
+            return command.error();
+        const std::string log = m_workDir + "/" + labModeId(mode).toStdString() + ".log";
+        const int logFd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        command->stdoutFd = null;
+        command->stderrFd = logFd;
+        auto server = spawnInNetns(*command);
+        close(null);
+        close(logFd);
+        if (!server)
+            return server.error();
+        m_servers.push_back(*server);
+        // Ready means reachable the way the load will reach it: from the client, across the wire.
+        if (auto ready = waitForListener(m_topology.clientNetns(), endpoint->address,
+                                         endpoint->port, *server, 5000);
+            !ready) {
+            const QString why = lastLogLine(log);
+            return why.isEmpty() ? ready.error() : ready.error().prefixed(why);
+        }
+        return QJsonObject{{QStringLiteral("mode"), labModeId(mode)},
+                           {QStringLiteral("label"), endpoint->label},
+                           {QStringLiteral("address"), QString::fromStdString(endpoint->address)},
+                           {QStringLiteral("port"), endpoint->port},
+                           {QStringLiteral("path"), endpoint->path}};
+    }
+
+    int runCommand() {
+        SpawnSpec command;
+        command.netnsFd = m_topology.clientNetns();
+        command.argv = m_spec.command;
+        command.cpus = m_spec.clientCpus;
+        command.environment = {"LOADSCOPE_LAB_HOST_NETNS=" + std::to_string(m_hostNetns),
+                               std::string("LOADSCOPE_LAB_RANGE=") + kLabRange};
+        auto started = spawnInNetns(command);
+        if (!started)
+            return fail(started.error().message);
+        m_command = *started;
+        s_command = m_command;
+        if (s_stopRequested)
+            kill(m_command, SIGTERM);
+        int status = 0;
+        while (waitpid(m_command, &status, 0) < 0) {
+            if (errno != EINTR)
+                return 127;
+        }
+        s_command = 0;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+
+    static inline volatile sig_atomic_t s_command = 0;
+    static inline volatile sig_atomic_t s_stopRequested = 0;
+    const LabSpec& m_spec;
+    const unsigned long m_hostNetns;
+    LabTopology m_topology;
+    const std::string m_workDir;
+    std::vector<pid_t> m_servers;
+    pid_t m_command = -1;
+};
+
+} // namespace
+
+CpuSplit defaultCpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    std::vector<int> allowed;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+            if (CPU_ISSET(cpu, &set))
+                allowed.push_back(cpu);
+        }
+    }
+    if (allowed.empty())
+        allowed.push_back(0);
+    if (allowed.size() == 1)
+        return {allowed, allowed};
+    return {std::vector<int>(allowed.begin(), allowed.end() - 1), {allowed.back()}};
+}
+
+Result<void> checkLabSpec(const LabSpec& spec) {
+    if (spec.mtu < kMinMtu || spec.mtu > kMaxMtu)
+        return invalidInput(QStringLiteral("--mtu %1: expected %2 to %3 (1500, 9000, 65535)")
+                                .arg(spec.mtu)
+                                .arg(kMinMtu)
+                                .arg(kMaxMtu));
+    if (spec.modes.empty())
+        return invalidInput(
+            QStringLiteral("--modes: which modes? (see 'loadscope-cli lab check')"));
+    QSet<int> seen;
+    for (const LabMode mode : spec.modes) {
+        if (seen.contains(int(mode)))
+            return invalidInput(QStringLiteral("--modes: %1 is given twice").arg(labModeId(mode)));
+        seen.insert(int(mode));
+    }
+    if (spec.command.empty())
+        return invalidInput(QStringLiteral("no command to run in the client namespace (after --)"));
+    return checkServerSpec(spec.server);
+}
+
+Result<int> runLab(const LabSpec& given) {
+    if (auto valid = checkLabSpec(given); !valid)
+        return valid.error();
+    LabSpec spec = given;
+    const CpuSplit split = defaultCpus();
+    if (spec.clientCpus.empty())
+        spec.clientCpus = split.client;
+    if (spec.serverCpus.empty())
+        spec.serverCpus = split.server;
+    auto hostNetns = currentNetnsInode();
+    if (!hostNetns)
+        return hostNetns.error();
+    char pattern[] = "/tmp/loadscope-lab-XXXXXX";
+    if (!mkdtemp(pattern))
+        return makeError(ErrorCode::Io, QStringLiteral("cannot create the lab's temporary "
+                                                       "directory in /tmp: %1")
+                                            .arg(QString::fromLocal8Bit(std::strerror(errno))));
+    const std::string workDir = pattern;
+    auto status = runInSandbox([&] { return LabInit(spec, *hostNetns, workDir).run(); });
+    rmdir(workDir.c_str());
+    return status;
+}
+
+} // namespace loadscope::app::lab

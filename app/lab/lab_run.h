@@ -1,0 +1,46 @@
+#pragma once
+
+#include "app/common/result.h"
+#include "app/lab/lab_mode.h"
+#include "app/lab/lab_server.h"
+
+#include <string>
+#include <vector>
+
+namespace loadscope::app::lab {
+
+// What `loadscope-cli lab sandbox` builds and runs.
+struct LabSpec {
+    int mtu = 1500;
+    std::vector<int> clientCpus; // empty: defaultCpus()
+    std::vector<int> serverCpus;
+    std::vector<LabMode> modes;
+    LabServerSpec server;
+    std::vector<std::string> command; // run in the client namespace once the lab stands
+    std::string cliPath;              // the loadscope-cli executable, for the embedded servers
+};
+
+// The wire MTUs a lab accepts: from IPv4's minimum, 576, to veth's maximum, 65535.
+inline constexpr int kMinMtu = 576;
+inline constexpr int kMaxMtu = 65535;
+
+// The default pinning, as on two machines: the server on the last CPU this process may use,
+// the client on the others (both on the one CPU of a single-CPU machine).
+struct CpuSplit {
+    std::vector<int> client;
+    std::vector<int> server;
+};
+CpuSplit defaultCpus();
+
+// Rules a spec must obey before a sandbox is made: modes given once each, an MTU in range, a
+// command, the server's options.
+Result<void> checkLabSpec(const LabSpec& spec);
+
+// Builds the lab in a new sandbox, starts the server in every mode, prints the lab's one JSON
+// line on stdout and runs the command in the client namespace with LOADSCOPE_LAB_HOST_NETNS and
+// LOADSCOPE_LAB_RANGE set; tears everything down when it exits. Returns the command's exit
+// status, or 2 after one line on stderr ("lab sandbox: mode container-nat: ...") when the lab
+// could not be built.
+Result<int> runLab(const LabSpec& spec);
+
+} // namespace loadscope::app::lab

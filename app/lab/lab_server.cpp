@@ -1,0 +1,278 @@
+#include "app/lab/lab_server.h"
+
+#include "app/servers/http_server.h"
+
+#include <QDir>
+#include <QFile>
+#include <algorithm>
+#include <array>
+
+namespace loadscope::app::lab {
+
+namespace {
+
+struct KindName {
+    LabServerKind kind;
+    const char* id;
+};
+
+constexpr std::array<KindName, 6> kKinds{{
+    {LabServerKind::Http, "http"},
+    {LabServerKind::Echo, "echo"},
+    {LabServerKind::Sink, "sink"},
+    {LabServerKind::Nginx, "nginx"},
+    {LabServerKind::Apache, "apache"},
+    {LabServerKind::Memcached, "memcached"},
+}};
+
+// Keys each kind takes, with the largest value it accepts.
+std::vector<std::pair<QString, uint64_t>> optionKeys(LabServerKind kind) {
+    switch (kind) {
+    case LabServerKind::Http:
+    case LabServerKind::Nginx:
+        return {{QStringLiteral("size"), HttpServer::kMaxDocumentSize}};
+    case LabServerKind::Echo:
+        return {{QStringLiteral("request-size"), 1u << 20},
+                {QStringLiteral("response-size"), 1u << 20}};
+    case LabServerKind::Memcached:
+        return {{QStringLiteral("memory"), 65536}};
+    case LabServerKind::Sink:
+    case LabServerKind::Apache:
+        return {};
+    }
+    return {};
+}
+
+QString option(const LabServerSpec& spec, const QString& key, const QString& fallback) {
+    QString value = fallback;
+    for (const auto& [name, given] : spec.options) {
+        if (name == key)
+            value = given;
+    }
+    return value;
+}
+
+Result<void> writeFile(const std::string& path, const QByteArray& bytes) {
+    QFile file(QString::fromStdString(path));
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(bytes) != bytes.size())
+        return makeError(
+            ErrorCode::Io,
+            QStringLiteral("cannot write %1: %2").arg(file.fileName(), file.errorString()));
+    return {};
+}
+
+QString firstLineOf(const std::vector<std::string>& command) {
+    auto printed = runInNetns(-1, command);
+    if (!printed)
+        return {};
+    return QString::fromStdString(printed->substr(0, printed->find('\n'))).trimmed();
+}
+
+std::string nginxConfig(const ModeEndpoint& endpoint, const std::string& dir, int index) {
+    const std::string name = dir + "/nginx-" + std::to_string(index);
+    // master_process off: one process, which never switches user, so a user namespace that maps
+    // only the caller's uid is enough; every path is the lab's own.
+    return "daemon off;\nmaster_process off;\nuser root root;\nworker_processes 1;\n"
+           "pid " +
+           name + ".pid;\nerror_log " + name +
+           ".error.log warn;\n"
+           "events { worker_connections 4096; }\n"
+           "http {\n  access_log off;\n  default_type text/html;\n"
+           "  keepalive_requests 1000000;\n"
+           "  client_body_temp_path " +
+           name + ".body;\n  proxy_temp_path " + name +
+           ".proxy;\n"
+           "  fastcgi_temp_path " +
+           name + ".fastcgi;\n  uwsgi_temp_path " + name +
+           ".uwsgi;\n"
+           "  scgi_temp_path " +
+           name +
+           ".scgi;\n"
+           "  server {\n    listen " +
+           endpoint.bindAddress + ":" + std::to_string(endpoint.bindPort) + ";\n    root " + dir +
+           "/www;\n"
+           "    location / { index index.html; }\n  }\n}\n";
+}
+
+} // namespace
+
+const std::vector<LabServerKind>& labServerKinds() {
+    static const std::vector<LabServerKind> kinds = [] {
+        std::vector<LabServerKind> all;
+        for (const KindName& name : kKinds)
+            all.push_back(name.kind);
+        return all;
+    }();
+    return kinds;
+}
+
+QString labServerKindId(LabServerKind kind) {
+    for (const KindName& name : kKinds) {
+        if (name.kind == kind)
+            return QString::fromLatin1(name.id);
+    }
+    return {};
+}
+
+std::optional<LabServerKind> labServerKindFromId(QStringView id) {
+    for (const KindName& name : kKinds) {
+        if (id == QLatin1String(name.id))
+            return name.kind;
+    }
+    return std::nullopt;
+}
+
+Result<void> checkServerSpec(const LabServerSpec& spec) {
+    const auto keys = optionKeys(spec.kind);
+    for (const auto& [name, value] : spec.options) {
+        const auto known = std::find_if(keys.begin(), keys.end(),
+                                        [&](const auto& key) { return key.first == name; });
+        if (known == keys.end()) {
+            QStringList names;
+            for (const auto& key : keys)
+                names.append(key.first);
+            return invalidInput(QStringLiteral("--server-opt %1: %2 takes %3")
+                                    .arg(name, labServerKindId(spec.kind),
+                                         names.isEmpty() ? QStringLiteral("no options")
+                                                         : names.join(QStringLiteral(", "))));
+        }
+        bool ok = false;
+        const qulonglong number = value.toULongLong(&ok);
+        if (!ok || number < (name == QLatin1String("size") ? 0u : 1u) || number > known->second)
+            return invalidInput(QStringLiteral("--server-opt %1=%2: expected a whole number from "
+                                               "%3 to %4")
+                                    .arg(name, value)
+                                    .arg(name == QLatin1String("size") ? 0 : 1)
+                                    .arg(known->second));
+    }
+    return {};
+}
+
+Result<QString> labServerVersion(LabServerKind kind, const std::string& cliPath) {
+    switch (kind) {
+    case LabServerKind::Http:
+    case LabServerKind::Echo:
+    case LabServerKind::Sink:
+        if (cliPath.empty())
+            return makeError(ErrorCode::Internal,
+                             QStringLiteral("the loadscope-cli executable is not known"));
+        return QStringLiteral("loadscope " LOADSCOPE_VERSION);
+    case LabServerKind::Nginx: {
+        const std::string nginx = findInPath("nginx");
+        if (nginx.empty())
+            return makeError(ErrorCode::Unreachable,
+                             QStringLiteral("nginx is not installed (Debian package nginx-light "
+                                            "or nginx)"));
+        const QString line = firstLineOf({nginx, "-v"});
+        return line.section(QLatin1Char(':'), 1).trimmed();
+    }
+    case LabServerKind::Memcached: {
+        const std::string memcached = findInPath("memcached");
+        if (memcached.empty())
+            return makeError(
+                ErrorCode::Unreachable,
+                QStringLiteral("memcached is not installed (Debian package memcached)"));
+        return firstLineOf({memcached, "-V"});
+    }
+    case LabServerKind::Apache:
+        if (findInPath("apache2").empty())
+            return makeError(ErrorCode::Unreachable,
+                             QStringLiteral("Apache is not installed (Debian package apache2)"));
+        // It refuses to run as root and drops to www-data; the lab does not set that up yet.
+        return makeError(ErrorCode::Unreachable,
+                         QStringLiteral("Apache httpd is not started by this version of the lab "
+                                        "(it drops to www-data, which the sandbox does not "
+                                        "prepare yet)"));
+    }
+    return makeError(ErrorCode::Internal, QStringLiteral("unknown server"));
+}
+
+Result<SpawnSpec> labServerCommand(const LabServerSpec& spec, const ModeEndpoint& endpoint,
+                                   const std::string& workDir, const std::string& cliPath,
+                                   const std::vector<int>& cpus) {
+    if (auto version = labServerVersion(spec.kind, cliPath); !version)
+        return version.error();
+    SpawnSpec command;
+    command.netnsFd = endpoint.serverNetns;
+    command.cpus = cpus;
+    command.ownMountPidUts = endpoint.ownMountPidUts;
+    const std::string threads = std::to_string(std::max<size_t>(1, cpus.size()));
+    const std::string port = std::to_string(endpoint.bindPort);
+    const int index = int(endpoint.mode);
+    switch (spec.kind) {
+    case LabServerKind::Http:
+        command.argv = {cliPath,
+                        "serve",
+                        "http",
+                        "--host",
+                        endpoint.bindAddress,
+                        "--port",
+                        port,
+                        "--threads",
+                        threads,
+                        "--size",
+                        option(spec, QStringLiteral("size"), QStringLiteral("4897")).toStdString()};
+        break;
+    case LabServerKind::Echo:
+        command.argv = {
+            cliPath,
+            "serve",
+            "echo",
+            "--host",
+            endpoint.bindAddress,
+            "--port",
+            port,
+            "--threads",
+            threads,
+            "--request-size",
+            option(spec, QStringLiteral("request-size"), QStringLiteral("1")).toStdString(),
+            "--response-size",
+            option(spec, QStringLiteral("response-size"), QStringLiteral("1")).toStdString()};
+        break;
+    case LabServerKind::Sink:
+        command.argv = {cliPath,  "serve", "sink",      "--host", endpoint.bindAddress,
+                        "--port", port,    "--threads", threads};
+        break;
+    case LabServerKind::Nginx: {
+        const size_t size =
+            option(spec, QStringLiteral("size"), QStringLiteral("4897")).toULongLong();
+        QFile::remove(QString::fromStdString(workDir + "/www/index.html"));
+        if (!QDir().mkpath(QString::fromStdString(workDir + "/www")))
+            return makeError(ErrorCode::Io, QStringLiteral("cannot create the lab's web root"));
+        if (auto written = writeFile(workDir + "/www/index.html",
+                                     QByteArray::fromStdString(HttpServer::makeDocument(size)));
+            !written)
+            return written.error();
+        const std::string config = workDir + "/nginx-" + std::to_string(index) + ".conf";
+        if (auto written =
+                writeFile(config, QByteArray::fromStdString(nginxConfig(endpoint, workDir, index)));
+            !written)
+            return written.error();
+        command.argv = {
+            "nginx", "-e",    workDir + "/nginx-" + std::to_string(index) + ".error.log",
+            "-p",    workDir, "-c",
+            config};
+        break;
+    }
+    case LabServerKind::Memcached:
+        command.argv = {"memcached",
+                        "-l",
+                        endpoint.bindAddress,
+                        "-p",
+                        port,
+                        "-U",
+                        "0",
+                        "-t",
+                        threads,
+                        "-u",
+                        "root",
+                        "-m",
+                        option(spec, QStringLiteral("memory"), QStringLiteral("64")).toStdString()};
+        break;
+    case LabServerKind::Apache:
+        return makeError(ErrorCode::Internal, QStringLiteral("Apache is not started by the lab"));
+    }
+    return command;
+}
+
+} // namespace loadscope::app::lab

@@ -1,0 +1,46 @@
+#pragma once
+
+#include "app/common/result.h"
+#include "app/lab/lab_topology.h"
+#include "app/lab/netns_command.h"
+
+#include <QString>
+#include <QStringView>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loadscope::app::lab {
+
+// The servers the lab runs, the same one in every mode: the embedded ones, or a Debian
+// package's with a configuration the lab writes.
+enum class LabServerKind { Http, Echo, Sink, Nginx, Apache, Memcached };
+
+const std::vector<LabServerKind>& labServerKinds();
+// "http", "echo", "sink", "nginx", "apache", "memcached".
+QString labServerKindId(LabServerKind kind);
+std::optional<LabServerKind> labServerKindFromId(QStringView id);
+
+struct LabServerSpec {
+    LabServerKind kind = LabServerKind::Http;
+    // --server-opt KEY=VALUE, in order: http and nginx "size" (document bytes), echo
+    // "request-size" and "response-size", memcached "memory" (MiB).
+    std::vector<std::pair<QString, QString>> options;
+};
+
+// The options are ones the kind takes, with values it accepts.
+Result<void> checkServerSpec(const LabServerSpec& spec);
+
+// The server's version ("nginx/1.22.1"), or why it cannot run here: the Debian package to
+// install, or what keeps the lab from starting it.
+Result<QString> labServerVersion(LabServerKind kind, const std::string& cliPath);
+
+// The command that runs `spec` for one mode: its configuration written into `workDir` (a
+// directory of the caller's, removed after the run), listening where `endpoint` says, with as
+// many threads as `cpus`.
+Result<SpawnSpec> labServerCommand(const LabServerSpec& spec, const ModeEndpoint& endpoint,
+                                   const std::string& workDir, const std::string& cliPath,
+                                   const std::vector<int>& cpus);
+
+} // namespace loadscope::app::lab

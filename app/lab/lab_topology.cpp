@@ -1,0 +1,493 @@
+#include "app/lab/lab_topology.h"
+
+#include "app/lab/netns_command.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+namespace loadscope::app::lab {
+
+namespace {
+
+constexpr const char* kDockerBridge = "lab-docker0";
+constexpr const char* kDockerGateway = "10.213.1.1";
+constexpr const char* kWireBridge = "lab-wire";
+
+// Each mode reached on the server host's own address has a host port of its own.
+uint16_t hostPort(LabMode mode) {
+    switch (mode) {
+    case LabMode::Host:
+        return 8080;
+    case LabMode::HostNetwork:
+        return 8081;
+    case LabMode::Nat:
+        return 8082;
+    case LabMode::UserlandProxy:
+        return 8083;
+    case LabMode::RootlessNat:
+        return 8084;
+    default:
+        return kServicePort;
+    }
+}
+
+std::string ns(int fd) {
+    return "{ns:" + std::to_string(fd) + "}";
+}
+
+Result<void> ip(int netns, std::vector<std::string> arguments) {
+    arguments.insert(arguments.begin(), "ip");
+    auto ran = runInNetns(netns, std::move(arguments));
+    if (!ran)
+        return ran.error();
+    return {};
+}
+
+// One request on a Unix stream socket and the whole answer (slirp4netns' API closes after one).
+Result<std::string> askUnixSocket(const std::string& path, const std::string& request) {
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    if (path.size() >= sizeof address.sun_path)
+        return makeError(ErrorCode::Io, QStringLiteral("socket path too long"));
+    std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+    const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return makeError(ErrorCode::Io, QStringLiteral("socket failed"));
+    const timeval limit{5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+    std::string answer;
+    if (connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0 &&
+        write(fd, request.data(), request.size()) == ssize_t(request.size())) {
+        shutdown(fd, SHUT_WR);
+        char buffer[1024];
+        ssize_t got;
+        while ((got = read(fd, buffer, sizeof buffer)) > 0)
+            answer.append(buffer, size_t(got));
+    }
+    const int error = errno;
+    close(fd);
+    if (answer.empty())
+        return makeError(ErrorCode::Io, QStringLiteral("no answer on %1: %2")
+                                            .arg(QString::fromStdString(path),
+                                                 QString::fromLocal8Bit(std::strerror(error))));
+    return answer;
+}
+
+} // namespace
+
+LabTopology::LabTopology(std::string cliPath)
+    : m_cliPath(std::move(cliPath)) {}
+
+LabTopology::~LabTopology() {
+    stopHelpers();
+    for (const int fd : m_namespaces)
+        close(fd);
+    if (m_client >= 0)
+        close(m_client);
+    if (m_serverHost >= 0)
+        close(m_serverHost);
+}
+
+void LabTopology::stopHelpers() {
+    stopProcesses(m_helpers, 1000);
+    m_helpers.clear();
+}
+
+void LabTopology::noteVersion(const QString& tool, const std::vector<std::string>& argv) {
+    for (const auto& [name, version] : m_versions) {
+        if (name == tool)
+            return;
+    }
+    auto printed = runInNetns(m_serverHost, argv);
+    const std::string text = printed ? *printed : std::string();
+    m_versions.emplace_back(tool,
+                            QString::fromStdString(text.substr(0, text.find('\n'))).trimmed());
+}
+
+Result<void> LabTopology::buildWire(int mtu, bool bridged) {
+    if (findInPath("ip").empty())
+        return makeError(ErrorCode::Unreachable,
+                         QStringLiteral("ip is not installed (Debian package iproute2)"));
+    m_mtu = mtu;
+    auto client = createNetns();
+    if (!client)
+        return client.error();
+    m_client = *client;
+    auto server = createNetns();
+    if (!server)
+        return server.error();
+    m_serverHost = *server;
+    noteVersion(QStringLiteral("iproute2"), {"ip", "-V"});
+    const std::string mtuText = std::to_string(mtu);
+    if (auto made =
+            ip(m_serverHost, {"link", "add", "wire1", "mtu", mtuText, "type", "veth", "peer",
+                              "name", "wire0", "mtu", mtuText, "netns", ns(m_client)});
+        !made)
+        return made.error().prefixed(QStringLiteral("the wire"));
+    for (auto step : std::vector<std::vector<std::string>>{
+             {"addr", "add", std::string(kClientAddress) + "/24", "dev", "wire0"},
+             {"link", "set", "wire0", "up"}}) {
+        if (auto done = ip(m_client, step); !done)
+            return done.error().prefixed(QStringLiteral("the wire"));
+    }
+    std::vector<std::vector<std::string>> steps;
+    if (bridged) {
+        m_hostDevice = kWireBridge;
+        steps.push_back(
+            {"link", "add", kWireBridge, "mtu", mtuText, "type", "bridge", "forward_delay", "0"});
+        steps.push_back({"link", "set", "wire1", "master", kWireBridge});
+    }
+    steps.push_back({"link", "set", "wire1", "up"});
+    steps.push_back({"addr", "add", std::string(kServerHostAddress) + "/24", "dev", m_hostDevice});
+    steps.push_back({"link", "set", m_hostDevice, "up"});
+    for (const auto& step : steps) {
+        if (auto done = ip(m_serverHost, step); !done)
+            return done.error().prefixed(QStringLiteral("the wire"));
+    }
+    return {};
+}
+
+Result<int> LabTopology::newContainer() {
+    auto created = createNetns();
+    if (!created)
+        return created.error();
+    m_namespaces.push_back(*created);
+    return *created;
+}
+
+Result<void> LabTopology::ensureDockerBridge() {
+    if (m_dockerBridge)
+        return {};
+    for (auto step : std::vector<std::vector<std::string>>{
+             {"link", "add", kDockerBridge, "mtu", std::to_string(m_mtu), "type", "bridge",
+              "forward_delay", "0"},
+             {"addr", "add", std::string(kDockerGateway) + "/24", "dev", kDockerBridge},
+             {"link", "set", kDockerBridge, "up"}}) {
+        if (auto done = ip(m_serverHost, step); !done)
+            return done;
+    }
+    // Forwarding between the wire and the container bridge, in the server host's namespace
+    // only (a namespace of the sandbox: the machine's own setting is never read or written).
+    if (auto forwarding = writeNetSysctl(m_serverHost, "ipv4/ip_forward", "1"); !forwarding)
+        return forwarding;
+    m_dockerBridge = true;
+    return {};
+}
+
+// A container namespace on lab-docker0, as Docker's default bridge network makes one.
+Result<int> LabTopology::attachToDockerBridge(const std::string& address) {
+    if (auto bridge = ensureDockerBridge(); !bridge)
+        return bridge.error();
+    auto container = newContainer();
+    if (!container)
+        return container.error();
+    const std::string hostSide = "veth" + std::to_string(++m_containers);
+    const std::string mtuText = std::to_string(m_mtu);
+    if (auto made =
+            ip(m_serverHost, {"link", "add", hostSide, "mtu", mtuText, "type", "veth", "peer",
+                              "name", "eth0", "mtu", mtuText, "netns", ns(*container)});
+        !made)
+        return made.error();
+    if (auto done = ip(m_serverHost, {"link", "set", hostSide, "master", kDockerBridge, "up"});
+        !done)
+        return done.error();
+    for (auto step : std::vector<std::vector<std::string>>{
+             {"addr", "add", address + "/24", "dev", "eth0"},
+             {"link", "set", "eth0", "up"},
+             {"route", "add", "default", "via", kDockerGateway}}) {
+        if (auto done = ip(*container, step); !done)
+            return done.error();
+    }
+    return *container;
+}
+
+Result<ModeEndpoint> LabTopology::buildMode(LabMode mode) {
+    ModeEndpoint endpoint;
+    endpoint.mode = mode;
+    endpoint.address = kServerHostAddress;
+    endpoint.port = hostPort(mode);
+    endpoint.serverNetns = m_serverHost;
+    endpoint.bindAddress = kServerHostAddress;
+    endpoint.bindPort = endpoint.port;
+    const QString wire =
+        m_hostDevice == kWireBridge ? QStringLiteral("veth → bridge port") : QStringLiteral("veth");
+    switch (mode) {
+    case LabMode::Host:
+        endpoint.label = QStringLiteral("Host");
+        endpoint.path = wire + QStringLiteral(" → host");
+        return endpoint;
+    case LabMode::HostNetwork:
+        endpoint.label = QStringLiteral("Container on the host network");
+        endpoint.path =
+            wire + QStringLiteral(" → host (own mount, PID, UTS and cgroup namespaces)");
+        endpoint.ownMountPidUts = true;
+        return endpoint;
+    case LabMode::Nat:
+        endpoint.label = QStringLiteral("NAT (nftables DNAT)");
+        endpoint.path = wire + QStringLiteral(" → DNAT → bridge → veth");
+        return buildNat(endpoint);
+    case LabMode::UserlandProxy:
+        return buildUserlandProxy(endpoint);
+    case LabMode::Bridge:
+        endpoint.label = QStringLiteral("Linux bridge");
+        endpoint.path = QStringLiteral("veth → bridge → veth");
+        return buildBridge(endpoint);
+    case LabMode::Macvlan:
+        endpoint.label = QStringLiteral("macvlan (bridge mode)");
+        endpoint.path = wire + QStringLiteral(" → macvlan");
+        endpoint.address = "10.213.0.11";
+        return buildVlanChild(endpoint, "macvlan");
+    case LabMode::Ipvlan:
+        endpoint.label = QStringLiteral("ipvlan (L2)");
+        endpoint.path = wire + QStringLiteral(" → ipvlan");
+        endpoint.address = "10.213.0.12";
+        return buildVlanChild(endpoint, "ipvlan");
+    case LabMode::RootlessNat:
+        if (const QString why = unbuiltModeReason(mode); !why.isEmpty())
+            return makeError(ErrorCode::Unreachable, why);
+        endpoint.label = QStringLiteral("Rootless NAT (slirp4netns)");
+        endpoint.path = wire + QStringLiteral(" → slirp4netns → tap");
+        return buildRootlessNat(endpoint);
+    case LabMode::Ovs:
+        return refuseUnbuilt(endpoint);
+    }
+    return makeError(ErrorCode::Internal, QStringLiteral("unknown mode"));
+}
+
+Result<ModeEndpoint> LabTopology::buildNat(ModeEndpoint endpoint) {
+    const std::string container = "10.213.1.2";
+    auto netns = attachToDockerBridge(container);
+    if (!netns)
+        return netns.error();
+    endpoint.serverNetns = *netns;
+    endpoint.bindAddress = container;
+    endpoint.bindPort = kServicePort;
+    // Docker's rules for `-p` without the userland proxy, in a table of the lab's own in the
+    // server host's namespace.
+    const std::string port = std::to_string(endpoint.port);
+    const std::string target = container + ":" + std::to_string(kServicePort);
+    for (auto rule : std::vector<std::vector<std::string>>{
+             {"nft", "add", "table", "ip", "loadscope_lab"},
+             {"nft", "add", "chain", "ip", "loadscope_lab", "prerouting",
+              "{ type nat hook prerouting priority dstnat; policy accept; }"},
+             {"nft", "add", "rule", "ip", "loadscope_lab", "prerouting", "ip", "daddr",
+              kServerHostAddress, "tcp", "dport", port, "dnat", "to", target},
+             {"nft", "add", "chain", "ip", "loadscope_lab", "postrouting",
+              "{ type nat hook postrouting priority srcnat; policy accept; }"},
+             {"nft", "add", "rule", "ip", "loadscope_lab", "postrouting", "ip", "saddr",
+              "10.213.1.0/24", "oifname", "!=", "\"lab-docker0\"", "masquerade"}}) {
+        if (findInPath("nft").empty())
+            return makeError(ErrorCode::Unreachable,
+                             QStringLiteral("nft is not installed (Debian package nftables)"));
+        if (auto done = runInNetns(m_serverHost, rule); !done)
+            return done.error();
+    }
+    noteVersion(QStringLiteral("nft"), {"nft", "--version"});
+    return endpoint;
+}
+
+Result<ModeEndpoint> LabTopology::buildUserlandProxy(ModeEndpoint endpoint) {
+    const std::string container = "10.213.1.3";
+    auto netns = attachToDockerBridge(container);
+    if (!netns)
+        return netns.error();
+    endpoint.serverNetns = *netns;
+    endpoint.bindAddress = container;
+    endpoint.bindPort = kServicePort;
+    const std::string dockerProxy = findInPath("docker-proxy");
+    SpawnSpec relay;
+    relay.netnsFd = m_serverHost;
+    relay.cpus = m_serverCpus;
+    if (!dockerProxy.empty()) {
+        endpoint.label = QStringLiteral("Userland proxy (docker-proxy)");
+        relay.argv = {dockerProxy,
+                      "-proto",
+                      "tcp",
+                      "-host-ip",
+                      kServerHostAddress,
+                      "-host-port",
+                      std::to_string(endpoint.port),
+                      "-container-ip",
+                      container,
+                      "-container-port",
+                      std::to_string(kServicePort)};
+        noteVersion(QStringLiteral("docker-proxy"),
+                    {"dpkg-query", "-W", "-f=${Version}", "docker.io"});
+    } else {
+        endpoint.label = QStringLiteral("Userland proxy (embedded; docker-proxy not installed)");
+        relay.argv = {m_cliPath,
+                      "serve",
+                      "proxy",
+                      "--host",
+                      kServerHostAddress,
+                      "--port",
+                      std::to_string(endpoint.port),
+                      "--to",
+                      container + ":" + std::to_string(kServicePort),
+                      "--threads",
+                      std::to_string(std::max<size_t>(1, m_serverCpus.size()))};
+    }
+    endpoint.path = (m_hostDevice == kWireBridge ? QStringLiteral("veth → bridge port")
+                                                 : QStringLiteral("veth")) +
+                    QStringLiteral(" → proxy → bridge → veth");
+    const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    relay.stdoutFd = null;
+    relay.stderrFd = null; // its summary at teardown would follow the command's output
+    auto started = spawnInNetns(relay);
+    close(null);
+    if (!started)
+        return started.error();
+    m_helpers.push_back(*started);
+    return endpoint;
+}
+
+Result<ModeEndpoint> LabTopology::buildBridge(ModeEndpoint endpoint) {
+    if (m_hostDevice != kWireBridge)
+        return makeError(ErrorCode::Internal,
+                         QStringLiteral("the wire was built without a bridge"));
+    auto container = newContainer();
+    if (!container)
+        return container.error();
+    endpoint.address = "10.213.0.10";
+    endpoint.port = kServicePort;
+    endpoint.serverNetns = *container;
+    endpoint.bindAddress = endpoint.address;
+    endpoint.bindPort = kServicePort;
+    const std::string mtuText = std::to_string(m_mtu);
+    if (auto made = ip(m_serverHost, {"link", "add", "vbr0", "mtu", mtuText, "type", "veth", "peer",
+                                      "name", "eth0", "mtu", mtuText, "netns", ns(*container)});
+        !made)
+        return made.error();
+    if (auto done = ip(m_serverHost, {"link", "set", "vbr0", "master", kWireBridge, "up"}); !done)
+        return done.error();
+    for (auto step : std::vector<std::vector<std::string>>{
+             {"addr", "add", endpoint.address + "/24", "dev", "eth0"},
+             {"link", "set", "eth0", "up"}}) {
+        if (auto done = ip(*container, step); !done)
+            return done.error();
+    }
+    return endpoint;
+}
+
+Result<ModeEndpoint> LabTopology::buildVlanChild(ModeEndpoint endpoint, const char* type) {
+    auto container = newContainer();
+    if (!container)
+        return container.error();
+    endpoint.port = kServicePort;
+    endpoint.serverNetns = *container;
+    endpoint.bindAddress = endpoint.address;
+    endpoint.bindPort = kServicePort;
+    const std::string device = std::string("lab-") + type;
+    std::vector<std::string> add{
+        "link", "add",        device,
+        "link", m_hostDevice, "type",
+        type,   "mode",       std::string(type) == "macvlan" ? "bridge" : "l2"};
+    if (auto made = ip(m_serverHost, add); !made)
+        return std::string(type) == "ipvlan"
+                   ? made.error().prefixed(QStringLiteral("the kernel has no ipvlan support"))
+                   : made.error();
+    if (auto moved = ip(m_serverHost, {"link", "set", device, "netns", ns(*container)}); !moved)
+        return moved.error();
+    for (auto step : std::vector<std::vector<std::string>>{
+             {"addr", "add", endpoint.address + "/24", "dev", device},
+             {"link", "set", device, "up"}}) {
+        if (auto done = ip(*container, step); !done)
+            return done.error();
+    }
+    return endpoint;
+}
+
+// Rootless Podman's default: the container's only link is slirp4netns' tap, and the published
+// port is a socket slirp4netns listens on in the server host's namespace.
+Result<ModeEndpoint> LabTopology::buildRootlessNat(ModeEndpoint endpoint) {
+    auto container = newContainer();
+    if (!container)
+        return container.error();
+    endpoint.serverNetns = *container;
+    endpoint.bindAddress = "10.213.3.100"; // slirp4netns' guest address in --cidr
+    endpoint.bindPort = kServicePort;
+    int ready[2];
+    if (pipe2(ready, O_CLOEXEC) != 0)
+        return makeError(ErrorCode::Io, QStringLiteral("pipe failed"));
+    const std::string socketPath = m_workDir + "/slirp4netns.sock";
+    SpawnSpec slirp;
+    slirp.netnsFd = m_serverHost;
+    slirp.cpus = m_serverCpus;
+    slirp.keepFds = {*container, ready[1]};
+    slirp.argv = {"slirp4netns",
+                  "--configure",
+                  "--mtu=" + std::to_string(std::min(m_mtu, 65520)),
+                  "--disable-host-loopback",
+                  "--cidr=10.213.3.0/24",
+                  "--netns-type=path",
+                  "--api-socket",
+                  socketPath,
+                  "--ready-fd=" + std::to_string(ready[1]),
+                  "/proc/self/fd/" + std::to_string(*container),
+                  "tap0"};
+    const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    slirp.stdoutFd = null;
+    slirp.stderrFd = null;
+    auto started = spawnInNetns(slirp);
+    close(null);
+    close(ready[1]);
+    if (!started) {
+        close(ready[0]);
+        return started.error();
+    }
+    m_helpers.push_back(*started);
+    pollfd watched{ready[0], POLLIN, 0};
+    char signal = 0;
+    const bool configured = poll(&watched, 1, 5000) == 1 && read(ready[0], &signal, 1) == 1;
+    close(ready[0]);
+    if (!configured)
+        return makeError(ErrorCode::Unreachable,
+                         QStringLiteral("slirp4netns did not configure the container in 5 s"));
+    noteVersion(QStringLiteral("slirp4netns"), {"slirp4netns", "--version"});
+    const std::string request =
+        R"({"execute":"add_hostfwd","arguments":{"proto":"tcp","host_addr":")" +
+        std::string(kServerHostAddress) + R"(","host_port":)" + std::to_string(endpoint.port) +
+        R"(,"guest_port":)" + std::to_string(kServicePort) + "}}";
+    auto answer = askUnixSocket(socketPath, request);
+    if (!answer)
+        return answer.error().prefixed(QStringLiteral("slirp4netns port forwarding"));
+    if (answer->find("\"return\"") == std::string::npos)
+        return makeError(ErrorCode::Unreachable,
+                         QStringLiteral("slirp4netns refused the port forwarding: %1")
+                             .arg(QString::fromStdString(*answer)));
+    return endpoint;
+}
+
+Result<ModeEndpoint> LabTopology::refuseUnbuilt(const ModeEndpoint& endpoint) {
+    return makeError(ErrorCode::Unreachable, unbuiltModeReason(endpoint.mode));
+}
+
+QString unbuiltModeReason(LabMode mode) {
+    if (mode == LabMode::Ovs) {
+        if (findInPath("ovs-vswitchd").empty())
+            return QStringLiteral("ovs-vswitchd is not installed (Debian package "
+                                  "openvswitch-switch)");
+        return QStringLiteral("ovs-vswitchd is installed, but this version of the lab does not "
+                              "start it");
+    }
+    if (mode == LabMode::RootlessNat) {
+        if (findInPath("slirp4netns").empty())
+            return QStringLiteral("slirp4netns is not installed (Debian package slirp4netns)");
+        // slirp4netns makes its tap device through /dev/net/tun, as the caller.
+        const int tun = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+        if (tun < 0)
+            return QStringLiteral("cannot open /dev/net/tun: %1")
+                .arg(QString::fromLocal8Bit(std::strerror(errno)));
+        close(tun);
+    }
+    return {};
+}
+
+} // namespace loadscope::app::lab

@@ -1,0 +1,100 @@
+#pragma once
+
+#include "app/common/result.h"
+#include "app/lab/lab_mode.h"
+
+#include <QString>
+#include <cstdint>
+#include <string>
+#include <sys/types.h>
+#include <utility>
+#include <vector>
+
+namespace loadscope::app::lab {
+
+// The lab's one address range, used only inside the sandbox.
+inline constexpr const char* kLabRange = "10.213.0.0/16";
+// The wire: client and server host on 10.213.0.0/24.
+inline constexpr const char* kClientAddress = "10.213.0.1";
+inline constexpr const char* kServerHostAddress = "10.213.0.2";
+// What every containerised server listens on inside its own namespace.
+inline constexpr uint16_t kServicePort = 8080;
+
+// Why a mode that needs a program the lab may not have (ovs-vswitchd; slirp4netns and a usable
+// /dev/net/tun) cannot be built here: the Debian package when it is missing. Empty when it can.
+QString unbuiltModeReason(LabMode mode);
+
+// Where one built mode is reached from the client, and where its server must listen.
+struct ModeEndpoint {
+    LabMode mode = LabMode::Host;
+    QString label;       // "NAT (nftables DNAT)"
+    QString path;        // "veth → bridge → DNAT"
+    std::string address; // what the client connects to
+    uint16_t port = 0;
+    int serverNetns = -1; // the namespace the server runs in (owned by the topology)
+    std::string bindAddress;
+    uint16_t bindPort = 0;
+    bool ownMountPidUts = false; // the server gets its own mount, PID, UTS and cgroup namespaces
+};
+
+// The sandbox's namespaces and links. Built inside the sandbox's init process only; its
+// descriptors hold the namespaces, and nothing it makes outlives the sandbox.
+//
+//   client ns: wire0 10.213.0.1 ──veth (the wire)── server host ns: wire1 10.213.0.2
+//   server host: lab-docker0 10.213.1.1/24 with container veths (nat, userland-proxy),
+//   lab-wire bridge over wire1 when linux-bridge is built (the host address moves onto it),
+//   macvlan/ipvlan children of the host's wire device, each in a container namespace.
+class LabTopology {
+public:
+    // `cliPath`: the loadscope-cli executable, for the embedded proxy.
+    explicit LabTopology(std::string cliPath);
+    ~LabTopology();
+    LabTopology(const LabTopology&) = delete;
+    LabTopology& operator=(const LabTopology&) = delete;
+
+    // The client and server-host namespaces and the wire between them. `bridged`: the server
+    // host's end is a port of a Linux bridge (needed by linux-bridge).
+    Result<void> buildWire(int mtu, bool bridged);
+    // One mode on top of the wire; the relay processes a mode needs are started here.
+    Result<ModeEndpoint> buildMode(LabMode mode);
+
+    // CPUs for the relays a mode runs on the server host (the proxy), as the servers get.
+    void setServerCpus(std::vector<int> cpus) { m_serverCpus = std::move(cpus); }
+
+    // A directory of the lab's own for sockets of the relays (slirp4netns' API socket).
+    void setWorkDir(std::string dir) { m_workDir = std::move(dir); }
+
+    int clientNetns() const { return m_client; }
+    int serverHostNetns() const { return m_serverHost; }
+    // Tool versions the built modes used ("nft" → "v1.0.6"), for the record of a run.
+    const std::vector<std::pair<QString, QString>>& toolVersions() const { return m_versions; }
+    // Stops the relays; the namespaces go with the descriptors in the destructor.
+    void stopHelpers();
+
+private:
+    Result<int> newContainer();
+    Result<void> ensureDockerBridge();
+    Result<int> attachToDockerBridge(const std::string& address);
+    Result<ModeEndpoint> buildNat(ModeEndpoint endpoint);
+    Result<ModeEndpoint> buildUserlandProxy(ModeEndpoint endpoint);
+    Result<ModeEndpoint> buildBridge(ModeEndpoint endpoint);
+    Result<ModeEndpoint> buildVlanChild(ModeEndpoint endpoint, const char* type);
+    Result<ModeEndpoint> buildRootlessNat(ModeEndpoint endpoint);
+    Result<ModeEndpoint> refuseUnbuilt(const ModeEndpoint& endpoint);
+    void noteVersion(const QString& tool, const std::vector<std::string>& argv);
+
+    std::string m_cliPath;
+    std::string m_workDir = "/tmp";
+    std::vector<int> m_serverCpus;
+    int m_mtu = 1500;
+    int m_client = -1;
+    int m_serverHost = -1;
+    std::string m_hostDevice = "wire1"; // the server host's wire device, or the bridge over it
+    bool m_dockerBridge = false;
+    int m_containers = 0;
+    std::vector<int> m_namespaces; // every container namespace, closed in the destructor
+    std::vector<pid_t> m_helpers;
+    std::vector<std::pair<QString, QString>> m_versions;
+};
+
+} // namespace loadscope::app::lab

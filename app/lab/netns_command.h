@@ -1,0 +1,61 @@
+#pragma once
+
+#include "app/common/result.h"
+
+#include <QString>
+#include <cstdint>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+// Commands and servers started in the network namespaces of the lab's sandbox, each in a child
+// that setns() into the namespace it is given: the caller never stands in another namespace.
+namespace loadscope::app::lab {
+
+// Inside the sandbox: a new network namespace with lo up, held by the returned descriptor
+// (close-on-exec); the caller's own namespace is unchanged.
+Result<int> createNetns();
+
+// Runs argv[0] (looked up in PATH) in the network namespace `netnsFd` (-1: the caller's, for
+// commands that only print, such as versions) and waits at most 10 s.
+// Every "{ns:N}" in an argument becomes a path the command can open for the namespace held by
+// descriptor N ("ip link set X netns {ns:5}"). The error names the command and its first line of
+// output.
+Result<std::string> runInNetns(int netnsFd, std::vector<std::string> argv);
+
+// A TCP socket of the namespace `netnsFd` (close-on-exec); the caller stays where it is.
+Result<int> tcpSocketInNetns(int netnsFd);
+
+// Waits until a TCP connection from `netnsFd` to address:port succeeds, for at most `timeoutMs`;
+// an error as soon as `server` (when > 0) has exited.
+Result<void> waitForListener(int netnsFd, const std::string& address, uint16_t port, pid_t server,
+                             int timeoutMs);
+
+// Writes `value` to a file of /proc/sys/net as seen from the namespace `netnsFd`.
+Result<void> writeNetSysctl(int netnsFd, const std::string& path, const std::string& value);
+
+struct SpawnSpec {
+    int netnsFd = -1;
+    std::vector<std::string> argv;
+    std::vector<int> cpus;                // empty: not pinned
+    std::vector<std::string> environment; // "NAME=value", added to the inherited environment
+    bool ownMountPidUts = false; // the command gets its own mount, PID, UTS and cgroup namespaces
+    std::vector<int> keepFds;    // descriptors the command inherits ("/proc/self/fd/N")
+    int stdoutFd = -1;           // -1: inherited
+    int stderrFd = -1;
+};
+
+// Starts a command as SpawnSpec says; it is killed if the caller dies.
+Result<pid_t> spawnInNetns(const SpawnSpec& spec);
+
+// Sends SIGTERM to every process of `pids` still running, waits up to `graceMs` for each, then
+// SIGKILLs and reaps the rest.
+void stopProcesses(const std::vector<pid_t>& pids, int graceMs);
+
+// Whether `program` is an executable in PATH; its full path when it is.
+std::string findInPath(const std::string& program);
+
+// Argv as a shell would print it, for messages.
+QString describeCommand(const std::vector<std::string>& argv);
+
+} // namespace loadscope::app::lab

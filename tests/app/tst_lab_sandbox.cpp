@@ -1,0 +1,451 @@
+// The deployment lab's sandbox, run as a user runs it: `loadscope-cli lab check` and
+// `loadscope-cli lab sandbox`, with a bounded fetch from the client namespace as the command.
+// Every test compares the machine's own network namespace before and after.
+#include "app/lab/lab_mode.h"
+#include "cli_process.h"
+#include "stop_with_test.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QTest>
+#include <csignal>
+#include <map>
+#include <unistd.h>
+
+using namespace loadscope::testing;
+
+namespace {
+
+const QStringList kModes{
+    QStringLiteral("host"),          QStringLiteral("container-host-network"),
+    QStringLiteral("container-nat"), QStringLiteral("userland-proxy"),
+    QStringLiteral("linux-bridge"),  QStringLiteral("ovs-bridge"),
+    QStringLiteral("macvlan"),       QStringLiteral("ipvlan"),
+    QStringLiteral("rootless-nat"),
+};
+
+QByteArray commandOutput(const QString& program, const QStringList& arguments) {
+    QProcess process;
+    process.setProcessChannelMode(QProcess::MergedChannels);
+    process.start(program, arguments);
+    if (!process.waitForFinished(10000)) {
+        process.kill();
+        process.waitForFinished();
+        return "timed out";
+    }
+    return process.readAll();
+}
+
+QByteArray fileText(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return "(absent)";
+    return file.readAll();
+}
+
+// What the lab must never change: the machine's own links, addresses, routes, firewall rules
+// and conntrack table. Only reads (nft list creates nothing; ip_tables_names is read, never
+// iptables-legacy, which would create tables).
+QByteArray hostNetworkSnapshot() {
+    QByteArray snapshot;
+    snapshot += commandOutput(QStringLiteral("ip"), {QStringLiteral("-d"), QStringLiteral("link")});
+    snapshot += commandOutput(QStringLiteral("ip"), {QStringLiteral("addr")});
+    snapshot += commandOutput(QStringLiteral("ip"), {QStringLiteral("route")});
+    if (!QStandardPaths::findExecutable(QStringLiteral("nft"),
+                                        {QStringLiteral("/usr/sbin"), QStringLiteral("/sbin")})
+             .isEmpty())
+        snapshot += commandOutput(QStringLiteral("nft"),
+                                  {QStringLiteral("list"), QStringLiteral("ruleset")});
+    snapshot += fileText(QStringLiteral("/proc/net/ip_tables_names"));
+    snapshot += fileText(QStringLiteral("/proc/sys/net/netfilter/nf_conntrack_count"));
+    return snapshot;
+}
+
+// A fetch that reads its targets ("ADDRESS:PORT" lines) from stdin, which the test writes
+// once the lab's JSON line has named them: each gets `requests` requests, bounded.
+QStringList fetchCommand(int requests) {
+    return {QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+            QStringLiteral("while read target; do \"$0\" http -n %1 -c 2 \"http://$target/\" || "
+                           "exit 1; done")
+                .arg(requests),
+            cliPath()};
+}
+
+QByteArray targetsOf(const QJsonObject& lab) {
+    QByteArray lines;
+    for (const QJsonValue& mode : lab.value(u"modes").toArray())
+        lines += mode[u"address"].toString().toLatin1() + ':' +
+                 QByteArray::number(mode[u"port"].toInt()) + '\n';
+    return lines;
+}
+
+// One `lab sandbox` process, its JSON line read.
+class LabProcess {
+public:
+    explicit LabProcess(const QStringList& arguments, const QString& program = cliPath()) {
+        stopWithTest(m_process);
+        m_process.start(program, arguments);
+    }
+    ~LabProcess() {
+        if (m_process.state() != QProcess::NotRunning) {
+            m_process.kill();
+            m_process.waitForFinished();
+        }
+    }
+
+    // The "lab" object of the first line, or an empty object when the process ended first.
+    QJsonObject readLab() {
+        while (!m_process.canReadLine() && m_process.state() != QProcess::NotRunning)
+            m_process.waitForReadyRead(200);
+        if (!m_process.canReadLine())
+            return {};
+        return QJsonDocument::fromJson(m_process.readLine()).object().value(u"lab").toObject();
+    }
+    // Names every mode of `built` to the fetch command, which then ends, and the lab with it.
+    CliOutcome fetchAll(const QJsonObject& built) {
+        m_process.write(targetsOf(built));
+        m_process.closeWriteChannel();
+        return finish();
+    }
+    CliOutcome finish(int timeoutMs = 60000) {
+        CliOutcome outcome;
+        if (!m_process.waitForFinished(timeoutMs)) {
+            m_process.kill();
+            m_process.waitForFinished();
+            outcome.err = m_process.readAllStandardError() + "\ntimed out";
+            return outcome;
+        }
+        outcome.exitCode =
+            m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -2;
+        outcome.out = m_process.readAllStandardOutput();
+        outcome.err = m_process.readAllStandardError();
+        return outcome;
+    }
+    QProcess& process() { return m_process; }
+
+private:
+    QProcess m_process;
+};
+
+int countMatches(const QByteArray& text, const QString& pattern) {
+    int count = 0;
+    auto it = QRegularExpression(pattern, QRegularExpression::MultilineOption)
+                  .globalMatch(QString::fromUtf8(text));
+    while (it.hasNext()) {
+        it.next();
+        ++count;
+    }
+    return count;
+}
+
+// Processes whose command line names a lab address: the servers of a lab, wherever they are.
+std::vector<pid_t> labProcesses() {
+    std::vector<pid_t> found;
+    for (const QString& entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
+        bool numeric = false;
+        const pid_t pid = entry.toInt(&numeric);
+        if (!numeric)
+            continue;
+        const QByteArray stat = fileText(QStringLiteral("/proc/%1/stat").arg(pid));
+        const qsizetype close = stat.lastIndexOf(')');
+        if (close < 0 || stat.mid(close + 2, 1) == "Z")
+            continue;
+        if (fileText(QStringLiteral("/proc/%1/cmdline").arg(pid)).contains("10.213."))
+            found.push_back(pid);
+    }
+    return found;
+}
+
+} // namespace
+
+class TestLabSandbox : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY2(!cliPath().isEmpty(), "LOADSCOPE_CLI names the loadscope-cli executable");
+        m_before = hostNetworkSnapshot();
+        const CliOutcome check = runCliProcess(
+            {QStringLiteral("lab"), QStringLiteral("check"), QStringLiteral("--json")});
+        if (check.exitCode != 0) {
+            m_noSandbox = QString::fromUtf8(check.err.trimmed());
+            return;
+        }
+        for (const QJsonValue& mode : check.json().value(u"modes").toArray())
+            m_reasons[mode[u"mode"].toString()] =
+                mode[u"available"].toBool() ? QString() : mode[u"reason"].toString();
+        for (const QJsonValue& server : check.json().value(u"servers").toArray())
+            m_servers[server[u"server"].toString()] =
+                server[u"available"].toBool() ? QString() : server[u"detail"].toString();
+        QCOMPARE(int(m_reasons.size()), int(kModes.size()));
+    }
+
+    // Checked after every test function: nothing of a lab is left in the machine's namespace.
+    void cleanup() { QCOMPARE(hostNetworkSnapshot(), m_before); }
+
+    void everyModeServesTheDocument_data() {
+        QTest::addColumn<QString>("mode");
+        for (const QString& mode : kModes)
+            QTest::newRow(qPrintable(mode)) << mode;
+    }
+    void everyModeServesTheDocument() {
+        QFETCH(QString, mode);
+        skipWithoutSandbox();
+        if (!m_reasons.at(mode).isEmpty())
+            QSKIP(qPrintable(
+                QStringLiteral("%1 cannot be built here: %2").arg(mode, m_reasons.at(mode))));
+        LabProcess lab(QStringList{QStringLiteral("lab"), QStringLiteral("sandbox"),
+                                   QStringLiteral("--modes"), mode, QStringLiteral("--server"),
+                                   QStringLiteral("http"), QStringLiteral("--server-opt"),
+                                   QStringLiteral("size=1000")} +
+                       fetchCommand(100));
+        const QJsonObject built = lab.readLab();
+        QCOMPARE(built.value(u"mtu").toInt(), 1500);
+        QCOMPARE(built.value(u"modes").toArray().size(), 1);
+        QCOMPARE(built.value(u"modes")[0][u"mode"].toString(), mode);
+        QVERIFY(built.value(u"modes")[0][u"address"].toString().startsWith(u"10.213."));
+        QCOMPARE(qulonglong(built.value(u"hostNetns").toDouble()), hostNetnsInode());
+        const CliOutcome outcome = lab.fetchAll(built);
+        QVERIFY2(outcome.exitCode == 0, outcome.err.constData());
+        QCOMPARE(countMatches(outcome.out, QStringLiteral("^Complete requests:\\s+100$")), 1);
+        QCOMPARE(countMatches(outcome.out, QStringLiteral("^Failed requests:\\s+0$")), 1);
+        QCOMPARE(countMatches(outcome.out, QStringLiteral("^Document Length:\\s+1000 bytes$")), 1);
+        QVERIFY(labProcesses().empty());
+        QVERIFY(!QDir(built.value(u"workDir").toString()).exists());
+    }
+
+    // All buildable modes in one lab, behind one nginx configuration, at a jumbo MTU.
+    void allModesTogetherWithNginx() {
+        skipWithoutSandbox();
+        if (!m_servers.at(QStringLiteral("nginx")).isEmpty())
+            QSKIP(qPrintable(m_servers.at(QStringLiteral("nginx"))));
+        QStringList modes;
+        for (const QString& mode : kModes) {
+            if (m_reasons.at(mode).isEmpty())
+                modes.append(mode);
+        }
+        LabProcess lab(QStringList{QStringLiteral("lab"), QStringLiteral("sandbox"),
+                                   QStringLiteral("--mtu"), QStringLiteral("9000"),
+                                   QStringLiteral("--modes"), modes.join(QLatin1Char(',')),
+                                   QStringLiteral("--server"), QStringLiteral("nginx"),
+                                   QStringLiteral("--server-opt"), QStringLiteral("size=65313")} +
+                       fetchCommand(50));
+        const QJsonObject built = lab.readLab();
+        QCOMPARE(built.value(u"mtu").toInt(), 9000);
+        QCOMPARE(built.value(u"modes").toArray().size(), modes.size());
+        QVERIFY(built.value(u"versions")[u"nginx"].toString().startsWith(u"nginx/"));
+        const CliOutcome outcome = lab.fetchAll(built);
+        QVERIFY2(outcome.exitCode == 0, outcome.err.constData());
+        QCOMPARE(countMatches(outcome.out, QStringLiteral("^Complete requests:\\s+50$")),
+                 int(modes.size()));
+        QCOMPARE(countMatches(outcome.out, QStringLiteral("^Failed requests:\\s+0$")),
+                 int(modes.size()));
+        QCOMPARE(countMatches(outcome.out, QStringLiteral("^Document Length:\\s+65313 bytes$")),
+                 int(modes.size()));
+    }
+
+    // A SIGKILL of `lab sandbox` takes the whole lab with it: servers, relays and command.
+    void sigkillLeavesNothing() {
+        skipWithoutSandbox();
+        QStringList modes{QStringLiteral("host")};
+        for (const QString& mode :
+             {QStringLiteral("container-nat"), QStringLiteral("userland-proxy")})
+            if (m_reasons.at(mode).isEmpty())
+                modes.append(mode);
+        LabProcess lab({QStringLiteral("lab"), QStringLiteral("sandbox"), QStringLiteral("--modes"),
+                        modes.join(QLatin1Char(',')), QStringLiteral("--server"),
+                        QStringLiteral("http"), QStringLiteral("--"), QStringLiteral("sleep"),
+                        QStringLiteral("20")});
+        const QJsonObject built = lab.readLab();
+        QCOMPARE(built.value(u"modes").toArray().size(), modes.size());
+        const QString workDir = built.value(u"workDir").toString();
+        QVERIFY(workDir.startsWith(u"/tmp/loadscope-lab-"));
+        QVERIFY(int(labProcesses().size()) >= int(modes.size())); // what must go away
+        ::kill(pid_t(lab.process().processId()), SIGKILL);
+        QVERIFY(lab.process().waitForFinished(5000));
+        QTRY_VERIFY_WITH_TIMEOUT(labProcesses().empty(), 5000);
+        // The lab's files (server configurations, logs) were in a tmpfs of the sandbox's own:
+        // what a SIGKILL can leave in /tmp is an empty directory.
+        QVERIFY(QDir(workDir).exists());
+        QVERIFY(QDir(workDir).isEmpty());
+        QVERIFY(QDir().rmdir(workDir));
+    }
+
+    // SIGTERM to `lab sandbox` ends the command, then the lab, in order.
+    void sigtermEndsCommandThenLab() {
+        skipWithoutSandbox();
+        LabProcess lab({QStringLiteral("lab"), QStringLiteral("sandbox"), QStringLiteral("--modes"),
+                        QStringLiteral("host"), QStringLiteral("--server"), QStringLiteral("echo"),
+                        QStringLiteral("--"), QStringLiteral("sleep"), QStringLiteral("20")});
+        const QJsonObject built = lab.readLab();
+        QCOMPARE(built.value(u"modes").toArray().size(), 1);
+        ::kill(pid_t(lab.process().processId()), SIGTERM);
+        const CliOutcome outcome = lab.finish(5000);
+        QCOMPARE(outcome.exitCode, 128 + SIGTERM); // the command's status: sleep, terminated
+        QVERIFY(labProcesses().empty());
+        QVERIFY(!QDir(built.value(u"workDir").toString()).exists());
+    }
+
+    // The lab's identifiers are the session's where the session has the mode.
+    void modeIdsAreTheSessionsIds() {
+        using namespace loadscope::app;
+        int shared = 0;
+        for (const lab::LabMode mode : lab::labModes()) {
+            QCOMPARE(lab::labModeFromId(lab::labModeId(mode)), mode);
+            if (const auto session = lab::deploymentModeOf(mode)) {
+                QCOMPARE(lab::labModeId(mode), deploymentModeId(*session));
+                ++shared;
+            }
+        }
+        QCOMPARE(shared, int(deploymentModes().size()));
+        QCOMPARE(lab::labModeFromId(u"nat"), lab::LabMode::Nat);
+        QCOMPARE(lab::labModeFromId(u"custom"), std::nullopt);
+    }
+
+    void badInputIsOneLine_data() {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("needsUnavailable"); // a mode that must be unbuildable here
+        QTest::addColumn<QString>("expected");
+        const QStringList command{QStringLiteral("--"), QStringLiteral("true")};
+        const auto lab = [&](const QStringList& options) {
+            return QStringList{QStringLiteral("lab"), QStringLiteral("sandbox")} + options +
+                   command;
+        };
+        QTest::newRow("unknown mode") << lab({QStringLiteral("--modes"), QStringLiteral("warp"),
+                                              QStringLiteral("--server"), QStringLiteral("http")})
+                                      << QString() << QStringLiteral("unknown mode 'warp'");
+        QTest::newRow("mode twice") << lab({QStringLiteral("--modes"), QStringLiteral("host,host"),
+                                            QStringLiteral("--server"), QStringLiteral("http")})
+                                    << QString() << QStringLiteral("host is given twice");
+        QTest::newRow("no modes") << lab({QStringLiteral("--server"), QStringLiteral("http")})
+                                  << QString() << QStringLiteral("--modes");
+        QTest::newRow("MTU too small")
+            << lab({QStringLiteral("--mtu"), QStringLiteral("100"), QStringLiteral("--modes"),
+                    QStringLiteral("host"), QStringLiteral("--server"), QStringLiteral("http")})
+            << QString() << QStringLiteral("--mtu");
+        QTest::newRow("unknown server")
+            << lab({QStringLiteral("--modes"), QStringLiteral("host"), QStringLiteral("--server"),
+                    QStringLiteral("lighttpd")})
+            << QString() << QStringLiteral("unknown server 'lighttpd'");
+        QTest::newRow("server option of another kind")
+            << lab({QStringLiteral("--modes"), QStringLiteral("host"), QStringLiteral("--server"),
+                    QStringLiteral("http"), QStringLiteral("--server-opt"),
+                    QStringLiteral("memory=64")})
+            << QString() << QStringLiteral("http takes size");
+        QTest::newRow("no command")
+            << QStringList{QStringLiteral("lab"),      QStringLiteral("sandbox"),
+                           QStringLiteral("--modes"),  QStringLiteral("host"),
+                           QStringLiteral("--server"), QStringLiteral("http")}
+            << QString() << QStringLiteral("after --");
+        QTest::newRow("client CPU that does not exist")
+            << lab({QStringLiteral("--client-cpus"), QStringLiteral("4095"),
+                    QStringLiteral("--modes"), QStringLiteral("host"), QStringLiteral("--server"),
+                    QStringLiteral("http")})
+            << QString() << QStringLiteral("--client-cpus '4095'");
+        for (const QString& mode : {QStringLiteral("ipvlan"), QStringLiteral("ovs-bridge"),
+                                    QStringLiteral("rootless-nat")})
+            QTest::newRow(qPrintable(mode + QStringLiteral(" unbuildable")))
+                << lab({QStringLiteral("--modes"), QStringLiteral("host,") + mode,
+                        QStringLiteral("--server"), QStringLiteral("http")})
+                << mode << QStringLiteral("mode %1: ").arg(mode);
+        QTest::newRow("unknown subcommand")
+            << QStringList{QStringLiteral("lab"), QStringLiteral("tour")} << QString()
+            << QStringLiteral("unknown subcommand 'tour'");
+    }
+    void badInputIsOneLine() {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, needsUnavailable);
+        QFETCH(QString, expected);
+        if (!needsUnavailable.isEmpty()) {
+            skipWithoutSandbox();
+            if (m_reasons.at(needsUnavailable).isEmpty())
+                QSKIP(qPrintable(needsUnavailable + QStringLiteral(" can be built here")));
+            // The sandbox meets the missing kernel support itself; a missing daemon is named
+            // before it tries, in the check's words.
+            expected += needsUnavailable == QLatin1String("ipvlan")
+                            ? QStringLiteral("the kernel has no ipvlan support")
+                            : m_reasons.at(needsUnavailable);
+        }
+        const CliOutcome outcome = runCliProcess(arguments);
+        QCOMPARE(outcome.exitCode, 2);
+        QVERIFY(outcome.out.isEmpty());
+        QCOMPARE(outcome.errorLines().size(), 1);
+        QVERIFY2(outcome.err.contains(expected.toUtf8()), outcome.err.constData());
+    }
+
+    void missingServerNamesThePackage() {
+        skipWithoutSandbox();
+        if (m_servers.at(QStringLiteral("apache")).isEmpty())
+            QSKIP("Apache is installed here");
+        const CliOutcome outcome = runCliProcess(
+            {QStringLiteral("lab"), QStringLiteral("sandbox"), QStringLiteral("--modes"),
+             QStringLiteral("host"), QStringLiteral("--server"), QStringLiteral("apache"),
+             QStringLiteral("--"), QStringLiteral("true")});
+        QCOMPARE(outcome.exitCode, 2);
+        QCOMPARE(outcome.errorLines().size(), 1);
+        QVERIFY2(outcome.err.contains("server apache: ") &&
+                     (outcome.err.contains("apache2") || outcome.err.contains("www-data")),
+                 outcome.err.constData());
+    }
+
+    // As a user without privileges, where user namespaces allow it.
+    void unprivilegedLab() {
+        skipWithoutSandbox();
+        const QString setpriv = QStandardPaths::findExecutable(QStringLiteral("setpriv"));
+        if (geteuid() != 0 || setpriv.isEmpty())
+            QSKIP("needs root and setpriv to become nobody");
+        const QStringList asNobody{QStringLiteral("--reuid=nobody"),
+                                   QStringLiteral("--regid=nogroup"),
+                                   QStringLiteral("--clear-groups"), cliPath()};
+        const QByteArray check = commandOutput(
+            setpriv, asNobody + QStringList{QStringLiteral("lab"), QStringLiteral("check"),
+                                            QStringLiteral("--json")});
+        const QJsonObject modes = QJsonDocument::fromJson(check).object();
+        if (modes.isEmpty())
+            QSKIP(qPrintable(QStringLiteral("no sandbox for nobody: %1")
+                                 .arg(QString::fromUtf8(check.trimmed()))));
+        QStringList wanted{QStringLiteral("host")};
+        for (const QJsonValue& mode : modes.value(u"modes").toArray())
+            if (mode[u"mode"] == QStringLiteral("container-nat") && mode[u"available"].toBool())
+                wanted.append(QStringLiteral("container-nat"));
+        LabProcess lab(asNobody.mid(0, 3) +
+                           QStringList{cliPath(), QStringLiteral("lab"), QStringLiteral("sandbox"),
+                                       QStringLiteral("--modes"), wanted.join(QLatin1Char(',')),
+                                       QStringLiteral("--server"), QStringLiteral("http")} +
+                           fetchCommand(100),
+                       setpriv);
+        const QJsonObject built = lab.readLab();
+        QCOMPARE(built.value(u"modes").toArray().size(), wanted.size());
+        const CliOutcome outcome = lab.fetchAll(built);
+        QVERIFY2(outcome.exitCode == 0, outcome.err.constData());
+        QCOMPARE(countMatches(outcome.out, QStringLiteral("^Complete requests:\\s+100$")),
+                 int(wanted.size()));
+    }
+
+private:
+    void skipWithoutSandbox() {
+        if (!m_noSandbox.isEmpty())
+            QSKIP(qPrintable(QStringLiteral("no sandbox here: %1").arg(m_noSandbox)));
+    }
+    // "net:[4026531833]" names the namespace by its inode.
+    static qulonglong hostNetnsInode() {
+        char link[64] = {};
+        if (::readlink("/proc/self/ns/net", link, sizeof link - 1) <= 0)
+            return 0;
+        return QString::fromLatin1(link).section(QLatin1Char('['), 1).chopped(1).toULongLong();
+    }
+
+    QByteArray m_before;
+    QString m_noSandbox;
+    std::map<QString, QString> m_reasons; // mode -> why not; empty when buildable
+    std::map<QString, QString> m_servers;
+};
+
+QTEST_GUILESS_MAIN(TestLabSandbox)
+#include "tst_lab_sandbox.moc"
