@@ -453,10 +453,12 @@ void LoadWorker::run() {
         const int n = waitForEvents(events, kMaxEvents, m_tickTimer >= 0 ? -1 : kWaitMs);
         const int64_t clockBefore = m_clockNs;
         for (int i = 0; i < n; ++i) {
-            if (events[i].data.ptr == nullptr || events[i].data.ptr == &m_scheduleTimer) {
+            if (events[i].data.ptr == &m_scheduleTimer)
+                continue; // edge-triggered: each expiry is an event, unread
+            if (events[i].data.ptr == nullptr) {
                 uint64_t expirations = 0;
-                const int timer = events[i].data.ptr ? m_scheduleTimer : m_tickTimer;
-                [[maybe_unused]] const ssize_t r = ::read(timer, &expirations, sizeof expirations);
+                [[maybe_unused]] const ssize_t r =
+                    ::read(m_tickTimer, &expirations, sizeof expirations);
                 continue;
             }
             auto& c = *static_cast<Connection*>(events[i].data.ptr);

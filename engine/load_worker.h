@@ -123,7 +123,8 @@ private:
     uint64_t m_maxBacklog = 0;       // inside the measured stretch
     uint64_t m_dispatched = 0;       // due requests sent from idle connections, measured
     uint64_t m_lateDispatches = 0;   // of those, sent more than kLateDispatchNs late
-    int64_t m_waitedNs = 0;          // in epoll_wait, measured: the loop had nothing to do
+    int64_t m_lastWokeNs = 0;        // when epoll_wait last returned (measured stretch)
+    int64_t m_heldNs = 0;            // in passes over events longer than kLateDispatchNs
     int64_t m_clockNs = 0;           // the last readClock()
     std::vector<std::unique_ptr<Connection>> m_connections;
     // A worker with one kept-alive request/response connection may wait in

@@ -20,10 +20,10 @@ constexpr int64_t kLateDispatchNs = 1'000'000;
 // sends was late, or its thread was on CPU nearly all the time.
 constexpr double kLateShareSaturated = 0.01;
 constexpr double kCpuLoadSaturated = 0.95;
-// Or when, behind the schedule, its loop was almost never waiting for events:
-// a server that is slow leaves the loop waiting; a client that is slow (or
-// not given the CPU) does not.
-constexpr double kWaitedShareSaturated = 0.10;
+// Or when its loop was held up, one pass over its events taking more than
+// kLateDispatchNs, for this share of the time: a slow server leaves the loop
+// waiting in epoll_wait, a client that is slow (or not given the CPU) holds it.
+constexpr double kHeldShareSaturated = 0.10;
 constexpr uint64_t kDispatchesToJudge = 100;
 
 } // namespace
@@ -108,8 +108,10 @@ void LoadWorker::startSchedule() {
     // The default 50 us timer slack would be added to every request's start.
     ::prctl(PR_SET_TIMERSLACK, 1UL);
     m_scheduleTimer = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    // Edge-triggered, so that the loop need not read the expiry count: a
+    // read per request would be a system call per request.
     epoll_event ev{};
-    ev.events = EPOLLIN;
+    ev.events = EPOLLIN | EPOLLET;
     ev.data.ptr = &m_scheduleTimer; // no connection is there either
     if (m_scheduleTimer >= 0 && ::epoll_ctl(m_epoll, EPOLL_CTL_ADD, m_scheduleTimer, &ev) != 0) {
         ::close(m_scheduleTimer);
@@ -164,8 +166,10 @@ int LoadWorker::waitForEvents(epoll_event* events, int maxEvents, int timeoutMs)
     if (!m_schedule || !m_measuring)
         return ::epoll_wait(m_epoll, events, maxEvents, timeoutMs);
     const int64_t from = readClock();
+    if (m_lastWokeNs > 0 && from - m_lastWokeNs > kLateDispatchNs)
+        m_heldNs += from - m_lastWokeNs;
     const int n = ::epoll_wait(m_epoll, events, maxEvents, timeoutMs);
-    m_waitedNs += readClock() - from;
+    m_lastWokeNs = readClock();
     return n;
 }
 
@@ -178,9 +182,8 @@ void LoadWorker::finishSchedule(int64_t now) {
     const bool late = m_dispatched >= kDispatchesToJudge &&
                       double(m_lateDispatches) > kLateShareSaturated * double(m_dispatched);
     const bool busy = wallSeconds > 0 && r.clientCpuSeconds >= kCpuLoadSaturated * wallSeconds;
-    const bool neverWaiting = m_maxBacklog > 0 && wallSeconds > 0 &&
-                              double(m_waitedNs) / 1e9 < kWaitedShareSaturated * wallSeconds;
-    r.clientSaturated = late || busy || neverWaiting;
+    const bool held = wallSeconds > 0 && double(m_heldNs) / 1e9 > kHeldShareSaturated * wallSeconds;
+    r.clientSaturated = late || busy || held;
 }
 
 } // namespace loadscope::engine::detail
