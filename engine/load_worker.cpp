@@ -64,7 +64,8 @@ void LoadWorker::createConnections() {
         c->ring.resize(m_isStream ? 1 : m_spec.pipeline);
         m_connections.push_back(std::move(c));
     }
-    if (m_connectionCount == 1 && m_keepAlive && !m_isStream)
+    // Not at a fixed rate: a blocking recv would sleep through the schedule's timer.
+    if (m_connectionCount == 1 && m_keepAlive && !m_isStream && m_spec.rate <= 0)
         m_soleConnection = m_connections.front().get();
 }
 
@@ -72,76 +73,33 @@ LoadWorker::~LoadWorker() {
     for (auto& c : m_connections)
         if (c->fd >= 0)
             ::close(c->fd);
-    if (m_tickTimer >= 0)
-        ::close(m_tickTimer);
+    for (int timer : {m_tickTimer, m_scheduleTimer})
+        if (timer >= 0)
+            ::close(timer);
     if (m_epoll >= 0)
         ::close(m_epoll);
 }
 
-bool LoadWorker::claimRequest(int64_t now, bool& budgeted) {
-    if (now >= m_shared.deadlineNs)
-        return false;
-    budgeted = false;
-    if (m_spec.requests == 0 || now < m_shared.measureStartNs)
-        return true; // timed runs and warm-up requests draw on no budget
-    budgeted = drawBudget();
-    return budgeted;
-}
-
-bool LoadWorker::drawBudget() {
-    if (m_budgetExhausted)
-        return false;
-    if (m_shared.remaining.fetch_sub(1, std::memory_order_relaxed) > 0)
-        return true;
-    m_budgetExhausted = true;
-    return false;
-}
-
-bool LoadWorker::counts(bool budgeted, int64_t now) {
-    // The counting window: a request counts when it ends inside [measure
-    // start, deadline], whenever it was claimed. In a counted run it must
-    // also be one of the -n: one claimed in warm-up draws on the budget now,
-    // and is not counted once the budget is spent, so that exactly -n count.
-    if (now < m_shared.measureStartNs || now > m_shared.deadlineNs)
-        return false;
-    return m_spec.requests == 0 || budgeted || drawBudget();
-}
-
-bool LoadWorker::takeClaimed(Connection& c, bool& budgeted) {
-    if (c.retries > 0) {
-        // Which retry is sent first does not matter: each drew or did not draw
-        // on the budget once, and that is all the count needs.
-        --c.retries;
-        --m_heldClaims;
-        budgeted = c.retriesBudgeted > 0;
-        if (budgeted)
-            --c.retriesBudgeted;
-        return true;
-    }
-    if (c.reserved) {
-        c.reserved = false;
-        --m_heldClaims;
-        budgeted = c.reservedBudgeted;
-        return true;
-    }
-    return false;
-}
-
 void LoadWorker::issueRequests(Connection& c, int64_t now) {
     const bool perConnection = !m_keepAlive;
+    Claim claim = Claim::Claimed;
     while (c.count < c.ring.size()) {
         if (perConnection && c.responses + c.count > 0)
             break; // one request per connection
         InFlight request;
-        if (!takeClaimed(c, request.budgeted) && !claimRequest(now, request.budgeted))
+        if (!takeClaimed(c, request) && (claim = claimRequest(now, request)) != Claim::Claimed)
             break;
         request.startNs = now; // until flush() reads the clock of its send
         if (!c.connectCharged) {
-            // As ab: the first request on a connection carries its connect time.
+            // As ab: the first request on a connection carries its connect time,
+            // unless it came due after the connection was up (fixed rate).
             c.connectCharged = true;
-            request.connectNs = c.connectNs;
-            request.startNs = c.connectStartNs;
-            request.startsAtSend = false;
+            const int64_t connectedNs = c.connectStartNs + c.connectNs;
+            if (request.intendedNs < connectedNs) {
+                request.startNs = std::max(c.connectStartNs, request.intendedNs);
+                request.connectNs = connectedNs - request.startNs;
+                request.startsAtSend = false;
+            }
         }
         const size_t before = c.out.queuedBytes();
         c.session->queueRequest(c.out);
@@ -150,9 +108,12 @@ void LoadWorker::issueRequests(Connection& c, int64_t now) {
         ++c.unsent;
         ++m_inFlight;
     }
+    if (claim == Claim::NotYet)
+        waitForSchedule(c);
     if (c.count == 0 && c.out.empty()) {
         // Nothing left to send: the budget is spent or the deadline passed.
-        dropConnection(c, now, false);
+        if (claim != Claim::NotYet)
+            dropConnection(c, now, false);
         return;
     }
     flush(c, now);
@@ -421,6 +382,8 @@ void LoadWorker::tick(int64_t now) {
     }
     if (!m_toOpen.empty())
         openQueued(now);
+    if (m_schedule)
+        dispatchDue(now);
     if (now >= m_nextPublishNs) {
         m_nextPublishNs = now + kPublishPeriodNs;
         m_recorder.publish();
@@ -465,10 +428,12 @@ void LoadWorker::run() {
     }
     // Before the first tick takes the CPU baseline: allocating would
     // otherwise show as client CPU load in a short run.
-    m_recorder.reserveHistograms();
+    m_recorder.reserveHistograms(m_spec.rate > 0);
     startTickTimer();
     createConnections();
     int64_t now = readClock();
+    if (m_spec.rate > 0)
+        startSchedule();
     for (auto& c : m_connections)
         queueOpen(*c, now);
     tick(now);
@@ -485,9 +450,11 @@ void LoadWorker::run() {
         }
         if (m_soleConnection)
             setWatched(*m_soleConnection, true); // no-op unless it left the set above
-        const int n = ::epoll_wait(m_epoll, events, kMaxEvents, m_tickTimer >= 0 ? -1 : kWaitMs);
+        const int n = waitForEvents(events, kMaxEvents, m_tickTimer >= 0 ? -1 : kWaitMs);
         const int64_t clockBefore = m_clockNs;
         for (int i = 0; i < n; ++i) {
+            if (events[i].data.ptr == &m_scheduleTimer)
+                continue; // edge-triggered: each expiry is an event, unread
             if (events[i].data.ptr == nullptr) {
                 uint64_t expirations = 0;
                 [[maybe_unused]] const ssize_t r =
@@ -523,6 +490,8 @@ void LoadWorker::run() {
     m_recorder.result().serverSoftware = m_serverSoftware;
     if (m_measuring)
         m_recorder.result().clientCpuSeconds = double(threadCpuNs() - m_cpuAtMeasureStartNs) / 1e9;
+    if (m_schedule)
+        finishSchedule(now);
 }
 
 } // namespace loadscope::engine::detail

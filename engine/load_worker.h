@@ -1,5 +1,6 @@
 #pragma once
 
+#include "engine/arrival_schedule.h"
 #include "engine/load_spec.h"
 #include "engine/run_result.h"
 #include "engine/run_state.h"
@@ -7,9 +8,13 @@
 #include "engine/worker_recorder.h"
 
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <sys/types.h>
+
+struct epoll_event;
 #include <vector>
 
 namespace loadscope::engine::detail {
@@ -37,13 +42,27 @@ private:
     // the loop's bookkeeping after a batch of events can use the last one.
     int64_t readClock() { return m_clockNs = monotonicNs(); }
     void startTickTimer();
+    // Claimed: `request` holds a request to send (budgeted, intendedNs set).
+    // NotYet: a fixed-rate run has no request due yet. Never: the budget is
+    // spent or the deadline passed.
+    enum class Claim : uint8_t { Claimed, NotYet, Never };
     // `now` is the clock of the event being handled: read when a send or a
     // recv returned, or the loop's clock for timers and bookkeeping.
-    bool claimRequest(int64_t now, bool& budgeted);
+    Claim claimRequest(int64_t now, InFlight& request);
     bool drawBudget();
     // Whether a request that ended at `now` counts (see the definition).
     bool counts(bool budgeted, int64_t now);
-    bool takeClaimed(Connection& c, bool& budgeted);
+    bool takeClaimed(Connection& c, InFlight& request);
+    // Fixed rate (load_worker_schedule.cpp): the worker's schedule and its
+    // timer, connections idle until a request is due, and what the run's
+    // result says about keeping the schedule.
+    void startSchedule();
+    void waitForSchedule(Connection& c);
+    void dispatchDue(int64_t now);
+    void armScheduleTimer(int64_t now);
+    void finishSchedule(int64_t now);
+    // epoll_wait; at a fixed rate, also the time the loop spent in it.
+    int waitForEvents(epoll_event* events, int maxEvents, int timeoutMs);
     void openConnection(Connection& c, int64_t now);
     void onConnected(Connection& c, int64_t now);
     void issueRequests(Connection& c, int64_t now);
@@ -92,8 +111,21 @@ private:
     const bool m_isStream;
     const bool m_keepAlive;
     int m_epoll = -1;
-    int m_tickTimer = -1;  // periodic, in the epoll set (startTickTimer)
-    int64_t m_clockNs = 0; // the last readClock()
+    int m_tickTimer = -1; // periodic, in the epoll set (startTickTimer)
+    // Fixed rate: the intended start times of this worker's share of the
+    // rate, and a one-shot timer at the next one (absolute CLOCK_MONOTONIC,
+    // nanosecond resolution: an epoll_wait timeout rounds to milliseconds).
+    std::optional<ArrivalSchedule> m_schedule;
+    double m_rate = 0; // this worker's share of spec.rate
+    int m_scheduleTimer = -1;
+    int64_t m_scheduleTimerAtNs = 0; // what it was last armed for
+    std::deque<Connection*> m_idle;  // open, with room for a request, none due
+    uint64_t m_maxBacklog = 0;       // inside the measured stretch
+    uint64_t m_dispatched = 0;       // due requests sent from idle connections, measured
+    uint64_t m_lateDispatches = 0;   // of those, sent more than kLateDispatchNs late
+    int64_t m_lastWokeNs = 0;        // when epoll_wait last returned (measured stretch)
+    int64_t m_heldNs = 0;            // in passes over events longer than kLateDispatchNs
+    int64_t m_clockNs = 0;           // the last readClock()
     std::vector<std::unique_ptr<Connection>> m_connections;
     // A worker with one kept-alive request/response connection may wait in
     // recv on it rather than in epoll_wait (see awaitSoleResponse); the

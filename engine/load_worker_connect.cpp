@@ -78,9 +78,10 @@ void LoadWorker::failConnect(Connection& c, int64_t now, int error) {
         m_shared.stop.store(true, std::memory_order_relaxed);
     }
     // A failed connect is a failed request (as ab): the one it was opened for.
-    bool budgeted = false;
-    const bool claimed = m_isStream || takeClaimed(c, budgeted) || claimRequest(now, budgeted);
-    if (claimed && (m_isStream ? m_measuring : counts(budgeted, now)))
+    InFlight request;
+    const bool claimed =
+        m_isStream || takeClaimed(c, request) || claimRequest(now, request) == Claim::Claimed;
+    if (claimed && (m_isStream ? m_measuring : counts(request.budgeted, now)))
         m_recorder.failure(ErrorClass::Connect,
                            "connect to " + m_spec.target.toString() + ": " + std::strerror(error));
     closeSocket(c);
@@ -107,8 +108,11 @@ void LoadWorker::closeSocket(Connection& c) {
 void LoadWorker::dropConnection(Connection& c, int64_t now, bool retryInFlight) {
     if (retryInFlight && c.count > 0) {
         // Requests already claimed are sent again on the next connection.
-        for (size_t i = 0; i < c.count; ++i)
+        for (size_t i = 0; i < c.count; ++i) {
             c.retriesBudgeted += c.at(i).budgeted ? 1 : 0;
+            if (m_schedule)
+                c.retryIntended.push_back(c.at(i).intendedNs);
+        }
         c.retries += uint32_t(c.count);
         m_heldClaims += c.count;
     }
@@ -139,11 +143,19 @@ void LoadWorker::openQueued(int64_t now) {
             continue;
         }
         // A connection opens only for a request it already holds, so a run
-        // never ends with connections that sent nothing.
-        if (!m_isStream && c->retries == 0 && !c->reserved) {
-            if (!claimRequest(now, c->reservedBudgeted))
+        // never ends with connections that sent nothing. Kept-alive ones at a
+        // fixed rate open at once and wait for the schedule (as wrk2's), so
+        // that no request pays for a connect it did not need.
+        if (!m_isStream && c->retries == 0 && !c->reserved && !(m_schedule && m_keepAlive)) {
+            InFlight request;
+            const Claim claim = claimRequest(now, request);
+            if (claim == Claim::NotYet)
+                queueOpen(*c, m_schedule->nextNs());
+            if (claim != Claim::Claimed)
                 continue;
             c->reserved = true;
+            c->reservedBudgeted = request.budgeted;
+            c->reservedIntendedNs = request.intendedNs;
             ++m_heldClaims;
         }
         openConnection(*c, now);

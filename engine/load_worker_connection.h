@@ -8,6 +8,7 @@
 #include "engine/request_queue.h"
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ struct LoadWorker::Connection {
     uint32_t retriesBudgeted = 0; // how many of them drew on a counted run's budget
     bool reserved = false; // a request claimed before connecting, for which the connection opens
     bool reservedBudgeted = false;
+    int64_t reservedIntendedNs = 0;    // fixed rate: the reserved request's intended start
+    std::deque<int64_t> retryIntended; // fixed rate: the retries' intended starts, oldest first
+    bool idle = false;                 // in LoadWorker::m_idle
     bool draining = false;       // a stream connection shut down for writing, waiting for the close
     int64_t acknowledgedNs = 0;  // while draining: when the peer had acknowledged every byte
     uint64_t drainQueued = 0;    // while draining: bytes unacknowledged when last looked at

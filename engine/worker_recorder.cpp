@@ -17,11 +17,13 @@ WorkerRecorder::WorkerRecorder(SharedRunState& shared, const Protocol& protocol)
             m_result.operations.push_back(OperationStats{name, 0, 0, 0, 0, {}});
 }
 
-void WorkerRecorder::reserveHistograms() {
+void WorkerRecorder::reserveHistograms(bool fixedRate) {
     for (Histogram* h :
          {&m_result.total, &m_result.connect, &m_result.waiting, &m_result.processing,
           &m_singleTimeInterval, &m_otherInterval, &m_singleTime})
         h->reserve();
+    if (fixedRate)
+        m_result.uncorrected.reserve();
 }
 
 void WorkerRecorder::response(const InFlight& request, const ResponseInfo& info, int64_t now,
@@ -29,16 +31,22 @@ void WorkerRecorder::response(const InFlight& request, const ResponseInfo& info,
     RunResult& r = m_result;
     ++r.complete;
     m_lastCompletionNs = now;
-    const int64_t total = now - request.startNs;
+    // At a fixed rate `total` is from the intended start (corrected), and
+    // the time from the actual start goes to `uncorrected`; the phases are
+    // of the actual request either way.
+    const int64_t actual = now - request.startNs;
+    const int64_t total = request.intendedNs ? now - request.intendedNs : actual;
     const int64_t waiting =
         request.firstByteNs && request.sentNs ? request.firstByteNs - request.sentNs : 0;
-    if (request.connectNs == 0 && waiting == total) {
+    if (request.intendedNs == 0 && request.connectNs == 0 && waiting == total) {
         m_singleTimeInterval.record(total);
     } else {
         r.total.record(total);
+        if (request.intendedNs)
+            r.uncorrected.record(actual);
         r.connect.record(request.connectNs);
         r.waiting.record(std::max<int64_t>(0, waiting));
-        r.processing.record(std::max<int64_t>(0, total - request.connectNs));
+        r.processing.record(std::max<int64_t>(0, actual - request.connectNs));
         m_otherInterval.record(total);
     }
     ++m_intervalComplete;

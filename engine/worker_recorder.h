@@ -15,8 +15,9 @@ namespace loadscope::engine::detail {
 // sent when the send that writes the request's last byte begins, first byte
 // and completion when the recv that held them returned.
 struct InFlight {
-    int64_t startNs = 0;   // when it was sent; the first on a connection: when the connect began
-    int64_t connectNs = 0; // connect time charged to this request (first on a connection)
+    int64_t startNs = 0;    // when it was sent; the first on a connection: when the connect began
+    int64_t intendedNs = 0; // fixed rate: when the schedule meant it to start; 0: closed loop
+    int64_t connectNs = 0;  // connect time charged to this request (first on a connection)
     int64_t sentNs = 0;
     int64_t firstByteNs = 0;
     uint64_t bytesReceived = 0; // of its response so far, headers included
@@ -41,7 +42,8 @@ public:
     WorkerRecorder(SharedRunState& shared, const Protocol& protocol);
 
     // Maps the histograms' buckets now, so that the run does not pay for it.
-    void reserveHistograms();
+    // Maps the uncorrected histogram's too at a fixed rate.
+    void reserveHistograms(bool fixedRate = false);
     // A complete response the worker counts (it ended inside the counting
     // window: see LoadWorker::counts). Its bytes and its request's are counted
     // with it when it succeeded; an error reply or a Length failure brings none.

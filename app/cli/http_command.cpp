@@ -49,6 +49,7 @@ void addHttpOptions(QCommandLineParser& parser) {
         {QStringLiteral("http1.0"),
          QStringLiteral("Send HTTP/1.0 requests, as ab does (default HTTP/1.1).")},
     });
+    addRateOptions(parser, true);
     addCommonRunOptions(parser);
 }
 
@@ -138,6 +139,8 @@ Result<HttpInvocation> readHttpInvocation(const QCommandLineParser& parser) {
     if (!output)
         return output.error();
     invocation.output = *output;
+    if (auto rate = readRateOptions(parser, invocation.shot); !rate)
+        return rate.error();
     return invocation;
 }
 

@@ -98,6 +98,8 @@ void addMemcacheOptions(QCommandLineParser& parser) {
          QStringLiteral("PATH")},
         {QStringLiteral("q"), QStringLiteral("Do not print progress on stderr.")},
     });
+    // Total requests/s over every connection (memtier's --rate-limiting is per connection).
+    addRateOptions(parser, false);
 }
 
 struct MemcacheInvocation {
@@ -240,6 +242,8 @@ Result<MemcacheInvocation> readMemcacheInvocation(const QCommandLineParser& pars
         return output.error();
     invocation.output = *output;
     plan.threads = int(invocation.setup.threads);
+    if (auto rate = readRateOptions(parser, invocation.shot); !rate)
+        return rate.error();
     return invocation;
 }
 

@@ -3,6 +3,7 @@
 #include "app/common/result.h"
 #include "app/session/sweep_plan.h"
 #include "app/session/target.h"
+#include "engine/load_spec.h"
 
 #include <QStringList>
 
@@ -14,6 +15,9 @@ namespace loadscope::cli {
 struct OneShot {
     app::Target target;
     app::SweepPlan plan; // one concurrency level, one repetition
+    // -R/--rate: requests/s in total over all connections; 0: closed loop.
+    double rate = 0;
+    engine::Arrival arrival = engine::Arrival::Constant;
 
     int concurrency() const { return plan.concurrencyLevels.front(); }
 };

@@ -3,6 +3,7 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/interrupt_guard.h"
 #include "app/report/ab_report.h"
+#include "app/report/fixed_rate_report.h"
 #include "app/report/progress_printer.h"
 #include "app/report/result_json.h"
 #include "app/sweep/load_spec_builder.h"
@@ -10,6 +11,7 @@
 
 #include <QJsonDocument>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 
 namespace loadscope::cli {
@@ -66,6 +68,57 @@ Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser, app
     return options;
 }
 
+void addRateOptions(QCommandLineParser& parser, bool shortFlag, bool hidden) {
+    QStringList names{QStringLiteral("rate")};
+    if (shortFlag)
+        names.prepend(QStringLiteral("R"));
+    QCommandLineOption rate(names,
+                            QStringLiteral("Fixed rate: send N requests/s in total over all "
+                                           "connections, each on a schedule; latency is from its "
+                                           "intended start (corrected for coordinated omission). "
+                                           "Default: closed loop."),
+                            QStringLiteral("N"));
+    QCommandLineOption arrival(QStringLiteral("arrival"),
+                               QStringLiteral("Spacing of a fixed rate's requests: constant "
+                                              "(wrk2, default) or poisson."),
+                               QStringLiteral("MODEL"));
+    if (hidden) {
+        rate.setFlags(QCommandLineOption::HiddenFromHelp);
+        arrival.setFlags(QCommandLineOption::HiddenFromHelp);
+    }
+    parser.addOption(rate);
+    parser.addOption(arrival);
+}
+
+Result<void> readRateOptions(const QCommandLineParser& parser, OneShot& shot) {
+    const QString name = parser.optionNames().contains(QStringLiteral("R"))
+                             ? QStringLiteral("-R")
+                             : QStringLiteral("--rate");
+    if (parser.isSet(QStringLiteral("rate"))) {
+        const QString text = parser.value(QStringLiteral("rate"));
+        bool ok = false;
+        const double rate = text.trimmed().toDouble(&ok);
+        if (!ok || !std::isfinite(rate) || rate <= 0 || rate > 1e9)
+            return app::invalidInput(
+                QStringLiteral("%1 wants requests/s above 0 and at most 1e9, not '%2'")
+                    .arg(name, text));
+        shot.rate = rate;
+    }
+    if (parser.isSet(QStringLiteral("arrival"))) {
+        const QString model = parser.value(QStringLiteral("arrival")).trimmed().toLower();
+        if (model == u"constant")
+            shot.arrival = engine::Arrival::Constant;
+        else if (model == u"poisson")
+            shot.arrival = engine::Arrival::Poisson;
+        else
+            return app::invalidInput(QStringLiteral("--arrival wants constant or poisson, not '%1'")
+                                         .arg(parser.value(QStringLiteral("arrival"))));
+        if (shot.rate <= 0)
+            return app::invalidInput(QStringLiteral("--arrival needs a rate (%1)").arg(name));
+    }
+    return {};
+}
+
 OneShot oneShotOf(app::Target target, int concurrency) {
     OneShot shot;
     shot.target = std::move(target);
@@ -90,6 +143,8 @@ Result<engine::LoadSpec> buildOneShotSpec(const OneShot& shot) {
     if (!address)
         return app::makeError(app::ErrorCode::Unreachable, QString::fromStdString(resolveError));
     draft->spec.target = *address;
+    draft->spec.rate = shot.rate;
+    draft->spec.arrival = shot.arrival;
     if (auto problem = engine::validateLoadSpec(draft->spec))
         return app::invalidInput(QString::fromStdString(*problem));
     return std::move(draft->spec);
@@ -133,11 +188,20 @@ Result<void> parseForOneShot(QCommandLineParser& parser, const QStringList& argu
 
 int finishRun(const QString& command, const engine::RunResult& result, const OutputOptions& output,
               const QJsonObject& json, const CliIo& io) {
-    const QString warning = app::saturationWarning(result);
+    if (output.printsReport() && result.offeredRate > 0) {
+        std::fputs(qPrintable(app::formatFixedRateReport(result)), io.out);
+        std::fflush(io.out);
+    }
+    // A client behind its schedule says why; the CPU warning would say less.
+    QString warning = app::scheduleWarning(result);
+    if (warning.isEmpty())
+        warning = app::saturationWarning(result);
     if (!warning.isEmpty())
         std::fprintf(io.err, "%s\n", qPrintable(warning));
-    if (auto written = writeMachineOutputs(output, json, io); !written) {
-        printError(io, command, written.error().toString());
+    QJsonObject written = json;
+    app::addFixedRateJson(written, result);
+    if (auto done = writeMachineOutputs(output, written, io); !done) {
+        printError(io, command, done.error().toString());
         return ExitInternal;
     }
     if (const int signal = interruptingSignal()) {

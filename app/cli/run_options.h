@@ -33,6 +33,12 @@ void addCommonRunOptions(QCommandLineParser& parser);
 app::Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser,
                                                 app::SweepPlan& plan);
 
+// --rate (with -R as well when `shortFlag`, wrk2's) and --arrival; left out
+// of the help when `hidden` (a command that refuses them, in the engine's words).
+void addRateOptions(QCommandLineParser& parser, bool shortFlag, bool hidden = false);
+// Them into `shot`: a rate above 0 requests/s, an arrival model by name.
+app::Result<void> readRateOptions(const QCommandLineParser& parser, OneShot& shot);
+
 // A OneShot with its one level and one repetition.
 OneShot oneShotOf(app::Target target, int concurrency);
 
@@ -95,7 +101,9 @@ prepareRun(QCommandLineParser& parser, const QStringList& arguments,
     return PreparedRun<Invocation>{std::move(*invocation), std::move(*spec)};
 }
 
-// The last steps: the saturation warning on io.err, then --json and --csv.
+// The last steps: a fixed-rate run's section of the report (after the
+// command's own), the saturation warning on io.err, then --json and --csv
+// (with the fixed-rate keys added to `json`).
 // The exit status of the command.
 int finishRun(const QString& command, const engine::RunResult& result, const OutputOptions& output,
               const QJsonObject& json, const CliIo& io);

@@ -165,6 +165,8 @@ Result<TcpInvocation> readTcpRrInvocation(const QCommandLineParser& parser) {
         target.tcpRr.connectPerRequest ? QStringLiteral("TCP_CRR") : QStringLiteral("TCP_RR");
     setup.requestSize = uint32_t(target.tcpRr.requestSize);
     setup.responseSize = uint32_t(target.tcpRr.responseSize);
+    if (auto rate = readRateOptions(parser, invocation->shot); !rate)
+        return rate.error();
     return invocation;
 }
 
@@ -188,6 +190,8 @@ Result<TcpInvocation> readTcpStreamInvocation(const QCommandLineParser& parser) 
     invocation->output = *output;
     invocation->setup.test = QStringLiteral("TCP_STREAM");
     invocation->setup.sendSize = uint32_t(target.tcpStream.chunkSize);
+    if (auto rate = readRateOptions(parser, invocation->shot); !rate)
+        return rate.error();
     return invocation;
 }
 
@@ -243,6 +247,7 @@ void addTcpRrOptions(QCommandLineParser& parser) {
          QStringLiteral("Seconds to wait for a response before counting a timeout (default 30)."),
          QStringLiteral("SECONDS")},
     });
+    addRateOptions(parser, true);
     addCommonRunOptions(parser);
 }
 
@@ -258,6 +263,8 @@ void addTcpStreamOptions(QCommandLineParser& parser) {
         {QStringLiteral("m"), QStringLiteral("Bytes per send call (default 16384)."),
          QStringLiteral("bytes")},
     });
+    // Not in the help: a stream has no requests to space, and the engine says so in one line.
+    addRateOptions(parser, true, true);
     addCommonRunOptions(parser);
 }
 

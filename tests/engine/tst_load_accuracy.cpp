@@ -7,6 +7,7 @@
 #include "engine/tcp_protocol.h"
 #include "fixed_delay_server.h"
 #include "handicapped_protocol.h"
+#include "loopback_http_spec.h"
 #include "rate_limited_sink.h"
 #include "scripted_http_server.h"
 
@@ -29,15 +30,7 @@ constexpr bool kInstrumented = false;
 #endif
 
 LoadSpec httpSpec(uint16_t port, uint32_t concurrency) {
-    HttpRequestSpec request;
-    request.host = "127.0.0.1:" + std::to_string(port);
-    LoadSpec spec;
-    spec.protocol = std::make_shared<HttpProtocol>(request);
-    spec.target = *SocketAddress::fromNumeric("127.0.0.1", port);
-    spec.concurrency = concurrency;
-    spec.threads = 1;
-    spec.requestTimeout = 5s;
-    return spec;
+    return loadscope::testing::loopbackHttpSpec(port, concurrency);
 }
 
 size_t requestBytes(const LoadSpec& spec) {

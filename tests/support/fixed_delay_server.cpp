@@ -68,6 +68,7 @@ FixedDelayServer::FixedDelayServer(Options options)
     m_lateness.reserve(1 << 20);
     m_cycles.reserve(1 << 20);
     m_port = port;
+    m_startNs = monotonicNowNs();
     m_thread = std::thread([this] { loop(); });
 }
 
@@ -226,8 +227,20 @@ void FixedDelayServer::read(int fd) {
     }
 }
 
+int64_t FixedDelayServer::releasedAt(int64_t atNs) const {
+    const int64_t period = m_options.stallPeriod.count();
+    const int64_t length = m_options.stallLength.count();
+    if (period <= 0 || length <= 0)
+        return atNs;
+    const int64_t sincePeriodStart = (atNs - m_startNs) % period;
+    const int64_t stallStart = period - length;
+    return sincePeriodStart >= stallStart ? atNs + (period - sincePeriodStart) : atNs;
+}
+
 void FixedDelayServer::sendDue(int64_t now) {
     auto& due = m_state->due;
+    if (releasedAt(now) != now)
+        return; // stalled: armTimer wakes the loop at the stall's end
     while (!due.empty() && due.top().atNs <= now) {
         const Due d = due.top();
         due.pop();
@@ -257,7 +270,8 @@ void FixedDelayServer::sendDue(int64_t now) {
 void FixedDelayServer::armTimer() {
     if (m_state->due.empty())
         return;
-    const int64_t at = m_state->due.top().atNs;
+    // An answer already late when a stall began waits for its end too.
+    const int64_t at = releasedAt(std::max(m_state->due.top().atNs, monotonicNowNs()));
     itimerspec spec{};
     spec.it_value.tv_sec = at / 1'000'000'000;
     spec.it_value.tv_nsec = at % 1'000'000'000;

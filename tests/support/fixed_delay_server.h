@@ -36,6 +36,13 @@ public:
         // is answered at once with a malformed status line and a close: a
         // known share of requests that fail fast. 0: none fails.
         uint32_t failEvery = 0;
+        // Every stallPeriod from the server's start, it sends nothing for
+        // stallLength (the first stall begins after one period less its
+        // length): a server that stops the world now and then, as a
+        // garbage collection would. Answers due in a stall go out at its end.
+        // 0: never stalls.
+        std::chrono::nanoseconds stallPeriod{0};
+        std::chrono::nanoseconds stallLength{0};
     };
 
     explicit FixedDelayServer(Options options);
@@ -70,6 +77,8 @@ private:
     void read(int fd);
     void sendDue(int64_t now);
     void armTimer();
+    // The end of the stall `atNs` falls in, or `atNs` when it falls in none.
+    int64_t releasedAt(int64_t atNs) const;
     void closeConnection(int fd);
 
     Options m_options;
@@ -79,6 +88,7 @@ private:
     int m_timer = -1;
     int m_wake = -1;
     uint16_t m_port = 0;
+    int64_t m_startNs = 0;
     std::atomic<uint64_t> m_answered{0};
     std::atomic<uint64_t> m_failed{0};
     mutable std::mutex m_latenessMutex;
