@@ -75,7 +75,7 @@ void dropPlanResults(app::Session& session) {
     std::erase_if(session.results, [&](const app::PointResult& result) {
         return std::any_of(points.begin(), points.end(), [&](const app::SweepPoint& point) {
             return point.targetId == result.targetId && point.concurrency == result.concurrency &&
-                   point.repetition == result.repetition;
+                   point.repetition == result.repetition && point.rate == result.levelRate();
         });
     });
 }
@@ -333,6 +333,8 @@ int runSweepCommand(const QStringList& arguments, const CliIo& io) {
     int maxLevel = 1;
     for (int level : session.plan.concurrencyLevels)
         maxLevel = std::max(maxLevel, level);
+    if (session.plan.levelKind == app::SweepLevelKind::Rate)
+        maxLevel = std::max(maxLevel, session.plan.rateConnections);
     if (auto limit = ensureFileLimit(uint64_t(maxLevel) + 64); !limit) {
         printError(io, command, limit.error().message);
         return ExitUsage;

@@ -65,14 +65,18 @@ Comparison::Comparison(const Session& session, ComparisonOptions options) {
             series.pooled = options.poolSources;
             std::set<QString> tools;
             std::set<QString> models;
+            std::set<double> rates;
             for (const PointResult* result : results) {
                 tools.insert(result->source.tool);
                 models.insert(result->loadModelText());
+                rates.insert(result->levelRate());
                 groups[{m_series.size(), result->concurrency}].push_back(result);
                 levels.insert(result->concurrency);
             }
             series.tool = joined(tools);
             series.loadModel = joined(models);
+            if (rates.size() == 1 && *rates.begin() > 0)
+                series.offeredRate = *rates.begin();
             if (found->second.size() > 1)
                 series.label = series.tool + QStringLiteral(", ") + series.loadModel;
             m_series.push_back(std::move(series));

@@ -33,6 +33,9 @@ struct ComparisonSeries {
     QUuid targetId;
     QString tool;      // "loadscope", "ab" ...; pooled: every tool, "ab+loadscope"
     QString loadModel; // PointResult::loadModelText(); pooled: every one, joined by "+"
+    // The rate level when every result of the series is fixed-rate at one
+    // offered rate (a point of a rate sweep).
+    std::optional<double> offeredRate;
     bool pooled = false;
     // What tells the series apart from the target's others ("ab, closed-loop");
     // empty when the target has one series.

@@ -130,6 +130,7 @@ QStringList summaryCsvColumns() {
         QStringLiteral("imported"),
         QStringLiteral("tool"),
         QStringLiteral("load_model"),
+        QStringLiteral("offered_rate"),
     };
 }
 
@@ -163,6 +164,7 @@ QByteArray summaryCsv(const Session& session, const Comparison& comparison) {
             boolText(row.imported),
             comparison.series()[row.series].tool,
             comparison.series()[row.series].loadModel,
+            optionalNumber(comparison.series()[row.series].offeredRate),
         });
     }
     return csv;

@@ -44,7 +44,11 @@ QString csvNumber(double value);
 //   (fixed rate: requests/s), latency_uncorrected_mean_ms,
 //   latency_uncorrected_p50_ms, latency_uncorrected_p90_ms,
 //   latency_uncorrected_p99_ms, latency_uncorrected_p99_9_ms (fixed rate:
-//   from the actual send, beside the corrected latency_* figures)
+//   from the actual send, beside the corrected latency_* figures),
+//   max_backlog, client_saturated (fixed rate: most requests due but not yet
+//   sent; "true" when the client's CPU could not keep the schedule)
+// For a fixed-rate result offered_rate is the rate level, requests_per_second
+// the rate achieved and latency_* the corrected latency.
 // requests_per_second is ops/s for memcached, transactions/s for tcp-rr;
 // latency is the total time per request.
 QStringList resultsCsvColumns();
@@ -59,7 +63,10 @@ QByteArray resultsCsv(const Session& session);
 //   verdict ("baseline" | "significant" | "within-noise" | "n/a"),
 //   imported ("true" when any sample came from an imported report),
 //   tool and load_model of the row's series (ComparisonSeries: "ab",
-//   "fixed-rate 2000/s"; joined by "+" when pooled)
+//   "fixed-rate 2000/s"; joined by "+" when pooled), offered_rate (the rate
+//   level of a fixed-rate series; empty otherwise)
+// A rate sweep's level is its series: one per rate, with requests_per_second
+// (achieved), latency_* (corrected) and latency_uncorrected_* metric rows.
 QStringList summaryCsvColumns();
 QByteArray summaryCsv(const Session& session, const Comparison& comparison);
 

@@ -247,6 +247,11 @@ int64_t JsonArrayReader::integerAt(qsizetype index, int64_t minimum, int64_t max
         .value_or(minimum);
 }
 
+double JsonArrayReader::numberAt(qsizetype index, double minimum, double maximum) const {
+    return toNumber(m_array.at(index), minimum, maximum, pathAt(index), m_problem.get())
+        .value_or(minimum);
+}
+
 JsonArrayReader JsonArrayReader::arrayAt(qsizetype index) const {
     const QJsonValue found = m_array.at(index);
     if (!found.isArray())

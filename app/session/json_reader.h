@@ -97,6 +97,7 @@ public:
     JsonReader objectAt(qsizetype index) const;
     QString stringAt(qsizetype index) const;
     int64_t integerAt(qsizetype index, int64_t minimum, int64_t maximum) const;
+    double numberAt(qsizetype index, double minimum, double maximum) const;
     JsonArrayReader arrayAt(qsizetype index) const;
 
 private:

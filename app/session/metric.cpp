@@ -58,6 +58,15 @@ const std::vector<MetricInfo>& metricRegistry() {
         info(Metric::ConnectMean, "connect_mean_ms", "Connect time mean", false,
              "Mean time to establish the connection per request, 0 for requests on a reused "
              "connection, as ab's \"Connect\" row."),
+        info(Metric::UncorrectedP50, "latency_uncorrected_p50_ms", "Uncorrected p50", false,
+             "Fixed rate: median time from the actual send of a request to its response, "
+             "not corrected for coordinated omission (wrk2's \"Uncorrected Latency\"); the "
+             "Latency figures of a fixed-rate result count from the intended start."),
+        info(Metric::UncorrectedP99, "latency_uncorrected_p99_ms", "Uncorrected p99", false,
+             "Fixed rate: 99% of the requests took at most this long from their actual send."),
+        info(Metric::UncorrectedP999, "latency_uncorrected_p99_9_ms", "Uncorrected p99.9", false,
+             "Fixed rate: 99.9% of the requests took at most this long from their actual "
+             "send."),
     };
     return registry;
 }

@@ -24,6 +24,10 @@ enum class Metric {
     Failed,
     FailedShare,
     ConnectMean,
+    // Fixed rate only: from the actual send, beside the corrected LatencyP*.
+    UncorrectedP50,
+    UncorrectedP99,
+    UncorrectedP999,
 };
 
 struct ResultField;

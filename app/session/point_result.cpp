@@ -195,6 +195,15 @@ PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& target
     result.threadCpus = run.threadCpus;
     result.pinned = run.pinned;
     result.connectionsOpened = run.connectionsOpened;
+    if (run.offeredRate > 0) {
+        // `total` is then from each request's intended start (corrected).
+        result.loadModel = LoadModel::FixedRate;
+        result.offeredRate = run.offeredRate;
+        result.uncorrected = summarize(run.uncorrected);
+        result.uncorrectedHistogram = serialized(run.uncorrected);
+        result.maxBacklog = run.maxBacklog;
+        result.clientSaturated = run.clientSaturated;
+    }
 
     result.total = summarize(run.total);
     result.connect = summarize(run.connect);

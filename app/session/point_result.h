@@ -81,7 +81,8 @@ struct ErrorReplies {
     friend bool operator==(const ErrorReplies&, const ErrorReplies&) = default;
 };
 
-// One point of a sweep: one target at one concurrency, one repetition.
+// One point of a sweep: one target at one level (concurrency, or offered
+// rate at a connection count), one repetition.
 // Plain value. Scalars are the engine's RunResult counters; histograms are
 // kept in the engine's compact byte form and decoded only when a view needs
 // the whole distribution, so a session with thousands of results stays small.
@@ -134,6 +135,10 @@ struct PointResult {
     // coordinated omission (wrk2 -U "Uncorrected Latency"); `total` holds the
     // corrected one.
     LatencySummary uncorrected;
+    // Fixed rate, measured: the most requests ever due but not yet sent, and
+    // whether the client's own CPU could not keep the schedule.
+    uint64_t maxBacklog = 0;
+    bool clientSaturated = false;
     LatencySummary connect;
     LatencySummary waiting;
     LatencySummary processing;
@@ -166,6 +171,11 @@ struct PointResult {
     double clientCpuLoad() const;
     // "closed-loop" or "fixed-rate 2000/s" (the rate when known).
     QString loadModelText() const;
+    // The rate level the result belongs to in a sweep: the offered rate of a
+    // fixed-rate result, 0 for closed loop (and a fixed rate not known).
+    double levelRate() const {
+        return loadModel == LoadModel::FixedRate ? offeredRate.value_or(0) : 0;
+    }
 
     friend bool operator==(const PointResult&, const PointResult&) = default;
 };

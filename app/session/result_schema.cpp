@@ -328,7 +328,29 @@ void addLoadModel(ResultSchemaBuilder& b) {
                      [](const PointResult& r) -> const LatencySummary& { return r.uncorrected; },
                      {QStringLiteral("mean"), QStringLiteral("p50"), QStringLiteral("p90"),
                       QStringLiteral("p99"), QStringLiteral("p99_9")},
-                     {});
+                     {QStringLiteral("p50"), QStringLiteral("p99"), QStringLiteral("p99_9")});
+    // Fixed rate only (absent, and left out of the file, for closed loop):
+    // whether the schedule fell behind, and whether the client was to blame.
+    ResultField& backlog = b.saved(
+        "max_backlog", FieldType::Count, "requests",
+        [](const PointResult& r) {
+            return r.loadModel == LoadModel::FixedRate ? FieldValue(r.maxBacklog) : FieldValue();
+        },
+        "maxBacklog", readCount(&PointResult::maxBacklog));
+    backlog.csvColumn = backlog.id;
+    backlog.omitInSession = true;
+    ResultField& saturated = b.saved(
+        "client_saturated", FieldType::Flag, "",
+        [](const PointResult& r) {
+            return r.loadModel == LoadModel::FixedRate ? FieldValue(r.clientSaturated)
+                                                       : FieldValue();
+        },
+        "clientSaturated",
+        [](const JsonReader& j, QStringView k, PointResult& r) {
+            r.clientSaturated = j.boolean(k, false);
+        });
+    saturated.csvColumn = saturated.id;
+    saturated.omitInSession = true;
 }
 
 } // namespace

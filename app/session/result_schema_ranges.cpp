@@ -153,6 +153,7 @@ Result<void> checkResultRanges(const PointResult& r) {
     check.count(QStringLiteral("hits"), r.hits);
     check.count(QStringLiteral("misses"), r.misses);
     check.count(QStringLiteral("connectionsOpened"), r.connectionsOpened);
+    check.count(QStringLiteral("maxBacklog"), r.maxBacklog);
     check.count(QStringLiteral("errorReplies.error"), r.errorReplies.error);
     check.count(QStringLiteral("errorReplies.clientError"), r.errorReplies.clientError);
     check.count(QStringLiteral("errorReplies.serverError"), r.errorReplies.serverError);

@@ -28,17 +28,18 @@ const Target* Session::baseline() const {
     return targets.empty() ? nullptr : &targets.front();
 }
 
-const PointResult* Session::findResult(const QUuid& targetId, int concurrency,
-                                       int repetition) const {
+const PointResult* Session::findResult(const QUuid& targetId, int concurrency, int repetition,
+                                       double rate) const {
     const auto found = std::find_if(results.begin(), results.end(), [&](const PointResult& r) {
-        return r.targetId == targetId && r.concurrency == concurrency && r.repetition == repetition;
+        return r.targetId == targetId && r.concurrency == concurrency &&
+               r.repetition == repetition && r.levelRate() == rate;
     });
     return found == results.end() ? nullptr : &*found;
 }
 
 void Session::putResult(PointResult result) {
-    if (const PointResult* existing =
-            findResult(result.targetId, result.concurrency, result.repetition)) {
+    if (const PointResult* existing = findResult(result.targetId, result.concurrency,
+                                                 result.repetition, result.levelRate())) {
         results[static_cast<size_t>(existing - results.data())] = std::move(result);
         return;
     }
@@ -56,10 +57,10 @@ bool Session::removeTarget(const QUuid& id) {
     return true;
 }
 
-int Session::nextRepetition(const QUuid& targetId, int concurrency) const {
+int Session::nextRepetition(const QUuid& targetId, int concurrency, double rate) const {
     std::set<int> used;
     for (const PointResult& r : results) {
-        if (r.targetId == targetId && r.concurrency == concurrency)
+        if (r.targetId == targetId && r.concurrency == concurrency && r.levelRate() == rate)
             used.insert(r.repetition);
     }
     int next = 0;
@@ -74,14 +75,15 @@ std::vector<SweepPoint> sweepPoints(const Session& session) {
 
 bool isPointDone(const Session& session, const SweepPoint& point) {
     const PointResult* result =
-        session.findResult(point.targetId, point.concurrency, point.repetition);
+        session.findResult(point.targetId, point.concurrency, point.repetition, point.rate);
     return result && !result->cancelled;
 }
 
 DonePoints::DonePoints(const Session& session) {
     for (const PointResult& result : session.results) {
         if (!result.cancelled)
-            m_done.insert({result.targetId, result.concurrency, result.repetition});
+            m_done.insert(
+                {result.targetId, result.concurrency, result.levelRate(), result.repetition});
     }
 }
 

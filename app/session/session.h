@@ -10,6 +10,7 @@
 #include <QString>
 #include <QUuid>
 #include <cstddef>
+#include <functional>
 #include <unordered_set>
 #include <vector>
 
@@ -31,7 +32,8 @@ struct SetAsideResult {
     friend bool operator==(const SetAsideResult&, const SetAsideResult&) = default;
 };
 
-// Results are keyed by (target, concurrency, repetition): at most one result
+// Results are keyed by (target, concurrency, rate level, repetition), the rate
+// level being PointResult::levelRate() (0 closed loop): at most one result
 // per key (putResult() replaces). Statistics are never stored here; they are
 // derived by Comparison.
 struct Session {
@@ -52,7 +54,8 @@ struct Session {
     // The target differences are measured against, or nullptr without targets.
     const Target* baseline() const;
 
-    const PointResult* findResult(const QUuid& targetId, int concurrency, int repetition) const;
+    const PointResult* findResult(const QUuid& targetId, int concurrency, int repetition,
+                                  double rate = 0) const;
     // Appends `result`, or replaces the one with the same key in place (a
     // repeated point after a cancelled or failed attempt).
     void putResult(PointResult result);
@@ -60,7 +63,7 @@ struct Session {
     bool removeTarget(const QUuid& id);
     // The lowest repetition number not yet used by a result of this target
     // and level; importers number their results with it.
-    int nextRepetition(const QUuid& targetId, int concurrency) const;
+    int nextRepetition(const QUuid& targetId, int concurrency, double rate = 0) const;
 
     friend bool operator==(const Session&, const Session&) = default;
 };
@@ -76,13 +79,14 @@ class DonePoints {
 public:
     explicit DonePoints(const Session& session);
     bool contains(const SweepPoint& point) const {
-        return m_done.contains({point.targetId, point.concurrency, point.repetition});
+        return m_done.contains({point.targetId, point.concurrency, point.rate, point.repetition});
     }
 
 private:
     struct Key {
         QUuid target;
         int concurrency;
+        double rate;
         int repetition;
         bool operator==(const Key&) const = default;
     };
@@ -90,7 +94,7 @@ private:
     struct KeyHash {
         size_t operator()(const Key& key) const noexcept {
             return qHash(key.target) ^ (size_t(key.concurrency) * 0x9E3779B97F4A7C15ull) ^
-                   (size_t(key.repetition) << 1);
+                   (size_t(key.repetition) << 1) ^ (std::hash<double>{}(key.rate) << 3);
         }
     };
     std::unordered_set<Key, KeyHash> m_done;

@@ -150,6 +150,13 @@ QJsonArray intArray(const std::vector<int>& values) {
     return array;
 }
 
+QJsonArray numberArray(const std::vector<double>& values) {
+    QJsonArray array;
+    for (double value : values)
+        array.append(value);
+    return array;
+}
+
 // Results are most of a large session's bytes, and each is read on its own
 // (its histograms decoded and summarised): spread over the machine's cores, a
 // session of ten thousand opens in a fraction of the time one thread takes.
@@ -309,13 +316,31 @@ QJsonObject sweepPlanToJson(const SweepPlan& plan) {
     };
     if (plan.requestsTimeLimitSeconds > 0)
         json.insert(QStringLiteral("requestsTimeLimitSeconds"), plan.requestsTimeLimitSeconds);
+    // A plan that never used rate levels writes as before rate sweeps.
+    const SweepPlan defaults;
+    if (plan.levelKind != defaults.levelKind || plan.rateLevels != defaults.rateLevels ||
+        plan.rateConnections != defaults.rateConnections || plan.arrival != defaults.arrival) {
+        json.insert(QStringLiteral("levelKind"), sweepLevelKindId(plan.levelKind));
+        json.insert(QStringLiteral("rates"), numberArray(plan.rateLevels));
+        json.insert(QStringLiteral("rateConnections"), plan.rateConnections);
+        json.insert(QStringLiteral("arrival"), arrivalId(plan.arrival));
+    }
     return json;
 }
 
 SweepPlan sweepPlanFromJson(const JsonReader& json) {
     SweepPlan plan;
-    plan.concurrencyLevels.clear();
-    const JsonArrayReader levels = json.array(u"concurrency");
+    // Files from before rate sweeps have concurrency levels only.
+    const QString kind = json.string(u"levelKind", sweepLevelKindId(plan.levelKind));
+    if (const auto known = sweepLevelKindFromId(kind))
+        plan.levelKind = *known;
+    else if (json.ok())
+        json.failUnknownValue(u"levelKind", kind);
+    const bool byRate = plan.levelKind == SweepLevelKind::Rate;
+    // The levels of the plan's kind must be there; the others may be absent.
+    const JsonArrayReader levels = json.array(u"concurrency", !byRate);
+    if (levels.size() > 0 || !byRate)
+        plan.concurrencyLevels.clear();
     std::set<int> seen;
     for (qsizetype i = 0; i < levels.size() && json.ok(); ++i) {
         const int level = int(levels.integerAt(i, 1, kMaxConcurrency));
@@ -323,6 +348,23 @@ SweepPlan sweepPlanFromJson(const JsonReader& json) {
             json.fail(levels.pathAt(i), QStringLiteral("repeats level %1").arg(level));
         plan.concurrencyLevels.push_back(level);
     }
+    const JsonArrayReader rates = json.array(u"rates", byRate);
+    if (rates.size() > 0 || byRate)
+        plan.rateLevels.clear();
+    std::set<double> seenRates;
+    for (qsizetype i = 0; i < rates.size() && json.ok(); ++i) {
+        const double rate = rates.numberAt(i, kMinRate, kMaxRate);
+        if (json.ok() && !seenRates.insert(rate).second)
+            json.fail(rates.pathAt(i), QStringLiteral("repeats rate %1").arg(rate));
+        plan.rateLevels.push_back(rate);
+    }
+    plan.rateConnections =
+        int(json.integer(u"rateConnections", 1, kMaxConcurrency, plan.rateConnections));
+    const QString arrival = json.string(u"arrival", arrivalId(plan.arrival));
+    if (const auto known = arrivalFromId(arrival))
+        plan.arrival = *known;
+    else if (json.ok())
+        json.failUnknownValue(u"arrival", arrival);
     const QString limit = json.string(u"limit", pointLimitId(plan.limit));
     if (const auto known = pointLimitFromId(limit))
         plan.limit = *known;
@@ -429,11 +471,12 @@ Result<Session> sessionFromJson(const QJsonObject& root) {
     std::vector<std::optional<Result<PointResult>>> read =
         json.ok() ? readResults(results, session)
                   : std::vector<std::optional<Result<PointResult>>>{};
-    std::set<std::tuple<QUuid, int, int>> keys;
+    std::set<std::tuple<QUuid, int, double, int>> keys;
     for (qsizetype i = 0; i < qsizetype(read.size()) && json.ok(); ++i) {
         Result<PointResult>& result = *read[size_t(i)];
-        if (result &&
-            !keys.emplace(result->targetId, result->concurrency, result->repetition).second)
+        if (result && !keys.emplace(result->targetId, result->concurrency, result->levelRate(),
+                                    result->repetition)
+                           .second)
             result = makeError(ErrorCode::Format,
                                QStringLiteral("repeats concurrency %1, repetition %2 of its target")
                                    .arg(result->concurrency)

@@ -21,7 +21,11 @@
 //     "plan": { "concurrency": [levels], "limit": "duration" | "requests",
 //               "requestsPerPoint", "durationSeconds", ["requestsTimeLimitSeconds"],
 //               "threads", "cpus", "warmupSeconds", "repetitions", "pauseSeconds",
-//               "order": "interleaved" | "sequential" },
+//               "order": "interleaved" | "sequential",
+//               ["levelKind": "concurrency" | "rate", "rates": [requests/s],
+//                "rateConnections", "arrival": "constant" | "poisson"] },
+//     (the four rate keys are written together, when any differs from its
+//     default; a rate plan needs "rates", a concurrency plan "concurrency")
 //
 // Keys in [brackets] (and http's "acceptVariableLength", memcache's
 // "keyStddev" and "keyMedian") are written only when they differ from their
@@ -69,7 +73,8 @@ SweepPlan sweepPlanFromJson(const JsonReader& json);
 
 // A result: { "target", "concurrency", "repetition", "source": {...},
 // "loadModel": "closed-loop" | "fixed-rate" (absent in older files:
-// closed-loop), ["offeredRate": requests/s of a fixed-rate run],
+// closed-loop), ["offeredRate": requests/s of a fixed-rate run, its rate
+// level in a rate sweep], ["maxBacklog", "clientSaturated": measured fixed rate],
 // "environment": {...}, the counters by their PointResult names, "errors":
 // { error class: count }, "statusCodes": { "200": count }, "reported": {
 // rates an imported tool printed }, "latency": { "total" | "connect" |

@@ -31,11 +31,38 @@ std::optional<PointLimit> pointLimitFromId(QStringView id) {
     return std::nullopt;
 }
 
-Result<void> validateSweepPlan(const SweepPlan& plan) {
-    if (plan.concurrencyLevels.empty())
+QString sweepLevelKindId(SweepLevelKind kind) {
+    return kind == SweepLevelKind::Rate ? QStringLiteral("rate") : QStringLiteral("concurrency");
+}
+
+std::optional<SweepLevelKind> sweepLevelKindFromId(QStringView id) {
+    if (id == u"concurrency")
+        return SweepLevelKind::Concurrency;
+    if (id == u"rate")
+        return SweepLevelKind::Rate;
+    return std::nullopt;
+}
+
+QString arrivalId(engine::Arrival arrival) {
+    return arrival == engine::Arrival::Poisson ? QStringLiteral("poisson")
+                                               : QStringLiteral("constant");
+}
+
+std::optional<engine::Arrival> arrivalFromId(QStringView id) {
+    if (id == u"constant")
+        return engine::Arrival::Constant;
+    if (id == u"poisson")
+        return engine::Arrival::Poisson;
+    return std::nullopt;
+}
+
+namespace {
+
+Result<void> validateConcurrencyLevels(const std::vector<int>& levels) {
+    if (levels.empty())
         return invalidInput(QStringLiteral("the sweep has no concurrency levels"));
     std::set<int> seen;
-    for (int level : plan.concurrencyLevels) {
+    for (int level : levels) {
         if (level < 1 || level > kMaxConcurrency)
             return invalidInput(QStringLiteral("concurrency %1 is out of range (1 to %2)")
                                     .arg(level)
@@ -43,6 +70,39 @@ Result<void> validateSweepPlan(const SweepPlan& plan) {
         if (!seen.insert(level).second)
             return invalidInput(QStringLiteral("concurrency %1 is listed twice").arg(level));
     }
+    return {};
+}
+
+Result<void> validateRateLevels(const SweepPlan& plan) {
+    if (plan.rateLevels.empty())
+        return invalidInput(QStringLiteral("the sweep has no rate levels"));
+    std::set<double> seen;
+    for (double rate : plan.rateLevels) {
+        if (!(std::isfinite(rate) && rate >= kMinRate && rate <= kMaxRate))
+            return invalidInput(QStringLiteral("rate %1 req/s is out of range (%2 to %3)")
+                                    .arg(rate)
+                                    .arg(kMinRate)
+                                    .arg(kMaxRate, 0, 'f', 0));
+        if (!seen.insert(rate).second)
+            return invalidInput(QStringLiteral("rate %1 req/s is listed twice").arg(rate));
+    }
+    if (plan.rateConnections < 1 || plan.rateConnections > kMaxConcurrency)
+        return invalidInput(QStringLiteral("connections %1 is out of range (1 to %2)")
+                                .arg(plan.rateConnections)
+                                .arg(kMaxConcurrency));
+    return {};
+}
+
+} // namespace
+
+Result<void> validateSweepPlan(const SweepPlan& plan) {
+    // Only the levels of the plan's kind run; the others are kept for when
+    // the user switches back.
+    const Result<void> levels = plan.levelKind == SweepLevelKind::Rate
+                                    ? validateRateLevels(plan)
+                                    : validateConcurrencyLevels(plan.concurrencyLevels);
+    if (!levels)
+        return levels;
     if (plan.limit == PointLimit::Requests && plan.requestsPerPoint == 0)
         return invalidInput(QStringLiteral("requests per point must be at least 1"));
     if (plan.limit == PointLimit::Duration &&
@@ -67,15 +127,25 @@ Result<void> validateSweepPlan(const SweepPlan& plan) {
 }
 
 std::vector<SweepPoint> sweepPoints(const SweepPlan& plan, const std::vector<Target>& targets) {
+    // A level is (connections, rate): rate 0 for a closed-loop plan.
+    std::vector<std::pair<int, double>> levels;
+    if (plan.levelKind == SweepLevelKind::Rate) {
+        for (double rate : plan.rateLevels)
+            levels.emplace_back(plan.rateConnections, rate);
+    } else {
+        for (int concurrency : plan.concurrencyLevels)
+            levels.emplace_back(concurrency, 0.0);
+    }
     std::vector<SweepPoint> points;
     const int repetitions = std::max(plan.repetitions, 0);
-    points.reserve(plan.concurrencyLevels.size() * targets.size() *
-                   static_cast<size_t>(repetitions));
-    auto add = [&points](const Target& target, int level, int repetition) {
-        points.push_back(SweepPoint{static_cast<int>(points.size()), target.id, level, repetition});
+    points.reserve(levels.size() * targets.size() * static_cast<size_t>(repetitions));
+    auto add = [&points](const Target& target, const std::pair<int, double>& level,
+                         int repetition) {
+        points.push_back(SweepPoint{static_cast<int>(points.size()), target.id, level.first,
+                                    level.second, repetition});
     };
     if (plan.order == SweepOrder::Interleaved) {
-        for (int level : plan.concurrencyLevels) {
+        for (const auto& level : levels) {
             for (int repetition = 0; repetition < repetitions; ++repetition) {
                 for (const Target& target : targets)
                     add(target, level, repetition);
@@ -83,7 +153,7 @@ std::vector<SweepPoint> sweepPoints(const SweepPlan& plan, const std::vector<Tar
         }
     } else {
         for (const Target& target : targets) {
-            for (int level : plan.concurrencyLevels) {
+            for (const auto& level : levels) {
                 for (int repetition = 0; repetition < repetitions; ++repetition)
                     add(target, level, repetition);
             }

@@ -2,6 +2,7 @@
 
 #include "app/common/result.h"
 #include "app/session/target.h"
+#include "engine/load_spec.h"
 
 #include <QString>
 #include <QUuid>
@@ -29,9 +30,26 @@ enum class PointLimit { Requests, Duration };
 QString pointLimitId(PointLimit limit); // "requests", "duration"
 std::optional<PointLimit> pointLimitFromId(QStringView id);
 
+// What a sweep steps through. Concurrency: closed loop, one level per
+// connection count. Rate: fixed-rate load at one connection count, one level
+// per offered rate, to find where each mode's latency gives way.
+enum class SweepLevelKind { Concurrency, Rate };
+
+QString sweepLevelKindId(SweepLevelKind kind); // "concurrency", "rate"
+std::optional<SweepLevelKind> sweepLevelKindFromId(QStringView id);
+
+QString arrivalId(engine::Arrival arrival); // "constant", "poisson"
+std::optional<engine::Arrival> arrivalFromId(QStringView id);
+
 // What to run against every target of a session. Plain value.
 struct SweepPlan {
+    SweepLevelKind levelKind = SweepLevelKind::Concurrency;
     std::vector<int> concurrencyLevels{1, 10, 100}; // in the order they run
+    // levelKind == Rate: requests/s over all connections, in the order they
+    // run, each at `rateConnections` connections spaced by `arrival`.
+    std::vector<double> rateLevels{1000, 2000, 5000};
+    int rateConnections = 10;
+    engine::Arrival arrival = engine::Arrival::Constant;
     PointLimit limit = PointLimit::Duration;
     uint64_t requestsPerPoint = 10'000; // when limit == Requests
     double durationSeconds = 10;        // when limit == Duration
@@ -52,23 +70,26 @@ struct SweepPlan {
 inline constexpr int kMaxConcurrency = 1'000'000;
 inline constexpr int kMaxRepetitions = 1000;
 inline constexpr int kMaxThreads = 4096;
+inline constexpr double kMinRate = 0.001;       // requests/s
+inline constexpr double kMaxRate = 100'000'000; // requests/s
 
 // What is wrong with `plan` in one line (no levels, a level twice, a level
 // out of range, a zero limit ...), or nothing when it can run.
 Result<void> validateSweepPlan(const SweepPlan& plan);
 
-// One measurement of a sweep: one target at one concurrency, one repetition.
+// One measurement of a sweep: one target at one level, one repetition.
 struct SweepPoint {
     int index = 0; // position in execution order, 0-based
     QUuid targetId;
-    int concurrency = 0;
-    int repetition = 0; // 0-based
+    int concurrency = 0; // rate plans: the plan's connection count
+    double rate = 0;     // requests/s offered; 0: closed loop
+    int repetition = 0;  // 0-based
 
     friend bool operator==(const SweepPoint&, const SweepPoint&) = default;
 };
 
 // Every point of the plan in execution order (see SweepOrder); targets in the
-// order given, levels in the plan's order.
+// order given, levels (of the plan's kind) in the plan's order.
 std::vector<SweepPoint> sweepPoints(const SweepPlan& plan, const std::vector<Target>& targets);
 
 } // namespace loadscope::app

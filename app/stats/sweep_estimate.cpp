@@ -69,6 +69,12 @@ SweepEstimate estimateSweep(const Session& session) {
         std::optional<double> measured;
         if (plan.limit == PointLimit::Duration) {
             measured = plan.durationSeconds;
+        } else if (point.rate > 0) {
+            // On a schedule the requests take as long as the rate says (more
+            // when the target falls behind: then the time limit, if any).
+            measured = static_cast<double>(plan.requestsPerPoint) / point.rate;
+            if (plan.requestsTimeLimitSeconds > 0)
+                measured = std::min(*measured, plan.requestsTimeLimitSeconds);
         } else if (auto secondsPerRequest = paceFor(pace, point.targetId, point.concurrency)) {
             measured = *secondsPerRequest * static_cast<double>(plan.requestsPerPoint);
         }

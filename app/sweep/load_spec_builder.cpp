@@ -210,7 +210,8 @@ Result<engine::MemcacheSpec> memcacheWorkload(const MemcacheOptions& options, in
     return spec;
 }
 
-Result<LoadSpecDraft> draftLoadSpec(const Target& target, int concurrency, const SweepPlan& plan) {
+Result<LoadSpecDraft> draftLoadSpec(const Target& target, int concurrency, const SweepPlan& plan,
+                                    double rate) {
     LoadSpecDraft draft;
     engine::LoadSpec& spec = draft.spec;
     if (target.protocol == TargetProtocol::Http) {
@@ -242,7 +243,11 @@ Result<LoadSpecDraft> draftLoadSpec(const Target& target, int concurrency, const
         return invalidInput(QStringLiteral("the response timeout must be more than 0 seconds"));
     if (auto checked = checkCpusExist(plan.cpus); !checked)
         return checked.error();
+    if (!(std::isfinite(rate) && rate >= 0 && rate <= kMaxRate))
+        return invalidInput(QStringLiteral("rate %1 req/s is out of range").arg(rate));
     spec.concurrency = uint32_t(concurrency);
+    spec.rate = rate;
+    spec.arrival = plan.arrival;
     spec.threads = threadCount(plan.threads);
     spec.pipeline = uint32_t(std::max(1, pipelineOf(target)));
     spec.cpus = plan.cpus;

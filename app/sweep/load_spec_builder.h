@@ -31,7 +31,10 @@ struct LoadSpecDraft {
 // supported ...", "cannot read body file ..."); the caller prefixes the target.
 // A memcache workload is wrapped in ErrorReplyCountingProtocol: a run's
 // result goes through foldErrorReplies() before anything reads its operations.
-Result<LoadSpecDraft> draftLoadSpec(const Target& target, int concurrency, const SweepPlan& plan);
+// `rate` > 0: fixed-rate load of that many requests/s over the `concurrency`
+// connections, spaced by the plan's arrival model; 0: closed loop.
+Result<LoadSpecDraft> draftLoadSpec(const Target& target, int concurrency, const SweepPlan& plan,
+                                    double rate = 0);
 
 // The endpoint resolved: "cannot resolve host 'nosuch.example': Host not found"
 // (ErrorCode::Unreachable) on failure.

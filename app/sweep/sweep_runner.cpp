@@ -40,6 +40,13 @@ QString targetLabel(const Target& target) {
     return QStringLiteral("target '%1'").arg(target.displayName());
 }
 
+// "concurrency 10" or "2000 req/s (10 connections)".
+QString levelText(const SweepPoint& point) {
+    if (point.rate > 0)
+        return QStringLiteral("%1 req/s (%2 connections)").arg(point.rate).arg(point.concurrency);
+    return QStringLiteral("concurrency %1").arg(point.concurrency);
+}
+
 // Why a finished run measured nothing worth keeping, or empty when it did.
 QString runFailure(const engine::RunResult& run) {
     if (run.unreachable)
@@ -179,9 +186,9 @@ struct PointSpecs {
 };
 
 // The error names what is wrong; the caller names the target.
-Result<PointSpecs> pointSpecs(const Target& target, int concurrency, const SweepPlan& plan,
+Result<PointSpecs> pointSpecs(const Target& target, const SweepPoint& point, const SweepPlan& plan,
                               const engine::SocketAddress* address) {
-    auto draft = draftLoadSpec(target, concurrency, plan);
+    auto draft = draftLoadSpec(target, point.concurrency, plan, point.rate);
     if (!draft)
         return draft.error();
     PointSpecs specs{std::move(*draft), std::nullopt};
@@ -252,7 +259,7 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::checkTargets(Sweep& sweep) {
         for (const SweepPoint& point : sweep.missing) {
             if (point.targetId != target->id)
                 continue;
-            auto specs = pointSpecs(*target, point.concurrency, sweep.session.plan, nullptr);
+            auto specs = pointSpecs(*target, point, sweep.session.plan, nullptr);
             if (!specs)
                 co_return failed(sweep.outcome, QStringLiteral("%1: %2").arg(
                                                     targetLabel(*target), specs.error().message));
@@ -307,7 +314,7 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::preload(Sweep& sweep, const Target&
 QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepPoint& point) {
     const Target* target = sweep.session.findTarget(point.targetId);
     const engine::SocketAddress address = sweep.addresses.value(target->id);
-    auto specs = pointSpecs(*target, point.concurrency, sweep.session.plan, &address);
+    auto specs = pointSpecs(*target, point, sweep.session.plan, &address);
     if (!specs) // checked before the first point; only a changed body file gets here
         co_return failed(sweep.outcome,
                          QStringLiteral("%1: %2").arg(targetLabel(*target), specs.error().message));
@@ -324,17 +331,21 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
     if (auto ended = interrupted(sweep, run.cancelled))
         co_return ended;
     if (const QString why = runFailure(run); !why.isEmpty()) {
-        const QString message = QStringLiteral("%1 at concurrency %2: %3")
-                                    .arg(targetLabel(*target))
-                                    .arg(point.concurrency)
-                                    .arg(why);
+        const QString message =
+            QStringLiteral("%1 at %2: %3").arg(targetLabel(*target), levelText(point), why);
         ++sweep.outcome.pointsFailed;
         Q_EMIT pointFailed(point, message);
         co_return unreachable(sweep.outcome, message);
     }
-    storeResult(sweep, point,
-                pointResultFromRun(run, point.targetId, point.concurrency, point.repetition,
-                                   currentRunEnvironment(startedAt)));
+    PointResult result = pointResultFromRun(run, point.targetId, point.concurrency,
+                                            point.repetition, currentRunEnvironment(startedAt));
+    if (point.rate > 0) {
+        // The plan's level, not the engine's figure: it is the key the
+        // point is found by again (resume, the Compare page's levels).
+        result.loadModel = LoadModel::FixedRate;
+        result.offeredRate = point.rate;
+    }
+    storeResult(sweep, point, result);
     co_return std::nullopt;
 }
 

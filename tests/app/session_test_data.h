@@ -87,6 +87,28 @@ inline app::PointResult importedResult(const QUuid& target, int concurrency, int
     return result;
 }
 
+// A fixed-rate result of a rate sweep as a test states it: the rate level,
+// the rate achieved and the corrected p50/p99/p99.9 (ms); the uncorrected
+// p99 is a tenth of the corrected one.
+inline app::PointResult rateResult(const QUuid& target, int connections, double offeredRate,
+                                   int repetition, double achievedRate, double p50Ms, double p99Ms,
+                                   double p999Ms) {
+    app::PointResult result;
+    result.targetId = target;
+    result.concurrency = connections;
+    result.repetition = repetition;
+    result.source.tool = QStringLiteral("loadscope");
+    result.loadModel = app::LoadModel::FixedRate;
+    result.offeredRate = offeredRate;
+    result.durationSeconds = 10;
+    result.complete = uint64_t(achievedRate * 10);
+    result.threads = 2;
+    result.total.meanMs = p50Ms;
+    result.total.percentilesMs = {{50, p50Ms}, {99, p99Ms}, {99.9, p999Ms}};
+    result.uncorrected.percentilesMs = {{50, p50Ms / 10}, {99, p99Ms / 10}, {99.9, p999Ms / 10}};
+    return result;
+}
+
 inline app::Target httpTarget(const QString& name, app::DeploymentMode mode, int port, int index) {
     app::Target target = app::makeTarget(name, mode, index);
     target.http.url = QStringLiteral("http://127.0.0.1:%1/").arg(port);

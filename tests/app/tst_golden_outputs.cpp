@@ -211,6 +211,9 @@ const QList<Rule> kResultsCsvRules{
     {"first_error", Kind::Exact},
     {"load_model", Kind::Exact},
     {"offered_rate", Kind::Exact},
+    // Fixed rate only: empty for a closed-loop sweep, exactly.
+    {"max_backlog", Kind::Exact},
+    {"client_saturated", Kind::Exact},
 };
 
 // `export --summary-csv`: one row per target x concurrency x metric.
@@ -235,6 +238,7 @@ const QList<Rule> kSummaryCsvRules{
     {"verdict", Kind::Present},
     {"tool", Kind::Exact},
     {"load_model", Kind::Exact},
+    {"offered_rate", Kind::Exact},
 };
 // Summary rows of a count metric: its statistics are counts too (no failures
 // against these servers), so every cell of the row is exact.

@@ -250,7 +250,7 @@ private Q_SLOTS:
                 "server_software,document_length,first_error,load_model,offered_rate,"
                 "latency_uncorrected_mean_ms,latency_uncorrected_p50_ms,"
                 "latency_uncorrected_p90_ms,latency_uncorrected_p99_ms,"
-                "latency_uncorrected_p99_9_ms")
+                "latency_uncorrected_p99_9_ms,max_backlog,client_saturated")
                 .split(QLatin1Char(','));
         QCOMPARE(resultsCsvColumns(), documented);
     }

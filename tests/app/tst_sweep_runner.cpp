@@ -81,6 +81,7 @@ private Q_SLOTS:
     void cancelMidSweepKeepsFinishedPointsAndFile();
     void cancelDuringPauseEndsAtOnce();
     void resumeRunsOnlyMissingPoints();
+    void rateSweepStoresFixedRateResultsAtTheirLevels();
     void sessionLockedByAnotherSweepIsRefused();
     void destroyingRunnerMidPointStopsTheEngine();
     void configurationErrorFailsBeforeAnyPoint_data();
@@ -314,6 +315,48 @@ void TestSweepRunner::resumeRunsOnlyMissingPoints() {
     QVERIFY(again.status == SweepOutcome::Status::Completed);
     QCOMPARE(again.pointsSkipped, 8);
     QCOMPARE(started.size(), 0);
+}
+
+void TestSweepRunner::rateSweepStoresFixedRateResultsAtTheirLevels() {
+    app::Session session = test::directVsProxy(*m_servers, 100);
+    session.plan.levelKind = app::SweepLevelKind::Rate;
+    session.plan.rateLevels = {400, 800};
+    session.plan.rateConnections = 2;
+    session.plan.repetitions = 1;
+    const std::vector<SweepPoint> all = app::sweepPoints(session);
+    QCOMPARE(all.size(), size_t(4));
+    // Done by an earlier run: direct at 400 req/s. Its closed-loop result at
+    // the same connection count fills no rate point.
+    app::PointResult earlier = fakeResult(all[0]);
+    earlier.loadModel = app::LoadModel::FixedRate;
+    earlier.offeredRate = 400;
+    session.putResult(earlier);
+    session.putResult(fakeResult(SweepPoint{0, all[1].targetId, 2, 0, 0}));
+    app::SessionDocument document;
+    document.reset(session);
+
+    app::SweepRunner runner(&document);
+    runner.setProbeEnabled(false);
+    QSignalSpy started(&runner, &app::SweepRunner::pointStarted);
+    const SweepOutcome outcome = runToEnd(runner);
+    QVERIFY2(outcome.status == SweepOutcome::Status::Completed, qPrintable(outcome.error));
+    QCOMPARE(outcome.pointsSkipped, 1);
+    QCOMPARE(outcome.pointsRun, 3);
+    std::vector<double> rates;
+    for (const SweepPoint& point : startedPoints(started))
+        rates.push_back(point.rate);
+    QCOMPARE(rates, (std::vector<double>{400, 800, 800}));
+    const app::Session& done = document.session();
+    QCOMPARE(done.results.size(), size_t(5));
+    QVERIFY(app::missingPoints(done).empty());
+    for (const SweepPoint& point : all) {
+        const auto* result =
+            done.findResult(point.targetId, point.concurrency, point.repetition, point.rate);
+        QVERIFY(result);
+        QCOMPARE(result->loadModel, app::LoadModel::FixedRate);
+        QCOMPARE(result->offeredRate, std::optional<double>(point.rate));
+        QCOMPARE(result->concurrency, 2);
+    }
 }
 
 void TestSweepRunner::sessionLockedByAnotherSweepIsRefused() {

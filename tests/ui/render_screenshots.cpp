@@ -5,9 +5,16 @@
 // grabbed once it shows what a user would see.
 //
 //   render_screenshots --screenshots DIR [--point-seconds S]
+//   render_screenshots --synthetic-rate-sweep DIR
+//
+// The second form grabs only the Compare page of a rate sweep of the demo's
+// two modes whose results are synthetic (a queue whose latency grows as
+// 1/(1 - load), the proxy at 40% of the direct capacity), written as
+// compare-rate-sweep-synthetic.png: a picture of the page, not a measurement.
 
 #include "app/session/session_document.h"
 #include "app/sweep/sweep_runner.h"
+#include "tests/app/session_test_data.h"
 #include "ui/shell/main_window.h"
 #include "ui_test_servers.h"
 
@@ -21,8 +28,10 @@
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTimer>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 using namespace loadscope;
 using namespace std::chrono_literals;
@@ -50,18 +59,27 @@ QCoro::Task<bool> grabPage(ui::MainWindow& window, int page, const QDir& out, co
     co_return true;
 }
 
+// The demo session with its two targets, or nothing (and the reason printed).
+QCoro::Task<std::optional<app::Session>> openDemo(ui::MainWindow& window) {
+    if (!co_await window.openSession(QStringLiteral("demo-proxy"))) {
+        fail(QStringLiteral("cannot open the demo session"));
+        co_return std::nullopt;
+    }
+    app::Session session = window.document()->session();
+    if (session.targets.size() != 2) {
+        fail(QStringLiteral("the demo session does not have two targets"));
+        co_return std::nullopt;
+    }
+    co_return session;
+}
+
 QCoro::Task<int> render(ui::MainWindow& window, const test::UiHttpServers& servers, const QDir& out,
                         double pointSeconds) {
     app::SessionDocument* document = window.document();
-    if (!co_await window.openSession(QStringLiteral("demo-proxy"))) {
-        fail(QStringLiteral("cannot open the demo session"));
+    std::optional<app::Session> demo = co_await openDemo(window);
+    if (!demo)
         co_return 1;
-    }
-    app::Session session = document->session();
-    if (session.targets.size() != 2) {
-        fail(QStringLiteral("the demo session does not have two targets"));
-        co_return 1;
-    }
+    app::Session session = std::move(*demo);
     // Keep the demo's URLs when its ports were free, so the pictures show them.
     session.targets[0].http.url = servers.url();
     session.targets[1].http.url = servers.proxyUrl();
@@ -112,6 +130,55 @@ QCoro::Task<int> render(ui::MainWindow& window, const test::UiHttpServers& serve
     co_return 0;
 }
 
+// Offered rate -> (achieved req/s, corrected p50, p99, p99.9 ms) of a server
+// of `capacity` req/s and `baseMs` service time: below saturation the wait
+// of an M/M/1 queue, above it the backlog of a run of a few seconds.
+app::PointResult syntheticRatePoint(const QUuid& target, double rate, int repetition,
+                                    double capacity, double baseMs) {
+    const double load = rate / capacity;
+    const double achieved = std::min(rate, capacity * 0.985) * (1 - 0.004 * repetition);
+    double p50 = 0;
+    if (load < 0.97)
+        p50 = baseMs / (1 - load);
+    else
+        p50 = baseMs / 0.03 + 2500 * (load - 0.97);
+    const double jitter = 1 + 0.03 * repetition;
+    app::PointResult result = test::rateResult(target, 50, rate, repetition, achieved, p50 * jitter,
+                                               p50 * 4.6 * jitter, p50 * 6.9 * jitter);
+    result.total.meanMs = p50 * 1.3 * jitter;
+    // Uncorrected: the wait after the send only, blind to the backlog.
+    const double sent = baseMs / (1 - std::min(load, 0.9));
+    result.uncorrected.percentilesMs = {{50, sent}, {99, sent * 4.6}, {99.9, sent * 6.9}};
+    return result;
+}
+
+QCoro::Task<int> renderSyntheticRateSweep(ui::MainWindow& window, const QDir& out) {
+    app::SessionDocument* document = window.document();
+    std::optional<app::Session> demo = co_await openDemo(window);
+    if (!demo)
+        co_return 1;
+    app::Session session = std::move(*demo);
+    session.name += QStringLiteral(" (synthetic rate sweep)");
+    session.plan.levelKind = app::SweepLevelKind::Rate;
+    session.plan.rateLevels = {2000, 5000, 10000, 15000, 20000, 25000, 30000, 40000, 50000};
+    session.plan.rateConnections = 50;
+    session.plan.repetitions = 2;
+    session.results.clear();
+    for (double rate : session.plan.rateLevels) {
+        for (int repetition = 0; repetition < 2; ++repetition) {
+            session.results.push_back(
+                syntheticRatePoint(session.targets[0].id, rate, repetition, 42000, 0.12));
+            session.results.push_back(
+                syntheticRatePoint(session.targets[1].id, rate, repetition, 17000, 0.3));
+        }
+    }
+    document->reset(session);
+    window.pages()->setCurrentIndex(3);
+    co_await QCoro::sleepFor(1500ms); // the comparison is built on a worker thread
+    co_return co_await grabPage(window, 3, out, QStringLiteral("compare-rate-sweep-synthetic")) ? 0
+                                                                                                : 1;
+}
+
 } // namespace
 
 int main(int argc, char* argv[]) {
@@ -132,14 +199,20 @@ int main(int argc, char* argv[]) {
     const QCommandLineOption seconds(QStringLiteral("point-seconds"),
                                      QStringLiteral("Length of each point of the demo sweep."),
                                      QStringLiteral("S"), QStringLiteral("0.5"));
+    const QCommandLineOption syntheticRate(
+        QStringLiteral("synthetic-rate-sweep"),
+        QStringLiteral("Only the Compare page of a synthetic rate sweep, into DIR."),
+        QStringLiteral("DIR"));
     parser.addOption(screenshots);
     parser.addOption(seconds);
+    parser.addOption(syntheticRate);
     parser.process(application);
-    if (!parser.isSet(screenshots)) {
-        fail(QStringLiteral("--screenshots DIR is required"));
+    if (!parser.isSet(screenshots) && !parser.isSet(syntheticRate)) {
+        fail(QStringLiteral("--screenshots DIR or --synthetic-rate-sweep DIR is required"));
         return 2;
     }
-    const QDir out(parser.value(screenshots));
+    const bool rateOnly = parser.isSet(syntheticRate);
+    const QDir out(parser.value(rateOnly ? syntheticRate : screenshots));
     if (!QDir().mkpath(out.absolutePath())) {
         fail(QStringLiteral("cannot create %1").arg(out.absolutePath()));
         return 1;
@@ -170,10 +243,14 @@ int main(int argc, char* argv[]) {
     window.show();
 
     int status = 1;
-    QCoro::connect(render(window, servers, out, pointSeconds), &application, [&status](int rc) {
+    const auto finished = [&status](int rc) {
         status = rc;
         QCoreApplication::exit(rc);
-    });
+    };
+    if (rateOnly)
+        QCoro::connect(renderSyntheticRateSweep(window, out), &application, finished);
+    else
+        QCoro::connect(render(window, servers, out, pointSeconds), &application, finished);
     QApplication::exec();
     return status;
 }

@@ -9,6 +9,7 @@
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QRadioButton>
 #include <QSpinBox>
 #include <QTest>
@@ -248,6 +249,53 @@ private Q_SLOTS:
         m_document->addTarget(
             loadscope::app::makeTarget(QStringLiteral("c"), DeploymentMode::Macvlan, 2));
         QVERIFY(field<QLabel>("estimatePoints")->text().startsWith(QStringLiteral("6 points")));
+    }
+
+    void rateLevelsReachThePlan() {
+        auto* kind = field<QComboBox>("levelKindCombo");
+        auto* rates = field<QLineEdit>("rateLevelsEdit");
+        QVERIFY(!rates->isVisible());
+        kind->setCurrentIndex(kind->findData(int(loadscope::app::SweepLevelKind::Rate)));
+        QVERIFY(rates->isVisible());
+        QVERIFY(!field<QLineEdit>("levelsEdit")->isVisible());
+        rates->selectAll();
+        QTest::keyClicks(rates, QStringLiteral("500, 1.5k 4000"));
+        field<QSpinBox>("rateConnectionsSpin")->setValue(20);
+        auto* arrival = field<QComboBox>("arrivalCombo");
+        arrival->setCurrentIndex(arrival->findData(int(loadscope::engine::Arrival::Poisson)));
+        const SweepPlan& p = plan();
+        QCOMPARE(p.levelKind, loadscope::app::SweepLevelKind::Rate);
+        QCOMPARE(p.rateLevels, (std::vector<double>{500, 1500, 4000}));
+        QCOMPARE(p.rateConnections, 20);
+        QCOMPARE(p.arrival, loadscope::engine::Arrival::Poisson);
+        // 3 rates x 2 targets x 3 repetitions of 5 s.
+        QVERIFY(field<QLabel>("estimatePoints")->text().startsWith(QStringLiteral("18 points")));
+        QCOMPARE(field<QLabel>("estimateTime")->text(), QStringLiteral("about 1 min 30 s"));
+        // The points name their rate.
+        QVERIFY(field<QListWidget>("pointOrderList")
+                    ->item(0)
+                    ->text()
+                    .contains(QStringLiteral("500 req/s")));
+    }
+
+    void invalidRatesAreSaidAndNotStored() {
+        auto* kind = field<QComboBox>("levelKindCombo");
+        kind->setCurrentIndex(kind->findData(int(loadscope::app::SweepLevelKind::Rate)));
+        auto* rates = field<QLineEdit>("rateLevelsEdit");
+        const std::vector<double> before = plan().rateLevels;
+        for (const QString& bad :
+             {QStringLiteral("100, 100"), QStringLiteral("fast"), QStringLiteral("0"), QString()}) {
+            // Whole, as a paste: typed, its first characters would be a valid plan.
+            rates->setText(bad);
+            Q_EMIT rates->textEdited(bad);
+            QVERIFY2(field<loadscope::ui::FieldError>("rateLevelsError")->isVisible(),
+                     qPrintable(bad));
+            QVERIFY(!m_page->isValid());
+        }
+        QCOMPARE(plan().rateLevels, before);
+        const auto parsed = loadscope::ui::parseRateLevels(QStringLiteral("100, 100"));
+        QVERIFY(!parsed);
+        QVERIFY(parsed.error().message.contains(QStringLiteral("listed twice")));
     }
 
 private:

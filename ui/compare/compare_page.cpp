@@ -11,6 +11,7 @@
 #include "ui/compare/comparison_table_model.h"
 #include "ui/compare/mode_bar_chart.h"
 #include "ui/compare/mode_line_chart.h"
+#include "ui/compare/rate_sweep_view.h"
 
 #include <QChartView>
 #include <QCheckBox>
@@ -27,6 +28,7 @@
 #include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <utility>
 
 namespace loadscope::ui {
@@ -58,7 +60,8 @@ ComparePage::ComparePage(app::SessionDocument* document, QWidget* parent)
     , m_snapshot(std::make_shared<CompareSnapshot>(
           CompareSnapshot{std::make_shared<const app::Session>(),
                           {},
-                          std::make_shared<const LevelDistributions>()})) {
+                          std::make_shared<const LevelDistributions>(),
+                          {}})) {
     m_rebuildTimer = new QTimer(this);
     m_rebuildTimer->setSingleShot(true);
     // A few milliseconds: a burst of edits (an import, a reset with its two
@@ -97,6 +100,7 @@ ComparePage::ComparePage(app::SessionDocument* document, QWidget* parent)
     installTsvCopy(m_table);
 
     auto* chartGrid = new QWidget;
+    m_chartGrid = chartGrid;
     auto* grid = new QGridLayout(chartGrid);
     grid->setContentsMargins(0, 0, 0, 0);
     grid->setSpacing(4);
@@ -105,11 +109,16 @@ ComparePage::ComparePage(app::SessionDocument* document, QWidget* parent)
 
     auto* splitter = new QSplitter(Qt::Vertical);
     splitter->setObjectName(QStringLiteral("compareSplitter"));
+    m_rateView = new RateSweepView;
+    m_rateView->setObjectName(QStringLiteral("rateSweepView"));
+    m_rateView->hide();
     splitter->addWidget(chartGrid);
+    splitter->addWidget(m_rateView);
     splitter->addWidget(m_table);
     splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 1);
-    splitter->setSizes({560, 200});
+    splitter->setStretchFactor(1, 3);
+    splitter->setStretchFactor(2, 1);
+    splitter->setSizes({560, 400, 200});
     splitter->setChildrenCollapsible(false);
 
     auto* controls = new QHBoxLayout;
@@ -252,6 +261,15 @@ void ComparePage::applySnapshot(std::shared_ptr<const CompareSnapshot> snapshot)
         std::exchange(m_snapshot, std::move(snapshot));
     m_distributions = m_snapshot->distributions;
     const app::Session& session = *m_snapshot->session;
+    // A rate sweep gets its own charts; the closed-loop ones stay for
+    // sessions that have closed-loop results (or none yet).
+    const bool rated = !m_snapshot->rateCurves.empty();
+    m_rateView->setCurves(m_snapshot->session, m_snapshot->rateCurves);
+    m_rateView->setVisible(rated);
+    const bool closedLoop =
+        std::any_of(session.results.begin(), session.results.end(),
+                    [](const app::PointResult& r) { return !r.cancelled && r.levelRate() <= 0; });
+    m_chartGrid->setVisible(closedLoop || !rated);
     QList<std::pair<QString, QVariant>> protocols;
     for (app::TargetProtocol protocol : comparedProtocols(session, m_snapshot->comparison))
         protocols.append({app::targetProtocolId(protocol), int(protocol)});
@@ -385,8 +403,14 @@ QCoro::Task<app::Result<void>> ComparePage::exportReportPdf(QString path) {
     report.subtitle << tr("Generated %1 by Loadscope %2")
                            .arg(QDateTime::currentDateTime().toString(Qt::ISODate),
                                 QStringLiteral(LOADSCOPE_VERSION));
-    for (ChartPanel* panel : std::as_const(m_panels))
-        report.charts << panel->chart();
+    if (m_chartGrid->isVisibleTo(this)) {
+        for (ChartPanel* panel : std::as_const(m_panels))
+            report.charts << panel->chart();
+    }
+    if (m_rateView->isVisibleTo(this)) {
+        for (ChartPanel* panel : m_rateView->chartPanels())
+            report.charts << panel->chart();
+    }
     report.table = m_sortedTable;
     co_return writeCompareReportPdf(report, path);
 }

@@ -28,6 +28,7 @@ struct CompareSnapshot;
 struct LevelDistributions;
 class ModeBarChart;
 class ModeLineChart;
+class RateSweepView;
 
 // The Compare page: every chart of a session's comparison side by side
 // (grouped bars at one concurrency, scaling lines, latency distribution) and
@@ -51,8 +52,12 @@ public:
     // awaited, never waited for).
     QCoro::Task<app::Result<void>> exportReportPdf(QString path);
 
-    // Every chart panel, in reading order (bars, then lines).
+    // Every chart panel of the closed-loop comparison, in reading order
+    // (bars, then lines).
     QList<ChartPanel*> chartPanels() const { return m_panels; }
+    // The rate sweeps' charts and knees, shown when the session has
+    // fixed-rate results.
+    RateSweepView* rateSweepView() const { return m_rateView; }
     // Starts the rebuild now if a change is waiting (otherwise it starts on
     // the next turn of the event loop, or when a hidden page is shown).
     void rebuildIfPending();
@@ -103,6 +108,8 @@ private:
     ModeLineChart* m_p99Scaling = nullptr;
     ModeLineChart* m_distribution = nullptr;
     QList<ChartPanel*> m_panels;
+    QWidget* m_chartGrid = nullptr;
+    RateSweepView* m_rateView = nullptr;
 
     ComparisonTableModel* m_tableModel = nullptr;
     QSortFilterProxyModel* m_sortedTable = nullptr;

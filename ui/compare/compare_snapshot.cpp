@@ -50,6 +50,7 @@ buildCompareSnapshot(std::shared_ptr<const app::Session> session, const QVariant
     auto snapshot = std::make_shared<CompareSnapshot>();
     snapshot->session = std::move(session);
     snapshot->comparison = app::Comparison(*snapshot->session, options);
+    snapshot->rateCurves = app::rateCurves(*snapshot->session);
     if (check && check->cancelled())
         return nullptr;
     const QVariant protocol =

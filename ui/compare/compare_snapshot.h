@@ -2,6 +2,7 @@
 
 #include "app/common/background_job.h"
 #include "app/session/comparison.h"
+#include "app/session/rate_curve.h"
 #include "app/session/session.h"
 #include "app/stats/latency_distribution.h"
 
@@ -27,6 +28,7 @@ struct CompareSnapshot {
     // At the level the page will show first (shownLevel()); other levels are
     // built when the user picks them.
     std::shared_ptr<const LevelDistributions> distributions;
+    std::vector<app::RateCurve> rateCurves; // of the session's fixed-rate results
 };
 
 // What the page's controls will show for a comparison: the user's pick when

@@ -202,11 +202,12 @@ void RunPage::pointStarted(const app::SweepPoint& point, int pointCount) {
         session.plan.limit == app::PointLimit::Duration ? session.plan.durationSeconds : 0;
     const app::TargetProtocol protocol = target ? target->protocol : app::TargetProtocol::Http;
     const app::Metric rate = app::primaryMetric(protocol);
-    m_charts->startPoint(tr("%1 at c=%2").arg(name).arg(point.concurrency),
-                         target ? targetColour(*target) : QColor(0x0072b2), planned,
-                         LivePointCharts::Rate{app::metricLabel(rate, protocol),
-                                               app::metricUnit(rate, protocol),
-                                               rate == app::Metric::Throughput});
+    const QString level =
+        point.rate > 0 ? tr("%1 req/s").arg(point.rate) : tr("c=%1").arg(point.concurrency);
+    m_charts->startPoint(
+        tr("%1 at %2").arg(name, level), target ? targetColour(*target) : QColor(0x0072b2), planned,
+        LivePointCharts::Rate{app::metricLabel(rate, protocol), app::metricUnit(rate, protocol),
+                              rate == app::Metric::Throughput});
 }
 
 void RunPage::progressAvailable(const app::SweepPoint& point,
@@ -307,11 +308,13 @@ void RunPage::showStatus(const QString& text, bool error) {
 QString RunPage::pointText(const app::SweepPoint& point) const {
     const app::Session& session = m_document->session();
     const app::Target* target = session.findTarget(point.targetId);
-    return tr("Point %1 of %2: %3, c=%4, run %5 of %6")
+    const QString level = point.rate > 0
+                              ? tr("%1 req/s at c=%2").arg(point.rate).arg(point.concurrency)
+                              : tr("c=%1").arg(point.concurrency);
+    return tr("Point %1 of %2: %3, %4, run %5 of %6")
         .arg(point.index + 1)
         .arg(m_pointCount)
-        .arg(target ? target->displayName() : tr("unknown target"))
-        .arg(point.concurrency)
+        .arg(target ? target->displayName() : tr("unknown target"), level)
         .arg(point.repetition + 1)
         .arg(session.plan.repetitions);
 }

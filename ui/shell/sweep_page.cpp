@@ -74,7 +74,21 @@ QWidget* SweepPage::buildPlanFields() {
 
     auto* load = new QGroupBox(tr("Load"));
     auto* loadForm = new QFormLayout(load);
+    m_loadForm = loadForm;
     loadForm->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
+    m_levelKind = new QComboBox;
+    m_levelKind->setObjectName(QStringLiteral("levelKindCombo"));
+    m_levelKind->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+    m_levelKind->addItem(tr("Concurrency levels"),
+                         static_cast<int>(app::SweepLevelKind::Concurrency));
+    m_levelKind->addItem(tr("Rate levels (req/s) at N connections"),
+                         static_cast<int>(app::SweepLevelKind::Rate));
+    m_levelKind->setToolTip(wrappedToolTip(
+        tr("Concurrency: closed loop, each connection sends when its last answer came (ab, "
+           "wrk). Rate: requests leave on a schedule at a fixed rate (wrk2 -R), latency "
+           "counted from when each request was due, so a stalling server cannot hide its "
+           "stalls; step the rate up to find where each mode's latency gives way.")));
+    addFormRow(loadForm, tr("S&weep over:"), m_levelKind);
     m_levels = new QLineEdit;
     m_levels->setObjectName(QStringLiteral("levelsEdit"));
     m_levels->setPlaceholderText(QStringLiteral("1, 10, 100, 1000"));
@@ -83,7 +97,35 @@ QWidget* SweepPage::buildPlanFields() {
            "Each level is measured on every target.")));
     m_levelsError = new FieldError;
     m_levelsError->setObjectName(QStringLiteral("levelsError"));
-    addFormRow(loadForm, tr("&Concurrency levels:"), m_levels, m_levelsError);
+    m_concurrencyRows << addFormRow(loadForm, tr("&Concurrency levels:"), m_levels, m_levelsError);
+    m_rateLevels = new QLineEdit;
+    m_rateLevels->setObjectName(QStringLiteral("rateLevelsEdit"));
+    m_rateLevels->setPlaceholderText(QStringLiteral("1000, 2000, 5000, 10k"));
+    m_rateLevels->setToolTip(wrappedToolTip(
+        tr("Requests per second over all connections together (wrk2 -R), one level after "
+           "another in this order. Each level is measured on every target.")));
+    m_rateLevelsError = new FieldError;
+    m_rateLevelsError->setObjectName(QStringLiteral("rateLevelsError"));
+    m_rateRows << addFormRow(loadForm, tr("Rate &levels (req/s):"), m_rateLevels,
+                             m_rateLevelsError);
+    m_rateConnections = new QSpinBox;
+    m_rateConnections->setObjectName(QStringLiteral("rateConnectionsSpin"));
+    m_rateConnections->setRange(1, app::kMaxConcurrency);
+    m_rateConnections->setMinimumWidth(140);
+    m_rateConnections->setToolTip(wrappedToolTip(
+        tr("Connections the rate is spread over (wrk2 -c). Too few for a slow server and "
+           "the schedule falls behind: the result then shows the backlog.")));
+    m_rateRows << addFormRow(loadForm, tr("Co&nnections:"), m_rateConnections);
+    m_arrival = new QComboBox;
+    m_arrival->setObjectName(QStringLiteral("arrivalCombo"));
+    m_arrival->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+    m_arrival->addItem(tr("Constant (evenly spaced)"), static_cast<int>(engine::Arrival::Constant));
+    m_arrival->addItem(tr("Poisson (random gaps)"), static_cast<int>(engine::Arrival::Poisson));
+    m_arrival->setToolTip(wrappedToolTip(
+        tr("Constant: each connection sends on its own evenly spaced schedule, as wrk2. "
+           "Poisson: exponentially distributed gaps of the same mean, as independent users "
+           "arrive.")));
+    m_rateRows << addFormRow(loadForm, tr("&Arrival:"), m_arrival);
 
     m_byDuration = new QRadioButton(tr("Run each point for a &duration:"));
     m_byDuration->setObjectName(QStringLiteral("byDurationRadio"));
@@ -173,6 +215,13 @@ QWidget* SweepPage::buildPlanFields() {
     column->addStretch();
 
     connect(m_levels, &QLineEdit::textEdited, this, &SweepPage::applyFields);
+    connect(m_rateLevels, &QLineEdit::textEdited, this, &SweepPage::applyFields);
+    connect(m_rateConnections, &QSpinBox::valueChanged, this, &SweepPage::applyFields);
+    connect(m_arrival, &QComboBox::currentIndexChanged, this, &SweepPage::applyFields);
+    connect(m_levelKind, &QComboBox::currentIndexChanged, this, [this] {
+        updateLevelRows();
+        applyFields();
+    });
     connect(m_cpus, &QLineEdit::textEdited, this, &SweepPage::applyFields);
     connect(m_byDuration, &QRadioButton::toggled, this, &SweepPage::applyFields);
     for (QDoubleSpinBox* spin : {m_duration, m_requests, m_warmup, m_pause})
@@ -229,7 +278,11 @@ QString SweepPage::estimateText() const {
 void SweepPage::loadPlan(const SweepPlan& plan) {
     m_loading = true;
     m_plan = plan;
+    m_levelKind->setCurrentIndex(m_levelKind->findData(static_cast<int>(plan.levelKind)));
     m_levels->setText(formatConcurrencyLevels(plan.concurrencyLevels));
+    m_rateLevels->setText(formatRateLevels(plan.rateLevels));
+    m_rateConnections->setValue(plan.rateConnections);
+    m_arrival->setCurrentIndex(m_arrival->findData(static_cast<int>(plan.arrival)));
     m_byDuration->setChecked(plan.limit == PointLimit::Duration);
     m_byRequests->setChecked(plan.limit == PointLimit::Requests);
     m_duration->setValue(plan.durationSeconds);
@@ -243,7 +296,9 @@ void SweepPage::loadPlan(const SweepPlan& plan) {
     m_loading = false;
 
     m_levelsError->setMessage({});
+    m_rateLevelsError->setMessage({});
     m_cpusError->setMessage({});
+    updateLevelRows();
     const auto checked = app::validateSweepPlan(plan);
     m_planError->setMessage(checked ? QString() : checked.error().message);
     m_valid = checked.ok();
@@ -268,11 +323,27 @@ void SweepPage::applyFields() {
     m_requests->setEnabled(m_byRequests->isChecked());
 
     SweepPlan plan = m_plan;
-    const auto levels = parseConcurrencyLevels(m_levels->text());
-    const QString levelsProblem = levels ? QString() : levels.error().message;
-    if (levels)
-        plan.concurrencyLevels = *levels;
-    m_levelsError->setMessage(levelsProblem);
+    plan.levelKind = static_cast<app::SweepLevelKind>(m_levelKind->currentData().toInt());
+    const bool byRate = plan.levelKind == app::SweepLevelKind::Rate;
+    // Only the levels that will run can make the plan invalid.
+    QString levelsProblem;
+    if (byRate) {
+        const auto rates = parseRateLevels(m_rateLevels->text());
+        levelsProblem = rates ? QString() : rates.error().message;
+        if (rates)
+            plan.rateLevels = *rates;
+        m_rateLevelsError->setMessage(levelsProblem);
+        m_levelsError->setMessage({});
+    } else {
+        const auto levels = parseConcurrencyLevels(m_levels->text());
+        levelsProblem = levels ? QString() : levels.error().message;
+        if (levels)
+            plan.concurrencyLevels = *levels;
+        m_levelsError->setMessage(levelsProblem);
+        m_rateLevelsError->setMessage({});
+    }
+    plan.rateConnections = m_rateConnections->value();
+    plan.arrival = static_cast<engine::Arrival>(m_arrival->currentData().toInt());
     const auto cpus = app::parseCpuList(m_cpus->text());
     const QString cpusProblem = cpus ? QString() : cpus.error().message;
     if (cpus)
@@ -302,6 +373,15 @@ void SweepPage::applyFields() {
     updateEstimate(); // also when setPlan saw no change
 }
 
+void SweepPage::updateLevelRows() {
+    const bool byRate = static_cast<app::SweepLevelKind>(m_levelKind->currentData().toInt()) ==
+                        app::SweepLevelKind::Rate;
+    for (QWidget* row : std::as_const(m_concurrencyRows))
+        m_loadForm->setRowVisible(row, !byRate);
+    for (QWidget* row : std::as_const(m_rateRows))
+        m_loadForm->setRowVisible(row, byRate);
+}
+
 void SweepPage::updatePointOrder() {
     const app::Session& session = m_document->session();
     const std::vector<app::SweepPoint> points = app::sweepPoints(session);
@@ -313,10 +393,11 @@ void SweepPage::updatePointOrder() {
         const app::SweepPoint& point = points[i];
         const app::Target* target = session.findTarget(point.targetId);
         const bool done = donePoints.contains(point);
-        auto* item = new QListWidgetItem(tr("%1.  %2 at concurrency %3, repetition %4%5")
+        const QString level = point.rate > 0 ? tr("%1 req/s").arg(point.rate)
+                                             : tr("concurrency %1").arg(point.concurrency);
+        auto* item = new QListWidgetItem(tr("%1.  %2 at %3, repetition %4%5")
                                              .arg(point.index + 1)
-                                             .arg(target ? target->displayName() : QString())
-                                             .arg(point.concurrency)
+                                             .arg(target ? target->displayName() : QString(), level)
                                              .arg(point.repetition + 1)
                                              .arg(done ? tr("  (done)") : QString()),
                                          m_pointOrder);
@@ -347,9 +428,11 @@ void SweepPage::updateEstimate() {
     const auto targets = static_cast<int>(session.targets.size());
 
     QString warning;
-    if (plan.limit == PointLimit::Requests && !plan.concurrencyLevels.empty()) {
-        const int highest =
-            *std::max_element(plan.concurrencyLevels.begin(), plan.concurrencyLevels.end());
+    const bool byRate = plan.levelKind == app::SweepLevelKind::Rate;
+    if (plan.limit == PointLimit::Requests && (byRate || !plan.concurrencyLevels.empty())) {
+        const int highest = byRate ? plan.rateConnections
+                                   : *std::max_element(plan.concurrencyLevels.begin(),
+                                                       plan.concurrencyLevels.end());
         if (plan.requestsPerPoint < static_cast<uint64_t>(highest))
             warning = tr("Level %1 needs at least %1 requests per point").arg(highest);
         const bool stream =
@@ -378,7 +461,8 @@ void SweepPage::updateEstimate() {
 
     QString points =
         plural(estimate.points, tr("1 point: "), tr("%1 points: ")) +
-        plural(qsizetype(plan.concurrencyLevels.size()), tr("1 level"), tr("%1 levels")) +
+        plural(qsizetype(byRate ? plan.rateLevels.size() : plan.concurrencyLevels.size()),
+               tr("1 level"), tr("%1 levels")) +
         QStringLiteral(" × ") + plural(targets, tr("1 target"), tr("%1 targets")) +
         QStringLiteral(" × ") + plural(plan.repetitions, tr("1 repetition"), tr("%1 repetitions")) +
         QLatin1Char('.');

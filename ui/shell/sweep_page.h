@@ -2,11 +2,13 @@
 
 #include "app/session/sweep_plan.h"
 
+#include <QList>
 #include <QPointer>
 #include <QWidget>
 
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -21,7 +23,8 @@ namespace loadscope::ui {
 
 class FieldError;
 
-// The Sweep page: what every target is run with (concurrency levels, how
+// The Sweep page: what every target is run with (concurrency levels, or
+// rate levels at a connection count with their arrival model; how
 // long each point lasts, threads, pinning, warm-up, repetitions, pause,
 // order) and how long that will take. Every change that makes a valid plan
 // goes to SessionDocument::setPlan at once; while a field is invalid its
@@ -45,14 +48,23 @@ private:
     void updateEstimate();
     void updateOrderExplanation();
     void updatePointOrder();
+    void updateLevelRows(); // the rows of the chosen level kind only
 
     QPointer<app::SessionDocument> m_document;
     app::SweepPlan m_plan; // what the fields showed when they last were valid or loaded
     bool m_loading = false;
     bool m_valid = true;
 
+    QComboBox* m_levelKind = nullptr;
     QLineEdit* m_levels = nullptr;
     FieldError* m_levelsError = nullptr;
+    QLineEdit* m_rateLevels = nullptr;
+    FieldError* m_rateLevelsError = nullptr;
+    QSpinBox* m_rateConnections = nullptr;
+    QComboBox* m_arrival = nullptr;
+    QFormLayout* m_loadForm = nullptr;
+    QList<QWidget*> m_concurrencyRows; // row labels, shown for concurrency levels
+    QList<QWidget*> m_rateRows;        // row labels, shown for rate levels
     QRadioButton* m_byDuration = nullptr;
     QRadioButton* m_byRequests = nullptr;
     QDoubleSpinBox* m_duration = nullptr;

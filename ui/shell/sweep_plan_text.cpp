@@ -49,6 +49,43 @@ QString formatConcurrencyLevels(const std::vector<int>& levels) {
     return parts.join(QStringLiteral(", "));
 }
 
+app::Result<std::vector<double>> parseRateLevels(const QString& text) {
+    std::vector<double> levels;
+    std::set<double> seen;
+    const QStringList parts = tokens(text);
+    if (parts.isEmpty())
+        return app::invalidInput(
+            QObject::tr("Enter at least one rate in requests/s, e.g. 1000, 2000, 5000"));
+    for (const QString& part : parts) {
+        QString number = part;
+        double scale = 1;
+        if (number.endsWith(QLatin1Char('k'), Qt::CaseInsensitive)) {
+            number.chop(1);
+            scale = 1000;
+        }
+        bool ok = false;
+        const double rate = number.toDouble(&ok) * scale;
+        if (!ok || !std::isfinite(rate))
+            return app::invalidInput(QObject::tr("'%1' is not a rate in requests/s").arg(part));
+        if (rate < app::kMinRate || rate > app::kMaxRate)
+            return app::invalidInput(QObject::tr("Rate %1 req/s is out of range (%2 to %3)")
+                                         .arg(part)
+                                         .arg(app::kMinRate)
+                                         .arg(app::kMaxRate, 0, 'f', 0));
+        if (!seen.insert(rate).second)
+            return app::invalidInput(QObject::tr("Rate %1 req/s is listed twice").arg(part));
+        levels.push_back(rate);
+    }
+    return levels;
+}
+
+QString formatRateLevels(const std::vector<double>& levels) {
+    QStringList parts;
+    for (double level : levels)
+        parts << QString::number(level, 'g', 15);
+    return parts.join(QStringLiteral(", "));
+}
+
 QString formatCpuList(const std::vector<int>& cpus) {
     QStringList parts;
     for (size_t i = 0; i < cpus.size();) {
