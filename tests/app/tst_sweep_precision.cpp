@@ -9,6 +9,7 @@
 #include "app/session/statistics_precision.h"
 #include "app/sweep/sweep_runner.h"
 #include "session_test_data.h"
+#include "sweep_run_to_end.h"
 
 #include <QCoroTask>
 #include <QElapsedTimer>
@@ -16,30 +17,15 @@
 #include <QSignalSpy>
 #include <QTest>
 #include <map>
+#include <memory>
 #include <optional>
 
 using namespace loadscope;
 using app::SweepOutcome;
 using app::SweepPoint;
+using test::runToEnd;
 
 namespace {
-
-SweepOutcome runToEnd(app::SweepRunner& runner) {
-    std::optional<SweepOutcome> outcome;
-    QCoro::connect(runner.run(), &runner,
-                   [&outcome](const SweepOutcome& ended) { outcome = ended; });
-    QElapsedTimer waited;
-    waited.start();
-    while (!outcome && waited.elapsed() < 20'000)
-        QTest::qWait(5);
-    if (!outcome) {
-        SweepOutcome timedOut;
-        timedOut.status = SweepOutcome::Status::Failed;
-        timedOut.error = QStringLiteral("test: the sweep did not end in time");
-        return timedOut;
-    }
-    return *outcome;
-}
 
 // host, steady and jumpy, at levels 1 and 4; nothing listens on their ports
 // (the probe is off and the runs come from the source below).
@@ -81,6 +67,17 @@ engine::RunResult knownRun(const app::Session& session, const SweepPoint& point)
     return run;
 }
 
+// A runner of `document` without probes, its runs from knownRun().
+std::unique_ptr<app::SweepRunner> knownRunner(app::SessionDocument& document,
+                                              const app::Session& session) {
+    auto runner = std::make_unique<app::SweepRunner>(&document);
+    runner->setProbeEnabled(false);
+    runner->setRunSource([&session](const engine::LoadSpec&, const SweepPoint& point) {
+        return knownRun(session, point);
+    });
+    return runner;
+}
+
 std::map<std::pair<QUuid, int>, int> repetitionsByTargetAndLevel(const app::Session& session) {
     std::map<std::pair<QUuid, int>, int> counts;
     for (const app::PointResult& result : session.results)
@@ -106,11 +103,8 @@ void TestSweepPrecision::stopsAsSoonAsTight() {
     session.targets.pop_back();
     app::SessionDocument document;
     document.reset(session);
-    app::SweepRunner runner(&document);
-    runner.setProbeEnabled(false);
-    runner.setRunSource([&session](const engine::LoadSpec&, const SweepPoint& point) {
-        return knownRun(session, point);
-    });
+    const auto owned = knownRunner(document, session);
+    app::SweepRunner& runner = *owned;
     QSignalSpy precision(&runner, &app::SweepRunner::precisionFinished);
     const SweepOutcome outcome = runToEnd(runner);
     QCOMPARE(outcome.status, SweepOutcome::Status::Completed);
@@ -131,11 +125,8 @@ void TestSweepPrecision::givesUpAtTheMostNamingTheTarget() {
     const app::Session session = threeTargets(3, 2, 6);
     app::SessionDocument document;
     document.reset(session);
-    app::SweepRunner runner(&document);
-    runner.setProbeEnabled(false);
-    runner.setRunSource([&session](const engine::LoadSpec&, const SweepPoint& point) {
-        return knownRun(session, point);
-    });
+    const auto owned = knownRunner(document, session);
+    app::SweepRunner& runner = *owned;
     QSignalSpy started(&runner, &app::SweepRunner::pointStarted);
     QSignalSpy precision(&runner, &app::SweepRunner::precisionFinished);
     const SweepOutcome outcome = runToEnd(runner);
@@ -167,12 +158,7 @@ void TestSweepPrecision::givesUpAtTheMostNamingTheTarget() {
              qPrintable(precision.at(1).at(2).toString()));
 
     // Run again: every level is done as far as it goes; nothing more runs.
-    app::SweepRunner again(&document);
-    again.setProbeEnabled(false);
-    again.setRunSource([&session](const engine::LoadSpec&, const SweepPoint& point) {
-        return knownRun(session, point);
-    });
-    QCOMPARE(runToEnd(again).pointsRun, 0);
+    QCOMPARE(runToEnd(*knownRunner(document, session)).pointsRun, 0);
 }
 
 void TestSweepPrecision::planRulesAndFile() {
