@@ -47,6 +47,11 @@ const char* const kDescription =
     "continued) or --fresh (drop those results and measure every point again) is given. An "
     "existing --out file other than SESSION is never overwritten without --resume or --fresh.\n"
     "\n"
+    "--precision X repeats until every target's ratio to the baseline is known within +/-X % "
+    "(95 % interval; paired by repetition): after a level's repetitions (the least), rounds of "
+    "every target are added until it is, at most --max-repetitions in all; targets it could not "
+    "pin down are named with their spread.\n"
+    "\n"
     "SIGINT or SIGTERM cancels: the point in progress is dropped, finished points stay saved, "
     "and the exit status is 130. Exit status 3: a target could not be reached.";
 
@@ -59,6 +64,8 @@ struct SweepArguments {
     bool fresh = false;
     bool probe = true;
     bool quiet = false;
+    std::optional<double> precisionPercent; // --precision: overrides the plan's
+    std::optional<int> maxRepetitions;      // --max-repetitions
 };
 
 bool samePath(const QString& a, const QString& b) {
@@ -72,10 +79,14 @@ int resultsInPlan(const app::Session& session) {
 
 void dropPlanResults(app::Session& session) {
     const std::vector<app::SweepPoint> points = app::sweepPoints(session);
+    // With a precision, the rounds a sweep added beyond the least are the plan's too.
+    const bool rounds = session.plan.precisionPercent > 0;
     std::erase_if(session.results, [&](const app::PointResult& result) {
         return std::any_of(points.begin(), points.end(), [&](const app::SweepPoint& point) {
             return point.targetId == result.targetId && point.concurrency == result.concurrency &&
-                   point.repetition == result.repetition && point.rate == result.levelRate();
+                   point.rate == result.levelRate() &&
+                   (point.repetition == result.repetition ||
+                    (rounds && result.repetition >= session.plan.repetitions));
         });
     });
 }
@@ -119,6 +130,10 @@ app::Result<StartingSession> startingSession(const SweepArguments& args) {
     if (!opened)
         return opened.error();
     std::optional<app::Session> session = std::move(*opened);
+    if (args.precisionPercent)
+        session->plan.precisionPercent = *args.precisionPercent;
+    if (args.maxRepetitions)
+        session->plan.maxRepetitions = *args.maxRepetitions;
     const int done = resultsInPlan(*session);
     if (args.fresh) {
         dropPlanResults(*session);
@@ -162,6 +177,14 @@ void addSweepOptions(QCommandLineParser& parser) {
          QStringLiteral("Drop the session's results of the plan's points and run them all.")},
         {QStringLiteral("no-probe"),
          QStringLiteral("Skip the one-request probe of each target before the sweep.")},
+        {QStringLiteral("precision"),
+         QStringLiteral("Repeat until every target's ratio to the baseline is known within "
+                        "+/-PERCENT (95%); 0: exactly the plan's repetitions."),
+         QStringLiteral("PERCENT")},
+        {QStringLiteral("max-repetitions"),
+         QStringLiteral("With --precision: at most N repetitions per point (default: the "
+                        "plan's, 10)."),
+         QStringLiteral("N")},
         {{QStringLiteral("q"), QStringLiteral("quiet")},
          QStringLiteral("No progress line, only errors and the comparison.")},
     });
@@ -183,6 +206,22 @@ app::Result<SweepArguments> readSweepArguments(const QCommandLineParser& parser)
     args.fresh = parser.isSet(QStringLiteral("fresh"));
     args.probe = !parser.isSet(QStringLiteral("no-probe"));
     args.quiet = parser.isSet(QStringLiteral("quiet"));
+    if (parser.isSet(QStringLiteral("precision"))) {
+        bool ok = false;
+        const double percent = parser.value(QStringLiteral("precision")).toDouble(&ok);
+        if (!ok)
+            return app::invalidInput(QStringLiteral("--precision expects a percentage, got '%1'")
+                                         .arg(parser.value(QStringLiteral("precision"))));
+        args.precisionPercent = percent;
+    }
+    if (parser.isSet(QStringLiteral("max-repetitions"))) {
+        bool ok = false;
+        const int most = parser.value(QStringLiteral("max-repetitions")).toInt(&ok);
+        if (!ok)
+            return app::invalidInput(QStringLiteral("--max-repetitions expects a count, got '%1'")
+                                         .arg(parser.value(QStringLiteral("max-repetitions"))));
+        args.maxRepetitions = most;
+    }
     if (args.resume && args.fresh)
         return app::invalidInput(QStringLiteral("--resume and --fresh contradict each other"));
     if (args.csvPath == u"-" && args.summaryCsvPath == u"-")
@@ -208,13 +247,17 @@ public:
         const app::Target* target = session.findTarget(point.targetId);
         m_protocol = target ? target->protocol : app::TargetProtocol::Http;
         m_rate = app::LiveRate(m_protocol == app::TargetProtocol::TcpStream);
-        m_head = QStringLiteral("point %1/%2: %3 c=%4 rep %5/%6")
-                     .arg(point.index + 1)
-                     .arg(pointCount)
-                     .arg(target ? target->displayName() : QStringLiteral("?"))
-                     .arg(point.concurrency)
-                     .arg(point.repetition + 1)
-                     .arg(session.plan.repetitions);
+        m_head =
+            QStringLiteral("point %1/%2: %3 c=%4 rep %5/%6")
+                .arg(point.index + 1)
+                .arg(pointCount)
+                .arg(target ? target->displayName() : QStringLiteral("?"))
+                .arg(point.concurrency)
+                .arg(point.repetition + 1)
+                .arg(session.plan.precisionPercent > 0 ? QStringLiteral("%1..%2")
+                                                             .arg(session.plan.repetitions)
+                                                             .arg(session.plan.maxRepetitions)
+                                                       : QString::number(session.plan.repetitions));
         print(m_head + QStringLiteral(" ..."), !m_terminal);
     }
 
@@ -374,6 +417,14 @@ int runSweepCommand(const QStringList& arguments, const CliIo& io) {
     QObject::connect(
         &runner, &app::SweepRunner::pointFinished, &runner,
         [&](const app::SweepPoint&, const app::PointResult& result) { progress.finish(result); });
+    QObject::connect(&runner, &app::SweepRunner::precisionFinished, &runner,
+                     [&](int, bool reached, const QString& text) {
+                         // Giving up is said even with --quiet: the verdicts depend on it.
+                         if (reached)
+                             progress.message(text);
+                         else
+                             std::fprintf(io.err, "%s\n", text.toUtf8().constData());
+                     });
     bool saveFailed = false;
     QObject::connect(&runner, &app::SweepRunner::autosaveFailed, &runner,
                      [&](const QString& saveError) {

@@ -3,6 +3,8 @@
 #include <QStringList>
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <numeric>
 #include <set>
 
 namespace loadscope::app {
@@ -104,12 +106,20 @@ Comparison::Comparison(const Session& session, ComparisonOptions options) {
                 for (const PointResult* result : results) {
                     if (const auto value = metricValue(*result, metric)) {
                         row.samples.push_back(*value);
+                        row.repetitions.push_back(result->repetition);
                         row.imported |= result->source.kind == ResultSource::Kind::Imported;
+                        const auto compared = metric == Metric::Failed
+                                                  ? metricValue(*result, Metric::FailedShare)
+                                                  : value;
+                        if (compared)
+                            row.comparedSamples.push_back(*compared);
                     }
                 }
                 if (row.samples.empty())
                     continue;
                 row.statistics = sampleStatistics(row.samples);
+                row.outliers = iqrOutliers(row.samples);
+                row.outlierCount = int(std::count(row.outliers.begin(), row.outliers.end(), true));
                 m_index[{s, level, metric}] = m_rows.size();
                 m_seriesLevels.insert({s, level});
                 m_rows.push_back(std::move(row));
@@ -123,22 +133,94 @@ Comparison::Comparison(const Session& session, ComparisonOptions options) {
             m_targets.push_back(target.id);
     }
 
+    const bool pairable = session.plan.order == SweepOrder::Interleaved;
     for (ComparisonRow& row : m_rows) {
         if (row.targetId == m_baseline) {
             row.verdict = Verdict::Baseline;
             continue;
         }
-        const ComparisonRow* base = baselineRowFor(row);
-        if (!base)
-            continue;
-        if (base->statistics.mean != 0)
-            row.vsBaselinePercent = (row.statistics.mean - base->statistics.mean) /
-                                    std::fabs(base->statistics.mean) * 100.0;
-        if (const auto test = welchTest(row.samples, base->samples)) {
-            row.pValue = test->pValue;
-            row.verdict =
-                test->pValue < kSignificanceLevel ? Verdict::Significant : Verdict::WithinNoise;
-        }
+        if (const ComparisonRow* base = baselineRowFor(row))
+            judge(row, *base, pairable);
+    }
+}
+
+namespace {
+
+std::vector<double> sorted(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values;
+}
+
+} // namespace
+
+void Comparison::judge(ComparisonRow& row, const ComparisonRow& base, bool pairable) {
+    // Failures are judged as a rate: a longer run fails more often.
+    const std::vector<double>& a = row.comparedSamples;
+    const std::vector<double>& b = base.comparedSamples;
+    if (a.empty() || b.empty())
+        return;
+    auto average = [](const std::vector<double>& v) {
+        return std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
+    };
+    const double baseMean = average(b);
+    const double resolution =
+        metricResolution(row.metric == Metric::Failed ? Metric::FailedShare : row.metric);
+    const bool equal = sorted(a) == sorted(b);
+    if (std::fabs(baseMean) < resolution) {
+        // A percentage of a figure the measurement does not resolve is noise
+        // of the rounding (0.0004 ms against 0.0002 ms is "+100%").
+        row.verdictNote = QStringLiteral("below resolution");
+        if (equal && a.size() >= 2 && b.size() >= 2)
+            row.verdict = Verdict::WithinNoise;
+        return;
+    }
+    const bool paired = pairable && !row.imported && !base.imported &&
+                        row.repetitions == base.repetitions && a.size() >= 2;
+    const ComparisonMethod method = paired ? ComparisonMethod::Paired : ComparisonMethod::Welch;
+    std::optional<DifferenceInterval> change; // in percent of the baseline
+    if (const auto ratio = logRatioInterval(a, b, method)) {
+        change = DifferenceInterval{(ratio->ratio - 1) * 100,
+                                    (ratio->low - 1) * 100,
+                                    (ratio->high - 1) * 100,
+                                    0,
+                                    ratio->pValue,
+                                    ratio->noSpread};
+    } else if (auto difference = paired ? pairedDifference(a, b) : welchDifference(a, b)) {
+        // A zero among the figures (no failures in one run): differences of
+        // the figures, in percent of the baseline's mean. None is negative,
+        // so the change does not go below -100%.
+        const double scale = 100.0 / std::fabs(baseMean);
+        change = *difference;
+        change->estimate *= scale;
+        change->low = std::max(-100.0, change->low * scale);
+        change->high *= scale;
+    }
+    if (!change) {
+        row.vsBaselinePercent = (average(a) - baseMean) / std::fabs(baseMean) * 100.0;
+        row.verdictNote = QStringLiteral("needs 2 or more runs on both sides");
+        return;
+    }
+    row.method = method;
+    row.vsBaselinePercent = change->estimate;
+    row.vsBaselineLowPercent = change->low;
+    row.vsBaselineHighPercent = change->high;
+    row.pValue = change->pValue;
+    auto flat = [](const std::vector<double>& v) {
+        return std::adjacent_find(v.begin(), v.end(), std::not_equal_to<>()) == v.end();
+    };
+    if (equal || (change->noSpread && change->estimate == 0)) {
+        row.verdict = Verdict::WithinNoise;
+    } else if (flat(a) && flat(b)) {
+        // Identical runs on both sides (a count that never moves, a figure
+        // rounded to its resolution): there is no noise to set it against.
+        row.verdictNote = QStringLiteral("no spread on either side");
+    } else if (change->noSpread) {
+        // Paired, and every pair differs by the same ratio while each side
+        // scatters: the drift cancelled exactly.
+        row.verdict = Verdict::Significant;
+    } else {
+        row.verdict =
+            change->low > 0 || change->high < 0 ? Verdict::Significant : Verdict::WithinNoise;
     }
 }
 

@@ -18,9 +18,9 @@ namespace loadscope::app {
 // How a target's figure stands against the baseline's at the same level.
 enum class Verdict {
     Baseline,      // the row is the baseline itself
-    NotApplicable, // fewer than two repetitions on either side, or no baseline figure
-    WithinNoise,   // Welch's t-test: p >= 0.05
-    Significant,   // Welch's t-test: p < 0.05
+    NotApplicable, // see ComparisonRow::verdictNote: too few runs, below resolution, no spread
+    WithinNoise,   // the 95% interval of the change includes 0%
+    Significant,   // the 95% interval of the change excludes 0%
 };
 // "baseline", "n/a", "within-noise", "significant"
 QString verdictId(Verdict verdict);
@@ -56,14 +56,29 @@ struct ComparisonRow {
     QUuid targetId;
     int concurrency = 0;
     Metric metric = Metric::RequestsPerSecond;
-    std::vector<double> samples; // one per repetition, in repetition order
-    SampleStatistics statistics; // over `samples`
-    // (mean - baseline mean) / baseline mean x 100, when the baseline has the
-    // figure at this level and it is not 0.
+    std::vector<double> samples;  // one per repetition, in repetition order
+    std::vector<int> repetitions; // the repetition of each sample
+    SampleStatistics statistics;  // over `samples`
+    // Per sample: outside [Q1 - 1.5 IQR, Q3 + 1.5 IQR] of this row (benchstat's
+    // rule). Flagged, never dropped: the statistics include them.
+    std::vector<bool> outliers;
+    int outlierCount = 0;
+    // The change against the baseline in percent with its 95% interval: from
+    // the geometric mean ratio (paired, per repetition) or the ratio of the
+    // geometric means (Welch), on the log scale, so it never reaches -100%.
+    // Failures are compared as the failed share, not the count. Absent when
+    // the baseline's figure is below the metric's resolution.
     std::optional<double> vsBaselinePercent;
-    std::optional<double> pValue; // Welch's two-sided p against the baseline
+    std::optional<double> vsBaselineLowPercent;
+    std::optional<double> vsBaselineHighPercent;
+    std::optional<double> pValue; // two-sided, of the method below
+    std::optional<ComparisonMethod> method;
     Verdict verdict = Verdict::NotApplicable;
+    QString verdictNote;   // why n/a: "needs 2 or more runs on both sides", "below resolution" ...
     bool imported = false; // at least one sample came from an imported report
+    // What is set against the baseline: the samples, but the failed share
+    // (per cent of the requests that ended) for the Failed count.
+    std::vector<double> comparedSamples;
 };
 
 // Results turned into the table every chart and CSV reads:
@@ -72,11 +87,15 @@ struct ComparisonRow {
 // baseline target at the same concurrency, and a verdict on whether that
 // difference exceeds run-to-run noise.
 //
-// The verdict is Welch's t-test at the 5% level (two-sided), chosen over
-// "non-overlapping confidence intervals", which is far too strict with three
-// repetitions. It needs two or more results on both sides: an imported
-// single result still gets its row, its mean and its percent difference, but
-// no interval and the verdict n/a.
+// The change is paired when the plan interleaves its repetitions and both
+// rows hold the same measured repetitions (repetition i of each ran next to
+// each other): the per-pair ratios' geometric mean with a t interval of the
+// log ratios, which takes the machine's drift out. Otherwise (imports,
+// sequential order, unequal counts) Welch's interval of the log figures.
+// "Significant" when the 95% interval excludes 0% change; equal samples and
+// zero spread are never significant. It needs two or more results on both
+// sides: an imported single result still gets its row, its mean and its
+// percent difference, but no interval and the verdict n/a.
 //
 // A target's results of different load models or tools are separate series
 // (see ComparisonSeries), the target's own sweeps first. A series is compared
@@ -118,6 +137,7 @@ public:
     std::vector<const ComparisonRow*> rowsFor(const QUuid& targetId, int concurrency) const;
 
 private:
+    static void judge(ComparisonRow& row, const ComparisonRow& base, bool pairable);
     const ComparisonRow* baselineRowFor(const ComparisonRow& row) const;
     // The target's first series with rows at the level.
     std::optional<size_t> firstSeriesAt(const QUuid& targetId, int concurrency) const;

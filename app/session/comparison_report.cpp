@@ -34,6 +34,8 @@ QString cell(const ComparisonRow& row, int decimals) {
         text += QStringLiteral(" ±") + QString::number(*s.ci95High - s.mean, 'f', decimals);
     if (row.imported)
         text += QLatin1Char('*');
+    if (row.outlierCount > 0)
+        text += QLatin1Char('!');
     return text;
 }
 
@@ -71,7 +73,7 @@ QString seriesTitle(const Session& session, const ComparisonSeries& series) {
 }
 
 QString levelTable(const Session& session, const Comparison& comparison, int level,
-                   bool* anyImported) {
+                   bool* anyImported, int* outliers) {
     // One column per series: a target whose results come from several tools
     // or load models gets one for each.
     std::vector<size_t> columns;
@@ -112,6 +114,7 @@ QString levelTable(const Session& session, const Comparison& comparison, int lev
             line << (row && row->vsBaselinePercent ? formatPercent(*row->vsBaselinePercent)
                                                    : QString());
             *anyImported |= row && row->imported;
+            *outliers += row ? row->outlierCount : 0;
         }
         lines.push_back(line);
     }
@@ -166,7 +169,8 @@ QString formatPercent(double percent) {
 QString verdictLine(const Session& session, const ComparisonRow& row) {
     const Target* target = session.findTarget(row.targetId);
     const Target* baseline = session.baseline();
-    if (!target || !baseline || row.verdict == Verdict::Baseline || !row.vsBaselinePercent)
+    if (!target || !baseline || row.verdict == Verdict::Baseline ||
+        (!row.vsBaselinePercent && row.verdictNote.isEmpty()))
         return {};
     QString verdict;
     switch (row.verdict) {
@@ -178,12 +182,22 @@ QString verdictLine(const Session& session, const ComparisonRow& row) {
         break;
     case Verdict::Baseline:
     case Verdict::NotApplicable:
-        verdict = QStringLiteral("n/a: needs 2 or more runs on both sides");
+        verdict = QStringLiteral("n/a: ") + row.verdictNote;
         break;
     }
+    if (row.method)
+        verdict += QStringLiteral(", ") + comparisonMethodId(*row.method);
+    const QString metric = metricLabel(row.metric, target->protocol).toLower();
+    if (!row.vsBaselinePercent)
+        return QStringLiteral("%1: %2 vs %3 (%4)")
+            .arg(target->displayName(), metric, baseline->displayName(), verdict);
+    QString change = formatPercent(*row.vsBaselinePercent);
+    if (row.vsBaselineLowPercent && row.vsBaselineHighPercent)
+        change += QStringLiteral(" [%1, %2]")
+                      .arg(formatPercent(*row.vsBaselineLowPercent),
+                           formatPercent(*row.vsBaselineHighPercent));
     return QStringLiteral("%1: %2 %3 vs %4 (%5)")
-        .arg(target->displayName(), formatPercent(*row.vsBaselinePercent),
-             metricLabel(row.metric, target->protocol).toLower(), baseline->displayName(), verdict);
+        .arg(target->displayName(), change, metric, baseline->displayName(), verdict);
 }
 
 QString comparisonReport(const Session& session, const Comparison& comparison) {
@@ -204,7 +218,9 @@ QString comparisonReport(const Session& session, const Comparison& comparison) {
     }
     text +=
         QStringLiteral("Baseline: %1. Figures: mean ±half the 95% confidence interval over "
-                       "the runs; a change is significant when Welch's t-test gives p < 0.05.\n")
+                       "the runs. Changes: geometric mean ratio to the baseline [95% interval], "
+                       "paired by repetition where the runs were interleaved, else Welch's; "
+                       "significant when the interval excludes 0%.\n")
             .arg(baseline->displayName());
 
     const bool pooled = std::any_of(
@@ -217,8 +233,9 @@ QString comparisonReport(const Session& session, const Comparison& comparison) {
                                "load models are averaged as repetitions of one figure.\n");
 
     bool anyImported = false;
+    int outliers = 0;
     for (int level : comparison.concurrencyLevels()) {
-        text += QLatin1Char('\n') + levelTable(session, comparison, level, &anyImported);
+        text += QLatin1Char('\n') + levelTable(session, comparison, level, &anyImported, &outliers);
         QStringList verdicts;
         for (size_t s = 0; s < comparison.series().size(); ++s) {
             const Target* target = session.findTarget(comparison.series()[s].targetId);
@@ -242,6 +259,12 @@ QString comparisonReport(const Session& session, const Comparison& comparison) {
     }
     if (anyImported)
         text += QStringLiteral("\n* includes results imported from another tool's report\n");
+    if (outliers > 0)
+        text += QStringLiteral("\n! %1 %2 outside [Q1 - 1.5 IQR, Q3 + 1.5 IQR] of their runs: "
+                               "kept in every figure, look at those runs\n")
+                    .arg(outliers)
+                    .arg(outliers == 1 ? QStringLiteral("run's figure is")
+                                       : QStringLiteral("runs' figures are"));
     return text;
 }
 

@@ -15,8 +15,9 @@ namespace loadscope::app {
 
 QString comparisonReport(const Session& session, const Comparison& comparison);
 
-// "<target>: <+-x.x>% <metric> vs <baseline> (<verdict>)", or an empty
-// string when the row has no difference to the baseline to speak of.
+// "<target>: <+-x.x>% [<low>, <high>] <metric> vs <baseline> (<verdict>, <method>)",
+// without the change when it is below the metric's resolution, or an empty
+// string when the row has no baseline to speak of.
 QString verdictLine(const Session& session, const ComparisonRow& row);
 
 // A figure with as many decimals as its size deserves: 25310, 412.5, 1.234.

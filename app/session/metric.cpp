@@ -126,6 +126,14 @@ Metric primaryMetric(TargetProtocol protocol) {
     return protocol == TargetProtocol::TcpStream ? Metric::Throughput : Metric::RequestsPerSecond;
 }
 
+double metricResolution(Metric metric) {
+    // By unit, so that metrics added later get a resolution too.
+    const QString& unit = metricInfo(metric).unit;
+    if (unit == u"requests")
+        return 1;
+    return 0.001;
+}
+
 std::optional<double> metricValue(const PointResult& result, Metric metric) {
     return fieldNumber(*metricInfo(metric).field, result);
 }

@@ -60,6 +60,12 @@ std::vector<Metric> metricsFor(TargetProtocol protocol);
 // throughput for tcp-stream.
 Metric primaryMetric(TargetProtocol protocol);
 
+// The smallest difference the figure resolves, in its unit: 0.001 ms (the
+// latency histogram's 1 µs) for times, one request for counts, and the
+// table's three decimals for rates and shares. A change relative to a
+// baseline below it is rounding, not a change, and is not shown.
+double metricResolution(Metric metric);
+
 // The metric's value for one result (its result field's formula), or nullopt
 // when the result does not carry it (no measured time, no latency figures in
 // an imported report).

@@ -325,6 +325,11 @@ QJsonObject sweepPlanToJson(const SweepPlan& plan) {
         json.insert(QStringLiteral("rateConnections"), plan.rateConnections);
         json.insert(QStringLiteral("arrival"), arrivalId(plan.arrival));
     }
+    // Only when set: a plan without one saves as it always did.
+    if (plan.precisionPercent > 0) {
+        json.insert(QStringLiteral("precisionPercent"), plan.precisionPercent);
+        json.insert(QStringLiteral("maxRepetitions"), plan.maxRepetitions);
+    }
     return json;
 }
 
@@ -391,6 +396,10 @@ SweepPlan sweepPlanFromJson(const JsonReader& json) {
     plan.warmupSeconds = json.number(u"warmupSeconds", 0, kMaxSeconds, plan.warmupSeconds);
     plan.repetitions = int(json.integer(u"repetitions", 1, kMaxRepetitions, plan.repetitions));
     plan.pauseSeconds = json.number(u"pauseSeconds", 0, kMaxSeconds, plan.pauseSeconds);
+    plan.precisionPercent =
+        json.number(u"precisionPercent", 0, kMaxPrecisionPercent, plan.precisionPercent);
+    plan.maxRepetitions =
+        int(json.integer(u"maxRepetitions", 1, kMaxRepetitions, plan.maxRepetitions));
     const QString order = json.string(u"order", sweepOrderId(plan.order));
     if (const auto known = sweepOrderFromId(order))
         plan.order = *known;

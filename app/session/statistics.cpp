@@ -1,5 +1,6 @@
 #include "app/session/statistics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -82,6 +83,10 @@ SampleStatistics sampleStatistics(const std::vector<double>& samples) {
         studentTQuantile(0.975, statistics.n - 1.0) * sd / std::sqrt(double(statistics.n));
     statistics.ci95Low = statistics.mean - halfWidth;
     statistics.ci95High = statistics.mean + halfWidth;
+    // A figure that cannot be negative (a count, a rate, a time) gets no
+    // interval below 0: three runs of 0, 0 and 3 failures are not "-3 to 5".
+    if (std::all_of(samples.begin(), samples.end(), [](double s) { return s >= 0; }))
+        statistics.ci95Low = std::max(0.0, *statistics.ci95Low);
     return statistics;
 }
 
@@ -115,8 +120,45 @@ double studentTQuantile(double p, double dof) {
     return 0.5 * (low + high);
 }
 
-std::optional<WelchTestResult> welchTest(const std::vector<double>& a,
-                                         const std::vector<double>& b) {
+QString comparisonMethodId(ComparisonMethod method) {
+    return method == ComparisonMethod::Paired ? QStringLiteral("paired") : QStringLiteral("welch");
+}
+
+namespace {
+
+// The interval estimate +/- t(0.975, dof) x standardError, or a zero-width
+// "no spread" one.
+DifferenceInterval tInterval(double estimate, double standardError, double dof) {
+    DifferenceInterval interval;
+    interval.estimate = estimate;
+    interval.dof = dof;
+    if (!(standardError > 0)) {
+        interval.low = interval.high = estimate;
+        interval.noSpread = true;
+        return interval;
+    }
+    const double half = studentTQuantile(0.975, dof) * standardError;
+    interval.low = estimate - half;
+    interval.high = estimate + half;
+    interval.pValue = 2.0 * studentTCdf(-std::fabs(estimate / standardError), dof);
+    return interval;
+}
+
+std::optional<std::vector<double>> logs(const std::vector<double>& samples) {
+    std::vector<double> out;
+    out.reserve(samples.size());
+    for (double sample : samples) {
+        if (!(sample > 0) || !std::isfinite(sample))
+            return std::nullopt;
+        out.push_back(std::log(sample));
+    }
+    return out;
+}
+
+} // namespace
+
+std::optional<DifferenceInterval> welchDifference(const std::vector<double>& a,
+                                                  const std::vector<double>& b) {
     if (a.size() < 2 || b.size() < 2)
         return std::nullopt;
     const double meanA = mean(a);
@@ -125,23 +167,73 @@ std::optional<WelchTestResult> welchTest(const std::vector<double>& a,
     const double nb = static_cast<double>(b.size());
     const double varianceA = sampleVariance(a, meanA) / na;
     const double varianceB = sampleVariance(b, meanB) / nb;
-    const double standardError = std::sqrt(varianceA + varianceB);
+    const double squaredError = varianceA + varianceB;
+    const double dof =
+        squaredError > 0 ? squaredError * squaredError /
+                               (varianceA * varianceA / (na - 1) + varianceB * varianceB / (nb - 1))
+                         : na + nb - 2;
+    return tInterval(meanA - meanB, std::sqrt(squaredError), dof);
+}
 
-    WelchTestResult result;
-    if (standardError == 0) {
-        // No spread on either side: any difference at all is not noise.
-        result.t = meanA == meanB
-                       ? 0
-                       : std::copysign(std::numeric_limits<double>::infinity(), meanA - meanB);
-        result.dof = na + nb - 2;
-        result.pValue = meanA == meanB ? 1 : 0;
-        return result;
-    }
-    result.t = (meanA - meanB) / standardError;
-    result.dof = (varianceA + varianceB) * (varianceA + varianceB) /
-                 (varianceA * varianceA / (na - 1) + varianceB * varianceB / (nb - 1));
-    result.pValue = 2.0 * studentTCdf(-std::fabs(result.t), result.dof);
-    return result;
+std::optional<DifferenceInterval> pairedDifference(const std::vector<double>& a,
+                                                   const std::vector<double>& b) {
+    if (a.size() != b.size() || a.size() < 2)
+        return std::nullopt;
+    std::vector<double> differences(a.size());
+    for (size_t i = 0; i < a.size(); ++i)
+        differences[i] = a[i] - b[i];
+    const double n = static_cast<double>(differences.size());
+    const double average = mean(differences);
+    return tInterval(average, std::sqrt(sampleVariance(differences, average) / n), n - 1);
+}
+
+std::optional<RatioInterval> logRatioInterval(const std::vector<double>& a,
+                                              const std::vector<double>& b,
+                                              ComparisonMethod method) {
+    const auto logA = logs(a);
+    const auto logB = logs(b);
+    if (!logA || !logB)
+        return std::nullopt;
+    const auto difference = method == ComparisonMethod::Paired ? pairedDifference(*logA, *logB)
+                                                               : welchDifference(*logA, *logB);
+    if (!difference)
+        return std::nullopt;
+    RatioInterval ratio;
+    ratio.method = method;
+    ratio.ratio = std::exp(difference->estimate);
+    ratio.low = std::exp(difference->low);
+    ratio.high = std::exp(difference->high);
+    ratio.pValue = difference->pValue;
+    ratio.noSpread = difference->noSpread;
+    return ratio;
+}
+
+double quantileR8(std::vector<double> samples, double p) {
+    if (samples.empty())
+        return std::numeric_limits<double>::quiet_NaN();
+    std::sort(samples.begin(), samples.end());
+    // Position h = (N + 1/3) p + 1/3 among the order statistics x_1 .. x_N.
+    const double h =
+        (static_cast<double>(samples.size()) + 1.0 / 3.0) * std::clamp(p, 0.0, 1.0) + 1.0 / 3.0;
+    const double whole = std::floor(h);
+    if (whole < 1)
+        return samples.front();
+    if (whole >= static_cast<double>(samples.size()))
+        return samples.back();
+    const size_t k = static_cast<size_t>(whole);
+    return samples[k - 1] + (h - whole) * (samples[k] - samples[k - 1]);
+}
+
+std::vector<bool> iqrOutliers(const std::vector<double>& samples) {
+    std::vector<bool> flags(samples.size(), false);
+    if (samples.size() < 3)
+        return flags;
+    const double q1 = quantileR8(samples, 0.25);
+    const double q3 = quantileR8(samples, 0.75);
+    const double fence = 1.5 * (q3 - q1);
+    for (size_t i = 0; i < samples.size(); ++i)
+        flags[i] = samples[i] < q1 - fence || samples[i] > q3 + fence;
+    return flags;
 }
 
 } // namespace loadscope::app

@@ -110,6 +110,23 @@ Result<void> validateSweepPlan(const SweepPlan& plan) {
         return invalidInput(QStringLiteral("duration per point must be more than 0 s"));
     if (plan.repetitions < 1 || plan.repetitions > kMaxRepetitions)
         return invalidInput(QStringLiteral("repetitions must be 1 to %1").arg(kMaxRepetitions));
+    if (!(std::isfinite(plan.precisionPercent) && plan.precisionPercent >= 0 &&
+          plan.precisionPercent <= kMaxPrecisionPercent))
+        return invalidInput(
+            QStringLiteral("precision must be 0 % (off) to %1 %").arg(kMaxPrecisionPercent));
+    if (plan.precisionPercent > 0) {
+        // An interval needs two repetitions, and rounds pair only when interleaved.
+        if (plan.repetitions < 2)
+            return invalidInput(
+                QStringLiteral("with a precision, repetitions (the least) must be at least 2"));
+        if (plan.maxRepetitions < plan.repetitions || plan.maxRepetitions > kMaxRepetitions)
+            return invalidInput(QStringLiteral("maximum repetitions must be %1 (the least) to %2")
+                                    .arg(plan.repetitions)
+                                    .arg(kMaxRepetitions));
+        if (plan.order != SweepOrder::Interleaved)
+            return invalidInput(
+                QStringLiteral("a precision needs the interleaved order: rounds are interleaved"));
+    }
     if (plan.threads < 0 || plan.threads > kMaxThreads)
         return invalidInput(
             QStringLiteral("threads must be 0 (one per core) to %1").arg(kMaxThreads));

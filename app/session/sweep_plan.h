@@ -59,7 +59,14 @@ struct SweepPlan {
     int threads = 0;          // worker threads; 0: one per core
     std::vector<int> cpus;    // pin worker threads to these CPUs; empty: no pinning
     double warmupSeconds = 0; // run before each point, not measured
-    int repetitions = 3;
+    int repetitions = 3;      // with a precision: the repetitions every point gets at least
+    // Repeat until tight: after a level's repetitions, add rounds (every
+    // target once more, interleaved) until each target's ratio to the
+    // baseline at that level is known within +/- this many percent (95%
+    // interval of its primary metric), at most maxRepetitions in all.
+    // 0: exactly `repetitions`.
+    double precisionPercent = 0;
+    int maxRepetitions = 10;
     double pauseSeconds = 0; // idle time between two points, to let the server settle
     SweepOrder order = SweepOrder::Interleaved;
 
@@ -72,6 +79,8 @@ inline constexpr int kMaxRepetitions = 1000;
 inline constexpr int kMaxThreads = 4096;
 inline constexpr double kMinRate = 0.001;       // requests/s
 inline constexpr double kMaxRate = 100'000'000; // requests/s
+
+inline constexpr double kMaxPrecisionPercent = 100;
 
 // What is wrong with `plan` in one line (no levels, a level twice, a level
 // out of range, a zero limit ...), or nothing when it can run.
@@ -89,7 +98,9 @@ struct SweepPoint {
 };
 
 // Every point of the plan in execution order (see SweepOrder); targets in the
-// order given, levels (of the plan's kind) in the plan's order.
+// order given, levels (of the plan's kind) in the plan's order. With a
+// precision, the least repetitions (plan.repetitions); the runner adds rounds
+// beyond them.
 std::vector<SweepPoint> sweepPoints(const SweepPlan& plan, const std::vector<Target>& targets);
 
 } // namespace loadscope::app

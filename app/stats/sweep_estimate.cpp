@@ -90,6 +90,16 @@ SweepEstimate estimateSweep(const Session& session) {
         if (missing)
             estimate.remainingSeconds += length;
     }
+    // Every repetition of a point lasts as long as the first, so the most
+    // repetitions scale the points' time; the pauses go between all of them.
+    const double rounds =
+        plan.precisionPercent > 0 && plan.repetitions > 0
+            ? double(std::max(plan.maxRepetitions, plan.repetitions)) / double(plan.repetitions)
+            : 1.0;
+    estimate.mostPoints = int(std::lround(estimate.points * rounds));
+    estimate.mostSeconds = estimate.totalSeconds * rounds;
+    if (estimate.mostPoints > 1)
+        estimate.mostSeconds += pause * (estimate.mostPoints - 1);
     if (estimate.points > 1)
         estimate.totalSeconds += pause * (estimate.points - 1);
     if (estimate.missingPoints > 1)

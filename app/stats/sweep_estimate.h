@@ -17,6 +17,11 @@ struct SweepEstimate {
     double remainingSeconds = 0; // the missing points only
     int unknownPoints = 0;       // of all points, lengths not estimated
     int unknownMissingPoints = 0;
+    // A plan with a precision ends anywhere between its least repetitions
+    // (points, totalSeconds) and its most: every point at maxRepetitions.
+    // Without one, the same as points and totalSeconds.
+    int mostPoints = 0;
+    double mostSeconds = 0;
 };
 
 // Each result is looked at once, not once per point: a session of ten

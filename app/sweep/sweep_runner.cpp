@@ -4,6 +4,7 @@
 #include "app/report/error_reply_counting_protocol.h"
 #include "app/session/session.h"
 #include "app/session/session_document.h"
+#include "app/session/statistics_precision.h"
 #include "app/sweep/load_run_bridge.h"
 #include "app/sweep/load_spec_builder.h"
 #include "app/sweep/machine_environment.h"
@@ -15,6 +16,7 @@
 #include <QTimer>
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 
 namespace loadscope::app {
 
@@ -166,6 +168,7 @@ struct SweepRunner::Sweep {
     QHash<QUuid, engine::SocketAddress> addresses;
     QSet<QUuid> preloaded;
     SweepOutcome outcome;
+    int pointsStarted = 0; // a pause goes between two points
 };
 
 SweepRunner::Ended SweepRunner::interrupted(const Sweep& sweep, bool runCancelled) {
@@ -221,10 +224,23 @@ QCoro::Task<SweepOutcome> SweepRunner::runSweep(quint64 job) {
     sweep.missing = missingPoints(session);
     sweep.outcome.pointCount = int(all.size());
     sweep.outcome.pointsSkipped = int(all.size() - sweep.missing.size());
-    if (sweep.missing.empty())
+    const bool precise = session.plan.precisionPercent > 0;
+    std::vector<int> looseLevels; // with a precision: levels that may want more rounds
+    if (precise) {
+        Session current = session;
+        current.results = m_document->session().results;
+        for (int level : session.plan.concurrencyLevels) {
+            const LevelPrecision check = levelPrecision(current, level);
+            if (!check.tight && check.rounds < session.plan.maxRepetitions)
+                looseLevels.push_back(level);
+        }
+    }
+    if (sweep.missing.empty() && looseLevels.empty())
         co_return sweep.outcome;
     for (const Target& target : session.targets) {
-        if (std::any_of(sweep.missing.begin(), sweep.missing.end(),
+        // Any target may need another round at a loose level.
+        if (!looseLevels.empty() ||
+            std::any_of(sweep.missing.begin(), sweep.missing.end(),
                         [&](const SweepPoint& p) { return p.targetId == target.id; }))
             sweep.targets.push_back(&target);
     }
@@ -235,19 +251,98 @@ QCoro::Task<SweepOutcome> SweepRunner::runSweep(quint64 job) {
         if (auto ended = co_await probeTargets(sweep))
             co_return *ended;
     }
-    const double pauseSeconds = session.plan.pauseSeconds;
-    for (size_t index = 0; index < sweep.missing.size(); ++index) {
-        const SweepPoint& point = sweep.missing[index];
-        if (index > 0 && pauseSeconds > 0 && !interrupted(sweep)) {
+    if (!precise) {
+        if (auto ended = co_await runPoints(sweep, sweep.missing))
+            co_return *ended;
+        co_return sweep.outcome;
+    }
+    // Level by level, so that a level's rounds run next to its first
+    // repetitions and pair with them under the same conditions.
+    for (int level : session.plan.concurrencyLevels) {
+        std::vector<SweepPoint> points;
+        std::copy_if(sweep.missing.begin(), sweep.missing.end(), std::back_inserter(points),
+                     [level](const SweepPoint& p) { return p.concurrency == level; });
+        if (auto ended = co_await runPoints(sweep, points))
+            co_return *ended;
+        if (auto ended = co_await tighten(sweep, level))
+            co_return *ended;
+    }
+    co_return sweep.outcome;
+}
+
+QCoro::Task<SweepRunner::Ended> SweepRunner::runPoints(Sweep& sweep,
+                                                       const std::vector<SweepPoint>& points) {
+    const double pauseSeconds = sweep.session.plan.pauseSeconds;
+    for (const SweepPoint& point : points) {
+        if (sweep.pointsStarted > 0 && pauseSeconds > 0 && !interrupted(sweep)) {
             Q_EMIT statusChanged(QStringLiteral("pausing %1 s").arg(pauseSeconds));
             co_await pause(pauseSeconds);
         }
         if (auto ended = interrupted(sweep))
-            co_return *ended;
+            co_return ended;
+        ++sweep.pointsStarted;
         if (auto ended = co_await runPoint(sweep, point))
-            co_return *ended;
+            co_return ended;
     }
-    co_return sweep.outcome;
+    co_return std::nullopt;
+}
+
+QCoro::Task<SweepRunner::Ended> SweepRunner::tighten(Sweep& sweep, int concurrency) {
+    const SweepPlan& plan = sweep.session.plan;
+    int lastRound = -1;
+    for (;;) {
+        if (!m_document)
+            co_return interrupted(sweep);
+        Session current = sweep.session;
+        current.results = m_document->session().results;
+        const LevelPrecision check = levelPrecision(current, concurrency);
+        if (check.tight) {
+            Q_EMIT precisionFinished(
+                concurrency, true,
+                QStringLiteral("concurrency %1: every target within ±%2 % after %3 repetitions")
+                    .arg(concurrency)
+                    .arg(plan.precisionPercent)
+                    .arg(check.rounds));
+            co_return std::nullopt;
+        }
+        // A round that stored nothing (its targets were removed) would repeat forever.
+        if (check.rounds >= plan.maxRepetitions || check.rounds <= lastRound) {
+            QStringList names;
+            for (const LoosePrecision& loose : check.loose) {
+                const Target* target = sweep.session.findTarget(loose.targetId);
+                const QString line = QStringLiteral("%1 at concurrency %2: %3")
+                                         .arg(target ? target->displayName() : QStringLiteral("?"))
+                                         .arg(concurrency)
+                                         .arg(loose.why);
+                sweep.outcome.notPinnedDown << line;
+                names << line;
+            }
+            Q_EMIT precisionFinished(concurrency, false,
+                                     QStringLiteral("gave up on ±%1 % after %2 repetitions: %3")
+                                         .arg(plan.precisionPercent)
+                                         .arg(check.rounds)
+                                         .arg(names.join(QStringLiteral("; "))));
+            co_return std::nullopt;
+        }
+        lastRound = check.rounds;
+        std::vector<SweepPoint> round;
+        const DonePoints done(current);
+        for (const Target& target : sweep.session.targets) {
+            SweepPoint point{sweep.outcome.pointCount, target.id, concurrency, check.rounds};
+            if (done.contains(point))
+                continue;
+            ++sweep.outcome.pointCount;
+            ++sweep.outcome.roundPointsAdded;
+            round.push_back(point);
+        }
+        Q_EMIT statusChanged(QStringLiteral("concurrency %1: repetition %2 of at most %3 (%4)")
+                                 .arg(concurrency)
+                                 .arg(check.rounds + 1)
+                                 .arg(plan.maxRepetitions)
+                                 .arg(check.loose.empty() ? QString() : check.loose.front().why));
+        if (auto ended = co_await runPoints(sweep, round))
+            co_return ended;
+    }
 }
 
 QCoro::Task<SweepRunner::Ended> SweepRunner::checkTargets(Sweep& sweep) {
@@ -325,8 +420,13 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
 
     Q_EMIT pointStarted(point, sweep.outcome.pointCount);
     const QDateTime startedAt = QDateTime::currentDateTime();
-    const engine::RunResult run =
-        withErrorRepliesFolded(co_await runEngine(std::move(specs->draft.spec), point));
+    // Not a conditional expression: GCC mishandles a co_await inside one.
+    engine::RunResult measured;
+    if (m_runSource)
+        measured = m_runSource(specs->draft.spec, point);
+    else
+        measured = co_await runEngine(std::move(specs->draft.spec), point);
+    const engine::RunResult run = withErrorRepliesFolded(std::move(measured));
     // A point cut short is not a measurement of the plan: keep nothing of it.
     if (auto ended = interrupted(sweep, run.cancelled))
         co_return ended;

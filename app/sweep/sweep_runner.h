@@ -12,8 +12,10 @@
 #include <QObject>
 #include <QPointer>
 #include <QString>
+#include <QStringList>
 #include <QUuid>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -36,6 +38,11 @@ struct SweepOutcome {
     // Failed because a target did not resolve, answer its probe or accept a
     // connection (rather than because of its settings or the plan).
     bool unreachable = false;
+    // A plan with a precision: points added beyond the least repetitions, and
+    // one line per target and level whose ratio it did not pin down by the
+    // most repetitions ("nat at concurrency 10: ±7.4 % after 10 repetitions, ...").
+    int roundPointsAdded = 0;
+    QStringList notPinnedDown;
 };
 
 // Runs a session's sweep: the points still missing from the document's
@@ -50,6 +57,11 @@ struct SweepOutcome {
 // request; the first failure ends the sweep with a message naming the target.
 // Memcache targets asking for a preload get it, unmeasured, once per sweep
 // before their first point.
+//
+// A plan with a precision runs level by level: the level's least repetitions,
+// then rounds (every target once more, in session order) until
+// levelPrecision() calls the level tight or the most repetitions are done;
+// precisionFinished() says which, naming the targets not pinned down.
 //
 // A point that reaches no server at all fails and ends the sweep (the server
 // went away; the next points would fail the same). Failed requests within a
@@ -75,6 +87,12 @@ public:
 
     bool isRunning() const { return m_running; }
 
+    // Runs each point through `source` instead of the engine: a run whose
+    // figures are known, for tests of what the runner does with results.
+    using RunSource =
+        std::function<engine::RunResult(const engine::LoadSpec& spec, const SweepPoint& point)>;
+    void setRunSource(RunSource source) { m_runSource = std::move(source); }
+
     // Runs the sweep to its end and returns how it ended: the one report of
     // the sweep's end (runningChanged(false) comes just before it). A second
     // run() while one is going returns Failed at once and leaves the first alone.
@@ -98,6 +116,10 @@ Q_SIGNALS:
     void pointFinished(const loadscope::app::SweepPoint& point,
                        const loadscope::app::PointResult& result);
     void pointFailed(const loadscope::app::SweepPoint& point, const QString& error);
+    // A plan with a precision, after a level's last round: reached, or the
+    // most repetitions are done and `message` names the targets not pinned
+    // down and why.
+    void precisionFinished(int concurrency, bool reached, const QString& message);
     void autosaveFailed(const QString& error);
 
 private:
@@ -108,7 +130,10 @@ private:
     // The steps of runSweep(), each ending the sweep or letting it go on.
     QCoro::Task<Ended> checkTargets(Sweep& sweep);
     QCoro::Task<Ended> probeTargets(Sweep& sweep);
+    QCoro::Task<Ended> runPoints(Sweep& sweep, const std::vector<SweepPoint>& points);
     QCoro::Task<Ended> runPoint(Sweep& sweep, const SweepPoint& point);
+    // Rounds at one level until it is tight or at the most repetitions.
+    QCoro::Task<Ended> tighten(Sweep& sweep, int concurrency);
     QCoro::Task<Ended> preload(Sweep& sweep, const Target& target, engine::LoadSpec spec);
     void storeResult(Sweep& sweep, const SweepPoint& point, const PointResult& result);
     // Asked after every await: the runner is gone (the outcome so far, without
@@ -125,6 +150,7 @@ private:
     QPointer<SessionDocument> m_document;
     bool m_probeEnabled = true;
     std::shared_ptr<const SessionLock> m_sessionLock;
+    RunSource m_runSource;
     bool m_running = false;
     quint64 m_jobId = 0;
     // What cancel() must stop; each is set only while it is awaited.

@@ -115,6 +115,26 @@ inline app::Target httpTarget(const QString& name, app::DeploymentMode mode, int
     return target;
 }
 
+// Two http targets (host, container-nat) at c=1 whose requests/s (in 1 s) are
+// given per repetition; every request of the other target takes otherNs.
+inline app::Session twoTargetRates(const std::vector<uint64_t>& host,
+                                   const std::vector<uint64_t>& other, int64_t otherNs,
+                                   app::SweepOrder order = app::SweepOrder::Interleaved) {
+    app::Session session;
+    session.plan.order = order;
+    session.targets.push_back(httpTarget(QStringLiteral("host"), app::DeploymentMode::Host, 80, 0));
+    session.targets.push_back(
+        httpTarget(QStringLiteral("container-nat"), app::DeploymentMode::ContainerNat, 8080, 1));
+    session.baselineTargetId = session.targets[0].id;
+    for (size_t i = 0; i < host.size(); ++i)
+        session.results.push_back(
+            measuredResult(session.targets[0].id, 1, int(i), host[i], 1.0, {{1'000'000, 10}}));
+    for (size_t i = 0; i < other.size(); ++i)
+        session.results.push_back(
+            measuredResult(session.targets[1].id, 1, int(i), other[i], 1.0, {{otherNs, 10}}));
+    return session;
+}
+
 // Two http targets (host, container-nat), levels 1 and 10, three repetitions,
 // every point measured. requests/s at c=1: host 100, 110, 120 and nat 90, 95,
 // 100; at c=10 ten times that.

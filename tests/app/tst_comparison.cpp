@@ -25,21 +25,8 @@ bool near(double actual, double expected, double tolerance) {
                             .arg((actual), 0, 'g', 17)                                             \
                             .arg((expected), 0, 'g', 17)))
 
-// Two targets at c=1 whose requests/s are given per repetition.
 Session sessionWithRates(const std::vector<uint64_t>& host, const std::vector<uint64_t>& other) {
-    Session session;
-    session.targets.push_back(
-        test::httpTarget(QStringLiteral("host"), DeploymentMode::Host, 80, 0));
-    session.targets.push_back(
-        test::httpTarget(QStringLiteral("container-nat"), DeploymentMode::ContainerNat, 8080, 1));
-    session.baselineTargetId = session.targets[0].id;
-    for (size_t i = 0; i < host.size(); ++i)
-        session.results.push_back(test::measuredResult(session.targets[0].id, 1, int(i), host[i],
-                                                       1.0, {{1'000'000, 10}}));
-    for (size_t i = 0; i < other.size(); ++i)
-        session.results.push_back(test::measuredResult(session.targets[1].id, 1, int(i), other[i],
-                                                       1.0, {{2'000'000, 10}}));
-    return session;
+    return test::twoTargetRates(host, other, 2'000'000);
 }
 
 } // namespace
@@ -107,24 +94,28 @@ void TestComparison::sampleStatisticsByHand() {
 void TestComparison::welchByHand() {
     // Variances of the means 25/3 and 100/3; t = -15 / sqrt(125/3);
     // dof = (125/3)^2 / ((25/3)^2/2 + (100/3)^2/2) = 50/17.
-    const auto test = welchTest({90, 95, 100}, {100, 110, 120});
+    const auto test = welchDifference({90, 95, 100}, {100, 110, 120});
     QVERIFY(test);
-    QCOMPARE_NEAR(test->t, -2.32379000772445013, 1e-12);
+    QCOMPARE(test->estimate, -15.0);
     QCOMPARE_NEAR(test->dof, 50.0 / 17.0, 1e-12);
     QCOMPARE_NEAR(test->pValue, 0.104478886684721866, 1e-10);
 
-    const auto clear = welchTest({80, 81, 79}, {100, 101, 99});
+    const auto clear = welchDifference({80, 81, 79}, {100, 101, 99});
     QVERIFY(clear);
-    QCOMPARE_NEAR(clear->t, -24.4948974278317810, 1e-10);
     QCOMPARE_NEAR(clear->dof, 4.0, 1e-12);
     QCOMPARE_NEAR(clear->pValue, 1.64830889871812513e-05, 1e-12);
 }
 
 void TestComparison::welchEdges() {
-    QVERIFY(!welchTest({1}, {1, 2, 3}));
-    QVERIFY(!welchTest({1, 2}, {}));
-    QCOMPARE(welchTest({5, 5, 5}, {5, 5})->pValue, 1.0);
-    QCOMPARE(welchTest({5, 5, 5}, {6, 6})->pValue, 0.0);
+    QVERIFY(!welchDifference({1}, {1, 2, 3}));
+    QVERIFY(!welchDifference({1, 2}, {}));
+    // No spread on either side: the interval is the difference alone, and
+    // it is flagged rather than given p = 0.
+    QCOMPARE(welchDifference({5, 5, 5}, {5, 5})->pValue, 1.0);
+    const auto flat = welchDifference({5, 5, 5}, {6, 6});
+    QVERIFY(flat->noSpread);
+    QCOMPARE(flat->pValue, 1.0);
+    QCOMPARE(flat->low, -1.0);
 }
 
 void TestComparison::comparisonWithinNoise() {
@@ -147,9 +138,13 @@ void TestComparison::comparisonWithinNoise() {
     const ComparisonRow* row = comparison.find(nat, 10, Metric::RequestsPerSecond);
     QVERIFY(row);
     QCOMPARE(row->statistics.mean, 950.0);
-    QCOMPARE_NEAR(*row->vsBaselinePercent, (950.0 - 1100.0) / 1100.0 * 100.0, 1e-12);
-    QCOMPARE_NEAR(*row->pValue, 0.104478886684721866, 1e-10); // scale does not change p
-    QCOMPARE(row->verdict, Verdict::WithinNoise);
+    // Interleaved: paired by repetition. The geometric mean of the ratios
+    // 0.9, 0.8636, 0.8333, and its interval (python3, see tst_paired_comparison).
+    QCOMPARE(row->method, std::optional(ComparisonMethod::Paired));
+    QCOMPARE_NEAR(*row->vsBaselinePercent, -13.477167633015341, 1e-9);
+    QCOMPARE_NEAR(*row->vsBaselineLowPercent, -21.37141145692739, 1e-7);
+    QCOMPARE_NEAR(*row->vsBaselineHighPercent, -4.790348402293898, 1e-7);
+    QCOMPARE(row->verdict, Verdict::Significant);
     QCOMPARE_NEAR(*row->statistics.ci95Low, 950.0 - 4.30265272974946385 * 50.0 / std::sqrt(3.0),
                   1e-8);
 
@@ -163,6 +158,15 @@ void TestComparison::comparisonWithinNoise() {
                   (10.0 + 10000.0 / 1100.0 + 10000.0 / 1200.0) / 3.0, 1e-9);
     QCOMPARE(comparison.find(nat, 10, Metric::Failed)->statistics.mean, 0.0);
     QCOMPARE(comparison.find(nat, 10, Metric::Failed)->verdict, Verdict::WithinNoise);
+
+    // The same results in sequential order are independent samples: Welch
+    // on the log figures (python3 reference), within noise.
+    Session sequential = session;
+    sequential.plan.order = SweepOrder::Sequential;
+    const ComparisonRow* welch = Comparison(sequential).find(nat, 10, Metric::RequestsPerSecond);
+    QCOMPARE(welch->method, std::optional(ComparisonMethod::Welch));
+    QCOMPARE_NEAR(*welch->vsBaselineLowPercent, -28.22011405546795, 1e-7);
+    QCOMPARE(welch->verdict, Verdict::WithinNoise);
 }
 
 void TestComparison::comparisonSignificant() {
@@ -170,14 +174,15 @@ void TestComparison::comparisonSignificant() {
     const Comparison comparison(session);
     const ComparisonRow* row = comparison.find(session.targets[1].id, 1, Metric::RequestsPerSecond);
     QVERIFY(row);
-    QCOMPARE_NEAR(*row->vsBaselinePercent, -20.0, 1e-12);
-    QCOMPARE_NEAR(*row->pValue, 1.64830889871812513e-05, 1e-12);
+    QCOMPARE_NEAR(*row->vsBaselinePercent, -20.001500178146504, 1e-9);
     QCOMPARE(row->verdict, Verdict::Significant);
 
-    // Latency is recorded without spread: 2 ms against 1 ms every time.
+    // Latency is recorded without spread: 2 ms against 1 ms every time. No
+    // noise to set the difference against: never called significant.
     const ComparisonRow* p99 = comparison.find(session.targets[1].id, 1, Metric::LatencyP99);
     QVERIFY(p99);
-    QCOMPARE(p99->verdict, Verdict::Significant);
+    QCOMPARE(p99->verdict, Verdict::NotApplicable);
+    QCOMPARE(p99->verdictNote, QStringLiteral("no spread on either side"));
     QCOMPARE_NEAR(*p99->vsBaselinePercent, 100.0, 0.2);
 }
 
@@ -297,9 +302,9 @@ void TestComparison::metricRegistry() {
 void TestComparison::reportText() {
     const Session noisy = test::twoTargetSession();
     const QString report = comparisonReport(noisy, Comparison(noisy));
-    QVERIFY2(
-        report.contains(QStringLiteral("container-nat: -13.6% requests/s vs host (within noise)")),
-        qPrintable(report));
+    QVERIFY2(report.contains(QStringLiteral(
+                 "container-nat: -13.5% [-21.4%, -4.8%] requests/s vs host (significant, paired)")),
+             qPrintable(report));
     QVERIFY2(report.contains(QStringLiteral("Concurrency 10 (3 runs)")), qPrintable(report));
     QVERIFY2(report.contains(QStringLiteral("1100 ±248")),
              qPrintable(report)); // 4.3027 x 100 / sqrt 3
@@ -307,8 +312,8 @@ void TestComparison::reportText() {
 
     const Session clear = sessionWithRates({100, 101, 99}, {80, 81, 79});
     const QString clearReport = comparisonReport(clear, Comparison(clear));
-    QVERIFY2(clearReport.contains(
-                 QStringLiteral("container-nat: -20.0% requests/s vs host (significant)")),
+    QVERIFY2(clearReport.contains(QStringLiteral("container-nat: -20.0% [-20.5%, -19.5%] "
+                                                 "requests/s vs host (significant, paired)")),
              qPrintable(clearReport));
     QVERIFY2(clearReport.contains(QStringLiteral("container-nat: +100.")), qPrintable(clearReport));
 

@@ -96,6 +96,7 @@ private Q_SLOTS:
     void cleanupTestCase();
     void sweepWritesSessionComparisonAndCsv();
     void existingResultsNeedResumeOrFresh();
+    void precisionAddsRoundsAndSaysWhenItGivesUp();
     void unreachableTargetExitsWithThree();
     void sigintCancelsAndKeepsFinishedPoints();
     void killInMiddleOfPointLeavesValidFile();
@@ -169,6 +170,38 @@ void TestSweepCli::sweepWritesSessionComparisonAndCsv() {
     QFile summaryFile(summary);
     QVERIFY(summaryFile.open(QIODevice::ReadOnly));
     QVERIFY(summaryFile.readLine().startsWith("target,target_id,mode,protocol,concurrency,metric"));
+}
+
+void TestSweepCli::precisionAddsRoundsAndSaysWhenItGivesUp() {
+    const QString path =
+        writeSession(test::directVsProxy(*m_servers), QStringLiteral("precise.loadscope"));
+    CliRun run = runCli(
+        {QStringLiteral("sweep"), path, QStringLiteral("--precision"), QStringLiteral("two")});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains(QStringLiteral("--precision expects a percentage")),
+             qPrintable(run.err));
+    run = runCli({QStringLiteral("sweep"), path, QStringLiteral("--precision"), QStringLiteral("2"),
+                  QStringLiteral("--max-repetitions"), QStringLiteral("1")});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains(QStringLiteral("maximum repetitions must be 2 (the least)")),
+             qPrintable(run.err));
+
+    // Two runs of 300 requests through a proxy never agree to 0.001 %: every
+    // level goes to the most repetitions and the proxy is named.
+    run = runCli({QStringLiteral("sweep"), path, QStringLiteral("--precision"),
+                  QStringLiteral("0.001"), QStringLiteral("--max-repetitions"), QStringLiteral("3"),
+                  QStringLiteral("-q")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    QVERIFY2(run.err.contains(QStringLiteral("gave up on ±0.001 % after 3 repetitions: proxy at "
+                                             "concurrency 1: ")) &&
+                 run.err.contains(QStringLiteral("spread too large")),
+             qPrintable(run.err));
+    const auto saved = app::loadSessionFile(path);
+    QVERIFY(saved);
+    QCOMPARE(saved->results.size(), size_t(2 * 2 * 3));
+    QCOMPARE(saved->plan.precisionPercent, 0.001);
+    QCOMPARE(saved->plan.maxRepetitions, 3);
+    QVERIFY2(run.out.contains(QStringLiteral("paired)")), qPrintable(run.out));
 }
 
 void TestSweepCli::existingResultsNeedResumeOrFresh() {

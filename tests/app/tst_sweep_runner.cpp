@@ -7,6 +7,7 @@
 #include "app/sweep/sweep_runner.h"
 #include "engine/http_protocol.h"
 #include "local_peers.h"
+#include "sweep_run_to_end.h"
 #include "sweep_test_session.h"
 #include "tests/app/result_message.h"
 
@@ -22,31 +23,9 @@
 using namespace loadscope;
 using app::SweepOutcome;
 using app::SweepPoint;
+using test::runToEnd;
 
 namespace {
-
-// Runs the sweep to its end on this thread's event loop, bounded.
-SweepOutcome runToEnd(app::SweepRunner& runner, int timeoutMs = 120'000) {
-    std::optional<SweepOutcome> outcome;
-    QCoro::connect(runner.run(), &runner,
-                   [&outcome](const SweepOutcome& ended) { outcome = ended; });
-    QElapsedTimer waited;
-    waited.start();
-    while (!outcome && waited.elapsed() < timeoutMs)
-        QTest::qWait(10);
-    if (!outcome) {
-        runner.cancel();
-        for (int i = 0; i < 500 && !outcome; ++i)
-            QTest::qWait(10);
-    }
-    if (!outcome) {
-        SweepOutcome timedOut;
-        timedOut.status = SweepOutcome::Status::Failed;
-        timedOut.error = QStringLiteral("test: the sweep did not end in time");
-        return timedOut;
-    }
-    return *outcome;
-}
 
 std::vector<SweepPoint> startedPoints(const QSignalSpy& spy) {
     std::vector<SweepPoint> points;

@@ -79,6 +79,7 @@ private Q_SLOTS:
     void barsEqualTheTableMeans();
     void withinNoiseLabelsAreMuted();
     void significantLabelsAreEmphasised();
+    void verdictColumnNamesMethodAndOutliers();
     void linesPerTargetFollowTheTable();
     void latencyDistributionOnTheHdrScale();
     void controlsChooseLevelAndMetric();
@@ -241,9 +242,12 @@ void TestComparePage::barsEqualTheTableMeans() {
 
 void TestComparePage::withinNoiseLabelsAreMuted() {
     // twoTargetSession: host 1000 ± 100 against nat 950 ± 50 req/s at c=10,
-    // three runs each: Welch's p is about 0.1.
+    // three runs each. In sequential order they are not pairs: Welch's
+    // interval of the log figures includes 0%.
+    app::Session session = test::twoTargetSession();
+    session.plan.order = app::SweepOrder::Sequential;
     app::SessionDocument document;
-    document.reset(test::twoTargetSession());
+    document.reset(session);
     const auto page = pageFor(document);
     const app::Comparison comparison(document.session());
     const app::ComparisonRow* row =
@@ -254,7 +258,7 @@ void TestComparePage::withinNoiseLabelsAreMuted() {
     QCOMPARE(label.style, ChartAnnotations::LabelStyle::Muted);
     QCOMPARE(label.note, ui::formatPercent(*row->vsBaselinePercent) +
                              QStringLiteral(" vs host\n(within noise)"));
-    QCOMPARE(label.note.left(6), QStringLiteral("−13.6%"));
+    QCOMPARE(label.note.left(6), QStringLiteral("−13.5%")); // ratio of the geometric means
 }
 
 void TestComparePage::significantLabelsAreEmphasised() {
@@ -270,6 +274,41 @@ void TestComparePage::significantLabelsAreEmphasised() {
     // Time per request is higher for the slower mode: +100%.
     auto* time = test::pageChart<ModeBarChart>(*page, "timeBars");
     QCOMPARE(time->annotations()->labels().at(1).note, QStringLiteral("+100.0% vs host"));
+}
+
+void TestComparePage::verdictColumnNamesMethodAndOutliers() {
+    // Six interleaved runs each; the host's sixth stalled at 60 req/s: an
+    // outlier by the IQR rule (Q1 94.83, Q3 101.08), kept in the mean.
+    app::Session session =
+        test::twoTargetRates({100, 101, 99, 102, 98, 60}, {90, 91, 89, 92, 88, 90}, 1'000'000);
+    app::SessionDocument document;
+    document.reset(session);
+    const auto page = pageFor(document);
+    QVERIFY(test::chartsCurrent(*page));
+    auto* view = page->findChild<QTableView*>(QStringLiteral("comparisonTable"));
+    QVERIFY(view);
+    QAbstractItemModel* model = view->model();
+    QString hostVerdict;
+    QString natVerdict;
+    for (int r = 0; r < model->rowCount(); ++r) {
+        const auto cell = [&](int column) {
+            return model->index(r, column).data().toString();
+        };
+        if (cell(ui::ComparisonTableModel::MetricColumn) !=
+            app::metricLabel(app::Metric::RequestsPerSecond, app::TargetProtocol::Http))
+            continue;
+        (cell(ui::ComparisonTableModel::TargetColumn) == u"host" ? hostVerdict : natVerdict) =
+            cell(ui::ComparisonTableModel::VerdictColumn);
+    }
+    QCOMPARE(hostVerdict, QStringLiteral("baseline, 1 outlier"));
+    QVERIFY2(natVerdict.endsWith(QStringLiteral("(paired)")), qPrintable(natVerdict));
+    // The host's bar carries the marker under its label.
+    auto* chart = test::pageChart<ModeBarChart>(*page, "primaryBars");
+    QVERIFY(chart);
+    const auto& labels = chart->annotations()->labels();
+    QVERIFY(!labels.isEmpty());
+    QVERIFY2(labels.at(0).note.contains(QStringLiteral("! 1 outlier run")),
+             qPrintable(labels.at(0).note));
 }
 
 void TestComparePage::linesPerTargetFollowTheTable() {
@@ -463,7 +502,9 @@ void TestComparePage::streamsShowThroughputOnly() {
     QCOMPARE(primary->title(), QStringLiteral("Throughput at c=1"));
     QCOMPARE(primary->series()->count(), 2);
     QCOMPARE(primary->series()->barSets().at(0)->at(0), 1000.0);
-    QCOMPARE(primary->annotations()->labels().at(1).note, QStringLiteral("−50.0% vs host"));
+    // Two identical runs on each side: no noise to judge by, never significant.
+    QCOMPARE(primary->annotations()->labels().at(1).note,
+             QStringLiteral("−50.0% vs host\n(n/a: no spread on either side)"));
     for (const char* name : {"transferBars", "timeBars"}) {
         auto* chart = test::pageChart<ModeBarChart>(*page, name);
         QCOMPARE(chart->series()->count(), 0);

@@ -141,6 +141,42 @@ private Q_SLOTS:
         QCOMPARE(estimate.unknownPoints, 0);
     }
 
+    void estimatesThePrecisionRange() {
+        Session session = twoTargets(); // 12 points of 5 s at the least 3 repetitions
+        session.plan.precisionPercent = 2;
+        session.plan.maxRepetitions = 10;
+        session.plan.pauseSeconds = 1;
+        const auto estimate = loadscope::app::estimateSweep(session);
+        QCOMPARE(estimate.points, 12);
+        QCOMPARE(estimate.totalSeconds, 12 * 5.0 + 11 * 1.0);
+        QCOMPARE(estimate.mostPoints, 40);
+        QCOMPARE(estimate.mostSeconds, 40 * 5.0 + 39 * 1.0);
+        session.plan.precisionPercent = 0;
+        QCOMPARE(loadscope::app::estimateSweep(session).mostPoints, 12);
+    }
+
+    void precisionIsEditedOnThePage() {
+        auto* precision = field<QDoubleSpinBox>("precisionSpin");
+        auto* most = field<QSpinBox>("maxRepetitionsSpin");
+        QCOMPARE(precision->text(), QStringLiteral("off"));
+        QVERIFY(!most->isEnabled());
+        precision->setValue(2);
+        most->setValue(10);
+        QCOMPARE(plan().precisionPercent, 2.0);
+        QCOMPARE(plan().maxRepetitions, 10);
+        QCOMPARE(precision->text(), QStringLiteral("±2.0 %"));
+        QCOMPARE(most->text(), QStringLiteral("up to 10 repetitions"));
+        // 12 points of 5 s at the least, 40 at the most.
+        QCOMPARE(field<QLabel>("estimateTime")->text(), QStringLiteral("1 min 00 s … 3 min 20 s"));
+        QVERIFY2(
+            field<QLabel>("estimatePoints")->text().contains(QStringLiteral("up to 40 points")),
+            qPrintable(field<QLabel>("estimatePoints")->text()));
+        // Fewer most than least repetitions: said, not stored.
+        most->setValue(2);
+        QVERIFY(!m_page->isValid());
+        QCOMPARE(plan().maxRepetitions, 10);
+    }
+
     void estimatesRequestSweepsFromMeasuredRates() {
         Session session = twoTargets();
         session.plan.limit = PointLimit::Requests;

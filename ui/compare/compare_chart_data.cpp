@@ -1,6 +1,7 @@
 #include "ui/compare/compare_chart_data.h"
 
 #include "ui/common/chart_style.h"
+#include "ui/common/plural.h"
 
 #include <QCoreApplication>
 #include <algorithm>
@@ -65,25 +66,34 @@ QString vsBaselineNote(const app::ComparisonRow& row, const QString& baselineNam
                        ChartAnnotations::LabelStyle* style) {
     using Style = ChartAnnotations::LabelStyle;
     *style = Style::Plain;
+    // The bar's outlier marker: runs outside the IQR fences are in the bar,
+    // and the label says so.
+    const QString outliers =
+        row.outlierCount > 0 ? QLatin1Char('\n') + plural(row.outlierCount, tr("! 1 outlier run"),
+                                                          tr("! %1 outlier runs"))
+                             : QString();
     if (row.verdict == app::Verdict::Baseline)
-        return tr("baseline");
+        return tr("baseline") + outliers;
     if (!row.vsBaselinePercent)
-        return {};
+        return outliers.mid(1);
     const QString difference =
         tr("%1 vs %2").arg(formatPercent(*row.vsBaselinePercent), baselineName);
     switch (row.verdict) {
     case app::Verdict::Significant:
         *style = Style::Emphasis;
-        return difference;
+        return difference + outliers;
     case app::Verdict::WithinNoise:
         *style = Style::Muted;
-        return difference + QLatin1Char('\n') + tr("(within noise)");
+        return difference + QLatin1Char('\n') + tr("(within noise)") + outliers;
     case app::Verdict::NotApplicable:
     case app::Verdict::Baseline:
         break;
     }
     *style = Style::Muted;
-    return difference + QLatin1Char('\n') + tr("(too few runs to judge)");
+    return difference + QLatin1Char('\n') +
+           (row.verdictNote.isEmpty() ? tr("(too few runs to judge)")
+                                      : QStringLiteral("(n/a: %1)").arg(row.verdictNote)) +
+           outliers;
 }
 
 ModeBarChartData modeBarChartData(const app::Session& session, const app::Comparison& comparison,

@@ -2,6 +2,7 @@
 
 #include "ui/common/chart_style.h"
 #include "ui/common/metric_tooltip.h"
+#include "ui/common/plural.h"
 #include "ui/common/table_copy.h"
 
 #include <QFont>
@@ -109,11 +110,20 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
         if (column == MetricColumn || column == MeanColumn)
             return metricToolTip(row.row->metric, m_targets[size_t(row.target)].protocol);
+        if (column == VsBaselineColumn && row.row->vsBaselineLowPercent &&
+            row.row->vsBaselineHighPercent)
+            return tr("95% interval: %1 to %2")
+                .arg(formatPercent(*row.row->vsBaselineLowPercent),
+                     formatPercent(*row.row->vsBaselineHighPercent));
         if (column == VerdictColumn || column == PValueColumn)
             return wrappedToolTip(
-                tr("Welch's t-test against the baseline at the same concurrency: a difference "
-                   "is significant when p < 0.05, otherwise within run-to-run noise. It needs "
-                   "two or more repetitions on both sides."));
+                tr("The change against the baseline at the same concurrency, with its 95% "
+                   "interval: paired by repetition (the geometric mean of the per-run ratios) "
+                   "when the runs were interleaved, else Welch's on the log figures. Significant "
+                   "when the interval excludes 0%, otherwise within run-to-run noise; n/a with "
+                   "fewer than two repetitions on a side, no spread on either side, or a figure "
+                   "below its resolution. Outliers: runs outside [Q1 − 1.5 IQR, Q3 + 1.5 IQR], "
+                   "kept in every figure."));
         return {};
     default:
         return {};
@@ -155,8 +165,20 @@ QVariant ComparisonTableModel::displayText(const Row& row, int column) const {
         return r.vsBaselinePercent ? formatPercent(*r.vsBaselinePercent) : QString();
     case PValueColumn:
         return r.pValue ? QString::number(*r.pValue, 'g', 2) : QString();
-    case VerdictColumn:
-        return verdictText(r.verdict);
+    case VerdictColumn: {
+        // "significant (paired)", "n/a: below resolution", then the outliers.
+        QString text = verdictText(r.verdict);
+        if (r.verdict == app::Verdict::NotApplicable && !r.verdictNote.isEmpty())
+            text += QStringLiteral(": ") + r.verdictNote;
+        if (r.method)
+            text += QStringLiteral(" (") +
+                    (*r.method == app::ComparisonMethod::Paired ? tr("paired") : tr("Welch")) +
+                    QLatin1Char(')');
+        if (r.outlierCount > 0)
+            text +=
+                QStringLiteral(", ") + plural(r.outlierCount, tr("1 outlier"), tr("%1 outliers"));
+        return text;
+    }
     default:
         return {};
     }
@@ -219,8 +241,8 @@ QVariant ComparisonTableModel::headerData(int section, Qt::Orientation orientati
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return QAbstractTableModel::headerData(section, orientation, role);
     if (role == Qt::ToolTipRole && section == VsBaselineColumn)
-        return wrappedToolTip(tr("(mean − baseline mean) / baseline mean, at the same "
-                                 "concurrency."));
+        return wrappedToolTip(tr("Geometric mean ratio to the baseline at the same "
+                                 "concurrency, as a change in percent."));
     if (role == Qt::ToolTipRole && (section == CiLowColumn || section == CiHighColumn))
         return wrappedToolTip(tr("95% confidence interval of the mean over the repetitions "
                                  "(Student's t)."));

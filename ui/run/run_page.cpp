@@ -114,6 +114,8 @@ RunPage::RunPage(app::SessionDocument* document, app::SweepRunner* runner, QWidg
     connect(m_runner, &app::SweepRunner::progressAvailable, this, &RunPage::progressAvailable);
     connect(m_runner, &app::SweepRunner::pointFinished, this, &RunPage::pointFinished);
     connect(m_runner, &app::SweepRunner::pointFailed, this, &RunPage::pointFailed);
+    connect(m_runner, &app::SweepRunner::precisionFinished, this,
+            [this](int, bool, const QString& message) { showStatus(message); });
     connect(m_runner, &app::SweepRunner::autosaveFailed, this, [this](const QString& error) {
         showStatus(tr("Could not save the session: %1").arg(error), true);
     });
@@ -250,10 +252,16 @@ void RunPage::sweepFinished(const app::SweepOutcome& outcome) {
     case app::SweepOutcome::Status::Completed:
         m_progress->setValue(m_progress->maximum());
         m_pointLabel->setText(tr("Sweep finished"));
+        // Where repeat-until-tight gave up stays said after the sweep.
         showStatus(tr("Finished: %n point(s) measured", nullptr, outcome.pointsRun) +
-                   (outcome.pointsSkipped > 0
-                        ? tr(", %n already done", nullptr, outcome.pointsSkipped)
-                        : QString()));
+                       (outcome.pointsSkipped > 0
+                            ? tr(", %n already done", nullptr, outcome.pointsSkipped)
+                            : QString()) +
+                       (outcome.notPinnedDown.isEmpty()
+                            ? QString()
+                            : tr(". Not pinned down: %1")
+                                  .arg(outcome.notPinnedDown.join(QStringLiteral("; ")))),
+                   !outcome.notPinnedDown.isEmpty());
         break;
     case app::SweepOutcome::Status::Cancelled:
         m_pointLabel->setText(tr("Sweep stopped"));
@@ -316,7 +324,8 @@ QString RunPage::pointText(const app::SweepPoint& point) const {
         .arg(m_pointCount)
         .arg(target ? target->displayName() : tr("unknown target"), level)
         .arg(point.repetition + 1)
-        .arg(session.plan.repetitions);
+        .arg(session.plan.precisionPercent > 0 ? tr("up to %1").arg(session.plan.maxRepetitions)
+                                               : QString::number(session.plan.repetitions));
 }
 
 } // namespace loadscope::ui

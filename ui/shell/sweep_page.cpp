@@ -189,6 +189,32 @@ QWidget* SweepPage::buildPlanFields() {
         tr("Times each point is measured. Two or more give the spread and tell whether a "
            "difference between modes is larger than run-to-run noise.")));
     addFormRow(repetitionForm, tr("&Repetitions:"), m_repetitions);
+    // "Precision: ±2 %, up to 10 repetitions": repeat until tight.
+    m_precision = new QDoubleSpinBox;
+    m_precision->setObjectName(QStringLiteral("precisionSpin"));
+    m_precision->setRange(0, app::kMaxPrecisionPercent);
+    m_precision->setDecimals(1);
+    m_precision->setSingleStep(0.5);
+    m_precision->setPrefix(QStringLiteral("±"));
+    m_precision->setSuffix(QStringLiteral(" %"));
+    m_precision->setSpecialValueText(tr("off"));
+    m_precision->setToolTip(wrappedToolTip(
+        tr("Repeat until every target's ratio to the baseline is known within this many "
+           "percent (95% interval, paired by repetition): after a level's repetitions, rounds "
+           "of every target are added until it is, at most the repetitions on the right. Off: "
+           "exactly the repetitions above.")));
+    m_maxRepetitions = new QSpinBox;
+    m_maxRepetitions->setObjectName(QStringLiteral("maxRepetitionsSpin"));
+    m_maxRepetitions->setRange(1, app::kMaxRepetitions);
+    m_maxRepetitions->setPrefix(tr("up to "));
+    m_maxRepetitions->setSuffix(tr(" repetitions"));
+    auto* precisionCell = new QWidget;
+    auto* precisionLayout = new QHBoxLayout(precisionCell);
+    precisionLayout->setContentsMargins(0, 0, 0, 0);
+    precisionLayout->addWidget(m_precision);
+    precisionLayout->addWidget(m_maxRepetitions);
+    precisionLayout->addStretch();
+    addFormRow(repetitionForm, tr("&Precision:"), precisionCell)->setBuddy(m_precision);
     m_pause = secondsSpin(0, 3600, QStringLiteral("pauseSpin"));
     m_pause->setToolTip(wrappedToolTip(tr("Idle time between two points, to let the server "
                                           "and the network settle (TIME_WAIT, queues).")));
@@ -224,9 +250,9 @@ QWidget* SweepPage::buildPlanFields() {
     });
     connect(m_cpus, &QLineEdit::textEdited, this, &SweepPage::applyFields);
     connect(m_byDuration, &QRadioButton::toggled, this, &SweepPage::applyFields);
-    for (QDoubleSpinBox* spin : {m_duration, m_requests, m_warmup, m_pause})
+    for (QDoubleSpinBox* spin : {m_duration, m_requests, m_warmup, m_pause, m_precision})
         connect(spin, &QDoubleSpinBox::valueChanged, this, &SweepPage::applyFields);
-    for (QSpinBox* spin : {m_threads, m_repetitions})
+    for (QSpinBox* spin : {m_threads, m_repetitions, m_maxRepetitions})
         connect(spin, &QSpinBox::valueChanged, this, &SweepPage::applyFields);
     connect(m_order, &QComboBox::currentIndexChanged, this, [this] {
         updateOrderExplanation();
@@ -291,6 +317,9 @@ void SweepPage::loadPlan(const SweepPlan& plan) {
     m_cpus->setText(formatCpuList(plan.cpus));
     m_warmup->setValue(plan.warmupSeconds);
     m_repetitions->setValue(plan.repetitions);
+    m_precision->setValue(plan.precisionPercent);
+    m_maxRepetitions->setValue(plan.maxRepetitions);
+    m_maxRepetitions->setEnabled(plan.precisionPercent > 0);
     m_pause->setValue(plan.pauseSeconds);
     m_order->setCurrentIndex(m_order->findData(static_cast<int>(plan.order)));
     m_loading = false;
@@ -356,6 +385,9 @@ void SweepPage::applyFields() {
     plan.threads = m_threads->value();
     plan.warmupSeconds = m_warmup->value();
     plan.repetitions = m_repetitions->value();
+    plan.precisionPercent = m_precision->value();
+    plan.maxRepetitions = m_maxRepetitions->value();
+    m_maxRepetitions->setEnabled(plan.precisionPercent > 0);
     plan.pauseSeconds = m_pause->value();
     plan.order = static_cast<SweepOrder>(m_order->currentData().toInt());
 
@@ -455,6 +487,11 @@ void SweepPage::updateEstimate() {
     const bool unknown = estimate.unknownPoints > 0;
     if (unknown && estimate.unknownPoints == estimate.points)
         m_estimateTime->setText(tr("Unknown"));
+    else if (estimate.mostPoints > estimate.points)
+        // A precision ends the sweep anywhere from the least repetitions to the most.
+        m_estimateTime->setText(
+            (unknown ? tr("more than %1 … %2") : tr("%1 … %2"))
+                .arg(formatSeconds(estimate.totalSeconds), formatSeconds(estimate.mostSeconds)));
     else
         m_estimateTime->setText((unknown ? tr("more than %1") : tr("about %1"))
                                     .arg(formatSeconds(estimate.totalSeconds)));
@@ -465,6 +502,12 @@ void SweepPage::updateEstimate() {
                tr("1 level"), tr("%1 levels")) +
         QStringLiteral(" × ") + plural(targets, tr("1 target"), tr("%1 targets")) +
         QStringLiteral(" × ") + plural(plan.repetitions, tr("1 repetition"), tr("%1 repetitions")) +
+        (estimate.mostPoints > estimate.points
+             ? tr(", up to %1 points at %2 repetitions until every ratio is known within ±%3 %")
+                   .arg(estimate.mostPoints)
+                   .arg(plan.maxRepetitions)
+                   .arg(plan.precisionPercent)
+             : QString()) +
         QLatin1Char('.');
     if (unknown)
         points += QLatin1Char(' ') +

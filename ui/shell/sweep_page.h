@@ -75,6 +75,8 @@ private:
     FieldError* m_cpusError = nullptr;
     QDoubleSpinBox* m_warmup = nullptr;
     QSpinBox* m_repetitions = nullptr;
+    QDoubleSpinBox* m_precision = nullptr; // 0: off
+    QSpinBox* m_maxRepetitions = nullptr;
     QDoubleSpinBox* m_pause = nullptr;
     QComboBox* m_order = nullptr;
     QLabel* m_orderExplanation = nullptr;
