@@ -126,6 +126,10 @@ Result<void> validateSweepPlan(const SweepPlan& plan) {
         if (plan.order != SweepOrder::Interleaved)
             return invalidInput(
                 QStringLiteral("a precision needs the interleaved order: rounds are interleaved"));
+        if (plan.levelKind == SweepLevelKind::Rate)
+            return invalidInput(QStringLiteral(
+                "a precision works over concurrency levels only: a rate sweep runs its "
+                "repetitions as set"));
     }
     if (plan.threads < 0 || plan.threads > kMaxThreads)
         return invalidInput(

@@ -174,6 +174,11 @@ void TestSweepPrecision::planRulesAndFile() {
     plan.order = app::SweepOrder::Sequential;
     QVERIFY(!app::validateSweepPlan(plan).ok());
     plan.order = app::SweepOrder::Interleaved;
+    plan.levelKind = app::SweepLevelKind::Rate;
+    plan.rateLevels = {1000, 2000};
+    QVERIFY(app::validateSweepPlan(plan).error().message.contains(
+        QStringLiteral("concurrency levels only")));
+    plan.levelKind = app::SweepLevelKind::Concurrency;
     plan.precisionPercent = -1;
     QVERIFY(!app::validateSweepPlan(plan).ok());
 
