@@ -26,7 +26,7 @@ int64_t monotonicNow() {
     return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-// The unsigned numbers of `text` separated by blanks, as many as there are.
+// The numbers of `text` separated by blanks, as many as there are.
 std::vector<uint64_t> numbers(std::string_view text) {
     std::vector<uint64_t> values;
     const char* p = text.data();
@@ -34,8 +34,15 @@ std::vector<uint64_t> numbers(std::string_view text) {
     while (p < end) {
         while (p < end && (*p == ' ' || *p == '\t'))
             ++p;
+        // A negative field (/proc/PID/stat's tpgid -1) counts as 0: only
+        // counters are read, and they never are negative.
+        const bool negative = p < end && *p == '-';
+        if (negative)
+            ++p;
         uint64_t value = 0;
         const auto [next, error] = std::from_chars(p, end, value);
+        if (negative)
+            value = 0;
         if (error != std::errc() || next == p)
             break;
         values.push_back(value);
@@ -48,7 +55,9 @@ std::optional<CpuTicks> ticksFrom(std::string_view fields) {
     const std::vector<uint64_t> v = numbers(fields);
     if (v.size() < 4)
         return std::nullopt;
-    const auto at = [&v](size_t i) { return i < v.size() ? v[i] : 0; };
+    const auto at = [&v](size_t i) {
+        return i < v.size() ? v[i] : 0;
+    };
     // user nice system idle iowait irq softirq steal guest guest_nice: guest is already in user.
     return CpuTicks{at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)};
 }

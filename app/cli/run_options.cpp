@@ -3,11 +3,14 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/interrupt_guard.h"
 #include "app/report/ab_report.h"
+#include "app/report/cpu_report.h"
 #include "app/report/progress_printer.h"
 #include "app/report/result_json.h"
 #include "app/sweep/load_spec_builder.h"
 #include "engine/load_run.h"
+#include "engine/local_listener.h"
 
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <chrono>
 #include <csignal>
@@ -35,6 +38,19 @@ void addCommonRunOptions(QCommandLineParser& parser) {
                       QStringLiteral("Write the result as one CSV row with a header to PATH."),
                       QStringLiteral("PATH")});
     parser.addOption({QStringLiteral("q"), QStringLiteral("Do not print progress on stderr.")});
+    parser.addOption({QStringLiteral("server-pid"),
+                      QStringLiteral("The local server's process: its CPU per request is "
+                                     "reported (default: the process listening on the "
+                                     "target's loopback port, when visible)."),
+                      QStringLiteral("PID")});
+    parser.addOption({QStringLiteral("server-cgroup"),
+                      QStringLiteral("The local server's cgroup directory (cpu.stat), e.g. a "
+                                     "container's /sys/fs/cgroup/...; its CPU is the server's."),
+                      QStringLiteral("PATH")});
+    parser.addOption({QStringLiteral("noise-threshold"),
+                      QStringLiteral("Mark the run noisy when other load exceeds this share of "
+                                     "the machine (percent, default 10)."),
+                      QStringLiteral("PERCENT")});
 }
 
 Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser, app::SweepPlan& plan) {
@@ -60,6 +76,33 @@ Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser, app
         plan.warmupSeconds = *warmup;
     }
     OutputOptions options;
+    if (parser.isSet(QStringLiteral("server-pid"))) {
+        const auto pid = parseCount(QStringLiteral("--server-pid"),
+                                    parser.value(QStringLiteral("server-pid")), 1, 1u << 22);
+        if (!pid)
+            return pid.error();
+        options.serverCpu.pid = int(*pid);
+        if (!QFileInfo::exists(QStringLiteral("/proc/%1/stat").arg(*pid)))
+            return app::invalidInput(QStringLiteral("--server-pid %1: no such process").arg(*pid));
+    }
+    if (parser.isSet(QStringLiteral("server-cgroup"))) {
+        const QString cgroup = parser.value(QStringLiteral("server-cgroup"));
+        if (!QFileInfo::exists(cgroup + QStringLiteral("/cpu.stat")) &&
+            !QFileInfo::exists(cgroup + QStringLiteral("/cpuacct.usage")))
+            return app::invalidInput(
+                QStringLiteral("--server-cgroup %1: no cpu.stat or cpuacct.usage there")
+                    .arg(cgroup));
+        options.serverCpu.cgroup = cgroup.toStdString();
+    }
+    if (parser.isSet(QStringLiteral("noise-threshold"))) {
+        bool ok = false;
+        const double threshold = parser.value(QStringLiteral("noise-threshold")).toDouble(&ok);
+        if (!ok || !(threshold >= 0 && threshold <= 100))
+            return app::invalidInput(
+                QStringLiteral("--noise-threshold is a percentage from 0 to 100, not '%1'")
+                    .arg(parser.value(QStringLiteral("noise-threshold"))));
+        options.noiseThresholdPercent = threshold;
+    }
     options.jsonPath = parser.value(QStringLiteral("json"));
     options.csvPath = parser.value(QStringLiteral("csv"));
     options.quiet = parser.isSet(QStringLiteral("q")) || !options.printsReport();
@@ -93,6 +136,26 @@ Result<engine::LoadSpec> buildOneShotSpec(const OneShot& shot) {
     if (auto problem = engine::validateLoadSpec(draft->spec))
         return app::invalidInput(QString::fromStdString(*problem));
     return std::move(draft->spec);
+}
+
+engine::ServerCpuSource serverCpuFor(const OutputOptions& options,
+                                     const engine::SocketAddress& target) {
+    if (!options.serverCpu.empty())
+        return options.serverCpu;
+    engine::ServerCpuSource found;
+    const std::string address = target.toString();
+    const bool loopback = address.starts_with("127.") || address.starts_with("[::1]");
+    if (loopback) {
+        if (const auto pid = engine::localListenerPid(target.port()))
+            found.pid = *pid;
+    }
+    return found;
+}
+
+app::PointResult oneShotResult(const engine::RunResult& run, const OutputOptions& options) {
+    app::PointResult point = app::pointResultFromRun(run, {}, int(run.concurrency), 0, {});
+    app::judgeNoise(point, options.noiseThresholdPercent);
+    return point;
 }
 
 engine::RunResult runWithProgress(const engine::LoadSpec& spec, bool quiet, const CliIo& io) {
@@ -132,7 +195,21 @@ Result<void> parseForOneShot(QCommandLineParser& parser, const QStringList& argu
 }
 
 int finishRun(const QString& command, const engine::RunResult& result, const OutputOptions& output,
-              const QJsonObject& json, const CliIo& io) {
+              const QJsonObject& resultJson, const CliIo& io) {
+    const app::PointResult point = oneShotResult(result, output);
+    if (output.printsReport()) {
+        std::fputs(qPrintable(app::formatCpuBlock(point)), io.out);
+        std::fputs(qPrintable(QLatin1Char('\n') + app::oneShotAdvice(point)), io.out);
+        std::fflush(io.out);
+    }
+    // The JSON was written with the default threshold; the one given decides.
+    QJsonObject json = resultJson;
+    if (point.cpu && json.contains(QStringLiteral("cpu"))) {
+        QJsonObject cpu = json.value(QStringLiteral("cpu")).toObject();
+        cpu.insert(QStringLiteral("noisy"), !point.noise.isEmpty());
+        cpu.insert(QStringLiteral("noise_reason"), point.noise);
+        json.insert(QStringLiteral("cpu"), cpu);
+    }
     const QString warning = app::saturationWarning(result);
     if (!warning.isEmpty())
         std::fprintf(io.err, "%s\n", qPrintable(warning));

@@ -101,6 +101,8 @@ Comparison::Comparison(const Session& session, ComparisonOptions options) {
                     if (const auto value = metricValue(*result, metric)) {
                         row.samples.push_back(*value);
                         row.imported |= result->source.kind == ResultSource::Kind::Imported;
+                        if (!result->noise.isEmpty() && row.noisy++ == 0)
+                            row.noise = result->noise;
                     }
                 }
                 if (row.samples.empty())

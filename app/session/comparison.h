@@ -61,6 +61,8 @@ struct ComparisonRow {
     std::optional<double> pValue; // Welch's two-sided p against the baseline
     Verdict verdict = Verdict::NotApplicable;
     bool imported = false; // at least one sample came from an imported report
+    int noisy = 0;         // samples from points marked noisy (cpu_usage.h)
+    QString noise;         // the first noisy one's reason
 };
 
 // Results turned into the table every chart and CSV reads:

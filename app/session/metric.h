@@ -24,6 +24,11 @@ enum class Metric {
     Failed,
     FailedShare,
     ConnectMean,
+    // Where the CPU went (cpu_usage.h), per successful request and as the machine's other load.
+    ServerCpuPerRequest,
+    SoftirqPerRequest,
+    ClientCpuPerRequest,
+    OtherLoad,
 };
 
 struct ResultField;

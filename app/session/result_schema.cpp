@@ -387,6 +387,7 @@ void addCsvFields(ResultSchemaBuilder& b) {
     addTotalLatency(b);
     addTail(b);
     addLoadModel(b);
+    addCpuFields(b);
 }
 
 } // namespace loadscope::app::schema_detail

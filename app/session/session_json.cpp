@@ -309,6 +309,9 @@ QJsonObject sweepPlanToJson(const SweepPlan& plan) {
     };
     if (plan.requestsTimeLimitSeconds > 0)
         json.insert(QStringLiteral("requestsTimeLimitSeconds"), plan.requestsTimeLimitSeconds);
+    // Written only when changed, so files saved before it read back and save the same.
+    if (plan.noiseThresholdPercent != kDefaultNoiseThresholdPercent)
+        json.insert(QStringLiteral("noiseThresholdPercent"), plan.noiseThresholdPercent);
     return json;
 }
 
@@ -349,6 +352,8 @@ SweepPlan sweepPlanFromJson(const JsonReader& json) {
     plan.warmupSeconds = json.number(u"warmupSeconds", 0, kMaxSeconds, plan.warmupSeconds);
     plan.repetitions = int(json.integer(u"repetitions", 1, kMaxRepetitions, plan.repetitions));
     plan.pauseSeconds = json.number(u"pauseSeconds", 0, kMaxSeconds, plan.pauseSeconds);
+    plan.noiseThresholdPercent =
+        json.number(u"noiseThresholdPercent", 0, 100, plan.noiseThresholdPercent);
     const QString order = json.string(u"order", sweepOrderId(plan.order));
     if (const auto known = sweepOrderFromId(order))
         plan.order = *known;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/common/result.h"
+#include "app/session/cpu_usage.h"
 #include "app/session/target.h"
 
 #include <QString>
@@ -44,6 +45,9 @@ struct SweepPlan {
     int repetitions = 3;
     double pauseSeconds = 0; // idle time between two points, to let the server settle
     SweepOrder order = SweepOrder::Interleaved;
+    // A point during which CPU used by neither client nor server exceeded this
+    // share of the machine is marked noisy (cpu_usage.h).
+    double noiseThresholdPercent = kDefaultNoiseThresholdPercent;
 
     friend bool operator==(const SweepPlan&, const SweepPlan&) = default;
 };

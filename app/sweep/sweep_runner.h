@@ -73,6 +73,10 @@ public:
         m_sessionLock = std::move(lock);
     }
 
+    // Before the first point, watch the idle machine this long and say how
+    // busy it already is (statusChanged, idleCheckFinished); 0: no check (the default).
+    void setIdleCheckSeconds(double seconds) { m_idleCheckSeconds = seconds; }
+
     bool isRunning() const { return m_running; }
 
     // Runs the sweep to its end and returns how it ended: the one report of
@@ -99,6 +103,9 @@ Q_SIGNALS:
                        const loadscope::app::PointResult& result);
     void pointFailed(const loadscope::app::SweepPoint& point, const QString& error);
     void autosaveFailed(const QString& error);
+    // The idle check's result: the share of the machine already busy, steal
+    // included, and the message statusChanged also carried.
+    void idleCheckFinished(double busyPercent, const QString& message);
 
 private:
     struct Sweep; // what one run() works through, kept in its coroutine frame
@@ -108,6 +115,7 @@ private:
     // The steps of runSweep(), each ending the sweep or letting it go on.
     QCoro::Task<Ended> checkTargets(Sweep& sweep);
     QCoro::Task<Ended> probeTargets(Sweep& sweep);
+    QCoro::Task<Ended> idleCheck(Sweep& sweep);
     QCoro::Task<Ended> runPoint(Sweep& sweep, const SweepPoint& point);
     QCoro::Task<Ended> preload(Sweep& sweep, const Target& target, engine::LoadSpec spec);
     void storeResult(Sweep& sweep, const SweepPoint& point, const PointResult& result);
@@ -124,6 +132,7 @@ private:
 
     QPointer<SessionDocument> m_document;
     bool m_probeEnabled = true;
+    double m_idleCheckSeconds = 0;
     std::shared_ptr<const SessionLock> m_sessionLock;
     bool m_running = false;
     quint64 m_jobId = 0;

@@ -103,6 +103,10 @@ const QList<Rule> kCliRules{
     {"set_latency_ms*", Kind::Number},
     {"get_latency_ms*", Kind::Number},
     // This machine and this run: ports, CPUs, the kernel's socket buffer sizes.
+    // Where the CPU went: figures of this machine's load, the reason a text.
+    {"cpu.noisy", Kind::Present},
+    {"cpu.noise_reason", Kind::Present},
+    {"cpu.*", Kind::Number},
     {"url", Kind::Present},
     {"server", Kind::Present},
     {"thread_cpus", Kind::Present},
@@ -163,6 +167,8 @@ const QList<Rule> kSessionRules{
     {"results.loadModel", Kind::Exact},
     {"results.offeredRate", Kind::Exact},
     {"results.environment.*", Kind::Present},
+    // Added with where the CPU went: this machine's counters and noise.
+    {"results.cpu.*", Kind::Present},
 };
 
 // `export --csv`: one row per result.
@@ -211,6 +217,14 @@ const QList<Rule> kResultsCsvRules{
     {"first_error", Kind::Exact},
     {"load_model", Kind::Exact},
     {"offered_rate", Kind::Exact},
+    {"server_cpu_us_per_request", Kind::Number},
+    {"softirq_us_per_request", Kind::Number},
+    {"client_cpu_us_per_request", Kind::Number},
+    {"other_load_percent", Kind::Number},
+    {"noisy", Kind::Present},
+    {"noise_reason", Kind::Present},
+    {"cpu_*", Kind::Number},
+    {"server_cpu_s", Kind::Number},
 };
 
 // `export --summary-csv`: one row per target x concurrency x metric.
