@@ -42,9 +42,11 @@ std::optional<double> clientCpuUsPerRequest(const PointResult& r) {
 }
 
 std::optional<double> otherLoadPercent(const PointResult& r) {
-    if (!r.cpu || r.cpu->machineSeconds() <= 0)
+    if (!r.cpu)
         return std::nullopt;
     const CpuUsage& c = *r.cpu;
+    if (c.machineSeconds() <= 0)
+        return 0.0; // a window shorter than a clock tick saw nothing
     const double other =
         c.user + c.system + c.irq - r.clientCpuSeconds - c.serverSeconds.value_or(0);
     return std::clamp(c.percentOfMachine(other), 0.0, 100.0);

@@ -133,7 +133,7 @@ void TestCpuNoise::parsesProcStat() {
     QCOMPARE(w.steal, 0.0);
     QCOMPARE(w.idle, 1.0);
     QCOMPARE(w.busyPerCpu.size(), size_t(2));
-    QCOMPARE(w.busyPerCpu[0], 0.87); // 60 + 20 + 1 + 5 + 0 ticks
+    QCOMPARE(w.busyPerCpu[0], 0.86); // user 60 + system 20 + irq 1 + softirq 5 ticks
     QVERIFY(!w.frequencyChanged);
     QVERIFY(!engine::parseProcStat("intr 1 2 3\n"));
 }
@@ -218,6 +218,9 @@ void TestCpuNoise::cpuHogMarksPointNoisy() {
         *quiet.cpu, quietOther, background + drift + app::kDefaultNoiseThresholdPercent);
     QVERIFY2(!quietNoise.contains(QStringLiteral("other load")), qPrintable(quietNoise));
 
+    // The hog's CPU is never missing from other load, however busy the machine.
+    QVERIFY2(hogOther >= hogShare - 5,
+             qPrintable(QStringLiteral("%1 < %2").arg(hogOther).arg(hogShare)));
     // Beside a busy background the hog gets less than its CPU and displaces
     // part of the rest: the share is checked where the background leaves room.
     if (background + hogShare > 90)

@@ -107,6 +107,9 @@ const QList<Rule> kCliRules{
     {"cpu.noisy", Kind::Present},
     {"cpu.noise_reason", Kind::Present},
     {"cpu.*", Kind::Number},
+    {"cpu_noisy", Kind::Present}, // --csv flattens the object
+    {"cpu_noise_reason", Kind::Present},
+    {"cpu_*", Kind::Number},
     {"url", Kind::Present},
     {"server", Kind::Present},
     {"thread_cpus", Kind::Present},
@@ -217,14 +220,15 @@ const QList<Rule> kResultsCsvRules{
     {"first_error", Kind::Exact},
     {"load_model", Kind::Exact},
     {"offered_rate", Kind::Exact},
-    {"server_cpu_us_per_request", Kind::Number},
-    {"softirq_us_per_request", Kind::Number},
-    {"client_cpu_us_per_request", Kind::Number},
-    {"other_load_percent", Kind::Number},
+    // Where the CPU went: empty for a point shorter than a clock tick.
+    {"server_cpu_us_per_request", Kind::Signed},
+    {"softirq_us_per_request", Kind::Signed},
+    {"client_cpu_us_per_request", Kind::Signed},
+    {"other_load_percent", Kind::Signed},
     {"noisy", Kind::Present},
     {"noise_reason", Kind::Present},
-    {"cpu_*", Kind::Number},
-    {"server_cpu_s", Kind::Number},
+    {"cpu_*", Kind::Signed},
+    {"server_cpu_s", Kind::Signed},
 };
 
 // `export --summary-csv`: one row per target x concurrency x metric.
