@@ -98,6 +98,7 @@ void addMemcacheOptions(QCommandLineParser& parser) {
          QStringLiteral("PATH")},
         {QStringLiteral("q"), QStringLiteral("Do not print progress on stderr.")},
     });
+    addCpuRunOptions(parser);
 }
 
 struct MemcacheInvocation {

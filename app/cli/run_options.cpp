@@ -38,6 +38,10 @@ void addCommonRunOptions(QCommandLineParser& parser) {
                       QStringLiteral("Write the result as one CSV row with a header to PATH."),
                       QStringLiteral("PATH")});
     parser.addOption({QStringLiteral("q"), QStringLiteral("Do not print progress on stderr.")});
+    addCpuRunOptions(parser);
+}
+
+void addCpuRunOptions(QCommandLineParser& parser) {
     parser.addOption({QStringLiteral("server-pid"),
                       QStringLiteral("The local server's process: its CPU per request is "
                                      "reported (default: the process listening on the "

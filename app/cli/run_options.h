@@ -35,6 +35,9 @@ struct OutputOptions {
 // --threads, --cpus, --warmup, --json, --csv, -q, --server-pid, --server-cgroup,
 // --noise-threshold.
 void addCommonRunOptions(QCommandLineParser& parser);
+// --server-pid, --server-cgroup, --noise-threshold alone (for a command that
+// declares the others itself).
+void addCpuRunOptions(QCommandLineParser& parser);
 // --threads, --cpus and --warmup into `plan`; the rest into the result.
 app::Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser,
                                                 app::SweepPlan& plan);
