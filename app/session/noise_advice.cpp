@@ -14,6 +14,7 @@ namespace loadscope::app {
 namespace {
 
 constexpr double kTargetHalfWidthPercent = 3; // what "tight" means in the advice
+constexpr int kReasonableRepetitions = 30;    // beyond it, noise is the thing to fix
 
 struct Spread {
     double cvPercent = 0;
@@ -87,7 +88,15 @@ QString tighteningAdvice(const Session& session) {
                                  "judge a difference by (3 or more)");
     } else if (worst.cvPercent > 0) {
         const int needed = repetitionsFor(worst.cvPercent, kTargetHalfWidthPercent);
-        if (needed > worst.repetitions)
+        if (needed > kReasonableRepetitions)
+            advice << QStringLiteral("a steadier machine before more repetitions: the spread is "
+                                     "up to %1 % (coefficient of variation, %2), which would take "
+                                     "about %3 repetitions to pin down to ±%4 %")
+                          .arg(worst.cvPercent, 0, 'f', 1)
+                          .arg(worst.where)
+                          .arg(needed)
+                          .arg(kTargetHalfWidthPercent);
+        else if (needed > worst.repetitions)
             advice << QStringLiteral("more repetitions: the spread is up to %1 % (coefficient of "
                                      "variation, %2); about %3 repetitions give ±%4 %")
                           .arg(worst.cvPercent, 0, 'f', 1)

@@ -9,7 +9,9 @@
 #include "app/servers/http_server.h"
 #include "app/servers/tcp_proxy.h"
 #include "app/session/cpu_usage.h"
+#include "app/session/noise_advice.h"
 #include "app/session/point_result.h"
+#include "app/session/session.h"
 #include "cli_process.h"
 #include "embedded_server_support.h"
 #include "engine/cpu_sampler.h"
@@ -102,6 +104,8 @@ private Q_SLOTS:
     void parsesProcessStat();
     void parsesCgroupUsage();
     void findsListenerInode();
+    void judgesNoiseFromTheWindow();
+    void advisesFromTheSpread();
     void cpuHogMarksPointNoisy();
     void serverCpuMatchesUsrBinTime();
     void softirqPerRequestHigherThroughProxy();
@@ -173,6 +177,69 @@ void TestCpuNoise::findsListenerInode() {
         "      0 222 1 0000000000000000 100 0 0 10 0\n";
     QCOMPARE(engine::listeningInode(table, 0x4E20).value_or(0), uint64_t(222)); // port 20000
     QVERIFY(!engine::listeningInode(table, 20001));
+}
+
+void TestCpuNoise::judgesNoiseFromTheWindow() {
+    // 2 CPUs for 1 s: 2 s of CPU, of which user 0.5 + system 0.3 + irq 0; the
+    // client and the server used 0.2 s each, so 0.4 s (20 %) was someone else's.
+    app::PointResult r;
+    r.complete = 1000;
+    r.clientCpuSeconds = 0.2;
+    r.cpu = app::CpuUsage{1.0, 2, 0.5, 0.3, 0.0, 0.1, 0.04, 1.06, 0.2, false};
+    QCOMPARE(app::otherLoadPercent(r).value_or(-1), 20.0);
+    QCOMPARE(app::serverCpuUsPerRequest(r).value_or(-1), 200.0); // 0.2 s / 1000
+    QCOMPARE(app::softirqUsPerRequest(r).value_or(-1), 100.0);
+    app::judgeNoise(r, 10);
+    QCOMPARE(r.noise, QStringLiteral("other load 20.0 % of the machine (threshold 10.0 %); steal "
+                                     "2.0 % (the hypervisor ran something else)"));
+    r.cpu->steal = 0;
+    r.cpu->idle = 1.1;
+    app::judgeNoise(r, 25);
+    QCOMPARE(r.noise, QString());
+    r.cpu->frequencyChanged = true;
+    app::judgeNoise(r, 25);
+    QCOMPARE(r.noise, QStringLiteral("CPU frequency changed"));
+    // Without a window nothing is judged: an imported result stays unjudged.
+    app::PointResult imported;
+    app::judgeNoise(imported, 0);
+    QVERIFY(imported.noise.isEmpty() && !app::otherLoadPercent(imported));
+}
+
+void TestCpuNoise::advisesFromTheSpread() {
+    // (1.96 x 10 / 3)^2 = 42.68 (by hand): 43 repetitions for ±3 % at a CV of 10 %.
+    QCOMPARE(app::repetitionsFor(10, 3), 43);
+    QCOMPARE(app::repetitionsFor(0, 3), 2);
+    app::Session session;
+    app::Target target;
+    target.id = QUuid::createUuid();
+    target.name = QStringLiteral("web");
+    session.targets.push_back(target);
+    // 95, 100, 105 requests/s: sd 5, CV 5 %, so (1.96 x 5 / 3)^2 = 10.67 -> 11.
+    const uint64_t counts[] = {95, 100, 105};
+    for (int i = 0; i < 3; ++i) {
+        app::PointResult r;
+        r.targetId = target.id;
+        r.concurrency = 1;
+        r.repetition = i;
+        r.complete = counts[i];
+        r.durationSeconds = 1;
+        r.noise = i == 1 ? QStringLiteral("other load 30.0 % of the machine (threshold 10.0 %)")
+                         : QString();
+        session.results.push_back(r);
+    }
+    const QString advice = app::tighteningAdvice(session);
+    QVERIFY2(advice.contains(QStringLiteral("up to 5.0 %")), qPrintable(advice));
+    QVERIFY2(advice.contains(QStringLiteral("about 11 repetitions")), qPrintable(advice));
+    QVERIFY2(advice.contains(QStringLiteral("pinning")), qPrintable(advice));
+    QVERIFY2(advice.contains(QStringLiteral("1 of 3 points were noisy")), qPrintable(advice));
+    // Steady, pinned and quiet: nothing to advise.
+    for (app::PointResult& r : session.results) {
+        r.complete = 100;
+        r.pinned = true;
+        r.noise.clear();
+    }
+    QVERIFY2(app::tighteningAdvice(session).contains(QStringLiteral("as tight as measured")),
+             qPrintable(app::tighteningAdvice(session)));
 }
 
 void TestCpuNoise::cpuHogMarksPointNoisy() {
