@@ -99,13 +99,10 @@ Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser, app
         options.serverCpu.cgroup = cgroup.toStdString();
     }
     if (parser.isSet(QStringLiteral("noise-threshold"))) {
-        bool ok = false;
-        const double threshold = parser.value(QStringLiteral("noise-threshold")).toDouble(&ok);
-        if (!ok || !(threshold >= 0 && threshold <= 100))
-            return app::invalidInput(
-                QStringLiteral("--noise-threshold is a percentage from 0 to 100, not '%1'")
-                    .arg(parser.value(QStringLiteral("noise-threshold"))));
-        options.noiseThresholdPercent = threshold;
+        const auto threshold = parseNoiseThreshold(parser.value(QStringLiteral("noise-threshold")));
+        if (!threshold)
+            return threshold.error();
+        options.noiseThresholdPercent = *threshold;
     }
     options.jsonPath = parser.value(QStringLiteral("json"));
     options.csvPath = parser.value(QStringLiteral("csv"));
@@ -140,6 +137,15 @@ Result<engine::LoadSpec> buildOneShotSpec(const OneShot& shot) {
     if (auto problem = engine::validateLoadSpec(draft->spec))
         return app::invalidInput(QString::fromStdString(*problem));
     return std::move(draft->spec);
+}
+
+Result<double> parseNoiseThreshold(const QString& text) {
+    bool ok = false;
+    const double threshold = text.toDouble(&ok);
+    if (!ok || !(threshold >= 0 && threshold <= 100))
+        return app::invalidInput(
+            QStringLiteral("--noise-threshold is a percentage from 0 to 100, not '%1'").arg(text));
+    return threshold;
 }
 
 engine::ServerCpuSource serverCpuFor(const OutputOptions& options,

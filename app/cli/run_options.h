@@ -50,6 +50,9 @@ OneShot oneShotOf(app::Target target, int concurrency);
 // name that does not resolve); refused when the engine would refuse it.
 app::Result<engine::LoadSpec> buildOneShotSpec(const OneShot& shot);
 
+// --noise-threshold's PERCENT, 0 to 100.
+app::Result<double> parseNoiseThreshold(const QString& text);
+
 // The server whose CPU a run on loopback measures: the one given, or else the
 // process listening on the target's port (not this one), or none.
 engine::ServerCpuSource serverCpuFor(const OutputOptions& options,

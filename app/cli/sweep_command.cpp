@@ -2,6 +2,7 @@
 // as the window, saving after every point, then prints the comparison.
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
+#include "app/cli/run_options.h"
 #include "app/session/comparison.h"
 #include "app/session/comparison_report.h"
 #include "app/session/csv_export.h"
@@ -206,13 +207,10 @@ app::Result<SweepArguments> readSweepArguments(const QCommandLineParser& parser)
     if (args.quiet)
         args.idleCheckSeconds = 0; // nothing would print what it found
     if (parser.isSet(QStringLiteral("noise-threshold"))) {
-        bool ok = false;
-        const double threshold = parser.value(QStringLiteral("noise-threshold")).toDouble(&ok);
-        if (!ok || !(threshold >= 0 && threshold <= 100))
-            return app::invalidInput(
-                QStringLiteral("--noise-threshold is a percentage from 0 to 100, not '%1'")
-                    .arg(parser.value(QStringLiteral("noise-threshold"))));
-        args.noiseThresholdPercent = threshold;
+        const auto threshold = parseNoiseThreshold(parser.value(QStringLiteral("noise-threshold")));
+        if (!threshold)
+            return threshold.error();
+        args.noiseThresholdPercent = *threshold;
     }
     if (args.resume && args.fresh)
         return app::invalidInput(QStringLiteral("--resume and --fresh contradict each other"));
