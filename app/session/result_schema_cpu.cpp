@@ -110,9 +110,9 @@ void addDerived(ResultSchemaBuilder& b) {
         field.unit = QString::fromUtf8(d.unit);
         field.csvColumn = field.summaryMetric = field.id;
         field.cliKeys = every(d.cli);
-        // The server's figure only where it was measured; the others whenever
-        // the run has a window (0 for one shorter than a clock tick).
-        field.omitInCli = figure == &serverCpuUsPerRequest;
+        // Left out without a window (or, per request, without a success); the
+        // server's also where its CPU was not measured.
+        field.omitInCli = true;
     }
     ResultField& noisy = b.add("noisy", FieldType::Flag, "", [](const PointResult& r) {
         return r.cpu ? FieldValue(!r.noise.isEmpty()) : FieldValue();
