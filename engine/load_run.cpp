@@ -81,16 +81,19 @@ void LoadRun::start() {
     }
     const LoadSpec& spec = d->spec;
     const uint32_t threadCount = std::min(spec.threads, spec.concurrency);
+    if (spec.sampleCpu) {
+        d->cpuSampler = std::make_unique<CpuSampler>(spec.serverCpu);
+        // Without warm-up the window opens now: sampled before the clock is
+        // read, so that reading /proc is not part of the measured time.
+        if (spec.warmup.count() == 0)
+            d->cpuAtStart = d->cpuSampler->sample();
+    }
     const int64_t now = monotonicNs();
     d->shared.measureStartNs = now + spec.warmup.count();
     if (spec.duration.count() > 0)
         d->shared.deadlineNs = d->shared.measureStartNs + spec.duration.count();
     d->shared.remaining = int64_t(spec.requests);
     d->lastProgressNs = now;
-    if (spec.sampleCpu) {
-        d->cpuSampler = std::make_unique<CpuSampler>(spec.serverCpu);
-        d->sampleCpuAtMeasureStart(now);
-    }
 
     // A fixed share of the connections per thread; the remainder goes one each
     // to the first threads, so no connection is dropped.
