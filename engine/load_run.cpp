@@ -35,6 +35,12 @@ struct LoadRun::Impl {
     RunResult result;
     int64_t lastProgressNs = 0;
 
+    // The machine's CPU at the measured window's ends, read on the monitor
+    // thread (or in start() when there is no warm-up) off the workers' path.
+    std::unique_ptr<CpuSampler> cpuSampler;
+    CpuSample cpuAtStart;
+    void sampleCpuAtMeasureStart(int64_t now);
+
     void monitorLoop();
     std::shared_ptr<const Progress> snapshot(int64_t now);
     void mergeResults();
@@ -75,6 +81,13 @@ void LoadRun::start() {
     }
     const LoadSpec& spec = d->spec;
     const uint32_t threadCount = std::min(spec.threads, spec.concurrency);
+    if (spec.sampleCpu) {
+        d->cpuSampler = std::make_unique<CpuSampler>(spec.serverCpu);
+        // Without warm-up the window opens now: sampled before the clock is
+        // read, so that reading /proc is not part of the measured time.
+        if (spec.warmup.count() == 0)
+            d->cpuAtStart = d->cpuSampler->sample();
+    }
     const int64_t now = monotonicNs();
     d->shared.measureStartNs = now + spec.warmup.count();
     if (spec.duration.count() > 0)
@@ -144,16 +157,27 @@ std::shared_ptr<const Progress> LoadRun::Impl::snapshot(int64_t now) {
     return p;
 }
 
+void LoadRun::Impl::sampleCpuAtMeasureStart(int64_t now) {
+    if (cpuSampler && !cpuAtStart.valid && now >= shared.measureStartNs)
+        cpuAtStart = cpuSampler->sample();
+}
+
 void LoadRun::Impl::monitorLoop() {
     for (;;) {
         bool done = false;
+        auto timeout = spec.progressInterval;
+        if (cpuSampler && !cpuAtStart.valid) {
+            // Wake at the end of the warm-up, so the window starts with the measuring.
+            const auto untilMeasuring = Nanoseconds(shared.measureStartNs - monotonicNs());
+            timeout = std::clamp(untilMeasuring, Nanoseconds(0), timeout);
+        }
         {
             std::unique_lock lock(mutex);
-            done = changed.wait_for(lock, spec.progressInterval,
-                                    [this] { return workersRunning == 0; });
+            done = changed.wait_for(lock, timeout, [this] { return workersRunning == 0; });
         }
         if (done)
             break;
+        sampleCpuAtMeasureStart(monotonicNs());
         auto progress = snapshot(monotonicNs());
         {
             std::lock_guard lock(mutex);
@@ -164,7 +188,9 @@ void LoadRun::Impl::monitorLoop() {
     }
     for (auto& thread : threads)
         thread.join();
+    const CpuSample cpuAtEnd = cpuSampler && cpuAtStart.valid ? cpuSampler->sample() : CpuSample{};
     mergeResults();
+    result.cpu = cpuWindow(cpuAtStart, cpuAtEnd, CpuSampler::ticksPerSecond());
     auto last = snapshot(monotonicNs());
     {
         std::lock_guard lock(mutex);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "engine/cpu_sampler.h"
 #include "engine/protocol.h"
 #include "engine/socket_address.h"
 
@@ -46,6 +47,11 @@ struct LoadSpec {
     // loop, each connection sends its next request when the previous answer arrives.
     double rate = 0;
     Arrival arrival = Arrival::Constant;
+
+    // Whose CPU time is the server's over the measured window (RunResult::cpu);
+    // empty: the server's CPU is not measured.
+    ServerCpuSource serverCpu;
+    bool sampleCpu = true; // read /proc/stat at the measured window's two ends
 };
 
 // One line describing what is wrong with `spec`, or nullopt when it can run.

@@ -51,6 +51,9 @@ void accumulate(RunResult& into, const RunResult& part) {
     into.misses += part.misses;
     into.threadCpus.insert(into.threadCpus.end(), part.threadCpus.begin(), part.threadCpus.end());
     into.clientCpuSeconds += part.clientCpuSeconds;
+    // Another machine's CPU is not this one's: the first sampled window is kept.
+    if (!into.cpu.valid)
+        into.cpu = part.cpu;
     into.cancelled = into.cancelled || part.cancelled;
     into.unreachable = into.unreachable || part.unreachable;
 }

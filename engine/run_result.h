@@ -1,5 +1,6 @@
 #pragma once
 
+#include "engine/cpu_sampler.h"
 #include "engine/error_class.h"
 #include "engine/histogram.h"
 #include "engine/run_rates.h"
@@ -69,6 +70,9 @@ struct RunResult {
     std::vector<int> threadCpus;
     bool pinned = false;
     double clientCpuSeconds = 0; // user + sys of the worker threads
+    // The machine's CPU and the server's over the measured window (from its
+    // start to the moment the workers had all ended); invalid when not sampled.
+    CpuWindow cpu;
 
     // tcp-stream: connections whose peer stopped taking bytes (its window
     // closed, nothing acknowledged for a while) and never closed. What such a

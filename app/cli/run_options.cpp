@@ -4,11 +4,14 @@
 #include "app/cli/interrupt_guard.h"
 #include "app/report/ab_report.h"
 #include "app/report/fixed_rate_report.h"
+#include "app/report/cpu_report.h"
 #include "app/report/progress_printer.h"
 #include "app/report/result_json.h"
 #include "app/sweep/load_spec_builder.h"
 #include "engine/load_run.h"
+#include "engine/local_listener.h"
 
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <chrono>
 #include <cmath>
@@ -37,6 +40,23 @@ void addCommonRunOptions(QCommandLineParser& parser) {
                       QStringLiteral("Write the result as one CSV row with a header to PATH."),
                       QStringLiteral("PATH")});
     parser.addOption({QStringLiteral("q"), QStringLiteral("Do not print progress on stderr.")});
+    addCpuRunOptions(parser);
+}
+
+void addCpuRunOptions(QCommandLineParser& parser) {
+    parser.addOption({QStringLiteral("server-pid"),
+                      QStringLiteral("The local server's process: its CPU per request is "
+                                     "reported (default: the process listening on the "
+                                     "target's loopback port, when visible)."),
+                      QStringLiteral("PID")});
+    parser.addOption({QStringLiteral("server-cgroup"),
+                      QStringLiteral("The local server's cgroup directory (cpu.stat), e.g. a "
+                                     "container's /sys/fs/cgroup/...; its CPU is the server's."),
+                      QStringLiteral("PATH")});
+    parser.addOption({QStringLiteral("noise-threshold"),
+                      QStringLiteral("Mark the run noisy when other load exceeds this share of "
+                                     "the machine (percent, default 10)."),
+                      QStringLiteral("PERCENT")});
 }
 
 Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser, app::SweepPlan& plan) {
@@ -62,6 +82,30 @@ Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser, app
         plan.warmupSeconds = *warmup;
     }
     OutputOptions options;
+    if (parser.isSet(QStringLiteral("server-pid"))) {
+        const auto pid = parseCount(QStringLiteral("--server-pid"),
+                                    parser.value(QStringLiteral("server-pid")), 1, 1u << 22);
+        if (!pid)
+            return pid.error();
+        options.serverCpu.pid = int(*pid);
+        if (!QFileInfo::exists(QStringLiteral("/proc/%1/stat").arg(*pid)))
+            return app::invalidInput(QStringLiteral("--server-pid %1: no such process").arg(*pid));
+    }
+    if (parser.isSet(QStringLiteral("server-cgroup"))) {
+        const QString cgroup = parser.value(QStringLiteral("server-cgroup"));
+        if (!QFileInfo::exists(cgroup + QStringLiteral("/cpu.stat")) &&
+            !QFileInfo::exists(cgroup + QStringLiteral("/cpuacct.usage")))
+            return app::invalidInput(
+                QStringLiteral("--server-cgroup %1: no cpu.stat or cpuacct.usage there")
+                    .arg(cgroup));
+        options.serverCpu.cgroup = cgroup.toStdString();
+    }
+    if (parser.isSet(QStringLiteral("noise-threshold"))) {
+        const auto threshold = parseNoiseThreshold(parser.value(QStringLiteral("noise-threshold")));
+        if (!threshold)
+            return threshold.error();
+        options.noiseThresholdPercent = *threshold;
+    }
     options.jsonPath = parser.value(QStringLiteral("json"));
     options.csvPath = parser.value(QStringLiteral("csv"));
     options.quiet = parser.isSet(QStringLiteral("q")) || !options.printsReport();
@@ -150,6 +194,35 @@ Result<engine::LoadSpec> buildOneShotSpec(const OneShot& shot) {
     return std::move(draft->spec);
 }
 
+Result<double> parseNoiseThreshold(const QString& text) {
+    bool ok = false;
+    const double threshold = text.toDouble(&ok);
+    if (!ok || !(threshold >= 0 && threshold <= 100))
+        return app::invalidInput(
+            QStringLiteral("--noise-threshold is a percentage from 0 to 100, not '%1'").arg(text));
+    return threshold;
+}
+
+engine::ServerCpuSource serverCpuFor(const OutputOptions& options,
+                                     const engine::SocketAddress& target) {
+    if (!options.serverCpu.empty())
+        return options.serverCpu;
+    engine::ServerCpuSource found;
+    const std::string address = target.toString();
+    const bool loopback = address.starts_with("127.") || address.starts_with("[::1]");
+    if (loopback) {
+        if (const auto pid = engine::localListenerPid(target.port()))
+            found.pid = *pid;
+    }
+    return found;
+}
+
+app::PointResult oneShotResult(const engine::RunResult& run, const OutputOptions& options) {
+    app::PointResult point = app::pointResultFromRun(run, {}, int(run.concurrency), 0, {});
+    app::judgeNoise(point, options.noiseThresholdPercent);
+    return point;
+}
+
 engine::RunResult runWithProgress(const engine::LoadSpec& spec, bool quiet, const CliIo& io) {
     app::ProgressPrinter printer(spec.requests, double(spec.duration.count()) / 1e9, quiet, io.err);
     engine::LoadRun run(spec);
@@ -187,10 +260,24 @@ Result<void> parseForOneShot(QCommandLineParser& parser, const QStringList& argu
 }
 
 int finishRun(const QString& command, const engine::RunResult& result, const OutputOptions& output,
-              const QJsonObject& json, const CliIo& io) {
+              const QJsonObject& resultJson, const CliIo& io) {
     if (output.printsReport() && result.offeredRate > 0) {
         std::fputs(qPrintable(app::formatFixedRateReport(result)), io.out);
         std::fflush(io.out);
+    }
+    const app::PointResult point = oneShotResult(result, output);
+    if (output.printsReport()) {
+        std::fputs(qPrintable(app::formatCpuBlock(point)), io.out);
+        std::fputs(qPrintable(QLatin1Char('\n') + app::oneShotAdvice(point)), io.out);
+        std::fflush(io.out);
+    }
+    // The JSON was written with the default threshold; the one given decides.
+    QJsonObject json = resultJson;
+    if (point.cpu && json.contains(QStringLiteral("cpu"))) {
+        QJsonObject cpu = json.value(QStringLiteral("cpu")).toObject();
+        cpu.insert(QStringLiteral("noisy"), !point.noise.isEmpty());
+        cpu.insert(QStringLiteral("noise_reason"), point.noise);
+        json.insert(QStringLiteral("cpu"), cpu);
     }
     // A client behind its schedule says why; the CPU warning would say less.
     QString warning = app::scheduleWarning(result);

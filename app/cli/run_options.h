@@ -4,6 +4,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/one_shot.h"
 #include "app/common/result.h"
+#include "app/session/point_result.h"
 #include "engine/load_spec.h"
 #include "engine/run_result.h"
 
@@ -20,6 +21,10 @@ struct OutputOptions {
     QString jsonPath;
     QString csvPath;
     bool quiet = false;
+    // --server-pid, --server-cgroup: whose CPU is the server's. Empty: the
+    // process listening on the target's loopback port, when there is one.
+    engine::ServerCpuSource serverCpu;
+    double noiseThresholdPercent = app::kDefaultNoiseThresholdPercent; // --noise-threshold
 
     // The human report goes to stdout unless JSON or CSV does.
     bool printsReport() const {
@@ -27,8 +32,12 @@ struct OutputOptions {
     }
 };
 
-// --threads, --cpus, --warmup, --json, --csv, -q.
+// --threads, --cpus, --warmup, --json, --csv, -q, --server-pid, --server-cgroup,
+// --noise-threshold.
 void addCommonRunOptions(QCommandLineParser& parser);
+// --server-pid, --server-cgroup, --noise-threshold alone (for a command that
+// declares the others itself).
+void addCpuRunOptions(QCommandLineParser& parser);
 // --threads, --cpus and --warmup into `plan`; the rest into the result.
 app::Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser,
                                                 app::SweepPlan& plan);
@@ -46,6 +55,17 @@ OneShot oneShotOf(app::Target target, int concurrency);
 // for its connections and the address resolved (ErrorCode::Unreachable for a
 // name that does not resolve); refused when the engine would refuse it.
 app::Result<engine::LoadSpec> buildOneShotSpec(const OneShot& shot);
+
+// --noise-threshold's PERCENT, 0 to 100.
+app::Result<double> parseNoiseThreshold(const QString& text);
+
+// The server whose CPU a run on loopback measures: the one given, or else the
+// process listening on the target's port (not this one), or none.
+engine::ServerCpuSource serverCpuFor(const OutputOptions& options,
+                                     const engine::SocketAddress& target);
+
+// The run as a result, judged for noise by the --noise-threshold.
+app::PointResult oneShotResult(const engine::RunResult& run, const OutputOptions& options);
 
 // Runs `spec` to its end with progress on io.err (ab style) and returns the result.
 engine::RunResult runWithProgress(const engine::LoadSpec& spec, bool quiet, const CliIo& io);
@@ -98,6 +118,7 @@ prepareRun(QCommandLineParser& parser, const QStringList& arguments,
         printError(io, command, spec.error().message);
         return exitCodeFor(spec.error());
     }
+    spec->serverCpu = serverCpuFor(invocation->output, spec->target);
     return PreparedRun<Invocation>{std::move(*invocation), std::move(*spec)};
 }
 

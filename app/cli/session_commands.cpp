@@ -6,6 +6,7 @@
 #include "app/session/comparison.h"
 #include "app/session/comparison_report.h"
 #include "app/session/csv_export.h"
+#include "app/session/noise_advice.h"
 #include "app/session/percentile_export.h"
 #include "app/session/session_file.h"
 
@@ -67,7 +68,8 @@ int runReportCommand(const QStringList& arguments) {
     }
     printSetAside(CliIo{}, command, *session);
     const QByteArray text =
-        app::comparisonReport(*session, app::Comparison(*session, comparisonOptions(parser)))
+        (app::comparisonReport(*session, app::Comparison(*session, comparisonOptions(parser))) +
+         app::tighteningAdvice(*session))
             .toUtf8();
     if (auto written = writeOutput(QStringLiteral("-"), text, CliIo{}); !written) {
         printError(command, written.error().toString());

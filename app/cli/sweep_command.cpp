@@ -2,10 +2,12 @@
 // as the window, saving after every point, then prints the comparison.
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
+#include "app/cli/run_options.h"
 #include "app/session/comparison.h"
 #include "app/session/comparison_report.h"
 #include "app/session/csv_export.h"
 #include "app/session/metric.h"
+#include "app/session/noise_advice.h"
 #include "app/session/session_document.h"
 #include "app/session/session_file.h"
 #include "app/session/session_lock.h"
@@ -66,6 +68,8 @@ struct SweepArguments {
     bool quiet = false;
     std::optional<double> precisionPercent; // --precision: overrides the plan's
     std::optional<int> maxRepetitions;      // --max-repetitions
+    double idleCheckSeconds = 2;
+    std::optional<double> noiseThresholdPercent;
 };
 
 bool samePath(const QString& a, const QString& b) {
@@ -187,6 +191,14 @@ void addSweepOptions(QCommandLineParser& parser) {
          QStringLiteral("N")},
         {{QStringLiteral("q"), QStringLiteral("quiet")},
          QStringLiteral("No progress line, only errors and the comparison.")},
+        {QStringLiteral("idle-check"),
+         QStringLiteral("Before the first point, watch the idle machine this long and say how "
+                        "busy it already is (default 2; 0 or -q: no check)."),
+         QStringLiteral("SECONDS")},
+        {QStringLiteral("noise-threshold"),
+         QStringLiteral("Mark points noisy when other load exceeds this share of the machine "
+                        "(percent; default: the plan's, 10). Saved in the plan."),
+         QStringLiteral("PERCENT")},
     });
 }
 
@@ -221,6 +233,23 @@ app::Result<SweepArguments> readSweepArguments(const QCommandLineParser& parser)
             return app::invalidInput(QStringLiteral("--max-repetitions expects a count, got '%1'")
                                          .arg(parser.value(QStringLiteral("max-repetitions"))));
         args.maxRepetitions = most;
+    }
+    if (parser.isSet(QStringLiteral("idle-check"))) {
+        const auto seconds = parseSeconds(QStringLiteral("--idle-check"),
+                                          parser.value(QStringLiteral("idle-check")));
+        if (!seconds)
+            return seconds.error();
+        if (*seconds > 60)
+            return app::invalidInput(QStringLiteral("--idle-check is at most 60 seconds"));
+        args.idleCheckSeconds = *seconds;
+    }
+    if (args.quiet)
+        args.idleCheckSeconds = 0; // nothing would print what it found
+    if (parser.isSet(QStringLiteral("noise-threshold"))) {
+        const auto threshold = parseNoiseThreshold(parser.value(QStringLiteral("noise-threshold")));
+        if (!threshold)
+            return threshold.error();
+        args.noiseThresholdPercent = *threshold;
     }
     if (args.resume && args.fresh)
         return app::invalidInput(QStringLiteral("--resume and --fresh contradict each other"));
@@ -370,6 +399,8 @@ int runSweepCommand(const QStringList& arguments, const CliIo& io) {
         return exitCodeFor(start.error());
     }
     app::Session& session = start->session;
+    if (args->noiseThresholdPercent)
+        session.plan.noiseThresholdPercent = *args->noiseThresholdPercent;
     const QString& outPath = start->outPath;
     printSetAside(io, command, session);
 
@@ -397,6 +428,7 @@ int runSweepCommand(const QStringList& arguments, const CliIo& io) {
     ProgressLine progress(document, args->quiet, io.err);
     app::SweepRunner runner(&document);
     runner.setProbeEnabled(args->probe);
+    runner.setIdleCheckSeconds(args->idleCheckSeconds);
     runner.setSessionLock(start->lock);
     QObject::connect(&runner, &app::SweepRunner::statusChanged, &runner,
                      [&](const QString& text) { progress.message(text); });
@@ -459,7 +491,8 @@ int runSweepCommand(const QStringList& arguments, const CliIo& io) {
     const app::Session& done = document.session();
     if (!done.results.empty()) {
         const app::Comparison comparison(done);
-        const QByteArray report = app::comparisonReport(done, comparison).toUtf8();
+        const QByteArray report =
+            (app::comparisonReport(done, comparison) + app::tighteningAdvice(done)).toUtf8();
         // A CSV on stdout must stay parseable: the table then goes to stderr.
         const bool csvOnStdout = args->csvPath == u"-" || args->summaryCsvPath == u"-";
         if (csvOnStdout)

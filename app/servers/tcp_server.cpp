@@ -92,17 +92,34 @@ Result<void> TcpServer::start() {
         }
         m_loops.push_back(std::move(loop));
     }
+    // Each thread reports its id before it runs its loop, so that start()
+    // returns with every id known.
+    std::vector<std::atomic<int>> ids(m_loops.size());
     try {
-        for (auto& loop : m_loops)
-            m_threads.emplace_back([raw = loop.get()] { raw->run(); });
+        for (size_t i = 0; i < m_loops.size(); ++i)
+            m_threads.emplace_back([raw = m_loops[i].get(), id = &ids[i]] {
+                id->store(int(gettid()), std::memory_order_release);
+                raw->run();
+            });
     } catch (const std::system_error& threadError) {
         stopLoops();
         m_loops.clear();
         return makeError(ErrorCode::Internal, QStringLiteral("cannot start the server threads: %1")
                                                   .arg(QString::fromUtf8(threadError.what())));
     }
+    m_threadIds.clear();
+    for (auto& id : ids) {
+        while (id.load(std::memory_order_acquire) == 0)
+            std::this_thread::yield();
+        m_threadIds.push_back(id.load());
+    }
     m_running = true;
     return {};
+}
+
+std::vector<int> TcpServer::threadIds() const {
+    std::lock_guard lock(m_mutex);
+    return m_running ? m_threadIds : std::vector<int>{};
 }
 
 void TcpServer::stop() {

@@ -71,6 +71,9 @@ public:
     const ServerConfig& config() const { return m_config; }
     // Still readable after stop(), for a final summary.
     ServerStats stats() const;
+    // The loop threads' ids (gettid), whose CPU time is the server's when it
+    // runs inside this process (engine::ServerCpuSource::threads). Empty when stopped.
+    std::vector<int> threadIds() const;
 
 protected:
     explicit TcpServer(ServerConfig config);
@@ -98,6 +101,7 @@ private:
     std::string m_address;
     std::vector<std::unique_ptr<ServerLoop>> m_loops;
     std::vector<std::thread> m_threads;
+    std::vector<int> m_threadIds;
 };
 
 } // namespace loadscope::app

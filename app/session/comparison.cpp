@@ -113,6 +113,8 @@ Comparison::Comparison(const Session& session, ComparisonOptions options) {
                                                   : value;
                         if (compared)
                             row.comparedSamples.push_back(*compared);
+                        if (!result->noise.isEmpty() && row.noisy++ == 0)
+                            row.noise = result->noise;
                     }
                 }
                 if (row.samples.empty())

@@ -79,6 +79,8 @@ struct ComparisonRow {
     // What is set against the baseline: the samples, but the failed share
     // (per cent of the requests that ended) for the Failed count.
     std::vector<double> comparedSamples;
+    int noisy = 0;         // samples from points marked noisy (cpu_usage.h)
+    QString noise;         // the first noisy one's reason
 };
 
 // Results turned into the table every chart and CSV reads:

@@ -46,7 +46,12 @@ QString csvNumber(double value);
 //   latency_uncorrected_p99_ms, latency_uncorrected_p99_9_ms (fixed rate:
 //   from the actual send, beside the corrected latency_* figures),
 //   max_backlog, client_saturated (fixed rate: most requests due but not yet
-//   sent; "true" when the client's CPU could not keep the schedule)
+//   sent; "true" when the client's CPU could not keep the schedule),
+//   server_cpu_us_per_request, softirq_us_per_request,
+//   client_cpu_us_per_request, other_load_percent, noisy, noise_reason,
+//   cpu_user_percent, cpu_system_percent, cpu_irq_percent,
+//   cpu_softirq_percent, cpu_steal_percent, cpu_idle_percent, server_cpu_s
+//   (where the CPU went over the measured window: cpu_usage.h)
 // For a fixed-rate result offered_rate is the rate level, requests_per_second
 // the rate achieved and latency_* the corrected latency.
 // requests_per_second is ops/s for memcached, transactions/s for tcp-rr;

@@ -67,6 +67,23 @@ const std::vector<MetricInfo>& metricRegistry() {
         info(Metric::UncorrectedP999, "latency_uncorrected_p99_9_ms", "Uncorrected p99.9", false,
              "Fixed rate: 99.9% of the requests took at most this long from their actual "
              "send."),
+        info(Metric::ServerCpuPerRequest, "server_cpu_us_per_request", "Server CPU per request",
+             false,
+             "CPU time (user + system) of the local server over the measured window divided by "
+             "the successful responses, in microseconds: netperf's \"service demand\". Known "
+             "when the server is a given PID or cgroup, or an embedded server of this process."),
+        info(Metric::SoftirqPerRequest, "softirq_us_per_request", "Softirq per request", false,
+             "The machine's softirq time (where the kernel does network receive work, NAT and "
+             "bridging) over the measured window divided by the successful responses, in "
+             "microseconds."),
+        info(Metric::ClientCpuPerRequest, "client_cpu_us_per_request", "Client CPU per request",
+             false,
+             "CPU time of Loadscope's worker threads over the measured window divided by the "
+             "successful responses, in microseconds."),
+        info(Metric::OtherLoad, "other_load_percent", "Other load", false,
+             "CPU the machine spent on neither the client nor the server during the point "
+             "(user + system + irq time minus theirs), as a percentage of all its CPUs. Above "
+             "the noise threshold the point is marked noisy."),
     };
     return registry;
 }
@@ -109,7 +126,7 @@ QString metricUnit(Metric metric, TargetProtocol protocol) {
 bool metricApplies(Metric metric, TargetProtocol protocol) {
     if (protocol == TargetProtocol::TcpStream)
         return metric == Metric::Throughput || metric == Metric::Failed ||
-               metric == Metric::FailedShare;
+               metric == Metric::FailedShare || metric == Metric::OtherLoad;
     return metric != Metric::Throughput;
 }
 

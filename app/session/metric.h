@@ -28,6 +28,11 @@ enum class Metric {
     UncorrectedP50,
     UncorrectedP99,
     UncorrectedP999,
+    // Where the CPU went (cpu_usage.h), per successful request and as the machine's other load.
+    ServerCpuPerRequest,
+    SoftirqPerRequest,
+    ClientCpuPerRequest,
+    OtherLoad,
 };
 
 struct ResultField;

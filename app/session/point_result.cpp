@@ -190,6 +190,13 @@ PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& target
     result.hits = run.hits;
     result.misses = run.misses;
     result.clientCpuSeconds = run.clientCpuSeconds;
+    if (run.cpu.valid) {
+        const engine::CpuWindow& w = run.cpu;
+        result.cpu =
+            CpuUsage{w.wallSeconds, w.cpus,  w.user, w.system,           w.irq,
+                     w.softirq,     w.steal, w.idle, w.serverCpuSeconds, w.frequencyChanged};
+        judgeNoise(result, kDefaultNoiseThresholdPercent);
+    }
     result.firstError = QString::fromStdString(run.firstError);
     result.cancelled = run.cancelled;
     result.threadCpus = run.threadCpus;

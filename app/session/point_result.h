@@ -1,5 +1,6 @@
 #pragma once
 
+#include "app/session/cpu_usage.h"
 #include "engine/error_class.h"
 
 #include <QByteArray>
@@ -111,6 +112,10 @@ struct PointResult {
     uint64_t hits = 0;
     uint64_t misses = 0;
     double clientCpuSeconds = 0;
+    // The machine's and the server's CPU over the measured window.
+    std::optional<CpuUsage> cpu;
+    // Why the point is noisy, with its figures (cpu_usage.h); empty: quiet or not judged.
+    QString noise;
     QString firstError;
     bool cancelled = false;
     // Where the worker threads ran (CPU last seen per thread) and whether pinned.

@@ -409,6 +409,7 @@ void addCsvFields(ResultSchemaBuilder& b) {
     addTotalLatency(b);
     addTail(b);
     addLoadModel(b);
+    addCpuFields(b);
 }
 
 } // namespace loadscope::app::schema_detail

@@ -92,5 +92,7 @@ QStringList latencyStatNames();
 // The fields in results-CSV column order, then those no CSV column carries.
 void addCsvFields(ResultSchemaBuilder& b);
 void addSessionAndCliFields(ResultSchemaBuilder& b);
+// Where the CPU went (result_schema_cpu.cpp): CSV columns after every other.
+void addCpuFields(ResultSchemaBuilder& b);
 
 } // namespace loadscope::app::schema_detail

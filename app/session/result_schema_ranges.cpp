@@ -134,6 +134,19 @@ Result<void> checkResultRanges(const PointResult& r) {
         check.figure(QStringLiteral("durationSeconds"), FigureKind::DurationSeconds,
                      r.durationSeconds);
     check.figure(QStringLiteral("clientCpuSeconds"), FigureKind::CpuSeconds, r.clientCpuSeconds);
+    if (r.cpu) {
+        const CpuUsage& c = *r.cpu;
+        check.figure(QStringLiteral("cpu.wallSeconds"), FigureKind::CpuSeconds, c.wallSeconds);
+        check.figure(QStringLiteral("cpu.cpus"), FigureKind::Cores, c.cpus);
+        check.figure(QStringLiteral("cpu.user"), FigureKind::CpuSeconds, c.user);
+        check.figure(QStringLiteral("cpu.system"), FigureKind::CpuSeconds, c.system);
+        check.figure(QStringLiteral("cpu.irq"), FigureKind::CpuSeconds, c.irq);
+        check.figure(QStringLiteral("cpu.softirq"), FigureKind::CpuSeconds, c.softirq);
+        check.figure(QStringLiteral("cpu.steal"), FigureKind::CpuSeconds, c.steal);
+        check.figure(QStringLiteral("cpu.idle"), FigureKind::CpuSeconds, c.idle);
+        check.optionalFigure(QStringLiteral("cpu.serverSeconds"), FigureKind::CpuSeconds,
+                             c.serverSeconds);
+    }
 
     check.count(QStringLiteral("complete"), r.complete);
     check.count(QStringLiteral("failed"), r.failed);

@@ -330,6 +330,9 @@ QJsonObject sweepPlanToJson(const SweepPlan& plan) {
         json.insert(QStringLiteral("precisionPercent"), plan.precisionPercent);
         json.insert(QStringLiteral("maxRepetitions"), plan.maxRepetitions);
     }
+    // Written only when changed, so files saved before it read back and save the same.
+    if (plan.noiseThresholdPercent != kDefaultNoiseThresholdPercent)
+        json.insert(QStringLiteral("noiseThresholdPercent"), plan.noiseThresholdPercent);
     return json;
 }
 
@@ -400,6 +403,8 @@ SweepPlan sweepPlanFromJson(const JsonReader& json) {
         json.number(u"precisionPercent", 0, kMaxPrecisionPercent, plan.precisionPercent);
     plan.maxRepetitions =
         int(json.integer(u"maxRepetitions", 1, kMaxRepetitions, plan.maxRepetitions));
+    plan.noiseThresholdPercent =
+        json.number(u"noiseThresholdPercent", 0, 100, plan.noiseThresholdPercent);
     const QString order = json.string(u"order", sweepOrderId(plan.order));
     if (const auto known = sweepOrderFromId(order))
         plan.order = *known;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/common/result.h"
+#include "app/session/cpu_usage.h"
 #include "app/session/target.h"
 #include "engine/load_spec.h"
 
@@ -69,6 +70,9 @@ struct SweepPlan {
     int maxRepetitions = 10;
     double pauseSeconds = 0; // idle time between two points, to let the server settle
     SweepOrder order = SweepOrder::Interleaved;
+    // A point during which CPU used by neither client nor server exceeded this
+    // share of the machine is marked noisy (cpu_usage.h).
+    double noiseThresholdPercent = kDefaultNoiseThresholdPercent;
 
     friend bool operator==(const SweepPlan&, const SweepPlan&) = default;
 };

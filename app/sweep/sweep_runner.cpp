@@ -1,5 +1,6 @@
 #include "app/sweep/sweep_runner.h"
 
+#include "app/common/background_job.h"
 #include "app/common/result.h"
 #include "app/report/error_reply_counting_protocol.h"
 #include "app/session/session.h"
@@ -8,6 +9,8 @@
 #include "app/sweep/load_run_bridge.h"
 #include "app/sweep/load_spec_builder.h"
 #include "app/sweep/machine_environment.h"
+#include "engine/cpu_sampler.h"
+#include "engine/local_listener.h"
 
 #include <QCoroTimer>
 #include <QDateTime>
@@ -166,6 +169,8 @@ struct SweepRunner::Sweep {
     std::vector<SweepPoint> missing;
     std::vector<const Target*> targets; // those with missing points, in session order
     QHash<QUuid, engine::SocketAddress> addresses;
+    // The process listening on a loopback target's port: its CPU is the server's.
+    QHash<QUuid, int> serverPids;
     QSet<QUuid> preloaded;
     SweepOutcome outcome;
     int pointsStarted = 0; // a pause goes between two points
@@ -247,6 +252,10 @@ QCoro::Task<SweepOutcome> SweepRunner::runSweep(quint64 job) {
 
     if (auto ended = co_await checkTargets(sweep))
         co_return *ended;
+    if (m_idleCheckSeconds > 0) {
+        if (auto ended = co_await idleCheck(sweep))
+            co_return *ended;
+    }
     if (m_probeEnabled) {
         if (auto ended = co_await probeTargets(sweep))
             co_return *ended;
@@ -368,7 +377,46 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::checkTargets(Sweep& sweep) {
                 sweep.outcome,
                 QStringLiteral("%1: %2").arg(targetLabel(*target), resolved.error().message));
         sweep.addresses.insert(target->id, *resolved);
+        // /proc is walked off this thread: it may be the GUI's.
+        const engine::SocketAddress address = *resolved;
+        const int pid = co_await runOnWorkerThread([address] {
+            const std::string text = address.toString();
+            if (!text.starts_with("127.") && !text.starts_with("[::1]"))
+                return 0;
+            return engine::localListenerPid(address.port()).value_or(0);
+        });
+        if (auto ended = interrupted(sweep))
+            co_return ended;
+        if (pid > 0)
+            sweep.serverPids.insert(target->id, pid);
     }
+    co_return std::nullopt;
+}
+
+QCoro::Task<SweepRunner::Ended> SweepRunner::idleCheck(Sweep& sweep) {
+    Q_EMIT statusChanged(
+        QStringLiteral("watching the idle machine for %1 s").arg(m_idleCheckSeconds));
+    const engine::CpuSampler sampler;
+    const engine::CpuSample before = sampler.sample();
+    co_await pause(m_idleCheckSeconds);
+    if (auto ended = interrupted(sweep))
+        co_return ended;
+    const engine::CpuWindow w =
+        engine::cpuWindow(before, sampler.sample(), engine::CpuSampler::ticksPerSecond());
+    if (!w.valid || w.total() <= 0)
+        co_return std::nullopt; // no /proc/stat: nothing to say
+    const double busy = 100.0 * (w.total() - w.idle) / w.total();
+    const double steal = 100.0 * w.steal / w.total();
+    QString message = QStringLiteral("before the sweep the idle machine was %1 % busy over %2 s")
+                          .arg(busy, 0, 'f', 1)
+                          .arg(w.wallSeconds, 0, 'f', 1);
+    if (steal > kStealNoisePercent)
+        message += QStringLiteral(", steal %1 %").arg(steal, 0, 'f', 1);
+    if (busy > sweep.session.plan.noiseThresholdPercent)
+        message += QStringLiteral(": expect noisy points (threshold %1 %)")
+                       .arg(sweep.session.plan.noiseThresholdPercent);
+    Q_EMIT statusChanged(message);
+    Q_EMIT idleCheckFinished(busy, message);
     co_return std::nullopt;
 }
 
@@ -418,6 +466,7 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
             co_return ended;
     }
 
+    specs->draft.spec.serverCpu.pid = sweep.serverPids.value(target->id, 0);
     Q_EMIT pointStarted(point, sweep.outcome.pointCount);
     const QDateTime startedAt = QDateTime::currentDateTime();
     // Not a conditional expression: GCC mishandles a co_await inside one.
@@ -445,6 +494,7 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
         result.loadModel = LoadModel::FixedRate;
         result.offeredRate = point.rate;
     }
+    judgeNoise(result, sweep.session.plan.noiseThresholdPercent);
     storeResult(sweep, point, result);
     co_return std::nullopt;
 }

@@ -85,6 +85,10 @@ public:
         m_sessionLock = std::move(lock);
     }
 
+    // Before the first point, watch the idle machine this long and say how
+    // busy it already is (statusChanged, idleCheckFinished); 0: no check (the default).
+    void setIdleCheckSeconds(double seconds) { m_idleCheckSeconds = seconds; }
+
     bool isRunning() const { return m_running; }
 
     // Runs each point through `source` instead of the engine: a run whose
@@ -121,6 +125,9 @@ Q_SIGNALS:
     // down and why.
     void precisionFinished(int concurrency, bool reached, const QString& message);
     void autosaveFailed(const QString& error);
+    // The idle check's result: the share of the machine already busy, steal
+    // included, and the message statusChanged also carried.
+    void idleCheckFinished(double busyPercent, const QString& message);
 
 private:
     struct Sweep; // what one run() works through, kept in its coroutine frame
@@ -131,6 +138,7 @@ private:
     QCoro::Task<Ended> checkTargets(Sweep& sweep);
     QCoro::Task<Ended> probeTargets(Sweep& sweep);
     QCoro::Task<Ended> runPoints(Sweep& sweep, const std::vector<SweepPoint>& points);
+    QCoro::Task<Ended> idleCheck(Sweep& sweep);
     QCoro::Task<Ended> runPoint(Sweep& sweep, const SweepPoint& point);
     // Rounds at one level until it is tight or at the most repetitions.
     QCoro::Task<Ended> tighten(Sweep& sweep, int concurrency);
@@ -149,6 +157,7 @@ private:
 
     QPointer<SessionDocument> m_document;
     bool m_probeEnabled = true;
+    double m_idleCheckSeconds = 0;
     std::shared_ptr<const SessionLock> m_sessionLock;
     RunSource m_runSource;
     bool m_running = false;

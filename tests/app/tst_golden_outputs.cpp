@@ -103,6 +103,13 @@ const QList<Rule> kCliRules{
     {"set_latency_ms*", Kind::Number},
     {"get_latency_ms*", Kind::Number},
     // This machine and this run: ports, CPUs, the kernel's socket buffer sizes.
+    // Where the CPU went: figures of this machine's load, the reason a text.
+    {"cpu.noisy", Kind::Present},
+    {"cpu.noise_reason", Kind::Present},
+    {"cpu.*", Kind::Number},
+    {"cpu_noisy", Kind::Present}, // --csv flattens the object
+    {"cpu_noise_reason", Kind::Present},
+    {"cpu_*", Kind::Number},
     {"url", Kind::Present},
     {"server", Kind::Present},
     {"thread_cpus", Kind::Present},
@@ -163,6 +170,8 @@ const QList<Rule> kSessionRules{
     {"results.loadModel", Kind::Exact},
     {"results.offeredRate", Kind::Exact},
     {"results.environment.*", Kind::Present},
+    // Added with where the CPU went: this machine's counters and noise.
+    {"results.cpu.*", Kind::Present},
 };
 
 // `export --csv`: one row per result.
@@ -214,6 +223,15 @@ const QList<Rule> kResultsCsvRules{
     // Fixed rate only: empty for a closed-loop sweep, exactly.
     {"max_backlog", Kind::Exact},
     {"client_saturated", Kind::Exact},
+    // Where the CPU went: empty for a point shorter than a clock tick.
+    {"server_cpu_us_per_request", Kind::Signed},
+    {"softirq_us_per_request", Kind::Signed},
+    {"client_cpu_us_per_request", Kind::Signed},
+    {"other_load_percent", Kind::Signed},
+    {"noisy", Kind::Present},
+    {"noise_reason", Kind::Present},
+    {"cpu_*", Kind::Signed},
+    {"server_cpu_s", Kind::Signed},
 };
 
 // `export --summary-csv`: one row per target x concurrency x metric.

@@ -250,7 +250,11 @@ private Q_SLOTS:
                 "server_software,document_length,first_error,load_model,offered_rate,"
                 "latency_uncorrected_mean_ms,latency_uncorrected_p50_ms,"
                 "latency_uncorrected_p90_ms,latency_uncorrected_p99_ms,"
-                "latency_uncorrected_p99_9_ms,max_backlog,client_saturated")
+                "latency_uncorrected_p99_9_ms,max_backlog,client_saturated,"
+                "server_cpu_us_per_request,softirq_us_per_request,"
+                "client_cpu_us_per_request,other_load_percent,noisy,noise_reason,"
+                "cpu_user_percent,cpu_system_percent,cpu_irq_percent,cpu_softirq_percent,"
+                "cpu_steal_percent,cpu_idle_percent,server_cpu_s")
                 .split(QLatin1Char(','));
         QCOMPARE(resultsCsvColumns(), documented);
     }

@@ -154,6 +154,12 @@ void TestSweepCli::sweepWritesSessionComparisonAndCsv() {
     QVERIFY2(run.err.contains(QStringLiteral("point 8/8: proxy c=4 rep 2/2: ")),
              qPrintable(run.err));
     QVERIFY(run.err.contains(QStringLiteral("req/s")));
+    // The idle check before the first point, and the advice after the comparison.
+    QVERIFY2(run.err.contains(QStringLiteral("before the sweep the idle machine was ")),
+             qPrintable(run.err));
+    QVERIFY2(run.out.contains(QStringLiteral("To make the comparison tighter:")) ||
+                 run.out.contains(QStringLiteral("The comparison is as tight as measured")),
+             qPrintable(run.out));
     QVERIFY2(run.out.contains(QStringLiteral("Concurrency 4")), qPrintable(run.out));
     QVERIFY2(run.out.contains(QStringLiteral("proxy: ")) &&
                  run.out.contains(QStringLiteral("vs direct")),
@@ -246,7 +252,9 @@ void TestSweepCli::unreachableTargetExitsWithThree() {
     app::Session session = test::directVsProxy(*m_servers);
     session.targets[1].address = QStringLiteral("127.0.0.1:%1").arg(test::refusedPort());
     const QString path = writeSession(session, QStringLiteral("refused.loadscope"));
-    const CliRun run = runCli({QStringLiteral("sweep"), path}, 30'000);
+    const CliRun run =
+        runCli({QStringLiteral("sweep"), path, QStringLiteral("--idle-check"), QStringLiteral("0")},
+               30'000);
     QCOMPARE(run.exitCode, 3);
     QVERIFY2(run.err.contains(QStringLiteral("target 'proxy'")), qPrintable(run.err));
     QVERIFY2(run.err.contains(QStringLiteral("refused")), qPrintable(run.err));
@@ -256,7 +264,8 @@ void TestSweepCli::unreachableTargetExitsWithThree() {
 void TestSweepCli::sigintCancelsAndKeepsFinishedPoints() {
     const app::Session session = timedSession();
     const QString path = writeSession(session, QStringLiteral("sigint.loadscope"));
-    BackgroundSweep sweep({QStringLiteral("sweep"), path, QStringLiteral("--no-probe")});
+    BackgroundSweep sweep({QStringLiteral("sweep"), path, QStringLiteral("--no-probe"),
+                           QStringLiteral("--idle-check"), QStringLiteral("0")});
     QVERIFY(sweep.process().waitForStarted(10'000));
     QTRY_VERIFY_WITH_TIMEOUT(sweep.err().contains(QStringLiteral("point 2/8")), 30'000);
     QTest::qWait(300); // well inside point 2
@@ -275,7 +284,8 @@ void TestSweepCli::sigintCancelsAndKeepsFinishedPoints() {
 void TestSweepCli::killInMiddleOfPointLeavesValidFile() {
     const app::Session session = timedSession();
     const QString path = writeSession(session, QStringLiteral("kill.loadscope"));
-    BackgroundSweep sweep({QStringLiteral("sweep"), path, QStringLiteral("--no-probe")});
+    BackgroundSweep sweep({QStringLiteral("sweep"), path, QStringLiteral("--no-probe"),
+                           QStringLiteral("--idle-check"), QStringLiteral("0")});
     QVERIFY(sweep.process().waitForStarted(10'000));
     QTRY_VERIFY_WITH_TIMEOUT(sweep.err().contains(QStringLiteral("point 4/8")), 60'000);
     QTest::qWait(400);      // in the middle of point 4
@@ -293,8 +303,9 @@ void TestSweepCli::killInMiddleOfPointLeavesValidFile() {
         QVERIFY(app::isPointDone(*saved, points[i]));
 
     // And the sweep picks up where it was killed.
-    const CliRun resumed = runCli(
-        {QStringLiteral("sweep"), path, QStringLiteral("--resume"), QStringLiteral("--no-probe")});
+    const CliRun resumed =
+        runCli({QStringLiteral("sweep"), path, QStringLiteral("--resume"),
+                QStringLiteral("--no-probe"), QStringLiteral("--idle-check"), QStringLiteral("0")});
     QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
     QVERIFY(!resumed.err.contains(QStringLiteral("point 3/8")));
     QVERIFY(resumed.err.contains(QStringLiteral("point 4/8")));
@@ -374,7 +385,8 @@ void TestSweepCli::refusedResumeLeavesFileUntouched() {
     badPlan.insert(QStringLiteral("plan"), plan);
     writeJson(path, badPlan);
     QByteArray before = fileBytes(path);
-    run = runCli({QStringLiteral("sweep"), path, QStringLiteral("--resume")});
+    run = runCli({QStringLiteral("sweep"), path, QStringLiteral("--resume"),
+                  QStringLiteral("--idle-check"), QStringLiteral("0")});
     QCOMPARE(run.exitCode, 2);
     QVERIFY2(run.err.contains(QStringLiteral("concurrency")), qPrintable(run.err));
     QCOMPARE(fileBytes(path), before);
@@ -389,7 +401,9 @@ void TestSweepCli::refusedResumeLeavesFileUntouched() {
     unreachable.insert(QStringLiteral("targets"), targets);
     writeJson(path, unreachable);
     before = fileBytes(path);
-    run = runCli({QStringLiteral("sweep"), path, QStringLiteral("--resume")}, 30'000);
+    run = runCli({QStringLiteral("sweep"), path, QStringLiteral("--resume"),
+                  QStringLiteral("--idle-check"), QStringLiteral("0")},
+                 30'000);
     QCOMPARE(run.exitCode, 3);
     QCOMPARE(fileBytes(path), before);
 
@@ -408,7 +422,8 @@ void TestSweepCli::refusedResumeLeavesFileUntouched() {
 void TestSweepCli::secondSweepOfOneFileIsRefused() {
     const app::Session session = timedSession();
     const QString path = writeSession(session, QStringLiteral("twice.loadscope"));
-    BackgroundSweep first({QStringLiteral("sweep"), path, QStringLiteral("--no-probe")});
+    BackgroundSweep first({QStringLiteral("sweep"), path, QStringLiteral("--no-probe"),
+                           QStringLiteral("--idle-check"), QStringLiteral("0")});
     QVERIFY(first.process().waitForStarted(10'000));
     QTRY_VERIFY_WITH_TIMEOUT(first.err().contains(QStringLiteral("point 1/8")), 30'000);
 

@@ -108,6 +108,11 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
         }
         return {};
     case Qt::ToolTipRole:
+        if (column == RepetitionsColumn && row.row->noisy > 0)
+            return wrappedToolTip(tr("%1 of %2 repetitions were noisy: %3")
+                                      .arg(row.row->noisy)
+                                      .arg(row.row->statistics.n)
+                                      .arg(row.row->noise));
         if (column == MetricColumn || column == MeanColumn)
             return metricToolTip(row.row->metric, m_targets[size_t(row.target)].protocol);
         if (column == VsBaselineColumn && row.row->vsBaselineLowPercent &&
@@ -152,6 +157,9 @@ QVariant ComparisonTableModel::displayText(const Row& row, int column) const {
     case UnitColumn:
         return app::metricUnit(r.metric, target.protocol);
     case RepetitionsColumn:
+        // The noise marker: how many of the repetitions ran on a busy machine.
+        if (r.noisy > 0)
+            return QStringLiteral("%1 \u26A0%2").arg(r.statistics.n).arg(r.noisy);
         return r.statistics.n;
     case MeanColumn:
         return formatValue(r.statistics.mean);

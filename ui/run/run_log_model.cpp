@@ -36,6 +36,9 @@ void RunLogModel::appendFinished(const app::SweepPoint& point, int pointCount,
     entry.complete = result.complete;
     entry.failed = result.failed;
     entry.note = app::printableText(result.firstError); // a server's words, escaped
+    if (!result.noise.isEmpty())
+        entry.note = QStringLiteral("noisy: ") + result.noise +
+                     (entry.note.isEmpty() ? QString() : QStringLiteral("; ") + entry.note);
     append(std::move(entry));
 }
 

@@ -59,6 +59,7 @@ MainWindow::MainWindow(QWidget* parent)
 
     m_document = new app::SessionDocument(this);
     m_runner = new app::SweepRunner(m_document, this);
+    m_runner->setIdleCheckSeconds(2); // says in the Run log how busy the machine already is
     m_recentFiles = new RecentFiles(this);
     m_prompts = defaultPrompts(this);
 
