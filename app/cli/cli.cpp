@@ -27,6 +27,7 @@ const std::map<QString, Command>& commands() {
         {QStringLiteral("report"), withoutIo<runReportCommand>},
         {QStringLiteral("export"), withoutIo<runExportCommand>},
         {QStringLiteral("import"), withoutIo<runImportCommand>},
+        {QStringLiteral("lab"), runLabCommand},
     };
     return table;
 }
@@ -44,6 +45,7 @@ void printUsage(FILE* stream) {
                "  report SESSION         print a saved session's comparison\n"
                "  export SESSION         write a saved session's CSV and percentile files\n"
                "  import ...             import ab, wrk, memtier_benchmark, netperf output\n"
+               "  lab agent              the load agent the lab and the sweep drive\n"
                "\n"
                "'loadscope-cli COMMAND --help' describes a command's options.\n",
                stream);

@@ -36,5 +36,7 @@ int runServeCommand(const QStringList& arguments);
 int runReportCommand(const QStringList& arguments);
 int runExportCommand(const QStringList& arguments);
 int runImportCommand(const QStringList& arguments);
+int runLabCommand(const QStringList& arguments, const CliIo& io = {});
+int runLabAgentCommand(const QStringList& arguments, const CliIo& io = {});
 
 } // namespace loadscope::cli
