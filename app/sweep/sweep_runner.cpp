@@ -14,8 +14,10 @@
 #include <QCoroTimer>
 #include <QDateTime>
 #include <QDir>
+#include <QFileInfo>
 #include <QHash>
 #include <QSet>
+#include <QStandardPaths>
 #include <QTimer>
 #include <QUrl>
 #include <algorithm>
@@ -287,6 +289,17 @@ void placeInLab(Target& target, const LabModeEndpoint& endpoint) {
     }
 }
 
+// The loadscope-cli beside this executable (an installation, the CLI itself),
+// else the one on PATH (a build tree, where the window is elsewhere).
+QString defaultCliPath() {
+    const QString beside =
+        QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("loadscope-cli"));
+    if (QFileInfo(beside).isExecutable())
+        return beside;
+    const QString onPath = QStandardPaths::findExecutable(QStringLiteral("loadscope-cli"));
+    return onPath.isEmpty() ? beside : onPath;
+}
+
 } // namespace
 
 QCoro::Task<SweepRunner::Ended> SweepRunner::openAgent(Sweep& sweep) {
@@ -299,9 +312,7 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::openAgent(Sweep& sweep) {
         co_return std::nullopt;
     QStringList command = m_agentCommand;
     if (command.isEmpty()) {
-        const QString cli = m_cliPath.isEmpty() ? QDir(QCoreApplication::applicationDirPath())
-                                                      .filePath(QStringLiteral("loadscope-cli"))
-                                                : m_cliPath;
+        const QString cli = m_cliPath.isEmpty() ? defaultCliPath() : m_cliPath;
         auto built = labSandboxCommand(
             cli, sweep.session, std::vector<const Target*>(labTargets.begin(), labTargets.end()));
         if (!built)

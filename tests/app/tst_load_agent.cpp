@@ -252,6 +252,46 @@ private Q_SLOTS:
                  qPrintable(outcome.error));
     }
 
+    // A stand-in for `lab sandbox`: prints the lab's line, then becomes the
+    // agent. The lab target's own URL resolves nowhere; the lab's address is
+    // what it is measured at.
+    void labLineGivesTheTargetsAddress_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<QString>("error"); // empty: completes
+        QTest::newRow("built") << "host" << QString();
+        QTest::newRow("not built") << "macvlan"
+                                   << "the lab did not build mode macvlan";
+    }
+    void labLineGivesTheTargetsAddress() {
+        QFETCH(QString, mode);
+        QFETCH(QString, error);
+        app::Session session =
+            labSession(QStringLiteral("http://lab.invalid/index.html"), countedPlan(300, {2}));
+        session.targets[0].lab->mode = mode;
+        app::SessionDocument document;
+        document.reset(session);
+        app::SweepRunner runner(&document);
+        const QString line =
+            QStringLiteral("{\"lab\":{\"mtu\":1500,\"modes\":[{\"mode\":\"host\",\"label\":"
+                           "\"host\",\"address\":\"127.0.0.1\",\"port\":%1,\"path\":\"lo\"}],"
+                           "\"versions\":{},\"hostNetns\":1}}")
+                .arg(m_server->port());
+        runner.setAgentCommand({QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                                QStringLiteral("echo \"$1\"; exec \"$0\" lab agent"), cli(), line});
+        const SweepOutcome outcome = runToEnd(runner);
+        if (!error.isEmpty()) {
+            QCOMPARE(int(outcome.status), int(SweepOutcome::Status::Failed));
+            QVERIFY2(outcome.error.contains(error), qPrintable(outcome.error));
+            return;
+        }
+        QVERIFY2(outcome.status == SweepOutcome::Status::Completed, qPrintable(outcome.error));
+        const app::PointResult* result =
+            document.session().findResult(document.session().targets[0].id, 2, 0);
+        QVERIFY(result);
+        QCOMPARE(result->complete, 300u);
+        QCOMPARE(result->bytesBody, 300u * m_server->documentSize());
+    }
+
     void agentThatCannotStartFailsTheSweep() {
         app::SessionDocument document;
         document.reset(labSession(m_url, countedPlan(10, {1})));
