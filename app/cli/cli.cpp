@@ -47,6 +47,7 @@ void printUsage(FILE* stream) {
         "  export SESSION         write a saved session's CSV and percentile files\n"
         "  import ...             import ab, wrk, memtier_benchmark, netperf output\n"
         "  lab check|sandbox      the deployment lab: which modes build here; build and run\n"
+        "  lab agent              the load agent the lab and the sweep drive\n"
         "\n"
         "'loadscope-cli COMMAND --help' describes a command's options.\n",
         stream);

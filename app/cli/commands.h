@@ -36,7 +36,8 @@ int runServeCommand(const QStringList& arguments);
 int runReportCommand(const QStringList& arguments);
 int runExportCommand(const QStringList& arguments);
 int runImportCommand(const QStringList& arguments);
-// lab check | lab sandbox
+// lab check | lab sandbox | lab agent
 int runLabCommand(const QStringList& arguments, const CliIo& io = {});
+int runLabAgentCommand(const QStringList& arguments, const CliIo& io = {});
 
 } // namespace loadscope::cli

@@ -1,4 +1,4 @@
-// loadscope-cli lab check | sandbox: the deployment lab's sandbox, from the command line.
+// loadscope-cli lab check | sandbox | agent: the deployment lab from the command line.
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
 #include "app/lab/lab_run.h"
@@ -23,6 +23,7 @@ const char* const kLabUsage =
     "Subcommands:\n"
     "  check      which modes this machine and user can build, and why not\n"
     "  sandbox    build modes, start a server in each, run a command in the client namespace\n"
+    "  agent      the load agent (agent protocol on stdin/stdout) the lab and the sweep drive\n"
     "\n"
     "'loadscope-cli lab SUBCOMMAND --help' describes a subcommand's options.\n";
 
@@ -231,10 +232,13 @@ int runLabCommand(const QStringList& arguments, const CliIo& io) {
         return runCheck(rest, io);
     if (sub == QLatin1String("sandbox"))
         return runSandbox(rest, io);
+    if (sub == QLatin1String("agent"))
+        return runLabAgentCommand(rest, io);
     printError(io, command,
                sub.isEmpty()
-                   ? QStringLiteral("which subcommand? check or sandbox (see --help)")
-                   : QStringLiteral("unknown subcommand '%1': expected check or sandbox").arg(sub));
+                   ? QStringLiteral("which subcommand? check, sandbox or agent (see --help)")
+                   : QStringLiteral("unknown subcommand '%1': expected check, sandbox or agent")
+                         .arg(sub));
     return ExitUsage;
 }
 

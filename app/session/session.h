@@ -11,6 +11,7 @@
 #include <QUuid>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <unordered_set>
 #include <vector>
 
@@ -32,6 +33,17 @@ struct SetAsideResult {
     friend bool operator==(const SetAsideResult&, const SetAsideResult&) = default;
 };
 
+// The deployment lab a session's lab targets run in: what `loadscope-cli lab
+// sandbox` is asked to build before the first point.
+struct LabSetup {
+    int mtu = 1500;             // of the wire between the client and the server host
+    QString clientCpus;         // CPU list of the load ("0-1"); empty: the lab's default
+    QString serverCpus;         // CPU list of the server; empty: the lab's default
+    std::vector<QString> modes; // the lab modes used (those of the lab targets)
+
+    friend bool operator==(const LabSetup&, const LabSetup&) = default;
+};
+
 // Results are keyed by (target, concurrency, rate level, repetition), the rate
 // level being PointResult::levelRate() (0 closed loop): at most one result
 // per key (putResult() replaces). Statistics are never stored here; they are
@@ -42,6 +54,7 @@ struct Session {
     std::vector<Target> targets; // in display order
     QUuid baselineTargetId;      // null or unknown: the first target is the baseline
     SweepPlan plan;
+    std::optional<LabSetup> lab;          // set when the session has lab targets
     std::vector<PointResult> results;     // in the order they were measured or imported
     std::vector<SetAsideResult> setAside; // in file order
     // Keys of the file a newer Loadscope wrote that this one does not know,

@@ -181,6 +181,67 @@ std::vector<std::optional<Result<PointResult>>> readResults(const QJsonArray& re
     return read;
 }
 
+QJsonObject labPlacementToJson(const LabPlacement& lab) {
+    QJsonArray options;
+    for (const auto& [key, value] : lab.serverOptions)
+        options.append(QJsonObject{{QStringLiteral("key"), key}, {QStringLiteral("value"), value}});
+    return {{QStringLiteral("mode"), lab.mode},
+            {QStringLiteral("server"), lab.server},
+            {QStringLiteral("serverOptions"), options}};
+}
+
+bool isOneOf(const QString& text, const std::vector<QString>& allowed) {
+    return std::find(allowed.begin(), allowed.end(), text) != allowed.end();
+}
+
+LabPlacement labPlacementFromJson(const JsonReader& json) {
+    LabPlacement lab;
+    lab.mode = json.string(u"mode");
+    if (json.ok() && !isOneOf(lab.mode, labModeIds()))
+        json.failUnknownValue(u"mode", lab.mode);
+    lab.server = json.string(u"server");
+    if (json.ok() && !isOneOf(lab.server, labServerKinds()))
+        json.failUnknownValue(u"server", lab.server);
+    const JsonArrayReader options = json.array(u"serverOptions", false);
+    for (qsizetype i = 0; i < options.size() && json.ok(); ++i) {
+        const JsonReader option = options.objectAt(i);
+        QString key = option.string(u"key");
+        if (option.ok() && (key.isEmpty() || key.contains(QLatin1Char('='))))
+            option.failKey(
+                u"key",
+                QStringLiteral("is \"%1\", expected a name without '='").arg(printable(key)));
+        lab.serverOptions.emplace_back(std::move(key), option.string(u"value"));
+    }
+    return lab;
+}
+
+QJsonObject labSetupToJson(const LabSetup& lab) {
+    QJsonArray modes;
+    for (const QString& mode : lab.modes)
+        modes.append(mode);
+    return {{QStringLiteral("mtu"), lab.mtu},
+            {QStringLiteral("clientCpus"), lab.clientCpus},
+            {QStringLiteral("serverCpus"), lab.serverCpus},
+            {QStringLiteral("modes"), modes}};
+}
+
+LabSetup labSetupFromJson(const JsonReader& json) {
+    LabSetup lab;
+    // 68: IPv4's minimum; 65535: the largest a veth takes.
+    lab.mtu = int(json.integer(u"mtu", 68, 65535, lab.mtu));
+    lab.clientCpus = json.string(u"clientCpus", {});
+    lab.serverCpus = json.string(u"serverCpus", {});
+    const JsonArrayReader modes = json.array(u"modes", false);
+    for (qsizetype i = 0; i < modes.size() && json.ok(); ++i) {
+        const QString mode = modes.stringAt(i);
+        if (json.ok() && !isOneOf(mode, labModeIds()))
+            json.fail(modes.pathAt(i),
+                      QStringLiteral("has an unknown value \"%1\"").arg(printable(mode)));
+        lab.modes.push_back(mode);
+    }
+    return lab;
+}
+
 } // namespace
 
 Result<PointResult> storedResultFromJson(const QJsonValue& value, const Session& session) {
@@ -241,6 +302,8 @@ QJsonObject targetToJson(const Target& target) {
                     QJsonObject{{QStringLiteral("chunkSize"), target.tcpStream.chunkSize}});
         break;
     }
+    if (target.lab)
+        json.insert(QStringLiteral("lab"), labPlacementToJson(*target.lab));
     keepUnknown(json, target.unknownFields);
     return json;
 }
@@ -280,6 +343,8 @@ Target targetFromJson(const JsonReader& json) {
         json.failKey(u"address", endpoint.error().message);
     target.responseTimeoutSeconds =
         json.number(u"responseTimeoutSeconds", 1e-3, kMaxSeconds, target.responseTimeoutSeconds);
+    if (const auto lab = json.optionalObject(u"lab"))
+        target.lab = labPlacementFromJson(*lab);
     switch (target.protocol) {
     case TargetProtocol::Http:
         target.http = httpFromJson(json.object(u"http"));
@@ -434,6 +499,8 @@ QJsonObject sessionToJson(const Session& session) {
     };
     if (session.findTarget(session.baselineTargetId))
         root.insert(QStringLiteral("baseline"), uuidText(session.baselineTargetId));
+    if (session.lab)
+        root.insert(QStringLiteral("lab"), labSetupToJson(*session.lab));
     keepUnknown(root, session.unknownFields);
     return root;
 }
@@ -477,6 +544,8 @@ Result<Session> sessionFromJson(const QJsonObject& root) {
     }
 
     session.plan = sweepPlanFromJson(json.object(u"plan"));
+    if (const auto lab = json.optionalObject(u"lab"))
+        session.lab = labSetupFromJson(*lab);
 
     // Each result is read on its own: one that breaks a rule is set aside,
     // not a reason to refuse every other result of the file.
@@ -510,6 +579,7 @@ Result<Session> sessionFromJson(const QJsonObject& root) {
         Session keysOnly;
         keysOnly.baselineTargetId = session.baselineTargetId;
         keysOnly.targets = session.targets;
+        keysOnly.lab = session.lab;
         session.unknownFields = unknownKeys(root, sessionToJson(keysOnly));
     }
     return json.result(std::move(session));

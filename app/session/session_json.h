@@ -17,7 +17,10 @@
 //                    "colour": "#rrggbb", "protocol": "http" | "memcache" |
 //                    "tcp-rr" | "tcp-stream", "address",
 //                    ["responseTimeoutSeconds"],
-//                    "<protocol>": { that protocol's options } } ],
+//                    "<protocol>": { that protocol's options },
+//                    ["lab": { "mode": lab mode id, "server": server kind,
+//                              "serverOptions": [ { "key", "value" } ] }] } ],
+//     ["lab": { "mtu", "clientCpus", "serverCpus", "modes": [lab mode ids] }],
 //     "plan": { "concurrency": [levels], "limit": "duration" | "requests",
 //               "requestsPerPoint", "durationSeconds", ["requestsTimeLimitSeconds"],
 //               "threads", "cpus", "warmupSeconds", "repetitions", "pauseSeconds",

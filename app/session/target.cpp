@@ -71,6 +71,25 @@ QString deploymentModeTitle(DeploymentMode mode) {
     return {};
 }
 
+const std::vector<QString>& labModeIds() {
+    static const std::vector<QString> ids = [] {
+        std::vector<QString> all;
+        for (DeploymentMode mode : deploymentModes())
+            all.push_back(deploymentModeId(mode));
+        all.push_back(QStringLiteral("ipvlan"));
+        all.push_back(QStringLiteral("rootless-nat"));
+        return all;
+    }();
+    return ids;
+}
+
+const std::vector<QString>& labServerKinds() {
+    static const std::vector<QString> kinds{QStringLiteral("http"),   QStringLiteral("echo"),
+                                            QStringLiteral("sink"),   QStringLiteral("nginx"),
+                                            QStringLiteral("apache"), QStringLiteral("memcached")};
+    return kinds;
+}
+
 const std::vector<TargetProtocol>& targetProtocols() {
     static const std::vector<TargetProtocol> protocols{
         TargetProtocol::Http, TargetProtocol::Memcache, TargetProtocol::TcpRr,

@@ -89,6 +89,23 @@ struct TcpStreamOptions {
     friend bool operator==(const TcpStreamOptions&, const TcpStreamOptions&) = default;
 };
 
+// A target the deployment lab builds and serves (issue: lab targets): the
+// lab's mode, the server it runs there and that server's options. Its address
+// is not the user's: the lab reports it when it is built.
+struct LabPlacement {
+    QString mode;                                           // one of labModeIds()
+    QString server;                                         // one of labServerKinds()
+    std::vector<std::pair<QString, QString>> serverOptions; // KEY=VALUE, in order
+
+    friend bool operator==(const LabPlacement&, const LabPlacement&) = default;
+};
+
+// The modes the lab can be asked for: every deploymentModeId() but "custom",
+// then the lab-only "ipvlan" and "rootless-nat".
+const std::vector<QString>& labModeIds();
+// The servers the lab runs: "http", "echo", "sink", "nginx", "apache", "memcached".
+const std::vector<QString>& labServerKinds();
+
 // One server in one deployment mode. Plain value.
 //
 // All four option structs are kept so that switching the protocol in an editor
@@ -114,6 +131,9 @@ struct Target {
     MemcacheOptions memcache;
     TcpRrOptions tcpRr;
     TcpStreamOptions tcpStream;
+    // Set for a lab target: the sweep runs it through the lab's load agent, at
+    // the address the lab reports (`address` and the URL's host are replaced).
+    std::optional<LabPlacement> lab;
     // Keys of the file a newer Loadscope wrote that this one does not know,
     // kept as read and saved again (session_json.h).
     QJsonObject unknownFields;

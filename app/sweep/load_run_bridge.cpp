@@ -6,7 +6,7 @@
 namespace loadscope::app {
 
 LoadRunBridge::LoadRunBridge(engine::LoadSpec spec, QObject* parent)
-    : QObject(parent)
+    : PointRun(parent)
     , m_run(std::make_unique<engine::LoadRun>(std::move(spec))) {
     // The callbacks capture `this`; the destructor joins the monitor thread
     // before `this` goes, so no callback can outlive the object it posts to.
@@ -42,9 +42,9 @@ void LoadRunBridge::cancel() noexcept {
     m_run->cancel();
 }
 
-QCoro::Task<engine::RunResult> LoadRunBridge::result() {
+QCoro::Task<Result<engine::RunResult>> LoadRunBridge::result() {
     if (!m_finished)
-        co_await qCoro(this, &LoadRunBridge::runFinished);
+        co_await qCoro(static_cast<PointRun*>(this), &PointRun::runFinished);
     // The monitor thread has delivered its last callback: joining it is immediate.
     co_return m_run->wait();
 }

@@ -1,9 +1,8 @@
 #pragma once
 
+#include "app/sweep/point_run.h"
 #include "engine/load_run.h"
 
-#include <QCoroTask>
-#include <QObject>
 #include <memory>
 
 namespace loadscope::app {
@@ -14,22 +13,17 @@ namespace loadscope::app {
 // coroutines on that thread never see engine threads. Destroying the bridge
 // cancels the run and joins its threads before any queued call could reach a
 // dead object.
-class LoadRunBridge : public QObject {
+class LoadRunBridge : public PointRun {
     Q_OBJECT
 
 public:
     explicit LoadRunBridge(engine::LoadSpec spec, QObject* parent = nullptr);
     ~LoadRunBridge() override;
 
-    void start();
-    void cancel() noexcept;
-    // Awaits the end of the run without blocking the event loop, then returns
-    // the merged result.
-    QCoro::Task<engine::RunResult> result();
-
-Q_SIGNALS:
-    void progressAvailable(std::shared_ptr<const loadscope::engine::Progress> progress);
-    void runFinished();
+    void start() override;
+    void cancel() noexcept override;
+    // The merged result; never an error.
+    QCoro::Task<Result<engine::RunResult>> result() override;
 
 private:
     std::unique_ptr<engine::LoadRun> m_run;

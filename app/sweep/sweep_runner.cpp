@@ -6,17 +6,24 @@
 #include "app/session/session.h"
 #include "app/session/session_document.h"
 #include "app/session/statistics_precision.h"
+#include "app/sweep/agent_client.h"
+#include "app/sweep/lab_sandbox_command.h"
 #include "app/sweep/load_run_bridge.h"
 #include "app/sweep/load_spec_builder.h"
 #include "app/sweep/machine_environment.h"
 #include "engine/cpu_sampler.h"
 #include "engine/local_listener.h"
 
+#include <QCoreApplication>
 #include <QCoroTimer>
 #include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
 #include <QHash>
 #include <QSet>
+#include <QStandardPaths>
 #include <QTimer>
+#include <QUrl>
 #include <algorithm>
 #include <chrono>
 #include <iterator>
@@ -83,6 +90,8 @@ SweepRunner::~SweepRunner() {
     ++m_jobId;
     if (m_run)
         m_run->cancel();
+    if (m_opening)
+        m_opening->abort();
     if (m_probe)
         m_probe->abort();
     if (m_pauseTimer && m_pauseTimer->isActive())
@@ -102,6 +111,8 @@ void SweepRunner::cancel() {
     ++m_jobId; // whatever is in flight now belongs to a dropped job
     if (m_run)
         m_run->cancel();
+    if (m_opening)
+        m_opening->abort();
     if (m_probe)
         m_probe->abort();
     // Only while it still runs: a second timeout before the awaiting coroutine
@@ -131,23 +142,22 @@ QCoro::Task<SweepOutcome> SweepRunner::run() {
     co_return outcome;
 }
 
-QCoro::Task<engine::RunResult> SweepRunner::runEngine(engine::LoadSpec spec,
-                                                      std::optional<SweepPoint> point) {
+QCoro::Task<Result<engine::RunResult>> SweepRunner::runEngine(PointRun* run,
+                                                              std::optional<SweepPoint> point) {
     // Not a child: if the runner goes, the run is cancelled and this coroutine
-    // still resumes, without touching the runner, and deletes the bridge.
-    auto* bridge = new LoadRunBridge(std::move(spec));
-    m_run = bridge;
+    // still resumes, without touching the runner, and deletes the run.
+    m_run = run;
     if (point) {
-        connect(bridge, &LoadRunBridge::progressAvailable, this,
+        connect(run, &PointRun::progressAvailable, this,
                 [this, p = *point](std::shared_ptr<const engine::Progress> progress) {
                     Q_EMIT progressAvailable(p, std::move(progress));
                 });
     }
-    bridge->start();
-    engine::RunResult result = co_await bridge->result();
+    run->start();
+    Result<engine::RunResult> result = co_await run->result();
     // Its threads have ended. Deleted later: QCoro resumed this coroutine from
-    // an event delivered to the bridge itself.
-    bridge->deleteLater();
+    // an event delivered to the run itself.
+    run->deleteLater();
     co_return result;
 }
 
@@ -174,6 +184,9 @@ struct SweepRunner::Sweep {
     QSet<QUuid> preloaded;
     SweepOutcome outcome;
     int pointsStarted = 0; // a pause goes between two points
+    // The load agent of the lab targets, from before the first point to
+    // after the last; not a child of the runner, as the runs.
+    QPointer<AgentClient> agent;
 };
 
 SweepRunner::Ended SweepRunner::interrupted(const Sweep& sweep, bool runCancelled) {
@@ -216,6 +229,16 @@ QCoro::Task<SweepOutcome> SweepRunner::runSweep(quint64 job) {
     Sweep sweep;
     sweep.alive = this;
     sweep.job = job;
+    SweepOutcome outcome = co_await runSteps(sweep);
+    // Every way out closes the agent, and so tears its lab down.
+    if (AgentClient* agent = sweep.agent) {
+        co_await agent->close();
+        agent->deleteLater();
+    }
+    co_return outcome;
+}
+
+QCoro::Task<SweepOutcome> SweepRunner::runSteps(Sweep& sweep) {
     if (!m_document)
         co_return failed(sweep.outcome, QStringLiteral("no session to run"));
     sweep.session = m_document->session();
@@ -250,6 +273,8 @@ QCoro::Task<SweepOutcome> SweepRunner::runSweep(quint64 job) {
             sweep.targets.push_back(&target);
     }
 
+    if (auto ended = co_await openAgent(sweep))
+        co_return *ended;
     if (auto ended = co_await checkTargets(sweep))
         co_return *ended;
     if (m_idleCheckSeconds > 0) {
@@ -354,6 +379,80 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::tighten(Sweep& sweep, int concurren
     }
 }
 
+namespace {
+
+// A lab target pointed at where the lab serves its mode: the address, and
+// for http the URL's host (its path stays the target's).
+void placeInLab(Target& target, const LabModeEndpoint& endpoint) {
+    const bool v6 = endpoint.address.contains(QLatin1Char(':'));
+    const QString host = v6 ? QStringLiteral("[%1]").arg(endpoint.address) : endpoint.address;
+    target.address = QStringLiteral("%1:%2").arg(host).arg(endpoint.port);
+    if (target.protocol == TargetProtocol::Http) {
+        QUrl url(target.http.url.trimmed());
+        if (url.path().isEmpty())
+            url.setPath(QStringLiteral("/"));
+        target.http.url =
+            QStringLiteral("http://%1%2")
+                .arg(target.address,
+                     url.path(QUrl::FullyEncoded) +
+                         (url.hasQuery() ? QLatin1Char('?') + url.query(QUrl::FullyEncoded)
+                                         : QString()));
+    }
+}
+
+// The loadscope-cli beside this executable (an installation, the CLI itself),
+// else the one on PATH (a build tree, where the window is elsewhere).
+QString defaultCliPath() {
+    const QString beside =
+        QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("loadscope-cli"));
+    if (QFileInfo(beside).isExecutable())
+        return beside;
+    const QString onPath = QStandardPaths::findExecutable(QStringLiteral("loadscope-cli"));
+    return onPath.isEmpty() ? beside : onPath;
+}
+
+} // namespace
+
+QCoro::Task<SweepRunner::Ended> SweepRunner::openAgent(Sweep& sweep) {
+    std::vector<Target*> labTargets;
+    for (const Target* target : sweep.targets) {
+        if (target->lab)
+            labTargets.push_back(sweep.session.findTarget(target->id));
+    }
+    if (labTargets.empty())
+        co_return std::nullopt;
+    QStringList command = m_agentCommand;
+    if (command.isEmpty()) {
+        const QString cli = m_cliPath.isEmpty() ? defaultCliPath() : m_cliPath;
+        auto built = labSandboxCommand(
+            cli, sweep.session, std::vector<const Target*>(labTargets.begin(), labTargets.end()));
+        if (!built)
+            co_return failed(sweep.outcome, QStringLiteral("lab: %1").arg(built.error().message));
+        command = std::move(*built);
+    }
+    Q_EMIT statusChanged(m_agentCommand.isEmpty() ? QStringLiteral("building the lab")
+                                                  : QStringLiteral("starting the load agent"));
+    auto* agent = new AgentClient(command);
+    sweep.agent = agent;
+    m_opening = agent;
+    const Result<void> opened = co_await agent->open(m_agentOpenTimeout);
+    if (auto ended = interrupted(sweep))
+        co_return ended;
+    m_opening = nullptr;
+    if (!opened)
+        co_return unreachable(sweep.outcome, QStringLiteral("lab: %1").arg(opened.error().message));
+    if (!agent->lab())
+        co_return std::nullopt; // an agent started alone: the targets' own addresses
+    for (Target* target : labTargets) {
+        const LabModeEndpoint* endpoint = agent->lab()->find(target->lab->mode);
+        if (!endpoint)
+            co_return failed(sweep.outcome, QStringLiteral("%1: the lab did not build mode %2")
+                                                .arg(targetLabel(*target), target->lab->mode));
+        placeInLab(*target, *endpoint);
+    }
+    co_return std::nullopt;
+}
+
 QCoro::Task<SweepRunner::Ended> SweepRunner::checkTargets(Sweep& sweep) {
     // Every target still to run must build a spec at every level it runs at
     // and resolve, before the first point costs any time.
@@ -422,6 +521,8 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::idleCheck(Sweep& sweep) {
 
 QCoro::Task<SweepRunner::Ended> SweepRunner::probeTargets(Sweep& sweep) {
     for (const Target* target : sweep.targets) {
+        if (target->lab)
+            continue; // out of reach of this namespace; see the class comment
         Q_EMIT statusChanged(
             QStringLiteral("probing %1 (%2)").arg(target->displayName(), target->endpoint()));
         // Not a child, as the bridge in runEngine().
@@ -444,10 +545,20 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::preload(Sweep& sweep, const Target&
                                                      engine::LoadSpec spec) {
     Q_EMIT statusChanged(
         QStringLiteral("preloading %1: %2 keys").arg(target.displayName()).arg(spec.requests));
-    const engine::RunResult loaded = co_await runEngine(std::move(spec), std::nullopt);
-    if (auto ended = interrupted(sweep, loaded.cancelled))
+    PointRun* run = nullptr;
+    if (target.lab && sweep.agent) {
+        AgentRunRequest request{target, sweep.session.plan, int(spec.concurrency), 0, true};
+        run = sweep.agent->newRun(std::move(request));
+    } else {
+        run = new LoadRunBridge(std::move(spec));
+    }
+    const Result<engine::RunResult> loaded = co_await runEngine(run, std::nullopt);
+    if (auto ended = interrupted(sweep, loaded && loaded->cancelled))
         co_return ended;
-    if (const QString why = runFailure(loaded); !why.isEmpty())
+    if (!loaded)
+        co_return unreachable(sweep.outcome, QStringLiteral("%1: preload failed: %2")
+                                                 .arg(targetLabel(target), loaded.error().message));
+    if (const QString why = runFailure(*loaded); !why.isEmpty())
         co_return unreachable(
             sweep.outcome, QStringLiteral("%1: preload failed: %2").arg(targetLabel(target), why));
     sweep.preloaded.insert(target.id);
@@ -470,16 +581,25 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
     Q_EMIT pointStarted(point, sweep.outcome.pointCount);
     const QDateTime startedAt = QDateTime::currentDateTime();
     // Not a conditional expression: GCC mishandles a co_await inside one.
-    engine::RunResult measured;
-    if (m_runSource)
-        measured = m_runSource(specs->draft.spec, point);
-    else
-        measured = co_await runEngine(std::move(specs->draft.spec), point);
-    const engine::RunResult run = withErrorRepliesFolded(std::move(measured));
+    Result<engine::RunResult> ran = engine::RunResult{};
+    if (m_runSource) {
+        ran = m_runSource(specs->draft.spec, point);
+    } else {
+        PointRun* pointRun = nullptr;
+        if (target->lab && sweep.agent) {
+            AgentRunRequest request{*target, sweep.session.plan, point.concurrency, point.rate,
+                                    false};
+            pointRun = sweep.agent->newRun(std::move(request));
+        } else {
+            pointRun = new LoadRunBridge(std::move(specs->draft.spec));
+        }
+        ran = co_await runEngine(pointRun, point);
+    }
     // A point cut short is not a measurement of the plan: keep nothing of it.
-    if (auto ended = interrupted(sweep, run.cancelled))
+    if (auto ended = interrupted(sweep, ran && ran->cancelled))
         co_return ended;
-    if (const QString why = runFailure(run); !why.isEmpty()) {
+    const engine::RunResult run = ran ? withErrorRepliesFolded(*ran) : engine::RunResult{};
+    if (const QString why = ran ? runFailure(run) : ran.error().message; !why.isEmpty()) {
         const QString message =
             QStringLiteral("%1 at %2: %3").arg(targetLabel(*target), levelText(point), why);
         ++sweep.outcome.pointsFailed;

@@ -14,6 +14,7 @@
 #include <QString>
 #include <QStringList>
 #include <QUuid>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -23,7 +24,8 @@ class QTimer;
 
 namespace loadscope::app {
 
-class LoadRunBridge;
+class AgentClient;
+class PointRun;
 class SessionDocument;
 
 // How a sweep ended.
@@ -62,6 +64,14 @@ struct SweepOutcome {
 // then rounds (every target once more, in session order) until
 // levelPrecision() calls the level tight or the most repetitions are done;
 // precisionFinished() says which, naming the targets not pinned down.
+// Lab targets (Target::lab) run through one load agent: before the first
+// point the runner starts `loadscope-cli lab sandbox ... -- loadscope-cli lab
+// agent` (lab_sandbox_command.h) for all of them, takes each one's address
+// from the lab's line, runs their points (and preloads) through the agent,
+// and closes it after the last point, on cancel and on failure alike. The
+// other targets run in-process, as before; the probe is skipped for lab
+// targets (the lab is unreachable from the runner's own network namespace;
+// their first point tells).
 //
 // A point that reaches no server at all fails and ends the sweep (the server
 // went away; the next points would fail the same). Failed requests within a
@@ -88,6 +98,15 @@ public:
     // Before the first point, watch the idle machine this long and say how
     // busy it already is (statusChanged, idleCheckFinished); 0: no check (the default).
     void setIdleCheckSeconds(double seconds) { m_idleCheckSeconds = seconds; }
+    // The loadscope-cli that starts the lab and its agent; default: the one
+    // beside this executable.
+    void setCliPath(const QString& path) { m_cliPath = path; }
+    // Runs lab targets through this command instead of the lab's, as is:
+    // an agent started directly (tests, a machine prepared by hand). The lab
+    // targets then keep their own addresses.
+    void setAgentCommand(const QStringList& command) { m_agentCommand = command; }
+    // How long the agent (and the lab it builds) may take to say hello.
+    void setAgentOpenTimeout(std::chrono::milliseconds timeout) { m_agentOpenTimeout = timeout; }
 
     bool isRunning() const { return m_running; }
 
@@ -134,7 +153,9 @@ private:
     using Ended = std::optional<SweepOutcome>; // how the sweep ended, or nullopt to go on
 
     QCoro::Task<SweepOutcome> runSweep(quint64 job);
-    // The steps of runSweep(), each ending the sweep or letting it go on.
+    QCoro::Task<SweepOutcome> runSteps(Sweep& sweep);
+    // The steps of runSteps(), each ending the sweep or letting it go on.
+    QCoro::Task<Ended> openAgent(Sweep& sweep);
     QCoro::Task<Ended> checkTargets(Sweep& sweep);
     QCoro::Task<Ended> probeTargets(Sweep& sweep);
     QCoro::Task<Ended> runPoints(Sweep& sweep, const std::vector<SweepPoint>& points);
@@ -148,9 +169,10 @@ private:
     // touching it), the sweep was cancelled or superseded, or nullopt to go on.
     static Ended interrupted(const Sweep& sweep, bool runCancelled = false);
 
-    // Runs one LoadRun to its end; progress is relayed for `point` when given.
-    QCoro::Task<engine::RunResult> runEngine(engine::LoadSpec spec,
-                                             std::optional<SweepPoint> point);
+    // Runs one point to its end (in-process or through the agent, as
+    // `run` is); progress is relayed for `point` when given. Takes `run`.
+    QCoro::Task<Result<engine::RunResult>> runEngine(PointRun* run,
+                                                     std::optional<SweepPoint> point);
     QCoro::Task<> pause(double seconds);
     void setRunning(bool running);
     bool isCurrent(quint64 job) const { return job == m_jobId; }
@@ -158,12 +180,16 @@ private:
     QPointer<SessionDocument> m_document;
     bool m_probeEnabled = true;
     double m_idleCheckSeconds = 0;
+    QString m_cliPath;
+    QStringList m_agentCommand;
+    std::chrono::milliseconds m_agentOpenTimeout{std::chrono::seconds(120)};
     std::shared_ptr<const SessionLock> m_sessionLock;
     RunSource m_runSource;
     bool m_running = false;
     quint64 m_jobId = 0;
     // What cancel() must stop; each is set only while it is awaited.
-    QPointer<LoadRunBridge> m_run;
+    QPointer<PointRun> m_run;
+    QPointer<AgentClient> m_opening; // the agent while it opens
     QPointer<TargetProbe> m_probe;
     QPointer<QTimer> m_pauseTimer;
 };

@@ -1,0 +1,174 @@
+#include "app/agent/agent_protocol.h"
+
+#include "app/agent/run_result_json.h"
+#include "app/session/json_reader.h"
+#include "app/session/session_json.h"
+
+#include <QJsonDocument>
+#include <QJsonParseError>
+#include <array>
+
+namespace loadscope::app {
+
+namespace {
+
+struct TypeName {
+    AgentMessage::Type type;
+    const char* name;
+};
+
+constexpr std::array<TypeName, 6> kTypeNames{{
+    {AgentMessage::Type::Hello, "hello"},
+    {AgentMessage::Type::Run, "run"},
+    {AgentMessage::Type::Cancel, "cancel"},
+    {AgentMessage::Type::Progress, "progress"},
+    {AgentMessage::Type::Result, "result"},
+    {AgentMessage::Type::Error, "error"},
+}};
+
+QString typeName(AgentMessage::Type type) {
+    for (const TypeName& entry : kTypeNames) {
+        if (entry.type == type)
+            return QString::fromLatin1(entry.name);
+    }
+    return {};
+}
+
+// One line: a message quoting a broken line never breaks the reply's framing.
+QString oneLine(QString text) {
+    text.replace(QLatin1Char('\r'), QLatin1Char(' ')).replace(QLatin1Char('\n'), QLatin1Char(' '));
+    return text;
+}
+
+} // namespace
+
+AgentMessage agentHello(uint64_t netns) {
+    AgentMessage hello;
+    hello.type = AgentMessage::Type::Hello;
+    hello.software = QStringLiteral("loadscope " LOADSCOPE_VERSION);
+    hello.netns = netns;
+    return hello;
+}
+
+AgentMessage agentError(uint64_t id, QString message) {
+    AgentMessage error;
+    error.type = AgentMessage::Type::Error;
+    error.id = id;
+    error.message = oneLine(std::move(message));
+    return error;
+}
+
+QByteArray encodeAgentMessage(const AgentMessage& m) {
+    QJsonObject json{{QStringLiteral("type"), typeName(m.type)}};
+    if (m.type != AgentMessage::Type::Hello)
+        json.insert(QStringLiteral("id"), double(m.id));
+    switch (m.type) {
+    case AgentMessage::Type::Hello:
+        json.insert(QStringLiteral("protocol"), m.protocol);
+        json.insert(QStringLiteral("software"), m.software);
+        if (m.netns)
+            json.insert(QStringLiteral("netns"), double(m.netns));
+        break;
+    case AgentMessage::Type::Run:
+        if (m.run) {
+            json.insert(QStringLiteral("target"), targetToJson(m.run->target));
+            json.insert(QStringLiteral("plan"), sweepPlanToJson(m.run->plan));
+            json.insert(QStringLiteral("concurrency"), m.run->concurrency);
+            json.insert(QStringLiteral("rate"), m.run->rate);
+            json.insert(QStringLiteral("preload"), m.run->preload);
+        }
+        break;
+    case AgentMessage::Type::Cancel:
+        break;
+    case AgentMessage::Type::Progress:
+        if (m.progress)
+            json.insert(QStringLiteral("progress"), progressToJson(*m.progress));
+        break;
+    case AgentMessage::Type::Result:
+        if (m.result)
+            json.insert(QStringLiteral("result"), runResultToJson(*m.result));
+        break;
+    case AgentMessage::Type::Error:
+        json.insert(QStringLiteral("message"), oneLine(m.message));
+        break;
+    }
+    // Compact JSON escapes every control character: the object is one line.
+    return QJsonDocument(json).toJson(QJsonDocument::Compact) + '\n';
+}
+
+Result<AgentMessage> decodeAgentMessage(QByteArrayView line) {
+    if (line.endsWith('\n'))
+        line.chop(1);
+    if (line.size() > kMaxAgentLineBytes)
+        return makeError(ErrorCode::Format,
+                         QStringLiteral("a line of %1 bytes, above the protocol's %2")
+                             .arg(line.size())
+                             .arg(kMaxAgentLineBytes));
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(line.toByteArray(), &parseError);
+    if (parseError.error != QJsonParseError::NoError)
+        return makeError(ErrorCode::Format, QStringLiteral("not JSON at byte %1: %2")
+                                                .arg(parseError.offset)
+                                                .arg(parseError.errorString()));
+    if (!document.isObject())
+        return makeError(ErrorCode::Format, QStringLiteral("not a JSON object"));
+    const JsonReader json(document.object());
+    AgentMessage m;
+    const QString type = json.string(u"type");
+    bool known = false;
+    for (const TypeName& entry : kTypeNames) {
+        if (type == QLatin1StringView(entry.name)) {
+            m.type = entry.type;
+            known = true;
+        }
+    }
+    if (json.ok() && !known)
+        json.failUnknownValue(u"type", type);
+    if (!json.ok())
+        return json.error();
+    if (m.type != AgentMessage::Type::Hello)
+        m.id = json.count(u"id");
+    switch (m.type) {
+    case AgentMessage::Type::Hello:
+        m.protocol = int(json.integer(u"protocol", 1, 1 << 30));
+        m.software = json.string(u"software", {});
+        m.netns = json.count(u"netns", 0);
+        break;
+    case AgentMessage::Type::Run: {
+        AgentRunRequest run;
+        run.target = targetFromJson(json.object(u"target"));
+        run.plan = sweepPlanFromJson(json.object(u"plan"));
+        run.concurrency = int(json.integer(u"concurrency", 1, kMaxConcurrency));
+        run.rate = json.number(u"rate", 0, 1e9, 0);
+        run.preload = json.boolean(u"preload", false);
+        m.run = std::move(run);
+        break;
+    }
+    case AgentMessage::Type::Cancel:
+        break;
+    case AgentMessage::Type::Progress:
+        m.progress =
+            std::make_shared<const engine::Progress>(progressFromJson(json.object(u"progress")));
+        break;
+    case AgentMessage::Type::Result:
+        m.result =
+            std::make_shared<const engine::RunResult>(runResultFromJson(json.object(u"result")));
+        break;
+    case AgentMessage::Type::Error:
+        m.message = oneLine(json.string(u"message"));
+        break;
+    }
+    return json.result(std::move(m));
+}
+
+Result<void> checkAgentProtocol(int clientVersion) {
+    if (clientVersion == kAgentProtocolVersion)
+        return {};
+    return makeError(ErrorCode::InvalidInput,
+                     QStringLiteral("agent protocol version %1 is not spoken here (this agent "
+                                    "speaks version %2)")
+                         .arg(clientVersion)
+                         .arg(kAgentProtocolVersion));
+}
+
+} // namespace loadscope::app

@@ -1,0 +1,55 @@
+#include "app/agent/lab_info.h"
+
+#include "app/session/json_reader.h"
+
+#include <QJsonDocument>
+
+namespace loadscope::app {
+
+const LabModeEndpoint* LabInfo::find(const QString& mode) const {
+    for (const LabModeEndpoint& endpoint : modes) {
+        if (endpoint.mode == mode)
+            return &endpoint;
+    }
+    return nullptr;
+}
+
+namespace {
+
+QJsonObject objectOf(QByteArrayView line) {
+    return QJsonDocument::fromJson(line.toByteArray()).object();
+}
+
+} // namespace
+
+bool isLabLine(QByteArrayView line) {
+    return objectOf(line).contains(QStringLiteral("lab"));
+}
+
+Result<LabInfo> labInfoFromLine(QByteArrayView line) {
+    const QJsonObject root = objectOf(line);
+    if (!root.contains(QStringLiteral("lab")))
+        return makeError(ErrorCode::Format, QStringLiteral("not a lab line"));
+    const JsonReader json(root);
+    const JsonReader lab = json.object(u"lab");
+    LabInfo info;
+    info.mtu = int(lab.integer(u"mtu", 68, 65535));
+    const JsonArrayReader modes = lab.array(u"modes");
+    for (qsizetype i = 0; i < modes.size() && json.ok(); ++i) {
+        const JsonReader mode = modes.objectAt(i);
+        LabModeEndpoint endpoint;
+        endpoint.mode = mode.string(u"mode");
+        endpoint.label = mode.string(u"label", endpoint.mode);
+        endpoint.address = mode.string(u"address");
+        endpoint.port = uint16_t(mode.integer(u"port", 1, 65535));
+        endpoint.path = mode.string(u"path", {});
+        info.modes.push_back(std::move(endpoint));
+    }
+    if (const auto versions = lab.optionalObject(u"versions"))
+        info.versions = versions->json();
+    info.hostNetns = lab.count(u"hostNetns", 0);
+    info.json = lab.json();
+    return json.result(std::move(info));
+}
+
+} // namespace loadscope::app

@@ -1,0 +1,40 @@
+#pragma once
+
+#include "app/common/result.h"
+
+#include <QByteArrayView>
+#include <QJsonObject>
+#include <QString>
+#include <cstdint>
+#include <vector>
+
+namespace loadscope::app {
+
+// Where one mode of a built lab serves.
+struct LabModeEndpoint {
+    QString mode;    // lab mode id ("container-nat")
+    QString label;   // what the lab calls it ("NAT (nftables DNAT)", "OVS userspace")
+    QString address; // numeric, inside the lab's range
+    uint16_t port = 0;
+    QString path; // the network path the lab built, as it describes it
+};
+
+// The one line `loadscope-cli lab sandbox` prints before its command's output:
+// {"lab":{"mtu":1500,"modes":[{"mode","label","address","port","path"}],
+//  "versions":{...},"hostNetns":inode}}.
+struct LabInfo {
+    int mtu = 0;
+    std::vector<LabModeEndpoint> modes;
+    QJsonObject versions; // tool name -> version, as the lab reports them
+    uint64_t hostNetns = 0;
+    QJsonObject json; // the "lab" object as printed, to keep beside results
+
+    const LabModeEndpoint* find(const QString& mode) const;
+};
+
+// True when `line` is a JSON object with a "lab" key (whatever else is wrong with it).
+bool isLabLine(QByteArrayView line);
+// The lab line read, or one Format error naming the field.
+Result<LabInfo> labInfoFromLine(QByteArrayView line);
+
+} // namespace loadscope::app

@@ -1,0 +1,198 @@
+#include "app/agent/run_result_json.h"
+
+#include <QJsonArray>
+#include <limits>
+#include <string>
+
+namespace loadscope::app {
+
+namespace {
+
+QString histogramText(const engine::Histogram& histogram) {
+    const std::string bytes = histogram.serialize();
+    return QString::fromLatin1(QByteArray(bytes.data(), qsizetype(bytes.size())).toBase64());
+}
+
+engine::Histogram histogramFrom(const JsonReader& json, QStringView key) {
+    const QString text = json.string(key);
+    if (!json.ok())
+        return {};
+    const auto decoded =
+        QByteArray::fromBase64Encoding(text.toLatin1(), QByteArray::AbortOnBase64DecodingErrors);
+    std::optional<engine::Histogram> histogram;
+    if (decoded)
+        histogram = engine::Histogram::deserialize(
+            std::string_view(decoded.decoded.constData(), size_t(decoded.decoded.size())));
+    if (!histogram) {
+        json.failKey(key, QStringLiteral("is not an engine histogram"));
+        return {};
+    }
+    return std::move(*histogram);
+}
+
+QString text(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+constexpr double kMaxSeconds = 1e9;
+
+} // namespace
+
+QJsonObject progressToJson(const engine::Progress& progress) {
+    return {
+        {QStringLiteral("elapsedSeconds"), progress.elapsedSeconds},
+        {QStringLiteral("warmingUp"), progress.warmingUp},
+        {QStringLiteral("complete"), double(progress.complete)},
+        {QStringLiteral("failed"), double(progress.failed)},
+        {QStringLiteral("bytesReceived"), double(progress.bytesReceived)},
+        {QStringLiteral("bytesSent"), double(progress.bytesSent)},
+        {QStringLiteral("target"), double(progress.target)},
+        {QStringLiteral("targetSeconds"), progress.targetSeconds},
+        {QStringLiteral("intervalSeconds"), progress.intervalSeconds},
+        {QStringLiteral("intervalComplete"), double(progress.intervalComplete)},
+        {QStringLiteral("intervalLatency"), histogramText(progress.intervalLatency)},
+    };
+}
+
+engine::Progress progressFromJson(const JsonReader& json) {
+    engine::Progress progress;
+    progress.elapsedSeconds = json.number(u"elapsedSeconds", -kMaxSeconds, kMaxSeconds);
+    progress.warmingUp = json.boolean(u"warmingUp");
+    progress.complete = json.count(u"complete");
+    progress.failed = json.count(u"failed");
+    progress.bytesReceived = json.count(u"bytesReceived");
+    progress.bytesSent = json.count(u"bytesSent");
+    progress.target = json.count(u"target");
+    progress.targetSeconds = json.number(u"targetSeconds", 0, kMaxSeconds);
+    progress.intervalSeconds = json.number(u"intervalSeconds", 0, kMaxSeconds);
+    progress.intervalComplete = json.count(u"intervalComplete");
+    progress.intervalLatency = histogramFrom(json, u"intervalLatency");
+    return progress;
+}
+
+QJsonObject runResultToJson(const engine::RunResult& r) {
+    QJsonObject errors;
+    for (size_t i = 0; i < engine::kErrorClassCount; ++i) {
+        const std::string_view name = engine::errorClassName(engine::ErrorClass(i));
+        errors.insert(QString::fromLatin1(name.data(), qsizetype(name.size())),
+                      double(r.errors[i]));
+    }
+    QJsonObject statusCodes;
+    for (const auto& [code, count] : r.statusCodes)
+        statusCodes.insert(QString::number(code), double(count));
+    QJsonArray operations;
+    for (const engine::OperationStats& op : r.operations)
+        operations.append(QJsonObject{
+            {QStringLiteral("name"), text(op.name)},
+            {QStringLiteral("count"), double(op.count)},
+            {QStringLiteral("hits"), double(op.hits)},
+            {QStringLiteral("misses"), double(op.misses)},
+            {QStringLiteral("bytesReceived"), double(op.bytesReceived)},
+            {QStringLiteral("latency"), histogramText(op.latency)},
+        });
+    QJsonArray threadCpus;
+    for (int cpu : r.threadCpus)
+        threadCpus.append(cpu);
+    return {
+        {QStringLiteral("complete"), double(r.complete)},
+        {QStringLiteral("failed"), double(r.failed)},
+        {QStringLiteral("errors"), errors},
+        {QStringLiteral("non2xx"), double(r.non2xx)},
+        {QStringLiteral("keepAlive"), double(r.keepAlive)},
+        {QStringLiteral("connectionsOpened"), double(r.connectionsOpened)},
+        {QStringLiteral("statusCodes"), statusCodes},
+        {QStringLiteral("bytesTotal"), double(r.bytesTotal)},
+        {QStringLiteral("bytesBody"), double(r.bytesBody)},
+        {QStringLiteral("bytesSent"), double(r.bytesSent)},
+        {QStringLiteral("durationSeconds"), r.durationSeconds},
+        {QStringLiteral("concurrency"), double(r.concurrency)},
+        {QStringLiteral("threads"), double(r.threads)},
+        {QStringLiteral("serverSoftware"), text(r.serverSoftware)},
+        {QStringLiteral("documentLength"), double(r.documentLength)},
+        {QStringLiteral("firstError"), text(r.firstError)},
+        {QStringLiteral("total"), histogramText(r.total)},
+        {QStringLiteral("connect"), histogramText(r.connect)},
+        {QStringLiteral("waiting"), histogramText(r.waiting)},
+        {QStringLiteral("processing"), histogramText(r.processing)},
+        {QStringLiteral("uncorrected"), histogramText(r.uncorrected)},
+        {QStringLiteral("offeredRate"), r.offeredRate},
+        {QStringLiteral("maxBacklog"), double(r.maxBacklog)},
+        {QStringLiteral("clientSaturated"), r.clientSaturated},
+        {QStringLiteral("operations"), operations},
+        {QStringLiteral("hits"), double(r.hits)},
+        {QStringLiteral("misses"), double(r.misses)},
+        {QStringLiteral("threadCpus"), threadCpus},
+        {QStringLiteral("pinned"), r.pinned},
+        {QStringLiteral("clientCpuSeconds"), r.clientCpuSeconds},
+        {QStringLiteral("streamsStalled"), double(r.streamsStalled)},
+        {QStringLiteral("cancelled"), r.cancelled},
+        {QStringLiteral("unreachable"), r.unreachable},
+    };
+}
+
+engine::RunResult runResultFromJson(const JsonReader& json) {
+    constexpr int64_t kMaxU32 = std::numeric_limits<uint32_t>::max();
+    engine::RunResult r;
+    r.complete = json.count(u"complete");
+    r.failed = json.count(u"failed");
+    const JsonReader errors = json.object(u"errors");
+    for (size_t i = 0; i < engine::kErrorClassCount; ++i) {
+        const std::string_view name = engine::errorClassName(engine::ErrorClass(i));
+        r.errors[i] = errors.count(QString::fromLatin1(name.data(), qsizetype(name.size())));
+    }
+    r.non2xx = json.count(u"non2xx");
+    r.keepAlive = json.count(u"keepAlive");
+    r.connectionsOpened = json.count(u"connectionsOpened");
+    const JsonReader statusCodes = json.object(u"statusCodes");
+    for (const QString& key : statusCodes.keys()) {
+        bool numeric = false;
+        const int code = key.toInt(&numeric);
+        if (!numeric || code < 0 || code > 999) {
+            statusCodes.failKey(key, QStringLiteral("is not a status code"));
+            break;
+        }
+        r.statusCodes[code] = statusCodes.count(key);
+    }
+    r.bytesTotal = json.count(u"bytesTotal");
+    r.bytesBody = json.count(u"bytesBody");
+    r.bytesSent = json.count(u"bytesSent");
+    r.durationSeconds = json.number(u"durationSeconds", 0, kMaxSeconds);
+    r.concurrency = uint32_t(json.integer(u"concurrency", 0, kMaxU32));
+    r.threads = uint32_t(json.integer(u"threads", 0, kMaxU32));
+    r.serverSoftware = json.string(u"serverSoftware").toStdString();
+    r.documentLength = json.integer(u"documentLength", -1, JsonReader::kMaxExactInteger);
+    r.firstError = json.string(u"firstError").toStdString();
+    r.total = histogramFrom(json, u"total");
+    r.connect = histogramFrom(json, u"connect");
+    r.waiting = histogramFrom(json, u"waiting");
+    r.processing = histogramFrom(json, u"processing");
+    r.uncorrected = histogramFrom(json, u"uncorrected");
+    r.offeredRate = json.number(u"offeredRate", 0, 1e12);
+    r.maxBacklog = json.count(u"maxBacklog");
+    r.clientSaturated = json.boolean(u"clientSaturated");
+    const JsonArrayReader operations = json.array(u"operations");
+    for (qsizetype i = 0; i < operations.size() && json.ok(); ++i) {
+        const JsonReader op = operations.objectAt(i);
+        engine::OperationStats stats;
+        stats.name = op.string(u"name").toStdString();
+        stats.count = op.count(u"count");
+        stats.hits = op.count(u"hits");
+        stats.misses = op.count(u"misses");
+        stats.bytesReceived = op.count(u"bytesReceived");
+        stats.latency = histogramFrom(op, u"latency");
+        r.operations.push_back(std::move(stats));
+    }
+    r.hits = json.count(u"hits");
+    r.misses = json.count(u"misses");
+    const JsonArrayReader threadCpus = json.array(u"threadCpus");
+    for (qsizetype i = 0; i < threadCpus.size() && json.ok(); ++i)
+        r.threadCpus.push_back(int(threadCpus.integerAt(i, -1, 1 << 20)));
+    r.pinned = json.boolean(u"pinned");
+    r.clientCpuSeconds = json.number(u"clientCpuSeconds", 0, kMaxSeconds);
+    r.streamsStalled = uint32_t(json.integer(u"streamsStalled", 0, kMaxU32));
+    r.cancelled = json.boolean(u"cancelled");
+    r.unreachable = json.boolean(u"unreachable");
+    return r;
+}
+
+} // namespace loadscope::app

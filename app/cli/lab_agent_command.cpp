@@ -1,0 +1,97 @@
+// loadscope-cli lab agent: the load agent, speaking the agent protocol
+// (app/agent/agent_protocol.h) over its stdin and stdout.
+#include "app/agent/load_agent.h"
+#include "app/cli/commands.h"
+
+#include <QCoreApplication>
+#include <QSocketNotifier>
+#include <cerrno>
+#include <unistd.h>
+
+namespace loadscope::cli {
+
+namespace {
+
+// Splits what stdin delivers into lines; a line beyond the protocol's limit is
+// answered with one error and skipped, never buffered whole.
+class LineSplitter {
+public:
+    template <typename Line, typename Overlong>
+    void feed(const char* data, size_t size, Line line, Overlong overlong) {
+        for (size_t i = 0; i < size; ++i) {
+            const char c = data[i];
+            if (c == '\n') {
+                if (m_skipping)
+                    m_skipping = false;
+                else
+                    line(m_buffer);
+                m_buffer.clear();
+                continue;
+            }
+            if (m_skipping)
+                continue;
+            m_buffer.append(c);
+            if (m_buffer.size() > app::kMaxAgentLineBytes) {
+                m_buffer.clear();
+                m_skipping = true;
+                overlong();
+            }
+        }
+    }
+
+private:
+    QByteArray m_buffer;
+    bool m_skipping = false;
+};
+
+} // namespace
+
+int runLabAgentCommand(const QStringList& arguments, const CliIo& io) {
+    if (arguments.size() > 1) {
+        const bool help = arguments.at(1) == QLatin1String("--help");
+        std::fputs("Usage: loadscope-cli lab agent\n"
+                   "Runs load points sent as agent protocol requests on stdin (one JSON object\n"
+                   "per line) and answers on stdout: progress snapshots, results, errors.\n"
+                   "Load goes only to 127.0.0.0/8 and ::1, or, inside the lab, to its range.\n",
+                   help ? io.out : io.err);
+        return help ? ExitOk : ExitUsage;
+    }
+    FILE* out = io.out;
+    app::LoadAgent agent(
+        [out](const QByteArray& line) {
+            std::fwrite(line.constData(), 1, size_t(line.size()), out);
+            std::fflush(out);
+        },
+        app::AgentEnvironment::current());
+    int status = ExitOk;
+    QObject::connect(&agent, &app::LoadAgent::finished, &agent, [&status](int code) {
+        status = code;
+        QCoreApplication::exit(code);
+    });
+    LineSplitter splitter;
+    QSocketNotifier input(STDIN_FILENO, QSocketNotifier::Read);
+    QObject::connect(&input, &QSocketNotifier::activated, &agent, [&] {
+        char buffer[65536];
+        const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            return;
+        if (n <= 0) {
+            input.setEnabled(false);
+            agent.endOfInput();
+            return;
+        }
+        splitter.feed(
+            buffer, size_t(n), [&](const QByteArray& line) { agent.handleLine(line); },
+            [&] {
+                const QByteArray refusal = app::encodeAgentMessage(
+                    app::agentError(0, QStringLiteral("bad request: a line longer than %1 bytes")
+                                           .arg(app::kMaxAgentLineBytes)));
+                std::fwrite(refusal.constData(), 1, size_t(refusal.size()), out);
+                std::fflush(out);
+            });
+    });
+    QCoreApplication::exec();
+    return status;
+}
+
+} // namespace loadscope::cli

@@ -1,0 +1,362 @@
+// The load agent protocol without a process: every message round-trips,
+// a malformed line or a foreign version is refused in one line, and the
+// agent refuses to send load where its safety rule forbids.
+#include "app/agent/agent_protocol.h"
+#include "app/agent/agent_safety.h"
+#include "app/agent/lab_info.h"
+#include "app/agent/load_agent.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace loadscope;
+using app::AgentMessage;
+
+namespace {
+
+engine::Histogram histogramOf(std::initializer_list<int64_t> values) {
+    engine::Histogram histogram;
+    for (int64_t value : values)
+        histogram.record(value);
+    return histogram;
+}
+
+// Every field set to a value no default has.
+engine::RunResult fullResult() {
+    engine::RunResult r;
+    r.complete = 2000;
+    r.failed = 7;
+    for (size_t i = 0; i < engine::kErrorClassCount; ++i)
+        r.errors[i] = i + 1;
+    r.non2xx = 3;
+    r.keepAlive = 1990;
+    r.connectionsOpened = 11;
+    r.statusCodes = {{200, 1990}, {404, 3}};
+    r.bytesTotal = 123456789;
+    r.bytesBody = 98765432;
+    r.bytesSent = 555555;
+    r.durationSeconds = 1.25;
+    r.concurrency = 4;
+    r.threads = 2;
+    r.serverSoftware = "loadscope-http";
+    r.documentLength = 4897;
+    r.firstError = "connection reset by peer";
+    r.total = histogramOf({1000, 2000, 3000000});
+    r.connect = histogramOf({50});
+    r.waiting = histogramOf({900, 1900});
+    r.processing = histogramOf({100});
+    r.uncorrected = histogramOf({700});
+    r.offeredRate = 5000;
+    r.maxBacklog = 9;
+    r.clientSaturated = true;
+    engine::OperationStats get;
+    get.name = "get";
+    get.count = 100;
+    get.hits = 60;
+    get.misses = 40;
+    get.bytesReceived = 4000;
+    get.latency = histogramOf({12345});
+    r.operations.push_back(get);
+    r.hits = 60;
+    r.misses = 40;
+    r.threadCpus = {2, 3};
+    r.pinned = true;
+    r.clientCpuSeconds = 0.75;
+    r.streamsStalled = 1;
+    r.cancelled = true;
+    r.unreachable = true;
+    return r;
+}
+
+void compareHistograms(const engine::Histogram& a, const engine::Histogram& b) {
+    QCOMPARE(a.count(), b.count());
+    QCOMPARE(a.max(), b.max());
+    QCOMPARE(a.valueAtPercentile(50), b.valueAtPercentile(50));
+}
+
+AgentMessage decoded(const QByteArray& line) {
+    auto message = app::decodeAgentMessage(line);
+    if (!message)
+        qWarning("%s", qPrintable(message.error().message));
+    return message ? *message : AgentMessage{};
+}
+
+QByteArray helloLine(int protocol) {
+    AgentMessage hello = app::agentHello();
+    hello.protocol = protocol;
+    return app::encodeAgentMessage(hello);
+}
+
+engine::SocketAddress numeric(const char* host) {
+    return *engine::SocketAddress::fromNumeric(host, 80);
+}
+
+// An agent that writes into a list; its lines decoded.
+struct AgentUnderTest {
+    QList<QByteArray> lines;
+    app::LoadAgent agent;
+    explicit AgentUnderTest(app::AgentEnvironment env = {})
+        : agent([this](const QByteArray& line) { lines << line; }, std::move(env)) {}
+    AgentMessage last() const { return decoded(lines.constLast()); }
+};
+
+} // namespace
+
+class TestAgentProtocol : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void runResultRoundTripsWhole() {
+        const engine::RunResult sent = fullResult();
+        AgentMessage m;
+        m.type = AgentMessage::Type::Result;
+        m.id = 42;
+        m.result = std::make_shared<const engine::RunResult>(sent);
+        const QByteArray line = app::encodeAgentMessage(m);
+        QVERIFY(line.endsWith('\n'));
+        QCOMPARE(line.count('\n'), 1);
+        const AgentMessage back = decoded(line);
+        QCOMPARE(int(back.type), int(AgentMessage::Type::Result));
+        QCOMPARE(back.id, 42u);
+        QVERIFY(back.result);
+        const engine::RunResult& r = *back.result;
+        QCOMPARE(r.complete, sent.complete);
+        QCOMPARE(r.failed, sent.failed);
+        QVERIFY(r.errors == sent.errors);
+        QCOMPARE(r.non2xx, sent.non2xx);
+        QCOMPARE(r.keepAlive, sent.keepAlive);
+        QCOMPARE(r.connectionsOpened, sent.connectionsOpened);
+        QVERIFY(r.statusCodes == sent.statusCodes);
+        QCOMPARE(r.bytesTotal, sent.bytesTotal);
+        QCOMPARE(r.bytesBody, sent.bytesBody);
+        QCOMPARE(r.bytesSent, sent.bytesSent);
+        QCOMPARE(r.durationSeconds, sent.durationSeconds);
+        QCOMPARE(r.concurrency, sent.concurrency);
+        QCOMPARE(r.threads, sent.threads);
+        QCOMPARE(r.serverSoftware, sent.serverSoftware);
+        QCOMPARE(r.documentLength, sent.documentLength);
+        QCOMPARE(r.firstError, sent.firstError);
+        compareHistograms(r.total, sent.total);
+        compareHistograms(r.connect, sent.connect);
+        compareHistograms(r.waiting, sent.waiting);
+        compareHistograms(r.processing, sent.processing);
+        compareHistograms(r.uncorrected, sent.uncorrected);
+        QCOMPARE(r.offeredRate, sent.offeredRate);
+        QCOMPARE(r.maxBacklog, sent.maxBacklog);
+        QCOMPARE(r.clientSaturated, sent.clientSaturated);
+        QCOMPARE(r.operations.size(), size_t(1));
+        QCOMPARE(r.operations[0].name, std::string("get"));
+        QCOMPARE(r.operations[0].hits, 60u);
+        QCOMPARE(r.operations[0].misses, 40u);
+        QCOMPARE(r.operations[0].bytesReceived, 4000u);
+        compareHistograms(r.operations[0].latency, sent.operations[0].latency);
+        QCOMPARE(r.hits, sent.hits);
+        QCOMPARE(r.misses, sent.misses);
+        QVERIFY(r.threadCpus == sent.threadCpus);
+        QCOMPARE(r.pinned, sent.pinned);
+        QCOMPARE(r.clientCpuSeconds, sent.clientCpuSeconds);
+        QCOMPARE(r.streamsStalled, sent.streamsStalled);
+        QCOMPARE(r.cancelled, sent.cancelled);
+        QCOMPARE(r.unreachable, sent.unreachable);
+    }
+
+    void progressAndRunRoundTrip() {
+        auto progress = std::make_shared<engine::Progress>();
+        progress->elapsedSeconds = -0.5;
+        progress->warmingUp = true;
+        progress->complete = 17;
+        progress->bytesReceived = 1700;
+        progress->target = 2000;
+        progress->intervalSeconds = 0.1;
+        progress->intervalComplete = 5;
+        progress->intervalLatency = histogramOf({10, 20, 30, 40, 50});
+        AgentMessage m;
+        m.type = AgentMessage::Type::Progress;
+        m.id = 3;
+        m.progress = progress;
+        const AgentMessage back = decoded(app::encodeAgentMessage(m));
+        QVERIFY(back.progress);
+        QCOMPARE(back.progress->elapsedSeconds, -0.5);
+        QVERIFY(back.progress->warmingUp);
+        QCOMPARE(back.progress->complete, 17u);
+        QCOMPARE(back.progress->bytesReceived, 1700u);
+        QCOMPARE(back.progress->target, 2000u);
+        QCOMPARE(back.progress->intervalComplete, 5u);
+        QCOMPARE(back.progress->intervalLatency.count(), 5u);
+
+        AgentMessage run;
+        run.type = AgentMessage::Type::Run;
+        run.id = 9;
+        app::AgentRunRequest request;
+        request.target =
+            app::makeTarget(QStringLiteral("nat"), app::DeploymentMode::ContainerNat, 0);
+        request.target.http.url = QStringLiteral("http://10.213.0.2:8080/index.html");
+        request.target.lab = app::LabPlacement{QStringLiteral("container-nat"),
+                                               QStringLiteral("nginx"),
+                                               {{QStringLiteral("workers"), QStringLiteral("2")}}};
+        request.plan.limit = app::PointLimit::Requests;
+        request.plan.requestsPerPoint = 2000;
+        request.concurrency = 100;
+        request.rate = 2500;
+        request.preload = true;
+        run.run = request;
+        const AgentMessage runBack = decoded(app::encodeAgentMessage(run));
+        QVERIFY(runBack.run);
+        QCOMPARE(runBack.id, 9u);
+        QVERIFY(runBack.run->target == request.target);
+        QVERIFY(runBack.run->plan == request.plan);
+        QCOMPARE(runBack.run->concurrency, 100);
+        QCOMPARE(runBack.run->rate, 2500.0);
+        QVERIFY(runBack.run->preload);
+    }
+
+    void malformedLinesAreOneLineErrors_data() {
+        QTest::addColumn<QByteArray>("line");
+        QTest::addColumn<QString>("names");
+        QTest::newRow("not json") << QByteArray("hello agent") << "not JSON";
+        QTest::newRow("array") << QByteArray("[1,2]") << "not a JSON object";
+        QTest::newRow("no type") << QByteArray("{\"id\":1}") << "type";
+        QTest::newRow("unknown type") << QByteArray("{\"type\":\"launch\",\"id\":1}") << "launch";
+        QTest::newRow("run without id") << QByteArray("{\"type\":\"run\"}") << "id";
+        QTest::newRow("run without target")
+            << QByteArray("{\"type\":\"run\",\"id\":1,\"plan\":{}}") << "target";
+        QTest::newRow("bad histogram")
+            << QByteArray("{\"type\":\"progress\",\"id\":1,\"progress\":{\"elapsedSeconds\":0,"
+                          "\"warmingUp\":false,\"complete\":0,\"failed\":0,\"bytesReceived\":0,"
+                          "\"bytesSent\":0,\"target\":0,\"targetSeconds\":0,\"intervalSeconds\":0,"
+                          "\"intervalComplete\":0,\"intervalLatency\":\"!!\"}}")
+            << "intervalLatency";
+        QTest::newRow("negative count") << QByteArray("{\"type\":\"cancel\",\"id\":-4}") << "id";
+    }
+
+    void malformedLinesAreOneLineErrors() {
+        QFETCH(QByteArray, line);
+        QFETCH(QString, names);
+        const auto message = app::decodeAgentMessage(line);
+        QVERIFY(!message);
+        QVERIFY2(message.error().message.contains(names), qPrintable(message.error().message));
+        QVERIFY(!message.error().message.contains(QLatin1Char('\n')));
+
+        // The agent answers the same line with one error line and goes on.
+        AgentUnderTest agent;
+        agent.agent.handleLine(helloLine(app::kAgentProtocolVersion));
+        agent.agent.handleLine(line);
+        QCOMPARE(agent.lines.size(), 2);
+        QCOMPARE(agent.lines.at(1).count('\n'), 1);
+        const AgentMessage error = agent.last();
+        QCOMPARE(int(error.type), int(AgentMessage::Type::Error));
+        QVERIFY2(error.message.startsWith(QStringLiteral("bad request: ")),
+                 qPrintable(error.message));
+        agent.agent.handleLine(helloLine(app::kAgentProtocolVersion));
+        QCOMPARE(int(agent.last().type), int(AgentMessage::Type::Hello));
+    }
+
+    void unknownVersionIsRefused() {
+        AgentUnderTest agent;
+        QSignalSpy finished(&agent.agent, &app::LoadAgent::finished);
+        agent.agent.handleLine(helloLine(app::kAgentProtocolVersion + 1));
+        QCOMPARE(agent.lines.size(), 1);
+        const AgentMessage error = agent.last();
+        QCOMPARE(int(error.type), int(AgentMessage::Type::Error));
+        QVERIFY2(error.message.contains(QStringLiteral("version 2")), qPrintable(error.message));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 5000);
+        QCOMPARE(finished.at(0).at(0).toInt(), 2);
+        // Nothing more is answered.
+        agent.agent.handleLine(helloLine(app::kAgentProtocolVersion));
+        QCOMPARE(agent.lines.size(), 1);
+    }
+
+    void requestBeforeHelloIsRefused() {
+        AgentUnderTest agent;
+        agent.agent.handleLine(QByteArrayLiteral("{\"type\":\"cancel\",\"id\":1}"));
+        QCOMPARE(agent.lines.size(), 1);
+        QVERIFY(agent.last().message.contains(QStringLiteral("first request must be hello")));
+    }
+
+    void safetyRule_data() {
+        QTest::addColumn<QString>("address");
+        QTest::addColumn<bool>("labSet");
+        QTest::addColumn<bool>("sameNetns");
+        QTest::addColumn<QString>("refusal"); // empty: allowed
+        QTest::newRow("loopback") << "127.0.0.1" << false << false << QString();
+        QTest::newRow("loopback /8") << "127.45.6.7" << false << false << QString();
+        QTest::newRow("v6 loopback") << "::1" << false << false << QString();
+        QTest::newRow("no lab") << "10.213.0.2" << false << false
+                                << "LOADSCOPE_LAB_HOST_NETNS is not set";
+        QTest::newRow("public, no lab") << "192.0.2.1" << false << false << "127.0.0.0/8 or ::1";
+        QTest::newRow("host namespace")
+            << "10.213.0.2" << true << true << "machine's own network namespace";
+        QTest::newRow("in the lab") << "10.213.4.2" << true << false << QString();
+        QTest::newRow("outside the range")
+            << "10.214.0.2" << true << false << "not in the lab's range 10.213.0.0/16";
+    }
+
+    void safetyRule() {
+        QFETCH(QString, address);
+        QFETCH(bool, labSet);
+        QFETCH(bool, sameNetns);
+        QFETCH(QString, refusal);
+        app::AgentEnvironment env;
+        env.ownNetns = 4026531840u;
+        if (labSet) {
+            env.labHostNetns = sameNetns ? env.ownNetns : env.ownNetns + 7;
+            env.labRange = QStringLiteral("10.213.0.0/16");
+        }
+        const auto checked = app::checkAgentTarget(numeric(address.toLatin1().constData()), env);
+        if (refusal.isEmpty()) {
+            QVERIFY2(checked.ok(), checked.ok() ? "" : qPrintable(checked.error().message));
+            return;
+        }
+        QVERIFY(!checked);
+        QVERIFY2(checked.error().message.contains(refusal), qPrintable(checked.error().message));
+        QVERIFY(checked.error().message.contains(address));
+    }
+
+    // The rule holds for a whole run request: refused before any connection.
+    void agentRefusesARunOutsideTheRule() {
+        AgentUnderTest agent(app::AgentEnvironment::current());
+        agent.agent.handleLine(helloLine(app::kAgentProtocolVersion));
+        AgentMessage run;
+        run.type = AgentMessage::Type::Run;
+        run.id = 5;
+        app::AgentRunRequest request;
+        request.target = app::makeTarget(QStringLiteral("far"), app::DeploymentMode::Host, 0);
+        request.target.http.url = QStringLiteral("http://192.0.2.7:8080/");
+        request.plan.limit = app::PointLimit::Requests;
+        request.plan.requestsPerPoint = 10;
+        run.run = request;
+        agent.agent.handleLine(app::encodeAgentMessage(run));
+        QTRY_COMPARE_WITH_TIMEOUT(agent.lines.size(), 2, 5000);
+        const AgentMessage error = agent.last();
+        QCOMPARE(int(error.type), int(AgentMessage::Type::Error));
+        QCOMPARE(error.id, 5u);
+        QVERIFY2(
+            error.message.startsWith(QStringLiteral("refusing to send load to 192.0.2.7:8080")),
+            qPrintable(error.message));
+    }
+
+    void labLineIsRead() {
+        const QByteArray line =
+            "{\"lab\":{\"mtu\":9000,\"modes\":[{\"mode\":\"container-nat\",\"label\":\"NAT\","
+            "\"address\":\"10.213.1.2\",\"port\":8080,\"path\":\"veth > nft DNAT > bridge\"}],"
+            "\"versions\":{\"nft\":\"1.0.6\"},\"hostNetns\":4026531840}}\n";
+        QVERIFY(app::isLabLine(line));
+        QVERIFY(!app::isLabLine(helloLine(1)));
+        const auto lab = app::labInfoFromLine(line);
+        QVERIFY2(lab.ok(), lab.ok() ? "" : qPrintable(lab.error().message));
+        QCOMPARE(lab->mtu, 9000);
+        QCOMPARE(lab->hostNetns, 4026531840u);
+        const app::LabModeEndpoint* nat = lab->find(QStringLiteral("container-nat"));
+        QVERIFY(nat);
+        QCOMPARE(nat->address, QStringLiteral("10.213.1.2"));
+        QCOMPARE(nat->port, 8080);
+        QVERIFY(!lab->find(QStringLiteral("host")));
+        const auto broken = app::labInfoFromLine("{\"lab\":{\"mtu\":9000,\"modes\":[{}]}}");
+        QVERIFY(!broken);
+        QVERIFY2(broken.error().message.contains(QStringLiteral("modes[0].mode")),
+                 qPrintable(broken.error().message));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAgentProtocol)
+#include "tst_agent_protocol.moc"

@@ -1,0 +1,135 @@
+// Lab targets in sessions: stored and read back, refused in one line when
+// wrong, and turned into the one `lab sandbox ... -- lab agent` command.
+#include "app/session/session_json.h"
+#include "app/sweep/lab_sandbox_command.h"
+
+#include <QJsonArray>
+#include <QTest>
+
+using namespace loadscope;
+
+namespace {
+
+app::Target labTarget(const QString& mode, const QString& server, int index) {
+    app::Target target = app::makeTarget(mode, app::DeploymentMode::Host, index);
+    target.http.url = QStringLiteral("http://lab/index.html");
+    target.lab =
+        app::LabPlacement{mode, server, {{QStringLiteral("workers"), QStringLiteral("1")}}};
+    return target;
+}
+
+app::Session labSession() {
+    app::Session session;
+    session.name = QStringLiteral("lab");
+    session.targets.push_back(labTarget(QStringLiteral("host"), QStringLiteral("nginx"), 0));
+    session.targets.push_back(
+        labTarget(QStringLiteral("container-nat"), QStringLiteral("nginx"), 1));
+    session.targets.push_back(labTarget(QStringLiteral("host"), QStringLiteral("nginx"), 2));
+    session.lab = app::LabSetup{9000,
+                                QStringLiteral("0"),
+                                QStringLiteral("1"),
+                                {QStringLiteral("host"), QStringLiteral("container-nat")}};
+    return session;
+}
+
+std::vector<const app::Target*> pointers(const app::Session& session) {
+    std::vector<const app::Target*> targets;
+    for (const app::Target& target : session.targets)
+        targets.push_back(&target);
+    return targets;
+}
+
+} // namespace
+
+class TestLabSession : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void labSessionRoundTrips() {
+        const app::Session session = labSession();
+        const auto back = app::sessionFromJson(app::sessionToJson(session));
+        QVERIFY2(back.ok(), back.ok() ? "" : qPrintable(back.error().message));
+        QVERIFY(back->lab == session.lab);
+        QCOMPARE(back->targets.size(), session.targets.size());
+        for (size_t i = 0; i < session.targets.size(); ++i)
+            QVERIFY(back->targets[i] == session.targets[i]);
+        QVERIFY(back->unknownFields.isEmpty());
+        QVERIFY(back->targets[0].unknownFields.isEmpty());
+    }
+
+    void sessionWithoutLabReadsAsBefore() {
+        app::Session plain;
+        plain.targets.push_back(
+            app::makeTarget(QStringLiteral("direct"), app::DeploymentMode::Host, 0));
+        const QJsonObject json = app::sessionToJson(plain);
+        QVERIFY(!json.contains(QStringLiteral("lab")));
+        QVERIFY(!json.value(QStringLiteral("targets"))
+                     .toArray()
+                     .at(0)
+                     .toObject()
+                     .contains(QStringLiteral("lab")));
+        const auto back = app::sessionFromJson(json);
+        QVERIFY(back.ok());
+        QVERIFY(!back->lab);
+        QVERIFY(!back->targets[0].lab);
+    }
+
+    void badLabIsOneLine_data() {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QJsonValue>("value");
+        QTest::addColumn<QString>("names");
+        QTest::newRow("mode") << "mode" << QJsonValue(QStringLiteral("warp"))
+                              << "targets[0].lab.mode";
+        QTest::newRow("server") << "server" << QJsonValue(QStringLiteral("iis"))
+                                << "targets[0].lab.server";
+        QTest::newRow("option") << "serverOptions"
+                                << QJsonValue(QJsonArray{
+                                       QJsonObject{{QStringLiteral("key"), QStringLiteral("a=b")},
+                                                   {QStringLiteral("value"), QStringLiteral("c")}}})
+                                << "targets[0].lab.serverOptions[0].key";
+    }
+
+    void badLabIsOneLine() {
+        QFETCH(QString, key);
+        QFETCH(QJsonValue, value);
+        QFETCH(QString, names);
+        QJsonObject json = app::sessionToJson(labSession());
+        QJsonArray targets = json.value(QStringLiteral("targets")).toArray();
+        QJsonObject target = targets.at(0).toObject();
+        QJsonObject lab = target.value(QStringLiteral("lab")).toObject();
+        lab.insert(key, value);
+        target.insert(QStringLiteral("lab"), lab);
+        targets.replace(0, target);
+        json.insert(QStringLiteral("targets"), targets);
+        const auto read = app::sessionFromJson(json);
+        QVERIFY(!read);
+        QVERIFY2(read.error().message.contains(names), qPrintable(read.error().message));
+        QVERIFY(!read.error().message.contains(QLatin1Char('\n')));
+    }
+
+    void oneSandboxCommandForAllLabTargets() {
+        const app::Session session = labSession();
+        const auto command = app::labSandboxCommand(QStringLiteral("/bin/loadscope-cli"), session,
+                                                    pointers(session));
+        QVERIFY2(command.ok(), command.ok() ? "" : qPrintable(command.error().message));
+        const QStringList expected =
+            QStringLiteral("/bin/loadscope-cli lab sandbox --mtu 9000 --client-cpus 0 "
+                           "--server-cpus 1 --modes host,container-nat --server nginx "
+                           "--server-opt workers=1 -- /bin/loadscope-cli lab agent")
+                .split(QLatin1Char(' '));
+        QCOMPARE(*command, expected);
+    }
+
+    void differentServersAreRefused() {
+        app::Session session = labSession();
+        session.targets[1].lab->server = QStringLiteral("apache");
+        const auto command =
+            app::labSandboxCommand(QStringLiteral("loadscope-cli"), session, pointers(session));
+        QVERIFY(!command);
+        QVERIFY2(command.error().message.contains(QStringLiteral("one lab runs one server")),
+                 qPrintable(command.error().message));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLabSession)
+#include "tst_lab_session.moc"
