@@ -2,6 +2,7 @@
 
 #include "engine/protocol.h"
 #include "engine/socket_address.h"
+#include "engine/tls_spec.h"
 
 #include <chrono>
 #include <cstdint>
@@ -46,6 +47,8 @@ struct LoadSpec {
     // loop, each connection sends its next request when the previous answer arrives.
     double rate = 0;
     Arrival arrival = Arrival::Constant;
+
+    TlsSpec tls; // https: each connection does a TLS handshake before its first request
 };
 
 // One line describing what is wrong with `spec`, or nullopt when it can run.

@@ -3,6 +3,7 @@
 #include "engine/load_spec.h"
 #include "engine/run_result.h"
 #include "engine/run_state.h"
+#include "engine/tls_context.h"
 #include "engine/wait_method_chooser.h"
 #include "engine/worker_recorder.h"
 
@@ -46,6 +47,13 @@ private:
     bool takeClaimed(Connection& c, bool& budgeted);
     void openConnection(Connection& c, int64_t now);
     void onConnected(Connection& c, int64_t now);
+    // The connection is ready for requests (connected, and TLS done when used).
+    void startRequests(Connection& c, int64_t now);
+    // TLS (load_worker_tls.cpp): the handshake after the TCP connect, as far as
+    // the socket allows; a failure is a counted ErrorClass::Tls request.
+    void startHandshake(Connection& c, int64_t now);
+    void continueHandshake(Connection& c, int64_t now);
+    void failHandshake(Connection& c, int64_t now, const std::string& reason);
     void issueRequests(Connection& c, int64_t now);
     void flush(Connection& c, int64_t now);
     // Reads the clock after each recv; `peerClosing`: the event said the
@@ -92,8 +100,9 @@ private:
     const bool m_isStream;
     const bool m_keepAlive;
     int m_epoll = -1;
-    int m_tickTimer = -1;  // periodic, in the epoll set (startTickTimer)
-    int64_t m_clockNs = 0; // the last readClock()
+    int m_tickTimer = -1;              // periodic, in the epoll set (startTickTimer)
+    int64_t m_clockNs = 0;             // the last readClock()
+    std::unique_ptr<TlsContext> m_tls; // https: this thread's context and session cache
     std::vector<std::unique_ptr<Connection>> m_connections;
     // A worker with one kept-alive request/response connection may wait in
     // recv on it rather than in epoll_wait (see awaitSoleResponse); the

@@ -44,7 +44,10 @@ QString csvNumber(double value);
 //   (fixed rate: requests/s), latency_uncorrected_mean_ms,
 //   latency_uncorrected_p50_ms, latency_uncorrected_p90_ms,
 //   latency_uncorrected_p99_ms, latency_uncorrected_p99_9_ms (fixed rate:
-//   from the actual send, beside the corrected latency_* figures)
+//   from the actual send, beside the corrected latency_* figures),
+//   failed_tls, tls_handshakes, tls_resumed, tls_resumed_ratio (resumed /
+//   handshakes), tls_protocol, tls_cipher, tls_mean_ms, tls_p50_ms,
+//   tls_p99_ms (https: one sample per handshake; empty for plain http)
 // requests_per_second is ops/s for memcached, transactions/s for tcp-rr;
 // latency is the total time per request.
 QStringList resultsCsvColumns();
