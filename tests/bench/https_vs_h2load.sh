@@ -6,7 +6,7 @@
 # CPU per request (user + sys of the tool's process), then the ratios to h2load.
 #
 #   tests/bench/https_vs_h2load.sh [path/to/loadscope-cli]
-#   ROUNDS=3 SECONDS_PER_RUN=5 CONNECTIONS=100 THREADS=2 tests/bench/https_vs_h2load.sh
+#   ROUNDS=3 SECONDS_PER_RUN=5 CONNECTIONS=100 THREADS=2 CLOSE_REQUESTS=20000 tests/bench/https_vs_h2load.sh
 #
 # Only 127.0.0.1 is loaded; nginx is started here and stopped on exit.
 set -euo pipefail
@@ -18,6 +18,8 @@ seconds=${SECONDS_PER_RUN:-5}
 connections=${CONNECTIONS:-100}
 threads=${THREADS:-2}
 close_connections=${CLOSE_CONNECTIONS:-20}
+# h2load -D never ends when the server closes each connection: that run is by count.
+close_requests=${CLOSE_REQUESTS:-20000}
 
 for tool in /usr/sbin/nginx /usr/bin/h2load /usr/bin/openssl /usr/bin/time "$cli"; do
   [ -x "$tool" ] || { echo "missing $tool (scripts/install-deps.sh test; build the release preset)" >&2; exit 1; }
@@ -88,8 +90,8 @@ echo "nginx 1 worker, TLS, 4897-byte page, $threads threads, ${seconds}s x $roun
 for round in $(seq "$rounds"); do
   measure h2load_ka /usr/bin/h2load --h1 -t"$threads" -c"$connections" -D"$seconds" "$url"
   measure loadscope_ka "$cli" http -k --insecure -c "$connections" --threads "$threads" -t "$seconds" -q --json - "$url"
-  measure h2load_close /usr/bin/h2load --h1 -H 'Connection: close' -t"$threads" -c"$close_connections" -D"$seconds" "$url"
-  measure loadscope_close "$cli" http --insecure -c "$close_connections" --threads "$threads" -t "$seconds" -q --json - "$url"
+  measure h2load_close /usr/bin/h2load --h1 -H 'Connection: close' -t"$threads" -c"$close_connections" -n"$close_requests" "$url"
+  measure loadscope_close "$cli" http --insecure -c "$close_connections" --threads "$threads" -n "$close_requests" -q --json - "$url"
 done
 
 printf '\n%-34s %11s %13s %18s %17s %6s %6s\n' run 'h2load rps' 'loadscope rps' 'h2load CPU us/req' 'loadscope us/req' 'rps x' 'cpu x'
