@@ -15,12 +15,13 @@ enum class ErrorClass : uint8_t {
     Exception, // malformed response (protocol violation) or error reply
     Write,     // the request could not be sent
     Timeout,   // no complete response within the request timeout
+    Tls,       // the TLS handshake failed (verification, protocol, stall) or a record was bad
 };
-inline constexpr size_t kErrorClassCount = 6;
+inline constexpr size_t kErrorClassCount = 7;
 
 constexpr std::string_view errorClassName(ErrorClass c) {
     constexpr std::array<std::string_view, kErrorClassCount> names{
-        "connect", "receive", "length", "exceptions", "write", "timeout"};
+        "connect", "receive", "length", "exceptions", "write", "timeout", "tls"};
     return names[static_cast<size_t>(c)];
 }
 

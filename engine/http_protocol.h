@@ -47,10 +47,11 @@ private:
     bool m_head;
 };
 
-// A parsed http:// URL. parseHttpUrl returns nullopt and a one-line `error`
-// for anything else (https is refused with a note that TLS is not supported).
+// A parsed http:// or https:// URL. parseHttpUrl returns nullopt and a
+// one-line `error` for anything else.
 struct HttpUrl {
     std::string host; // without brackets for IPv6
+    bool tls = false; // https: the port defaults to 443
     uint16_t port = 80;
     std::string pathAndQuery = "/";
     std::string hostHeader; // host[:port] as the Host header carries it

@@ -95,12 +95,8 @@ std::optional<HttpUrl> parseHttpUrl(std::string_view url, std::string* error) {
         fail(error, malformed);
         return std::nullopt;
     }
-    if (scheme == "https") {
-        fail(error, "unsupported scheme 'https': TLS is not supported yet, use http://");
-        return std::nullopt;
-    }
-    if (scheme != "http") {
-        fail(error, "unsupported scheme '" + scheme + "': only http:// is supported");
+    if (scheme != "http" && scheme != "https") {
+        fail(error, "unsupported scheme '" + scheme + "': only http:// and https:// are supported");
         return std::nullopt;
     }
 
@@ -119,6 +115,8 @@ std::optional<HttpUrl> parseHttpUrl(std::string_view url, std::string* error) {
     }
 
     HttpUrl out;
+    out.tls = scheme == "https";
+    out.port = out.tls ? 443 : 80;
     std::string_view portText;
     bool hasPort = false;
     if (!authority.empty() && authority.front() == '[') {
@@ -184,7 +182,7 @@ std::optional<HttpUrl> parseHttpUrl(std::string_view url, std::string* error) {
     const bool ipv6 = out.host.find(':') != std::string::npos;
     // A zone only means something to this machine and is never sent (RFC 6874).
     out.hostHeader = ipv6 ? "[" + out.host.substr(0, out.host.find('%')) + "]" : out.host;
-    if (out.port != 80)
+    if (out.port != (out.tls ? 443 : 80))
         out.hostHeader += ":" + std::to_string(out.port);
     return out;
 }

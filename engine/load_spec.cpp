@@ -1,5 +1,7 @@
 #include "engine/load_spec.h"
 
+#include "engine/tls_context.h"
+
 namespace loadscope::engine {
 
 std::optional<std::string> validateLoadSpec(const LoadSpec& spec) {
@@ -33,7 +35,9 @@ std::optional<std::string> validateLoadSpec(const LoadSpec& spec) {
     for (int cpu : spec.cpus)
         if (cpu < 0)
             return "CPU numbers cannot be negative";
-    return std::nullopt;
+    if (spec.tls.enabled && spec.protocol->isStream())
+        return "TLS is not supported for a stream test";
+    return checkTlsSpec(spec.tls);
 }
 
 } // namespace loadscope::engine

@@ -3,6 +3,7 @@
 #include "engine/cpu_sampler.h"
 #include "engine/protocol.h"
 #include "engine/socket_address.h"
+#include "engine/tls_spec.h"
 
 #include <chrono>
 #include <cstdint>
@@ -52,6 +53,7 @@ struct LoadSpec {
     // empty: the server's CPU is not measured.
     ServerCpuSource serverCpu;
     bool sampleCpu = true; // read /proc/stat at the measured window's two ends
+    TlsSpec tls; // https: each connection does a TLS handshake before its first request
 };
 
 // One line describing what is wrong with `spec`, or nullopt when it can run.

@@ -64,8 +64,10 @@ void LoadWorker::createConnections() {
         c->ring.resize(m_isStream ? 1 : m_spec.pipeline);
         m_connections.push_back(std::move(c));
     }
-    // Not at a fixed rate: a blocking recv would sleep through the schedule's timer.
-    if (m_connectionCount == 1 && m_keepAlive && !m_isStream && m_spec.rate <= 0)
+    // Not at a fixed rate: a blocking recv would sleep through the schedule's
+    // timer. A TLS connection's reads go through OpenSSL, never a blocking recv.
+    if (m_connectionCount == 1 && m_keepAlive && !m_isStream && m_spec.rate <= 0 &&
+        !m_spec.tls.enabled)
         m_soleConnection = m_connections.front().get();
 }
 
@@ -94,10 +96,13 @@ void LoadWorker::issueRequests(Connection& c, int64_t now) {
             // As ab: the first request on a connection carries its connect time,
             // unless it came due after the connection was up (fixed rate).
             c.connectCharged = true;
-            const int64_t connectedNs = c.connectStartNs + c.connectNs;
+            // The set-up it waited for: the connect first, then the handshake.
+            const int64_t connectedNs = c.connectStartNs + c.connectNs + c.tlsNs;
             if (request.intendedNs < connectedNs) {
                 request.startNs = std::max(c.connectStartNs, request.intendedNs);
-                request.connectNs = connectedNs - request.startNs;
+                const int64_t waited = connectedNs - request.startNs;
+                request.tlsNs = std::min(c.tlsNs, waited);
+                request.connectNs = waited - request.tlsNs;
                 request.startsAtSend = false;
             }
         }
@@ -125,7 +130,7 @@ void LoadWorker::flush(Connection& c, int64_t now) {
     int64_t sent = now;
     while (!c.out.empty()) {
         sent = readClock();
-        const ssize_t n = c.out.sendTo(c.fd);
+        const ssize_t n = c.tls ? c.tls->send(c.out) : c.out.sendTo(c.fd);
         if (n > 0)
             continue;
         if (n < 0 && errno == EINTR)
@@ -185,7 +190,8 @@ bool LoadWorker::controlEpoll(Connection& c, int operation) {
 
 void LoadWorker::onReadable(Connection& c, bool peerClosing) {
     for (;;) {
-        const ssize_t n = ::recv(c.fd, m_readBuffer.get(), kReadBufferBytes, MSG_DONTWAIT);
+        const ssize_t n = c.tls ? c.tls->read(m_readBuffer.get(), kReadBufferBytes)
+                                : ::recv(c.fd, m_readBuffer.get(), kReadBufferBytes, MSG_DONTWAIT);
         const int error = errno;
         if (n < 0 && error == EINTR)
             continue;
@@ -194,8 +200,9 @@ void LoadWorker::onReadable(Connection& c, bool peerClosing) {
             return;
         // A short read on a stream socket means no byte is queued. A close or
         // an error the peer already sent is still to be read, and an
-        // edge-triggered socket reports it no second time.
-        if (size_t(n) < kReadBufferBytes && !peerClosing)
+        // edge-triggered socket reports it no second time. TLS returns a
+        // record at a time, so it reads on until OpenSSL wants the socket.
+        if (size_t(n) < kReadBufferBytes && !peerClosing && !c.tls)
             return;
     }
 }
@@ -206,7 +213,9 @@ bool LoadWorker::onReceived(Connection& c, ssize_t n, int error, int64_t now) {
         return false;
     }
     if (n < 0) {
-        if (error != EAGAIN && error != EWOULDBLOCK && error != EINTR)
+        if (error == EPROTO && c.tls)
+            failHead(c, ErrorClass::Tls, now, c.tls->failure());
+        else if (error != EAGAIN && error != EWOULDBLOCK && error != EINTR)
             onEndOfStream(c, now, true);
         return false;
     }
@@ -342,6 +351,9 @@ void LoadWorker::checkTimeouts(int64_t now) {
         if (c.state == Connection::State::Connecting &&
             now - c.connectStartNs > m_spec.connectTimeout.count()) {
             failConnect(c, now, ETIMEDOUT);
+        } else if (c.state == Connection::State::Handshaking &&
+                   now - c.connectStartNs > m_spec.connectTimeout.count()) {
+            failHandshake(c, now, "not finished within the connect timeout");
         } else if (c.state == Connection::State::Open && c.count > 0 &&
                    now - c.front().startNs > m_spec.requestTimeout.count()) {
             failHead(c, ErrorClass::Timeout, now, "no response within the request timeout");
@@ -429,6 +441,14 @@ void LoadWorker::run() {
     // Before the first tick takes the CPU baseline: allocating would
     // otherwise show as client CPU load in a short run.
     m_recorder.reserveHistograms(m_spec.rate > 0);
+    if (m_spec.tls.enabled) {
+        std::string problem;
+        m_tls = TlsContext::create(m_spec.tls, &problem);
+        if (!m_tls) {
+            m_recorder.failure(ErrorClass::Tls, problem);
+            return;
+        }
+    }
     startTickTimer();
     createConnections();
     int64_t now = readClock();
@@ -468,6 +488,10 @@ void LoadWorker::run() {
             if (c.state == Connection::State::Connecting) {
                 if (flags & (EPOLLOUT | EPOLLERR | EPOLLHUP))
                     onConnected(c, readClock());
+                continue;
+            }
+            if (c.state == Connection::State::Handshaking) {
+                continueHandshake(c, readClock());
                 continue;
             }
             if (flags & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))

@@ -4,6 +4,7 @@
 #include "engine/load_spec.h"
 #include "engine/run_result.h"
 #include "engine/run_state.h"
+#include "engine/tls_context.h"
 #include "engine/wait_method_chooser.h"
 #include "engine/worker_recorder.h"
 
@@ -65,6 +66,13 @@ private:
     int waitForEvents(epoll_event* events, int maxEvents, int timeoutMs);
     void openConnection(Connection& c, int64_t now);
     void onConnected(Connection& c, int64_t now);
+    // The connection is ready for requests (connected, and TLS done when used).
+    void startRequests(Connection& c, int64_t now);
+    // TLS (load_worker_tls.cpp): the handshake after the TCP connect, as far as
+    // the socket allows; a failure is a counted ErrorClass::Tls request.
+    void startHandshake(Connection& c, int64_t now);
+    void continueHandshake(Connection& c, int64_t now);
+    void failHandshake(Connection& c, int64_t now, const std::string& reason);
     void issueRequests(Connection& c, int64_t now);
     void flush(Connection& c, int64_t now);
     // Reads the clock after each recv; `peerClosing`: the event said the
@@ -126,6 +134,7 @@ private:
     int64_t m_lastWokeNs = 0;        // when epoll_wait last returned (measured stretch)
     int64_t m_heldNs = 0;            // in passes over events longer than kLateDispatchNs
     int64_t m_clockNs = 0;           // the last readClock()
+    std::unique_ptr<TlsContext> m_tls; // https: this thread's context and session cache
     std::vector<std::unique_ptr<Connection>> m_connections;
     // A worker with one kept-alive request/response connection may wait in
     // recv on it rather than in epoll_wait (see awaitSoleResponse); the

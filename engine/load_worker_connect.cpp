@@ -54,6 +54,15 @@ void LoadWorker::onConnected(Connection& c, int64_t now) {
         streamWrite(c);
         return;
     }
+    c.tlsNs = 0;
+    if (m_tls) {
+        startHandshake(c, now);
+        return;
+    }
+    startRequests(c, now);
+}
+
+void LoadWorker::startRequests(Connection& c, int64_t now) {
     if (&c == m_soleConnection)
         makeReadsBlocking(c);
     setWriteInterest(c, false);
@@ -97,6 +106,7 @@ void LoadWorker::queueOpen(Connection& c, int64_t at) {
 }
 
 void LoadWorker::closeSocket(Connection& c) {
+    c.tls.reset(); // before its socket closes
     if (c.fd >= 0) {
         ::close(c.fd); // also removes it from the epoll set
         c.fd = -1;

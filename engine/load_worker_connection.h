@@ -6,6 +6,7 @@
 // load_worker_stream.cpp (TCP_STREAM writing and its drain at the end).
 #include "engine/load_worker.h"
 #include "engine/request_queue.h"
+#include "engine/tls_session.h"
 
 #include <cstdint>
 #include <deque>
@@ -19,12 +20,15 @@ inline constexpr int64_t kReconnectBackoffNs = 10'000'000;
 inline constexpr int kWaitMs = 10; // bounds how late a cancel or a deadline is noticed
 
 struct LoadWorker::Connection {
-    enum class State : uint8_t { Closed, Connecting, Open };
+    enum class State : uint8_t { Closed, Connecting, Handshaking, Open };
 
     uint32_t index = 0;
     int fd = -1;
     State state = State::Closed;
     std::unique_ptr<ProtocolSession> session;
+    std::unique_ptr<TlsSession> tls; // https: reads and writes go through it
+    int64_t handshakeStartNs = 0;
+    int64_t tlsNs = 0; // the handshake, charged to the first request with connectNs
     int64_t connectStartNs = 0;
     int64_t connectNs = 0;     // charged to the first request on the connection
     int64_t reconnectAtNs = 0; // after a failure, wait before trying again

@@ -86,6 +86,16 @@ void RequestQueue::consume(size_t sent) {
         clear(); // keeps the capacity for the next burst
 }
 
+void RequestQueue::copyUnsent(std::string& out, size_t limit) const {
+    for (size_t i = m_first; i < m_parts.size() && limit > 0; ++i) {
+        const Part& part = m_parts[i];
+        const size_t skip = i == m_first ? m_firstOffset : 0;
+        const size_t take = std::min(limit, part.size - skip);
+        out.append(bytesOf(part) + skip, take);
+        limit -= take;
+    }
+}
+
 std::string RequestQueue::unsentBytes() const {
     std::string bytes;
     for (size_t i = m_first; i < m_parts.size(); ++i) {

@@ -39,6 +39,17 @@ public:
     // The unsent bytes, copied; for callers that want the request as text.
     std::string unsentBytes() const;
 
+    // For a sender other than a socket (TLS): the unsent bytes of the oldest
+    // part, whether it is the last part, up to `limit` unsent bytes appended
+    // to `out`, and the bytes that went out. Not empty() before each.
+    std::string_view frontPart() const {
+        const Part& part = m_parts[m_first];
+        return {bytesOf(part) + m_firstOffset, part.size - m_firstOffset};
+    }
+    bool frontIsLast() const { return m_first + 1 == m_parts.size(); }
+    void copyUnsent(std::string& out, size_t limit) const;
+    void consumeSent(size_t sent) { consume(sent); }
+
 private:
     struct Part {
         const char* shared; // nullptr: m_copied[offset, offset + size)

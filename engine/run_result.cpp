@@ -28,6 +28,13 @@ void accumulate(RunResult& into, const RunResult& part) {
         into.firstError = part.firstError;
     into.total.merge(part.total);
     into.uncorrected.merge(part.uncorrected);
+    into.tls.merge(part.tls);
+    into.tlsHandshakes += part.tlsHandshakes;
+    into.tlsResumed += part.tlsResumed;
+    if (into.tlsProtocol.empty())
+        into.tlsProtocol = part.tlsProtocol;
+    if (into.tlsCipher.empty())
+        into.tlsCipher = part.tlsCipher;
     into.offeredRate += part.offeredRate;
     into.maxBacklog += part.maxBacklog;
     into.clientSaturated = into.clientSaturated || part.clientSaturated;

@@ -58,6 +58,14 @@ struct RunResult {
     // Fixed-rate runs: latency from the actual send (`total` is from the
     // intended start, corrected for coordinated omission); empty when closed loop.
     Histogram uncorrected;
+    // TLS (https): one sample per handshake completed in the counting window,
+    // from the TCP connect's end to the handshake's; the first request on the
+    // connection carries it, and its processing is total - connect - tls.
+    Histogram tls;
+    uint64_t tlsHandshakes = 0;   // completed in the counting window, resumed ones included
+    uint64_t tlsResumed = 0;      // of those, the ones that resumed an earlier session
+    std::string tlsProtocol;      // of the first handshake: "TLSv1.3"
+    std::string tlsCipher;        // of the first handshake: "TLS_AES_256_GCM_SHA384"
     double offeredRate = 0;       // requests/s the spec asked for; 0: closed loop
     uint64_t maxBacklog = 0;      // most requests ever due but not yet sent (summed over threads)
     bool clientSaturated = false; // the client's own CPU could not keep the schedule

@@ -38,7 +38,8 @@ void WorkerRecorder::response(const InFlight& request, const ResponseInfo& info,
     const int64_t total = request.intendedNs ? now - request.intendedNs : actual;
     const int64_t waiting =
         request.firstByteNs && request.sentNs ? request.firstByteNs - request.sentNs : 0;
-    if (request.intendedNs == 0 && request.connectNs == 0 && waiting == total) {
+    if (request.intendedNs == 0 && request.connectNs == 0 && request.tlsNs == 0 &&
+        waiting == total) {
         m_singleTimeInterval.record(total);
     } else {
         r.total.record(total);
@@ -46,7 +47,7 @@ void WorkerRecorder::response(const InFlight& request, const ResponseInfo& info,
             r.uncorrected.record(actual);
         r.connect.record(request.connectNs);
         r.waiting.record(std::max<int64_t>(0, waiting));
-        r.processing.record(std::max<int64_t>(0, actual - request.connectNs));
+        r.processing.record(std::max<int64_t>(0, actual - request.connectNs - request.tlsNs));
         m_otherInterval.record(total);
     }
     ++m_intervalComplete;
@@ -104,6 +105,21 @@ void WorkerRecorder::failure(ErrorClass error, std::string_view message) {
     ++m_intervalComplete;
     if (m_result.firstError.empty() && !message.empty())
         m_result.firstError = std::string(message);
+}
+
+void WorkerRecorder::handshake(int64_t ns, bool resumed, int64_t now, const char* protocol,
+                               const char* cipher) {
+    if (now < m_shared.measureStartNs || now > m_shared.deadlineNs)
+        return; // the counting window, as for responses
+    RunResult& r = m_result;
+    r.tls.record(ns);
+    ++r.tlsHandshakes;
+    if (resumed)
+        ++r.tlsResumed;
+    if (r.tlsProtocol.empty() && protocol)
+        r.tlsProtocol = protocol;
+    if (r.tlsCipher.empty() && cipher)
+        r.tlsCipher = cipher;
 }
 
 void WorkerRecorder::publish() {

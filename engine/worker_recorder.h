@@ -18,6 +18,7 @@ struct InFlight {
     int64_t startNs = 0;    // when it was sent; the first on a connection: when the connect began
     int64_t intendedNs = 0; // fixed rate: when the schedule meant it to start; 0: closed loop
     int64_t connectNs = 0;  // connect time charged to this request (first on a connection)
+    int64_t tlsNs = 0;      // TLS handshake time charged with it
     int64_t sentNs = 0;
     int64_t firstByteNs = 0;
     uint64_t bytesReceived = 0; // of its response so far, headers included
@@ -52,6 +53,8 @@ public:
     // A counted failed request; the first message is kept. Its bytes are not
     // counted: rates, the transfer rate among them, are over successful responses.
     void failure(ErrorClass error, std::string_view message);
+    // A TLS handshake that completed at `now`, `ns` long.
+    void handshake(int64_t ns, bool resumed, int64_t now, const char* protocol, const char* cipher);
     // A stream connection whose peer read everything (netperf TCP_STREAM's end).
     void streamDelivered(int64_t now) { m_lastCompletionNs = std::max(m_lastCompletionNs, now); }
     // Hands the interval and the running totals to the monitor.

@@ -48,6 +48,21 @@ void addHttpOptions(QCommandLineParser& parser) {
          QStringLiteral("N")},
         {QStringLiteral("http1.0"),
          QStringLiteral("Send HTTP/1.0 requests, as ab does (default HTTP/1.1).")},
+        {QStringLiteral("insecure"),
+         QStringLiteral("https: accept any server certificate (curl -k; -k is keep-alive here).")},
+        {QStringLiteral("cacert"),
+         QStringLiteral("https: verify against the CA certificates in FILE, not the system's."),
+         QStringLiteral("file")},
+        {QStringLiteral("cert"), QStringLiteral("https: client certificate (PEM)."),
+         QStringLiteral("file")},
+        {QStringLiteral("key"),
+         QStringLiteral("https: the client certificate's key (default: in --cert)."),
+         QStringLiteral("file")},
+        {QStringLiteral("no-tls-resume"),
+         QStringLiteral("https: a full handshake on every connection, no session resumption.")},
+        {QStringLiteral("tls-version"),
+         QStringLiteral("https: offer only TLS 1.2 or only 1.3 (default: either)."),
+         QStringLiteral("1.2|1.3")},
     });
     addRateOptions(parser, true);
     addCommonRunOptions(parser);
@@ -79,6 +94,17 @@ Result<HttpInvocation> readHttpInvocation(const QCommandLineParser& parser) {
         http.method = opt("m").toUpper();
     if (isSet("i"))
         http.method = QStringLiteral("HEAD");
+    http.tlsInsecure = isSet("insecure");
+    http.tlsCaFile = opt("cacert");
+    http.tlsCertFile = opt("cert");
+    http.tlsKeyFile = opt("key");
+    http.tlsResume = !isSet("no-tls-resume");
+    http.tlsVersion = opt("tls-version");
+    for (const char* name : {"insecure", "cacert", "cert", "key", "no-tls-resume", "tls-version"})
+        if (isSet(name) &&
+            !http.url.trimmed().startsWith(QLatin1String("https://"), Qt::CaseInsensitive))
+            return invalidInput(QStringLiteral("--%1 is a TLS option: it needs an https:// URL")
+                                    .arg(QLatin1String(name)));
     if (isSet("p") && isSet("u"))
         return invalidInput(QStringLiteral("-p and -u cannot be combined"));
     if (isSet("p") || isSet("u")) {
@@ -190,6 +216,7 @@ int runHttpCommand(const QStringList& arguments, const CliIo& io) {
         header.documentPath = QString::fromStdString(request.pathAndQuery);
         header.keepAlive = request.keepAlive;
         header.http10 = request.http10;
+        header.tls = spec.tls.enabled;
         std::fputs(qPrintable(app::formatAbReport(result, header)), io.out);
         std::fflush(io.out);
     }

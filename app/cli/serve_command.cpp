@@ -38,6 +38,7 @@ struct ServeSetup {
     std::unique_ptr<app::TcpServer> server;
     QString summaryRequests; // what stats().requests counts for this kind
     QString summaryErrors;   // and stats().errors
+    bool selfSigned = false; // http --tls without --cert
 };
 
 void addCommonOptions(QCommandLineParser& parser) {
@@ -82,9 +83,18 @@ void addKindOptions(QCommandLineParser& parser, const QString& kind) {
     if (kind == QLatin1String("http")) {
         parser.setApplicationDescription(QStringLiteral(
             "Keep-alive HTTP/1.1 server: every request gets the same static HTML document."));
-        parser.addOption({QStringLiteral("size"),
-                          QStringLiteral("Document size in bytes (default 4897)."),
-                          QStringLiteral("BYTES"), QStringLiteral("4897")});
+        parser.addOptions({
+            {QStringLiteral("size"), QStringLiteral("Document size in bytes (default 4897)."),
+             QStringLiteral("BYTES"), QStringLiteral("4897")},
+            {QStringLiteral("tls"),
+             QStringLiteral("HTTPS (TLS 1.2 and 1.3); without --cert, with a self-signed\n"
+                            "certificate for 127.0.0.1 and localhost made at start.")},
+            {QStringLiteral("cert"), QStringLiteral("With --tls: the certificate chain (PEM)."),
+             QStringLiteral("FILE")},
+            {QStringLiteral("key"),
+             QStringLiteral("With --tls: the certificate's key (PEM; default: in --cert)."),
+             QStringLiteral("FILE")},
+        });
     } else if (kind == QLatin1String("echo")) {
         parser.setApplicationDescription(QStringLiteral(
             "Request/response peer for 'loadscope-cli tcp-rr -r REQ,RESP': answers RESP bytes\n"
@@ -154,6 +164,15 @@ app::Result<ServeSetup> buildServer(const QCommandLineParser& parser, const QStr
         app::HttpServerConfig config;
         fillBase(config);
         config.documentSize = size_t(*size);
+        config.tls = parser.isSet(QStringLiteral("tls"));
+        config.tlsCertFile = parser.value(QStringLiteral("cert")).toStdString();
+        config.tlsKeyFile = parser.value(QStringLiteral("key")).toStdString();
+        if (!config.tls &&
+            (parser.isSet(QStringLiteral("cert")) || parser.isSet(QStringLiteral("key"))))
+            return app::invalidInput(QStringLiteral("--cert and --key need --tls"));
+        if (config.tlsCertFile.empty() && !config.tlsKeyFile.empty())
+            return app::invalidInput(QStringLiteral("--key needs its certificate (--cert)"));
+        setup.selfSigned = config.tls && config.tlsCertFile.empty();
         setup.server = std::make_unique<app::HttpServer>(config);
         setup.summaryRequests = QStringLiteral("responses");
         setup.summaryErrors = QStringLiteral("bad requests");
@@ -265,6 +284,10 @@ int runServeCommand(const QStringList& arguments) {
     }
     std::printf("listening on %s\n", setup->server->address().c_str());
     std::fflush(stdout);
+    if (setup->selfSigned)
+        std::fputs("https with a self-signed certificate for 127.0.0.1 and localhost: clients "
+                   "need --insecure\n",
+                   stderr);
 
     int received = 0;
     sigwait(&stopSignals, &received);

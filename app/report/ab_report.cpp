@@ -63,6 +63,18 @@ QString formatAbReport(const engine::RunResult& r, const AbReportHeader& header)
     out += field("Server Port:", QString::number(header.port));
     out += field("HTTP version sent:",
                  header.http10 ? QStringLiteral("HTTP/1.0 (as ab)") : QStringLiteral("HTTP/1.1"));
+    if (header.tls) {
+        // ab's lines, and the handshakes: how many resumed an earlier session.
+        out += field("SSL/TLS Protocol:",
+                     r.tlsProtocol.empty()
+                         ? QStringLiteral("(no handshake completed)")
+                         : QStringLiteral("%1,%2").arg(QString::fromStdString(r.tlsProtocol),
+                                                       QString::fromStdString(r.tlsCipher)));
+        out += field("TLS handshakes:", QStringLiteral("%1 (%2 resumed, %3 full)")
+                                            .arg(r.tlsHandshakes)
+                                            .arg(r.tlsResumed)
+                                            .arg(r.tlsHandshakes - r.tlsResumed));
+    }
     out += QLatin1Char('\n');
     out += field("Document Path:", header.documentPath);
     out += field("Document Length:",
@@ -78,13 +90,16 @@ QString formatAbReport(const engine::RunResult& r, const AbReportHeader& header)
         // ab's four classes plus the two ab has no room for, so that the
         // parts add up to "Failed requests".
         out += QStringLiteral("   (Connect: %1, Receive: %2, Length: %3, Exceptions: %4, Write: "
-                              "%5, Timeout: %6)\n")
+                              "%5, Timeout: %6%7)\n")
                    .arg(errors(ErrorClass::Connect))
                    .arg(errors(ErrorClass::Receive))
                    .arg(errors(ErrorClass::Length))
                    .arg(errors(ErrorClass::Exception))
                    .arg(errors(ErrorClass::Write))
-                   .arg(errors(ErrorClass::Timeout));
+                   .arg(errors(ErrorClass::Timeout))
+                   .arg(header.tls || errors(ErrorClass::Tls) > 0
+                            ? QStringLiteral(", TLS: %1").arg(errors(ErrorClass::Tls))
+                            : QString());
     }
     if (r.non2xx > 0)
         out += field("Non-2xx responses:", QString::number(r.non2xx));
@@ -107,6 +122,8 @@ QString formatAbReport(const engine::RunResult& r, const AbReportHeader& header)
     out += QStringLiteral("\nConnection Times (ms)\n");
     out += QStringLiteral("                 min      mean[+/-sd]     median       max\n");
     out += timesRow("Connect:", r.connect);
+    if (header.tls) // per handshake, not per request; Processing leaves it out
+        out += timesRow("TLS:", r.tls);
     out += timesRow("Processing:", r.processing);
     out += timesRow("Waiting:", r.waiting);
     out += timesRow("Total:", r.total);

@@ -13,6 +13,7 @@ struct AbReportHeader {
     QString documentPath = QStringLiteral("/");
     bool keepAlive = false;
     bool http10 = false; // the request line said HTTP/1.0 (--http1.0), else HTTP/1.1
+    bool tls = false;    // https: the TLS lines and the TLS row of Connection Times
 };
 
 // ab 2.3's report, section by section in ab's order, with milliseconds to

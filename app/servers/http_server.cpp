@@ -1,6 +1,7 @@
 #include "app/servers/http_server.h"
 
 #include "app/servers/socket_connection.h"
+#include "engine/tls_session.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -146,18 +147,39 @@ ParseStatus parseRequestHead(std::string_view data, RequestHead& request, size_t
 // worth of pipelined requests.
 class HttpConnection final : public SocketConnection {
 public:
-    HttpConnection(const HttpServer& server, ServerLoop& loop, int fd)
+    HttpConnection(const HttpServer& server, ServerLoop& loop, int fd, SSL* tls)
         : SocketConnection(loop, fd)
-        , m_server(server) {
+        , m_server(server)
+        , m_tls(tls ? std::make_unique<engine::TlsSession>(tls) : nullptr)
+        , m_handshaking(tls != nullptr) {
         headStarted(loop.now()); // the header timeout runs from the accept
     }
 
     bool onEvents(int, uint32_t events) override {
+        if (m_handshaking) {
+            // The header timeout covers the handshake too: a client that
+            // stalls in it is closed as one that stalls in its head.
+            switch (m_tls->handshake()) {
+            case engine::TlsSession::Step::WantRead:
+                return updateInterest(EPOLLIN);
+            case engine::TlsSession::Step::WantWrite:
+                return updateInterest(EPOLLOUT);
+            case engine::TlsSession::Step::Failed:
+                m_loop.countError();
+                return false;
+            case engine::TlsSession::Step::Done:
+                m_handshaking = false;
+                // The request may be in the socket already; level-triggered, it reports it.
+                return updateInterest(EPOLLIN);
+            }
+        }
         if ((events & EPOLLOUT) && !flush())
             return false;
         if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && watching(EPOLLIN) && !readAndServe())
             return false;
         if (m_queue.empty() && m_closeAfterFlush) {
+            if (m_tls)
+                m_tls->notifyClose();
             shutdown(m_fd, SHUT_WR);
             return false;
         }
@@ -172,8 +194,16 @@ private:
         size_t size;
     };
 
+    SocketRead tlsRead() {
+        // One record per call, which the scratch buffer always holds whole:
+        // without read-ahead, what OpenSSL has not read is still in the
+        // socket, and the level-triggered loop reports it.
+        const std::span<char> scratch = m_loop.scratch();
+        return readResult(m_loop, m_tls->read(scratch.data(), scratch.size()));
+    }
+
     bool readAndServe() {
-        const SocketRead read = readSome(m_loop, m_fd);
+        const SocketRead read = m_tls ? tlsRead() : readSome(m_loop, m_fd);
         if (read.status == SocketRead::Status::Closed) {
             // The client may half-close after its last request and still read the answers.
             m_closeAfterFlush = true;
@@ -254,7 +284,10 @@ private:
     bool flush() {
         while (m_head < m_queue.size()) {
             ssize_t sent;
-            if (m_head + 1 == m_queue.size()) {
+            if (m_tls) {
+                const Chunk& chunk = m_queue[m_head];
+                sent = m_tls->write(chunk.data + m_offset, chunk.size - m_offset);
+            } else if (m_head + 1 == m_queue.size()) {
                 const Chunk& chunk = m_queue[m_head];
                 sent = send(m_fd, chunk.data + m_offset, chunk.size - m_offset, MSG_NOSIGNAL);
             } else {
@@ -299,6 +332,8 @@ private:
     }
 
     const HttpServer& m_server;
+    std::unique_ptr<engine::TlsSession> m_tls; // HTTPS: every read and write goes through it
+    bool m_handshaking = false;
     bool m_closeAfterFlush = false;
     uint64_t m_bodyLeft = 0;
     std::string m_carry;
@@ -309,7 +344,8 @@ private:
 
 HttpServer::HttpServer(HttpServerConfig config)
     : TcpServer(config)
-    , m_documentSize(config.documentSize) {
+    , m_documentSize(config.documentSize)
+    , m_httpConfig(config) {
     if (m_documentSize > kMaxDocumentSize)
         return; // prepare() refuses to start
     const std::string document = makeDocument(m_documentSize);
@@ -323,6 +359,12 @@ HttpServer::~HttpServer() {
 }
 
 Result<void> HttpServer::prepare() {
+    if (m_httpConfig.tls && !m_tls) {
+        auto tls = TlsServerContext::create(m_httpConfig.tlsCertFile, m_httpConfig.tlsKeyFile);
+        if (!tls)
+            return tls.error();
+        m_tls = std::move(*tls);
+    }
     if (m_documentSize <= kMaxDocumentSize)
         return {};
     return invalidInput(QStringLiteral("the document size %1 is larger than %2 bytes")
@@ -331,7 +373,12 @@ Result<void> HttpServer::prepare() {
 }
 
 std::unique_ptr<ServerConnection> HttpServer::createConnection(ServerLoop& loop, int fd) {
-    return openConnection<HttpConnection>(*this, loop, fd);
+    SSL* tls = nullptr;
+    if (m_tls && !(tls = m_tls->accept(fd))) {
+        loop.closeDescriptor(fd);
+        return nullptr;
+    }
+    return openConnection<HttpConnection>(*this, loop, fd, tls);
 }
 
 std::string HttpServer::makeDocument(size_t size) {

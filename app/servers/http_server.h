@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/servers/tcp_server.h"
+#include "app/servers/tls_server_context.h"
 
 #include <cstddef>
 #include <string>
@@ -9,6 +10,12 @@ namespace loadscope::app {
 
 struct HttpServerConfig : ServerConfig {
     size_t documentSize = 4897; // body bytes of every 200 response
+    // HTTPS: TLS 1.2/1.3 on every connection, with the certificate in
+    // tlsCertFile (key in tlsKeyFile, or in the same file) or, when none is
+    // given, a self-signed one made at start (TlsServerContext).
+    bool tls = false;
+    std::string tlsCertFile;
+    std::string tlsKeyFile;
 };
 
 // Answers every request, whatever its method and target, with one static HTML document:
@@ -28,6 +35,8 @@ public:
     const std::string& keepAliveResponse() const { return m_keepAlive; }
     const std::string& closeResponse() const { return m_close; }
     size_t documentSize() const { return m_documentSize; }
+    // HTTPS, after start(): the certificate clients should trust (PEM); empty otherwise.
+    std::string certificatePem() const { return m_tls ? m_tls->certificatePem() : std::string(); }
 
     // The document served for a given size: an HTML page padded with text to exactly `size` bytes.
     static std::string makeDocument(size_t size);
@@ -40,6 +49,8 @@ private:
     friend class HttpConnection;
 
     const size_t m_documentSize;
+    const HttpServerConfig m_httpConfig;
+    std::unique_ptr<TlsServerContext> m_tls; // made by prepare(); shared by the loops
     std::string m_keepAlive;
     std::string m_close;
     std::string m_badRequest;

@@ -11,7 +11,11 @@ bool wouldBlock() {
 
 SocketRead readSome(ServerLoop& loop, int fd) {
     const std::span<char> scratch = loop.scratch();
-    const ssize_t received = recv(fd, scratch.data(), scratch.size(), 0);
+    return readResult(loop, recv(fd, scratch.data(), scratch.size(), 0));
+}
+
+SocketRead readResult(ServerLoop& loop, ssize_t received) {
+    const std::span<char> scratch = loop.scratch();
     if (received == 0)
         return {SocketRead::Status::Closed, {}};
     if (received < 0)

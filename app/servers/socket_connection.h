@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <sys/epoll.h>
+#include <sys/types.h>
 #include <utility>
 
 namespace loadscope::app {
@@ -30,6 +31,9 @@ struct SocketRead {
     bool keepOpen() const { return status == Status::Again; }
 };
 SocketRead readSome(ServerLoop& loop, int fd);
+// What a recv-like read into the loop's scratch buffer returned (`received`,
+// errno), as a SocketRead: for readers other than recv (TLS).
+SocketRead readResult(ServerLoop& loop, ssize_t received);
 
 // Bytes read from one socket that the socket they go to did not take yet. Kept for one read at
 // most: whoever holds pending output stops reading until it is delivered.

@@ -51,7 +51,10 @@ QString csvNumber(double value);
 //   client_cpu_us_per_request, other_load_percent, noisy, noise_reason,
 //   cpu_user_percent, cpu_system_percent, cpu_irq_percent,
 //   cpu_softirq_percent, cpu_steal_percent, cpu_idle_percent, server_cpu_s
-//   (where the CPU went over the measured window: cpu_usage.h)
+//   (where the CPU went over the measured window: cpu_usage.h),
+//   failed_tls, tls_handshakes, tls_resumed, tls_resumed_ratio (resumed /
+//   handshakes), tls_protocol, tls_cipher, tls_mean_ms, tls_p50_ms,
+//   tls_p99_ms (https: one sample per handshake; empty for plain http)
 // For a fixed-rate result offered_rate is the rate level, requests_per_second
 // the rate achieved and latency_* the corrected latency.
 // requests_per_second is ops/s for memcached, transactions/s for tcp-rr;

@@ -220,6 +220,14 @@ PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& target
     result.connectHistogram = serialized(run.connect);
     result.waitingHistogram = serialized(run.waiting);
     result.processingHistogram = serialized(run.processing);
+    if (run.tlsHandshakes > 0 || !run.tls.empty()) {
+        result.tls = summarize(run.tls);
+        result.tlsHistogram = serialized(run.tls);
+    }
+    result.tlsHandshakes = run.tlsHandshakes;
+    result.tlsResumed = run.tlsResumed;
+    result.tlsProtocol = QString::fromStdString(run.tlsProtocol);
+    result.tlsCipher = QString::fromStdString(run.tlsCipher);
     for (const engine::OperationStats& operation : run.operations) {
         const QString name = QString::fromStdString(operation.name);
         result.perOperation[name] = summarize(operation.latency);

@@ -147,6 +147,12 @@ struct PointResult {
     LatencySummary connect;
     LatencySummary waiting;
     LatencySummary processing;
+    // https: one sample per TLS handshake (not per request).
+    LatencySummary tls;
+    uint64_t tlsHandshakes = 0;
+    uint64_t tlsResumed = 0;
+    QString tlsProtocol; // "TLSv1.3"
+    QString tlsCipher;
     std::map<QString, LatencySummary> perOperation; // memcached "get", "set"
 
     // engine::Histogram::serialize() bytes; empty for imported results.
@@ -155,6 +161,7 @@ struct PointResult {
     QByteArray waitingHistogram;
     QByteArray processingHistogram;
     QByteArray uncorrectedHistogram;
+    QByteArray tlsHistogram;
     std::map<QString, QByteArray> perOperationHistograms;
 
     // Keys of the file a newer Loadscope wrote that this one does not know,

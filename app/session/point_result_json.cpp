@@ -77,8 +77,8 @@ void distributionFromJson(const JsonReader& json, LatencySummary* summary, QByte
     }
 }
 
-constexpr const char16_t* kLatencyKeys[] = {u"total", u"connect", u"waiting", u"processing",
-                                            u"uncorrected"};
+constexpr const char16_t* kLatencyKeys[] = {u"total",      u"connect",     u"waiting",
+                                            u"processing", u"uncorrected", u"tls"};
 
 } // namespace
 
@@ -101,11 +101,11 @@ QJsonObject pointResultToJson(const PointResult& result) {
         insertJsonPath(json, field.sessionKey, saved);
     }
 
-    const LatencySummary* summaries[] = {&result.total, &result.connect, &result.waiting,
-                                         &result.processing, &result.uncorrected};
-    const QByteArray* histograms[] = {&result.totalHistogram, &result.connectHistogram,
-                                      &result.waitingHistogram, &result.processingHistogram,
-                                      &result.uncorrectedHistogram};
+    const LatencySummary* summaries[] = {&result.total,      &result.connect,     &result.waiting,
+                                         &result.processing, &result.uncorrected, &result.tls};
+    const QByteArray* histograms[] = {&result.totalHistogram,       &result.connectHistogram,
+                                      &result.waitingHistogram,     &result.processingHistogram,
+                                      &result.uncorrectedHistogram, &result.tlsHistogram};
     QJsonObject latency;
     for (size_t i = 0; i < std::size(kLatencyKeys); ++i) {
         if (!summaries[i]->isEmpty() || !histograms[i]->isEmpty())
@@ -167,11 +167,11 @@ PointResult pointResultFromJson(const JsonReader& json) {
         result.source.tool = QStringLiteral("loadscope");
 
     if (const auto latency = json.optionalObject(u"latency")) {
-        LatencySummary* summaries[] = {&result.total, &result.connect, &result.waiting,
-                                       &result.processing, &result.uncorrected};
-        QByteArray* histograms[] = {&result.totalHistogram, &result.connectHistogram,
-                                    &result.waitingHistogram, &result.processingHistogram,
-                                    &result.uncorrectedHistogram};
+        LatencySummary* summaries[] = {&result.total,      &result.connect,     &result.waiting,
+                                       &result.processing, &result.uncorrected, &result.tls};
+        QByteArray* histograms[] = {&result.totalHistogram,       &result.connectHistogram,
+                                    &result.waitingHistogram,     &result.processingHistogram,
+                                    &result.uncorrectedHistogram, &result.tlsHistogram};
         for (size_t i = 0; i < std::size(kLatencyKeys); ++i) {
             if (const auto distribution = latency->optionalObject(QStringView(kLatencyKeys[i])))
                 distributionFromJson(*distribution, summaries[i], histograms[i]);

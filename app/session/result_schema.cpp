@@ -144,7 +144,8 @@ void addCounts(ResultSchemaBuilder& b) {
     failed.csvColumn = failed.id;
     failed.summaryMetric = failed.id;
     failed.cliKeys = every("failed");
-    for (size_t i = 0; i < engine::kErrorClassCount; ++i) {
+    // TLS came later: its column is with the TLS fields, at the end (result_schema_tls.cpp).
+    for (size_t i = 0; i < size_t(ErrorClass::Tls); ++i) {
         const auto errorClass = static_cast<ErrorClass>(i);
         const QString name = latin1(engine::errorClassName(errorClass));
         const QString column = QStringLiteral("failed_") + name;
@@ -410,6 +411,7 @@ void addCsvFields(ResultSchemaBuilder& b) {
     addTail(b);
     addLoadModel(b);
     addCpuFields(b);
+    addTlsFields(b);
 }
 
 } // namespace loadscope::app::schema_detail

@@ -75,6 +75,8 @@ public:
                 r.*part.*member = j.string(k, {});
             });
     }
+    size_t count() const { return m_fields.size(); }
+    ResultField& at(size_t index) { return m_fields[index]; }
     std::vector<ResultField> take() { return std::move(m_fields); }
 
 private:
@@ -88,6 +90,10 @@ void addLatencyFields(ResultSchemaBuilder& b, const QString& idPrefix, const Key
                       const QStringList& csvStats, const QStringList& metricStats);
 // "min", "mean", "sd", "max", "p50" ... "p99_99", "p100".
 QStringList latencyStatNames();
+
+// https: the TLS failure count, handshakes, resumption, protocol and the
+// handshake latency (result_schema_tls.cpp); CSV columns after the others.
+void addTlsFields(ResultSchemaBuilder& b);
 
 // The fields in results-CSV column order, then those no CSV column carries.
 void addCsvFields(ResultSchemaBuilder& b);

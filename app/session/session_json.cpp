@@ -53,6 +53,22 @@ QJsonObject httpToJson(const HttpOptions& http) {
         json.insert(QStringLiteral("acceptVariableLength"), true);
     if (http.http10)
         json.insert(QStringLiteral("http10"), true);
+    // TLS options (https URLs): an object only when one differs from its default.
+    QJsonObject tls;
+    if (http.tlsInsecure)
+        tls.insert(QStringLiteral("insecure"), true);
+    if (!http.tlsCaFile.isEmpty())
+        tls.insert(QStringLiteral("caFile"), http.tlsCaFile);
+    if (!http.tlsCertFile.isEmpty())
+        tls.insert(QStringLiteral("certFile"), http.tlsCertFile);
+    if (!http.tlsKeyFile.isEmpty())
+        tls.insert(QStringLiteral("keyFile"), http.tlsKeyFile);
+    if (!http.tlsResume)
+        tls.insert(QStringLiteral("resume"), false);
+    if (!http.tlsVersion.isEmpty())
+        tls.insert(QStringLiteral("version"), http.tlsVersion);
+    if (!tls.isEmpty())
+        json.insert(QStringLiteral("tls"), tls);
     return json;
 }
 
@@ -76,6 +92,18 @@ HttpOptions httpFromJson(const JsonReader& json) {
     http.pipeline = int(json.integer(u"pipeline", 1, kMaxPipeline, http.pipeline));
     http.acceptVariableLength = json.boolean(u"acceptVariableLength", http.acceptVariableLength);
     http.http10 = json.boolean(u"http10", http.http10);
+    if (const auto tls = json.optionalObject(u"tls")) {
+        http.tlsInsecure = tls->boolean(u"insecure", false);
+        http.tlsCaFile = tls->string(u"caFile", {});
+        http.tlsCertFile = tls->string(u"certFile", {});
+        http.tlsKeyFile = tls->string(u"keyFile", {});
+        http.tlsResume = tls->boolean(u"resume", true);
+        http.tlsVersion = tls->string(u"version", {});
+        if (const auto checked = checkTlsVersion(http.tlsVersion); tls->ok() && !checked)
+            tls->failKey(u"version", checked.error().message);
+        if (tls->ok() && !http.tlsKeyFile.isEmpty() && http.tlsCertFile.isEmpty())
+            tls->failKey(u"keyFile", QStringLiteral("is set without certFile"));
+    }
     return http;
 }
 

@@ -55,6 +55,13 @@ struct HttpOptions {
     int pipeline = 1;                  // requests outstanding per connection
     bool acceptVariableLength = false; // ab -l: no Length failures for bodies that vary
     bool http10 = false;               // send HTTP/1.0 requests, as ab does (--http1.0)
+    // TLS, for an https:// URL (ignored for http://).
+    bool tlsInsecure = false; // accept any certificate (curl -k)
+    QString tlsCaFile;        // PEM bundle to verify against; empty: the system store
+    QString tlsCertFile;      // client certificate; empty: none
+    QString tlsKeyFile;       // its key; empty: in the certificate file
+    bool tlsResume = true;    // resume sessions on reconnect; false: every handshake is full
+    QString tlsVersion;       // "1.2" or "1.3" only; empty: either
 
     friend bool operator==(const HttpOptions&, const HttpOptions&) = default;
 };

@@ -181,4 +181,11 @@ Result<void> checkRequestsCoverConcurrency(uint64_t requests, uint64_t concurren
     return {};
 }
 
+Result<void> checkTlsVersion(const QString& version) {
+    const QString v = version.trimmed();
+    if (v.isEmpty() || v == QLatin1String("1.2") || v == QLatin1String("1.3"))
+        return {};
+    return invalidInput(QStringLiteral("TLS version '%1' is not one of 1.2 and 1.3").arg(v));
+}
+
 } // namespace loadscope::app

@@ -38,6 +38,9 @@ Result<void> checkHeaderValue(const QString& name, const QString& value);
 // The Content-Type of a body (-T) as a header value.
 Result<void> checkContentType(const QString& contentType);
 
+// A TLS version to offer alone: "1.2" or "1.3"; empty means either.
+Result<void> checkTlsVersion(const QString& version);
+
 // CPU numbers and ranges as taskset takes them, "0-3,8", in the order given
 // (worker thread i is pinned to the i-th CPU). Empty text: no pinning. Only
 // the syntax: a session may name CPUs of another machine.

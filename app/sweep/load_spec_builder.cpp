@@ -50,7 +50,27 @@ Error engineProblem(const std::string& problem) {
 struct HttpParts {
     std::shared_ptr<const engine::Protocol> protocol;
     Endpoint endpoint;
+    engine::TlsSpec tls;
 };
+
+Result<engine::TlsSpec> tlsSpec(const HttpOptions& options, const engine::HttpUrl& url) {
+    engine::TlsSpec tls;
+    tls.enabled = url.tls;
+    tls.serverName = url.host;
+    tls.verify = !options.tlsInsecure;
+    tls.caFile = options.tlsCaFile.trimmed().toStdString();
+    tls.certFile = options.tlsCertFile.trimmed().toStdString();
+    tls.keyFile = options.tlsKeyFile.trimmed().toStdString();
+    tls.resume = options.tlsResume;
+    const QString version = options.tlsVersion.trimmed();
+    if (auto checked = checkTlsVersion(version); !checked)
+        return checked.error();
+    if (version == QLatin1String("1.2"))
+        tls.version = engine::TlsVersion::Tls12;
+    else if (version == QLatin1String("1.3"))
+        tls.version = engine::TlsVersion::Tls13;
+    return tls;
+}
 
 Result<HttpParts> httpProtocol(const HttpOptions& options) {
     std::string urlError;
@@ -100,9 +120,12 @@ Result<HttpParts> httpProtocol(const HttpOptions& options) {
     }
     if (options.pipeline > 1 && !options.keepAlive)
         return invalidInput(QStringLiteral("pipelining needs keep-alive"));
+    auto tls = tlsSpec(options, *url);
+    if (!tls)
+        return tls.error();
     try {
         return HttpParts{std::make_shared<const engine::HttpProtocol>(std::move(request)),
-                         Endpoint{QString::fromStdString(url->host), url->port}};
+                         Endpoint{QString::fromStdString(url->host), url->port}, *tls};
     } catch (const std::bad_alloc&) {
         // The estimate above passed, but the memory went elsewhere meanwhile.
         return invalidInput(QStringLiteral("not enough memory to build the request"));
@@ -220,6 +243,7 @@ Result<LoadSpecDraft> draftLoadSpec(const Target& target, int concurrency, const
             return http.error();
         spec.protocol = std::move(http->protocol);
         draft.endpoint = http->endpoint;
+        spec.tls = std::move(http->tls);
     } else {
         if (target.address.trimmed().isEmpty())
             return invalidInput(QStringLiteral("no address given (HOST:PORT)"));

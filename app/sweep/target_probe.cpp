@@ -6,8 +6,11 @@
 
 #include <QCoroSignal>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QNetworkProxy>
-#include <QTcpSocket>
+#include <QSslConfiguration>
+#include <QSslKey>
+#include <QSslSocket>
 #include <QTimer>
 #include <algorithm>
 
@@ -102,6 +105,40 @@ void TargetProbe::abort() {
     QMetaObject::invokeMethod(m_wakeup, &ProbeWakeup::wake, Qt::QueuedConnection);
 }
 
+Result<void> TargetProbe::configureTls(QSslSocket& socket, const engine::TlsSpec& tls) {
+    QSslConfiguration configuration = QSslConfiguration::defaultConfiguration();
+    configuration.setProtocol(tls.version == engine::TlsVersion::Tls12   ? QSsl::TlsV1_2
+                              : tls.version == engine::TlsVersion::Tls13 ? QSsl::TlsV1_3
+                                                                         : QSsl::TlsV1_2OrLater);
+    configuration.setPeerVerifyMode(tls.verify ? QSslSocket::VerifyPeer : QSslSocket::VerifyNone);
+    if (!tls.caFile.empty()) {
+        const QString file = QString::fromStdString(tls.caFile);
+        const QList<QSslCertificate> authorities = QSslCertificate::fromPath(file);
+        if (authorities.isEmpty())
+            return invalidInput(QStringLiteral("no certificate in CA file '%1'").arg(file));
+        configuration.setCaCertificates(authorities);
+    }
+    if (!tls.certFile.empty()) {
+        const QString file = QString::fromStdString(tls.certFile);
+        const QList<QSslCertificate> chain = QSslCertificate::fromPath(file);
+        QFile keyFile(QString::fromStdString(tls.keyFile.empty() ? tls.certFile : tls.keyFile));
+        const QByteArray pem = keyFile.open(QIODevice::ReadOnly) ? keyFile.readAll() : QByteArray();
+        QSslKey key;
+        for (QSsl::KeyAlgorithm algorithm : {QSsl::Ec, QSsl::Rsa})
+            if (key.isNull() && !pem.isEmpty())
+                key = QSslKey(pem, algorithm);
+        if (chain.isEmpty() || key.isNull())
+            return invalidInput(
+                QStringLiteral("cannot read the client certificate '%1'").arg(file));
+        configuration.setLocalCertificateChain(chain);
+        configuration.setPrivateKey(key);
+    }
+    if (!tls.alpn.empty())
+        configuration.setAllowedNextProtocols({QByteArray::fromStdString(tls.alpn)});
+    socket.setSslConfiguration(configuration);
+    return {};
+}
+
 QCoro::Task<> TargetProbe::nextEvent() {
     // Events before this point need no wake-up: the caller looked at the
     // state they left before awaiting the next one.
@@ -124,10 +161,26 @@ QCoro::Task<ProbeResult> TargetProbe::probe(Target target, std::chrono::millisec
     const Endpoint endpoint = draft->endpoint;
     const bool http = target.protocol == TargetProtocol::Http;
 
-    QTcpSocket socket;
+    QSslSocket socket;
     // The engine connects directly; a proxy from the environment would make
     // the probe test a different path.
     socket.setProxy(QNetworkProxy::NoProxy);
+    const engine::TlsSpec& tls = draft->spec.tls;
+    QString tlsError;
+    if (tls.enabled) {
+        // The engine's verification, so that a certificate it would refuse
+        // is named here, before a sweep counts every request as a TLS failure.
+        if (auto configured = configureTls(socket, tls); !configured) {
+            result.error = configured.error().message;
+            co_return result;
+        }
+        connect(&socket, &QSslSocket::sslErrors, &socket, [&](const QList<QSslError>& errors) {
+            if (tlsError.isEmpty() && !errors.isEmpty())
+                tlsError = QStringLiteral("TLS certificate verification failed: %1")
+                               .arg(errors.constFirst().errorString());
+        });
+        connect(&socket, &QSslSocket::encrypted, m_wakeup, &ProbeWakeup::wake);
+    }
     m_socket = &socket;
     QTimer deadline;
     deadline.setSingleShot(true);
@@ -146,11 +199,28 @@ QCoro::Task<ProbeResult> TargetProbe::probe(Target target, std::chrono::millisec
             .arg(hostForDisplay(endpoint), secondsText(timeout));
     };
 
-    socket.connectToHost(endpoint.host, endpoint.port);
-    while (socket.state() != QAbstractSocket::ConnectedState &&
-           socket.state() != QAbstractSocket::UnconnectedState && !expired() && !m_aborted)
+    if (tls.enabled)
+        socket.connectToHostEncrypted(endpoint.host, endpoint.port,
+                                      QString::fromStdString(tls.serverName));
+    else
+        socket.connectToHost(endpoint.host, endpoint.port);
+    const auto connected = [&] {
+        return socket.state() == QAbstractSocket::ConnectedState &&
+               (!tls.enabled || socket.isEncrypted());
+    };
+    while (!connected() && socket.state() != QAbstractSocket::UnconnectedState && !expired() &&
+           !m_aborted)
         co_await nextEvent();
-    if (socket.state() != QAbstractSocket::ConnectedState) {
+    if (!connected() && tls.enabled && !m_aborted &&
+        (!tlsError.isEmpty() || socket.state() == QAbstractSocket::UnconnectedState)) {
+        result.error = !tlsError.isEmpty()
+                           ? tlsError
+                           : QStringLiteral("TLS handshake with %1 failed: %2")
+                                 .arg(hostForDisplay(endpoint), socket.errorString());
+        socket.abort();
+        co_return result;
+    }
+    if (!connected()) {
         result.error = m_aborted ? QStringLiteral("probe aborted")
                        : expired()
                            ? (http ? noReply()

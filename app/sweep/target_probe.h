@@ -1,6 +1,8 @@
 #pragma once
 
+#include "app/common/result.h"
 #include "app/session/target.h"
+#include "engine/tls_spec.h"
 
 #include <QByteArray>
 #include <QCoroTask>
@@ -10,6 +12,7 @@
 #include <chrono>
 
 class QAbstractSocket;
+class QSslSocket;
 
 namespace loadscope::app {
 
@@ -53,6 +56,9 @@ public:
     QByteArray sentRequest() const { return m_sentRequest; }
 
 private:
+    // An https probe verifies as the engine does (the spec's CA file,
+    // --insecure, client certificate, TLS version).
+    static Result<void> configureTls(QSslSocket& socket, const engine::TlsSpec& tls);
     // Resumes after the next event of the probe (socket, reply, deadline, abort).
     QCoro::Task<> nextEvent();
 

@@ -47,6 +47,7 @@ const QList<Rule> kCliRules{
     {"failed_exceptions", Kind::Exact},
     {"failed_write", Kind::Exact},
     {"timeouts", Kind::Exact},
+    {"failed_tls", Kind::Exact},
     {"non_2xx", Kind::Exact},
     {"keep_alive", Kind::Exact},
     {"bytes_total", Kind::Exact},
@@ -232,6 +233,8 @@ const QList<Rule> kResultsCsvRules{
     {"noise_reason", Kind::Present},
     {"cpu_*", Kind::Signed},
     {"server_cpu_s", Kind::Signed},
+    // Plain http: no handshake, every TLS figure empty, exactly.
+    {"tls_*", Kind::Exact},
 };
 
 // `export --summary-csv`: one row per target x concurrency x metric.

@@ -357,8 +357,13 @@ private Q_SLOTS:
         QTest::newRow("no URL") << QStringList{} << QStringLiteral("URL");
         QTest::newRow("malformed URL")
             << QStringList{QStringLiteral("http//x")} << QStringLiteral("URL");
-        QTest::newRow("https") << QStringList{QStringLiteral("https://127.0.0.1/")}
-                               << QStringLiteral("TLS");
+        QTest::newRow("cacert missing")
+            << QStringList{QStringLiteral("--cacert"), QStringLiteral("/nonexistent/ca.pem"),
+                           QStringLiteral("https://127.0.0.1/")}
+            << QStringLiteral("ca.pem");
+        QTest::newRow("TLS option on http URL")
+            << QStringList{QStringLiteral("--insecure"), QStringLiteral("http://127.0.0.1/")}
+            << QStringLiteral("https://");
         QTest::newRow("ftp") << QStringList{QStringLiteral("ftp://127.0.0.1/")}
                              << QStringLiteral("scheme");
         QTest::newRow("bad port") << QStringList{QStringLiteral("http://127.0.0.1:99999/")}

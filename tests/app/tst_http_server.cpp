@@ -3,10 +3,14 @@
 #include "app/servers/http_server.h"
 #include "blocking_client.h"
 #include "embedded_server_support.h"
+#include "engine/http_protocol.h"
+#include "engine/load_run.h"
 #include "stop_with_test.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QTest>
 #include <atomic>
 #include <chrono>
@@ -34,7 +38,78 @@ private Q_SLOTS:
     void httpRejectsOversizedHead();
     void httpRejectsMalformedRequest();
     void httpServesConcurrentClientsOnSeveralThreads();
+    void httpsServesTheEngineExactly_data();
+    void httpsServesTheEngineExactly();
+    void httpsRefusesAPlainClient();
 };
+
+void TestHttpServer::httpsServesTheEngineExactly_data() {
+    QTest::addColumn<bool>("keepAlive");
+    QTest::newRow("keep-alive") << true;
+    QTest::newRow("a connection per request") << false;
+}
+
+void TestHttpServer::httpsServesTheEngineExactly() {
+    // The engine's https client against `serve http --tls`, verifying the
+    // self-signed certificate the server made: exact counts and bytes, one
+    // handshake per connection, and the later connections resumed.
+    QFETCH(bool, keepAlive);
+    HttpServerConfig config = httpConfig(4897, 2);
+    config.tls = true;
+    HttpServer server(config);
+    QVERIFY(startServer(server));
+    QTemporaryDir dir;
+    const QString caFile = dir.filePath(QStringLiteral("ca.pem"));
+    {
+        QFile ca(caFile);
+        QVERIFY(ca.open(QIODevice::WriteOnly));
+        ca.write(QByteArray::fromStdString(server.certificatePem()));
+    }
+    constexpr uint64_t kRequests = 200;
+    loadscope::engine::HttpRequestSpec request;
+    request.host = "localhost:" + std::to_string(server.port());
+    request.keepAlive = keepAlive;
+    loadscope::engine::LoadSpec spec;
+    spec.protocol = std::make_shared<loadscope::engine::HttpProtocol>(request);
+    spec.target = *loadscope::engine::SocketAddress::fromNumeric("127.0.0.1", server.port());
+    spec.concurrency = 2;
+    spec.threads = 2;
+    spec.requests = kRequests;
+    spec.requestTimeout = 10s;
+    spec.tls.enabled = true;
+    spec.tls.serverName = "localhost";
+    spec.tls.caFile = caFile.toStdString();
+    loadscope::engine::LoadRun run(spec);
+    run.start();
+    const loadscope::engine::RunResult r = run.wait();
+    QVERIFY2(r.firstError.empty(), r.firstError.c_str());
+    QCOMPARE(r.complete, kRequests);
+    QCOMPARE(r.failed, 0u);
+    const std::string& response = keepAlive ? server.keepAliveResponse() : server.closeResponse();
+    QCOMPARE(r.bytesTotal, kRequests * response.size());
+    QCOMPARE(r.bytesBody, kRequests * 4897);
+    const uint64_t connections = keepAlive ? 2 : kRequests;
+    QCOMPARE(r.tlsHandshakes, connections);
+    QCOMPARE(r.tls.count(), connections);
+    QCOMPARE(r.tlsResumed, connections - 2); // all but each thread's first
+    server.stop();
+    QCOMPARE(server.stats().requests, kRequests);
+    QCOMPARE(server.stats().bytesSent, kRequests * response.size());
+}
+
+void TestHttpServer::httpsRefusesAPlainClient() {
+    // A plain request on the TLS port is no ClientHello: the connection is
+    // closed and counted, never served and never left hanging.
+    HttpServerConfig config = httpConfig();
+    config.tls = true;
+    HttpServer server(config);
+    QVERIFY(startServer(server));
+    Socket client = connectTo(server.port());
+    QVERIFY(client.isValid());
+    QVERIFY(sendAll(client, "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"));
+    QTRY_COMPARE_WITH_TIMEOUT(server.stats().errors, uint64_t(1), 5000);
+    QCOMPARE(server.stats().requests, uint64_t(0));
+}
 
 void TestHttpServer::httpResponseIsExact() {
     HttpServer server(httpConfig());

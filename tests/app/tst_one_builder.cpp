@@ -274,6 +274,68 @@ private Q_SLOTS:
         QTest::newRow("address without a port")
             << QByteArray("'protocol': 'tcp-rr', 'address': '127.0.0.1'")
             << QStringLiteral("expected HOST:PORT");
+        QTest::newRow("TLS version")
+            << QByteArray("'protocol': 'http', 'http': {'url': 'https://127.0.0.1/', "
+                          "'tls': {'version': '1.1'}}")
+            << QStringLiteral("TLS version '1.1'");
+        QTest::newRow("TLS key without its certificate")
+            << QByteArray("'protocol': 'http', 'http': {'url': 'https://127.0.0.1/', "
+                          "'tls': {'keyFile': '/k.pem'}}")
+            << QStringLiteral("without certFile");
+    }
+
+    // The TLS options of an https target from the session file and the CLI
+    // alike into the spec's TlsSpec; a file without them reads as the defaults.
+    void tlsOptionsReachTheSpec() {
+        const QByteArray plain = sessionFile(
+            "'protocol': 'http', 'address': '', 'http': {'url': 'https://localhost:8443/x'}",
+            "'concurrency': [1], 'limit': 'requests', 'requestsPerPoint': 10");
+        const auto old = app::sessionFromJson(QJsonDocument::fromJson(plain).object());
+        QVERIFY(old);
+        const app::Target& target = old->targets.front();
+        QVERIFY(!target.http.tlsInsecure && target.http.tlsResume);
+        QVERIFY(!app::targetToJson(target)
+                     .value(QStringLiteral("http"))
+                     .toObject()
+                     .contains(QStringLiteral("tls")));
+        const auto defaults = app::draftLoadSpec(target, 1, old->plan);
+        QVERIFY(defaults);
+        QVERIFY(defaults->spec.tls.enabled);
+        QCOMPARE(defaults->spec.tls.serverName, std::string("localhost"));
+        QVERIFY(defaults->spec.tls.verify && defaults->spec.tls.resume);
+        QCOMPARE(defaults->endpoint.port, quint16(8443));
+
+        app::Target changed = target;
+        changed.http.tlsInsecure = true;
+        changed.http.tlsResume = false;
+        changed.http.tlsCaFile = QStringLiteral("/ca.pem");
+        changed.http.tlsVersion = QStringLiteral("1.3");
+        const QJsonObject saved = app::targetToJson(changed);
+        const QByteArray file =
+            sessionFile("'protocol': 'http', 'address': '', 'http': " +
+                            QJsonDocument(saved.value(QStringLiteral("http")).toObject())
+                                .toJson(QJsonDocument::Compact)
+                                .replace('"', '\''),
+                        "'concurrency': [1], 'limit': 'requests', 'requestsPerPoint': 10");
+        const auto read = app::sessionFromJson(QJsonDocument::fromJson(file).object());
+        QVERIFY2(read, qPrintable(read ? QString() : read.error().toString()));
+        QCOMPARE(read->targets.front().http, changed.http);
+        const auto spec = app::draftLoadSpec(changed, 1, old->plan);
+        QVERIFY(spec);
+        QVERIFY(!spec->spec.tls.verify && !spec->spec.tls.resume);
+        QCOMPARE(spec->spec.tls.caFile, std::string("/ca.pem"));
+        QVERIFY(spec->spec.tls.version == engine::TlsVersion::Tls13);
+
+        auto cli = loadscope::cli::parseHttpOneShot(
+            {QStringLiteral("loadscope-cli http"), QStringLiteral("--insecure"),
+             QStringLiteral("--no-tls-resume"), QStringLiteral("--tls-version"),
+             QStringLiteral("1.3"), QStringLiteral("--cacert"), QStringLiteral("/ca.pem"),
+             QStringLiteral("https://localhost:8443/x")});
+        QVERIFY2(cli, qPrintable(cli ? QString() : cli.error().toString()));
+        QCOMPARE(cli->target.http.tlsInsecure, true);
+        QCOMPARE(cli->target.http.tlsResume, false);
+        QCOMPARE(cli->target.http.tlsVersion, QStringLiteral("1.3"));
+        QCOMPARE(cli->target.http.tlsCaFile, QStringLiteral("/ca.pem"));
     }
     void sessionLoadingUsesTheSameRules() {
         QFETCH(QByteArray, target);

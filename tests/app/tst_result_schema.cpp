@@ -69,7 +69,8 @@ PointResult knownResult() {
 // The keys every command's --json has (README "JSON keys").
 constexpr const char* kCommonKeys =
     "complete failed failed_connect failed_receive failed_length failed_exceptions failed_write "
-    "timeouts bytes_total bytes_body bytes_sent duration_s transfer_rate_kib_s concurrency "
+    "timeouts failed_tls bytes_total bytes_body bytes_sent duration_s transfer_rate_kib_s "
+    "concurrency "
     "threads thread_cpus threads_pinned client_cpu_s client_cpu_load connections_opened "
     "cancelled first_error latency_ms connect_ms waiting_ms processing_ms";
 
@@ -234,6 +235,42 @@ private Q_SLOTS:
         QVERIFY(!json.contains(QStringLiteral("first_error")));
     }
 
+    void httpsJsonHasTheTlsFigures() {
+        // 40 handshakes of 1 ms to 40 ms, 30 of them resumed: the figures as counted.
+        engine::RunResult run;
+        run.complete = 100;
+        run.durationSeconds = 1;
+        run.concurrency = 1;
+        run.threads = 1;
+        run.tlsHandshakes = 40;
+        run.tlsResumed = 30;
+        run.tlsProtocol = "TLSv1.3";
+        run.tlsCipher = "TLS_AES_256_GCM_SHA384";
+        run.errors[size_t(engine::ErrorClass::Tls)] = 2;
+        run.failed = 2;
+        for (int i = 1; i <= 40; ++i)
+            run.tls.record(int64_t(i) * 1'000'000);
+        CliResultContext context;
+        context.protocol = TargetProtocol::Http;
+        context.url = QStringLiteral("https://127.0.0.1:8443/");
+        const QJsonObject json = cliResultJson(pointResultFromRun(run, {}, 1, 0, {}), context);
+        QCOMPARE(number(json, "failed_tls"), 2.0);
+        QCOMPARE(number(json, "tls_handshakes"), 40.0);
+        QCOMPARE(number(json, "tls_resumed"), 30.0);
+        QCOMPARE(number(json, "tls_resumed_ratio"), 0.75);
+        QCOMPARE(json.value(QStringLiteral("tls_protocol")).toString(), QStringLiteral("TLSv1.3"));
+        QCOMPARE(json.value(QStringLiteral("tls_cipher")).toString(),
+                 QStringLiteral("TLS_AES_256_GCM_SHA384"));
+        const QJsonObject tls = json.value(QStringLiteral("tls_ms")).toObject();
+        QCOMPARE(number(tls, "min"), 1.0);
+        QCOMPARE(number(tls, "max"), 40.0);
+        QCOMPARE(number(tls, "mean"), 20.5);
+        // A plain http result has none of them but the failure count.
+        const QJsonObject plain = cliResultJson(knownResult(), context);
+        QVERIFY(!plain.contains(QStringLiteral("tls_ms")));
+        QVERIFY(!plain.contains(QStringLiteral("tls_handshakes")));
+    }
+
     void resultsCsvColumnsAreTheDocumentedOnes() {
         const QStringList documented =
             QStringLiteral(
@@ -254,7 +291,9 @@ private Q_SLOTS:
                 "server_cpu_us_per_request,softirq_us_per_request,"
                 "client_cpu_us_per_request,other_load_percent,noisy,noise_reason,"
                 "cpu_user_percent,cpu_system_percent,cpu_irq_percent,cpu_softirq_percent,"
-                "cpu_steal_percent,cpu_idle_percent,server_cpu_s")
+                "cpu_steal_percent,cpu_idle_percent,server_cpu_s,failed_tls,tls_handshakes,"
+                "tls_resumed,tls_resumed_ratio,tls_protocol,tls_cipher,tls_mean_ms,tls_p50_ms,"
+                "tls_p99_ms")
                 .split(QLatin1Char(','));
         QCOMPARE(resultsCsvColumns(), documented);
     }

@@ -398,8 +398,8 @@ void TestSweepRunner::configurationErrorFailsBeforeAnyPoint_data() {
     QTest::addColumn<QString>("url");
     QTest::addColumn<QString>("bodyFile");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("https") << QStringLiteral("https://127.0.0.1/") << QString()
-                           << QStringLiteral("https");
+    QTest::newRow("ftp") << QStringLiteral("ftp://127.0.0.1/") << QString()
+                         << QStringLiteral("ftp");
     QTest::newRow("not a URL") << QStringLiteral("127.0.0.1 slash") << QString()
                                << QStringLiteral("127.0.0.1");
     QTest::newRow("missing body file") << QString() << QStringLiteral("/nonexistent/body.json")

@@ -1,12 +1,15 @@
 // The probe sends the very request a measured run sends, and reads the
 // answer as the engine does: against a scripted peer on this thread's event
 // loop that records what it receives and answers with canned bytes.
+#include "app/servers/http_server.h"
 #include "app/sweep/target_probe.h"
 
 #include <QCoroTask>
+#include <QFile>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTcpSocket>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace loadscope;
@@ -131,6 +134,48 @@ private Q_SLOTS:
         QVERIFY(!result->ok);
         QVERIFY2(result->error.contains(QStringLiteral("no response from 127.0.0.1:")),
                  qPrintable(result->error));
+    }
+
+    // An https target: the probe verifies the certificate as the engine
+    // would, so a self-signed one is named before a sweep, not after it.
+    void httpsProbeVerifiesAsTheEngine_data() {
+        QTest::addColumn<QString>("trust"); // "none", "insecure", "ca"
+        QTest::addColumn<QString>("error"); // empty: ok
+        QTest::newRow("system store")
+            << QStringLiteral("none") << QStringLiteral("TLS certificate verification failed");
+        QTest::newRow("insecure") << QStringLiteral("insecure") << QString();
+        QTest::newRow("CA file") << QStringLiteral("ca") << QString();
+    }
+    void httpsProbeVerifiesAsTheEngine() {
+        QFETCH(QString, trust);
+        QFETCH(QString, error);
+        app::HttpServerConfig config;
+        config.tls = true;
+        app::HttpServer server(config);
+        QVERIFY(server.start().ok());
+        QTemporaryDir dir;
+        const QString caFile = dir.filePath(QStringLiteral("ca.pem"));
+        QFile ca(caFile);
+        QVERIFY(ca.open(QIODevice::WriteOnly));
+        ca.write(QByteArray::fromStdString(server.certificatePem()));
+        ca.close();
+        app::Target target = httpTarget(QStringLiteral("https://localhost:%1/").arg(server.port()));
+        target.address = QStringLiteral("127.0.0.1:%1").arg(server.port());
+        target.http.tlsInsecure = trust == QLatin1String("insecure");
+        if (trust == QLatin1String("ca"))
+            target.http.tlsCaFile = caFile;
+        std::optional<app::ProbeResult> result;
+        auto task = [&]() -> QCoro::Task<> {
+            result = co_await app::probeTarget(target, std::chrono::milliseconds(5000));
+        }();
+        QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), 10000);
+        QCOMPARE(result->ok, error.isEmpty());
+        if (error.isEmpty()) {
+            QCOMPARE(result->statusCode, 200);
+            QCOMPARE(result->documentLength, qint64(4897));
+        } else {
+            QVERIFY2(result->error.contains(error), qPrintable(result->error));
+        }
     }
 
     void whatTheBuilderRefusesTheProbeRefuses() {

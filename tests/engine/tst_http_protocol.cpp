@@ -243,6 +243,12 @@ void TestHttpProtocol::parseUrl_data() {
     QTest::newRow("highest port") << "http://h:65535/"
                                   << "h" << 65535 << "/"
                                   << "h:65535";
+    QTest::newRow("https default port") << "https://h/x"
+                                        << "h" << 443 << "/x"
+                                        << "h";
+    QTest::newRow("HTTPS upper case, port 80 named") << "HTTPS://h:80/"
+                                                     << "h" << 80 << "/"
+                                                     << "h:80";
     QTest::newRow("non-ASCII path escaped")
         << QStringLiteral("http://h/caf\u00e9") << "h" << 80 << "/caf%C3%A9"
         << "h";
@@ -276,12 +282,8 @@ void TestHttpProtocol::parseUrlErrors_data() {
                              << "malformed URL 'http://'";
     QTest::newRow("no host, path") << "http:///index.html"
                                    << "malformed URL 'http:///index.html'";
-    QTest::newRow("https") << "https://example.com/"
-                           << "unsupported scheme 'https': TLS is not supported yet, use http://";
-    QTest::newRow("HTTPS") << "HTTPS://example.com/"
-                           << "unsupported scheme 'https': TLS is not supported yet, use http://";
     QTest::newRow("ftp") << "ftp://example.com/"
-                         << "unsupported scheme 'ftp': only http:// is supported";
+                         << "unsupported scheme 'ftp': only http:// and https:// are supported";
     QTest::newRow("port too large") << "http://h:99999/"
                                     << "invalid port '99999'";
     QTest::newRow("port 65536") << "http://h:65536/"

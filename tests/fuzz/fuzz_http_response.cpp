@@ -6,13 +6,25 @@
 //
 // Besides the sanitizers' checks it asserts the feed contract and that where
 // the input was cut never changes what was parsed.
+//
+// The session is also fed through TLS, as an https connection reads: the
+// pieces are written as records by a server end of a memory BIO pair and
+// read by the engine's TlsSession on the client end (one handshake, made
+// once per process), and must arrive, and parse, exactly the same.
 
 #include "engine/http_protocol.h"
 #include "engine/http_response_parser.h"
+#include "engine/tls_session.h"
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
+#include <openssl/bio.h>
+#include <openssl/evp.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -147,6 +159,80 @@ std::vector<size_t> randomCuts(size_t size, uint32_t seed) {
     return cuts;
 }
 
+// A TLS connection in memory: the server end writes what a fuzz input says
+// the server sent, the client end is read through TlsSession, as the engine reads.
+class TlsPipe {
+public:
+    TlsPipe() {
+        EVP_PKEY* key = EVP_EC_gen("P-256");
+        X509* certificate = X509_new();
+        ASN1_INTEGER_set(X509_get_serialNumber(certificate), 1);
+        X509_gmtime_adj(X509_getm_notBefore(certificate), 0);
+        X509_gmtime_adj(X509_getm_notAfter(certificate), 3600);
+        X509_set_pubkey(certificate, key);
+        X509_set_issuer_name(certificate, X509_get_subject_name(certificate));
+        X509_sign(certificate, key, EVP_sha256());
+        m_serverCtx = SSL_CTX_new(TLS_server_method());
+        SSL_CTX_use_certificate(m_serverCtx, certificate);
+        SSL_CTX_use_PrivateKey(m_serverCtx, key);
+        X509_free(certificate);
+        EVP_PKEY_free(key);
+        m_clientCtx = SSL_CTX_new(TLS_client_method());
+        SSL_CTX_set_verify(m_clientCtx, SSL_VERIFY_NONE, nullptr);
+        SSL_CTX_set_read_ahead(m_clientCtx, 1);
+        m_server = SSL_new(m_serverCtx);
+        SSL* client = SSL_new(m_clientCtx);
+        BIO* clientBio = nullptr;
+        BIO* serverBio = nullptr;
+        BIO_new_bio_pair(&clientBio, 1 << 20, &serverBio, 1 << 20);
+        SSL_set_bio(client, clientBio, clientBio);
+        SSL_set_bio(m_server, serverBio, serverBio);
+        SSL_set_accept_state(m_server);
+        SSL_set_connect_state(client);
+        m_client = std::make_unique<TlsSession>(client);
+        bool clientDone = false;
+        bool serverDone = false;
+        for (int i = 0; i < 100 && !(clientDone && serverDone); ++i) {
+            clientDone = clientDone || m_client->handshake() == TlsSession::Step::Done;
+            serverDone = serverDone || SSL_do_handshake(m_server) == 1;
+        }
+        check(clientDone && serverDone, "the in-memory TLS handshake did not finish");
+    }
+
+    // Sends each piece of `input` between `cuts` as its own records and
+    // returns what the client read, one string per read.
+    std::vector<std::string> carry(std::string_view input, const std::vector<size_t>& cuts) {
+        std::vector<std::string> reads;
+        size_t start = 0;
+        for (size_t i = 0; i <= cuts.size(); ++i) {
+            const size_t end = i < cuts.size() ? cuts[i] : input.size();
+            size_t written = 0;
+            if (end > start)
+                check(SSL_write_ex(m_server, input.data() + start, end - start, &written) == 1 &&
+                          written == end - start,
+                      "the server end could not write");
+            start = end;
+            for (;;) {
+                const ssize_t n = m_client->read(m_buffer, sizeof m_buffer);
+                if (n < 0) {
+                    check(errno == EAGAIN, "TlsSession failed on a sound stream");
+                    break;
+                }
+                check(n > 0, "TlsSession saw an end of stream that was not sent");
+                reads.emplace_back(m_buffer, size_t(n));
+            }
+        }
+        return reads;
+    }
+
+private:
+    SSL_CTX* m_serverCtx = nullptr;
+    SSL_CTX* m_clientCtx = nullptr;
+    SSL* m_server = nullptr;
+    std::unique_ptr<TlsSession> m_client;
+    char m_buffer[64 * 1024];
+};
+
 HttpRequestSpec specFor(const char* method) {
     HttpRequestSpec spec;
     spec.method = method;
@@ -183,5 +269,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
     SessionDriver session(head ? headProtocol : getProtocol);
     check(run(session, input, cuts) == expected, "session parsed differently");
+
+    if (data[0] & 2) {
+        static TlsPipe pipe;
+        const std::vector<std::string> reads = pipe.carry(input, cuts);
+        std::string received;
+        std::vector<size_t> readCuts;
+        for (const std::string& read : reads) {
+            if (!received.empty())
+                readCuts.push_back(received.size());
+            received += read;
+        }
+        check(received == input, "TLS delivered other bytes than were sent");
+        SessionDriver overTls(head ? headProtocol : getProtocol);
+        check(run(overTls, received, readCuts) == expected, "parsed differently through TLS");
+    }
     return 0;
 }

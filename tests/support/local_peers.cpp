@@ -44,13 +44,42 @@ void stopProcess(QProcess& process) {
 
 } // namespace
 
-NginxPeer::NginxPeer(qsizetype documentBytes) {
+QString writeSelfSignedCertificate(const QString& directory) {
+    QProcess openssl;
+    openssl.start(QStringLiteral("openssl"),
+                  {QStringLiteral("req"), QStringLiteral("-x509"), QStringLiteral("-newkey"),
+                   QStringLiteral("ec"), QStringLiteral("-pkeyopt"),
+                   QStringLiteral("ec_paramgen_curve:P-256"), QStringLiteral("-nodes"),
+                   QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-subj"),
+                   QStringLiteral("/CN=127.0.0.1"), QStringLiteral("-addext"),
+                   QStringLiteral("subjectAltName=IP:127.0.0.1,DNS:localhost"),
+                   QStringLiteral("-keyout"), directory + QStringLiteral("/key.pem"),
+                   QStringLiteral("-out"), directory + QStringLiteral("/cert.pem")});
+    if (!openssl.waitForFinished(20000) || openssl.exitStatus() != QProcess::NormalExit ||
+        openssl.exitCode() != 0)
+        return QStringLiteral("openssl req failed: ") +
+               QString::fromUtf8(openssl.readAllStandardError());
+    return {};
+}
+
+NginxPeer::NginxPeer(qsizetype documentBytes, Scheme scheme)
+    : m_scheme(scheme) {
     const QString nginx = QStringLiteral("/usr/sbin/nginx");
     if (!QFile::exists(nginx)) {
         m_error = QStringLiteral("nginx is not installed (Debian package nginx-light)");
         return;
     }
     const QString root = m_dir.path();
+    QString tls;
+    if (scheme == Scheme::Https) {
+        if (const QString problem = writeSelfSignedCertificate(root); !problem.isEmpty()) {
+            m_error = problem;
+            return;
+        }
+        tls = QStringLiteral(" ssl; ssl_certificate %1/cert.pem; ssl_certificate_key %1/key.pem;"
+                             " ssl_protocols TLSv1.2 TLSv1.3")
+                  .arg(root);
+    }
     QDir().mkpath(root + QStringLiteral("/www"));
     QFile page(root + QStringLiteral("/www/index.html"));
     page.open(QIODevice::WriteOnly);
@@ -66,9 +95,10 @@ NginxPeer::NginxPeer(qsizetype documentBytes) {
                                     "error_log %1/error.log; pid %1/nginx.pid;\n"
                                     "events { worker_connections 20000; }\n"
                                     "http { access_log off; keepalive_requests 1000000;\n"
-                                    "  server { listen 127.0.0.1:%2; root %1/www; } }\n")
+                                    "  server { listen 127.0.0.1:%2%3; root %1/www; } }\n")
                          .arg(root)
                          .arg(port)
+                         .arg(tls)
                          .toUtf8());
         config.close();
         stopWithTest(m_process);
@@ -89,7 +119,9 @@ NginxPeer::~NginxPeer() {
 }
 
 QString NginxPeer::url() const {
-    return QStringLiteral("http://127.0.0.1:%1/").arg(m_port);
+    return QStringLiteral("%1://127.0.0.1:%2/")
+        .arg(m_scheme == Scheme::Https ? QStringLiteral("https") : QStringLiteral("http"))
+        .arg(m_port);
 }
 
 MemcachedPeer::MemcachedPeer(int megabytes, int threads) {

@@ -16,18 +16,28 @@ quint16 freeLoopbackPort();
 // Waits (bounded) until something accepts on 127.0.0.1:port.
 bool waitForListener(quint16 port, int timeoutMs = 5000);
 
+// A self-signed EC P-256 certificate for 127.0.0.1 and localhost (subject
+// and SAN), made with the openssl command into `directory` as cert.pem and
+// key.pem; the error, or empty when both were written.
+QString writeSelfSignedCertificate(const QString& directory);
+
 class NginxPeer {
 public:
-    // nginx-light, one worker, serving a document of `documentBytes` at "/".
-    explicit NginxPeer(qsizetype documentBytes = 4897);
+    enum class Scheme { Http, Https };
+    // nginx-light, one worker, serving a document of `documentBytes` at "/";
+    // with Https, on TLS 1.2 and 1.3 with a certificate of its own (certificatePath()).
+    explicit NginxPeer(qsizetype documentBytes = 4897, Scheme scheme = Scheme::Http);
     ~NginxPeer();
 
     bool isRunning() const { return m_port != 0; }
     QString error() const { return m_error; }
     quint16 port() const { return m_port; }
     QString url() const;
+    // Https: the server's certificate, which is its own CA.
+    QString certificatePath() const { return m_dir.path() + QStringLiteral("/cert.pem"); }
 
 private:
+    Scheme m_scheme;
     QTemporaryDir m_dir;
     QProcess m_process;
     quint16 m_port = 0;

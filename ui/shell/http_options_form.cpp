@@ -16,6 +16,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableWidget>
+#include <algorithm>
 
 namespace loadscope::ui {
 
@@ -127,6 +128,32 @@ HttpOptionsForm::HttpOptionsForm(QWidget* parent)
                           "without chunked coding, so byte counts match ab's.")));
     form->addRow(QString(), m_http10);
 
+    m_tlsInsecure = new QCheckBox(tr("https: accept any &certificate (--insecure)"));
+    m_tlsInsecure->setObjectName(QStringLiteral("tlsInsecureCheck"));
+    m_tlsInsecure->setToolTip(wrappedToolTip(
+        tr("Without it the server's certificate must verify against the system's CA store or "
+           "the CA file, and a failure counts as a TLS error.")));
+    form->addRow(QString(), m_tlsInsecure);
+    m_tlsCaFile = new QLineEdit;
+    m_tlsCaFile->setObjectName(QStringLiteral("tlsCaFileEdit"));
+    m_tlsCaFile->setPlaceholderText(tr("the system's CA store"));
+    m_tlsCaFile->setToolTip(wrappedToolTip(
+        tr("https: a PEM file of the CA certificates to verify the server against (--cacert).")));
+    m_tlsCaFileError = new FieldError;
+    addFormRow(form, tr("CA &file:"), m_tlsCaFile, m_tlsCaFileError);
+    m_tlsResume = new QCheckBox(tr("https: &resume TLS sessions on reconnect"));
+    m_tlsResume->setObjectName(QStringLiteral("tlsResumeCheck"));
+    m_tlsResume->setToolTip(
+        wrappedToolTip(tr("As browsers do; without it every connection pays a full handshake "
+                          "(--no-tls-resume).")));
+    form->addRow(QString(), m_tlsResume);
+    m_tlsVersion = new QComboBox;
+    m_tlsVersion->setObjectName(QStringLiteral("tlsVersionCombo"));
+    m_tlsVersion->addItem(tr("1.2 or 1.3"), QString());
+    m_tlsVersion->addItem(tr("1.2 only"), QStringLiteral("1.2"));
+    m_tlsVersion->addItem(tr("1.3 only"), QStringLiteral("1.3"));
+    addFormRow(form, tr("TLS &version:"), m_tlsVersion);
+
     addResponseTimeoutRow(form, QStringLiteral("httpTimeoutSpin"));
 
     connect(m_url, &QLineEdit::textEdited, this, &HttpOptionsForm::notifyEdited);
@@ -144,6 +171,10 @@ HttpOptionsForm::HttpOptionsForm(QWidget* parent)
     connect(m_pipeline, &QSpinBox::valueChanged, this, &HttpOptionsForm::notifyEdited);
     connect(m_acceptVariableLength, &QCheckBox::toggled, this, &HttpOptionsForm::notifyEdited);
     connect(m_http10, &QCheckBox::toggled, this, &HttpOptionsForm::notifyEdited);
+    connect(m_tlsInsecure, &QCheckBox::toggled, this, &HttpOptionsForm::notifyEdited);
+    connect(m_tlsCaFile, &QLineEdit::textEdited, this, &HttpOptionsForm::notifyEdited);
+    connect(m_tlsResume, &QCheckBox::toggled, this, &HttpOptionsForm::notifyEdited);
+    connect(m_tlsVersion, &QComboBox::currentIndexChanged, this, &HttpOptionsForm::notifyEdited);
 }
 
 void HttpOptionsForm::loadFields(const app::Target& target) {
@@ -164,6 +195,10 @@ void HttpOptionsForm::loadFields(const app::Target& target) {
     m_pipeline->setValue(http.pipeline);
     m_acceptVariableLength->setChecked(http.acceptVariableLength);
     m_http10->setChecked(http.http10);
+    m_tlsInsecure->setChecked(http.tlsInsecure);
+    m_tlsCaFile->setText(http.tlsCaFile);
+    m_tlsResume->setChecked(http.tlsResume);
+    m_tlsVersion->setCurrentIndex(std::max(0, m_tlsVersion->findData(http.tlsVersion)));
 }
 
 bool HttpOptionsForm::apply(app::Target& target) {
@@ -197,8 +232,13 @@ bool HttpOptionsForm::apply(app::Target& target) {
                                     ? QString()
                                     : tr("There is no file %1").arg(bodyFile));
 
+    const QString caFile = m_tlsCaFile->text().trimmed();
+    m_tlsCaFileError->setMessage(caFile.isEmpty() || QFileInfo(caFile).isFile()
+                                     ? QString()
+                                     : tr("There is no file %1").arg(caFile));
+
     if (m_urlError->hasMessage() || m_addressError->hasMessage() || !methodOk ||
-        !headerProblem.isEmpty() || m_bodyFileError->hasMessage())
+        !headerProblem.isEmpty() || m_bodyFileError->hasMessage() || m_tlsCaFileError->hasMessage())
         return false;
 
     target.http.url = m_url->text().trimmed();
@@ -211,6 +251,10 @@ bool HttpOptionsForm::apply(app::Target& target) {
     target.http.pipeline = m_pipeline->value();
     target.http.acceptVariableLength = m_acceptVariableLength->isChecked();
     target.http.http10 = m_http10->isChecked();
+    target.http.tlsInsecure = m_tlsInsecure->isChecked();
+    target.http.tlsCaFile = caFile;
+    target.http.tlsResume = m_tlsResume->isChecked();
+    target.http.tlsVersion = m_tlsVersion->currentData().toString();
     applyResponseTimeout(target);
     return true;
 }

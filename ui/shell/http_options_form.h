@@ -47,6 +47,12 @@ private:
     QSpinBox* m_pipeline = nullptr;
     QCheckBox* m_acceptVariableLength = nullptr;
     QCheckBox* m_http10 = nullptr;
+    // https only: verification, a CA file, resumption, one TLS version.
+    QCheckBox* m_tlsInsecure = nullptr;
+    QLineEdit* m_tlsCaFile = nullptr;
+    FieldError* m_tlsCaFileError = nullptr;
+    QCheckBox* m_tlsResume = nullptr;
+    QComboBox* m_tlsVersion = nullptr;
 };
 
 } // namespace loadscope::ui

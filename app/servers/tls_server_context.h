@@ -1,0 +1,38 @@
+#pragma once
+
+#include "app/common/result.h"
+
+#include <memory>
+#include <string>
+
+using SSL = struct ssl_st;
+using SSL_CTX = struct ssl_ctx_st;
+
+namespace loadscope::app {
+
+// The TLS side of an embedded server: one SSL_CTX (TLS 1.2 and 1.3, ALPN
+// http/1.1) shared by its loop threads, which only create connections from
+// it. The certificate is the user's (PEM files) or, without one, a
+// self-signed EC P-256 certificate made at start for 127.0.0.1 and localhost.
+class TlsServerContext {
+public:
+    // certFile empty: a fresh self-signed certificate; keyFile empty: the key is in certFile.
+    static Result<std::unique_ptr<TlsServerContext>> create(const std::string& certFile,
+                                                            const std::string& keyFile);
+    ~TlsServerContext();
+    TlsServerContext(const TlsServerContext&) = delete;
+    TlsServerContext& operator=(const TlsServerContext&) = delete;
+
+    // A server-side connection on `fd`, waiting for the client's hello; nullptr when out of memory.
+    SSL* accept(int fd) const;
+    // The certificate in PEM, for a client to trust (--cacert).
+    const std::string& certificatePem() const { return m_certificatePem; }
+
+private:
+    TlsServerContext() = default;
+
+    SSL_CTX* m_ctx = nullptr;
+    std::string m_certificatePem;
+};
+
+} // namespace loadscope::app

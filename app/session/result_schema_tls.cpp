@@ -1,0 +1,92 @@
+// The TLS fields of the result schema (https targets). Added after the first
+// release: their CSV columns come after the others, and a session file holds
+// them only when set, so files of plain-http results stay as they were.
+#include "app/session/result_schema_builder.h"
+
+namespace loadscope::app::schema_detail {
+
+namespace {
+
+bool usedTls(const PointResult& r) {
+    return r.tlsHandshakes > 0 || !r.tlsProtocol.isEmpty() ||
+           r.errors[size_t(engine::ErrorClass::Tls)] > 0;
+}
+
+// A count of a run that used TLS; absent for any other.
+template <typename Member> ResultSchemaBuilder::Value tlsCount(Member member) {
+    return [member](const PointResult& r) {
+        return usedTls(r) ? FieldValue(r.*member) : FieldValue();
+    };
+}
+
+template <typename Member> ResultSchemaBuilder::Read readTlsCount(Member member) {
+    return [member](const JsonReader& j, QStringView k, PointResult& r) {
+        r.*member = j.count(k, 0);
+    };
+}
+
+template <typename Member> ResultSchemaBuilder::Read readTlsText(Member member) {
+    return [member](const JsonReader& j, QStringView k, PointResult& r) {
+        r.*member = j.string(k, {});
+    };
+}
+
+void csvAndHttpCli(ResultField& field, const char* cli) {
+    field.csvColumn = field.id;
+    field.cliKeys = only(TargetProtocol::Http, cli);
+    field.omitInCli = true;
+}
+
+} // namespace
+
+void addTlsFields(ResultSchemaBuilder& b) {
+    constexpr size_t kTls = size_t(engine::ErrorClass::Tls);
+    ResultField& failed = b.savedWhenSet(
+        "failed_tls", FieldType::Count, "requests",
+        [](const PointResult& r) { return FieldValue(r.errors[kTls]); }, "errors/tls",
+        [](const JsonReader& j, QStringView k, PointResult& r) { r.errors[kTls] = j.count(k, 0); });
+    failed.csvColumn = failed.id;
+    failed.cliKeys = every("failed_tls");
+
+    csvAndHttpCli(b.savedWhenSet("tls_handshakes", FieldType::Count, "handshakes",
+                                 tlsCount(&PointResult::tlsHandshakes), "tlsHandshakes",
+                                 readTlsCount(&PointResult::tlsHandshakes)),
+                  "tls_handshakes");
+    csvAndHttpCli(b.savedWhenSet("tls_resumed", FieldType::Count, "handshakes",
+                                 tlsCount(&PointResult::tlsResumed), "tlsResumed",
+                                 readTlsCount(&PointResult::tlsResumed)),
+                  "tls_resumed");
+    csvAndHttpCli(b.add("tls_resumed_ratio", FieldType::Real, "ratio",
+                        [](const PointResult& r) {
+                            return r.tlsHandshakes > 0
+                                       ? FieldValue(double(r.tlsResumed) / double(r.tlsHandshakes))
+                                       : FieldValue();
+                        }),
+                  "tls_resumed_ratio");
+    const struct {
+        const char* id;
+        const char* key;
+        QString PointResult::*member;
+    } texts[] = {{"tls_protocol", "tlsProtocol", &PointResult::tlsProtocol},
+                 {"tls_cipher", "tlsCipher", &PointResult::tlsCipher}};
+    for (const auto& text : texts) {
+        const auto member = text.member;
+        csvAndHttpCli(b.savedWhenSet(
+                          text.id, FieldType::Text, "",
+                          [member](const PointResult& r) {
+                              return (r.*member).isEmpty() ? FieldValue() : FieldValue(r.*member);
+                          },
+                          text.key, readTlsText(member)),
+                      text.id);
+    }
+    // The handshake's own latency (one sample per handshake): mean, median
+    // and 99th percentile in the CSV, every figure under "tls_ms" in CLI JSON.
+    const size_t first = b.count();
+    addLatencyFields(b, QStringLiteral("tls"), only(TargetProtocol::Http, "tls_ms"),
+                     [](const PointResult& r) -> const LatencySummary& { return r.tls; },
+                     {QStringLiteral("mean"), QStringLiteral("p50"), QStringLiteral("p99")}, {});
+    for (size_t i = first; i < b.count(); ++i)
+        b.at(i).omitInCli = true; // a plain-http run has no handshake to describe
+}
+
+} // namespace loadscope::app::schema_detail

@@ -1,0 +1,53 @@
+#pragma once
+
+#include "engine/tls_context.h"
+
+#include <cstddef>
+#include <string>
+#include <sys/types.h>
+
+namespace loadscope::engine {
+
+class RequestQueue;
+
+// One TLS client connection over a non-blocking socket, read and written as
+// the socket itself is: read() and send() return what recv() and send()
+// would (bytes, 0 at the end of the stream, -1 with errno EAGAIN when
+// OpenSSL wants the socket ready again), so the worker's readiness handling
+// serves both. A TLS failure is -1 with errno EPROTO and failure() says why.
+class TlsSession {
+public:
+    enum class Step : uint8_t { Done, WantRead, WantWrite, Failed };
+
+    explicit TlsSession(SSL* ssl); // takes ownership; client or server side
+    ~TlsSession();
+    TlsSession(const TlsSession&) = delete;
+    TlsSession& operator=(const TlsSession&) = delete;
+
+    // Drives the handshake as far as the socket allows.
+    Step handshake();
+    ssize_t read(char* buffer, size_t capacity);
+    // Writes from the front of `queue` and consumes what went out.
+    ssize_t send(RequestQueue& queue);
+    ssize_t write(const char* bytes, size_t size);
+    // Sends close_notify once, without waiting for the peer's (a server's close).
+    void notifyClose();
+
+    bool resumed() const;
+    const char* protocol() const; // "TLSv1.3"
+    const char* cipher() const;   // "TLS_AES_256_GCM_SHA384"
+    // Why the handshake or the stream failed: the certificate's verification
+    // result when that was the cause, else OpenSSL's reason.
+    const std::string& failure() const { return m_failure; }
+
+private:
+    // Maps an SSL_* result <= 0 to the socket's convention; sets m_failure on failure.
+    ssize_t socketResult(int result, bool reading);
+    void noteFailure(int code);
+
+    SSL* m_ssl;
+    std::string m_failure;
+    std::string m_staging; // a few small queued parts joined into one record
+};
+
+} // namespace loadscope::engine
