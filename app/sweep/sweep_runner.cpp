@@ -362,7 +362,7 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::tighten(Sweep& sweep, int concurren
         std::vector<SweepPoint> round;
         const DonePoints done(current);
         for (const Target& target : sweep.session.targets) {
-            SweepPoint point{sweep.outcome.pointCount, target.id, concurrency, check.rounds};
+            SweepPoint point{sweep.outcome.pointCount, target.id, concurrency, 0, check.rounds};
             if (done.contains(point))
                 continue;
             ++sweep.outcome.pointCount;
