@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <string_view>
 #include <utility>
 
@@ -91,7 +92,19 @@ public:
         : m_pos(begin)
         , m_end(end) {}
 
+    // Most stored counts are below 128: one byte, read here without a call.
     bool varint(uint64_t& out) noexcept {
+        if (m_pos != m_end && *m_pos < 0x80) [[likely]] {
+            out = *m_pos++;
+            return true;
+        }
+        return longVarint(out);
+    }
+
+    bool atEnd() const noexcept { return m_pos == m_end; }
+
+private:
+    [[gnu::noinline]] bool longVarint(uint64_t& out) noexcept {
         uint64_t result = 0;
         for (int shift = 0; shift < 64; shift += 7) {
             if (m_pos == m_end) {
@@ -113,9 +126,6 @@ public:
         return false;
     }
 
-    bool atEnd() const noexcept { return m_pos == m_end; }
-
-private:
     const unsigned char* m_pos;
     const unsigned char* m_end;
 };
@@ -307,6 +317,11 @@ Histogram::summarizeSerialized(std::string_view bytes, std::span<const double> p
     summary.valuesAtPercentiles.assign(percentiles.size(), 0);
     std::vector<Pending> pending; // ranks still to reach, ascending
     size_t nextPending = 0;
+    // The next rank to reach, and min and max, as locals: the walk over every bucket then
+    // keeps them in registers instead of reloading them through `pending` and `summary`.
+    uint64_t nextRank = std::numeric_limits<uint64_t>::max();
+    int64_t lowest = 0;
+    int64_t highest = 0;
     uint64_t seen = 0;
     double average = 0.0;
     double squares = 0.0;
@@ -333,14 +348,23 @@ Histogram::summarizeSerialized(std::string_view bytes, std::span<const double> p
             }
             std::sort(pending.begin(), pending.end(),
                       [](const Pending& a, const Pending& b) { return a.rank < b.rank; });
+            if (!pending.empty()) {
+                nextRank = pending.front().rank;
+            }
+            lowest = summary.min;
+            highest = summary.max;
         },
         [&](size_t index, uint64_t count) {
             seen += count;
-            const int64_t high = std::min(rawHighest(index), summary.max);
-            while (nextPending < pending.size() && pending[nextPending].rank <= seen) {
-                summary.valuesAtPercentiles[pending[nextPending++].slot] = high;
+            const int64_t high = std::min(rawHighest(index), highest);
+            if (nextRank <= seen) [[unlikely]] {
+                while (nextPending < pending.size() && pending[nextPending].rank <= seen) {
+                    summary.valuesAtPercentiles[pending[nextPending++].slot] = high;
+                }
+                nextRank = nextPending < pending.size() ? pending[nextPending].rank
+                                                        : std::numeric_limits<uint64_t>::max();
             }
-            const int64_t low = std::max(rawLowest(index), summary.min);
+            const int64_t low = std::max(rawLowest(index), lowest);
             const double delta =
                 (static_cast<double>(low) + static_cast<double>(high)) / 2.0 - average;
             squares += static_cast<double>(count) * delta * delta;

@@ -68,6 +68,9 @@ private:
     LineStatus takeLine(std::string_view data, size_t& pos, std::string_view& line);
     void releaseLine();
     Step processLine(std::string_view line);
+    // Every header-derived fact belongs to one response: a final response
+    // does not inherit anything from a 1xx before it.
+    void forgetHeaderFields();
     Step parseStatusLine(std::string_view line);
     Step parseHeaderLine(std::string_view line);
     Step parseContentLength(std::string_view value);

@@ -1,6 +1,7 @@
 // The result part of the session file; see session_json.h for the shape. The
 // scalar fields and their keys come from the result schema (result_schema.h);
 // the latency distributions, stored as histograms, are written here.
+#include "app/common/base64.h"
 #include "app/session/result_schema.h"
 #include "app/session/session_json.h"
 
@@ -44,19 +45,17 @@ QJsonObject distributionToJson(const LatencySummary& summary, const QByteArray& 
 void distributionFromJson(const JsonReader& json, LatencySummary* summary, QByteArray* histogram) {
     if (json.has(u"histogram")) {
         const QString text = json.string(u"histogram");
-        const auto base64 = QByteArray::fromBase64Encoding(text.toLatin1(),
-                                                           QByteArray::AbortOnBase64DecodingErrors);
-        const QByteArray& bytes = base64.decoded;
+        std::optional<QByteArray> bytes = decodeBase64(text);
         // Checked and summarised in one pass, without decoding the buckets.
         const std::optional<LatencySummary> summarized =
-            base64 && !bytes.isEmpty() ? summarizeSerialized(bytes) : std::nullopt;
+            bytes && !bytes->isEmpty() ? summarizeSerialized(*bytes) : std::nullopt;
         if (!json.ok())
             return;
         if (!summarized) {
             json.failKey(u"histogram", QStringLiteral("is not a valid histogram"));
             return;
         }
-        *histogram = bytes;
+        *histogram = std::move(*bytes);
         *summary = *summarized;
         return;
     }

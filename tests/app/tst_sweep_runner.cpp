@@ -1,6 +1,6 @@
 // SweepRunner against the embedded HTTP server and userland proxy: order,
-// storage, cancel, resume, responsiveness, failures.
-#include "app/servers/echo_server.h"
+// storage, cancel, resume, responsiveness. Failing targets and the other
+// protocols' targets are tst_sweep_targets'.
 #include "app/session/session_document.h"
 #include "app/session/session_file.h"
 #include "app/sweep/load_spec_builder.h"
@@ -63,12 +63,6 @@ private Q_SLOTS:
     void rateSweepStoresFixedRateResultsAtTheirLevels();
     void sessionLockedByAnotherSweepIsRefused();
     void destroyingRunnerMidPointStopsTheEngine();
-    void configurationErrorFailsBeforeAnyPoint_data();
-    void configurationErrorFailsBeforeAnyPoint();
-    void refusedTargetFailsItsProbe();
-    void refusedTargetWithoutProbeFailsItsPoint();
-    void tcpRrTargetAgainstEchoServer();
-    void memcacheTargetWithPreload();
 
 private:
     std::unique_ptr<test::HttpPair> m_servers;
@@ -392,154 +386,6 @@ void TestSweepRunner::destroyingRunnerMidPointStopsTheEngine() {
     QTest::qWait(200);
     task.reset();
     QVERIFY(document.session().results.empty());
-}
-
-void TestSweepRunner::configurationErrorFailsBeforeAnyPoint_data() {
-    QTest::addColumn<QString>("url");
-    QTest::addColumn<QString>("bodyFile");
-    QTest::addColumn<QString>("expected");
-    QTest::newRow("ftp") << QStringLiteral("ftp://127.0.0.1/") << QString()
-                         << QStringLiteral("ftp");
-    QTest::newRow("not a URL") << QStringLiteral("127.0.0.1 slash") << QString()
-                               << QStringLiteral("127.0.0.1");
-    QTest::newRow("missing body file") << QString() << QStringLiteral("/nonexistent/body.json")
-                                       << QStringLiteral("cannot read body file");
-}
-
-void TestSweepRunner::configurationErrorFailsBeforeAnyPoint() {
-    QFETCH(QString, url);
-    QFETCH(QString, bodyFile);
-    QFETCH(QString, expected);
-    app::Session session = test::directVsProxy(*m_servers);
-    app::Target& broken = session.targets[1];
-    if (!url.isEmpty())
-        broken.http.url = url;
-    broken.address.clear();
-    broken.http.bodyFile = bodyFile;
-    broken.http.method = bodyFile.isEmpty() ? QStringLiteral("GET") : QStringLiteral("POST");
-    app::SessionDocument document;
-    document.reset(session);
-    app::SweepRunner runner(&document);
-    QSignalSpy started(&runner, &app::SweepRunner::pointStarted);
-
-    const SweepOutcome outcome = runToEnd(runner);
-    QVERIFY(outcome.status == SweepOutcome::Status::Failed);
-    QVERIFY(!outcome.unreachable);
-    QVERIFY2(outcome.error.startsWith(QStringLiteral("target 'proxy': ")),
-             qPrintable(outcome.error));
-    QVERIFY2(outcome.error.contains(expected), qPrintable(outcome.error));
-    QVERIFY(!outcome.error.contains(QLatin1Char('\n')));
-    QCOMPARE(started.size(), 0);
-    QVERIFY(document.session().results.empty());
-}
-
-void TestSweepRunner::refusedTargetFailsItsProbe() {
-    app::Session session = test::directVsProxy(*m_servers);
-    session.targets[1].address = QStringLiteral("127.0.0.1:%1").arg(test::refusedPort());
-    app::SessionDocument document;
-    document.reset(session);
-    app::SweepRunner runner(&document);
-    QSignalSpy started(&runner, &app::SweepRunner::pointStarted);
-    const SweepOutcome outcome = runToEnd(runner, 20'000);
-    QVERIFY(outcome.status == SweepOutcome::Status::Failed);
-    QVERIFY(outcome.unreachable);
-    QVERIFY2(outcome.error.startsWith(QStringLiteral("target 'proxy'")), qPrintable(outcome.error));
-    QVERIFY2(outcome.error.contains(QStringLiteral("refused")), qPrintable(outcome.error));
-    QCOMPARE(started.size(), 0);
-}
-
-void TestSweepRunner::refusedTargetWithoutProbeFailsItsPoint() {
-    app::Session session = test::directVsProxy(*m_servers);
-    session.targets[1].address = QStringLiteral("127.0.0.1:%1").arg(test::refusedPort());
-    app::SessionDocument document;
-    document.reset(session);
-    app::SweepRunner runner(&document);
-    runner.setProbeEnabled(false);
-    QSignalSpy pointFailed(&runner, &app::SweepRunner::pointFailed);
-    const SweepOutcome outcome = runToEnd(runner, 60'000);
-    QVERIFY(outcome.status == SweepOutcome::Status::Failed);
-    QVERIFY(outcome.unreachable);
-    QCOMPARE(outcome.pointsRun, 1); // direct's first point, before proxy's
-    QCOMPARE(outcome.pointsFailed, 1);
-    QCOMPARE(pointFailed.size(), 1);
-    QCOMPARE(pointFailed.first().at(0).value<SweepPoint>().index, 1);
-    QVERIFY2(outcome.error.startsWith(QStringLiteral("target 'proxy' at concurrency 1: ")),
-             qPrintable(outcome.error));
-    QCOMPARE(document.session().results.size(), size_t(1));
-}
-
-void TestSweepRunner::tcpRrTargetAgainstEchoServer() {
-    app::EchoServerConfig config;
-    config.requestSize = 16;
-    config.responseSize = 64;
-    app::EchoServer echo(config);
-    const auto started = echo.start();
-    QVERIFY2(started, started ? "" : qPrintable(started.error().toString()));
-
-    app::Session session;
-    app::Target target = app::makeTarget(QStringLiteral("echo"), app::DeploymentMode::Host, 0);
-    target.protocol = app::TargetProtocol::TcpRr;
-    target.address = QStringLiteral("127.0.0.1:%1").arg(echo.port());
-    target.tcpRr.requestSize = 16;
-    target.tcpRr.responseSize = 64;
-    session.targets.push_back(target);
-    session.plan.concurrencyLevels = {2};
-    session.plan.limit = app::PointLimit::Requests;
-    session.plan.requestsPerPoint = 500;
-    session.plan.threads = 1;
-    session.plan.repetitions = 1;
-    app::SessionDocument document;
-    document.reset(session);
-    app::SweepRunner runner(&document);
-    const SweepOutcome outcome = runToEnd(runner);
-    echo.stop();
-    QVERIFY2(outcome.status == SweepOutcome::Status::Completed, qPrintable(outcome.error));
-    const app::PointResult& result = document.session().results.front();
-    QCOMPARE(result.complete, uint64_t(500));
-    QCOMPARE(result.failed, uint64_t(0));
-    QCOMPARE(result.bytesSent, uint64_t(500 * 16));
-    QCOMPARE(result.bytesTotal, uint64_t(500 * 64));
-}
-
-void TestSweepRunner::memcacheTargetWithPreload() {
-    testing::MemcachedPeer memcached;
-    if (!memcached.isRunning())
-        QSKIP(qPrintable(QStringLiteral("no memcached: ") + memcached.error()));
-    app::Session session;
-    app::Target target = app::makeTarget(QStringLiteral("memcached"), app::DeploymentMode::Host, 0);
-    target.protocol = app::TargetProtocol::Memcache;
-    target.address = QStringLiteral("127.0.0.1:%1").arg(memcached.port());
-    target.memcache.keyMinimum = 1;
-    target.memcache.keyMaximum = 2000;
-    target.memcache.preload = true;
-    target.memcache.setRatio = 0;
-    target.memcache.getRatio = 1;
-    session.targets.push_back(target);
-    session.plan.concurrencyLevels = {1, 2};
-    session.plan.limit = app::PointLimit::Requests;
-    session.plan.requestsPerPoint = 400;
-    session.plan.threads = 1;
-    session.plan.repetitions = 1;
-    app::SessionDocument document;
-    document.reset(session);
-    app::SweepRunner runner(&document);
-    QSignalSpy probed(&runner, &app::SweepRunner::probeFinished);
-    const SweepOutcome outcome = runToEnd(runner);
-    QVERIFY2(outcome.status == SweepOutcome::Status::Completed, qPrintable(outcome.error));
-    QVERIFY(probed.first().at(1).value<app::ProbeResult>().serverSoftware.startsWith(
-        QStringLiteral("memcached ")));
-
-    // Preloaded once (2000 sets, not twice that) and every key of the range
-    // exactly once, so every get of the measured points hits.
-    const auto stats = memcached.stats();
-    QCOMPARE(stats.value(QStringLiteral("cmd_set")), qint64(2000));
-    QCOMPARE(stats.value(QStringLiteral("curr_items")), qint64(2000));
-    QCOMPARE(document.session().results.size(), size_t(2));
-    for (const app::PointResult& result : document.session().results) {
-        QCOMPARE(result.complete, uint64_t(400));
-        QCOMPARE(result.hits, uint64_t(400));
-        QCOMPARE(result.misses, uint64_t(0));
-    }
 }
 
 QTEST_GUILESS_MAIN(TestSweepRunner)

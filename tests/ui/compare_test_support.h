@@ -14,6 +14,7 @@
 #include <QTest>
 #include <QtGlobal>
 #include <cmath>
+#include <memory>
 
 namespace loadscope::test {
 
@@ -33,6 +34,16 @@ inline QString errorOf(const app::Result<void>& result) {
 inline bool chartsCurrent(ui::ComparePage& page, int timeoutMs = 20000) {
     page.rebuildIfPending();
     return QTest::qWaitFor([&page] { return page.isUpToDate(); }, timeoutMs);
+}
+
+// A Compare page on `document`, sized as the window shows it, once it shows
+// the document.
+inline std::unique_ptr<ui::ComparePage> pageFor(app::SessionDocument& document) {
+    auto page = std::make_unique<ui::ComparePage>(&document);
+    page->resize(1280, 800);
+    if (!chartsCurrent(*page))
+        qWarning("the Compare page did not show its document in time");
+    return page;
 }
 
 // Share of pixels that are not (nearly) white.

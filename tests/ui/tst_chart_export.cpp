@@ -24,6 +24,7 @@
 #include <optional>
 
 using namespace loadscope;
+using test::pageFor;
 
 namespace {
 
@@ -55,15 +56,6 @@ private Q_SLOTS:
     void exportDialogKeepsSuffixAndFormatInStep();
     void writesReportPdf();
     void reportToUnwritablePathFails();
-
-private:
-    std::unique_ptr<ui::ComparePage> pageFor(app::SessionDocument& document) {
-        auto page = std::make_unique<ui::ComparePage>(&document);
-        page->resize(1280, 800);
-        if (!test::chartsCurrent(*page))
-            qWarning("the Compare page did not show its document in time");
-        return page;
-    }
 };
 
 void TestChartExport::initTestCase() {

@@ -1,7 +1,9 @@
-#include "app/servers/http_server.h"
+// The main window and its session file: title and modified mark, open, save,
+// unsaved changes, recent files, drops, refused and hostile files, the read
+// off the GUI thread. The pages and the exports are tst_main_window_actions'.
 #include "app/session/session_document.h"
 #include "app/session/session_file.h"
-#include "app/sweep/sweep_runner.h"
+#include "main_window_fixture.h"
 #include "tests/app/hostile_files.h"
 #include "tests/app/session_test_data.h"
 #include "ui/shell/main_window.h"
@@ -12,14 +14,10 @@
 #include <QCoroTask>
 #include <QDir>
 #include <QDropEvent>
-#include <QElapsedTimer>
 #include <QFile>
-#include <QImage>
-#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMimeData>
-#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -34,50 +32,10 @@ using loadscope::ui::MainWindow;
 using loadscope::ui::RecentFiles;
 using Choice = MainWindow::UnsavedChoice;
 
-class TstMainWindow : public QObject {
+class TstMainWindow : public MainWindowFixture {
     Q_OBJECT
 
 private Q_SLOTS:
-    void initTestCase() {
-        QVERIFY(m_settingsDir.isValid());
-        // Settings of this run only: never the user's recent files.
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
-        QCoreApplication::setOrganizationName(QStringLiteral("LoadscopeTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_main_window"));
-    }
-
-    void init() {
-        QSettings().clear();
-        QVERIFY(m_dir.isValid());
-        m_window = std::make_unique<MainWindow>();
-        m_questions = 0;
-        m_errors.clear();
-        m_answer = Choice::Cancel;
-        m_saveAsPath.clear();
-        MainWindow::Prompts prompts;
-        prompts.unsavedChanges = [this](const QString&) {
-            ++m_questions;
-            return m_answer;
-        };
-        prompts.saveFileName = [this](const QString&, const QString&, const QString&) {
-            return m_saveAsPath;
-        };
-        prompts.error = [this](const QString&, const QString& message) {
-            m_errors << message;
-        };
-        m_window->setPrompts(prompts);
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-        m_window->activateWindow();
-        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
-    }
-    void cleanup() {
-        if (m_window)
-            m_window->document()->setModified(false); // no question on the way out
-        m_window.reset();
-    }
-
     void titleShowsNameAndModifiedMark() {
         QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("demo-proxy"))));
         const QString name = m_window->document()->displayName();
@@ -87,22 +45,6 @@ private Q_SLOTS:
 
         editFirstTargetName(QStringLiteral("-edited"));
         QVERIFY(m_window->isWindowModified());
-    }
-
-    // The Run page speaks of the session in the window, not of the empty one
-    // the window started with.
-    void runPageHintFollowsTheOpenedSession() {
-        auto* status = m_window->findChild<QLabel*>(QStringLiteral("runStatus"));
-        auto* start = m_window->findChild<QPushButton*>(QStringLiteral("startButton"));
-        QVERIFY(status && start);
-        const QString hint = QStringLiteral("Add targets");
-        QVERIFY(!start->isEnabled());
-        QVERIFY2(status->text().contains(hint), qPrintable(status->text()));
-
-        QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("demo-proxy"))));
-        QCOMPARE(m_window->document()->session().targets.size(), size_t(2));
-        QVERIFY(start->isEnabled());
-        QVERIFY2(!status->text().contains(hint), qPrintable(status->text()));
     }
 
     void openEditSaveReopen() {
@@ -285,90 +227,6 @@ private Q_SLOTS:
         QVERIFY(!refused.isAccepted());
     }
 
-    void exportsWriteTheCsvFiles() {
-        QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("demo-proxy"))));
-        loadscope::app::PointResult result;
-        result.targetId = m_window->document()->session().targets.front().id;
-        result.concurrency = 1;
-        result.complete = 1000;
-        result.durationSeconds = 2;
-        m_window->document()->putResult(result);
-
-        const QString results = m_dir.filePath(QStringLiteral("results.csv"));
-        QVERIFY(m_window->exportResultsCsv(results));
-        QFile file(results);
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        const QByteArray header = file.readLine();
-        QVERIFY(header.startsWith("target,target_id,mode,protocol"));
-        QVERIFY(file.readAll().contains("500"));
-
-        const QString summary = m_dir.filePath(QStringLiteral("summary.csv"));
-        QVERIFY(QCoro::waitFor(m_window->exportSummaryCsv(summary)));
-        QVERIFY(QFileInfo(summary).size() > 0);
-
-        QVERIFY(!m_window->exportResultsCsv(m_dir.filePath(QStringLiteral("no/such/dir.csv"))));
-        QCOMPARE(m_errors.size(), 1);
-    }
-
-    void exportsPercentileDistributions() {
-        QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("demo-proxy"))));
-        const QUuid host = m_window->document()->session().targets.front().id;
-        const QString directory = m_dir.filePath(QStringLiteral("hgrm"));
-
-        // Printed figures only (an imported report): no histogram, nothing to write.
-        m_window->document()->putResult(loadscope::test::importedResult(host, 10, 0, 900, 3));
-        QVERIFY(!m_window->exportPercentileDistributions(directory));
-        QCOMPARE(m_errors.size(), 1);
-
-        m_window->document()->putResult(loadscope::test::measuredResult(
-            host, 1, 0, 1000, 2, {{100'000, 900}, {2'000'000, 100}}));
-        QVERIFY(m_window->exportPercentileDistributions(directory));
-        const QStringList written = QDir(directory).entryList({QStringLiteral("*.hgrm")});
-        QCOMPARE(written.size(), 1);
-        QFile file(QDir(directory).filePath(written.front()));
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        QVERIFY(file.readAll().contains("Percentile"));
-    }
-
-    void windowIconComesFromResources() {
-        const QImage icon = m_window->windowIcon().pixmap(64, 64).toImage();
-        QVERIFY(!icon.isNull());
-        // The corner is transparent, the middle of the rounded square is drawn.
-        QCOMPARE(qAlpha(icon.pixel(0, 0)), 0);
-        QVERIFY(qAlpha(icon.pixel(32, 8)) > 200);
-    }
-
-    void aRunningSweepKeepsItsSession() {
-        loadscope::app::HttpServer server;
-        const auto started = server.start();
-        QVERIFY2(started, started ? "" : qPrintable(started.error().toString()));
-        loadscope::app::Session session;
-        loadscope::app::Target target =
-            loadscope::app::makeTarget(QStringLiteral("host"), DeploymentMode::Host, 0);
-        target.http.url = QStringLiteral("http://127.0.0.1:%1/").arg(server.port());
-        session.targets.push_back(target);
-        session.plan.concurrencyLevels = {1};
-        session.plan.durationSeconds = 30;
-        session.plan.repetitions = 1;
-        session.plan.threads = 1;
-        m_window->document()->reset(session);
-
-        QCoro::connect(m_window->runner()->run(), this, [](const loadscope::app::SweepOutcome&) {});
-        QTRY_VERIFY(m_window->runner()->isRunning());
-        QVERIFY(!QCoro::waitFor(m_window->openSession(QStringLiteral("tcp-rr"))));
-        QVERIFY(!m_window->newSession());
-        QCOMPARE(m_errors.size(), 2);
-        QCOMPARE(m_window->document()->session().targets.front().id, target.id);
-
-        // Closing the window in the middle of the point stops the sweep.
-        m_window->document()->setModified(false);
-        QElapsedTimer closing;
-        closing.start();
-        m_window.reset();
-        QVERIFY(closing.elapsed() < 5000);
-        server.stop();
-    }
-
     // The file is read on a worker thread: meanwhile the window refuses what
     // would change the session, and gives it all back once the session is in.
     void openingReadsOffTheGuiThread() {
@@ -449,17 +307,6 @@ private Q_SLOTS:
         QVERIFY(m_window->pages()->isEnabled());
     }
 
-    void pagesAreReachableByShortcut() {
-        auto* pages = m_window->pages();
-        QCOMPARE(pages->count(), 4);
-        QTest::keyClick(m_window.get(), Qt::Key_2, Qt::ControlModifier);
-        QCOMPARE(pages->currentIndex(), 1);
-        QTest::keyClick(m_window.get(), Qt::Key_4, Qt::ControlModifier);
-        QCOMPARE(pages->currentIndex(), 3);
-        QTest::keyClick(m_window.get(), Qt::Key_1, Qt::ControlModifier);
-        QCOMPARE(pages->currentIndex(), 0);
-    }
-
 private:
     // Enough results that reading them takes a while on any machine.
     static loadscope::app::Session manyResults() {
@@ -493,14 +340,6 @@ private:
         name->end(false);
         QTest::keyClicks(name, suffix);
     }
-
-    QTemporaryDir m_settingsDir;
-    QTemporaryDir m_dir;
-    std::unique_ptr<MainWindow> m_window;
-    int m_questions = 0;
-    Choice m_answer = Choice::Cancel;
-    QString m_saveAsPath;
-    QStringList m_errors;
 };
 
 QTEST_MAIN(TstMainWindow)

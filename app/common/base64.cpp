@@ -1,0 +1,84 @@
+#include "app/common/base64.h"
+
+#include <array>
+#include <cstdint>
+
+namespace loadscope::app {
+
+namespace {
+
+constexpr uint32_t kInvalid = 0x100; // above any 6-bit value: OR-ed together, it marks a bad quad
+
+constexpr std::array<uint32_t, 256> makeValues() {
+    std::array<uint32_t, 256> values{};
+    values.fill(kInvalid);
+    for (uint32_t i = 0; i < 26; ++i) {
+        values['A' + i] = i;
+        values['a' + i] = 26 + i;
+    }
+    for (uint32_t i = 0; i < 10; ++i)
+        values['0' + i] = 52 + i;
+    values['+'] = 62;
+    values['/'] = 63;
+    return values;
+}
+
+constexpr std::array<uint32_t, 256> kValues = makeValues();
+
+// The 6-bit value of a character; kInvalid for any outside the alphabet.
+uint32_t valueOf(char16_t c) {
+    return c < 256 ? kValues[c] : kInvalid;
+}
+
+} // namespace
+
+std::optional<QByteArray> decodeCanonicalBase64(QStringView text) {
+    const qsizetype size = text.size();
+    if (size == 0 || size % 4 != 0)
+        return std::nullopt;
+    const char16_t* in = text.utf16();
+    const int padding = in[size - 1] != u'=' ? 0 : in[size - 2] != u'=' ? 1 : 2;
+    const qsizetype whole = padding == 0 ? size : size - 4; // quads without padding
+    QByteArray out(size / 4 * 3 - padding, Qt::Uninitialized);
+    auto* o = reinterpret_cast<unsigned char*>(out.data());
+    uint32_t seen = 0; // every value OR-ed, checked once at the end: no branch on the data
+    for (qsizetype i = 0; i < whole; i += 4, o += 3) {
+        const uint32_t a = valueOf(in[i]);
+        const uint32_t b = valueOf(in[i + 1]);
+        const uint32_t c = valueOf(in[i + 2]);
+        const uint32_t d = valueOf(in[i + 3]);
+        seen |= a | b | c | d;
+        const uint32_t bits = (a << 18) | (b << 12) | (c << 6) | d;
+        o[0] = static_cast<unsigned char>(bits >> 16);
+        o[1] = static_cast<unsigned char>(bits >> 8);
+        o[2] = static_cast<unsigned char>(bits);
+    }
+    uint32_t stray = 0;
+    if (padding > 0) {
+        const uint32_t a = valueOf(in[size - 4]);
+        const uint32_t b = valueOf(in[size - 3]);
+        const uint32_t c = padding == 1 ? valueOf(in[size - 2]) : 0;
+        seen |= a | b | c;
+        // Bits past the last byte must be zero: other spellings are Qt's to judge.
+        stray = padding == 1 ? (c & 0x3) : (b & 0xF);
+        const uint32_t bits = (a << 18) | (b << 12) | (c << 6);
+        o[0] = static_cast<unsigned char>(bits >> 16);
+        if (padding == 1)
+            o[1] = static_cast<unsigned char>(bits >> 8);
+    }
+    if ((seen & kInvalid) != 0 || stray != 0)
+        return std::nullopt;
+    return out;
+}
+
+std::optional<QByteArray> decodeBase64(QStringView text) {
+    if (std::optional<QByteArray> canonical = decodeCanonicalBase64(text))
+        return canonical;
+    auto decoded =
+        QByteArray::fromBase64Encoding(text.toLatin1(), QByteArray::AbortOnBase64DecodingErrors);
+    if (!decoded)
+        return std::nullopt;
+    return std::move(decoded.decoded);
+}
+
+} // namespace loadscope::app

@@ -1,0 +1,40 @@
+#pragma once
+
+// The character rules of HTTP/1.x field lines that both stages of the
+// response parser need: the head (http_response_head.cpp) and the chunked
+// body's trailers (http_response_parser.cpp).
+#include <array>
+#include <cstddef>
+#include <string_view>
+
+namespace loadscope::engine::detail {
+
+constexpr bool isOws(char c) {
+    return c == ' ' || c == '\t';
+}
+
+constexpr std::array<bool, 256> makeTokenTable() {
+    std::array<bool, 256> table{};
+    for (int c = '0'; c <= '9'; ++c)
+        table[static_cast<size_t>(c)] = true;
+    for (int c = 'a'; c <= 'z'; ++c)
+        table[static_cast<size_t>(c)] = true;
+    for (int c = 'A'; c <= 'Z'; ++c)
+        table[static_cast<size_t>(c)] = true;
+    for (char c : std::string_view("!#$%&'*+-.^_`|~"))
+        table[static_cast<unsigned char>(c)] = true;
+    return table;
+}
+constexpr std::array<bool, 256> kTokenChars = makeTokenTable();
+
+// Where the field name of a header or trailer line ends: at its colon, or
+// npos when the line does not start with a token and a colon. One pass finds
+// the colon and checks the name, as every line of every response needs both.
+inline size_t fieldNameEnd(std::string_view line) {
+    size_t i = 0;
+    while (i < line.size() && kTokenChars[static_cast<unsigned char>(line[i])])
+        ++i;
+    return i > 0 && i < line.size() && line[i] == ':' ? i : std::string_view::npos;
+}
+
+} // namespace loadscope::engine::detail

@@ -1,0 +1,276 @@
+// The Compare page's controls and table: the level, metric, protocol and
+// pooling choices drive the charts and the table, edits are coalesced into
+// one rebuild, and the table sorts by numbers and copies as TSV. The charts'
+// own figures are tst_compare_page's.
+
+#include "app/session/comparison.h"
+#include "app/session/session_document.h"
+#include "compare_test_support.h"
+#include "tests/app/session_test_data.h"
+#include "ui/common/table_copy.h"
+#include "ui/compare/comparison_table_model.h"
+
+#include <QAbstractItemModelTester>
+#include <QBarSet>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
+#include <QGuiApplication>
+#include <QSignalSpy>
+#include <QLineSeries>
+#include <QSortFilterProxyModel>
+#include <QStackedBarSeries>
+#include <QTableView>
+#include <QTest>
+#include <limits>
+
+using namespace loadscope;
+using test::pageFor;
+using ui::ModeBarChart;
+using ui::ModeLineChart;
+
+class TestComparePageControls : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanup();
+    void tableModelsPassTheTester();
+    void poolCheckboxJoinsToolsAndLoadModels();
+    void controlsChooseLevelAndMetric();
+    void protocolFilterKeepsProtocolsApart();
+    void editsAreCoalescedIntoOneRebuild();
+    void hiddenPageRebuildsWhenShown();
+    void tableSortsByNumbers();
+    void ctrlCCopiesSelectionAsTsv();
+};
+
+void TestComparePageControls::initTestCase() {
+    // Numbers as the C locale writes them, whatever the machine's.
+    QLocale::setDefault(QLocale::c());
+}
+
+void TestComparePageControls::cleanup() {
+    QGuiApplication::clipboard()->clear();
+}
+
+void TestComparePageControls::tableModelsPassTheTester() {
+    app::SessionDocument document;
+    document.reset(test::twoTargetSession());
+    const auto page = pageFor(document);
+    auto* view = page->findChild<QTableView*>(QStringLiteral("comparisonTable"));
+    QVERIFY(view);
+    auto* proxy = qobject_cast<QSortFilterProxyModel*>(view->model());
+    QVERIFY(proxy);
+    QAbstractItemModelTester sourceTester(proxy->sourceModel(),
+                                          QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester proxyTester(proxy,
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const app::Comparison comparison(document.session());
+    QCOMPARE(proxy->rowCount(), int(comparison.rows().size()));
+
+    // Resets on new results and on protocol changes keep the model valid.
+    app::Session more = document.session();
+    more.results.push_back(
+        test::measuredResult(more.targets[0].id, 100, 0, 5000, 1.0, {{100'000, 10}}));
+    document.reset(more);
+    QVERIFY(test::chartsCurrent(*page));
+    QCOMPARE(proxy->rowCount(), int(app::Comparison(more).rows().size()));
+    view->sortByColumn(ui::ComparisonTableModel::MeanColumn, Qt::DescendingOrder);
+    document.clearResults();
+    QVERIFY(test::chartsCurrent(*page));
+    QCOMPARE(proxy->rowCount(), 0);
+}
+
+void TestComparePageControls::poolCheckboxJoinsToolsAndLoadModels() {
+    // host measured by Loadscope (3 runs) and one imported ab run at c=10.
+    app::Session session = test::twoTargetSession();
+    session.results.push_back(test::importedResult(session.targets[0].id, 10, 3, 1234.0, 5.0));
+    app::SessionDocument document;
+    document.reset(session);
+    const auto page = pageFor(document);
+    QVERIFY(test::chartsCurrent(*page));
+    auto* view = page->findChild<QTableView*>(QStringLiteral("comparisonTable"));
+    auto* check = page->findChild<QCheckBox*>(QStringLiteral("poolSourcesCheck"));
+    QVERIFY(view && check);
+    QVERIFY(!check->isChecked());
+    const auto rpsRows = [view](const QString& target) {
+        QStringList runs;
+        QAbstractItemModel* model = view->model();
+        for (int r = 0; r < model->rowCount(); ++r) {
+            const auto cell = [&](int column) {
+                return model->index(r, column).data().toString();
+            };
+            if (cell(ui::ComparisonTableModel::TargetColumn).startsWith(target) &&
+                cell(ui::ComparisonTableModel::ConcurrencyColumn) == QLatin1String("10") &&
+                model->index(r, ui::ComparisonTableModel::MetricColumn).data().toString() ==
+                    app::metricLabel(app::Metric::RequestsPerSecond, app::TargetProtocol::Http))
+                runs << cell(ui::ComparisonTableModel::TargetColumn) + QLatin1Char('=') +
+                            cell(ui::ComparisonTableModel::RepetitionsColumn);
+        }
+        runs.sort();
+        return runs;
+    };
+    QCOMPARE(rpsRows(QStringLiteral("host")),
+             (QStringList{QStringLiteral("host (ab, closed-loop)=1"),
+                          QStringLiteral("host (loadscope, closed-loop)=3")}));
+    check->setChecked(true);
+    QVERIFY(test::chartsCurrent(*page));
+    QCOMPARE(rpsRows(QStringLiteral("host")), (QStringList{QStringLiteral("host=4")}));
+}
+
+void TestComparePageControls::controlsChooseLevelAndMetric() {
+    app::SessionDocument document;
+    document.reset(test::twoTargetSession());
+    const auto page = pageFor(document);
+    const app::Comparison comparison(document.session());
+    auto* level = page->findChild<QComboBox*>(QStringLiteral("concurrencyCombo"));
+    auto* metric = page->findChild<QComboBox*>(QStringLiteral("metricCombo"));
+    auto* primary = test::pageChart<ModeBarChart>(*page, "primaryBars");
+    auto* scaling = test::pageChart<ModeLineChart>(*page, "scalingChart");
+
+    const auto choose = [](QComboBox* combo, const QVariant& value) {
+        combo->setCurrentIndex(combo->findData(value));
+        Q_EMIT combo->activated(combo->currentIndex()); // as a user's pick does
+    };
+    choose(level, 1);
+    const QUuid host = document.session().targets[0].id;
+    QCOMPARE(primary->series()->barSets().at(0)->at(0),
+             comparison.find(host, 1, app::Metric::RequestsPerSecond)->statistics.mean);
+    QCOMPARE(primary->title(), QStringLiteral("Requests/s at c=1"));
+
+    choose(metric, int(app::Metric::LatencyP99));
+    QCOMPARE(primary->title(), QStringLiteral("Latency p99 at c=1"));
+    QCOMPARE(primary->series()->barSets().at(0)->at(0),
+             comparison.find(host, 1, app::Metric::LatencyP99)->statistics.mean);
+    QCOMPARE(scaling->title(), QStringLiteral("Latency p99 by concurrency"));
+
+    // A rebuild keeps the user's choices.
+    app::Session more = document.session();
+    more.name = QStringLiteral("renamed");
+    document.reset(more);
+    QVERIFY(test::chartsCurrent(*page));
+    QCOMPARE(level->currentData(), 1);
+    QCOMPARE(metric->currentData(), int(app::Metric::LatencyP99));
+}
+
+void TestComparePageControls::protocolFilterKeepsProtocolsApart() {
+    app::Session session = test::twoTargetSession();
+    app::Target memcached =
+        app::makeTarget(QStringLiteral("memcached"), app::DeploymentMode::Host, 2);
+    memcached.protocol = app::TargetProtocol::Memcache;
+    memcached.address = QStringLiteral("127.0.0.1:11211");
+    session.targets.push_back(memcached);
+    for (int r = 0; r < 3; ++r)
+        session.results.push_back(
+            test::measuredResult(memcached.id, 10, r, 40000, 1.0, {{200'000, 100}}));
+    app::SessionDocument document;
+    document.reset(session);
+    const auto page = pageFor(document);
+    auto* protocol = page->findChild<QComboBox*>(QStringLiteral("protocolCombo"));
+    QCOMPARE(protocol->count(), 2);
+    QCOMPARE(protocol->currentText(), QStringLiteral("http")); // the baseline's
+    auto* primary = test::pageChart<ModeBarChart>(*page, "primaryBars");
+    QCOMPARE(primary->series()->count(), 2);
+
+    protocol->setCurrentIndex(protocol->findData(int(app::TargetProtocol::Memcache)));
+    QCOMPARE(primary->series()->count(), 1);
+    QCOMPARE(primary->series()->barSets().at(0)->label(), QStringLiteral("memcached"));
+    QCOMPARE(primary->title(), QStringLiteral("Ops/s at c=10"));
+    auto* view = page->findChild<QTableView*>(QStringLiteral("comparisonTable"));
+    for (int row = 0; row < view->model()->rowCount(); ++row)
+        QCOMPARE(view->model()->index(row, ui::ComparisonTableModel::TargetColumn).data(),
+                 QVariant(QStringLiteral("memcached")));
+}
+
+void TestComparePageControls::editsAreCoalescedIntoOneRebuild() {
+    app::SessionDocument document;
+    const auto page = pageFor(document);
+    page->show();
+    QSignalSpy rebuilt(page.get(), &ui::ComparePage::chartsChanged);
+    const app::Session session = test::twoTargetSession();
+    app::Session empty = session;
+    empty.results.clear();
+    document.reset(empty);
+    for (const app::PointResult& result : session.results)
+        document.putResult(result);
+    QCOMPARE(rebuilt.count(), 0); // nothing yet: the page waits for the burst to end
+    QTRY_COMPARE(rebuilt.count(), 1);
+    QTest::qWait(50);
+    QCOMPARE(rebuilt.count(), 1);
+    auto* primary = test::pageChart<ModeBarChart>(*page, "primaryBars");
+    QCOMPARE(primary->series()->count(), 2);
+}
+
+void TestComparePageControls::hiddenPageRebuildsWhenShown() {
+    app::SessionDocument document;
+    const auto page = pageFor(document);
+    QSignalSpy rebuilt(page.get(), &ui::ComparePage::chartsChanged);
+    document.reset(test::twoTargetSession());
+    QTest::qWait(100);
+    QCOMPARE(rebuilt.count(), 0);
+    QVERIFY(!page->isUpToDate());
+    page->show(); // starts the rebuild at once, on a worker thread
+    QTRY_COMPARE(rebuilt.count(), 1);
+    QVERIFY(page->isUpToDate());
+    auto* primary = test::pageChart<ModeBarChart>(*page, "primaryBars");
+    QCOMPARE(primary->series()->count(), 2);
+}
+
+void TestComparePageControls::tableSortsByNumbers() {
+    app::SessionDocument document;
+    document.reset(test::twoTargetSession());
+    const auto page = pageFor(document);
+    auto* view = page->findChild<QTableView*>(QStringLiteral("comparisonTable"));
+    view->sortByColumn(ui::ComparisonTableModel::MeanColumn, Qt::DescendingOrder);
+    const QAbstractItemModel* model = view->model();
+    double previous = std::numeric_limits<double>::infinity();
+    for (int row = 0; row < model->rowCount(); ++row) {
+        const double mean = model->index(row, ui::ComparisonTableModel::MeanColumn)
+                                .data(ui::ComparisonTableModel::kSortRole)
+                                .toDouble();
+        QVERIFY(mean <= previous);
+        previous = mean;
+    }
+    // The largest mean is host's transfer rate at c=10, formatted with grouping.
+    QCOMPARE(model->index(0, ui::ComparisonTableModel::MetricColumn).data().toString(),
+             QStringLiteral("Transfer rate"));
+}
+
+void TestComparePageControls::ctrlCCopiesSelectionAsTsv() {
+    app::SessionDocument document;
+    document.reset(test::twoTargetSession());
+    const auto page = pageFor(document);
+    page->show();
+    QVERIFY(QTest::qWaitForWindowExposed(page.get()));
+    auto* view = page->findChild<QTableView*>(QStringLiteral("comparisonTable"));
+    view->setFocus();
+    view->selectAll();
+    QTest::keyClick(view, Qt::Key_C, Qt::ControlModifier);
+    const QString text = QGuiApplication::clipboard()->text();
+    const QStringList lines = text.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), view->model()->rowCount() + 1);
+    QCOMPARE(lines[0].split(QLatin1Char('\t')).size(), ui::ComparisonTableModel::ColumnCount);
+    QVERIFY(lines[0].startsWith(QStringLiteral("Target\tMode\tConcurrency\tMetric")));
+    // Numbers as spreadsheets read them: no grouping, no typographic minus.
+    const QStringList first = lines[1].split(QLatin1Char('\t'));
+    QCOMPARE(first[ui::ComparisonTableModel::TargetColumn], QStringLiteral("host"));
+    bool ok = false;
+    first[ui::ComparisonTableModel::MeanColumn].toDouble(&ok);
+    QVERIFY(ok);
+    QVERIFY(!text.contains(QChar(0x2212)));
+
+    // Part of a row: only those columns.
+    view->clearSelection();
+    view->selectionModel()->select(view->model()->index(2, ui::ComparisonTableModel::MeanColumn),
+                                   QItemSelectionModel::Select);
+    QCOMPARE(ui::selectionAsTsv(view), QStringLiteral("Mean\n") +
+                                           view->model()
+                                               ->index(2, ui::ComparisonTableModel::MeanColumn)
+                                               .data(ui::kCopyRole)
+                                               .toString() +
+                                           QLatin1Char('\n'));
+}
+
+QTEST_MAIN(TestComparePageControls)
+#include "tst_compare_page_controls.moc"
