@@ -83,17 +83,15 @@ void LoadRun::start() {
     const uint32_t threadCount = std::min(spec.threads, spec.concurrency);
     if (spec.sampleCpu) {
         d->cpuSampler = std::make_unique<CpuSampler>(spec.serverCpu);
-        // Without warm-up the window opens now: sampled before the clock is
-        // read, so that reading /proc is not part of the measured time.
+        // Without warm-up the window opens with the clock: sampled just
+        // before it is read, so that reading /proc is not measured time.
         if (spec.warmup.count() == 0)
-            d->cpuAtStart = d->cpuSampler->sample();
+            d->shared.beforeClock = [impl = d.get()] {
+                impl->cpuAtStart = impl->cpuSampler->sample();
+            };
     }
-    const int64_t now = monotonicNs();
-    d->shared.measureStartNs = now + spec.warmup.count();
-    if (spec.duration.count() > 0)
-        d->shared.deadlineNs = d->shared.measureStartNs + spec.duration.count();
     d->shared.remaining = int64_t(spec.requests);
-    d->lastProgressNs = now;
+    d->shared.unready = threadCount; // the last one ready starts the clock
 
     // A fixed share of the connections per thread; the remainder goes one each
     // to the first threads, so no connection is dropped.
@@ -157,12 +155,28 @@ std::shared_ptr<const Progress> LoadRun::Impl::snapshot(int64_t now) {
     return p;
 }
 
+void detail::SharedRunState::workerReady() {
+    if (unready.fetch_sub(1, std::memory_order_acq_rel) != 1) {
+        awaitClock();
+        return;
+    }
+    if (beforeClock)
+        beforeClock();
+    measureStartNs = monotonicNs() + spec.warmup.count();
+    if (spec.duration.count() > 0)
+        deadlineNs = measureStartNs + spec.duration.count();
+    clockStarted.store(true, std::memory_order_release);
+    clockStarted.notify_all();
+}
+
 void LoadRun::Impl::sampleCpuAtMeasureStart(int64_t now) {
     if (cpuSampler && !cpuAtStart.valid && now >= shared.measureStartNs)
         cpuAtStart = cpuSampler->sample();
 }
 
 void LoadRun::Impl::monitorLoop() {
+    shared.awaitClock();
+    lastProgressNs = monotonicNs();
     for (;;) {
         bool done = false;
         auto timeout = spec.progressInterval;

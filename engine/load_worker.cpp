@@ -423,6 +423,28 @@ void LoadWorker::startTickTimer() {
     }
 }
 
+bool LoadWorker::prepare() {
+    m_epoll = ::epoll_create1(EPOLL_CLOEXEC);
+    if (m_epoll < 0) {
+        m_recorder.failure(ErrorClass::Exception, std::string("epoll: ") + std::strerror(errno));
+        return false;
+    }
+    // Before the first tick takes the CPU baseline: allocating would
+    // otherwise show as client CPU load in a short run.
+    m_recorder.reserveHistograms(m_spec.rate > 0);
+    if (m_spec.tls.enabled) {
+        std::string problem;
+        m_tls = TlsContext::create(m_spec.tls, &problem);
+        if (!m_tls) {
+            m_recorder.failure(ErrorClass::Tls, problem);
+            return false;
+        }
+    }
+    startTickTimer();
+    createConnections();
+    return true;
+}
+
 void LoadWorker::run() {
     // The registers were copied from the thread that started the run, which
     // may have left the upper vector halves in use (see vector_state.h).
@@ -433,24 +455,12 @@ void LoadWorker::run() {
         CPU_SET(m_spec.cpus[m_index % m_spec.cpus.size()], &set);
         sched_setaffinity(0, sizeof set, &set);
     }
-    m_epoll = ::epoll_create1(EPOLL_CLOEXEC);
-    if (m_epoll < 0) {
-        m_recorder.failure(ErrorClass::Exception, std::string("epoll: ") + std::strerror(errno));
+    // Set-up comes before the run's clock starts (every worker is ready
+    // first), so none of it is measured time or a late schedule.
+    const bool prepared = prepare();
+    m_shared.workerReady();
+    if (!prepared)
         return;
-    }
-    // Before the first tick takes the CPU baseline: allocating would
-    // otherwise show as client CPU load in a short run.
-    m_recorder.reserveHistograms(m_spec.rate > 0);
-    if (m_spec.tls.enabled) {
-        std::string problem;
-        m_tls = TlsContext::create(m_spec.tls, &problem);
-        if (!m_tls) {
-            m_recorder.failure(ErrorClass::Tls, problem);
-            return;
-        }
-    }
-    startTickTimer();
-    createConnections();
     int64_t now = readClock();
     if (m_spec.rate > 0)
         startSchedule();

@@ -39,6 +39,9 @@ public:
 private:
     struct Connection;
 
+    // The worker's set-up before the run's clock starts; false when it cannot run.
+    bool prepare();
+
     // The worker's one way to read the clock: remembers the reading, so that
     // the loop's bookkeeping after a batch of events can use the last one.
     int64_t readClock() { return m_clockNs = monotonicNs(); }
@@ -126,14 +129,14 @@ private:
     std::optional<ArrivalSchedule> m_schedule;
     double m_rate = 0; // this worker's share of spec.rate
     int m_scheduleTimer = -1;
-    int64_t m_scheduleTimerAtNs = 0; // what it was last armed for
-    std::deque<Connection*> m_idle;  // open, with room for a request, none due
-    uint64_t m_maxBacklog = 0;       // inside the measured stretch
-    uint64_t m_dispatched = 0;       // due requests sent from idle connections, measured
-    uint64_t m_lateDispatches = 0;   // of those, sent more than kLateDispatchNs late
-    int64_t m_lastWokeNs = 0;        // when epoll_wait last returned (measured stretch)
-    int64_t m_heldNs = 0;            // in passes over events longer than kLateDispatchNs
-    int64_t m_clockNs = 0;           // the last readClock()
+    int64_t m_scheduleTimerAtNs = 0;   // what it was last armed for
+    std::deque<Connection*> m_idle;    // open, with room for a request, none due
+    uint64_t m_maxBacklog = 0;         // inside the measured stretch
+    uint64_t m_dispatched = 0;         // due requests sent from idle connections, measured
+    uint64_t m_lateDispatches = 0;     // of those, sent more than kLateDispatchNs late
+    int64_t m_lastWokeNs = 0;          // when epoll_wait last returned (measured stretch)
+    int64_t m_heldNs = 0;              // in passes over events longer than kLateDispatchNs
+    int64_t m_clockNs = 0;             // the last readClock()
     std::unique_ptr<TlsContext> m_tls; // https: this thread's context and session cache
     std::vector<std::unique_ptr<Connection>> m_connections;
     // A worker with one kept-alive request/response connection may wait in

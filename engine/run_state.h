@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <mutex>
 
@@ -18,8 +19,23 @@ struct SharedRunState {
         : spec(s) {}
 
     const LoadSpec& spec;
+    // Set once, by the last worker to be ready (workerReady()), before any
+    // worker or the monitor reads them: a worker's set-up (histograms, its TLS
+    // context, its sockets) is neither measured time nor late schedule.
     int64_t measureStartNs = 0; // end of warm-up
     int64_t deadlineNs = std::numeric_limits<int64_t>::max();
+
+    // Workers still setting up; the one that brings it to 0 runs
+    // `beforeClock` (the CPU sample that opens a window without warm-up),
+    // reads the clock and opens the run.
+    std::atomic<uint32_t> unready{0};
+    std::atomic<bool> clockStarted{false};
+    std::function<void()> beforeClock;
+    // Called exactly once by every worker when it is ready (or gave up);
+    // returns when the run's clock has started.
+    void workerReady();
+    // Returns when the clock has started (the monitor's first step).
+    void awaitClock() const { clockStarted.wait(false, std::memory_order_acquire); }
 
     std::atomic<bool> stop{false};
     std::atomic<bool> everConnected{false};
