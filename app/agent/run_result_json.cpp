@@ -70,6 +70,57 @@ engine::Progress progressFromJson(const JsonReader& json) {
     return progress;
 }
 
+namespace {
+
+QJsonObject cpuWindowToJson(const engine::CpuWindow& w) {
+    QJsonArray busy;
+    for (double seconds : w.busyPerCpu)
+        busy.append(seconds);
+    QJsonObject json{
+        {QStringLiteral("valid"), w.valid},
+        {QStringLiteral("wallSeconds"), w.wallSeconds},
+        {QStringLiteral("cpus"), w.cpus},
+        {QStringLiteral("user"), w.user},
+        {QStringLiteral("system"), w.system},
+        {QStringLiteral("irq"), w.irq},
+        {QStringLiteral("softirq"), w.softirq},
+        {QStringLiteral("steal"), w.steal},
+        {QStringLiteral("idle"), w.idle},
+        {QStringLiteral("frequencyChanged"), w.frequencyChanged},
+        {QStringLiteral("minFrequencyKHz"), double(w.minFrequencyKHz)},
+        {QStringLiteral("maxFrequencyKHz"), double(w.maxFrequencyKHz)},
+        {QStringLiteral("busyPerCpu"), busy},
+    };
+    if (w.serverCpuSeconds)
+        json.insert(QStringLiteral("serverCpuSeconds"), *w.serverCpuSeconds);
+    return json;
+}
+
+engine::CpuWindow cpuWindowFromJson(const JsonReader& json) {
+    constexpr double kMaxCpuSeconds = 1e12;
+    engine::CpuWindow w;
+    w.valid = json.boolean(u"valid");
+    w.wallSeconds = json.number(u"wallSeconds", 0, kMaxSeconds);
+    w.cpus = int(json.integer(u"cpus", 0, 1 << 20));
+    w.user = json.number(u"user", 0, kMaxCpuSeconds);
+    w.system = json.number(u"system", 0, kMaxCpuSeconds);
+    w.irq = json.number(u"irq", 0, kMaxCpuSeconds);
+    w.softirq = json.number(u"softirq", 0, kMaxCpuSeconds);
+    w.steal = json.number(u"steal", 0, kMaxCpuSeconds);
+    w.idle = json.number(u"idle", 0, kMaxCpuSeconds);
+    w.frequencyChanged = json.boolean(u"frequencyChanged");
+    w.minFrequencyKHz = json.count(u"minFrequencyKHz");
+    w.maxFrequencyKHz = json.count(u"maxFrequencyKHz");
+    if (json.has(u"serverCpuSeconds"))
+        w.serverCpuSeconds = json.number(u"serverCpuSeconds", 0, kMaxCpuSeconds);
+    const JsonArrayReader busy = json.array(u"busyPerCpu");
+    for (qsizetype i = 0; i < busy.size() && json.ok(); ++i)
+        w.busyPerCpu.push_back(busy.numberAt(i, 0, kMaxCpuSeconds));
+    return w;
+}
+
+} // namespace
+
 QJsonObject runResultToJson(const engine::RunResult& r) {
     QJsonObject errors;
     for (size_t i = 0; i < engine::kErrorClassCount; ++i) {
@@ -118,6 +169,12 @@ QJsonObject runResultToJson(const engine::RunResult& r) {
         {QStringLiteral("offeredRate"), r.offeredRate},
         {QStringLiteral("maxBacklog"), double(r.maxBacklog)},
         {QStringLiteral("clientSaturated"), r.clientSaturated},
+        {QStringLiteral("tls"), histogramText(r.tls)},
+        {QStringLiteral("tlsHandshakes"), double(r.tlsHandshakes)},
+        {QStringLiteral("tlsResumed"), double(r.tlsResumed)},
+        {QStringLiteral("tlsProtocol"), text(r.tlsProtocol)},
+        {QStringLiteral("tlsCipher"), text(r.tlsCipher)},
+        {QStringLiteral("cpu"), cpuWindowToJson(r.cpu)},
         {QStringLiteral("operations"), operations},
         {QStringLiteral("hits"), double(r.hits)},
         {QStringLiteral("misses"), double(r.misses)},
@@ -170,6 +227,12 @@ engine::RunResult runResultFromJson(const JsonReader& json) {
     r.offeredRate = json.number(u"offeredRate", 0, 1e12);
     r.maxBacklog = json.count(u"maxBacklog");
     r.clientSaturated = json.boolean(u"clientSaturated");
+    r.tls = histogramFrom(json, u"tls");
+    r.tlsHandshakes = json.count(u"tlsHandshakes");
+    r.tlsResumed = json.count(u"tlsResumed");
+    r.tlsProtocol = json.string(u"tlsProtocol").toStdString();
+    r.tlsCipher = json.string(u"tlsCipher").toStdString();
+    r.cpu = cpuWindowFromJson(json.object(u"cpu"));
     const JsonArrayReader operations = json.array(u"operations");
     for (qsizetype i = 0; i < operations.size() && json.ok(); ++i) {
         const JsonReader op = operations.objectAt(i);
