@@ -45,9 +45,9 @@ void LoadWorker::continueHandshake(Connection& c, int64_t now) {
 
 void LoadWorker::failHandshake(Connection& c, int64_t now, const std::string& reason) {
     // As a failed connect: a failed request, the one the connection was opened for.
-    bool budgeted = false;
-    const bool claimed = takeClaimed(c, budgeted) || claimRequest(now, budgeted);
-    if (claimed && counts(budgeted, now))
+    InFlight request;
+    const bool claimed = takeClaimed(c, request) || claimRequest(now, request) == Claim::Claimed;
+    if (claimed && counts(request.budgeted, now))
         m_recorder.failure(ErrorClass::Tls,
                            "TLS handshake with " + m_spec.target.toString() + ": " + reason);
     closeSocket(c);

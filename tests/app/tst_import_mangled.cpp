@@ -141,8 +141,9 @@ void TestImportMangled::everyMangledNumber() {
                 reopened->setAside.empty() ? QString() : reopened->setAside.front().problem;
             QVERIFY2(setAside.isEmpty(), qPrintable(where + QStringLiteral(": ") + setAside));
             for (const ImportedReport& report : done->reports) {
-                const PointResult* stored = reopened->findResult(
-                    report.result.targetId, report.result.concurrency, report.result.repetition);
+                const PointResult* stored =
+                    reopened->findResult(report.result.targetId, report.result.concurrency,
+                                         report.result.repetition, report.result.levelRate());
                 QVERIFY2(stored, qPrintable(where));
                 ImportedReport back = report;
                 back.result = *stored;

@@ -374,8 +374,11 @@ void TestRateSweep::csvCarriesRateAndBothLatencies() {
     QCOMPARE(column("latency_uncorrected_p99_ms"), QByteArray("4"));
     QCOMPARE(column("max_backlog"), QByteArray("12"));
     QCOMPARE(column("client_saturated"), QByteArray("false"));
-    // New columns come last.
-    QCOMPARE(header.last(), QByteArray("client_saturated"));
+    // Appended after the columns before them, never inserted among them.
+    QCOMPARE(header.indexOf(QByteArray("max_backlog")),
+             header.indexOf(QByteArray("latency_uncorrected_p99_9_ms")) + 1);
+    QCOMPARE(header.indexOf(QByteArray("client_saturated")),
+             header.indexOf(QByteArray("max_backlog")) + 1);
 
     const Comparison comparison(session);
     const QList<QByteArray> summary = csvLines(summaryCsv(session, comparison));

@@ -11,6 +11,7 @@
 #include "ui/common/chart_annotations.h"
 #include "ui/common/chart_style.h"
 #include "ui/compare/compare_chart_data.h"
+#include "ui/compare/comparison_table_model.h"
 #include "ui_test_servers.h"
 
 #include <QBarSet>
@@ -22,6 +23,7 @@
 #include <QLabel>
 #include <QLineSeries>
 #include <QStackedBarSeries>
+#include <QTableView>
 #include <QTest>
 #include <optional>
 
