@@ -96,7 +96,7 @@ struct TcpStreamOptions {
     friend bool operator==(const TcpStreamOptions&, const TcpStreamOptions&) = default;
 };
 
-// A target the deployment lab builds and serves (issue: lab targets): the
+// A target the deployment lab builds and serves: the
 // lab's mode, the server it runs there and that server's options. Its address
 // is not the user's: the lab reports it when it is built.
 struct LabPlacement {

@@ -13,6 +13,7 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 #include <csignal>
 #include <map>
@@ -377,6 +378,50 @@ private Q_SLOTS:
         QVERIFY(outcome.out.isEmpty());
         QCOMPARE(outcome.errorLines().size(), 1);
         QVERIFY2(outcome.err.contains(expected.toUtf8()), outcome.err.constData());
+    }
+
+    // The example session, headless and small: the sweep builds the lab,
+    // runs every target's points through its agent, and tears it down (the
+    // host snapshot is compared after this function as after every other).
+    void labExampleSessionSweepsThroughTheLab() {
+        skipWithoutSandbox();
+        for (const char* mode : {"host", "container-nat", "container-host-network"})
+            if (!m_reasons.at(QLatin1String(mode)).isEmpty())
+                QSKIP(qPrintable(QLatin1String(mode) + QStringLiteral(": ") +
+                                 m_reasons.at(QLatin1String(mode))));
+        QFile example(qEnvironmentVariable("LOADSCOPE_SOURCE_DIR") +
+                      QStringLiteral("/resources/sessions/lab-tcp-rr.loadscope"));
+        QVERIFY(example.open(QIODevice::ReadOnly));
+        QJsonObject session = QJsonDocument::fromJson(example.readAll()).object();
+        QJsonObject plan = session.value(u"plan").toObject();
+        plan.insert(QStringLiteral("durationSeconds"), 0.3);
+        plan.insert(QStringLiteral("warmupSeconds"), 0);
+        plan.insert(QStringLiteral("repetitions"), 1);
+        plan.insert(QStringLiteral("concurrency"), QJsonArray{2});
+        session.insert(QStringLiteral("plan"), plan);
+        QTemporaryDir dir;
+        QFile small(dir.filePath(QStringLiteral("lab.loadscope")));
+        QVERIFY(small.open(QIODevice::WriteOnly));
+        small.write(QJsonDocument(session).toJson());
+        small.close();
+        const QString out = dir.filePath(QStringLiteral("out.loadscope"));
+        const CliOutcome sweep =
+            runCliProcess({QStringLiteral("sweep"), small.fileName(), QStringLiteral("--out"), out,
+                           QStringLiteral("--idle-check"), QStringLiteral("0")},
+                          90'000);
+        QVERIFY2(sweep.exitCode == 0, sweep.err.constData());
+        QFile saved(out);
+        QVERIFY(saved.open(QIODevice::ReadOnly));
+        const QJsonArray results =
+            QJsonDocument::fromJson(saved.readAll()).object().value(u"results").toArray();
+        QCOMPARE(results.size(), 3); // one point per mode
+        for (const QJsonValue& result : results) {
+            QVERIFY(result[u"complete"].toDouble() > 0);
+            QCOMPARE(result[u"failed"].toDouble(), 0.0);
+            // tcp-rr: 1 byte each way per transaction, exactly.
+            QCOMPARE(result[u"bytesSent"].toDouble(), result[u"complete"].toDouble());
+        }
+        QVERIFY(labProcesses().empty());
     }
 
     void missingServerNamesThePackage() {
