@@ -6,7 +6,6 @@
 #include "app/sweep/load_spec_builder.h"
 #include "app/sweep/sweep_runner.h"
 #include "engine/http_protocol.h"
-#include "local_peers.h"
 #include "sweep_run_to_end.h"
 #include "sweep_test_session.h"
 #include "tests/app/result_message.h"
