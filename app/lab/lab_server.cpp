@@ -124,9 +124,11 @@ std::optional<LabServerKind> labServerKindFromId(QStringView id) {
 
 Result<void> checkServerSpec(const LabServerSpec& spec) {
     const auto keys = optionKeys(spec.kind);
-    for (const auto& [name, value] : spec.options) {
+    for (const auto& option : spec.options) {
+        const auto& [name, value] = option;
+        // Captured as the pair: Clang 14 refuses a lambda naming a structured binding.
         const auto known = std::find_if(keys.begin(), keys.end(),
-                                        [&](const auto& key) { return key.first == name; });
+                                        [&](const auto& key) { return key.first == option.first; });
         if (known == keys.end()) {
             QStringList names;
             for (const auto& key : keys)
