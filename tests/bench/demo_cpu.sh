@@ -11,21 +11,14 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-cli=${1:-$here/../../build/release/app/cli/loadscope-cli}
-[ -x "$cli" ] || { echo "missing $cli (build the release preset)" >&2; exit 1; }
+# shellcheck source=bench_common.sh
+. "$here/bench_common.sh"
+cli=${1:-$bench_release_cli}
+bench_require "build the release preset" "$cli"
+bench_setup
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-"$cli" serve http --port 18080 --threads 1 >"$work/http.out" 2>"$work/http.err" &
-pids+=($!)
-"$cli" serve proxy --port 18081 --to 127.0.0.1:18080 --threads 1 >"$work/proxy.out" 2>"$work/proxy.err" &
-pids+=($!)
+bench_start "$cli" serve http --port 18080 --threads 1 >"$work/http.out" 2>"$work/http.err"
+bench_start "$cli" serve proxy --port 18081 --to 127.0.0.1:18080 --threads 1 >"$work/proxy.out" 2>"$work/proxy.err"
 for _ in $(seq 50); do
   grep -q listening "$work/http.out" && grep -q listening "$work/proxy.out" && break
   sleep 0.1

@@ -10,7 +10,9 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-cli=${1:-$here/../../build/release/app/cli/loadscope-cli}
+# shellcheck source=bench_common.sh
+. "$here/bench_common.sh"
+cli=${1:-$bench_release_cli}
 rounds=${ROUNDS:-3}
 seconds=${SECONDS_PER_RUN:-5}
 connections=${CONNECTIONS:-100}
@@ -18,54 +20,26 @@ threads=${THREADS:-2}
 ab_requests=${AB_REQUESTS:-200000}
 big_connections=${BIG_CONNECTIONS:-10000}
 
-for tool in /usr/sbin/nginx /usr/bin/wrk /usr/bin/ab /usr/bin/time "$cli"; do
-  [ -x "$tool" ] || { echo "missing $tool (scripts/install-deps.sh test; build the release preset)" >&2; exit 1; }
-done
-ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
-
-work=$(mktemp -d)
-nginx_pid=
-cleanup() {
-  [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null \
-  || echo $((20000 + RANDOM % 20000)))
-mkdir -p "$work/www"
-head -c 4897 /dev/zero | tr '\0' 'x' >"$work/www/index.html"
-cat >"$work/nginx.conf" <<EOF
-daemon off; master_process off; worker_rlimit_nofile 65536;
-error_log $work/error.log; pid $work/nginx.pid;
-events { worker_connections 30000; }
-http { access_log off; keepalive_requests 100000000;
-  server { listen 127.0.0.1:$port backlog=16384; root $work/www; } }
-EOF
-/usr/sbin/nginx -p "$work" -c "$work/nginx.conf" &
-nginx_pid=$!
-for _ in $(seq 50); do
-  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-  sleep 0.1
-done
+bench_require "scripts/install-deps.sh test; build the release preset" /usr/sbin/nginx /usr/bin/wrk /usr/bin/ab /usr/bin/time "$cli"
+bench_raise_fd_limit
+bench_setup
+bench_start_nginx "" ""
 url="http://127.0.0.1:$port/"
 
-# measure NAME COMMAND...: runs it under GNU time; leaves "requests rps cpu_s rss_kib" in $work/NAME.row
+# measure NAME COMMAND...: runs it under GNU time; appends "requests rps cpu_s rss_kib" to $work/NAME.rows
 measure() {
   local name=$1; shift
-  /usr/bin/time -f '%U %S %M' -o "$work/time" "$@" >"$work/out" 2>"$work/err" || {
-    echo "$name failed:" >&2; tail -5 "$work/err" >&2; exit 1; }
+  bench_run "$name" "$@"
   local requests rps
   case $name in
     wrk*) requests=$(awk '/requests in/ {print $1}' "$work/out")
           rps=$(awk '/Requests\/sec/ {print $2}' "$work/out") ;;
     ab*) requests=$(awk '/Complete requests/ {print $3}' "$work/out")
          rps=$(awk '/Requests per second/ {print $4}' "$work/out") ;;
-    *) requests=$(awk -F'[:,]' '/"complete"/ {gsub(/ /,"",$2); print $2}' "$work/out")
-       rps=$(awk -F'[:,]' '/"requests_per_second"/ {gsub(/ /,"",$2); print $2}' "$work/out") ;;
+    *) requests=$(bench_json_number complete)
+       rps=$(bench_json_number requests_per_second) ;;
   esac
-  read -r user sys rss <"$work/time"
-  echo "$requests $rps $(awk -v u="$user" -v s="$sys" 'BEGIN {print u + s}') $rss" >>"$work/$name.rows"
+  echo "$requests $rps $(bench_cpu_seconds) $(bench_peak_rss_kib)" >>"$work/$name.rows"
 }
 
 echo "nginx 1 worker, 4897-byte page, $connections connections, $threads threads, ${seconds}s x $rounds rounds"
@@ -84,13 +58,12 @@ printf '\n%-10s %12s %16s %12s %10s %10s\n' tool requests/s 'CPU us/request' 'pe
 for tool in wrk loadscope ab; do
   read -r rps cpu rss <<<"$(summary "$tool")"
   printf '%-10s %12s %16s %9s MiB %10s %10s\n' "$tool" "$rps" "$cpu" "$rss" \
-    "$(awk -v a="$rps" -v b="$wrk_rps" 'BEGIN {printf "%.2f", a / b}')" \
-    "$(awk -v a="$cpu" -v b="$wrk_cpu" 'BEGIN {printf "%.2f", a / b}')"
+    "$(bench_ratio "$rps" "$wrk_rps")" "$(bench_ratio "$cpu" "$wrk_cpu")"
 done
 
 echo
 echo "loadscope -c $big_connections (keep-alive, ${seconds}s):"
 measure big "$cli" http -k -c "$big_connections" --threads "$threads" -t "$seconds" -q --json - "$url"
 read -r req rps cpu rss <"$work/big.rows"
-failed=$(awk -F'[:,]' '/"failed"/ {gsub(/ /,"",$2); print $2}' "$work/out")
+failed=$(bench_json_number failed)
 printf 'requests/s %s, failed %s, peak RSS %.1f MiB (goal <= 64 MiB)\n' "$rps" "$failed" "$(awk -v r="$rss" 'BEGIN {print r / 1024}')"

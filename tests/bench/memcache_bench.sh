@@ -14,38 +14,23 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-cli=${1:-$here/../../build/release/app/cli/loadscope-cli}
+# shellcheck source=bench_common.sh
+. "$here/bench_common.sh"
+cli=${1:-$bench_release_cli}
 rounds=${ROUNDS:-3}
 seconds=${SECONDS_PER_RUN:-5}
 memcached_threads=${MEMCACHED_THREADS:-1}
 memtier_reference_us=7.5 # memtier_benchmark -c 100 -t 1 on this machine, quoted by the issue
 
-for tool in /usr/bin/memcached /usr/bin/time "$cli"; do
-  [ -x "$tool" ] || { echo "missing $tool (apt-get install memcached time; build loadscope-cli)" >&2; exit 1; }
-done
+bench_require "apt-get install memcached time; build loadscope-cli" /usr/bin/memcached /usr/bin/time "$cli"
 memaslap=$(command -v memcaslap || command -v memaslap || true)
 [ -n "$memaslap" ] || echo "memaslap not found (apt-get install libmemcached-tools): loadscope only" >&2
-ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+bench_raise_fd_limit
 
-work=$(mktemp -d)
-memcached_pid=
-cleanup() {
-  if [ -n "$memcached_pid" ]; then
-    kill "$memcached_pid" 2>/dev/null || true
-    wait "$memcached_pid" 2>/dev/null || true
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null \
-  || echo $((20000 + RANDOM % 20000)))
-/usr/bin/memcached -l 127.0.0.1 -p "$port" -U 0 -m 1024 -c 8192 -t "$memcached_threads" -u "$(id -un)" &
-memcached_pid=$!
-for _ in $(seq 50); do
-  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-  sleep 0.1
-done
+bench_setup
+port=$(bench_free_port)
+bench_start /usr/bin/memcached -l 127.0.0.1 -p "$port" -U 0 -m 1024 -c 8192 -t "$memcached_threads" -u "$(id -un)"
+bench_wait_port "$port"
 
 # memaslap's workload as close to memtier's defaults as it allows: 16-byte keys
 # (its minimum; memtier's are about 15), 32-byte values, one set per nine gets.
@@ -62,17 +47,15 @@ CFG
 # measure NAME ROWFILE COMMAND...: runs it under GNU time; appends "ops rate cpu_s" to ROWFILE.
 measure() {
   local name=$1 rows=$2; shift 2
-  /usr/bin/time -f '%U %S' -o "$work/time" "$@" >"$work/out" 2>"$work/err" || {
-    echo "$name failed:" >&2; tail -5 "$work/err" >&2; exit 1; }
+  bench_run "$name" "$@"
   local ops rate
   case $name in
     memaslap) ops=$(awk '/^Run time:/ {print $5}' "$work/out")
               rate=$(awk '/^Run time:/ {print $7}' "$work/out") ;;
-    *) ops=$(awk -F'[:,]' '/"complete"/ {gsub(/ /,"",$2); print $2}' "$work/out")
-       rate=$(awk -F'[:,]' '/"ops_per_second"/ {gsub(/ /,"",$2); print $2}' "$work/out") ;;
+    *) ops=$(bench_json_number complete)
+       rate=$(bench_json_number ops_per_second) ;;
   esac
-  read -r user sys <"$work/time"
-  echo "$ops $rate $(awk -v u="$user" -v s="$sys" 'BEGIN {print u + s}')" >>"$rows"
+  echo "$ops $rate $(bench_cpu_seconds)" >>"$rows"
 }
 
 summary() { # ROWFILE -> "ops_per_s cpu_us_per_op"
@@ -103,7 +86,7 @@ for setting in "50 2" "100 1"; do
   if [ -n "$memaslap" ]; then
     read -r mas_rate mas_cpu <<<"$(summary "$work/memaslap-$clients-$threads")"
     printf '%-10s %-12s %12s %16s %12s\n' memaslap "-c$clients -t$threads" "$mas_rate" "$mas_cpu" ""
-    ratio=$(awk -v a="$our_cpu" -v b="$mas_cpu" 'BEGIN {printf "%.2fx CPU", a / b}')
+    ratio="$(bench_ratio "$our_cpu" "$mas_cpu")x CPU"
   else
     ratio=-
   fi

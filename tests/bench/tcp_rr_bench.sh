@@ -18,7 +18,9 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-cli=${1:-$here/../../build/release/app/cli/loadscope-cli}
+# shellcheck source=bench_common.sh
+. "$here/bench_common.sh"
+cli=${1:-$bench_release_cli}
 blocking=${2:-$(dirname "$cli")/../../tests/bench/blocking_rr_client}
 engine_only=$(dirname "$blocking")/engine_rr_client
 rounds=${ROUNDS:-5}
@@ -26,27 +28,16 @@ seconds=${SECONDS_PER_RUN:-3}
 request=${REQUEST:-1}
 response=${RESPONSE:-1}
 
-for tool in "$cli" "$blocking" "$engine_only" /usr/bin/taskset; do
-  [ -x "$tool" ] || { echo "missing $tool (build loadscope-cli and blocking_rr_client)" >&2; exit 1; }
-done
+bench_require "build loadscope-cli and blocking_rr_client" "$cli" "$blocking" "$engine_only" /usr/bin/taskset
 [ "$(nproc)" -ge 2 ] || { echo "needs two CPUs for the different-CPU case" >&2; exit 1; }
 
-work=$(mktemp -d)
-server_pid=
-stop_server() {
-  if [ -n "$server_pid" ]; then
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-    server_pid=
-  fi
-}
-trap 'stop_server; rm -rf "$work"' EXIT
+bench_setup
 
 # start_server CPU: one echo loop pinned to CPU; sets $port.
 start_server() {
-  taskset -c "$1" "$cli" serve echo --port 0 --threads 1 \
-    --request-size "$request" --response-size "$response" >"$work/serve.out" 2>"$work/serve.err" &
-  server_pid=$!
+  bench_start taskset -c "$1" "$cli" serve echo --port 0 --threads 1 \
+    --request-size "$request" --response-size "$response" >"$work/serve.out" 2>"$work/serve.err"
+  server_pid=$bench_pid
   port=
   for _ in $(seq 100); do
     port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$work/serve.out")
@@ -75,7 +66,7 @@ for placement in "0 0 same CPU" "1 0 different CPUs"; do
     "$engine_only" "$port" "$seconds" "$client_cpu" "$request" "$response" \
       | awk '{print $6}' >>"$work/engine.rows"
   done
-  stop_server
+  bench_stop "$server_pid"
   ours=$(median <"$work/loadscope.rows")
   theirs=$(median <"$work/blocking.rows")
   ratio=$(paste -d' ' "$work/loadscope.rows" "$work/blocking.rows" | awk '{print $1 / $2}' | median)

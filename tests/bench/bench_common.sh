@@ -1,0 +1,142 @@
+# Sourced by the bench scripts (not run on its own): the parts they share.
+# Each script sets -euo pipefail, sources this file, then calls bench_setup
+# once for its scratch directory $work; every server started with bench_start
+# is stopped, and $work removed, when the script exits.
+# shellcheck shell=bash
+
+bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# Where the release preset builds loadscope-cli: each script's default.
+# shellcheck disable=SC2034
+bench_release_cli=$bench_dir/../../build/release/app/cli/loadscope-cli
+
+bench_pids=()
+
+# bench_setup: makes $work and stops the servers and removes it on exit.
+bench_setup() {
+  work=$(mktemp -d)
+  trap bench_cleanup EXIT
+}
+
+bench_cleanup() {
+  local pid
+  for pid in "${bench_pids[@]}"; do bench_stop "$pid"; done
+  rm -rf "$work"
+}
+
+# bench_require HINT TOOL...: exits with one line naming the first TOOL that is
+# not an executable, and HINT on how to get it.
+bench_require() {
+  local hint=$1 tool
+  shift
+  for tool in "$@"; do
+    [ -x "$tool" ] || { echo "missing $tool ($hint)" >&2; exit 1; }
+  done
+}
+
+# bench_raise_fd_limit: as many descriptors as the hard limit allows, up to
+# 65536 (thousands of connections on each side).
+bench_raise_fd_limit() {
+  ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+}
+
+# bench_start COMMAND...: starts COMMAND in the background (redirect the call
+# to redirect its output) and leaves its pid in $bench_pid.
+bench_start() {
+  "$@" &
+  bench_pid=$!
+  bench_pids+=("$bench_pid")
+}
+
+# bench_stop PID: stops a process bench_start started and waits for it; an
+# empty PID is none.
+bench_stop() {
+  [ -n "${1:-}" ] || return 0
+  kill -TERM "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+  local kept=() pid
+  for pid in "${bench_pids[@]}"; do [ "$pid" = "$1" ] || kept+=("$pid"); done
+  bench_pids=("${kept[@]}")
+}
+
+# bench_free_port: prints a port no one listens on at the moment.
+bench_free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null \
+    || echo $((20000 + RANDOM % 20000))
+}
+
+# bench_wait_port PORT: waits up to 5 s for 127.0.0.1:PORT to accept.
+bench_wait_port() {
+  for _ in $(seq 50); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.1
+  done
+}
+
+# bench_start_nginx [LISTEN_FLAGS [SERVER_DIRECTIVES]]: one nginx worker on a
+# free port serving a 4897-byte page from $work/www; sets $port.
+bench_start_nginx() {
+  port=$(bench_free_port)
+  mkdir -p "$work/www"
+  head -c 4897 /dev/zero | tr '\0' 'x' >"$work/www/index.html"
+  cat >"$work/nginx.conf" <<EOF
+daemon off; master_process off; worker_rlimit_nofile 65536;
+error_log $work/error.log; pid $work/nginx.pid;
+events { worker_connections 30000; }
+http { access_log off; keepalive_requests 100000000;
+  server { listen 127.0.0.1:$port ${1:-} backlog=16384; root $work/www; ${2:-} } }
+EOF
+  bench_start /usr/sbin/nginx -p "$work" -c "$work/nginx.conf"
+  bench_wait_port "$port"
+}
+
+# bench_start_fixed_delay_server SERVER DELAY_US: SERVER (fixed_delay_server)
+# on a free port, answering DELAY_US after each request; sets $server_pid and
+# $port, and the server writes its report to $work/server.out.
+bench_start_fixed_delay_server() {
+  rm -f "$work/server.out" # before the new server writes it, so no old port is read
+  bench_start "$1" --delay-us "$2" >"$work/server.out"
+  # shellcheck disable=SC2034 # the caller stops it
+  server_pid=$bench_pid
+  for _ in $(seq 50); do
+    port=$(awk '/^port/ {print $2}' "$work/server.out" 2>/dev/null)
+    [ -n "$port" ] && return 0
+    sleep 0.1
+  done
+  echo "fixed_delay_server did not start" >&2
+  exit 1
+}
+
+# bench_run NAME COMMAND...: runs COMMAND under GNU time, its output in
+# $work/out and $work/err and its "user sys peak_rss_kib" in $work/time; when
+# it fails, prints NAME and the end of its errors and exits.
+bench_run() {
+  local name=$1
+  shift
+  /usr/bin/time -f '%U %S %M' -o "$work/time" "$@" >"$work/out" 2>"$work/err" || {
+    echo "$name failed:" >&2; tail -5 "$work/err" >&2; exit 1; }
+}
+
+# CPU seconds (user + sys) and peak RSS in KiB of the last bench_run.
+bench_cpu_seconds() { awk '{print $1 + $2}' "$work/time"; }
+bench_peak_rss_kib() { awk '{print $3}' "$work/time"; }
+
+# bench_json_number KEY: the number after "KEY": in loadscope-cli's --json
+# output of the last bench_run.
+bench_json_number() {
+  awk -F'[:,]' -v key="\"$1\"" '$0 ~ key {gsub(/ /,"",$2); print $2}' "$work/out"
+}
+
+# bench_ratio A B: A / B to two places, n/a when B is not positive.
+bench_ratio() {
+  awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else printf "n/a"}'
+}
+
+# bench_to_ms VALUE-WITH-UNIT (wrk's and wrk2's "2.05ms", "812.00us", "1.20s")
+# -> milliseconds
+bench_to_ms() {
+  awk -v v="$1" 'BEGIN {
+    if (v ~ /us$/) { sub(/us$/, "", v); print v / 1000 }
+    else if (v ~ /ms$/) { sub(/ms$/, "", v); print v + 0 }
+    else if (v ~ /s$/) { sub(/s$/, "", v); print v * 1000 }
+    else print v + 0 }'
+}
