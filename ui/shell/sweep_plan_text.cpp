@@ -18,28 +18,47 @@ QStringList tokens(const QString& text) {
     return text.split(separators, Qt::SkipEmptyParts);
 }
 
+// The one reader of level lists: the separators, the empty list and a level
+// listed twice are refused alike for every kind. `read` turns one token into
+// a level or a one-line refusal; `twice` says which token came again.
+template <typename T, typename Read, typename Twice>
+app::Result<std::vector<T>> parseLevels(const QString& text, const QString& emptyMessage, Read read,
+                                        Twice twice) {
+    const QStringList parts = tokens(text);
+    if (parts.isEmpty())
+        return app::invalidInput(emptyMessage);
+    std::vector<T> levels;
+    std::set<T> seen;
+    for (const QString& part : parts) {
+        const app::Result<T> level = read(part);
+        if (!level)
+            return level.error();
+        if (!seen.insert(*level).second)
+            return app::invalidInput(twice(part, *level));
+        levels.push_back(*level);
+    }
+    return levels;
+}
+
 } // namespace
 
 app::Result<std::vector<int>> parseConcurrencyLevels(const QString& text) {
-    std::vector<int> levels;
-    std::set<int> seen;
-    const QStringList parts = tokens(text);
-    if (parts.isEmpty())
-        return app::invalidInput(QObject::tr("Enter at least one level, e.g. 1, 10, 100"));
-    for (const QString& part : parts) {
-        bool ok = false;
-        const qlonglong level = part.toLongLong(&ok);
-        if (!ok)
-            return app::invalidInput(QObject::tr("'%1' is not a whole number").arg(part));
-        if (level < 1 || level > app::kMaxConcurrency)
-            return app::invalidInput(QObject::tr("Concurrency %1 is out of range (1 to %2)")
-                                         .arg(level)
-                                         .arg(app::kMaxConcurrency));
-        if (!seen.insert(static_cast<int>(level)).second)
-            return app::invalidInput(QObject::tr("Concurrency %1 is listed twice").arg(level));
-        levels.push_back(static_cast<int>(level));
-    }
-    return levels;
+    return parseLevels<int>(
+        text, QObject::tr("Enter at least one level, e.g. 1, 10, 100"),
+        [](const QString& part) -> app::Result<int> {
+            bool ok = false;
+            const qlonglong level = part.toLongLong(&ok);
+            if (!ok)
+                return app::invalidInput(QObject::tr("'%1' is not a whole number").arg(part));
+            if (level < 1 || level > app::kMaxConcurrency)
+                return app::invalidInput(QObject::tr("Concurrency %1 is out of range (1 to %2)")
+                                             .arg(level)
+                                             .arg(app::kMaxConcurrency));
+            return static_cast<int>(level);
+        },
+        [](const QString&, int level) {
+            return QObject::tr("Concurrency %1 is listed twice").arg(level);
+        });
 }
 
 QString formatConcurrencyLevels(const std::vector<int>& levels) {
@@ -50,33 +69,29 @@ QString formatConcurrencyLevels(const std::vector<int>& levels) {
 }
 
 app::Result<std::vector<double>> parseRateLevels(const QString& text) {
-    std::vector<double> levels;
-    std::set<double> seen;
-    const QStringList parts = tokens(text);
-    if (parts.isEmpty())
-        return app::invalidInput(
-            QObject::tr("Enter at least one rate in requests/s, e.g. 1000, 2000, 5000"));
-    for (const QString& part : parts) {
-        QString number = part;
-        double scale = 1;
-        if (number.endsWith(QLatin1Char('k'), Qt::CaseInsensitive)) {
-            number.chop(1);
-            scale = 1000;
-        }
-        bool ok = false;
-        const double rate = number.toDouble(&ok) * scale;
-        if (!ok || !std::isfinite(rate))
-            return app::invalidInput(QObject::tr("'%1' is not a rate in requests/s").arg(part));
-        if (rate < app::kMinRate || rate > app::kMaxRate)
-            return app::invalidInput(QObject::tr("Rate %1 req/s is out of range (%2 to %3)")
-                                         .arg(part)
-                                         .arg(app::kMinRate)
-                                         .arg(app::kMaxRate, 0, 'f', 0));
-        if (!seen.insert(rate).second)
-            return app::invalidInput(QObject::tr("Rate %1 req/s is listed twice").arg(part));
-        levels.push_back(rate);
-    }
-    return levels;
+    return parseLevels<double>(
+        text, QObject::tr("Enter at least one rate in requests/s, e.g. 1000, 2000, 5000"),
+        [](const QString& part) -> app::Result<double> {
+            QString number = part;
+            double scale = 1;
+            if (number.endsWith(QLatin1Char('k'), Qt::CaseInsensitive)) {
+                number.chop(1);
+                scale = 1000;
+            }
+            bool ok = false;
+            const double rate = number.toDouble(&ok) * scale;
+            if (!ok || !std::isfinite(rate))
+                return app::invalidInput(QObject::tr("'%1' is not a rate in requests/s").arg(part));
+            if (rate < app::kMinRate || rate > app::kMaxRate)
+                return app::invalidInput(QObject::tr("Rate %1 req/s is out of range (%2 to %3)")
+                                             .arg(part)
+                                             .arg(app::kMinRate)
+                                             .arg(app::kMaxRate, 0, 'f', 0));
+            return rate;
+        },
+        [](const QString& part, double) {
+            return QObject::tr("Rate %1 req/s is listed twice").arg(part);
+        });
 }
 
 QString formatRateLevels(const std::vector<double>& levels) {
