@@ -51,6 +51,15 @@ QLabel* note(const QString& text) {
     return label;
 }
 
+// A field's parsed value into `into` when it parsed (else `into` keeps the
+// plan's), and its refusal for the field's error line, empty when none.
+template <typename T> QString takeParsed(const app::Result<T>& parsed, T& into) {
+    if (!parsed)
+        return parsed.error().message;
+    into = *parsed;
+    return {};
+}
+
 } // namespace
 
 SweepPage::SweepPage(app::SessionDocument* document, QWidget* parent)
@@ -355,28 +364,14 @@ void SweepPage::applyFields() {
     plan.levelKind = static_cast<app::SweepLevelKind>(m_levelKind->currentData().toInt());
     const bool byRate = plan.levelKind == app::SweepLevelKind::Rate;
     // Only the levels that will run can make the plan invalid.
-    QString levelsProblem;
-    if (byRate) {
-        const auto rates = parseRateLevels(m_rateLevels->text());
-        levelsProblem = rates ? QString() : rates.error().message;
-        if (rates)
-            plan.rateLevels = *rates;
-        m_rateLevelsError->setMessage(levelsProblem);
-        m_levelsError->setMessage({});
-    } else {
-        const auto levels = parseConcurrencyLevels(m_levels->text());
-        levelsProblem = levels ? QString() : levels.error().message;
-        if (levels)
-            plan.concurrencyLevels = *levels;
-        m_levelsError->setMessage(levelsProblem);
-        m_rateLevelsError->setMessage({});
-    }
+    const QString levelsProblem =
+        byRate ? takeParsed(parseRateLevels(m_rateLevels->text()), plan.rateLevels)
+               : takeParsed(parseConcurrencyLevels(m_levels->text()), plan.concurrencyLevels);
+    m_rateLevelsError->setMessage(byRate ? levelsProblem : QString());
+    m_levelsError->setMessage(byRate ? QString() : levelsProblem);
     plan.rateConnections = m_rateConnections->value();
     plan.arrival = static_cast<engine::Arrival>(m_arrival->currentData().toInt());
-    const auto cpus = app::parseCpuList(m_cpus->text());
-    const QString cpusProblem = cpus ? QString() : cpus.error().message;
-    if (cpus)
-        plan.cpus = *cpus;
+    const QString cpusProblem = takeParsed(app::parseCpuList(m_cpus->text()), plan.cpus);
     m_cpusError->setMessage(cpusProblem);
 
     plan.limit = m_byRequests->isChecked() ? PointLimit::Requests : PointLimit::Duration;
