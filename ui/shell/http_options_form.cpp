@@ -20,6 +20,20 @@
 
 namespace loadscope::ui {
 
+namespace {
+
+// An optional file field (the body file, the CA file): its trimmed path, and
+// its error line saying so when it names no file.
+QString checkedFilePath(const QLineEdit* edit, FieldError* error) {
+    const QString path = edit->text().trimmed();
+    error->setMessage(path.isEmpty() || QFileInfo(path).isFile()
+                          ? QString()
+                          : HttpOptionsForm::tr("There is no file %1").arg(path));
+    return path;
+}
+
+} // namespace
+
 HttpOptionsForm::HttpOptionsForm(QWidget* parent)
     : ProtocolOptionsForm(parent) {
     auto* form = new QFormLayout(this);
@@ -227,15 +241,8 @@ bool HttpOptionsForm::apply(app::Target& target) {
     }
     m_headersError->setMessage(headerProblem);
 
-    const QString bodyFile = m_bodyFile->text().trimmed();
-    m_bodyFileError->setMessage(bodyFile.isEmpty() || QFileInfo(bodyFile).isFile()
-                                    ? QString()
-                                    : tr("There is no file %1").arg(bodyFile));
-
-    const QString caFile = m_tlsCaFile->text().trimmed();
-    m_tlsCaFileError->setMessage(caFile.isEmpty() || QFileInfo(caFile).isFile()
-                                     ? QString()
-                                     : tr("There is no file %1").arg(caFile));
+    const QString bodyFile = checkedFilePath(m_bodyFile, m_bodyFileError);
+    const QString caFile = checkedFilePath(m_tlsCaFile, m_tlsCaFileError);
 
     if (m_urlError->hasMessage() || m_addressError->hasMessage() || !methodOk ||
         !headerProblem.isEmpty() || m_bodyFileError->hasMessage() || m_tlsCaFileError->hasMessage())
