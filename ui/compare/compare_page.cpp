@@ -28,7 +28,6 @@
 #include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
-#include <algorithm>
 #include <utility>
 
 namespace loadscope::ui {
@@ -61,7 +60,8 @@ ComparePage::ComparePage(app::SessionDocument* document, QWidget* parent)
           CompareSnapshot{std::make_shared<const app::Session>(),
                           {},
                           std::make_shared<const LevelDistributions>(),
-                          {}})) {
+                          {},
+                          false})) {
     m_rebuildTimer = new QTimer(this);
     m_rebuildTimer->setSingleShot(true);
     // A few milliseconds: a burst of edits (an import, a reset with its two
@@ -266,10 +266,7 @@ void ComparePage::applySnapshot(std::shared_ptr<const CompareSnapshot> snapshot)
     const bool rated = !m_snapshot->rateCurves.empty();
     m_rateView->setCurves(m_snapshot->session, m_snapshot->rateCurves);
     m_rateView->setVisible(rated);
-    const bool closedLoop =
-        std::any_of(session.results.begin(), session.results.end(),
-                    [](const app::PointResult& r) { return !r.cancelled && r.levelRate() <= 0; });
-    m_chartGrid->setVisible(closedLoop || !rated);
+    m_chartGrid->setVisible(m_snapshot->closedLoop || !rated);
     QList<std::pair<QString, QVariant>> protocols;
     for (app::TargetProtocol protocol : comparedProtocols(session, m_snapshot->comparison))
         protocols.append({app::targetProtocolId(protocol), int(protocol)});

@@ -2,6 +2,8 @@
 
 #include "ui/compare/compare_chart_data.h"
 
+#include <algorithm>
+
 namespace loadscope::ui {
 
 QVariant shownProtocol(const app::Session& session, const app::Comparison& comparison,
@@ -51,6 +53,10 @@ buildCompareSnapshot(std::shared_ptr<const app::Session> session, const QVariant
     snapshot->session = std::move(session);
     snapshot->comparison = app::Comparison(*snapshot->session, options);
     snapshot->rateCurves = app::rateCurves(*snapshot->session);
+    const std::vector<app::PointResult>& results = snapshot->session->results;
+    snapshot->closedLoop = std::any_of(results.begin(), results.end(), [](const auto& result) {
+        return !result.cancelled && result.levelRate() <= 0;
+    });
     if (check && check->cancelled())
         return nullptr;
     const QVariant protocol =

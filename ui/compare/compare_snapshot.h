@@ -29,6 +29,7 @@ struct CompareSnapshot {
     // built when the user picks them.
     std::shared_ptr<const LevelDistributions> distributions;
     std::vector<app::RateCurve> rateCurves; // of the session's fixed-rate results
+    bool closedLoop = false;                // whether any result not cancelled ran a closed loop
 };
 
 // What the page's controls will show for a comparison: the user's pick when
