@@ -8,16 +8,16 @@ namespace loadscope::ui {
 
 namespace {
 
-QString percentileLabel(double percentile) {
-    return QStringLiteral("p%1").arg(percentile, 0, 'g', 4);
-}
-
 QColor curveColour(const app::Session& session, const app::RateCurve& curve) {
     const app::Target* target = session.findTarget(curve.targetId);
-    return target ? QColor::fromString(target->colour) : QColor(Qt::gray);
+    return target ? targetColour(*target) : QColor(Qt::gray);
 }
 
 } // namespace
+
+QString percentileLabel(double percentile) {
+    return QStringLiteral("p%1").arg(percentile, 0, 'g', 4);
+}
 
 RateChartData rateChartData(const app::Session& session, const std::vector<app::RateCurve>& curves,
                             double percentile, double objectiveMs) {

@@ -39,6 +39,9 @@ struct RateChartData {
     std::vector<RateLine> lines;
 };
 
+// "p50", "p99", "p99.9": a percentile as the charts and the view's picker name it.
+QString percentileLabel(double percentile);
+
 // One line per curve: `percentile` (50, 99, 99.9) of the corrected latency
 // against achieved throughput, with the knee for `objectiveMs` on p99.
 RateChartData rateChartData(const app::Session& session, const std::vector<app::RateCurve>& curves,

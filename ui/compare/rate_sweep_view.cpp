@@ -42,7 +42,7 @@ RateSweepView::RateSweepView(QWidget* parent)
     m_percentile = new QComboBox;
     m_percentile->setObjectName(QStringLiteral("ratePercentileCombo"));
     for (double p : app::kRateCurvePercentiles)
-        m_percentile->addItem(QStringLiteral("p%1").arg(p, 0, 'g', 4), p);
+        m_percentile->addItem(percentileLabel(p), p);
     m_percentile->setCurrentIndex(1); // p99, what the knee is judged by
     m_percentile->setToolTip(tr("The latency percentile the line chart plots"));
     m_objective = new QDoubleSpinBox;
@@ -81,11 +81,11 @@ RateSweepView::RateSweepView(QWidget* parent)
     installTsvCopy(m_table);
 
     auto* controls = new QHBoxLayout;
-    auto* percentileLabel = new QLabel(tr("Rate sweep — l&atency:"));
-    percentileLabel->setBuddy(m_percentile);
+    auto* latencyLabel = new QLabel(tr("Rate sweep — l&atency:"));
+    latencyLabel->setBuddy(m_percentile);
     auto* objectiveLabel = new QLabel(tr("p99 &objective:"));
     objectiveLabel->setBuddy(m_objective);
-    controls->addWidget(percentileLabel);
+    controls->addWidget(latencyLabel);
     controls->addWidget(m_percentile);
     controls->addSpacing(12);
     controls->addWidget(objectiveLabel);
