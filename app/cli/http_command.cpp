@@ -206,8 +206,7 @@ int runHttpCommand(const QStringList& arguments, const CliIo& io) {
     context.protocol = app::TargetProtocol::Http;
     context.url = parser.positionalArguments().constFirst();
     context.pipeline = spec.pipeline;
-    const QJsonObject json = app::cliResultJson(
-        app::pointResultFromRun(result, {}, int(result.concurrency), 0, {}), context);
+    const QJsonObject json = app::cliResultJson(oneShotResult(result, output), context);
 
     if (output.printsReport() && url) {
         app::AbReportHeader header;

@@ -314,7 +314,8 @@ int runMemcacheCommand(const QStringList& arguments, const CliIo& io) {
         std::fputs(qPrintable(app::formatMemtierReport(report, setup)), io.out);
         std::fflush(io.out);
     }
-    return finishRun(command, report.result, output, app::memcacheResultJson(report, setup), io);
+    return finishRun(command, report.result, output,
+                     app::memcacheResultJson(report, setup, output.noiseThresholdPercent), io);
 }
 
 } // namespace loadscope::cli

@@ -3,8 +3,8 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/interrupt_guard.h"
 #include "app/report/ab_report.h"
-#include "app/report/fixed_rate_report.h"
 #include "app/report/cpu_report.h"
+#include "app/report/fixed_rate_report.h"
 #include "app/report/progress_printer.h"
 #include "app/report/result_json.h"
 #include "app/sweep/load_spec_builder.h"
@@ -260,7 +260,7 @@ Result<void> parseForOneShot(QCommandLineParser& parser, const QStringList& argu
 }
 
 int finishRun(const QString& command, const engine::RunResult& result, const OutputOptions& output,
-              const QJsonObject& resultJson, const CliIo& io) {
+              const QJsonObject& json, const CliIo& io) {
     if (output.printsReport() && result.offeredRate > 0) {
         std::fputs(qPrintable(app::formatFixedRateReport(result)), io.out);
         std::fflush(io.out);
@@ -270,14 +270,6 @@ int finishRun(const QString& command, const engine::RunResult& result, const Out
         std::fputs(qPrintable(app::formatCpuBlock(point)), io.out);
         std::fputs(qPrintable(QLatin1Char('\n') + app::oneShotAdvice(point)), io.out);
         std::fflush(io.out);
-    }
-    // The JSON was written with the default threshold; the one given decides.
-    QJsonObject json = resultJson;
-    if (point.cpu && json.contains(QStringLiteral("cpu"))) {
-        QJsonObject cpu = json.value(QStringLiteral("cpu")).toObject();
-        cpu.insert(QStringLiteral("noisy"), !point.noise.isEmpty());
-        cpu.insert(QStringLiteral("noise_reason"), point.noise);
-        json.insert(QStringLiteral("cpu"), cpu);
     }
     // A client behind its schedule says why; the CPU warning would say less.
     QString warning = app::scheduleWarning(result);

@@ -124,7 +124,8 @@ prepareRun(QCommandLineParser& parser, const QStringList& arguments,
 
 // The last steps: a fixed-rate run's section of the report (after the
 // command's own), the saturation warning on io.err, then --json and --csv
-// (with the fixed-rate keys added to `json`).
+// (with the fixed-rate keys added to `json`). `json` is the command's own, its
+// noise judged by output.noiseThresholdPercent already.
 // The exit status of the command.
 int finishRun(const QString& command, const engine::RunResult& result, const OutputOptions& output,
               const QJsonObject& json, const CliIo& io);

@@ -197,7 +197,7 @@ Result<TcpInvocation> readTcpStreamInvocation(const QCommandLineParser& parser) 
 
 using ReadInvocation = Result<TcpInvocation> (*)(const QCommandLineParser&);
 using FormatReport = QString (*)(const engine::RunResult&, const app::NetperfRunSetup&);
-using ToJson = QJsonObject (*)(const engine::RunResult&, const app::NetperfRunSetup&);
+using ToJson = QJsonObject (*)(const engine::RunResult&, const app::NetperfRunSetup&, double);
 
 // parse -> build -> run -> print, once the options are declared.
 int parseAndRun(QCommandLineParser& parser, const QStringList& arguments, const CliIo& io,
@@ -222,7 +222,8 @@ int parseAndRun(QCommandLineParser& parser, const QStringList& arguments, const 
         std::fputs(qPrintable(format(result, setup)), io.out);
         std::fflush(io.out);
     }
-    return finishRun(command, result, output, toJson(result, setup), io);
+    return finishRun(command, result, output, toJson(result, setup, output.noiseThresholdPercent),
+                     io);
 }
 
 void addTcpRrOptions(QCommandLineParser& parser) {

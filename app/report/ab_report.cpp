@@ -51,6 +51,19 @@ QString saturationWarning(const engine::RunResult& result) {
         .arg(qRound(load * 100));
 }
 
+QString abPercentileRows(const engine::Histogram& h) {
+    QString out;
+    constexpr std::array<double, 10> percentiles{50, 66, 75, 80, 90, 95, 98, 99, 99.9, 99.99};
+    for (double p : percentiles) {
+        out += QStringLiteral("%1%  %2\n")
+                   .arg(QString::number(p), 6)
+                   .arg(double(h.valueAtPercentile(p)) / kNsPerMs, 9, 'f', 3);
+    }
+    out += QStringLiteral("   100%  %1 (longest request)\n")
+               .arg(double(h.max()) / kNsPerMs, 9, 'f', 3);
+    return out;
+}
+
 QString formatAbReport(const engine::RunResult& r, const AbReportHeader& header) {
     using engine::ErrorClass;
     const auto errors = [&](ErrorClass c) {
@@ -129,14 +142,7 @@ QString formatAbReport(const engine::RunResult& r, const AbReportHeader& header)
     out += timesRow("Total:", r.total);
 
     out += QStringLiteral("\nPercentage of the requests served within a certain time (ms)\n");
-    constexpr std::array<double, 10> percentiles{50, 66, 75, 80, 90, 95, 98, 99, 99.9, 99.99};
-    for (double p : percentiles) {
-        out += QStringLiteral("%1%  %2\n")
-                   .arg(QString::number(p), 6)
-                   .arg(double(r.total.valueAtPercentile(p)) / kNsPerMs, 9, 'f', 3);
-    }
-    out += QStringLiteral("   100%  %1 (longest request)\n")
-               .arg(double(r.total.max()) / kNsPerMs, 9, 'f', 3);
+    out += abPercentileRows(r.total);
 
     out += QLatin1Char('\n');
     QStringList codes;

@@ -22,6 +22,10 @@ struct AbReportHeader {
 // generator: threads, where they ran, their CPU load, status codes.
 QString formatAbReport(const engine::RunResult& result, const AbReportHeader& header);
 
+// The rows of ab's "Percentage of the requests served within a certain time
+// (ms)" table for `histogram`: 50 % to 99.99 %, then 100 % (the longest).
+QString abPercentileRows(const engine::Histogram& histogram);
+
 // One line when the load generator itself was the bottleneck, else empty.
 QString saturationWarning(const engine::RunResult& result);
 

@@ -1,5 +1,6 @@
 #include "app/report/fixed_rate_report.h"
 
+#include "app/report/ab_report.h"
 #include "app/report/result_json.h"
 #include "app/session/percentile_export.h"
 #include "app/session/point_result.h"
@@ -13,17 +14,9 @@ namespace {
 constexpr double kNsPerMs = 1e6;
 
 QString abTable(const engine::Histogram& h, const char* which) {
-    QString out = QStringLiteral("Percentage of the requests served within a certain time (ms), "
-                                 "%1\n")
-                      .arg(QLatin1String(which));
-    constexpr std::array<double, 10> percentiles{50, 66, 75, 80, 90, 95, 98, 99, 99.9, 99.99};
-    for (double p : percentiles)
-        out += QStringLiteral("%1%  %2\n")
-                   .arg(QString::number(p), 6)
-                   .arg(double(h.valueAtPercentile(p)) / kNsPerMs, 9, 'f', 3);
-    out += QStringLiteral("   100%  %1 (longest request)\n")
-               .arg(double(h.max()) / kNsPerMs, 9, 'f', 3);
-    return out;
+    return QStringLiteral("Percentage of the requests served within a certain time (ms), %1\n")
+               .arg(QLatin1String(which)) +
+           abPercentileRows(h);
 }
 
 // wrk2 --latency: the percentile lines, then the detailed spectrum.

@@ -270,11 +270,14 @@ PointResult memcachePointResult(const MemcacheRunReport& report) {
     return result;
 }
 
-QJsonObject memcacheResultJson(const MemcacheRunReport& report, const MemcacheRunSetup& setup) {
+QJsonObject memcacheResultJson(const MemcacheRunReport& report, const MemcacheRunSetup& setup,
+                               double noiseThresholdPercent) {
     CliResultContext context;
     context.protocol = TargetProtocol::Memcache;
     context.memcache = setup;
-    return cliResultJson(memcachePointResult(report), context);
+    PointResult result = memcachePointResult(report);
+    judgeNoise(result, noiseThresholdPercent);
+    return cliResultJson(result, context);
 }
 
 } // namespace loadscope::app

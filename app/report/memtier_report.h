@@ -83,7 +83,10 @@ QString formatMemtierReport(const MemcacheRunReport& report, const MemcacheRunSe
 //   key_minimum, key_maximum, key_prefix, data_size
 //   preload            {keys, seconds, failed}; only with --preload
 // Latencies are milliseconds; counts cover the measured window only.
-QJsonObject memcacheResultJson(const MemcacheRunReport& report, const MemcacheRunSetup& setup);
+// The "cpu" object's noisy and noise_reason are judged by `noiseThresholdPercent`
+// (--noise-threshold).
+QJsonObject memcacheResultJson(const MemcacheRunReport& report, const MemcacheRunSetup& setup,
+                               double noiseThresholdPercent = kDefaultNoiseThresholdPercent);
 
 // The run's options as the --json object names them.
 void addMemcacheSetupJson(QJsonObject& object, const MemcacheRunSetup& setup);

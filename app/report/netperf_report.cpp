@@ -174,23 +174,26 @@ void addNetperfSetupJson(QJsonObject& o, const NetperfRunSetup& s) {
 
 namespace {
 
-QJsonObject netperfResultJson(const RunResult& r, const NetperfRunSetup& s,
-                              TargetProtocol protocol) {
+QJsonObject netperfResultJson(const RunResult& r, const NetperfRunSetup& s, TargetProtocol protocol,
+                              double noiseThresholdPercent) {
     CliResultContext context;
     context.protocol = protocol;
     context.netperf = s;
-    return cliResultJson(pointResultFromRun(r, {}, static_cast<int>(r.concurrency), 0, {}),
-                         context);
+    PointResult result = pointResultFromRun(r, {}, static_cast<int>(r.concurrency), 0, {});
+    judgeNoise(result, noiseThresholdPercent);
+    return cliResultJson(result, context);
 }
 
 } // namespace
 
-QJsonObject tcpRrResultJson(const RunResult& r, const NetperfRunSetup& s) {
-    return netperfResultJson(r, s, TargetProtocol::TcpRr);
+QJsonObject tcpRrResultJson(const RunResult& r, const NetperfRunSetup& s,
+                            double noiseThresholdPercent) {
+    return netperfResultJson(r, s, TargetProtocol::TcpRr, noiseThresholdPercent);
 }
 
-QJsonObject tcpStreamResultJson(const RunResult& r, const NetperfRunSetup& s) {
-    return netperfResultJson(r, s, TargetProtocol::TcpStream);
+QJsonObject tcpStreamResultJson(const RunResult& r, const NetperfRunSetup& s,
+                                double noiseThresholdPercent) {
+    return netperfResultJson(r, s, TargetProtocol::TcpStream, noiseThresholdPercent);
 }
 
 } // namespace loadscope::app

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "app/session/cpu_usage.h"
 #include "engine/run_result.h"
 
 #include <QJsonObject>
@@ -50,7 +51,10 @@ QString formatNetperfStreamReport(const engine::RunResult& result, const Netperf
 //   request_size, response_size   bytes, -r REQ,RESP
 //   transactions_per_second  successful / duration_s, netperf's "Trans. Rate"
 //   socket_send_bytes, socket_recv_bytes  this host's default socket buffers
-QJsonObject tcpRrResultJson(const engine::RunResult& result, const NetperfRunSetup& setup);
+// The "cpu" object's noisy and noise_reason are judged by `noiseThresholdPercent`
+// (--noise-threshold), as with tcpStreamResultJson() and memcacheResultJson().
+QJsonObject tcpRrResultJson(const engine::RunResult& result, const NetperfRunSetup& setup,
+                            double noiseThresholdPercent = kDefaultNoiseThresholdPercent);
 
 // The --json object of `loadscope-cli tcp-stream`: the keys every command has
 // (complete counts nothing in a stream test; bytes_sent is what was sent
@@ -61,7 +65,8 @@ QJsonObject tcpRrResultJson(const engine::RunResult& result, const NetperfRunSet
 //   throughput_mbit_s  (bytes_sent + bytes_total) x 8 / 10^6 / duration_s; a sink
 //                      sends nothing back, so netperf's 10^6bits/sec
 //   socket_send_bytes, socket_recv_bytes  this host's default socket buffers
-QJsonObject tcpStreamResultJson(const engine::RunResult& result, const NetperfRunSetup& setup);
+QJsonObject tcpStreamResultJson(const engine::RunResult& result, const NetperfRunSetup& setup,
+                                double noiseThresholdPercent = kDefaultNoiseThresholdPercent);
 
 // The run's options as the --json objects name them: test, server,
 // request_size and response_size (or send_size for TCP_STREAM),

@@ -2,6 +2,7 @@
 
 #include "app/session/metric.h"
 #include "app/session/session.h"
+#include "app/session/statistics.h"
 
 #include <QStringList>
 #include <algorithm>
@@ -67,14 +68,8 @@ QString tighteningAdvice(const Session& session) {
         fewest = fewest == 0 ? n : std::min(fewest, n);
         if (n < 2)
             continue;
-        double mean = 0;
-        for (double v : values)
-            mean += v;
-        mean /= n;
-        double squares = 0;
-        for (double v : values)
-            squares += (v - mean) * (v - mean);
-        const double cv = mean > 0 ? 100.0 * std::sqrt(squares / (n - 1)) / mean : 0;
+        const SampleStatistics spread = sampleStatistics(values);
+        const double cv = spread.mean > 0 ? 100.0 * *spread.sd / spread.mean : 0;
         if (cv > worst.cvPercent) {
             const Target* target = session.findTarget(key.first);
             worst = {cv, QStringLiteral("%1 at c=%2").arg(target->displayName()).arg(key.second),

@@ -31,18 +31,6 @@ QString isoTime(const QDateTime& at) {
     return at.toOffsetFromUtc(at.offsetFromUtc()).toString(Qt::ISODateWithMs);
 }
 
-// Readers of the saved counters: absent means 0 unless the key is required.
-template <typename Member> auto readCount(Member member) {
-    return [member](const JsonReader& json, QStringView key, PointResult& r) {
-        r.*member = json.count(key, 0);
-    };
-}
-template <typename Member> auto readText(Member member) {
-    return [member](const JsonReader& json, QStringView key, PointResult& r) {
-        r.*member = json.string(key, {});
-    };
-}
-
 void addIdentity(ResultSchemaBuilder& b) {
     ResultField& concurrency = b.saved(
         "concurrency", FieldType::Integer, "connections",

@@ -30,6 +30,18 @@ inline FieldValue optionalValue(const std::optional<double>& value) {
     return value ? FieldValue(*value) : FieldValue();
 }
 
+// Readers of the saved counters: absent means 0 unless the key is required.
+template <typename Member> auto readCount(Member member) {
+    return [member](const JsonReader& json, QStringView key, PointResult& r) {
+        r.*member = json.count(key, 0);
+    };
+}
+template <typename Member> auto readText(Member member) {
+    return [member](const JsonReader& json, QStringView key, PointResult& r) {
+        r.*member = json.string(key, {});
+    };
+}
+
 // Collects the fields in order; a reference stays valid until the next add().
 class ResultSchemaBuilder {
 public:

@@ -9,10 +9,6 @@ namespace loadscope::app::schema_detail {
 
 namespace {
 
-FieldValue fromOptional(const std::optional<double>& value) {
-    return value ? FieldValue(*value) : FieldValue();
-}
-
 // The window as saved: one "cpu" object with every counter, so that a
 // file's keys do not depend on which counters happened to be 0.
 QJsonObject cpuJson(const PointResult& r) {
@@ -61,7 +57,7 @@ void addRawWindow(ResultSchemaBuilder& b) {
          "cpu", readCpuJson)
         .omitInSession = true;
     ResultField& server = b.add("server_cpu_s", FieldType::Real, "s", [](const PointResult& r) {
-        return r.cpu ? fromOptional(r.cpu->serverSeconds) : FieldValue();
+        return r.cpu ? optionalValue(r.cpu->serverSeconds) : FieldValue();
     });
     server.csvColumn = server.id;
     server.cliKeys = every("cpu/server_cpu_s");
@@ -105,7 +101,7 @@ void addDerived(ResultSchemaBuilder& b) {
     for (const auto& d : derived) {
         const auto figure = d.figure;
         ResultField& field = b.add(d.id, FieldType::Real, "", [figure](const PointResult& r) {
-            return fromOptional(figure(r));
+            return optionalValue(figure(r));
         });
         field.unit = QString::fromUtf8(d.unit);
         field.csvColumn = field.summaryMetric = field.id;

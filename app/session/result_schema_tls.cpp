@@ -19,18 +19,6 @@ template <typename Member> ResultSchemaBuilder::Value tlsCount(Member member) {
     };
 }
 
-template <typename Member> ResultSchemaBuilder::Read readTlsCount(Member member) {
-    return [member](const JsonReader& j, QStringView k, PointResult& r) {
-        r.*member = j.count(k, 0);
-    };
-}
-
-template <typename Member> ResultSchemaBuilder::Read readTlsText(Member member) {
-    return [member](const JsonReader& j, QStringView k, PointResult& r) {
-        r.*member = j.string(k, {});
-    };
-}
-
 void csvAndHttpCli(ResultField& field, const char* cli) {
     field.csvColumn = field.id;
     field.cliKeys = only(TargetProtocol::Http, cli);
@@ -50,11 +38,11 @@ void addTlsFields(ResultSchemaBuilder& b) {
 
     csvAndHttpCli(b.savedWhenSet("tls_handshakes", FieldType::Count, "handshakes",
                                  tlsCount(&PointResult::tlsHandshakes), "tlsHandshakes",
-                                 readTlsCount(&PointResult::tlsHandshakes)),
+                                 readCount(&PointResult::tlsHandshakes)),
                   "tls_handshakes");
     csvAndHttpCli(b.savedWhenSet("tls_resumed", FieldType::Count, "handshakes",
                                  tlsCount(&PointResult::tlsResumed), "tlsResumed",
-                                 readTlsCount(&PointResult::tlsResumed)),
+                                 readCount(&PointResult::tlsResumed)),
                   "tls_resumed");
     csvAndHttpCli(b.add("tls_resumed_ratio", FieldType::Real, "ratio",
                         [](const PointResult& r) {
@@ -76,7 +64,7 @@ void addTlsFields(ResultSchemaBuilder& b) {
                           [member](const PointResult& r) {
                               return (r.*member).isEmpty() ? FieldValue() : FieldValue(r.*member);
                           },
-                          text.key, readTlsText(member)),
+                          text.key, readText(member)),
                       text.id);
     }
     // The handshake's own latency (one sample per handshake): mean, median

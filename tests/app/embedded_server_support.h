@@ -6,6 +6,7 @@
 
 #include <QtGlobal>
 #include <string>
+#include <string_view>
 
 namespace loadscope::testing {
 
@@ -17,6 +18,12 @@ inline std::string expectedHead(size_t bodySize, bool keepAlive) {
     return "HTTP/1.1 200 OK\r\nServer: loadscope\r\nContent-Type: text/html\r\nContent-Length: " +
            std::to_string(bodySize) + "\r\nConnection: " + (keepAlive ? "keep-alive" : "close") +
            "\r\n\r\n";
+}
+
+// A whole HTTP/1.1 GET of "/", and the keep-alive answer to it with a body of `bodySize` bytes.
+inline constexpr std::string_view kGetRequest = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+inline std::string expectedResponse(size_t bodySize) {
+    return expectedHead(bodySize, true) + app::HttpServer::makeDocument(bodySize);
 }
 
 template <typename Server> bool startServer(Server& server) {

@@ -41,6 +41,14 @@ uint16_t listeningPort(QProcess& process) {
 // A request head cut short, as slowloris sends it, and then nothing.
 constexpr std::string_view kPartialHead = "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: 1\r\n";
 
+// A 5-byte document, with one of the timeouts (0: off).
+HttpServerConfig timeoutConfig(std::chrono::milliseconds header, std::chrono::milliseconds idle) {
+    HttpServerConfig config = httpConfig(5);
+    config.headerTimeout = header;
+    config.idleTimeout = idle;
+    return config;
+}
+
 } // namespace
 
 class TestServerTimeouts : public QObject {
@@ -70,9 +78,8 @@ void TestServerTimeouts::cliServeHttpRunsAndStopsOnSigterm() {
 
     {
         Socket client = connectTo(port);
-        QVERIFY(sendAll(client, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
-        QCOMPARE(receiveHttpResponse(client),
-                 expectedHead(321, true) + HttpServer::makeDocument(321));
+        QVERIFY(sendAll(client, kGetRequest));
+        QCOMPARE(receiveHttpResponse(client), expectedResponse(321));
     }
     process.terminate(); // SIGTERM
     QVERIFY(process.waitForFinished(10000));
@@ -103,10 +110,7 @@ void TestServerTimeouts::cliServeReportsPortInUse() {
 }
 
 void TestServerTimeouts::partialHeadClosedAfterHeaderTimeout() {
-    HttpServerConfig config = httpConfig(5);
-    config.headerTimeout = 300ms;
-    config.idleTimeout = 0ms;
-    HttpServer server(config);
+    HttpServer server(timeoutConfig(300ms, 0ms));
     QVERIFY(startServer(server));
     Socket slow = connectTo(server.port());
     Socket busy = connectTo(server.port());
@@ -115,14 +119,14 @@ void TestServerTimeouts::partialHeadClosedAfterHeaderTimeout() {
     clock.start();
     // Whole requests, each within the timeout, for longer than it: a head that completes clears it.
     for (int i = 0; i < 8; ++i) {
-        QVERIFY(sendAll(busy, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
-        QCOMPARE(receiveHttpResponse(busy), expectedHead(5, true) + HttpServer::makeDocument(5));
+        QVERIFY(sendAll(busy, kGetRequest));
+        QCOMPARE(receiveHttpResponse(busy), expectedResponse(5));
         std::this_thread::sleep_for(100ms);
     }
     QCOMPARE(receiveUntilClosed(slow), EndOfStream::Closed);
     QVERIFY2(clock.elapsed() >= 250, qPrintable(QString::number(clock.elapsed())));
-    QVERIFY(sendAll(busy, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
-    QCOMPARE(receiveHttpResponse(busy), expectedHead(5, true) + HttpServer::makeDocument(5));
+    QVERIFY(sendAll(busy, kGetRequest));
+    QCOMPARE(receiveHttpResponse(busy), expectedResponse(5));
     QTRY_COMPARE_WITH_TIMEOUT(server.stats().activeConnections, uint64_t(1), 5000);
 }
 
@@ -144,14 +148,11 @@ void TestServerTimeouts::echoClientThatSendsNothingIsClosed() {
 }
 
 void TestServerTimeouts::idleConnectionClosedAfterIdleTimeout() {
-    HttpServerConfig config = httpConfig(5);
-    config.headerTimeout = 0ms;
-    config.idleTimeout = 300ms;
-    HttpServer server(config);
+    HttpServer server(timeoutConfig(0ms, 300ms));
     QVERIFY(startServer(server));
     Socket client = connectTo(server.port());
-    QVERIFY(sendAll(client, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
-    QCOMPARE(receiveHttpResponse(client), expectedHead(5, true) + HttpServer::makeDocument(5));
+    QVERIFY(sendAll(client, kGetRequest));
+    QCOMPARE(receiveHttpResponse(client), expectedResponse(5));
     QElapsedTimer clock;
     clock.start();
     QCOMPARE(receiveUntilClosed(client), EndOfStream::Closed);
@@ -200,8 +201,8 @@ void TestServerTimeouts::cliServeAcceptsAtFileLimitUnderSlowloris() {
 
     Socket client = connectTo(port);
     QVERIFY(client.isValid());
-    QVERIFY(sendAll(client, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
-    QCOMPARE(receiveHttpResponse(client), expectedHead(7, true) + HttpServer::makeDocument(7));
+    QVERIFY(sendAll(client, kGetRequest));
+    QCOMPARE(receiveHttpResponse(client), expectedResponse(7));
     // Room was made by closing one slow client.
     QTRY_COMPARE_WITH_TIMEOUT(closedByServer(), closedBefore + 1, 5000);
 
