@@ -269,6 +269,9 @@ Result<ModeEndpoint> LabTopology::buildNat(ModeEndpoint endpoint) {
     const std::string container = "10.213.1.2";
     if (auto attached = attachToDockerBridge(endpoint, container); !attached)
         return attached.error();
+    if (findInPath("nft").empty())
+        return makeError(ErrorCode::Unreachable,
+                         QStringLiteral("nft is not installed (Debian package nftables)"));
     // Docker's rules for `-p` without the userland proxy, in a table of the lab's own in the
     // server host's namespace.
     const std::string port = std::to_string(endpoint.port);
@@ -283,9 +286,6 @@ Result<ModeEndpoint> LabTopology::buildNat(ModeEndpoint endpoint) {
               "{ type nat hook postrouting priority srcnat; policy accept; }"},
              {"nft", "add", "rule", "ip", "loadscope_lab", "postrouting", "ip", "saddr",
               "10.213.1.0/24", "oifname", "!=", "\"lab-docker0\"", "masquerade"}}) {
-        if (findInPath("nft").empty())
-            return makeError(ErrorCode::Unreachable,
-                             QStringLiteral("nft is not installed (Debian package nftables)"));
         if (auto done = runInNetns(m_serverHost, rule); !done)
             return done.error();
     }
