@@ -402,6 +402,13 @@ void placeInLab(Target& target, const LabModeEndpoint& endpoint) {
 
 // The loadscope-cli beside this executable (an installation, the CLI itself),
 // else the one on PATH (a build tree, where the window is elsewhere).
+// A lab target's run goes to the load agent inside the lab; any other runs in this process.
+PointRun* newPointRun(AgentClient* agent, AgentRunRequest request, engine::LoadSpec spec) {
+    if (request.target.lab && agent)
+        return agent->newRun(std::move(request));
+    return new LoadRunBridge(std::move(spec));
+}
+
 QString defaultCliPath() {
     const QString beside =
         QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("loadscope-cli"));
@@ -545,13 +552,9 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::preload(Sweep& sweep, const Target&
                                                      engine::LoadSpec spec) {
     Q_EMIT statusChanged(
         QStringLiteral("preloading %1: %2 keys").arg(target.displayName()).arg(spec.requests));
-    PointRun* run = nullptr;
-    if (target.lab && sweep.agent) {
-        AgentRunRequest request{target, sweep.session.plan, int(spec.concurrency), 0, true};
-        run = sweep.agent->newRun(std::move(request));
-    } else {
-        run = new LoadRunBridge(std::move(spec));
-    }
+    const int concurrency = int(spec.concurrency);
+    PointRun* run = newPointRun(sweep.agent, {target, sweep.session.plan, concurrency, 0, true},
+                                std::move(spec));
     const Result<engine::RunResult> loaded = co_await runEngine(run, std::nullopt);
     if (auto ended = interrupted(sweep, loaded && loaded->cancelled))
         co_return ended;
@@ -585,14 +588,9 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
     if (m_runSource) {
         ran = m_runSource(specs->draft.spec, point);
     } else {
-        PointRun* pointRun = nullptr;
-        if (target->lab && sweep.agent) {
-            AgentRunRequest request{*target, sweep.session.plan, point.concurrency, point.rate,
-                                    false};
-            pointRun = sweep.agent->newRun(std::move(request));
-        } else {
-            pointRun = new LoadRunBridge(std::move(specs->draft.spec));
-        }
+        PointRun* pointRun = newPointRun(
+            sweep.agent, {*target, sweep.session.plan, point.concurrency, point.rate, false},
+            std::move(specs->draft.spec));
         ran = co_await runEngine(pointRun, point);
     }
     // A point cut short is not a measurement of the plan: keep nothing of it.
