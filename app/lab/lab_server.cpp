@@ -1,5 +1,6 @@
 #include "app/lab/lab_server.h"
 
+#include "app/common/atomic_file_writer.h"
 #include "app/servers/http_server.h"
 
 #include <QDir>
@@ -53,12 +54,7 @@ QString option(const LabServerSpec& spec, const QString& key, const QString& fal
 }
 
 Result<void> writeFile(const std::string& path, const QByteArray& bytes) {
-    QFile file(QString::fromStdString(path));
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(bytes) != bytes.size())
-        return makeError(
-            ErrorCode::Io,
-            QStringLiteral("cannot write %1: %2").arg(file.fileName(), file.errorString()));
-    return {};
+    return writeFileAtomically(QString::fromStdString(path), bytes);
 }
 
 QString firstLineOf(const std::vector<std::string>& command) {
