@@ -60,6 +60,14 @@ QString levelText(const SweepPoint& point) {
 }
 
 // Why a finished run measured nothing worth keeping, or empty when it did.
+// The sweep's own copy of the session (targets and plan as the sweep started with them) with
+// the results stored since, as a level's precision is judged.
+Session withStoredResults(const Session& snapshot, const SessionDocument& document) {
+    Session current = snapshot;
+    current.results = document.session().results;
+    return current;
+}
+
 QString runFailure(const engine::RunResult& run) {
     if (run.unreachable)
         return run.firstError.empty() ? QStringLiteral("no connection could be established")
@@ -255,8 +263,7 @@ QCoro::Task<SweepOutcome> SweepRunner::runSteps(Sweep& sweep) {
     const bool precise = session.plan.precisionPercent > 0;
     std::vector<int> looseLevels; // with a precision: levels that may want more rounds
     if (precise) {
-        Session current = session;
-        current.results = m_document->session().results;
+        const Session current = withStoredResults(session, *m_document);
         for (int level : session.plan.concurrencyLevels) {
             const LevelPrecision check = levelPrecision(current, level);
             if (!check.tight && check.rounds < session.plan.maxRepetitions)
@@ -327,8 +334,7 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::tighten(Sweep& sweep, int concurren
     for (;;) {
         if (!m_document)
             co_return interrupted(sweep);
-        Session current = sweep.session;
-        current.results = m_document->session().results;
+        const Session current = withStoredResults(sweep.session, *m_document);
         const LevelPrecision check = levelPrecision(current, concurrency);
         if (check.tight) {
             Q_EMIT precisionFinished(
