@@ -471,10 +471,16 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::checkTargets(Sweep& sweep) {
     // and resolve, before the first point costs any time.
     for (const Target* target : sweep.targets) {
         Q_EMIT statusChanged(QStringLiteral("checking %1").arg(target->displayName()));
+        std::vector<SweepPoint> points;
+        std::copy_if(sweep.missing.begin(), sweep.missing.end(), std::back_inserter(points),
+                     [&](const SweepPoint& p) { return p.targetId == target->id; });
+        // With none missing it is here for the rounds a loose level may add (tighten()).
+        if (points.empty()) {
+            for (int level : sweep.session.plan.concurrencyLevels)
+                points.push_back(SweepPoint{0, target->id, level, 0, 0});
+        }
         std::optional<LoadSpecDraft> draft;
-        for (const SweepPoint& point : sweep.missing) {
-            if (point.targetId != target->id)
-                continue;
+        for (const SweepPoint& point : points) {
             auto specs = pointSpecs(*target, point, sweep.session.plan, nullptr);
             if (!specs)
                 co_return failed(sweep.outcome, QStringLiteral("%1: %2").arg(
