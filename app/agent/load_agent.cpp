@@ -92,7 +92,7 @@ void LoadAgent::finishIfDone() {
 QCoro::Task<> LoadAgent::runPoint(uint64_t id, AgentRunRequest request) {
     QPointer<LoadAgent> alive(this);
     const QString prefix = QStringLiteral("target '%1'").arg(request.target.displayName());
-    auto draft = draftLoadSpec(request.target, request.concurrency, request.plan);
+    auto draft = draftLoadSpec(request.target, request.concurrency, request.plan, request.rate);
     if (!draft) {
         send(agentError(id, QStringLiteral("%1: %2").arg(prefix, draft.error().message)));
         co_return;
@@ -110,8 +110,6 @@ QCoro::Task<> LoadAgent::runPoint(uint64_t id, AgentRunRequest request) {
     }
     engine::LoadSpec spec = std::move(draft->spec);
     spec.target = *address;
-    if (request.rate > 0)
-        spec.rate = request.rate;
     if (request.preload) {
         auto preload = memcachePreloadSpec(request.target, spec);
         if (!preload || !*preload) {

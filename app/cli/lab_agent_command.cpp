@@ -57,12 +57,12 @@ int runLabAgentCommand(const QStringList& arguments, const CliIo& io) {
         return help ? ExitOk : ExitUsage;
     }
     FILE* out = io.out;
-    app::LoadAgent agent(
-        [out](const QByteArray& line) {
-            std::fwrite(line.constData(), 1, size_t(line.size()), out);
-            std::fflush(out);
-        },
-        app::AgentEnvironment::current());
+    // Flushed line by line: the client reads each as it arrives.
+    const auto writeLine = [out](const QByteArray& line) {
+        std::fwrite(line.constData(), 1, size_t(line.size()), out);
+        std::fflush(out);
+    };
+    app::LoadAgent agent(writeLine, app::AgentEnvironment::current());
     int status = ExitOk;
     QObject::connect(&agent, &app::LoadAgent::finished, &agent, [&status](int code) {
         status = code;
@@ -83,11 +83,9 @@ int runLabAgentCommand(const QStringList& arguments, const CliIo& io) {
         splitter.feed(
             buffer, size_t(n), [&](const QByteArray& line) { agent.handleLine(line); },
             [&] {
-                const QByteArray refusal = app::encodeAgentMessage(
+                writeLine(app::encodeAgentMessage(
                     app::agentError(0, QStringLiteral("bad request: a line longer than %1 bytes")
-                                           .arg(app::kMaxAgentLineBytes)));
-                std::fwrite(refusal.constData(), 1, size_t(refusal.size()), out);
-                std::fflush(out);
+                                           .arg(app::kMaxAgentLineBytes))));
             });
     });
     QCoreApplication::exec();

@@ -1,29 +1,44 @@
 #include "app/lab/lab_mode.h"
 
 #include <array>
-#include <utility>
+#include <optional>
 
 namespace loadscope::app::lab {
 
 namespace {
 
+// A mode the session knows shares its identifier (deploymentModeId), so that the two lists
+// cannot drift apart; only the lab's own modes name theirs here.
 struct ModeName {
     LabMode mode;
-    const char* id;
+    std::optional<DeploymentMode> deployment;
+    const char* ownId; // the identifier of a mode the session does not know, or nullptr
     const char* alias; // what users type for it, or nullptr
 };
 
 constexpr std::array<ModeName, 9> kNames{{
-    {LabMode::Host, "host", nullptr},
-    {LabMode::HostNetwork, "container-host-network", "host-network"},
-    {LabMode::Nat, "container-nat", "nat"},
-    {LabMode::UserlandProxy, "userland-proxy", nullptr},
-    {LabMode::Bridge, "linux-bridge", "bridge"},
-    {LabMode::Ovs, "ovs-bridge", "ovs"},
-    {LabMode::Macvlan, "macvlan", nullptr},
-    {LabMode::Ipvlan, "ipvlan", nullptr},
-    {LabMode::RootlessNat, "rootless-nat", nullptr},
+    {LabMode::Host, DeploymentMode::Host, nullptr, nullptr},
+    {LabMode::HostNetwork, DeploymentMode::ContainerHostNetwork, nullptr, "host-network"},
+    {LabMode::Nat, DeploymentMode::ContainerNat, nullptr, "nat"},
+    {LabMode::UserlandProxy, DeploymentMode::UserlandProxy, nullptr, nullptr},
+    {LabMode::Bridge, DeploymentMode::LinuxBridge, nullptr, "bridge"},
+    {LabMode::Ovs, DeploymentMode::OvsBridge, nullptr, "ovs"},
+    {LabMode::Macvlan, DeploymentMode::Macvlan, nullptr, nullptr},
+    {LabMode::Ipvlan, std::nullopt, "ipvlan", nullptr},
+    {LabMode::RootlessNat, std::nullopt, "rootless-nat", nullptr},
 }};
+
+const ModeName* nameOf(LabMode mode) {
+    for (const ModeName& name : kNames) {
+        if (name.mode == mode)
+            return &name;
+    }
+    return nullptr;
+}
+
+QString idOf(const ModeName& name) {
+    return name.deployment ? deploymentModeId(*name.deployment) : QString::fromLatin1(name.ownId);
+}
 
 } // namespace
 
@@ -38,42 +53,21 @@ const std::vector<LabMode>& labModes() {
 }
 
 QString labModeId(LabMode mode) {
-    for (const ModeName& name : kNames) {
-        if (name.mode == mode)
-            return QString::fromLatin1(name.id);
-    }
-    return {};
+    const ModeName* name = nameOf(mode);
+    return name ? idOf(*name) : QString();
 }
 
 std::optional<LabMode> labModeFromId(QStringView id) {
     for (const ModeName& name : kNames) {
-        if (id == QLatin1String(name.id) || (name.alias && id == QLatin1String(name.alias)))
+        if (id == idOf(name) || (name.alias && id == QLatin1String(name.alias)))
             return name.mode;
     }
     return std::nullopt;
 }
 
 std::optional<DeploymentMode> deploymentModeOf(LabMode mode) {
-    switch (mode) {
-    case LabMode::Host:
-        return DeploymentMode::Host;
-    case LabMode::HostNetwork:
-        return DeploymentMode::ContainerHostNetwork;
-    case LabMode::Nat:
-        return DeploymentMode::ContainerNat;
-    case LabMode::UserlandProxy:
-        return DeploymentMode::UserlandProxy;
-    case LabMode::Bridge:
-        return DeploymentMode::LinuxBridge;
-    case LabMode::Ovs:
-        return DeploymentMode::OvsBridge;
-    case LabMode::Macvlan:
-        return DeploymentMode::Macvlan;
-    case LabMode::Ipvlan:
-    case LabMode::RootlessNat:
-        return std::nullopt;
-    }
-    return std::nullopt;
+    const ModeName* name = nameOf(mode);
+    return name ? name->deployment : std::nullopt;
 }
 
 } // namespace loadscope::app::lab

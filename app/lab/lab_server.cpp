@@ -1,5 +1,6 @@
 #include "app/lab/lab_server.h"
 
+#include "app/common/atomic_file_writer.h"
 #include "app/servers/http_server.h"
 
 #include <QDir>
@@ -53,12 +54,7 @@ QString option(const LabServerSpec& spec, const QString& key, const QString& fal
 }
 
 Result<void> writeFile(const std::string& path, const QByteArray& bytes) {
-    QFile file(QString::fromStdString(path));
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(bytes) != bytes.size())
-        return makeError(
-            ErrorCode::Io,
-            QStringLiteral("cannot write %1: %2").arg(file.fileName(), file.errorString()));
-    return {};
+    return writeFileAtomically(QString::fromStdString(path), bytes);
 }
 
 QString firstLineOf(const std::vector<std::string>& command) {
@@ -201,39 +197,31 @@ Result<SpawnSpec> labServerCommand(const LabServerSpec& spec, const ModeEndpoint
     const std::string threads = std::to_string(std::max<size_t>(1, cpus.size()));
     const std::string port = std::to_string(endpoint.bindPort);
     const int index = int(endpoint.mode);
+    // The built-in servers are loadscope-cli's own `serve` commands; they differ only in the
+    // options after the shared ones.
+    const auto serve = [&](const char* kind, std::vector<std::string> options) {
+        std::vector<std::string> argv = {
+            cliPath,  "serve", kind,        "--host", endpoint.bindAddress,
+            "--port", port,    "--threads", threads};
+        argv.insert(argv.end(), options.begin(), options.end());
+        return argv;
+    };
     switch (spec.kind) {
     case LabServerKind::Http:
-        command.argv = {cliPath,
-                        "serve",
-                        "http",
-                        "--host",
-                        endpoint.bindAddress,
-                        "--port",
-                        port,
-                        "--threads",
-                        threads,
-                        "--size",
-                        option(spec, QStringLiteral("size"), QStringLiteral("4897")).toStdString()};
+        command.argv = serve(
+            "http",
+            {"--size", option(spec, QStringLiteral("size"), QStringLiteral("4897")).toStdString()});
         break;
     case LabServerKind::Echo:
-        command.argv = {
-            cliPath,
-            "serve",
+        command.argv = serve(
             "echo",
-            "--host",
-            endpoint.bindAddress,
-            "--port",
-            port,
-            "--threads",
-            threads,
-            "--request-size",
-            option(spec, QStringLiteral("request-size"), QStringLiteral("1")).toStdString(),
-            "--response-size",
-            option(spec, QStringLiteral("response-size"), QStringLiteral("1")).toStdString()};
+            {"--request-size",
+             option(spec, QStringLiteral("request-size"), QStringLiteral("1")).toStdString(),
+             "--response-size",
+             option(spec, QStringLiteral("response-size"), QStringLiteral("1")).toStdString()});
         break;
     case LabServerKind::Sink:
-        command.argv = {cliPath,  "serve", "sink",      "--host", endpoint.bindAddress,
-                        "--port", port,    "--threads", threads};
+        command.argv = serve("sink", {});
         break;
     case LabServerKind::Nginx: {
         const size_t size =

@@ -181,8 +181,9 @@ Result<void> LabTopology::ensureDockerBridge() {
     return {};
 }
 
-// A container namespace on lab-docker0, as Docker's default bridge network makes one.
-Result<int> LabTopology::attachToDockerBridge(const std::string& address) {
+// A container namespace on lab-docker0, as Docker's default bridge network makes one; the
+// endpoint's server listens there, on the service port, at the container's address.
+Result<void> LabTopology::attachToDockerBridge(ModeEndpoint& endpoint, const std::string& address) {
     if (auto bridge = ensureDockerBridge(); !bridge)
         return bridge.error();
     auto container = newContainer();
@@ -205,7 +206,10 @@ Result<int> LabTopology::attachToDockerBridge(const std::string& address) {
         if (auto done = ip(*container, step); !done)
             return done.error();
     }
-    return *container;
+    endpoint.serverNetns = *container;
+    endpoint.bindAddress = address;
+    endpoint.bindPort = kServicePort;
+    return {};
 }
 
 Result<ModeEndpoint> LabTopology::buildMode(LabMode mode) {
@@ -263,12 +267,11 @@ Result<ModeEndpoint> LabTopology::buildMode(LabMode mode) {
 
 Result<ModeEndpoint> LabTopology::buildNat(ModeEndpoint endpoint) {
     const std::string container = "10.213.1.2";
-    auto netns = attachToDockerBridge(container);
-    if (!netns)
-        return netns.error();
-    endpoint.serverNetns = *netns;
-    endpoint.bindAddress = container;
-    endpoint.bindPort = kServicePort;
+    if (auto attached = attachToDockerBridge(endpoint, container); !attached)
+        return attached.error();
+    if (findInPath("nft").empty())
+        return makeError(ErrorCode::Unreachable,
+                         QStringLiteral("nft is not installed (Debian package nftables)"));
     // Docker's rules for `-p` without the userland proxy, in a table of the lab's own in the
     // server host's namespace.
     const std::string port = std::to_string(endpoint.port);
@@ -283,9 +286,6 @@ Result<ModeEndpoint> LabTopology::buildNat(ModeEndpoint endpoint) {
               "{ type nat hook postrouting priority srcnat; policy accept; }"},
              {"nft", "add", "rule", "ip", "loadscope_lab", "postrouting", "ip", "saddr",
               "10.213.1.0/24", "oifname", "!=", "\"lab-docker0\"", "masquerade"}}) {
-        if (findInPath("nft").empty())
-            return makeError(ErrorCode::Unreachable,
-                             QStringLiteral("nft is not installed (Debian package nftables)"));
         if (auto done = runInNetns(m_serverHost, rule); !done)
             return done.error();
     }
@@ -295,12 +295,8 @@ Result<ModeEndpoint> LabTopology::buildNat(ModeEndpoint endpoint) {
 
 Result<ModeEndpoint> LabTopology::buildUserlandProxy(ModeEndpoint endpoint) {
     const std::string container = "10.213.1.3";
-    auto netns = attachToDockerBridge(container);
-    if (!netns)
-        return netns.error();
-    endpoint.serverNetns = *netns;
-    endpoint.bindAddress = container;
-    endpoint.bindPort = kServicePort;
+    if (auto attached = attachToDockerBridge(endpoint, container); !attached)
+        return attached.error();
     const std::string dockerProxy = findInPath("docker-proxy");
     SpawnSpec relay;
     relay.netnsFd = m_serverHost;

@@ -74,7 +74,7 @@ public:
 private:
     Result<int> newContainer();
     Result<void> ensureDockerBridge();
-    Result<int> attachToDockerBridge(const std::string& address);
+    Result<void> attachToDockerBridge(ModeEndpoint& endpoint, const std::string& address);
     Result<ModeEndpoint> buildNat(ModeEndpoint endpoint);
     Result<ModeEndpoint> buildUserlandProxy(ModeEndpoint endpoint);
     Result<ModeEndpoint> buildBridge(ModeEndpoint endpoint);

@@ -60,6 +60,14 @@ QString levelText(const SweepPoint& point) {
 }
 
 // Why a finished run measured nothing worth keeping, or empty when it did.
+// The sweep's own copy of the session (targets and plan as the sweep started with them) with
+// the results stored since, as a level's precision is judged.
+Session withStoredResults(const Session& snapshot, const SessionDocument& document) {
+    Session current = snapshot;
+    current.results = document.session().results;
+    return current;
+}
+
 QString runFailure(const engine::RunResult& run) {
     if (run.unreachable)
         return run.firstError.empty() ? QStringLiteral("no connection could be established")
@@ -255,8 +263,7 @@ QCoro::Task<SweepOutcome> SweepRunner::runSteps(Sweep& sweep) {
     const bool precise = session.plan.precisionPercent > 0;
     std::vector<int> looseLevels; // with a precision: levels that may want more rounds
     if (precise) {
-        Session current = session;
-        current.results = m_document->session().results;
+        const Session current = withStoredResults(session, *m_document);
         for (int level : session.plan.concurrencyLevels) {
             const LevelPrecision check = levelPrecision(current, level);
             if (!check.tight && check.rounds < session.plan.maxRepetitions)
@@ -327,8 +334,7 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::tighten(Sweep& sweep, int concurren
     for (;;) {
         if (!m_document)
             co_return interrupted(sweep);
-        Session current = sweep.session;
-        current.results = m_document->session().results;
+        const Session current = withStoredResults(sweep.session, *m_document);
         const LevelPrecision check = levelPrecision(current, concurrency);
         if (check.tight) {
             Q_EMIT precisionFinished(
@@ -402,6 +408,13 @@ void placeInLab(Target& target, const LabModeEndpoint& endpoint) {
 
 // The loadscope-cli beside this executable (an installation, the CLI itself),
 // else the one on PATH (a build tree, where the window is elsewhere).
+// A lab target's run goes to the load agent inside the lab; any other runs in this process.
+PointRun* newPointRun(AgentClient* agent, AgentRunRequest request, engine::LoadSpec spec) {
+    if (request.target.lab && agent)
+        return agent->newRun(std::move(request));
+    return new LoadRunBridge(std::move(spec));
+}
+
 QString defaultCliPath() {
     const QString beside =
         QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("loadscope-cli"));
@@ -458,10 +471,16 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::checkTargets(Sweep& sweep) {
     // and resolve, before the first point costs any time.
     for (const Target* target : sweep.targets) {
         Q_EMIT statusChanged(QStringLiteral("checking %1").arg(target->displayName()));
+        std::vector<SweepPoint> points;
+        std::copy_if(sweep.missing.begin(), sweep.missing.end(), std::back_inserter(points),
+                     [&](const SweepPoint& p) { return p.targetId == target->id; });
+        // With none missing it is here for the rounds a loose level may add (tighten()).
+        if (points.empty()) {
+            for (int level : sweep.session.plan.concurrencyLevels)
+                points.push_back(SweepPoint{0, target->id, level, 0, 0});
+        }
         std::optional<LoadSpecDraft> draft;
-        for (const SweepPoint& point : sweep.missing) {
-            if (point.targetId != target->id)
-                continue;
+        for (const SweepPoint& point : points) {
             auto specs = pointSpecs(*target, point, sweep.session.plan, nullptr);
             if (!specs)
                 co_return failed(sweep.outcome, QStringLiteral("%1: %2").arg(
@@ -545,13 +564,9 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::preload(Sweep& sweep, const Target&
                                                      engine::LoadSpec spec) {
     Q_EMIT statusChanged(
         QStringLiteral("preloading %1: %2 keys").arg(target.displayName()).arg(spec.requests));
-    PointRun* run = nullptr;
-    if (target.lab && sweep.agent) {
-        AgentRunRequest request{target, sweep.session.plan, int(spec.concurrency), 0, true};
-        run = sweep.agent->newRun(std::move(request));
-    } else {
-        run = new LoadRunBridge(std::move(spec));
-    }
+    const int concurrency = int(spec.concurrency);
+    PointRun* run = newPointRun(sweep.agent, {target, sweep.session.plan, concurrency, 0, true},
+                                std::move(spec));
     const Result<engine::RunResult> loaded = co_await runEngine(run, std::nullopt);
     if (auto ended = interrupted(sweep, loaded && loaded->cancelled))
         co_return ended;
@@ -585,14 +600,9 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
     if (m_runSource) {
         ran = m_runSource(specs->draft.spec, point);
     } else {
-        PointRun* pointRun = nullptr;
-        if (target->lab && sweep.agent) {
-            AgentRunRequest request{*target, sweep.session.plan, point.concurrency, point.rate,
-                                    false};
-            pointRun = sweep.agent->newRun(std::move(request));
-        } else {
-            pointRun = new LoadRunBridge(std::move(specs->draft.spec));
-        }
+        PointRun* pointRun = newPointRun(
+            sweep.agent, {*target, sweep.session.plan, point.concurrency, point.rate, false},
+            std::move(specs->draft.spec));
         ran = co_await runEngine(pointRun, point);
     }
     // A point cut short is not a measurement of the plan: keep nothing of it.

@@ -17,6 +17,23 @@ using app::SweepOutcome;
 using app::SweepPoint;
 using test::runToEnd;
 
+namespace {
+
+// `target` alone at `levels`, `requests` requests a point, one engine thread, one repetition.
+app::Session oneTargetSession(const app::Target& target, std::vector<int> levels,
+                              uint64_t requests) {
+    app::Session session;
+    session.targets.push_back(target);
+    session.plan.concurrencyLevels = std::move(levels);
+    session.plan.limit = app::PointLimit::Requests;
+    session.plan.requestsPerPoint = requests;
+    session.plan.threads = 1;
+    session.plan.repetitions = 1;
+    return session;
+}
+
+} // namespace
+
 class TestSweepTargets : public QObject {
     Q_OBJECT
 
@@ -126,20 +143,13 @@ void TestSweepTargets::tcpRrTargetAgainstEchoServer() {
     const auto started = echo.start();
     QVERIFY2(started, started ? "" : qPrintable(started.error().toString()));
 
-    app::Session session;
     app::Target target = app::makeTarget(QStringLiteral("echo"), app::DeploymentMode::Host, 0);
     target.protocol = app::TargetProtocol::TcpRr;
     target.address = QStringLiteral("127.0.0.1:%1").arg(echo.port());
     target.tcpRr.requestSize = 16;
     target.tcpRr.responseSize = 64;
-    session.targets.push_back(target);
-    session.plan.concurrencyLevels = {2};
-    session.plan.limit = app::PointLimit::Requests;
-    session.plan.requestsPerPoint = 500;
-    session.plan.threads = 1;
-    session.plan.repetitions = 1;
     app::SessionDocument document;
-    document.reset(session);
+    document.reset(oneTargetSession(target, {2}, 500));
     app::SweepRunner runner(&document);
     const SweepOutcome outcome = runToEnd(runner);
     echo.stop();
@@ -155,7 +165,6 @@ void TestSweepTargets::memcacheTargetWithPreload() {
     testing::MemcachedPeer memcached;
     if (!memcached.isRunning())
         QSKIP(qPrintable(QStringLiteral("no memcached: ") + memcached.error()));
-    app::Session session;
     app::Target target = app::makeTarget(QStringLiteral("memcached"), app::DeploymentMode::Host, 0);
     target.protocol = app::TargetProtocol::Memcache;
     target.address = QStringLiteral("127.0.0.1:%1").arg(memcached.port());
@@ -164,14 +173,8 @@ void TestSweepTargets::memcacheTargetWithPreload() {
     target.memcache.preload = true;
     target.memcache.setRatio = 0;
     target.memcache.getRatio = 1;
-    session.targets.push_back(target);
-    session.plan.concurrencyLevels = {1, 2};
-    session.plan.limit = app::PointLimit::Requests;
-    session.plan.requestsPerPoint = 400;
-    session.plan.threads = 1;
-    session.plan.repetitions = 1;
     app::SessionDocument document;
-    document.reset(session);
+    document.reset(oneTargetSession(target, {1, 2}, 400));
     app::SweepRunner runner(&document);
     QSignalSpy probed(&runner, &app::SweepRunner::probeFinished);
     const SweepOutcome outcome = runToEnd(runner);
