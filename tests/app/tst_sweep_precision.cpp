@@ -93,6 +93,7 @@ class TestSweepPrecision : public QObject {
 private Q_SLOTS:
     void stopsAsSoonAsTight();
     void givesUpAtTheMostNamingTheTarget();
+    void aResumedSweepAddsRoundsToALooseLevel();
     void planRulesAndFile();
 };
 
@@ -159,6 +160,28 @@ void TestSweepPrecision::givesUpAtTheMostNamingTheTarget() {
 
     // Run again: every level is done as far as it goes; nothing more runs.
     QCOMPARE(runToEnd(*knownRunner(document, session)).pointsRun, 0);
+}
+
+void TestSweepPrecision::aResumedSweepAddsRoundsToALooseLevel() {
+    // Every point of the plan is stored and both levels are loose at the most
+    // (two) repetitions; raised to six, the sweep resumes with rounds alone,
+    // no missing point among them.
+    app::Session session = threeTargets(3, 2, 2);
+    app::SessionDocument document;
+    document.reset(session);
+    const SweepOutcome first = runToEnd(*knownRunner(document, session));
+    QCOMPARE(first.status, SweepOutcome::Status::Completed);
+    QCOMPARE(first.pointsRun, 3 * 2 * 2);
+
+    app::Session raised = document.session();
+    raised.plan.maxRepetitions = 6;
+    document.reset(raised);
+    const SweepOutcome resumed = runToEnd(*knownRunner(document, session));
+    QVERIFY2(resumed.status == SweepOutcome::Status::Completed, qPrintable(resumed.error));
+    QCOMPARE(resumed.pointsRun, 3 * 2 * 4);
+    QCOMPARE(resumed.roundPointsAdded, 3 * 2 * 4);
+    for (const auto& [key, count] : repetitionsByTargetAndLevel(document.session()))
+        QCOMPARE(count, 6);
 }
 
 void TestSweepPrecision::planRulesAndFile() {
