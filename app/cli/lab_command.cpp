@@ -111,7 +111,7 @@ app::Result<app::lab::LabSpec> parseSandbox(const QCommandLineParser& parser,
     for (const QString& word : command)
         spec.command.push_back(word.toStdString());
     const auto mtu = parseCount(QStringLiteral("--mtu"), parser.value(QStringLiteral("mtu")),
-                                app::lab::kMinMtu, app::lab::kMaxMtu);
+                                app::kMinLabMtu, app::kMaxLabMtu);
     if (!mtu)
         return mtu.error();
     spec.mtu = int(*mtu);
@@ -234,11 +234,11 @@ int runLabCommand(const QStringList& arguments, const CliIo& io) {
         return runSandbox(rest, io);
     if (sub == QLatin1String("agent"))
         return runLabAgentCommand(rest, io);
-    printError(io, command,
-               sub.isEmpty()
-                   ? QStringLiteral("which subcommand? check, sandbox or agent (see --help)")
-                   : QStringLiteral("unknown subcommand '%1': expected check, sandbox or agent")
-                         .arg(sub));
+    printError(
+        io, command,
+        sub.isEmpty()
+            ? QStringLiteral("which subcommand? check, sandbox or agent (see --help)")
+            : QStringLiteral("unknown subcommand '%1': expected check, sandbox or agent").arg(sub));
     return ExitUsage;
 }
 

@@ -215,11 +215,11 @@ CpuSplit defaultCpus() {
 }
 
 Result<void> checkLabSpec(const LabSpec& spec) {
-    if (spec.mtu < kMinMtu || spec.mtu > kMaxMtu)
+    if (spec.mtu < kMinLabMtu || spec.mtu > kMaxLabMtu)
         return invalidInput(QStringLiteral("--mtu %1: expected %2 to %3 (1500, 9000, 65535)")
                                 .arg(spec.mtu)
-                                .arg(kMinMtu)
-                                .arg(kMaxMtu));
+                                .arg(kMinLabMtu)
+                                .arg(kMaxLabMtu));
     if (spec.modes.empty())
         return invalidInput(
             QStringLiteral("--modes: which modes? (see 'loadscope-cli lab check')"));

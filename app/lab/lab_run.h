@@ -3,6 +3,7 @@
 #include "app/common/result.h"
 #include "app/lab/lab_mode.h"
 #include "app/lab/lab_server.h"
+#include "app/session/session.h"
 
 #include <string>
 #include <vector>
@@ -19,10 +20,6 @@ struct LabSpec {
     std::vector<std::string> command; // run in the client namespace once the lab stands
     std::string cliPath;              // the loadscope-cli executable, for the embedded servers
 };
-
-// The wire MTUs a lab accepts: from IPv4's minimum, 576, to veth's maximum, 65535.
-inline constexpr int kMinMtu = 576;
-inline constexpr int kMaxMtu = 65535;
 
 // The default pinning, as on two machines: the server on the last CPU this process may use,
 // the client on the others (both on the one CPU of a single-CPU machine).

@@ -33,6 +33,11 @@ struct SetAsideResult {
     friend bool operator==(const SetAsideResult&, const SetAsideResult&) = default;
 };
 
+// The wire MTUs a lab accepts: from IPv4's minimum reassembly size, 576, to
+// veth's maximum, 65535.
+inline constexpr int kMinLabMtu = 576;
+inline constexpr int kMaxLabMtu = 65535;
+
 // The deployment lab a session's lab targets run in: what `loadscope-cli lab
 // sandbox` is asked to build before the first point.
 struct LabSetup {

@@ -255,8 +255,7 @@ QJsonObject labSetupToJson(const LabSetup& lab) {
 
 LabSetup labSetupFromJson(const JsonReader& json) {
     LabSetup lab;
-    // 68: IPv4's minimum; 65535: the largest a veth takes.
-    lab.mtu = int(json.integer(u"mtu", 68, 65535, lab.mtu));
+    lab.mtu = int(json.integer(u"mtu", kMinLabMtu, kMaxLabMtu, lab.mtu));
     lab.clientCpus = json.string(u"clientCpus", {});
     lab.serverCpus = json.string(u"serverCpus", {});
     const JsonArrayReader modes = json.array(u"modes", false);

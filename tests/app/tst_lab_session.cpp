@@ -107,6 +107,39 @@ private Q_SLOTS:
         QVERIFY(!read.error().message.contains(QLatin1Char('\n')));
     }
 
+    // The session refuses at load the wire MTUs the sandbox would refuse at
+    // sweep time, so a sweep never fails after its plan has been accepted.
+    void labMtuOutsideTheSandboxRangeIsRefused_data() {
+        QTest::addColumn<int>("mtu");
+        QTest::newRow("below IPv4's minimum reassembly size") << 100;
+        QTest::newRow("one below") << 575;
+        QTest::newRow("above veth's maximum") << 65536;
+    }
+
+    void labMtuOutsideTheSandboxRangeIsRefused() {
+        QFETCH(int, mtu);
+        QJsonObject json = app::sessionToJson(labSession());
+        QJsonObject lab = json.value(QStringLiteral("lab")).toObject();
+        lab.insert(QStringLiteral("mtu"), mtu);
+        json.insert(QStringLiteral("lab"), lab);
+        const auto read = app::sessionFromJson(json);
+        QVERIFY(!read);
+        QVERIFY2(read.error().message.contains(QStringLiteral("lab.mtu")),
+                 qPrintable(read.error().message));
+    }
+
+    void labMtuAtTheSandboxLimitsIsRead() {
+        for (const int mtu : {576, 65535}) {
+            QJsonObject json = app::sessionToJson(labSession());
+            QJsonObject lab = json.value(QStringLiteral("lab")).toObject();
+            lab.insert(QStringLiteral("mtu"), mtu);
+            json.insert(QStringLiteral("lab"), lab);
+            const auto read = app::sessionFromJson(json);
+            QVERIFY2(read.ok(), qPrintable(read ? QString() : read.error().message));
+            QCOMPARE(read->lab->mtu, mtu);
+        }
+    }
+
     void oneSandboxCommandForAllLabTargets() {
         const app::Session session = labSession();
         const auto command = app::labSandboxCommand(QStringLiteral("/bin/loadscope-cli"), session,
