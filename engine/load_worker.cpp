@@ -322,8 +322,11 @@ void LoadWorker::run() {
         }
         if (m_soleConnection)
             setWatched(*m_soleConnection, true); // no-op unless it left the set above
-        const int n = waitForEvents(events, kMaxEvents, m_tickTimer >= 0 ? -1 : kWaitMs);
+        // Taken before the wait: at a fixed rate the wait reads the clock as
+        // it returns, and a wake-up with no connection event (the schedule's
+        // timer) then needs no second read below.
         const int64_t clockBefore = m_clockNs;
+        const int n = waitForEvents(events, kMaxEvents, m_tickTimer >= 0 ? -1 : kWaitMs);
         for (int i = 0; i < n; ++i) {
             if (events[i].data.ptr == &m_scheduleTimer)
                 continue; // edge-triggered: each expiry is an event, unread
@@ -355,8 +358,8 @@ void LoadWorker::run() {
                     flush(c, m_clockNs);
             }
         }
-        // The batch's last event read the clock a moment ago; the loop's
-        // bookkeeping needs no read of its own then.
+        // The batch's last event (or the wait) read the clock a moment ago;
+        // the loop's bookkeeping needs no read of its own then.
         now = m_clockNs != clockBefore ? m_clockNs : readClock();
         tick(now);
     }
