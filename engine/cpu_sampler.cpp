@@ -1,30 +1,15 @@
 #include "engine/cpu_sampler.h"
 
+#include "engine/run_state.h"
+#include "engine/text_file.h"
+
 #include <algorithm>
 #include <charconv>
-#include <ctime>
-#include <fstream>
-#include <sstream>
 #include <unistd.h>
 
 namespace loadscope::engine {
 
 namespace {
-
-std::optional<std::string> readFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-int64_t monotonicNow() {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 // The numbers of `text` separated by blanks, as many as there are.
 std::vector<uint64_t> numbers(std::string_view text) {
@@ -142,7 +127,7 @@ std::optional<uint64_t> CpuSampler::serverCpuNs() const {
         return ticks * 1'000'000'000ULL / uint64_t(m_ticksPerSecond);
     };
     if (m_server.pid > 0) {
-        const auto stat = readFile("/proc/" + std::to_string(m_server.pid) + "/stat");
+        const auto stat = readTextFile("/proc/" + std::to_string(m_server.pid) + "/stat");
         const auto ticks = stat ? parseProcessTicks(*stat) : std::nullopt;
         if (!ticks)
             return std::nullopt; // the process is gone: no figure rather than a wrong one
@@ -150,10 +135,10 @@ std::optional<uint64_t> CpuSampler::serverCpuNs() const {
     }
     if (!m_server.cgroup.empty()) {
         std::optional<uint64_t> usage;
-        if (const auto v2 = readFile(m_server.cgroup + "/cpu.stat"))
+        if (const auto v2 = readTextFile(m_server.cgroup + "/cpu.stat"))
             usage = parseCgroupUsageNs(*v2);
         if (!usage) {
-            if (const auto v1 = readFile(m_server.cgroup + "/cpuacct.usage")) {
+            if (const auto v1 = readTextFile(m_server.cgroup + "/cpuacct.usage")) {
                 const std::vector<uint64_t> v = numbers(*v1);
                 if (!v.empty())
                     usage = v.front();
@@ -164,7 +149,7 @@ std::optional<uint64_t> CpuSampler::serverCpuNs() const {
         ns += *usage;
     }
     for (const int tid : m_server.threads) {
-        const auto stat = readFile("/proc/self/task/" + std::to_string(tid) + "/stat");
+        const auto stat = readTextFile("/proc/self/task/" + std::to_string(tid) + "/stat");
         const auto ticks = stat ? parseProcessTicks(*stat) : std::nullopt;
         if (!ticks)
             return std::nullopt;
@@ -177,14 +162,14 @@ CpuSample CpuSampler::sample() const {
     CpuSample sample;
     // The server first and the machine last, closest to the timestamp.
     const auto server = serverCpuNs();
-    if (const auto text = readFile("/proc/stat")) {
+    if (const auto text = readTextFile("/proc/stat")) {
         if (auto parsed = parseProcStat(*text))
             sample = std::move(*parsed);
     }
     sample.serverCpuNs = server;
     for (size_t cpu = 0; cpu < sample.perCpu.size(); ++cpu) {
-        const auto freq = readFile("/sys/devices/system/cpu/cpu" + std::to_string(cpu) +
-                                   "/cpufreq/scaling_cur_freq");
+        const auto freq = readTextFile("/sys/devices/system/cpu/cpu" + std::to_string(cpu) +
+                                       "/cpufreq/scaling_cur_freq");
         const std::vector<uint64_t> v = freq ? numbers(*freq) : std::vector<uint64_t>{};
         if (v.empty()) {
             sample.frequencies.clear(); // not exposed (a VM, no cpufreq driver): never assumed
@@ -192,7 +177,7 @@ CpuSample CpuSampler::sample() const {
         }
         sample.frequencies.push_back(v.front());
     }
-    sample.atNs = monotonicNow();
+    sample.atNs = detail::monotonicNs();
     return sample;
 }
 

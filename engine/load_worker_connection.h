@@ -1,9 +1,12 @@
 #pragma once
 
 // The per-connection state of a LoadWorker, shared by the files that make up
-// the worker: load_worker.cpp (the event loop and the request/response path),
-// load_worker_connect.cpp (opening, failing and dropping connections) and
-// load_worker_stream.cpp (TCP_STREAM writing and its drain at the end).
+// the worker: load_worker.cpp (the event loop and sending requests),
+// load_worker_read.cpp (receiving and completing responses),
+// load_worker_connect.cpp (opening, failing and dropping connections),
+// load_worker_stream.cpp (TCP_STREAM writing and its drain at the end),
+// load_worker_schedule.cpp (claiming requests, the fixed rate) and
+// load_worker_tls.cpp (the TLS handshake).
 #include "engine/load_worker.h"
 #include "engine/request_queue.h"
 #include "engine/tls_session.h"
@@ -17,6 +20,7 @@
 namespace loadscope::engine::detail {
 
 inline constexpr int64_t kReconnectBackoffNs = 10'000'000;
+inline constexpr size_t kReadBufferBytes = 64 * 1024; // LoadWorker::m_readBuffer
 inline constexpr int kWaitMs = 10; // bounds how late a cancel or a deadline is noticed
 
 struct LoadWorker::Connection {

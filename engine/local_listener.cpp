@@ -1,22 +1,15 @@
 #include "engine/local_listener.h"
 
+#include "engine/text_file.h"
+
 #include <charconv>
 #include <dirent.h>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <unistd.h>
 
 namespace loadscope::engine {
 
 namespace {
-
-std::string readAll(const char* path) {
-    std::ifstream in(path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 // Whether /proc/PID/fd of `pid` holds the socket "socket:[inode]".
 bool holdsSocket(const std::string& pid, const std::string& link) {
@@ -82,9 +75,9 @@ std::optional<uint64_t> listeningInode(std::string_view text, uint16_t port) {
 }
 
 std::optional<int> localListenerPid(uint16_t port) {
-    auto inode = listeningInode(readAll("/proc/net/tcp"), port);
+    auto inode = listeningInode(readTextFile("/proc/net/tcp").value_or(""), port);
     if (!inode)
-        inode = listeningInode(readAll("/proc/net/tcp6"), port);
+        inode = listeningInode(readTextFile("/proc/net/tcp6").value_or(""), port);
     if (!inode)
         return std::nullopt;
     const std::string link = "socket:[" + std::to_string(*inode) + "]";

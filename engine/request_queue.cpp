@@ -1,6 +1,7 @@
 #include "engine/request_queue.h"
 
 #include <algorithm>
+#include <limits>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -98,11 +99,7 @@ void RequestQueue::copyUnsent(std::string& out, size_t limit) const {
 
 std::string RequestQueue::unsentBytes() const {
     std::string bytes;
-    for (size_t i = m_first; i < m_parts.size(); ++i) {
-        const Part& part = m_parts[i];
-        const size_t skip = i == m_first ? m_firstOffset : 0;
-        bytes.append(bytesOf(part) + skip, part.size - skip);
-    }
+    copyUnsent(bytes, std::numeric_limits<size_t>::max());
     return bytes;
 }
 

@@ -48,7 +48,7 @@ public:
     }
     bool frontIsLast() const { return m_first + 1 == m_parts.size(); }
     void copyUnsent(std::string& out, size_t limit) const;
-    void consumeSent(size_t sent) { consume(sent); }
+    void consume(size_t sent);
 
 private:
     struct Part {
@@ -59,7 +59,6 @@ private:
     const char* bytesOf(const Part& part) const {
         return part.shared ? part.shared : m_copied.data() + part.offset;
     }
-    void consume(size_t sent);
 
     std::string m_copied;
     std::vector<Part> m_parts;

@@ -105,7 +105,7 @@ std::unique_ptr<TlsContext> TlsContext::create(const TlsSpec& spec, std::string*
                                 unsigned(wire.size()));
     }
     if (spec.resume) {
-        // The client keeps its own one-entry cache (m_session) through the
+        // The client keeps its own small cache (m_sessions) through the
         // callback; OpenSSL's internal store would only grow.
         SSL_CTX_set_session_cache_mode(ctx,
                                        SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);

@@ -33,7 +33,6 @@ public:
     // A new client connection on `fd`: SNI, the name to verify, ALPN and the
     // session to resume set; nullptr when OpenSSL could not allocate one.
     SSL* newConnection(int fd);
-    bool hasSession() const { return !m_sessions.empty(); }
 
 private:
     explicit TlsContext(const TlsSpec& spec);

@@ -107,7 +107,7 @@ ssize_t TlsSession::send(RequestQueue& queue) {
     size_t n = 0;
     const int result = SSL_write_ex(m_ssl, bytes.data(), bytes.size(), &n);
     if (result == 1) {
-        queue.consumeSent(n);
+        queue.consume(n);
         return ssize_t(n);
     }
     return socketResult(result, false);

@@ -19,6 +19,7 @@
 using namespace loadscope::engine;
 using loadscope::testing::FixedDelayServer;
 using loadscope::testing::HandicappedProtocol;
+using loadscope::testing::runToEnd;
 using namespace std::chrono_literals;
 
 namespace {
@@ -74,12 +75,6 @@ LoadSpec rateSpec(uint16_t port, uint32_t concurrency, double rate) {
     LoadSpec spec = loadscope::testing::loopbackHttpSpec(port, concurrency);
     spec.rate = rate;
     return spec;
-}
-
-RunResult runToEnd(const LoadSpec& spec) {
-    LoadRun run(spec);
-    run.start();
-    return run.wait();
 }
 
 double ms(int64_t ns) {
@@ -172,8 +167,7 @@ private Q_SLOTS:
         QCOMPARE(r.failed, 0u);
         QCOMPARE(r.offeredRate, rate);
         const double tolerance = strictTiming() ? 0.01 : 0.2;
-        QVERIFY2(std::abs(r.requestsPerSecond() / rate - 1.0) <= tolerance,
-                 qPrintable(figures(r)));
+        QVERIFY2(std::abs(r.requestsPerSecond() / rate - 1.0) <= tolerance, qPrintable(figures(r)));
     }
 
     // Coordinated omission: the server answers in 1 ms but sends nothing for

@@ -18,6 +18,7 @@ using namespace loadscope::engine;
 using loadscope::testing::FixedDelayServer;
 using loadscope::testing::HandicappedProtocol;
 using loadscope::testing::RateLimitedSink;
+using loadscope::testing::runToEnd;
 using namespace std::chrono_literals;
 using Behaviour = ScriptedHttpServer::Behaviour;
 
@@ -35,12 +36,6 @@ LoadSpec httpSpec(uint16_t port, uint32_t concurrency) {
 
 size_t requestBytes(const LoadSpec& spec) {
     return static_cast<const HttpProtocol&>(*spec.protocol).requestBytes().size();
-}
-
-RunResult runToEnd(const LoadSpec& spec) {
-    LoadRun run(spec);
-    run.start();
-    return run.wait();
 }
 
 double ms(double ns) {

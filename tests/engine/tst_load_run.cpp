@@ -3,6 +3,7 @@
 #include "engine/http_protocol.h"
 #include "engine/load_run.h"
 #include "fixed_delay_server.h"
+#include "loopback_http_spec.h"
 #include "scripted_http_server.h"
 
 #include <QElapsedTimer>
@@ -12,29 +13,17 @@
 
 using namespace loadscope::engine;
 using loadscope::testing::FixedDelayServer;
+using loadscope::testing::runToEnd;
 using namespace std::chrono_literals;
 using Behaviour = ScriptedHttpServer::Behaviour;
 
 namespace {
 
 LoadSpec httpSpec(uint16_t port, bool keepAlive, uint32_t concurrency, uint64_t requests) {
-    HttpRequestSpec request;
-    request.host = "127.0.0.1:" + std::to_string(port);
-    request.keepAlive = keepAlive;
-    LoadSpec spec;
-    spec.protocol = std::make_shared<HttpProtocol>(request);
-    spec.target = *SocketAddress::fromNumeric("127.0.0.1", port);
-    spec.concurrency = concurrency;
+    LoadSpec spec = loadscope::testing::loopbackHttpSpec(port, concurrency, keepAlive);
     spec.threads = 2;
     spec.requests = requests;
-    spec.requestTimeout = 5s;
     return spec;
-}
-
-RunResult runToEnd(const LoadSpec& spec) {
-    LoadRun run(spec);
-    run.start();
-    return run.wait();
 }
 
 uint64_t errorsOf(const RunResult& r, ErrorClass c) {

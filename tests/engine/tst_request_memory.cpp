@@ -8,6 +8,7 @@
 #include "engine/load_run.h"
 #include "engine/request_queue.h"
 #include "engine/tcp_protocol.h"
+#include "loopback_http_spec.h"
 
 #include <QTest>
 #include <chrono>
@@ -18,6 +19,7 @@
 
 using namespace loadscope::engine;
 using loadscope::testing::DiscardingPeer;
+using loadscope::testing::runToEnd;
 using namespace std::chrono_literals;
 
 namespace {
@@ -59,12 +61,6 @@ LoadSpec specFor(std::shared_ptr<const Protocol> protocol, uint16_t port, uint32
     spec.requestTimeout = 60s;
     spec.duration = 120s; // a bound, never reached when the run works
     return spec;
-}
-
-RunResult runToEnd(const LoadSpec& spec) {
-    LoadRun run(spec);
-    run.start();
-    return run.wait();
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #include "engine/http_protocol.h"
 #include "engine/load_run.h"
 #include "local_peers.h"
+#include "loopback_http_spec.h"
 
 #include <QElapsedTimer>
 #include <QTest>
@@ -16,6 +17,7 @@
 
 using namespace loadscope::engine;
 using loadscope::testing::NginxPeer;
+using loadscope::testing::runToEnd;
 using namespace std::chrono_literals;
 
 #if defined(__SANITIZE_THREAD__)
@@ -32,25 +34,13 @@ constexpr qsizetype kDocumentBytes = 4897;
 
 LoadSpec httpsSpec(uint16_t port, uint32_t concurrency, uint32_t threads, bool keepAlive,
                    uint64_t requests) {
-    HttpRequestSpec request;
-    request.host = "127.0.0.1:" + std::to_string(port);
-    request.keepAlive = keepAlive;
-    LoadSpec spec;
-    spec.protocol = std::make_shared<HttpProtocol>(request);
-    spec.target = *SocketAddress::fromNumeric("127.0.0.1", port);
-    spec.concurrency = concurrency;
+    LoadSpec spec = loadscope::testing::loopbackHttpSpec(port, concurrency, keepAlive);
     spec.threads = threads;
     spec.requests = requests;
     spec.requestTimeout = 10s;
     spec.tls.enabled = true;
     spec.tls.serverName = "127.0.0.1";
     return spec;
-}
-
-RunResult runToEnd(const LoadSpec& spec) {
-    LoadRun run(spec);
-    run.start();
-    return run.wait();
 }
 
 } // namespace

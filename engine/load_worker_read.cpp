@@ -1,0 +1,169 @@
+// LoadWorker: the read path: receiving on a connection, feeding the
+// responses to its session, completing or failing the request at its head.
+#include "engine/load_worker.h"
+#include "engine/load_worker_connection.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <sys/socket.h>
+
+namespace loadscope::engine::detail {
+
+void LoadWorker::onReadable(Connection& c, bool peerClosing) {
+    for (;;) {
+        const ssize_t n = c.tls ? c.tls->read(m_readBuffer.get(), kReadBufferBytes)
+                                : ::recv(c.fd, m_readBuffer.get(), kReadBufferBytes, MSG_DONTWAIT);
+        const int error = errno;
+        if (n < 0 && error == EINTR)
+            continue;
+        // The clock of this read: the completion and first-byte time of what it holds.
+        if (!onReceived(c, n, error, readClock()))
+            return;
+        // A short read on a stream socket means no byte is queued. A close or
+        // an error the peer already sent is still to be read, and an
+        // edge-triggered socket reports it no second time. TLS returns a
+        // record at a time, so it reads on until OpenSSL wants the socket.
+        if (size_t(n) < kReadBufferBytes && !peerClosing && !c.tls)
+            return;
+    }
+}
+
+bool LoadWorker::onReceived(Connection& c, ssize_t n, int error, int64_t now) {
+    if (n == 0) {
+        onEndOfStream(c, now, false);
+        return false;
+    }
+    if (n < 0) {
+        if (error == EPROTO && c.tls)
+            failHead(c, ErrorClass::Tls, now, c.tls->failure());
+        else if (error != EAGAIN && error != EWOULDBLOCK && error != EINTR)
+            onEndOfStream(c, now, true);
+        return false;
+    }
+    if (m_isStream) {
+        // A sink has nothing to say; whatever arrives is discarded.
+        if (m_measuring)
+            m_recorder.result().bytesTotal += uint64_t(n);
+        return true;
+    }
+    std::string_view data(m_readBuffer.get(), size_t(n));
+    // The peer sent all of these bytes before it could have seen a request
+    // issued while they are parsed, so they answer only the requests
+    // outstanding now; more is a peer sending more than it owes, which
+    // would otherwise complete the next requests without their responses.
+    size_t answerable = c.count;
+    while (!data.empty()) {
+        if (c.count == 0 || answerable == 0) {
+            failHead(c, ErrorClass::Exception, now,
+                     c.count == 0 ? "data received with no request outstanding"
+                                  : "the peer sent more than the responses it owed");
+            return false;
+        }
+        InFlight& head = c.front();
+        if (head.firstByteNs == 0)
+            head.firstByteNs = now;
+        const FeedResult r = c.session->feed(data);
+        if (r.status != FeedResult::Status::Complete) {
+            head.bytesReceived += data.size();
+            if (r.status == FeedResult::Status::NeedMore)
+                break;
+            failHead(c, ErrorClass::Exception, now, c.session->lastError());
+            return false;
+        }
+        head.bytesReceived += r.consumed;
+        data.remove_prefix(r.consumed);
+        --answerable;
+        const int fd = c.fd;
+        completeHead(c, r.info, now);
+        if (c.fd != fd)
+            return false; // the connection was closed or replaced
+    }
+    return true;
+}
+
+bool LoadWorker::awaitingSoleResponse() const {
+    const Connection* c = m_soleConnection;
+    return c && c->blockingReads && c->state == Connection::State::Open && c->count > 0 &&
+           !c->wantWrite && m_toOpen.empty() &&
+           m_waitChooser.method() == WaitMethodChooser::Method::Recv;
+}
+
+int64_t LoadWorker::awaitSoleResponse() {
+    // One blocking recv instead of epoll_wait then recv: with a single
+    // connection there is nothing else to wait for, and on a CPU shared with
+    // the server the saved system call is a tenth of a transaction. Used
+    // while m_waitChooser finds it the faster of the two.
+    Connection& c = *m_soleConnection;
+    const ssize_t n = ::recv(c.fd, m_readBuffer.get(), kReadBufferBytes, 0);
+    const int error = errno;
+    const int64_t now = readClock();
+    if (onReceived(c, n, error, now) && size_t(n) == kReadBufferBytes)
+        onReadable(c, false);
+    return now;
+}
+
+void LoadWorker::onEndOfStream(Connection& c, int64_t now, bool reset) {
+    if (c.draining) {
+        // A sink that read everything closes with a FIN; one that closed with
+        // bytes unread resets, and what it had not acknowledged is lost.
+        uint64_t& sent = m_recorder.result().bytesSent;
+        sent -= std::min(sent, unacknowledgedBytes(c.fd));
+        endDrain(c, now);
+        return;
+    }
+    if (c.count > 0 && !reset) {
+        const FeedResult r = c.session->finishAtEof();
+        if (r.status == FeedResult::Status::Complete) {
+            completeHead(c, r.info, now);
+            if (c.state != Connection::State::Open)
+                return;
+        } else if (r.status == FeedResult::Status::Malformed) {
+            failHead(c, ErrorClass::Receive, now, c.session->lastError());
+            return;
+        }
+    }
+    if (c.count > 0 && c.front().firstByteNs == 0 && c.responses > 0) {
+        // The server closed a kept-alive connection before answering the next
+        // request: not a failure of that request (as ab), send it again.
+        dropConnection(c, now, true);
+        return;
+    }
+    if (c.count > 0) {
+        failHead(c, ErrorClass::Receive, now,
+                 reset ? "connection reset by peer" : "connection closed before a response");
+        return;
+    }
+    dropConnection(c, now, false);
+}
+
+void LoadWorker::completeHead(Connection& c, const ResponseInfo& info, int64_t now) {
+    const InFlight request = c.pop();
+    --m_inFlight;
+    ++c.responses;
+    if (&c == m_soleConnection)
+        m_waitChooser.transactionCompleted(now);
+    const bool reuse = info.keepAlive && m_keepAlive;
+    if (reuse) {
+        // The next request goes out before the bookkeeping of this one, so the
+        // server works on it while the counts and histograms are updated.
+        issueRequests(c, now);
+    }
+    if (c.responses == 1 && m_serverSoftware.empty()) // a server names itself on every response
+        m_serverSoftware = std::string(c.session->serverSoftware());
+    if (counts(request.budgeted, now))
+        m_recorder.response(request, info, now, *c.session);
+    if (!reuse)
+        dropConnection(c, now, true);
+}
+
+void LoadWorker::failHead(Connection& c, ErrorClass error, int64_t now, std::string_view message) {
+    if (c.count > 0) {
+        const InFlight request = c.pop();
+        --m_inFlight;
+        if (counts(request.budgeted, now))
+            m_recorder.failure(error, message);
+    }
+    dropConnection(c, now, true);
+}
+
+} // namespace loadscope::engine::detail
