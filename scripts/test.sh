@@ -8,15 +8,15 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh test
 jobs=$(nproc)
 
-echo "== build (preset ci)"
+echo "== build (preset ci) [${SECONDS} s]"
 cmake --preset ci >/dev/null
 cmake --build --preset ci -j "$jobs"
 
-echo "== tests (preset ci)"
+echo "== tests (preset ci) [${SECONDS} s]"
 ctest --preset ci -j "$jobs"
 
 for preset in asan tsan; do
-  echo "== engine tests under $preset"
+  echo "== engine tests under $preset [${SECONDS} s]"
   cmake --preset "$preset" >/dev/null
   targets=$(ctest --test-dir "build/$preset" -N -L engine | sed -n 's/^ *Test *#[0-9]*: //p')
   # shellcheck disable=SC2086
@@ -24,7 +24,7 @@ for preset in asan tsan; do
   ctest --preset "$preset" -j "$jobs"
 done
 
-echo "== fuzz targets (30 s each, $jobs at a time)"
+echo "== fuzz targets (30 s each, $jobs at a time) [${SECONDS} s]"
 cmake --preset fuzz >/dev/null
 fuzzers=$(sed -n 's/^loadscope_add_fuzzer(\([a-z_]*\) .*/\1/p' tests/fuzz/CMakeLists.txt)
 # shellcheck disable=SC2086
@@ -55,3 +55,4 @@ for name in $fuzzers; do
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "build/fuzz/$name.log")
   echo "$name: no crash in 30 s ($runs inputs)"
 done
+echo "== all passed in ${SECONDS} s"
