@@ -2,7 +2,8 @@
 // PNGs, offscreen: the README's screenshots. The demo's two targets (the
 // embedded HTTP server, direct and through a userland proxy) are served in
 // process, a short real sweep runs through the Run page, and each page is
-// grabbed once it shows what a user would see.
+// grabbed once it shows what a user would see; the Compare page twice, the
+// second time with the CPU metrics (compare-cpu.png).
 //
 //   render_screenshots --screenshots DIR [--point-seconds S]
 //   render_screenshots --synthetic-rate-sweep DIR
@@ -12,13 +13,16 @@
 // 1/(1 - load), the proxy at 40% of the direct capacity), written as
 // compare-rate-sweep-synthetic.png: a picture of the page, not a measurement.
 
+#include "app/session/metric.h"
 #include "app/session/session_document.h"
 #include "app/sweep/sweep_runner.h"
 #include "tests/app/session_test_data.h"
 #include "ui/shell/main_window.h"
 #include "ui_test_servers.h"
 
+#include <QAbstractItemModel>
 #include <QApplication>
+#include <QComboBox>
 #include <QCommandLineParser>
 #include <QCoroSignal>
 #include <QCoroTask>
@@ -27,6 +31,7 @@
 #include <QPushButton>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTimer>
 #include <algorithm>
 #include <chrono>
@@ -57,6 +62,34 @@ QCoro::Task<bool> grabPage(ui::MainWindow& window, int page, const QDir& out, co
     }
     std::printf("%s\n", qPrintable(path));
     co_return true;
+}
+
+QModelIndex firstCellShowing(const QAbstractItemModel& model, const QString& text) {
+    for (int row = 0; row < model.rowCount(); ++row)
+        for (int column = 0; column < model.columnCount(); ++column)
+            if (model.index(row, column).data().toString() == text)
+                return model.index(row, column);
+    return {};
+}
+
+// The Compare page once more with softirq per request in the first charts and
+// the table scrolled to the CPU rows: where each mode's CPU went.
+QCoro::Task<bool> grabCpuMetrics(ui::MainWindow& window, const QDir& out) {
+    QWidget* compare = window.pages()->widget(3);
+    auto* metric = compare->findChild<QComboBox*>(QStringLiteral("metricCombo"));
+    auto* table = compare->findChild<QTableView*>(QStringLiteral("comparisonTable"));
+    const int softirq = metric ? metric->findData(int(app::Metric::SoftirqPerRequest)) : -1;
+    if (softirq < 0 || !table) {
+        fail(QStringLiteral("the Compare page has no softirq metric or no table"));
+        co_return false;
+    }
+    metric->setCurrentIndex(softirq);
+    const QModelIndex cpuRow =
+        firstCellShowing(*table->model(), app::metricInfo(app::Metric::ServerCpuPerRequest).label);
+    if (cpuRow.isValid())
+        table->scrollTo(cpuRow, QAbstractItemView::PositionAtTop);
+    co_await QCoro::sleepFor(500ms); // the charts follow the metric on posted events
+    co_return co_await grabPage(window, 3, out, QStringLiteral("compare-cpu"));
 }
 
 // The demo session with its two targets, or nothing (and the reason printed).
@@ -127,7 +160,7 @@ QCoro::Task<int> render(ui::MainWindow& window, const test::UiHttpServers& serve
     }
     if (!co_await grabPage(window, 3, out, QStringLiteral("compare")))
         co_return 1;
-    co_return 0;
+    co_return co_await grabCpuMetrics(window, out) ? 0 : 1;
 }
 
 // Offered rate -> (achieved req/s, corrected p50, p99, p99.9 ms) of a server
