@@ -130,6 +130,25 @@ private Q_SLOTS:
         QVERIFY(m_document->isModified());
     }
 
+    void theSketchShowsEachModesPath() {
+        m_dialog->setAvailability(fakeMachine());
+        auto* sketch = m_dialog->findChild<loadscope::ui::LabTopologySketch*>();
+        modeItem(QStringLiteral("container-nat"))->setCheckState(Qt::Checked);
+        // The paths `lab sandbox` reports for the built modes (README, "The deployment lab").
+        QVERIFY2(sketch->accessibleDescription().contains(
+                     QStringLiteral("NAT (nftables DNAT): veth → DNAT → bridge → veth")),
+                 qPrintable(sketch->accessibleDescription()));
+        QVERIFY(sketch->accessibleDescription().contains(QStringLiteral("MTU 1500")));
+        // With linux-bridge in the lab the wire's far end is a bridge port for every mode.
+        modeItem(QStringLiteral("linux-bridge"))->setCheckState(Qt::Checked);
+        QVERIFY(sketch->accessibleDescription().contains(
+            QStringLiteral("NAT (nftables DNAT): veth → bridge port → DNAT → bridge → veth")));
+        QVERIFY(sketch->accessibleDescription().contains(
+            QStringLiteral("Linux bridge: veth → bridge → veth")));
+        modeItem(QStringLiteral("container-nat"))->setCheckState(Qt::Unchecked);
+        QVERIFY(!sketch->accessibleDescription().contains(QStringLiteral("DNAT")));
+    }
+
     void theMtuFieldRefuses100() {
         m_dialog->activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(m_dialog.get()));

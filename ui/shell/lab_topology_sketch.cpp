@@ -18,6 +18,16 @@ constexpr int kGap = 6;
 constexpr int kHostWidth = 150;
 constexpr int kWireWidth = 130;
 
+// A mode's path from the client's veth to its server. With linux-bridge in the lab the server
+// host's end of the wire is a bridge port for every mode (as LabTopology builds it).
+QString pathOf(app::lab::LabMode mode, const std::vector<app::lab::LabMode>& modes) {
+    using app::lab::LabMode;
+    const bool bridged = std::find(modes.begin(), modes.end(), LabMode::Bridge) != modes.end();
+    const QString wire = bridged && mode != LabMode::Bridge ? QStringLiteral("veth → bridge port")
+                                                            : QStringLiteral("veth");
+    return wire + QStringLiteral(" → ") + app::lab::labModePath(mode);
+}
+
 } // namespace
 
 LabTopologySketch::LabTopologySketch(QWidget* parent)
@@ -48,7 +58,7 @@ void LabTopologySketch::setModes(std::vector<app::lab::LabMode> modes) {
 void LabTopologySketch::describe() {
     QStringList lines{tr("Client namespace, veth wire MTU %1, server host").arg(m_mtu)};
     for (app::lab::LabMode mode : m_modes)
-        lines << tr("%1: veth → %2").arg(app::lab::labModeTitle(mode), app::lab::labModePath(mode));
+        lines << tr("%1: %2").arg(app::lab::labModeTitle(mode), pathOf(mode, m_modes));
     setAccessibleName(tr("Lab topology"));
     setAccessibleDescription(lines.join(QLatin1Char('\n')));
     setToolTip(lines.join(QLatin1Char('\n')));
@@ -125,7 +135,7 @@ void LabTopologySketch::paintEvent(QPaintEvent*) {
         const int stemX = server.left() + kGap;
         painter.drawLine(stemX, server.bottom() + 1, stemX, rect.center().y());
         painter.drawLine(stemX, rect.center().y(), rect.left() - 1, rect.center().y());
-        box(rect, app::lab::labModeTitle(mode), tr("veth → %1").arg(app::lab::labModePath(mode)));
+        box(rect, app::lab::labModeTitle(mode), pathOf(mode, m_modes));
         top += row + kGap;
     }
 }
