@@ -14,18 +14,26 @@ struct ModeName {
     std::optional<DeploymentMode> deployment;
     const char* ownId; // the identifier of a mode the session does not know, or nullptr
     const char* alias; // what users type for it, or nullptr
+    const char* title; // UTF-8
+    const char* path;  // UTF-8, from the server host's end of the wire
 };
 
 constexpr std::array<ModeName, 9> kNames{{
-    {LabMode::Host, DeploymentMode::Host, nullptr, nullptr},
-    {LabMode::HostNetwork, DeploymentMode::ContainerHostNetwork, nullptr, "host-network"},
-    {LabMode::Nat, DeploymentMode::ContainerNat, nullptr, "nat"},
-    {LabMode::UserlandProxy, DeploymentMode::UserlandProxy, nullptr, nullptr},
-    {LabMode::Bridge, DeploymentMode::LinuxBridge, nullptr, "bridge"},
-    {LabMode::Ovs, DeploymentMode::OvsBridge, nullptr, "ovs"},
-    {LabMode::Macvlan, DeploymentMode::Macvlan, nullptr, nullptr},
-    {LabMode::Ipvlan, std::nullopt, "ipvlan", nullptr},
-    {LabMode::RootlessNat, std::nullopt, "rootless-nat", nullptr},
+    {LabMode::Host, DeploymentMode::Host, nullptr, nullptr, "Host", "host"},
+    {LabMode::HostNetwork, DeploymentMode::ContainerHostNetwork, nullptr, "host-network",
+     "Container on the host network", "host (own mount, PID, UTS and cgroup namespaces)"},
+    {LabMode::Nat, DeploymentMode::ContainerNat, nullptr, "nat", "NAT (nftables DNAT)",
+     "DNAT → bridge → veth"},
+    {LabMode::UserlandProxy, DeploymentMode::UserlandProxy, nullptr, nullptr, "Userland proxy",
+     "proxy → bridge → veth"},
+    {LabMode::Bridge, DeploymentMode::LinuxBridge, nullptr, "bridge", "Linux bridge",
+     "bridge → veth"},
+    {LabMode::Ovs, DeploymentMode::OvsBridge, nullptr, "ovs", "OVS bridge", "OVS bridge → veth"},
+    {LabMode::Macvlan, DeploymentMode::Macvlan, nullptr, nullptr, "macvlan (bridge mode)",
+     "macvlan"},
+    {LabMode::Ipvlan, std::nullopt, "ipvlan", nullptr, "ipvlan (L2)", "ipvlan"},
+    {LabMode::RootlessNat, std::nullopt, "rootless-nat", nullptr, "Rootless NAT (slirp4netns)",
+     "slirp4netns → tap"},
 }};
 
 const ModeName* nameOf(LabMode mode) {
@@ -68,6 +76,16 @@ std::optional<LabMode> labModeFromId(QStringView id) {
 std::optional<DeploymentMode> deploymentModeOf(LabMode mode) {
     const ModeName* name = nameOf(mode);
     return name ? name->deployment : std::nullopt;
+}
+
+QString labModeTitle(LabMode mode) {
+    const ModeName* name = nameOf(mode);
+    return name ? QString::fromUtf8(name->title) : QString();
+}
+
+QString labModePath(LabMode mode) {
+    const ModeName* name = nameOf(mode);
+    return name ? QString::fromUtf8(name->path) : QString();
 }
 
 } // namespace loadscope::app::lab

@@ -32,5 +32,9 @@ QString labModeId(LabMode mode);
 std::optional<LabMode> labModeFromId(QStringView id);
 // The session's mode for a lab mode; nullopt for ipvlan and rootless-nat.
 std::optional<DeploymentMode> deploymentModeOf(LabMode mode);
+// What the lab builds for a mode, for a picker and a topology sketch: "NAT (nftables DNAT)".
+QString labModeTitle(LabMode mode);
+// The path from the server host's end of the wire to the server: "DNAT → bridge → veth".
+QString labModePath(LabMode mode);
 
 } // namespace loadscope::app::lab

@@ -222,42 +222,43 @@ Result<ModeEndpoint> LabTopology::buildMode(LabMode mode) {
     endpoint.bindPort = endpoint.port;
     const QString wire =
         m_hostDevice == kWireBridge ? QStringLiteral("veth → bridge port") : QStringLiteral("veth");
+    const QString arrow = QStringLiteral(" → ");
     switch (mode) {
     case LabMode::Host:
-        endpoint.label = QStringLiteral("Host");
-        endpoint.path = wire + QStringLiteral(" → host");
+        endpoint.label = labModeTitle(mode);
+        endpoint.path = wire + arrow + labModePath(mode);
         return endpoint;
     case LabMode::HostNetwork:
-        endpoint.label = QStringLiteral("Container on the host network");
-        endpoint.path =
-            wire + QStringLiteral(" → host (own mount, PID, UTS and cgroup namespaces)");
+        endpoint.label = labModeTitle(mode);
+        endpoint.path = wire + arrow + labModePath(mode);
         endpoint.ownMountPidUts = true;
         return endpoint;
     case LabMode::Nat:
-        endpoint.label = QStringLiteral("NAT (nftables DNAT)");
-        endpoint.path = wire + QStringLiteral(" → DNAT → bridge → veth");
+        endpoint.label = labModeTitle(mode);
+        endpoint.path = wire + arrow + labModePath(mode);
         return buildNat(endpoint);
     case LabMode::UserlandProxy:
         return buildUserlandProxy(endpoint);
     case LabMode::Bridge:
-        endpoint.label = QStringLiteral("Linux bridge");
-        endpoint.path = QStringLiteral("veth → bridge → veth");
+        endpoint.label = labModeTitle(mode);
+        // The wire's own end is the bridge's port here.
+        endpoint.path = QStringLiteral("veth") + arrow + labModePath(mode);
         return buildBridge(endpoint);
     case LabMode::Macvlan:
-        endpoint.label = QStringLiteral("macvlan (bridge mode)");
-        endpoint.path = wire + QStringLiteral(" → macvlan");
+        endpoint.label = labModeTitle(mode);
+        endpoint.path = wire + arrow + labModePath(mode);
         endpoint.address = "10.213.0.11";
         return buildVlanChild(endpoint, "macvlan");
     case LabMode::Ipvlan:
-        endpoint.label = QStringLiteral("ipvlan (L2)");
-        endpoint.path = wire + QStringLiteral(" → ipvlan");
+        endpoint.label = labModeTitle(mode);
+        endpoint.path = wire + arrow + labModePath(mode);
         endpoint.address = "10.213.0.12";
         return buildVlanChild(endpoint, "ipvlan");
     case LabMode::RootlessNat:
         if (const QString why = unbuiltModeReason(mode); !why.isEmpty())
             return makeError(ErrorCode::Unreachable, why);
-        endpoint.label = QStringLiteral("Rootless NAT (slirp4netns)");
-        endpoint.path = wire + QStringLiteral(" → slirp4netns → tap");
+        endpoint.label = labModeTitle(mode);
+        endpoint.path = wire + arrow + labModePath(mode);
         return buildRootlessNat(endpoint);
     case LabMode::Ovs:
         return refuseUnbuilt(endpoint);
@@ -332,7 +333,7 @@ Result<ModeEndpoint> LabTopology::buildUserlandProxy(ModeEndpoint endpoint) {
     }
     endpoint.path = (m_hostDevice == kWireBridge ? QStringLiteral("veth → bridge port")
                                                  : QStringLiteral("veth")) +
-                    QStringLiteral(" → proxy → bridge → veth");
+                    QStringLiteral(" → ") + labModePath(LabMode::UserlandProxy);
     const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
     relay.stdoutFd = null;
     relay.stderrFd = null; // its summary at teardown would follow the command's output

@@ -71,6 +71,13 @@ void SessionDocument::setPlan(const SweepPlan& plan) {
     markEdited(false);
 }
 
+void SessionDocument::setLab(const std::optional<LabSetup>& lab) {
+    if (m_session.lab == lab)
+        return;
+    m_session.lab = lab;
+    markEdited(false);
+}
+
 QUuid SessionDocument::addTarget(Target target) {
     if (target.id.isNull() || m_session.findTarget(target.id))
         target.id = QUuid::createUuid();

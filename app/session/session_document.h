@@ -5,6 +5,7 @@
 
 #include <QObject>
 #include <QString>
+#include <optional>
 
 namespace loadscope::app {
 
@@ -36,6 +37,8 @@ public:
     void setName(const QString& name);
     void setNotes(const QString& notes);
     void setPlan(const SweepPlan& plan);
+    // The deployment lab of the session's lab targets (nullopt: none).
+    void setLab(const std::optional<LabSetup>& lab);
     // Adds a target (a fresh id is given when it has none) and returns its id.
     QUuid addTarget(Target target);
     // Replaces the target with the same id; false when there is none.
@@ -53,7 +56,7 @@ public:
     void setModified(bool modified);
 
 Q_SIGNALS:
-    // Targets, plan, baseline, name or notes changed (or the whole session).
+    // Targets, plan, lab, baseline, name or notes changed (or the whole session).
     void sessionChanged();
     // Results were added, replaced or removed.
     void resultsChanged();

@@ -1,6 +1,20 @@
 #include "app/sweep/lab_sandbox_command.h"
 
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QStandardPaths>
+
 namespace loadscope::app {
+
+QString defaultCliPath() {
+    const QString beside =
+        QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("loadscope-cli"));
+    if (QFileInfo(beside).isExecutable())
+        return beside;
+    const QString onPath = QStandardPaths::findExecutable(QStringLiteral("loadscope-cli"));
+    return onPath.isEmpty() ? beside : onPath;
+}
 
 Result<QStringList> labSandboxCommand(const QString& cli, const Session& session,
                                       const std::vector<const Target*>& labTargets) {

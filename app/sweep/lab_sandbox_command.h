@@ -9,6 +9,10 @@
 
 namespace loadscope::app {
 
+// The loadscope-cli beside this executable (an installation, the CLI itself),
+// else the one on PATH (a build tree, where the window is elsewhere).
+QString defaultCliPath();
+
 // The command that builds a session's lab and runs the load agent inside it:
 //   CLI lab sandbox --mtu N [--client-cpus L] [--server-cpus L] --modes M,M...
 //       --server KIND [--server-opt K=V]... -- CLI lab agent

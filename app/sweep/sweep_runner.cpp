@@ -406,22 +406,11 @@ void placeInLab(Target& target, const LabModeEndpoint& endpoint) {
     }
 }
 
-// The loadscope-cli beside this executable (an installation, the CLI itself),
-// else the one on PATH (a build tree, where the window is elsewhere).
 // A lab target's run goes to the load agent inside the lab; any other runs in this process.
 PointRun* newPointRun(AgentClient* agent, AgentRunRequest request, engine::LoadSpec spec) {
     if (request.target.lab && agent)
         return agent->newRun(std::move(request));
     return new LoadRunBridge(std::move(spec));
-}
-
-QString defaultCliPath() {
-    const QString beside =
-        QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("loadscope-cli"));
-    if (QFileInfo(beside).isExecutable())
-        return beside;
-    const QString onPath = QStandardPaths::findExecutable(QStringLiteral("loadscope-cli"));
-    return onPath.isEmpty() ? beside : onPath;
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 #include "app/servers/http_server.h"
 #include "app/session/session_document.h"
+#include "ui/shell/lab_targets_dialog.h"
 #include "ui/shell/target_editor.h"
 #include "ui/shell/target_table_model.h"
 #include "ui/shell/targets_page.h"
@@ -183,6 +184,20 @@ private Q_SLOTS:
         // Closing the server ends the probe, with nobody left to tell: nothing may crash.
         silent.reset();
         QTest::qWait(500);
+    }
+
+    void addLabTargetsOpensTheDialogWithoutWaitingForTheCheck() {
+        action("addLabTargetsAction")->trigger();
+        auto* dialog = m_page->findChild<loadscope::ui::LabTargetsDialog*>();
+        QVERIFY(dialog);
+        QVERIFY(dialog->isVisible());
+        // The page is back in the event loop while the machine is checked.
+        QVERIFY(dialog->isChecking());
+        QSignalSpy answered(dialog, &loadscope::ui::LabTargetsDialog::availabilityChanged);
+        QTRY_COMPARE_WITH_TIMEOUT(answered.count(), 1, 60000);
+        dialog->reject();
+        QCOMPARE(targets().size(), size_t(2));
+        QVERIFY(!m_document->isModified());
     }
 
 private:

@@ -30,6 +30,8 @@ QString exampleTitle(const QString& name) {
         return QObject::tr("memcached Across Deployment Modes");
     if (name == QLatin1String("tcp-rr"))
         return QObject::tr("TCP Request/Response Latency");
+    if (name == QLatin1String("lab-tcp-rr"))
+        return QObject::tr("Lab: TCP Request/Response, Host vs NAT vs Host Network");
     return name;
 }
 

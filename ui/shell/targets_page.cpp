@@ -5,6 +5,7 @@
 #include "ui/common/field_error.h"
 #include "ui/common/metric_tooltip.h"
 #include "ui/common/plural.h"
+#include "ui/shell/lab_targets_dialog.h"
 #include "ui/shell/target_editor.h"
 #include "ui/shell/target_table_model.h"
 
@@ -189,6 +190,9 @@ void TargetsPage::createActions() {
         make(tr("Add"), QStringLiteral("list-add"), tr("Add a target for the next deployment mode"),
              {QKeySequence(Qt::Key_Insert), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N)},
              &TargetsPage::addTarget);
+    m_addLab = make(tr("Add Lab Targets…"), QStringLiteral("network-workgroup"),
+                    tr("Add targets the deployment lab builds: one per mode, same server"), {},
+                    &TargetsPage::addLabTargets);
     m_duplicate =
         make(tr("Duplicate"), QStringLiteral("edit-copy"), tr("Add a copy of the selected target"),
              {QKeySequence(Qt::CTRL | Qt::Key_D)}, &TargetsPage::duplicateTarget);
@@ -207,6 +211,7 @@ void TargetsPage::createActions() {
                    tr("Send one request to the selected target and show what answers"),
                    {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P)}, &TargetsPage::probeTarget);
     m_add->setObjectName(QStringLiteral("addTargetAction"));
+    m_addLab->setObjectName(QStringLiteral("addLabTargetsAction"));
     m_duplicate->setObjectName(QStringLiteral("duplicateTargetAction"));
     m_remove->setObjectName(QStringLiteral("removeTargetAction"));
     m_moveUp->setObjectName(QStringLiteral("moveTargetUpAction"));
@@ -216,7 +221,7 @@ void TargetsPage::createActions() {
 }
 
 QList<QAction*> TargetsPage::targetActions() const {
-    return {m_add, m_duplicate, m_remove, m_moveUp, m_moveDown, m_baseline, m_probe};
+    return {m_add, m_addLab, m_duplicate, m_remove, m_moveUp, m_moveDown, m_baseline, m_probe};
 }
 
 QUuid TargetsPage::selectedTargetId() const {
@@ -284,6 +289,14 @@ void TargetsPage::addTarget() {
     }
     m_document->addTarget(target);
     m_editor->setFocus();
+}
+
+void TargetsPage::addLabTargets() {
+    // Open, not exec(): the machine is checked on a worker thread while the dialog shows.
+    auto* dialog = new LabTargetsDialog(m_document, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->checkMachine();
+    dialog->open();
 }
 
 void TargetsPage::duplicateTarget() {

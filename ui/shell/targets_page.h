@@ -23,7 +23,7 @@ class TargetEditor;
 class TargetTableModel;
 
 // The Targets page: the session's name and notes, the table of targets with
-// the actions on them (add, duplicate, remove, reorder, baseline, probe) and
+// the actions on them (add, add lab targets, duplicate, remove, reorder, baseline, probe) and
 // the editor of the selected one.
 class TargetsPage : public QWidget {
     Q_OBJECT
@@ -52,6 +52,7 @@ private:
     void updateActions();
 
     void addTarget();
+    void addLabTargets();
     void duplicateTarget();
     void removeTarget();
     void moveTarget(int offset);
@@ -70,6 +71,7 @@ private:
     bool m_probing = false;
 
     QAction* m_add = nullptr;
+    QAction* m_addLab = nullptr;
     QAction* m_duplicate = nullptr;
     QAction* m_remove = nullptr;
     QAction* m_moveUp = nullptr;

@@ -1,0 +1,38 @@
+#pragma once
+
+#include "app/common/result.h"
+#include "app/lab/lab_mode.h"
+#include "app/lab/lab_server.h"
+#include "app/session/session.h"
+
+#include <vector>
+
+namespace loadscope::app::lab {
+
+// What a user picks to add lab targets: one server for the lab, the modes to compare it in,
+// and the wire's MTU.
+struct LabTargetChoice {
+    LabServerKind server = LabServerKind::Http;
+    std::vector<LabMode> modes; // in the order the targets are added; repeats count once
+    int mtu = 1500;
+};
+
+// The targets to add (one per mode, in the order chosen) and the session's lab afterwards.
+struct LabTargetsEdit {
+    std::vector<Target> targets;
+    LabSetup lab;
+};
+
+// The protocol a lab server speaks: http for http, nginx and apache; memcache for memcached;
+// tcp-rr for echo; tcp-stream for sink.
+TargetProtocol labServerProtocol(LabServerKind kind);
+
+// One target per chosen mode, named by the mode's identifier, in the next colours of the
+// session's palette, with the protocol of the server and its defaults. The lab keeps the
+// session's CPUs and modes and adds the new modes; the MTU is the chosen one (one wire for
+// every lab target). Refused in one line without modes, with an MTU outside
+// kMinLabMtu..kMaxLabMtu, or when the session's lab targets run another server (one lab runs
+// one server).
+Result<LabTargetsEdit> labTargets(const Session& session, const LabTargetChoice& choice);
+
+} // namespace loadscope::app::lab

@@ -1,0 +1,154 @@
+// "Add lab targets": the targets and the lab one choice of modes and a server makes, checked
+// against what the session file and the sweep's `lab sandbox` command accept.
+#include "app/lab/lab_targets.h"
+#include "app/session/session_json.h"
+#include "app/sweep/lab_sandbox_command.h"
+
+#include <QTest>
+
+using namespace loadscope;
+using app::lab::LabMode;
+using app::lab::LabServerKind;
+
+Q_DECLARE_METATYPE(LabServerKind)
+
+namespace {
+
+app::Session sessionWithOneTarget() {
+    app::Session session;
+    session.targets.push_back(app::makeTarget(QStringLiteral("own"), app::DeploymentMode::Host, 0));
+    return session;
+}
+
+std::vector<const app::Target*> labTargetsOf(const app::Session& session) {
+    std::vector<const app::Target*> targets;
+    for (const app::Target& target : session.targets) {
+        if (target.lab)
+            targets.push_back(&target);
+    }
+    return targets;
+}
+
+} // namespace
+
+class TestLabTargets : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void oneTargetPerModeInTheNextColours() {
+        const app::Session session = sessionWithOneTarget();
+        const auto edit = app::lab::labTargets(
+            session, {LabServerKind::Echo, {LabMode::Nat, LabMode::Ipvlan, LabMode::Nat}, 9000});
+        QVERIFY2(edit.ok(), edit.ok() ? "" : qPrintable(edit.error().message));
+        // The repeated NAT counts once.
+        QCOMPARE(edit->targets.size(), size_t(2));
+        const app::Target& nat = edit->targets[0];
+        const app::Target& ipvlan = edit->targets[1];
+        QCOMPARE(nat.name, QStringLiteral("container-nat"));
+        QCOMPARE(nat.mode, app::DeploymentMode::ContainerNat);
+        QVERIFY(nat.lab ==
+                (app::LabPlacement{QStringLiteral("container-nat"), QStringLiteral("echo"), {}}));
+        QCOMPARE(nat.protocol, app::TargetProtocol::TcpRr);
+        QVERIFY(!nat.address.isEmpty()); // valid before the lab says where it serves
+        // ipvlan is the lab's own mode: a custom mode in the session's words.
+        QCOMPARE(ipvlan.name, QStringLiteral("ipvlan"));
+        QCOMPARE(ipvlan.mode, app::DeploymentMode::Custom);
+        QCOMPARE(ipvlan.modeLabel(), QStringLiteral("ipvlan"));
+        QCOMPARE(ipvlan.lab->mode, QStringLiteral("ipvlan"));
+        // The session has one target: the new ones take the palette's second and third colour.
+        QCOMPARE(nat.colour, app::defaultTargetColours()[1]);
+        QCOMPARE(ipvlan.colour, app::defaultTargetColours()[2]);
+        QVERIFY(nat.id != ipvlan.id && !nat.id.isNull());
+        QCOMPARE(edit->lab.mtu, 9000);
+        QCOMPARE(edit->lab.modes,
+                 (std::vector<QString>{QStringLiteral("container-nat"), QStringLiteral("ipvlan")}));
+    }
+
+    void theTargetsAreOnesTheSweepAndTheFileAccept() {
+        app::Session session = sessionWithOneTarget();
+        const auto edit = app::lab::labTargets(
+            session, {LabServerKind::Nginx, {LabMode::Host, LabMode::Bridge}, 1400});
+        QVERIFY(edit.ok());
+        for (const app::Target& target : edit->targets)
+            session.targets.push_back(target);
+        session.lab = edit->lab;
+        const auto command =
+            app::labSandboxCommand(QStringLiteral("cli"), session, labTargetsOf(session));
+        QVERIFY2(command.ok(), command.ok() ? "" : qPrintable(command.error().message));
+        QCOMPARE(command->join(QLatin1Char(' ')),
+                 QStringLiteral("cli lab sandbox --mtu 1400 --modes host,linux-bridge --server "
+                                "nginx -- cli lab agent"));
+        const auto back = app::sessionFromJson(app::sessionToJson(session));
+        QVERIFY2(back.ok(), back.ok() ? "" : qPrintable(back.error().message));
+        QVERIFY(back->targets == session.targets);
+        QVERIFY(back->lab == session.lab);
+    }
+
+    void theSessionsLabKeepsItsCpusAndModes() {
+        app::Session session = sessionWithOneTarget();
+        session.targets[0].lab =
+            app::LabPlacement{QStringLiteral("host"), QStringLiteral("http"), {}};
+        session.lab =
+            app::LabSetup{1500, QStringLiteral("0"), QStringLiteral("1"), {QStringLiteral("host")}};
+        const auto edit = app::lab::labTargets(
+            session, {LabServerKind::Http, {LabMode::Macvlan, LabMode::Host}, 576});
+        QVERIFY(edit.ok());
+        QCOMPARE(edit->targets.size(), size_t(2));
+        QCOMPARE(edit->targets[0].http.url.startsWith(QStringLiteral("http://")), true);
+        QVERIFY(edit->lab == (app::LabSetup{576,
+                                            QStringLiteral("0"),
+                                            QStringLiteral("1"),
+                                            {QStringLiteral("host"), QStringLiteral("macvlan")}}));
+    }
+
+    void theServerGivesTheProtocol_data() {
+        QTest::addColumn<LabServerKind>("server");
+        QTest::addColumn<QString>("protocol");
+        QTest::newRow("http") << LabServerKind::Http << QStringLiteral("http");
+        QTest::newRow("nginx") << LabServerKind::Nginx << QStringLiteral("http");
+        QTest::newRow("apache") << LabServerKind::Apache << QStringLiteral("http");
+        QTest::newRow("memcached") << LabServerKind::Memcached << QStringLiteral("memcache");
+        QTest::newRow("echo") << LabServerKind::Echo << QStringLiteral("tcp-rr");
+        QTest::newRow("sink") << LabServerKind::Sink << QStringLiteral("tcp-stream");
+    }
+    void theServerGivesTheProtocol() {
+        QFETCH(LabServerKind, server);
+        QFETCH(QString, protocol);
+        const auto edit = app::lab::labTargets({}, {server, {LabMode::Host}, 1500});
+        QVERIFY(edit.ok());
+        QCOMPARE(app::targetProtocolId(edit->targets.front().protocol), protocol);
+        QCOMPARE(edit->targets.front().lab->server, app::lab::labServerKindId(server));
+    }
+
+    void refusalsAreOneLine_data() {
+        QTest::addColumn<int>("mtu");
+        QTest::addColumn<bool>("noModes");
+        QTest::addColumn<bool>("otherServer");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("no modes") << 1500 << true << false << QStringLiteral("no lab modes");
+        QTest::newRow("mtu 100") << 100 << false << false << QStringLiteral("MTU 100");
+        QTest::newRow("mtu 575") << 575 << false << false << QStringLiteral("MTU 575");
+        QTest::newRow("mtu 65536") << 65536 << false << false << QStringLiteral("MTU 65536");
+        QTest::newRow("other server") << 1500 << false << true << QStringLiteral("run memcached");
+    }
+    void refusalsAreOneLine() {
+        QFETCH(int, mtu);
+        QFETCH(bool, noModes);
+        QFETCH(bool, otherServer);
+        QFETCH(QString, says);
+        app::Session session = sessionWithOneTarget();
+        if (otherServer)
+            session.targets[0].lab =
+                app::LabPlacement{QStringLiteral("host"), QStringLiteral("memcached"), {}};
+        app::lab::LabTargetChoice choice{LabServerKind::Http, {LabMode::Nat}, mtu};
+        if (noModes)
+            choice.modes.clear();
+        const auto edit = app::lab::labTargets(session, choice);
+        QVERIFY(!edit.ok());
+        QVERIFY2(edit.error().message.contains(says), qPrintable(edit.error().message));
+        QVERIFY(!edit.error().message.contains(QLatin1Char('\n')));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLabTargets)
+#include "tst_lab_targets.moc"

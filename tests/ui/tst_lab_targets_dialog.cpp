@@ -1,0 +1,208 @@
+// "Add lab targets…": what the machine cannot build is greyed with its reason, the ticked modes
+// become lab targets of the chosen server through the document, and the MTU stays in range.
+#include "app/session/session_document.h"
+#include "ui/shell/lab_targets_dialog.h"
+#include "ui/shell/lab_topology_sketch.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QTest>
+
+using loadscope::app::SessionDocument;
+using loadscope::app::lab::LabMode;
+using loadscope::app::lab::LabServerKind;
+using loadscope::ui::LabAvailability;
+using loadscope::ui::LabTargetsDialog;
+namespace app = loadscope::app;
+
+namespace {
+
+const QString kOvsReason =
+    QStringLiteral("ovs-vswitchd is not installed (Debian package openvswitch-switch)");
+const QString kNginxReason = QStringLiteral("nginx is not installed (Debian package nginx-light)");
+
+// A machine that builds every mode but OVS, and runs every server but nginx.
+LabAvailability fakeMachine() {
+    std::vector<app::lab::ModeAvailability> modes;
+    for (LabMode mode : app::lab::labModes())
+        modes.push_back(
+            {mode, mode != LabMode::Ovs, mode == LabMode::Ovs ? kOvsReason : QString()});
+    LabAvailability availability{modes, {}};
+    for (LabServerKind kind : app::lab::labServerKinds())
+        availability.servers.push_back(
+            {kind, kind != LabServerKind::Nginx,
+             kind == LabServerKind::Nginx ? kNginxReason : QStringLiteral("v1")});
+    return availability;
+}
+
+} // namespace
+
+class TstLabTargetsDialog : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init() {
+        m_document = std::make_unique<SessionDocument>();
+        m_dialog = std::make_unique<LabTargetsDialog>(m_document.get());
+        m_dialog->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_dialog.get()));
+    }
+    void cleanup() {
+        m_dialog.reset();
+        m_document.reset();
+    }
+
+    void untilTheAnswerTheListSaysItIsChecking() {
+        QCOMPARE(modeList()->count(), 1);
+        QCOMPARE(modeList()->item(0)->text(),
+                 QStringLiteral("Checking what this machine can build…"));
+        QVERIFY(!modeList()->item(0)->flags().testFlag(Qt::ItemIsEnabled));
+        QVERIFY(!okButton()->isEnabled());
+    }
+
+    void theRealCheckRunsOffTheGuiThread() {
+        QSignalSpy answered(m_dialog.get(), &LabTargetsDialog::availabilityChanged);
+        m_dialog->checkMachine();
+        // checkMachine() returned without the answer: the list still says it is checking.
+        QVERIFY(m_dialog->isChecking());
+        QCOMPARE(modeList()->item(0)->text(),
+                 QStringLiteral("Checking what this machine can build…"));
+        QTRY_COMPARE_WITH_TIMEOUT(answered.count(), 1, 60000);
+        QCOMPARE(modeList()->count(), int(app::lab::labModes().size()));
+    }
+
+    void anUnavailableModeIsGreyedWithItsReason() {
+        m_dialog->setAvailability(fakeMachine());
+        QCOMPARE(modeList()->count(), int(app::lab::labModes().size()));
+        const QListWidgetItem* ovs = modeItem(QStringLiteral("ovs-bridge"));
+        QVERIFY(ovs);
+        QVERIFY(!ovs->flags().testFlag(Qt::ItemIsEnabled));
+        QVERIFY2(ovs->text().contains(kOvsReason), qPrintable(ovs->text()));
+        QVERIFY(ovs->toolTip().contains(QStringLiteral("openvswitch-switch")));
+        const QListWidgetItem* nat = modeItem(QStringLiteral("container-nat"));
+        QVERIFY(nat && nat->flags().testFlag(Qt::ItemIsEnabled));
+        QVERIFY(!nat->text().contains(QStringLiteral("not installed")));
+        // Ticking it anyway does nothing.
+        m_dialog->setModeChecked(LabMode::Ovs, true);
+        QVERIFY(m_dialog->choice().modes.empty());
+
+        auto* servers = m_dialog->findChild<QComboBox*>(QStringLiteral("labServerCombo"));
+        auto* model = qobject_cast<QStandardItemModel*>(servers->model());
+        const int nginx = servers->findData(int(LabServerKind::Nginx));
+        QVERIFY(!model->item(nginx)->isEnabled());
+        QVERIFY(servers->itemText(nginx).contains(kNginxReason));
+        QVERIFY(model->item(servers->findData(int(LabServerKind::Echo)))->isEnabled());
+    }
+
+    void twoTickedModesBecomeTwoLabTargets() {
+        m_dialog->setAvailability(fakeMachine());
+        m_dialog->setServer(LabServerKind::Echo);
+        mtuField()->setValue(9000);
+        modeItem(QStringLiteral("host"))->setCheckState(Qt::Checked);
+        modeItem(QStringLiteral("container-nat"))->setCheckState(Qt::Checked);
+        auto* sketch = m_dialog->findChild<loadscope::ui::LabTopologySketch*>();
+        QVERIFY(sketch->modes() == (std::vector<LabMode>{LabMode::Host, LabMode::Nat}));
+        QCOMPARE(sketch->mtu(), 9000);
+        QVERIFY(okButton()->isEnabled());
+        QVERIFY(!m_document->isModified());
+
+        QTest::mouseClick(okButton(), Qt::LeftButton);
+        QCOMPARE(m_dialog->result(), int(QDialog::Accepted));
+        const app::Session& session = m_document->session();
+        QCOMPARE(session.targets.size(), size_t(2));
+        QStringList modes;
+        for (const app::Target& target : session.targets) {
+            QVERIFY(target.lab);
+            QCOMPARE(target.lab->server, QStringLiteral("echo"));
+            QCOMPARE(target.protocol, app::TargetProtocol::TcpRr);
+            modes << target.lab->mode;
+        }
+        QCOMPARE(modes, (QStringList{QStringLiteral("host"), QStringLiteral("container-nat")}));
+        QVERIFY(session.targets[0].colour != session.targets[1].colour);
+        QCOMPARE(session.baselineTargetId, session.targets[0].id);
+        QVERIFY(session.lab);
+        QCOMPARE(session.lab->mtu, 9000);
+        QVERIFY(m_document->isModified());
+    }
+
+    void theSketchShowsEachModesPath() {
+        m_dialog->setAvailability(fakeMachine());
+        auto* sketch = m_dialog->findChild<loadscope::ui::LabTopologySketch*>();
+        modeItem(QStringLiteral("container-nat"))->setCheckState(Qt::Checked);
+        // The paths `lab sandbox` reports for the built modes (README, "The deployment lab").
+        QVERIFY2(sketch->accessibleDescription().contains(
+                     QStringLiteral("NAT (nftables DNAT): veth → DNAT → bridge → veth")),
+                 qPrintable(sketch->accessibleDescription()));
+        QVERIFY(sketch->accessibleDescription().contains(QStringLiteral("MTU 1500")));
+        // With linux-bridge in the lab the wire's far end is a bridge port for every mode.
+        modeItem(QStringLiteral("linux-bridge"))->setCheckState(Qt::Checked);
+        QVERIFY(sketch->accessibleDescription().contains(
+            QStringLiteral("NAT (nftables DNAT): veth → bridge port → DNAT → bridge → veth")));
+        QVERIFY(sketch->accessibleDescription().contains(
+            QStringLiteral("Linux bridge: veth → bridge → veth")));
+        modeItem(QStringLiteral("container-nat"))->setCheckState(Qt::Unchecked);
+        QVERIFY(!sketch->accessibleDescription().contains(QStringLiteral("DNAT")));
+    }
+
+    void theMtuFieldRefuses100() {
+        m_dialog->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_dialog.get()));
+        QSpinBox* mtu = mtuField();
+        QCOMPARE(mtu->value(), 1500);
+        mtu->setFocus();
+        mtu->selectAll();
+        QTest::keyClicks(mtu, QStringLiteral("100"));
+        QTest::keyClick(mtu, Qt::Key_Return);
+        QCOMPARE(mtu->value(), 1500);
+        mtu->setValue(100);
+        QCOMPARE(mtu->value(), app::kMinLabMtu);
+    }
+
+    void aSessionsLabServerIsPickedAndAnotherRefused() {
+        app::Session session;
+        app::Target apache = app::makeTarget(QStringLiteral("host"), app::DeploymentMode::Host, 0);
+        apache.lab = app::LabPlacement{QStringLiteral("host"), QStringLiteral("apache"), {}};
+        session.targets.push_back(apache);
+        session.lab = app::LabSetup{1400, {}, {}, {QStringLiteral("host")}};
+        m_document->reset(session);
+        m_dialog = std::make_unique<LabTargetsDialog>(m_document.get());
+        m_dialog->setAvailability(fakeMachine());
+        QCOMPARE(m_dialog->choice().server, LabServerKind::Apache);
+        QCOMPARE(mtuField()->value(), 1400);
+        m_dialog->setServer(LabServerKind::Http);
+        modeItem(QStringLiteral("container-nat"))->setCheckState(Qt::Checked);
+        QVERIFY(!okButton()->isEnabled());
+        m_dialog->accept();
+        QCOMPARE(m_document->session().targets.size(), size_t(1));
+    }
+
+private:
+    QListWidget* modeList() const {
+        return m_dialog->findChild<QListWidget*>(QStringLiteral("labModeList"));
+    }
+    QSpinBox* mtuField() const {
+        return m_dialog->findChild<QSpinBox*>(QStringLiteral("labMtuSpin"));
+    }
+    QPushButton* okButton() const {
+        return m_dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+    }
+    QListWidgetItem* modeItem(const QString& id) const {
+        for (int row = 0; row < modeList()->count(); ++row) {
+            QListWidgetItem* item = modeList()->item(row);
+            if (item->text().contains(QStringLiteral("(%1)").arg(id)))
+                return item;
+        }
+        return nullptr;
+    }
+
+    std::unique_ptr<SessionDocument> m_document;
+    std::unique_ptr<LabTargetsDialog> m_dialog;
+};
+
+QTEST_MAIN(TstLabTargetsDialog)
+#include "tst_lab_targets_dialog.moc"

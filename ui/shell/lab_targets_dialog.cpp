@@ -1,0 +1,269 @@
+#include "ui/shell/lab_targets_dialog.h"
+
+#include "app/session/session_document.h"
+#include "app/sweep/lab_sandbox_command.h"
+#include "ui/common/field_error.h"
+#include "ui/common/metric_tooltip.h"
+#include "ui/shell/lab_topology_sketch.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <set>
+
+namespace loadscope::ui {
+
+using app::lab::LabMode;
+using app::lab::LabServerKind;
+
+namespace {
+
+constexpr int kModeRole = Qt::UserRole + 1;
+
+} // namespace
+
+LabTargetsDialog::LabTargetsDialog(app::SessionDocument* document, QWidget* parent)
+    : QDialog(parent)
+    , m_document(document) {
+    setObjectName(QStringLiteral("labTargetsDialog"));
+    setWindowTitle(tr("Add Lab Targets"));
+
+    auto* intro = new QLabel(
+        tr("The deployment lab builds each mode in a sandbox of its own and runs the same "
+           "server in every one, behind one veth wire. One target is added per ticked mode."));
+    intro->setWordWrap(true);
+
+    m_modes = new QListWidget;
+    m_modes->setObjectName(QStringLiteral("labModeList"));
+    m_modes->setAccessibleName(tr("Lab modes"));
+    m_modes->setMinimumHeight(m_modes->fontMetrics().lineSpacing() * 10);
+    m_status = new QLabel;
+    m_status->setObjectName(QStringLiteral("labCheckStatus"));
+    m_status->setWordWrap(true);
+
+    m_server = new QComboBox;
+    m_server->setObjectName(QStringLiteral("labServerCombo"));
+    for (LabServerKind kind : app::lab::labServerKinds())
+        m_server->addItem(app::lab::labServerKindId(kind), int(kind));
+    m_server->setToolTip(wrappedToolTip(
+        tr("The server the lab runs in every mode: the embedded HTTP, echo (TCP request/"
+           "response) or sink (TCP stream) server, or nginx, Apache or memcached when "
+           "installed. The targets' protocol follows from it.")));
+    m_mtu = new QSpinBox;
+    m_mtu->setObjectName(QStringLiteral("labMtuSpin"));
+    m_mtu->setRange(app::kMinLabMtu, app::kMaxLabMtu);
+    m_mtu->setSuffix(tr(" bytes"));
+    m_mtu->setToolTip(wrappedToolTip(tr("The MTU of the wire between the client and the server "
+                                        "host, from %1 to %2; one wire for every lab target")
+                                         .arg(app::kMinLabMtu)
+                                         .arg(app::kMaxLabMtu)));
+
+    const app::Session& session = m_document->session();
+    m_mtu->setValue(session.lab ? session.lab->mtu : 1500);
+    // One lab runs one server: start from the one the session's lab targets already use.
+    for (const app::Target& target : session.targets) {
+        if (!target.lab)
+            continue;
+        if (auto kind = app::lab::labServerKindFromId(target.lab->server))
+            setServer(*kind);
+        break;
+    }
+
+    auto* form = new QFormLayout;
+    auto* serverLabel = new QLabel(tr("&Server:"));
+    serverLabel->setBuddy(m_server);
+    form->addRow(serverLabel, m_server);
+    auto* mtuLabel = new QLabel(tr("Wire &MTU:"));
+    mtuLabel->setBuddy(m_mtu);
+    form->addRow(mtuLabel, m_mtu);
+
+    m_sketch = new LabTopologySketch;
+    m_error = new FieldError;
+    m_error->setObjectName(QStringLiteral("labTargetsError"));
+    m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    m_buttons->button(QDialogButtonBox::Ok)->setText(tr("Add Targets"));
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &LabTargetsDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &LabTargetsDialog::reject);
+
+    auto* modesLabel = new QLabel(tr("M&odes:"));
+    modesLabel->setBuddy(m_modes);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(intro);
+    layout->addWidget(modesLabel);
+    layout->addWidget(m_modes, 1);
+    layout->addWidget(m_status);
+    layout->addLayout(form);
+    layout->addWidget(m_sketch);
+    layout->addWidget(m_error);
+    layout->addWidget(m_buttons);
+
+    connect(m_modes, &QListWidget::itemChanged, this, &LabTargetsDialog::choiceChanged);
+    connect(m_server, &QComboBox::currentIndexChanged, this, &LabTargetsDialog::choiceChanged);
+    connect(m_mtu, &QSpinBox::valueChanged, this, &LabTargetsDialog::choiceChanged);
+    fillModes();
+    fillServers();
+    choiceChanged();
+}
+
+void LabTargetsDialog::checkMachine() {
+    m_known = false;
+    fillModes();
+    // Computed here: the worker must not ask QCoreApplication.
+    const std::string cli = app::defaultCliPath().toStdString();
+    m_check.start(
+        [cli](const app::JobCheck&) {
+            return LabAvailability{app::lab::checkModes(), app::lab::checkServers(cli)};
+        },
+        [this](const LabAvailability& availability) { setAvailability(availability); });
+}
+
+void LabTargetsDialog::setAvailability(const LabAvailability& availability) {
+    m_check.cancel(); // an answer given by hand replaces the one on its way
+    m_availability = availability;
+    m_known = true;
+    fillModes();
+    fillServers();
+    choiceChanged();
+    Q_EMIT availabilityChanged();
+}
+
+void LabTargetsDialog::fillModes() {
+    std::set<LabMode> ticked;
+    for (LabMode mode : choice().modes)
+        ticked.insert(mode);
+    const QSignalBlocker blocker(m_modes);
+    m_modes->clear();
+    if (!m_known) {
+        auto* item = new QListWidgetItem(tr("Checking what this machine can build…"));
+        item->setFlags(Qt::NoItemFlags);
+        m_modes->addItem(item);
+        m_status->clear();
+        return;
+    }
+    const auto& modes = m_availability.modes;
+    int available = 0;
+    for (LabMode mode : app::lab::labModes()) {
+        // Without a sandbox at all every mode is out, for the one reason.
+        QString reason = modes ? tr("not checked") : modes.error().message;
+        bool can = false;
+        if (modes) {
+            const auto found = std::find_if(
+                modes->begin(), modes->end(),
+                [mode](const app::lab::ModeAvailability& a) { return a.mode == mode; });
+            if (found != modes->end()) {
+                can = found->available;
+                reason = found->reason;
+            }
+        }
+        const QString title =
+            QStringLiteral("%1 (%2)").arg(app::lab::labModeTitle(mode), app::lab::labModeId(mode));
+        auto* item =
+            new QListWidgetItem(can || reason.isEmpty() ? title : tr("%1 — %2").arg(title, reason));
+        item->setData(kModeRole, int(mode));
+        item->setToolTip(wrappedToolTip(reason.isEmpty() ? app::lab::labModePath(mode) : reason));
+        if (can) {
+            ++available;
+            item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
+            item->setCheckState(ticked.contains(mode) ? Qt::Checked : Qt::Unchecked);
+        } else {
+            item->setFlags(Qt::ItemIsUserCheckable); // greyed, and cannot be ticked
+            item->setCheckState(Qt::Unchecked);
+        }
+        m_modes->addItem(item);
+    }
+    m_status->setText(modes ? tr("This machine can build %1 of the lab's %2 modes.")
+                                  .arg(available)
+                                  .arg(app::lab::labModes().size())
+                            : tr("No lab can be built here: %1").arg(modes.error().message));
+}
+
+void LabTargetsDialog::fillServers() {
+    auto* model = qobject_cast<QStandardItemModel*>(m_server->model());
+    for (int row = 0; row < m_server->count(); ++row) {
+        const auto kind = LabServerKind(m_server->itemData(row).toInt());
+        const QString id = app::lab::labServerKindId(kind);
+        const auto found =
+            std::find_if(m_availability.servers.begin(), m_availability.servers.end(),
+                         [kind](const app::lab::ServerAvailability& s) { return s.kind == kind; });
+        const bool known = m_known && found != m_availability.servers.end();
+        const bool can = !known || found->available;
+        m_server->setItemText(row, known ? tr("%1 — %2").arg(id, found->detail) : id);
+        m_server->setItemData(row, known ? found->detail : QString(), Qt::ToolTipRole);
+        if (model)
+            model->item(row)->setEnabled(can);
+    }
+    // Never leave a server picked that cannot run: the first one that can.
+    if (model && !model->item(m_server->currentIndex())->isEnabled()) {
+        for (int row = 0; row < m_server->count(); ++row) {
+            if (model->item(row)->isEnabled()) {
+                m_server->setCurrentIndex(row);
+                break;
+            }
+        }
+    }
+}
+
+app::lab::LabTargetChoice LabTargetsDialog::choice() const {
+    app::lab::LabTargetChoice choice;
+    choice.server = LabServerKind(m_server->currentData().toInt());
+    choice.mtu = m_mtu->value();
+    for (int row = 0; row < m_modes->count(); ++row) {
+        const QListWidgetItem* item = m_modes->item(row);
+        if (item->data(kModeRole).isValid() && item->checkState() == Qt::Checked)
+            choice.modes.push_back(LabMode(item->data(kModeRole).toInt()));
+    }
+    return choice;
+}
+
+void LabTargetsDialog::setModeChecked(LabMode mode, bool checked) {
+    for (int row = 0; row < m_modes->count(); ++row) {
+        QListWidgetItem* item = m_modes->item(row);
+        if (item->data(kModeRole).isValid() && LabMode(item->data(kModeRole).toInt()) == mode &&
+            item->flags().testFlag(Qt::ItemIsEnabled))
+            item->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
+    }
+}
+
+void LabTargetsDialog::setServer(LabServerKind kind) {
+    const int row = m_server->findData(int(kind));
+    if (row >= 0)
+        m_server->setCurrentIndex(row);
+}
+
+void LabTargetsDialog::choiceChanged() {
+    const app::lab::LabTargetChoice now = choice();
+    m_sketch->setMtu(now.mtu);
+    m_sketch->setModes(now.modes);
+    QString problem;
+    if (!now.modes.empty() && m_document) {
+        if (auto edit = app::lab::labTargets(m_document->session(), now); !edit)
+            problem = edit.error().message;
+    }
+    m_error->setMessage(problem);
+    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(!now.modes.empty() && problem.isEmpty());
+}
+
+void LabTargetsDialog::accept() {
+    if (!m_document)
+        return reject();
+    auto edit = app::lab::labTargets(m_document->session(), choice());
+    if (!edit) {
+        m_error->setMessage(edit.error().message);
+        return;
+    }
+    // The document's own edits, as "Add" makes them: the first target of an empty session
+    // becomes its baseline there.
+    for (app::Target& target : edit->targets)
+        m_document->addTarget(std::move(target));
+    m_document->setLab(edit->lab);
+    QDialog::accept();
+}
+
+} // namespace loadscope::ui

@@ -1,0 +1,81 @@
+#pragma once
+
+#include "app/common/background_job.h"
+#include "app/common/result.h"
+#include "app/lab/lab_targets.h"
+#include "app/lab/mode_check.h"
+
+#include <QDialog>
+#include <QPointer>
+#include <vector>
+
+class QComboBox;
+class QDialogButtonBox;
+class QLabel;
+class QListWidget;
+class QSpinBox;
+
+namespace loadscope::app {
+class SessionDocument;
+}
+
+namespace loadscope::ui {
+
+class FieldError;
+class LabTopologySketch;
+
+// What this machine can build and run: the answer of app::lab::checkModes() and
+// checkServers(), or a made-up one in a test.
+struct LabAvailability {
+    app::Result<std::vector<app::lab::ModeAvailability>> modes =
+        std::vector<app::lab::ModeAvailability>{};
+    std::vector<app::lab::ServerAvailability> servers;
+};
+
+// "Add lab targets…": tick the lab's modes, pick its server and the wire's MTU, and get one
+// lab target per mode (app::lab::labTargets()) added to the document as any other edit.
+// Modes and servers this machine cannot build or run are greyed, saying why.
+class LabTargetsDialog : public QDialog {
+    Q_OBJECT
+
+public:
+    explicit LabTargetsDialog(app::SessionDocument* document, QWidget* parent = nullptr);
+
+    // Asks the machine on a worker thread (the checks build throwaway sandboxes and run the
+    // servers' -v); the list says so meanwhile and fills in when the answer arrives.
+    void checkMachine();
+    // Shows `availability`; what checkMachine() ends with, and what a test calls instead.
+    void setAvailability(const LabAvailability& availability);
+    bool isChecking() const { return m_check.isRunning(); }
+
+    // What is ticked and picked now.
+    app::lab::LabTargetChoice choice() const;
+    void setModeChecked(app::lab::LabMode mode, bool checked);
+    void setServer(app::lab::LabServerKind kind);
+
+    // Adds the targets and the lab to the document and closes; stays open saying why not.
+    void accept() override;
+
+Q_SIGNALS:
+    void availabilityChanged();
+
+private:
+    void fillModes();
+    void fillServers();
+    void choiceChanged();
+
+    QPointer<app::SessionDocument> m_document;
+    app::BackgroundJob m_check{this};
+    LabAvailability m_availability;
+    bool m_known = false; // m_availability is an answer, not the default
+
+    QListWidget* m_modes = nullptr;
+    QComboBox* m_server = nullptr;
+    QSpinBox* m_mtu = nullptr;
+    LabTopologySketch* m_sketch = nullptr;
+    QLabel* m_status = nullptr;
+    FieldError* m_error = nullptr;
+    QDialogButtonBox* m_buttons = nullptr;
+};
+
+} // namespace loadscope::ui

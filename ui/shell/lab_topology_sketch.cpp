@@ -1,0 +1,143 @@
+#include "ui/shell/lab_topology_sketch.h"
+
+#include "app/lab/lab_topology.h"
+
+#include <QPainter>
+#include <QPainterPath>
+#include <QPalette>
+#include <algorithm>
+#include <utility>
+
+namespace loadscope::ui {
+
+namespace {
+
+constexpr int kMargin = 8;
+constexpr int kGap = 6;
+// The client and server-host boxes, and the wire drawn between them.
+constexpr int kHostWidth = 150;
+constexpr int kWireWidth = 130;
+
+// A mode's path from the client's veth to its server. With linux-bridge in the lab the server
+// host's end of the wire is a bridge port for every mode (as LabTopology builds it).
+QString pathOf(app::lab::LabMode mode, const std::vector<app::lab::LabMode>& modes) {
+    using app::lab::LabMode;
+    const bool bridged = std::find(modes.begin(), modes.end(), LabMode::Bridge) != modes.end();
+    const QString wire = bridged && mode != LabMode::Bridge ? QStringLiteral("veth → bridge port")
+                                                            : QStringLiteral("veth");
+    return wire + QStringLiteral(" → ") + app::lab::labModePath(mode);
+}
+
+} // namespace
+
+LabTopologySketch::LabTopologySketch(QWidget* parent)
+    : QWidget(parent) {
+    setObjectName(QStringLiteral("labTopologySketch"));
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Minimum);
+    describe();
+}
+
+void LabTopologySketch::setMtu(int mtu) {
+    if (mtu == m_mtu)
+        return;
+    m_mtu = mtu;
+    describe();
+    update();
+}
+
+void LabTopologySketch::setModes(std::vector<app::lab::LabMode> modes) {
+    if (modes == m_modes)
+        return;
+    m_modes = std::move(modes);
+    describe();
+    updateGeometry();
+    update();
+}
+
+// A drawing says nothing to a screen reader: the same in words.
+void LabTopologySketch::describe() {
+    QStringList lines{tr("Client namespace, veth wire MTU %1, server host").arg(m_mtu)};
+    for (app::lab::LabMode mode : m_modes)
+        lines << tr("%1: %2").arg(app::lab::labModeTitle(mode), pathOf(mode, m_modes));
+    setAccessibleName(tr("Lab topology"));
+    setAccessibleDescription(lines.join(QLatin1Char('\n')));
+    setToolTip(lines.join(QLatin1Char('\n')));
+}
+
+int LabTopologySketch::rowHeight() const {
+    return fontMetrics().lineSpacing() * 2 + 2 * kGap;
+}
+
+QSize LabTopologySketch::minimumSizeHint() const {
+    const int rows = std::max<int>(1, int(m_modes.size()));
+    return {2 * kHostWidth + kWireWidth + 2 * kMargin,
+            2 * kMargin + rowHeight() + kGap + rows * (rowHeight() + kGap)};
+}
+
+QSize LabTopologySketch::sizeHint() const {
+    return minimumSizeHint() + QSize(160, 0);
+}
+
+void LabTopologySketch::paintEvent(QPaintEvent*) {
+    QPainter painter(this);
+    painter.setRenderHint(QPainter::Antialiasing);
+    const QPalette& colours = palette();
+    const QColor ink = colours.color(QPalette::WindowText);
+    const QColor faint = colours.color(QPalette::PlaceholderText);
+    const QColor fill = colours.color(QPalette::Base);
+    const int row = rowHeight();
+    const auto box = [&](const QRect& rect, const QString& title, const QString& detail) {
+        painter.setPen(ink);
+        painter.setBrush(fill);
+        painter.drawRoundedRect(rect, 4, 4);
+        const QRect text = rect.adjusted(kGap, kGap / 2, -kGap, -kGap / 2);
+        QFont bold = font();
+        bold.setBold(true);
+        painter.setFont(bold);
+        painter.drawText(text, Qt::AlignLeft | Qt::AlignTop,
+                         painter.fontMetrics().elidedText(title, Qt::ElideRight, text.width()));
+        painter.setFont(font());
+        painter.setPen(faint);
+        painter.drawText(text, Qt::AlignLeft | Qt::AlignBottom,
+                         fontMetrics().elidedText(detail, Qt::ElideRight, text.width()));
+    };
+
+    const QRect client(kMargin, kMargin, kHostWidth, row);
+    const QRect server(client.right() + kWireWidth, kMargin,
+                       std::max(kHostWidth, width() - kMargin - client.right() - kWireWidth), row);
+    box(client, tr("Client namespace"),
+        tr("load agent, %1").arg(QLatin1String(app::lab::kClientAddress)));
+    box(server, tr("Server host"), QLatin1String(app::lab::kServerHostAddress));
+
+    // The wire: one veth pair, labelled with the MTU every packet of every mode crosses.
+    const int wireY = client.center().y();
+    painter.setPen(QPen(ink, 2));
+    painter.drawLine(client.right() + 1, wireY, server.left() - 1, wireY);
+    painter.setPen(ink);
+    const QRect wireLabel(client.right() + 2, client.top(), kWireWidth - 4, row / 2);
+    painter.drawText(wireLabel, Qt::AlignCenter, tr("veth wire"));
+    const QRect mtuLabel(client.right() + 2, wireY + 2, kWireWidth - 4, row / 2);
+    painter.drawText(mtuLabel, Qt::AlignHCenter | Qt::AlignTop, tr("MTU %1").arg(m_mtu));
+
+    // The modes hang off the server host: each its own path from the wire to its server.
+    const int left = server.left() + 2 * kGap;
+    const int modeWidth = std::max(kHostWidth, width() - kMargin - left);
+    int top = server.bottom() + kGap + 1;
+    if (m_modes.empty()) {
+        painter.setPen(faint);
+        painter.drawText(QRect(left, top, modeWidth, row), Qt::AlignLeft | Qt::AlignVCenter,
+                         tr("Tick a mode to see its path"));
+        return;
+    }
+    for (app::lab::LabMode mode : m_modes) {
+        const QRect rect(left, top, modeWidth, row);
+        painter.setPen(ink);
+        const int stemX = server.left() + kGap;
+        painter.drawLine(stemX, server.bottom() + 1, stemX, rect.center().y());
+        painter.drawLine(stemX, rect.center().y(), rect.left() - 1, rect.center().y());
+        box(rect, app::lab::labModeTitle(mode), pathOf(mode, m_modes));
+        top += row + kGap;
+    }
+}
+
+} // namespace loadscope::ui

@@ -1,0 +1,37 @@
+#pragma once
+
+#include "app/lab/lab_mode.h"
+
+#include <QWidget>
+#include <vector>
+
+namespace loadscope::ui {
+
+// A drawing of the lab a set of lab targets runs in: the client namespace, the veth wire with
+// its MTU, the server host, and one box per mode with the path from the wire to its server.
+class LabTopologySketch : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit LabTopologySketch(QWidget* parent = nullptr);
+
+    void setMtu(int mtu);
+    void setModes(std::vector<app::lab::LabMode> modes);
+    int mtu() const { return m_mtu; }
+    const std::vector<app::lab::LabMode>& modes() const { return m_modes; }
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+
+private:
+    int rowHeight() const;
+    void describe();
+
+    int m_mtu = 1500;
+    std::vector<app::lab::LabMode> m_modes;
+};
+
+} // namespace loadscope::ui
