@@ -282,7 +282,10 @@ bool LoadWorker::prepare() {
             return false;
         }
     }
-    startTickTimer();
+    // At a fixed rate each wait's timeout brings the loop round instead.
+    m_preciseWait = m_spec.rate > 0 && probePreciseWait();
+    if (!m_preciseWait)
+        startTickTimer();
     createConnections();
     return true;
 }
