@@ -282,10 +282,7 @@ bool LoadWorker::prepare() {
             return false;
         }
     }
-    // At a fixed rate each wait's timeout brings the loop round instead.
-    m_preciseWait = m_spec.rate > 0 && probePreciseWait();
-    if (!m_preciseWait)
-        startTickTimer();
+    startTickTimer();
     createConnections();
     return true;
 }

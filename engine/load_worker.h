@@ -10,7 +10,6 @@
 
 #include <cstdint>
 #include <deque>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -66,11 +65,8 @@ private:
     void dispatchDue(int64_t now);
     void armScheduleTimer(int64_t now);
     void finishSchedule(int64_t now);
-    // epoll_wait; at a fixed rate, also the time the loop spent in it, and
-    // with m_preciseWait a wait that ends at the next due time itself.
+    // epoll_wait; at a fixed rate, also the time the loop spent in it.
     int waitForEvents(epoll_event* events, int maxEvents, int timeoutMs);
-    // Whether this kernel has epoll_pwait2 (a nanosecond timeout).
-    bool probePreciseWait() const;
     void openConnection(Connection& c, int64_t now);
     void onConnected(Connection& c, int64_t now);
     // The connection is ready for requests (connected, and TLS done when used).
@@ -132,14 +128,8 @@ private:
     // nanosecond resolution: an epoll_wait timeout rounds to milliseconds).
     std::optional<ArrivalSchedule> m_schedule;
     double m_rate = 0; // this worker's share of spec.rate
-    // Fixed rate where the kernel has epoll_pwait2: the wait's own timeout
-    // ends at the next due time (or the next tick), so neither timerfd is
-    // made: no timerfd_settime per due request, no tick wake-up and read.
-    bool m_preciseWait = false;
-    int64_t m_scheduleWakeNs = std::numeric_limits<int64_t>::max(); // m_preciseWait: the due time a
-                                                                    // connection waits for, or max
-    int m_scheduleTimer = -1;                                       // without m_preciseWait
-    int64_t m_scheduleTimerAtNs = 0;                                // what it was last armed for
+    int m_scheduleTimer = -1;
+    int64_t m_scheduleTimerAtNs = 0;   // what it was last armed for
     std::deque<Connection*> m_idle;    // open, with room for a request, none due
     uint64_t m_maxBacklog = 0;         // inside the measured stretch
     uint64_t m_dispatched = 0;         // due requests sent from idle connections, measured

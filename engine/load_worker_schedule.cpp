@@ -5,8 +5,6 @@
 #include "engine/load_worker_connection.h"
 
 #include <algorithm>
-#include <ctime>
-#include <limits>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/timerfd.h>
@@ -109,8 +107,6 @@ void LoadWorker::startSchedule() {
                        m_spec.seed * 0x9E3779B97F4A7C15ull + m_index);
     // The default 50 us timer slack would be added to every request's start.
     ::prctl(PR_SET_TIMERSLACK, 1UL);
-    if (m_preciseWait)
-        return; // waitForEvents times the wait itself
     m_scheduleTimer = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     // Edge-triggered, so that the loop need not read the expiry count: a
     // read per request would be a system call per request.
@@ -156,11 +152,6 @@ void LoadWorker::armScheduleTimer(int64_t now) {
     const int64_t at = m_schedule->nextNs();
     // Only a connection waiting for the schedule needs the wake-up; a due
     // time already past would fire at once, again and again.
-    const bool wanted = at > now && !(m_idle.empty() && m_toOpen.empty());
-    if (m_preciseWait) {
-        m_scheduleWakeNs = wanted ? at : std::numeric_limits<int64_t>::max();
-        return; // no system call: the next wait's timeout is computed from it
-    }
     if (m_scheduleTimer < 0 || at <= now || at == m_scheduleTimerAtNs ||
         (m_idle.empty() && m_toOpen.empty()))
         return;
@@ -171,38 +162,13 @@ void LoadWorker::armScheduleTimer(int64_t now) {
         m_scheduleTimerAtNs = at;
 }
 
-bool LoadWorker::probePreciseWait() const {
-    // Refused with ENOSYS before Linux 5.11 (or by a seccomp filter): the
-    // schedule's timerfd and the tick timer serve instead.
-    epoll_event event{};
-    const timespec none{0, 0};
-    return ::epoll_pwait2(m_epoll, &event, 1, &none, nullptr) >= 0;
-}
-
 int LoadWorker::waitForEvents(epoll_event* events, int maxEvents, int timeoutMs) {
-    if (!m_schedule || (!m_measuring && !m_preciseWait))
+    if (!m_schedule || !m_measuring)
         return ::epoll_wait(m_epoll, events, maxEvents, timeoutMs);
     const int64_t from = readClock();
-    if (m_measuring && m_lastWokeNs > 0 && from - m_lastWokeNs > kLateDispatchNs)
+    if (m_lastWokeNs > 0 && from - m_lastWokeNs > kLateDispatchNs)
         m_heldNs += from - m_lastWokeNs;
-    int n = 0;
-    if (m_preciseWait) {
-        // One wait for the responses, the next due request and the loop's
-        // tick: it ends at the due time itself (never before: the kernel's
-        // clock at the call is at or after `from`), or kWaitMs after `from`.
-        // Its slack is the thread's 1 ns or 0.1 % of the wait, whichever is
-        // larger: at most 1 us for a wait of 1 ms, 10 us for the longest.
-        // And at the deadline, when it is still ahead (a stream's drain waits past it).
-        const int64_t deadlineNs =
-            m_shared.deadlineNs > from ? m_shared.deadlineNs : std::numeric_limits<int64_t>::max();
-        const int64_t wakeNs =
-            std::min({m_scheduleWakeNs, from + int64_t(kWaitMs) * 1'000'000, deadlineNs});
-        const int64_t waitNs = std::max<int64_t>(0, wakeNs - from);
-        const timespec timeout{time_t(waitNs / 1'000'000'000), long(waitNs % 1'000'000'000)};
-        n = ::epoll_pwait2(m_epoll, events, maxEvents, &timeout, nullptr);
-    } else {
-        n = ::epoll_wait(m_epoll, events, maxEvents, timeoutMs);
-    }
+    const int n = ::epoll_wait(m_epoll, events, maxEvents, timeoutMs);
     m_lastWokeNs = readClock();
     return n;
 }
