@@ -203,8 +203,8 @@ private Q_SLOTS:
     //
     // At 50/s the gaps (20 ms) are longer than the loop's 10 ms tick: the
     // worker sleeps through each in more than one wait, the last ending at
-    // the due time itself (the schedule's one-shot timer; at 1k/s its
-    // periodic one). A loop that polled instead of sleeping
+    // the due time itself (the schedule's timer, which is also the tick at
+    // a fixed rate). A loop that polled instead of sleeping
     // would be on its CPU whenever given it (the CPU bound: about 150
     // wake-ups a second of tens of microseconds each are well under 1 % of
     // a CPU); one that slept through a due time to its tick would send up
