@@ -173,6 +173,8 @@ void LoadWorker::armScheduleTimer(int64_t now) {
         target = at;
     } else if (m_scheduleTimerAtNs > now && m_scheduleTimerAtNs <= tickAt) {
         return; // it fires soon enough, and at worst early for a due time: the loop looks again
+    } else if (at > now && at <= tickAt) {
+        target = at; // no connection waits for it yet: one may when it comes
     }
     itimerspec when{};
     when.it_value.tv_sec = target / 1'000'000'000;
