@@ -159,10 +159,11 @@ void LoadWorker::armScheduleTimer(int64_t now) {
     if (m_scheduleTimer < 0)
         return;
     // The timer is also the loop's tick (startSchedule): it is armed no
-    // later than kWaitMs ahead. Only a connection waiting for the schedule
-    // needs the due time; one already past would fire at once, again and
-    // again. What is armed stays when it is still right: a system call per
-    // due time at most, none at a tick.
+    // later than kWaitMs ahead, at the next due time when that is sooner
+    // (a due time already past would fire at once, again and again). What
+    // is armed stays when it is still right: a system call per due time at
+    // most, none at a tick. Never before a due time that a connection
+    // waits for: such a wake-up would find nothing to send.
     const int64_t at = m_schedule->nextNs();
     const int64_t tickAt = now + int64_t(kWaitMs) * 1'000'000;
     const bool waiting = at > now && !(m_idle.empty() && m_toOpen.empty());
