@@ -326,7 +326,8 @@ void LoadWorker::run() {
         // it returns, and a wake-up with no connection event (the schedule's
         // timer) then needs no second read below.
         const int64_t clockBefore = m_clockNs;
-        const int n = waitForEvents(events, kMaxEvents, m_tickTimer >= 0 ? -1 : kWaitMs);
+        const bool timerTicks = m_tickTimer >= 0 || m_scheduleTimer >= 0;
+        const int n = waitForEvents(events, kMaxEvents, timerTicks ? -1 : kWaitMs);
         for (int i = 0; i < n; ++i) {
             if (events[i].data.ptr == &m_scheduleTimer)
                 continue; // edge-triggered: each expiry is an event, unread

@@ -117,6 +117,13 @@ void LoadWorker::startSchedule() {
         ::close(m_scheduleTimer);
         m_scheduleTimer = -1; // the tick timer still brings the loop round, 10 ms late
     }
+    // The schedule's timer is the loop's tick too (armScheduleTimer): the
+    // periodic tick timer would add a wake-up and a read every kWaitMs,
+    // 100 a second, to the wake-ups at the due times.
+    if (m_scheduleTimer >= 0 && m_tickTimer >= 0) {
+        ::close(m_tickTimer); // which also takes it out of the epoll set
+        m_tickTimer = -1;
+    }
 }
 
 void LoadWorker::waitForSchedule(Connection& c) {
@@ -149,17 +156,32 @@ void LoadWorker::dispatchDue(int64_t now) {
 }
 
 void LoadWorker::armScheduleTimer(int64_t now) {
-    const int64_t at = m_schedule->nextNs();
-    // Only a connection waiting for the schedule needs the wake-up; a due
-    // time already past would fire at once, again and again.
-    if (m_scheduleTimer < 0 || at <= now || at == m_scheduleTimerAtNs ||
-        (m_idle.empty() && m_toOpen.empty()))
+    if (m_scheduleTimer < 0)
         return;
+    // The timer is also the loop's tick (startSchedule): it is armed no
+    // later than kWaitMs ahead, at the next due time when that is sooner
+    // (a due time already past would fire at once, again and again). What
+    // is armed stays when it is still right: a system call per due time at
+    // most, none at a tick. Never before a due time that a connection
+    // waits for: such a wake-up would find nothing to send.
+    const int64_t at = m_schedule->nextNs();
+    const int64_t tickAt = now + int64_t(kWaitMs) * 1'000'000;
+    const bool waiting = at > now && !(m_idle.empty() && m_toOpen.empty());
+    int64_t target = tickAt;
+    if (waiting && at <= tickAt) {
+        if (at == m_scheduleTimerAtNs)
+            return;
+        target = at;
+    } else if (m_scheduleTimerAtNs > now && m_scheduleTimerAtNs <= tickAt) {
+        return; // it fires soon enough, and at worst early for a due time: the loop looks again
+    } else if (at > now && at <= tickAt) {
+        target = at; // no connection waits for it yet: one may when it comes
+    }
     itimerspec when{};
-    when.it_value.tv_sec = at / 1'000'000'000;
-    when.it_value.tv_nsec = at % 1'000'000'000;
+    when.it_value.tv_sec = target / 1'000'000'000;
+    when.it_value.tv_nsec = target % 1'000'000'000;
     if (::timerfd_settime(m_scheduleTimer, TFD_TIMER_ABSTIME, &when, nullptr) == 0)
-        m_scheduleTimerAtNs = at;
+        m_scheduleTimerAtNs = target;
 }
 
 int LoadWorker::waitForEvents(epoll_event* events, int maxEvents, int timeoutMs) {
