@@ -145,6 +145,28 @@ int countMatches(const QByteArray& text, const QString& pattern) {
     return count;
 }
 
+pid_t parentOf(pid_t pid) {
+    const QByteArray stat = fileText(QStringLiteral("/proc/%1/stat").arg(pid));
+    const qsizetype close = stat.lastIndexOf(')');
+    return close < 0 ? 0 : pid_t(stat.mid(close + 2).split(' ').value(1).toInt());
+}
+
+// Whether `pid` is part of a lab another process started: under a `lab sandbox` that is not
+// this test's descendant (another suite running beside this one). An orphan is this test's:
+// what a lab it killed left behind.
+bool inAnotherLab(pid_t pid) {
+    static const QByteArray sandboxArguments("lab\0sandbox", 11);
+    bool underSandbox = false;
+    for (pid_t at = pid; at > 1; at = parentOf(at)) {
+        if (at == getpid())
+            return false;
+        underSandbox =
+            underSandbox ||
+            fileText(QStringLiteral("/proc/%1/cmdline").arg(at)).contains(sandboxArguments);
+    }
+    return underSandbox;
+}
+
 // Processes whose command line names a lab address or the lab's work directory: the servers
 // and daemons of a lab (apache2 -f, ovs-vswitchd --pidfile=), wherever they are.
 std::vector<pid_t> labProcesses() {
@@ -159,7 +181,8 @@ std::vector<pid_t> labProcesses() {
         if (close < 0 || stat.mid(close + 2, 1) == "Z")
             continue;
         const QByteArray command = fileText(QStringLiteral("/proc/%1/cmdline").arg(pid));
-        if (command.contains("10.213.") || command.contains("/tmp/loadscope-lab-"))
+        if ((command.contains("10.213.") || command.contains("/tmp/loadscope-lab-")) &&
+            !inAnotherLab(pid))
             found.push_back(pid);
     }
     return found;
