@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Loadscope needs, only those that are missing.
 #   install-deps.sh build   compiler, CMake, Qt 6, QCoro, OpenSSL
-#   install-deps.sh test    build + the peers the tests and benchmarks start (nginx, memcached,
-#                           ab, wrk, h2load, clang, xvfb)
+#   install-deps.sh test    build + the peers the tests and benchmarks start (nginx, Apache,
+#                           memcached, Open vSwitch, ab, wrk, h2load, clang, xvfb)
 #   install-deps.sh run     build + an X server for machines without a display
 set -euo pipefail
 
 build=(cmake ninja-build g++ pkg-config qt6-base-dev qt6-charts-dev qt6-svg-dev
        libqt6opengl6-dev libxkbcommon-dev libgl-dev qcoro-qt6-dev libssl-dev)
-test=(nginx-light memcached wrk apache2-utils nghttp2-client openssl clang libclang-rt-14-dev
-      xvfb xauth time procps iproute2 nftables slirp4netns fonts-dejavu-core)
+test=(nginx-light apache2 memcached wrk apache2-utils nghttp2-client openssl clang
+      libclang-rt-14-dev xvfb xauth time procps iproute2 nftables slirp4netns openvswitch-switch
+      ethtool fonts-dejavu-core)
 run=(xvfb xauth fonts-dejavu-core)
 
 wanted=("${build[@]}")
@@ -33,8 +34,17 @@ fi
 echo "Installing: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
+# Debian starts packaged servers on install (apache2 on port 80, ovsdb-server and ovs-vswitchd
+# in the machine's namespace); the tests and the lab start their own. A policy-rc.d that denies
+# every start keeps them stopped; one the machine already has (a container's) stays as it is.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' >"$policy"
+  chmod +x "$policy"
+  trap 'rm -f "$policy"' EXIT
+fi
 apt-get install -y -qq --no-install-recommends "${missing[@]}"
-# Debian starts packaged servers on install; the tests start their own on free ports.
+# Servers a machine's own policy-rc.d let start: the tests start their own on free ports.
 for svc in nginx memcached; do
   if command -v service >/dev/null 2>&1; then service "$svc" stop >/dev/null 2>&1 || true; fi
 done

@@ -7,6 +7,9 @@
 #include <QFile>
 #include <algorithm>
 #include <array>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace loadscope::app::lab {
 
@@ -31,6 +34,7 @@ std::vector<std::pair<QString, uint64_t>> optionKeys(LabServerKind kind) {
     switch (kind) {
     case LabServerKind::Http:
     case LabServerKind::Nginx:
+    case LabServerKind::Apache:
         return {{QStringLiteral("size"), HttpServer::kMaxDocumentSize}};
     case LabServerKind::Echo:
         return {{QStringLiteral("request-size"), 1u << 20},
@@ -38,7 +42,6 @@ std::vector<std::pair<QString, uint64_t>> optionKeys(LabServerKind kind) {
     case LabServerKind::Memcached:
         return {{QStringLiteral("memory"), 65536}};
     case LabServerKind::Sink:
-    case LabServerKind::Apache:
         return {};
     }
     return {};
@@ -88,6 +91,90 @@ std::string nginxConfig(const ModeEndpoint& endpoint, const std::string& dir, in
            endpoint.bindAddress + ":" + std::to_string(endpoint.bindPort) + ";\n    root " + dir +
            "/www;\n"
            "    location / { index index.html; }\n  }\n}\n";
+}
+
+// Debian's apache2 has only core, so, watchdog, http, log_config, logio, version and unixd built
+// in; everything else serving a static page needs is loaded here.
+std::string apacheConfig(const ModeEndpoint& endpoint, const std::string& dir, int index) {
+    const std::string name = dir + "/apache-" + std::to_string(index);
+    std::string config = "ServerRoot " + dir + "\nServerName loadscope-lab\n";
+    for (const char* module : {"mpm_event", "authz_core", "dir", "mime"})
+        config += std::string("LoadModule ") + module + "_module /usr/lib/apache2/modules/mod_" +
+                  module + ".so\n";
+    // The parent stays root, binds and opens its logs; the workers drop to www-data, as
+    // Debian's service runs them. Debian's mpm_event.conf sizes the workers.
+    config += "User www-data\nGroup www-data\nPidFile " + name + ".pid\nErrorLog " + name +
+              ".error.log\nLogLevel warn\nDefaultRuntimeDir " + dir +
+              "\n"
+              "Listen " +
+              endpoint.bindAddress + ":" + std::to_string(endpoint.bindPort) +
+              "\n"
+              "StartServers 2\nMinSpareThreads 25\nMaxSpareThreads 75\nThreadLimit 64\n"
+              "ThreadsPerChild 25\nMaxRequestWorkers 150\nMaxConnectionsPerChild 0\n"
+              // Unlimited requests per connection, as `ab -k` expects of a benchmark server.
+              "KeepAlive On\nMaxKeepAliveRequests 0\n"
+              "TypesConfig /dev/null\nAddType text/html .html\nDocumentRoot " +
+              dir + "/www\n<Directory " + dir +
+              "/www>\n    Require all granted\n</Directory>\nDirectoryIndex index.html\n";
+    return config;
+}
+
+// Why Apache cannot drop to www-data here, or empty: its workers need www-data's uid and gid
+// mapped in the user namespace, which the sandbox does only for root (an unprivileged sandbox
+// maps the caller's one uid). Read from /proc/self/uid_map, so that the same answer comes from
+// outside the sandbox (root: every id) and inside it (what the sandbox mapped).
+QString apachePrivilegeProblem() {
+    const passwd* user = getpwnam("www-data");
+    if (!user)
+        return QStringLiteral("Apache runs its workers as www-data, which this machine does not "
+                              "have");
+    const auto mapped = [](const char* file, unsigned id) {
+        QFile map(QString::fromLatin1(file));
+        if (!map.open(QIODevice::ReadOnly))
+            return false;
+        for (const QByteArray& line : map.readAll().split('\n')) {
+            const QList<QByteArray> fields = line.simplified().split(' ');
+            if (fields.size() == 3 && id >= fields[0].toULongLong() &&
+                id - fields[0].toULongLong() < fields[2].toULongLong())
+                return true;
+        }
+        return false;
+    };
+    if (geteuid() != 0 || !mapped("/proc/self/uid_map", user->pw_uid) ||
+        !mapped("/proc/self/gid_map", user->pw_gid))
+        return QStringLiteral("Apache needs root: its workers drop to www-data, and an "
+                              "unprivileged sandbox maps only the caller's own uid");
+    return {};
+}
+
+// The lab's web root with the generated document of `size` bytes, readable by a server that
+// drops to www-data (the work directory is the sandbox's tmpfs, 0700 until then).
+Result<void> writeDocument(const std::string& workDir, size_t size) {
+    QFile::remove(QString::fromStdString(workDir + "/www/index.html"));
+    if (!QDir().mkpath(QString::fromStdString(workDir + "/www")) ||
+        chmod(workDir.c_str(), 0711) != 0 || chmod((workDir + "/www").c_str(), 0755) != 0)
+        return makeError(ErrorCode::Io, QStringLiteral("cannot create the lab's web root"));
+    if (auto written = writeFile(workDir + "/www/index.html",
+                                 QByteArray::fromStdString(HttpServer::makeDocument(size)));
+        !written)
+        return written;
+    if (chmod((workDir + "/www/index.html").c_str(), 0644) != 0)
+        return makeError(ErrorCode::Io, QStringLiteral("cannot make the lab's document readable"));
+    return {};
+}
+
+// The document of the spec's "size" and a web server's configuration `name`.conf in `workDir`;
+// the configuration's path.
+Result<std::string> writeWebServerFiles(const LabServerSpec& spec, const std::string& workDir,
+                                        const std::string& name, const std::string& config) {
+    if (auto written = writeDocument(
+            workDir, option(spec, QStringLiteral("size"), QStringLiteral("4897")).toULongLong());
+        !written)
+        return written.error();
+    const std::string path = workDir + "/" + name + ".conf";
+    if (auto written = writeFile(path, QByteArray::fromStdString(config)); !written)
+        return written.error();
+    return path;
 }
 
 } // namespace
@@ -172,15 +259,16 @@ Result<QString> labServerVersion(LabServerKind kind, const std::string& cliPath)
                 QStringLiteral("memcached is not installed (Debian package memcached)"));
         return firstLineOf({memcached, "-V"});
     }
-    case LabServerKind::Apache:
-        if (findInPath("apache2").empty())
+    case LabServerKind::Apache: {
+        const std::string apache = findInPath("apache2");
+        if (apache.empty())
             return makeError(ErrorCode::Unreachable,
                              QStringLiteral("Apache is not installed (Debian package apache2)"));
-        // It refuses to run as root and drops to www-data; the lab does not set that up yet.
-        return makeError(ErrorCode::Unreachable,
-                         QStringLiteral("Apache httpd is not started by this version of the lab "
-                                        "(it drops to www-data, which the sandbox does not "
-                                        "prepare yet)"));
+        if (const QString problem = apachePrivilegeProblem(); !problem.isEmpty())
+            return makeError(ErrorCode::Unreachable, problem);
+        // "Server version: Apache/2.4.62 (Debian)"
+        return firstLineOf({apache, "-v"}).section(QLatin1Char(':'), 1).trimmed();
+    }
     }
     return makeError(ErrorCode::Internal, QStringLiteral("unknown server"));
 }
@@ -224,24 +312,14 @@ Result<SpawnSpec> labServerCommand(const LabServerSpec& spec, const ModeEndpoint
         command.argv = serve("sink", {});
         break;
     case LabServerKind::Nginx: {
-        const size_t size =
-            option(spec, QStringLiteral("size"), QStringLiteral("4897")).toULongLong();
-        QFile::remove(QString::fromStdString(workDir + "/www/index.html"));
-        if (!QDir().mkpath(QString::fromStdString(workDir + "/www")))
-            return makeError(ErrorCode::Io, QStringLiteral("cannot create the lab's web root"));
-        if (auto written = writeFile(workDir + "/www/index.html",
-                                     QByteArray::fromStdString(HttpServer::makeDocument(size)));
-            !written)
-            return written.error();
-        const std::string config = workDir + "/nginx-" + std::to_string(index) + ".conf";
-        if (auto written =
-                writeFile(config, QByteArray::fromStdString(nginxConfig(endpoint, workDir, index)));
-            !written)
-            return written.error();
+        auto config = writeWebServerFiles(spec, workDir, "nginx-" + std::to_string(index),
+                                          nginxConfig(endpoint, workDir, index));
+        if (!config)
+            return config.error();
         command.argv = {
             "nginx", "-e",    workDir + "/nginx-" + std::to_string(index) + ".error.log",
             "-p",    workDir, "-c",
-            config};
+            *config};
         break;
     }
     case LabServerKind::Memcached:
@@ -259,8 +337,15 @@ Result<SpawnSpec> labServerCommand(const LabServerSpec& spec, const ModeEndpoint
                         "-m",
                         option(spec, QStringLiteral("memory"), QStringLiteral("64")).toStdString()};
         break;
-    case LabServerKind::Apache:
-        return makeError(ErrorCode::Internal, QStringLiteral("Apache is not started by the lab"));
+    case LabServerKind::Apache: {
+        auto config = writeWebServerFiles(spec, workDir, "apache-" + std::to_string(index),
+                                          apacheConfig(endpoint, workDir, index));
+        if (!config)
+            return config.error();
+        // In the foreground, so that the lab's stop reaches the parent, which stops its workers.
+        command.argv = {"apache2", "-d", workDir, "-f", *config, "-DFOREGROUND"};
+        break;
+    }
     }
     return command;
 }

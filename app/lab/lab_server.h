@@ -24,7 +24,7 @@ std::optional<LabServerKind> labServerKindFromId(QStringView id);
 
 struct LabServerSpec {
     LabServerKind kind = LabServerKind::Http;
-    // --server-opt KEY=VALUE, in order: http and nginx "size" (document bytes), echo
+    // --server-opt KEY=VALUE, in order: http, nginx and apache "size" (document bytes), echo
     // "request-size" and "response-size", memcached "memory" (MiB).
     std::vector<std::pair<QString, QString>> options;
 };

@@ -1,6 +1,7 @@
 #include "app/lab/lab_topology.h"
 
 #include "app/lab/netns_command.h"
+#include "app/lab/ovs_switch.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -19,6 +20,7 @@ namespace {
 constexpr const char* kDockerBridge = "lab-docker0";
 constexpr const char* kDockerGateway = "10.213.1.1";
 constexpr const char* kWireBridge = "lab-wire";
+constexpr const char* kOvsBridge = "lab-ovs";
 
 // Each mode reached on the server host's own address has a host port of its own.
 uint16_t hostPort(LabMode mode) {
@@ -162,6 +164,35 @@ Result<int> LabTopology::newContainer() {
     return *created;
 }
 
+// A container namespace whose server is reached at `address`, on the wire's own subnet, through
+// its eth0 (MAC `mac`, or the kernel's when empty), a veth whose other end `hostSide` stays in
+// the server host for the caller to attach.
+Result<int> LabTopology::newWireContainer(ModeEndpoint& endpoint, const std::string& address,
+                                          const std::string& hostSide, const std::string& mac) {
+    auto container = newContainer();
+    if (!container)
+        return container.error();
+    endpoint.address = address;
+    endpoint.port = kServicePort;
+    endpoint.serverNetns = *container;
+    endpoint.bindAddress = address;
+    endpoint.bindPort = kServicePort;
+    const std::string mtuText = std::to_string(m_mtu);
+    std::vector<std::string> add{"link", "add",  hostSide, "mtu",  mtuText,
+                                 "type", "veth", "peer",   "name", "eth0"};
+    if (!mac.empty())
+        add.insert(add.end(), {"address", mac});
+    add.insert(add.end(), {"mtu", mtuText, "netns", ns(*container)});
+    if (auto made = ip(m_serverHost, add); !made)
+        return made.error();
+    for (auto step : std::vector<std::vector<std::string>>{
+             {"addr", "add", address + "/24", "dev", "eth0"}, {"link", "set", "eth0", "up"}}) {
+        if (auto done = ip(*container, step); !done)
+            return done.error();
+    }
+    return *container;
+}
+
 Result<void> LabTopology::ensureDockerBridge() {
     if (m_dockerBridge)
         return {};
@@ -261,7 +292,11 @@ Result<ModeEndpoint> LabTopology::buildMode(LabMode mode) {
         endpoint.path = wire + arrow + labModePath(mode);
         return buildRootlessNat(endpoint);
     case LabMode::Ovs:
-        return refuseUnbuilt(endpoint);
+        if (const QString why = unbuiltModeReason(mode); !why.isEmpty())
+            return makeError(ErrorCode::Unreachable, why);
+        endpoint.label = labModeTitle(mode);
+        endpoint.path = wire + arrow + labModePath(mode);
+        return buildOvs(endpoint);
     }
     return makeError(ErrorCode::Internal, QStringLiteral("unknown mode"));
 }
@@ -349,27 +384,11 @@ Result<ModeEndpoint> LabTopology::buildBridge(ModeEndpoint endpoint) {
     if (m_hostDevice != kWireBridge)
         return makeError(ErrorCode::Internal,
                          QStringLiteral("the wire was built without a bridge"));
-    auto container = newContainer();
+    auto container = newWireContainer(endpoint, "10.213.0.10", "vbr0", {});
     if (!container)
         return container.error();
-    endpoint.address = "10.213.0.10";
-    endpoint.port = kServicePort;
-    endpoint.serverNetns = *container;
-    endpoint.bindAddress = endpoint.address;
-    endpoint.bindPort = kServicePort;
-    const std::string mtuText = std::to_string(m_mtu);
-    if (auto made = ip(m_serverHost, {"link", "add", "vbr0", "mtu", mtuText, "type", "veth", "peer",
-                                      "name", "eth0", "mtu", mtuText, "netns", ns(*container)});
-        !made)
-        return made.error();
     if (auto done = ip(m_serverHost, {"link", "set", "vbr0", "master", kWireBridge, "up"}); !done)
         return done.error();
-    for (auto step : std::vector<std::vector<std::string>>{
-             {"addr", "add", endpoint.address + "/24", "dev", "eth0"},
-             {"link", "set", "eth0", "up"}}) {
-        if (auto done = ip(*container, step); !done)
-            return done.error();
-    }
     return endpoint;
 }
 
@@ -462,28 +481,48 @@ Result<ModeEndpoint> LabTopology::buildRootlessNat(ModeEndpoint endpoint) {
     return endpoint;
 }
 
-Result<ModeEndpoint> LabTopology::refuseUnbuilt(const ModeEndpoint& endpoint) {
-    return makeError(ErrorCode::Unreachable, unbuiltModeReason(endpoint.mode));
+// The container's veth is a port of an OVS bridge with the userspace (netdev) datapath, whose
+// other port is the server host's wire device: the kernel here need not have the openvswitch
+// module.
+Result<ModeEndpoint> LabTopology::buildOvs(ModeEndpoint endpoint) {
+    if (!m_ovs) {
+        m_ovs = std::make_unique<OvsSwitch>();
+        if (auto started = m_ovs->start(m_serverHost, m_workDir, m_serverCpus, m_helpers); !started)
+            return started.error().prefixed(QStringLiteral("Open vSwitch"));
+        noteVersion(QStringLiteral("ovs-vswitchd"), {"ovs-vswitchd", "--version"});
+    }
+    const std::string mac = "02:00:0a:d5:00:0d";
+    auto container = newWireContainer(endpoint, "10.213.0.13", "vovs0", mac);
+    if (!container)
+        return container.error();
+    if (auto up = ip(m_serverHost, {"link", "set", "vovs0", "up"}); !up)
+        return up.error();
+    // The userspace datapath does not fill in checksums the kernel left to the device: with
+    // transmit offload on, the container's SYN-ACKs would reach the client unchecksummed (and
+    // its segments would be too large for the wire).
+    if (auto offload = runInNetns(*container, {"ethtool", "-K", "eth0", "tx", "off"}); !offload)
+        return offload.error();
+    if (auto bridged = m_ovs->addBridge(kOvsBridge, m_hostDevice, "vovs0", mac); !bridged)
+        return bridged.error().prefixed(QStringLiteral("Open vSwitch"));
+    return endpoint;
 }
 
 QString unbuiltModeReason(LabMode mode) {
     if (mode == LabMode::Ovs) {
-        if (findInPath("ovs-vswitchd").empty())
-            return QStringLiteral("ovs-vswitchd is not installed (Debian package "
-                                  "openvswitch-switch)");
-        return QStringLiteral("ovs-vswitchd is installed, but this version of the lab does not "
-                              "start it");
+        if (const QString missing = OvsSwitch::missingPart(); !missing.isEmpty())
+            return missing;
+    } else if (mode != LabMode::RootlessNat) {
+        return {};
+    } else if (findInPath("slirp4netns").empty()) {
+        return QStringLiteral("slirp4netns is not installed (Debian package slirp4netns)");
     }
-    if (mode == LabMode::RootlessNat) {
-        if (findInPath("slirp4netns").empty())
-            return QStringLiteral("slirp4netns is not installed (Debian package slirp4netns)");
-        // slirp4netns makes its tap device through /dev/net/tun, as the caller.
-        const int tun = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
-        if (tun < 0)
-            return QStringLiteral("cannot open /dev/net/tun: %1")
-                .arg(QString::fromLocal8Bit(std::strerror(errno)));
-        close(tun);
-    }
+    // slirp4netns makes its tap device through /dev/net/tun, as the caller; so does
+    // ovs-vswitchd for the bridge's own port of a userspace datapath.
+    const int tun = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+    if (tun < 0)
+        return QStringLiteral("cannot open /dev/net/tun: %1")
+            .arg(QString::fromLocal8Bit(std::strerror(errno)));
+    close(tun);
     return {};
 }
 

@@ -5,12 +5,15 @@
 
 #include <QString>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <sys/types.h>
 #include <utility>
 #include <vector>
 
 namespace loadscope::app::lab {
+
+class OvsSwitch;
 
 // The lab's one address range, used only inside the sandbox.
 inline constexpr const char* kLabRange = "10.213.0.0/16";
@@ -20,8 +23,9 @@ inline constexpr const char* kServerHostAddress = "10.213.0.2";
 // What every containerised server listens on inside its own namespace.
 inline constexpr uint16_t kServicePort = 8080;
 
-// Why a mode that needs a program the lab may not have (ovs-vswitchd; slirp4netns and a usable
-// /dev/net/tun) cannot be built here: the Debian package when it is missing. Empty when it can.
+// Why a mode that needs a program the lab may not have (ovs-vswitchd and ethtool; slirp4netns)
+// or a usable /dev/net/tun cannot be built here: the Debian package when it is missing. Empty
+// when it can.
 QString unbuiltModeReason(LabMode mode);
 
 // Where one built mode is reached from the client, and where its server must listen.
@@ -43,7 +47,9 @@ struct ModeEndpoint {
 //   client ns: wire0 10.213.0.1 ──veth (the wire)── server host ns: wire1 10.213.0.2
 //   server host: lab-docker0 10.213.1.1/24 with container veths (nat, userland-proxy),
 //   lab-wire bridge over wire1 when linux-bridge is built (the host address moves onto it),
-//   macvlan/ipvlan children of the host's wire device, each in a container namespace.
+//   macvlan/ipvlan children of the host's wire device, each in a container namespace,
+//   an OVS bridge (userspace datapath, the lab's own ovsdb-server and ovs-vswitchd) with the
+//   host's wire device and a container veth as ports.
 class LabTopology {
 public:
     // `cliPath`: the loadscope-cli executable, for the embedded proxy.
@@ -73,6 +79,8 @@ public:
 
 private:
     Result<int> newContainer();
+    Result<int> newWireContainer(ModeEndpoint& endpoint, const std::string& address,
+                                 const std::string& hostSide, const std::string& mac);
     Result<void> ensureDockerBridge();
     Result<void> attachToDockerBridge(ModeEndpoint& endpoint, const std::string& address);
     Result<ModeEndpoint> buildNat(ModeEndpoint endpoint);
@@ -80,7 +88,7 @@ private:
     Result<ModeEndpoint> buildBridge(ModeEndpoint endpoint);
     Result<ModeEndpoint> buildVlanChild(ModeEndpoint endpoint, const char* type);
     Result<ModeEndpoint> buildRootlessNat(ModeEndpoint endpoint);
-    Result<ModeEndpoint> refuseUnbuilt(const ModeEndpoint& endpoint);
+    Result<ModeEndpoint> buildOvs(ModeEndpoint endpoint);
     void noteVersion(const QString& tool, const std::vector<std::string>& argv);
 
     std::string m_cliPath;
@@ -94,6 +102,7 @@ private:
     int m_containers = 0;
     std::vector<int> m_namespaces; // every container namespace, closed in the destructor
     std::vector<pid_t> m_helpers;
+    std::unique_ptr<OvsSwitch> m_ovs; // started with the first OVS mode
     std::vector<std::pair<QString, QString>> m_versions;
 };
 

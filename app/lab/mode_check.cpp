@@ -91,7 +91,9 @@ std::map<LabMode, Probe> probeModes() {
     if (!ipvlan.ok)
         ipvlan.text = QStringLiteral("the kernel has no ipvlan support (%1)").arg(ipvlan.text);
     probes[LabMode::Ipvlan] = ipvlan;
-    probes[LabMode::Ovs] = {false, unbuiltModeReason(LabMode::Ovs)};
+    const QString ovs = unbuiltModeReason(LabMode::Ovs);
+    probes[LabMode::Ovs] = {ovs.isEmpty(),
+                            ovs.isEmpty() ? QStringLiteral("userspace datapath") : ovs};
     const QString rootless = unbuiltModeReason(LabMode::RootlessNat);
     probes[LabMode::RootlessNat] = {rootless.isEmpty(),
                                     rootless.isEmpty() ? QStringLiteral("slirp4netns") : rootless};
