@@ -45,6 +45,6 @@ if [ ! -e "$policy" ]; then
 fi
 apt-get install -y -qq --no-install-recommends "${missing[@]}"
 # Servers a machine's own policy-rc.d let start: the tests start their own on free ports.
-for svc in nginx memcached; do
+for svc in nginx memcached apache2 openvswitch-switch; do
   if command -v service >/dev/null 2>&1; then service "$svc" stop >/dev/null 2>&1 || true; fi
 done
