@@ -75,6 +75,7 @@ Result<std::string> runInNetns(int netnsFd, std::vector<std::string> argv) {
             _exit(126); // never run a network command in a namespace we did not mean
         for (const int fd : shared)
             fcntl(fd, F_SETFD, 0);
+        restoreDefaultSignals();
         const int null = open("/dev/null", O_RDONLY);
         dup2(null, 0);
         dup2(output[1], 1);
@@ -251,6 +252,7 @@ Result<pid_t> spawnInNetns(const SpawnSpec& spec) {
             prctl(PR_SET_PDEATHSIG, SIGKILL);
             mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr);
         }
+        restoreDefaultSignals();
         execvp(args[0], args.data());
         error = errno;
         (void)!write(failure[1], &error, sizeof error);

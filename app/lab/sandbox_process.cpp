@@ -127,6 +127,8 @@ Result<void> mapIds(pid_t keeper, uid_t uid, gid_t gid) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         // Mounts made inside (a server's own mount namespace) never propagate out.
         mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr);
+        // Everything in the lab starts from default signal actions, whatever the caller ignores.
+        restoreDefaultSignals();
         const int status = body();
         std::fflush(stdout);
         std::fflush(stderr);
@@ -161,6 +163,16 @@ void dieWithParent(pid_t parent) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(127);
+}
+
+void restoreDefaultSignals() {
+    struct sigaction action = {};
+    action.sa_handler = SIG_DFL;
+    for (int signal = 1; signal < NSIG; ++signal)
+        sigaction(signal, &action, nullptr); // refused for SIGKILL and SIGSTOP, which is fine
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
 Result<int> runInSandbox(const std::function<int()>& body) {
