@@ -56,9 +56,28 @@ void figuresFromJson(const JsonReader& json, LatencySummary* summary) {
     summary->sdMs = json.optionalNumber(u"sdMs", -kAnyNumber, kAnyNumber);
     summary->maxMs = json.optionalNumber(u"maxMs", -kAnyNumber, kAnyNumber);
     if (const auto percentiles = json.optionalObject(u"percentiles")) {
-        // Walked in place rather than looked up key by key: every stored
-        // histogram carries eleven of them.
         const QJsonObject& object = percentiles->json();
+        // Every stored histogram carries the standard eleven: looked up by
+        // their spelling, with no key string made and parsed per entry. Any
+        // other key sends the whole object through the general reading below.
+        static const std::vector<std::pair<double, QString>> standard = [] {
+            std::vector<std::pair<double, QString>> keys;
+            for (double p : standardPercentiles())
+                keys.emplace_back(p, percentileKey(p));
+            return keys;
+        }();
+        qsizetype standardFound = 0;
+        for (const auto& [percentile, key] : standard) {
+            const QJsonValue value = object.value(key);
+            const double ms = value.toDouble();
+            if (!value.isDouble() || !std::isfinite(ms))
+                break;
+            summary->percentilesMs[percentile] = ms;
+            ++standardFound;
+        }
+        if (standardFound == qsizetype(standard.size()) && object.size() == standardFound)
+            return;
+        summary->percentilesMs.clear();
         for (auto it = object.begin(); it != object.end(); ++it) {
             const QString key = it.key();
             bool ok = false;
