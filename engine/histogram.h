@@ -85,6 +85,21 @@ public:
     };
     static std::optional<Summary> summarizeSerialized(std::string_view bytes,
                                                       std::span<const double> percentiles);
+    // Whether deserialize() would accept the bytes (nullopt for exactly those it
+    // refuses), with only what the header holds filled in: count, min, max and
+    // mean, no stddev and no percentile. A fraction of summarizeSerialized()'s
+    // cost, for a reader that keeps the figures elsewhere and needs the check.
+    static std::optional<Summary> checkSerialized(std::string_view bytes) noexcept;
+    // The same header figures once the magic, the version, the CRC-32 over every
+    // byte and the header's own rules have passed, without walking the runs of
+    // buckets: any accidental damage to a written blob fails its checksum. Bytes
+    // rewritten by hand behind a right checksum may pass here and still be
+    // refused by deserialize() and mergeSerialized().
+    static std::optional<Summary> serializedHeader(std::string_view bytes) noexcept;
+    // Adds the counts of a byte form, as merge(*deserialize(bytes)) would, without
+    // building a second bucket array. False, and nothing added, for bytes that
+    // deserialize() refuses.
+    bool mergeSerialized(std::string_view bytes);
 
     // Bucket helpers, exposed for tests.
     static size_t indexFor(int64_t valueNs) noexcept;

@@ -1,8 +1,9 @@
-// engine::Histogram's byte form: serialize(), deserialize() and
-// summarizeSerialized(), which read it through one parser.
+// engine::Histogram's byte form: serialize(), deserialize(), checkSerialized(),
+// mergeSerialized() and summarizeSerialized(), which read it through one parser.
 #include "engine/histogram.h"
 #include "engine/histogram_geometry.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -103,6 +104,27 @@ public:
 
     bool atEnd() const noexcept { return m_pos == m_end; }
 
+    // Reads up to `limit` counts of 1 to 127 (one byte each, the common case) in a
+    // loop without a call or a varint decode, stopping before any other byte;
+    // onCount(k, count) for each. Returns how many were read and adds them to `sum`.
+    template <typename OnCount>
+    size_t shortCounts(size_t limit, uint64_t& sum, OnCount&& onCount) noexcept {
+        const size_t available = std::min(limit, static_cast<size_t>(m_end - m_pos));
+        uint64_t added = 0;
+        size_t k = 0;
+        for (; k < available; ++k) {
+            const unsigned char c = m_pos[k];
+            if (static_cast<unsigned char>(c - 1) >= 0x7F) {
+                break;
+            }
+            added += c;
+            onCount(k, c);
+        }
+        m_pos += k;
+        sum += added;
+        return k;
+    }
+
 private:
     [[gnu::noinline]] bool longVarint(uint64_t& out) noexcept {
         uint64_t result = 0;
@@ -141,7 +163,9 @@ struct SerializedHeader {
 // refuse the same blobs. onHeader(header) runs once the header has passed its own
 // checks, onBucket(index, count) for every non-zero bucket in ascending order; both
 // may have run for a blob that is refused in the end.
-template <typename OnHeader, typename OnBucket>
+// With walkBuckets false it stops once the header has passed: magic, version,
+// checksum and the header's own rules, nothing of the runs.
+template <bool walkBuckets = true, typename OnHeader, typename OnBucket>
 bool parseSerialized(std::string_view bytes, OnHeader&& onHeader, OnBucket&& onBucket) {
     if (bytes.size() < kHeaderSize + kTrailerSize) {
         return false;
@@ -202,6 +226,9 @@ bool parseSerialized(std::string_view bytes, OnHeader&& onHeader, OnBucket&& onB
         }
     }
     onHeader(header);
+    if constexpr (!walkBuckets) {
+        return true;
+    }
 
     size_t index = 0;
     size_t firstUsed = 0;
@@ -227,12 +254,27 @@ bool parseSerialized(std::string_view bytes, OnHeader&& onHeader, OnBucket&& onB
                 return false;
             }
         }
-        for (uint64_t k = 0; k < length; ++k) {
+        for (uint64_t k = 0; k < length;) {
+            // Refused as soon as the counts pass the total, so that the short counts
+            // below (at most 127 per bucket) cannot wrap the sum.
+            if (countSum > total) {
+                return false;
+            }
+            const size_t base = index;
+            const size_t read = in.shortCounts(
+                static_cast<size_t>(length - k), countSum,
+                [&onBucket, base](size_t offset, uint64_t c) { onBucket(base + offset, c); });
+            index += read;
+            k += read;
+            if (k == length) {
+                break;
+            }
             uint64_t c = 0;
             if (!in.varint(c) || c == 0 || __builtin_add_overflow(countSum, c, &countSum)) {
                 return false;
             }
             onBucket(index++, c);
+            ++k;
         }
     }
     const size_t lastUsed = index - 1;
@@ -303,6 +345,65 @@ std::optional<Histogram> Histogram::deserialize(std::string_view bytes) {
         return std::nullopt;
     }
     return h;
+}
+
+namespace {
+
+template <bool walkBuckets>
+std::optional<Histogram::Summary> headerFigures(std::string_view bytes) noexcept {
+    Histogram::Summary summary;
+    const bool valid = parseSerialized<walkBuckets>(
+        bytes,
+        [&summary](const SerializedHeader& header) {
+            if (header.total == 0) {
+                return;
+            }
+            summary.count = header.total;
+            summary.min = static_cast<int64_t>(header.min);
+            summary.max = static_cast<int64_t>(header.max);
+            summary.mean = static_cast<double>(header.sum) / static_cast<double>(header.total);
+        },
+        [](size_t, uint64_t) {});
+    if (!valid) {
+        return std::nullopt;
+    }
+    return summary;
+}
+
+} // namespace
+
+std::optional<Histogram::Summary> Histogram::checkSerialized(std::string_view bytes) noexcept {
+    // The whole walk, every rule of deserialize(), but nothing per bucket beyond the
+    // rules themselves: no bucket array, no rank, no square.
+    return headerFigures<true>(bytes);
+}
+
+std::optional<Histogram::Summary> Histogram::serializedHeader(std::string_view bytes) noexcept {
+    return headerFigures<false>(bytes);
+}
+
+bool Histogram::mergeSerialized(std::string_view bytes) {
+    // Checked whole first, so that a refused blob leaves this histogram as it was.
+    const std::optional<Summary> totals = checkSerialized(bytes);
+    if (!totals) {
+        return false;
+    }
+    if (totals->count == 0) {
+        return true;
+    }
+    if (m_counts.empty()) {
+        allocateCounts(m_counts);
+    }
+    uint64_t* target = m_counts.data();
+    uint64_t sum = 0;
+    parseSerialized(
+        bytes, [&sum](const SerializedHeader& header) { sum = header.sum; },
+        [target](size_t index, uint64_t count) { target[index] += count; });
+    m_total += totals->count;
+    m_sum += sum;
+    m_min = std::min(m_min, totals->min);
+    m_max = std::max(m_max, totals->max);
+    return true;
 }
 
 std::optional<Histogram::Summary>

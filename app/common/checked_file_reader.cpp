@@ -27,25 +27,32 @@ QString notRegularProblem(mode_t mode) {
     return QStringLiteral("is not a regular file");
 }
 
-// Reads `fd` to its end or to one byte past `maxBytes`, whichever comes first.
+// Reads `fd` to its end or to one byte past `maxBytes`, whichever comes first,
+// straight into the array: a session file is read whole, and copying it
+// through a buffer of its own cost as much again as the read.
 Result<QByteArray> readCapped(int fd, qint64 maxBytes, qint64 sizeHint, const QString& shown) {
-    QByteArray bytes;
+    constexpr qint64 kChunk = 64 * 1024;
     // The stat size is only a hint (it is 0 for /proc files, and a file may grow).
-    bytes.reserve(qsizetype(std::clamp<qint64>(sizeHint, 0, maxBytes) + 1));
-    char buffer[64 * 1024];
-    while (qint64(bytes.size()) <= maxBytes) {
+    QByteArray bytes(qsizetype(std::clamp<qint64>(std::max(sizeHint + 1, kChunk), 0, maxBytes + 1)),
+                     Qt::Uninitialized);
+    qint64 used = 0;
+    while (used <= maxBytes) {
+        if (used == qint64(bytes.size()))
+            bytes.resize(qsizetype(std::min<qint64>(2 * used + kChunk, maxBytes + 1)));
         const size_t want =
-            size_t(std::min<qint64>(qint64(sizeof buffer), maxBytes + 1 - bytes.size()));
-        const ssize_t got = ::read(fd, buffer, want);
+            size_t(std::min<qint64>(qint64(bytes.size()) - used, maxBytes + 1 - used));
+        const ssize_t got = ::read(fd, bytes.data() + used, want);
         if (got < 0) {
             if (errno == EINTR)
                 continue;
             return makeError(ErrorCode::Io, QStringLiteral("cannot be read: ") + errnoText(errno),
                              shown);
         }
-        if (got == 0)
+        if (got == 0) {
+            bytes.truncate(qsizetype(used));
             return bytes;
-        bytes.append(buffer, qsizetype(got));
+        }
+        used += got;
     }
     return makeError(ErrorCode::Format,
                      QStringLiteral("is larger than %1").arg(byteSizeText(maxBytes)), shown);

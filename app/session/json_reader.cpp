@@ -27,20 +27,23 @@ QString numberText(double value) {
 }
 
 // The value as an integer in [minimum, maximum], or nullopt with a problem recorded.
+// `path()` names the field, and is called only for a problem: a large session
+// reads hundreds of thousands of fields, each of which would build its path.
+template <typename PathOf>
 std::optional<int64_t> toInteger(const QJsonValue& value, int64_t minimum, int64_t maximum,
-                                 const QString& path, JsonProblem* firstProblem) {
+                                 const PathOf& path, JsonProblem* firstProblem) {
     if (!value.isDouble()) {
-        record(firstProblem, path, wrongType("a number", value));
+        record(firstProblem, path(), wrongType("a number", value));
         return std::nullopt;
     }
     const double number = value.toDouble();
     if (!std::isfinite(number) || std::floor(number) != number) {
-        record(firstProblem, path,
+        record(firstProblem, path(),
                QStringLiteral("is %1, expected a whole number").arg(numberText(number)));
         return std::nullopt;
     }
     if (number < static_cast<double>(minimum) || number > static_cast<double>(maximum)) {
-        record(firstProblem, path,
+        record(firstProblem, path(),
                QStringLiteral("is %1, expected %2 to %3")
                    .arg(numberText(number))
                    .arg(minimum)
@@ -50,15 +53,16 @@ std::optional<int64_t> toInteger(const QJsonValue& value, int64_t minimum, int64
     return static_cast<int64_t>(number);
 }
 
+template <typename PathOf>
 std::optional<double> toNumber(const QJsonValue& value, double minimum, double maximum,
-                               const QString& path, JsonProblem* firstProblem) {
+                               const PathOf& path, JsonProblem* firstProblem) {
     if (!value.isDouble()) {
-        record(firstProblem, path, wrongType("a number", value));
+        record(firstProblem, path(), wrongType("a number", value));
         return std::nullopt;
     }
     const double number = value.toDouble();
     if (!std::isfinite(number) || number < minimum || number > maximum) {
-        record(firstProblem, path,
+        record(firstProblem, path(),
                QStringLiteral("is %1, expected %2 to %3")
                    .arg(numberText(number), numberText(minimum), numberText(maximum)));
         return std::nullopt;
@@ -157,7 +161,9 @@ double JsonReader::number(QStringView key, double minimum, double maximum) const
     const QJsonValue found = value(key, true);
     if (found.isUndefined())
         return 0;
-    return toNumber(found, minimum, maximum, pathOf(key), m_problem.get()).value_or(0);
+    return toNumber(
+               found, minimum, maximum, [&] { return pathOf(key); }, m_problem.get())
+        .value_or(0);
 }
 
 double JsonReader::number(QStringView key, double minimum, double maximum, double fallback) const {
@@ -169,14 +175,17 @@ std::optional<double> JsonReader::optionalNumber(QStringView key, double minimum
     const QJsonValue found = value(key, false);
     if (found.isUndefined())
         return std::nullopt;
-    return toNumber(found, minimum, maximum, pathOf(key), m_problem.get());
+    return toNumber(
+        found, minimum, maximum, [&] { return pathOf(key); }, m_problem.get());
 }
 
 int64_t JsonReader::integer(QStringView key, int64_t minimum, int64_t maximum) const {
     const QJsonValue found = value(key, true);
     if (found.isUndefined())
         return minimum;
-    return toInteger(found, minimum, maximum, pathOf(key), m_problem.get()).value_or(minimum);
+    return toInteger(
+               found, minimum, maximum, [&] { return pathOf(key); }, m_problem.get())
+        .value_or(minimum);
 }
 
 int64_t JsonReader::integer(QStringView key, int64_t minimum, int64_t maximum,
@@ -243,12 +252,14 @@ QString JsonArrayReader::stringAt(qsizetype index) const {
 }
 
 int64_t JsonArrayReader::integerAt(qsizetype index, int64_t minimum, int64_t maximum) const {
-    return toInteger(m_array.at(index), minimum, maximum, pathAt(index), m_problem.get())
+    return toInteger(
+               m_array.at(index), minimum, maximum, [&] { return pathAt(index); }, m_problem.get())
         .value_or(minimum);
 }
 
 double JsonArrayReader::numberAt(qsizetype index, double minimum, double maximum) const {
-    return toNumber(m_array.at(index), minimum, maximum, pathAt(index), m_problem.get())
+    return toNumber(
+               m_array.at(index), minimum, maximum, [&] { return pathAt(index); }, m_problem.get())
         .value_or(minimum);
 }
 

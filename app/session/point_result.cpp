@@ -130,14 +130,16 @@ LatencySummary summarize(const engine::Histogram& histogram) {
     return summary;
 }
 
-std::optional<LatencySummary> summarizeSerialized(const QByteArray& serializedHistogram) {
-    const std::vector<double>& percentiles = standardPercentiles();
-    // One pass over the stored bytes: decoding each histogram into its bucket
-    // array made opening a session of thousands of results take seconds.
-    const auto figures = engine::Histogram::summarizeSerialized(
-        std::string_view(serializedHistogram.constData(),
-                         static_cast<size_t>(serializedHistogram.size())),
-        percentiles);
+namespace {
+
+std::string_view bytesOf(const QByteArray& bytes) {
+    return {bytes.constData(), static_cast<size_t>(bytes.size())};
+}
+
+// The engine's figures in milliseconds: sd and percentiles only when `spread`
+// (a header alone has neither).
+std::optional<LatencySummary> inMs(const std::optional<engine::Histogram::Summary>& figures,
+                                   const std::vector<double>& percentiles, bool spread) {
     if (!figures)
         return std::nullopt;
     LatencySummary summary;
@@ -145,11 +147,26 @@ std::optional<LatencySummary> summarizeSerialized(const QByteArray& serializedHi
         return summary;
     summary.minMs = toMs(figures->min);
     summary.meanMs = figures->mean / kNsPerMs;
-    summary.sdMs = figures->stddev / kNsPerMs;
+    if (spread)
+        summary.sdMs = figures->stddev / kNsPerMs;
     summary.maxMs = toMs(figures->max);
-    for (size_t i = 0; i < percentiles.size(); ++i)
+    for (size_t i = 0; spread && i < percentiles.size(); ++i)
         summary.percentilesMs[percentiles[i]] = toMs(figures->valuesAtPercentiles[i]);
     return summary;
+}
+
+} // namespace
+
+std::optional<LatencySummary> summarizeSerialized(const QByteArray& serializedHistogram) {
+    const std::vector<double>& percentiles = standardPercentiles();
+    // One pass over the stored bytes: decoding each histogram into its bucket
+    // array made opening a session of thousands of results take seconds.
+    return inMs(engine::Histogram::summarizeSerialized(bytesOf(serializedHistogram), percentiles),
+                percentiles, true);
+}
+
+std::optional<LatencySummary> serializedHeader(const QByteArray& serializedHistogram) {
+    return inMs(engine::Histogram::serializedHeader(bytesOf(serializedHistogram)), {}, false);
 }
 
 LatencySummary summarize(const QByteArray& serializedHistogram) {

@@ -199,6 +199,11 @@ const std::vector<double>& standardPercentiles();
 LatencySummary summarize(const QByteArray& serializedHistogram);
 // nullopt when the bytes are not a valid histogram.
 std::optional<LatencySummary> summarizeSerialized(const QByteArray& serializedHistogram);
+// The figures a stored histogram's header fixes exactly (min, mean and max; no
+// sd, no percentile: those take the walk over every bucket), or nullopt when
+// its checksum or header is wrong (engine::Histogram::serializedHeader(): the
+// runs of buckets are not walked).
+std::optional<LatencySummary> serializedHeader(const QByteArray& serializedHistogram);
 LatencySummary summarize(const engine::Histogram& histogram);
 PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& targetId, int concurrency,
                                int repetition, const RunEnvironment& environment);

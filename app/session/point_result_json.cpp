@@ -21,10 +21,8 @@ QString percentileKey(double percentile) {
     return QString::number(percentile, 'g', 12);
 }
 
-QJsonObject distributionToJson(const LatencySummary& summary, const QByteArray& histogram) {
-    if (!histogram.isEmpty())
-        return {{QStringLiteral("histogram"), QString::fromLatin1(histogram.toBase64())}};
-    QJsonObject json;
+// min, mean, sd, max and the percentiles as plain numbers.
+void figuresToJson(const LatencySummary& summary, QJsonObject& json) {
     auto put = [&json](const char* key, const std::optional<double>& value) {
         if (value)
             json.insert(QLatin1StringView(key), *value);
@@ -39,18 +37,99 @@ QJsonObject distributionToJson(const LatencySummary& summary, const QByteArray& 
             percentiles.insert(percentileKey(percentile), ms);
         json.insert(QStringLiteral("percentiles"), percentiles);
     }
+}
+
+// A stored histogram carries its figures beside it: reading numbers back costs
+// nothing, summarising the histogram again walks every bucket (most of the
+// time it took to open a session of ten thousand results).
+QJsonObject distributionToJson(const LatencySummary& summary, const QByteArray& histogram) {
+    QJsonObject json;
+    figuresToJson(summary, json);
+    if (!histogram.isEmpty())
+        json.insert(QStringLiteral("histogram"), QString::fromLatin1(histogram.toBase64()));
     return json;
 }
 
+void figuresFromJson(const JsonReader& json, LatencySummary* summary) {
+    summary->minMs = json.optionalNumber(u"minMs", -kAnyNumber, kAnyNumber);
+    summary->meanMs = json.optionalNumber(u"meanMs", -kAnyNumber, kAnyNumber);
+    summary->sdMs = json.optionalNumber(u"sdMs", -kAnyNumber, kAnyNumber);
+    summary->maxMs = json.optionalNumber(u"maxMs", -kAnyNumber, kAnyNumber);
+    if (const auto percentiles = json.optionalObject(u"percentiles")) {
+        const QJsonObject& object = percentiles->json();
+        // Every stored histogram carries the standard eleven: looked up by
+        // their spelling, with no key string made and parsed per entry. Any
+        // other key sends the whole object through the general reading below.
+        static const std::vector<std::pair<double, QString>> standard = [] {
+            std::vector<std::pair<double, QString>> keys;
+            for (double p : standardPercentiles())
+                keys.emplace_back(p, percentileKey(p));
+            return keys;
+        }();
+        qsizetype standardFound = 0;
+        for (const auto& [percentile, key] : standard) {
+            const QJsonValue value = object.value(key);
+            const double ms = value.toDouble();
+            if (!value.isDouble() || !std::isfinite(ms))
+                break;
+            summary->percentilesMs[percentile] = ms;
+            ++standardFound;
+        }
+        if (standardFound == qsizetype(standard.size()) && object.size() == standardFound)
+            return;
+        summary->percentilesMs.clear();
+        for (auto it = object.begin(); it != object.end(); ++it) {
+            const QString key = it.key();
+            bool ok = false;
+            const double percentile = key.toDouble(&ok);
+            if (!ok || !std::isfinite(percentile)) {
+                percentiles->failKey(key, QStringLiteral("is not a percentile (0 to 100)"));
+                return;
+            }
+            const QJsonValue value = it.value();
+            const double ms = value.toDouble();
+            summary->percentilesMs[percentile] =
+                value.isDouble() && std::isfinite(ms)
+                    ? ms
+                    : percentiles->number(key, -kAnyNumber, kAnyNumber); // names the problem
+        }
+    }
+}
+
+bool hasFigures(const JsonReader& json) {
+    return json.has(u"minMs") || json.has(u"meanMs") || json.has(u"sdMs") || json.has(u"maxMs") ||
+           json.has(u"percentiles");
+}
+
+// Figures written beside a histogram must be the ones its header fixes: a file
+// edited by hand, or one whose numbers were damaged, is refused as a corrupt
+// histogram would be. (sd and percentiles would take the walk to check.)
+void checkFigure(const JsonReader& json, QStringView key, std::optional<double> written,
+                 std::optional<double> held) {
+    if (!json.ok() || written == held)
+        return;
+    if (!held)
+        json.failKey(key, QStringLiteral("is set, but the histogram holds no value"));
+    else if (!written)
+        json.failKey(key, QStringLiteral("is missing (the histogram's is %1 ms)").arg(*held));
+    else
+        json.failKey(key, QStringLiteral("does not match the histogram (%1 ms)").arg(*held));
+}
+
 void distributionFromJson(const JsonReader& json, LatencySummary* summary, QByteArray* histogram) {
-    if (json.has(u"histogram")) {
-        const QString text = json.string(u"histogram");
-        std::optional<QByteArray> bytes = decodeBase64(text);
-        // Checked and summarised in one pass, without decoding the buckets.
+    if (!json.has(u"histogram")) {
+        figuresFromJson(json, summary);
+        return;
+    }
+    const QString text = json.string(u"histogram");
+    std::optional<QByteArray> bytes = decodeBase64(text);
+    if (!json.ok())
+        return;
+    if (!hasFigures(json)) {
+        // As files written before the figures were stored beside the histogram:
+        // checked and summarised in one pass, without decoding the buckets.
         const std::optional<LatencySummary> summarized =
             bytes && !bytes->isEmpty() ? summarizeSerialized(*bytes) : std::nullopt;
-        if (!json.ok())
-            return;
         if (!summarized) {
             json.failKey(u"histogram", QStringLiteral("is not a valid histogram"));
             return;
@@ -59,21 +138,26 @@ void distributionFromJson(const JsonReader& json, LatencySummary* summary, QByte
         *summary = *summarized;
         return;
     }
-    summary->minMs = json.optionalNumber(u"minMs", -kAnyNumber, kAnyNumber);
-    summary->meanMs = json.optionalNumber(u"meanMs", -kAnyNumber, kAnyNumber);
-    summary->sdMs = json.optionalNumber(u"sdMs", -kAnyNumber, kAnyNumber);
-    summary->maxMs = json.optionalNumber(u"maxMs", -kAnyNumber, kAnyNumber);
-    if (const auto percentiles = json.optionalObject(u"percentiles")) {
-        for (const QString& key : percentiles->keys()) {
-            bool ok = false;
-            const double percentile = key.toDouble(&ok);
-            if (!ok || !std::isfinite(percentile)) {
-                percentiles->failKey(key, QStringLiteral("is not a percentile (0 to 100)"));
-                return;
-            }
-            summary->percentilesMs[percentile] = percentiles->number(key, -kAnyNumber, kAnyNumber);
-        }
+    // Its checksum and header only: any damage to the file's bytes fails the
+    // CRC-32, and the walk over every bucket that checking the runs takes was
+    // most of what remained of the time to open a large session. A histogram
+    // rewritten behind a right checksum is refused where its buckets are read
+    // (Histogram::mergeSerialized(), deserialize()), which is never unsafe.
+    const std::optional<LatencySummary> held =
+        bytes && !bytes->isEmpty() ? serializedHeader(*bytes) : std::nullopt;
+    if (!held) {
+        json.failKey(u"histogram", QStringLiteral("is not a valid histogram"));
+        return;
     }
+    LatencySummary written;
+    figuresFromJson(json, &written);
+    checkFigure(json, u"minMs", written.minMs, held->minMs);
+    checkFigure(json, u"meanMs", written.meanMs, held->meanMs);
+    checkFigure(json, u"maxMs", written.maxMs, held->maxMs);
+    if (!json.ok())
+        return;
+    *histogram = std::move(*bytes);
+    *summary = std::move(written);
 }
 
 constexpr const char16_t* kLatencyKeys[] = {u"total",      u"connect",     u"waiting",

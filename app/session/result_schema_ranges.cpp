@@ -27,22 +27,32 @@ QString latin1(std::string_view text) {
 // Walks the figures of one result and keeps the first one out of range.
 class RangeCheck {
 public:
-    void figure(const QString& name, FigureKind kind, double value) {
+    // `name()` is called only for a problem: a large session checks hundreds of
+    // thousands of figures, and building each one's name and text cost more
+    // than the checks.
+    template <typename Name> void figureNamed(const Name& name, FigureKind kind, double value) {
         if (m_problem)
             return;
         const FigureRange range = figureRange(kind);
-        const QString shown = name + QStringLiteral(" is ") + numberText(value);
+        const bool notWhole = range.whole && std::floor(value) != value;
+        const bool below = value < range.minimum || (range.aboveMinimum && value <= range.minimum);
+        if (std::isfinite(value) && !notWhole && !below && !(value > range.maximum))
+            return;
+        const QString shown = name() + QStringLiteral(" is ") + numberText(value);
         if (!std::isfinite(value))
             m_problem = shown;
-        else if (range.whole && std::floor(value) != value)
+        else if (notWhole)
             m_problem = shown + QStringLiteral(", not a whole number");
-        else if (value < range.minimum || (range.aboveMinimum && value <= range.minimum))
+        else if (below)
             m_problem = shown +
                         (range.aboveMinimum ? QStringLiteral(", expected above ")
                                             : QStringLiteral(", below ")) +
                         numberText(range.minimum);
-        else if (value > range.maximum)
+        else
             m_problem = shown + QStringLiteral(", above ") + numberText(range.maximum);
+    }
+    void figure(const QString& name, FigureKind kind, double value) {
+        figureNamed([&name] { return name; }, kind, value);
     }
     void optionalFigure(const QString& name, FigureKind kind, const std::optional<double>& value) {
         if (value)
@@ -55,23 +65,34 @@ public:
                             .arg(name, QString::number(value), numberText(kMaxExact));
     }
     void summary(const QString& name, const LatencySummary& summary) {
-        optionalFigure(name + QStringLiteral(".minMs"), FigureKind::Milliseconds, summary.minMs);
-        optionalFigure(name + QStringLiteral(".meanMs"), FigureKind::Milliseconds, summary.meanMs);
-        optionalFigure(name + QStringLiteral(".sdMs"), FigureKind::Milliseconds, summary.sdMs);
-        optionalFigure(name + QStringLiteral(".maxMs"), FigureKind::Milliseconds, summary.maxMs);
-        const QString percentiles = name + QStringLiteral(".percentiles");
+        const auto optional = [&](const char* leaf, const std::optional<double>& value) {
+            if (value)
+                figureNamed(
+                    [&]() -> QString { return name + QLatin1Char('.') + QLatin1StringView(leaf); },
+                    FigureKind::Milliseconds, *value);
+        };
+        optional("minMs", summary.minMs);
+        optional("meanMs", summary.meanMs);
+        optional("sdMs", summary.sdMs);
+        optional("maxMs", summary.maxMs);
+        // QString, not a QStringBuilder of references to this call's temporaries.
+        const auto percentiles = [&name]() -> QString {
+            return name + QStringLiteral(".percentiles");
+        };
         std::optional<std::pair<double, double>> previous;
         for (const auto& [percentile, ms] : summary.percentilesMs) {
-            const QString key = percentiles + QLatin1Char('.') + numberText(percentile);
+            const auto key = [&, p = percentile]() -> QString {
+                return percentiles() + QLatin1Char('.') + numberText(p);
+            };
             const FigureRange range = figureRange(FigureKind::PercentileKey);
             if (!m_problem && (!std::isfinite(percentile) || percentile <= range.minimum ||
                                percentile > range.maximum))
-                m_problem = key + QStringLiteral(" is not a percentile (above 0, up to 100)");
-            figure(key, FigureKind::Milliseconds, ms);
+                m_problem = key() + QStringLiteral(" is not a percentile (above 0, up to 100)");
+            figureNamed(key, FigureKind::Milliseconds, ms);
             // A higher percentile of one distribution is never a shorter time.
             if (!m_problem && previous && ms < previous->second)
                 m_problem = QStringLiteral("%1 decrease: %2 is %3, below %4 at %5")
-                                .arg(percentiles, numberText(percentile), numberText(ms),
+                                .arg(percentiles(), numberText(percentile), numberText(ms),
                                      numberText(previous->first), numberText(previous->second));
             previous = std::make_pair(percentile, ms);
         }

@@ -53,7 +53,8 @@ QByteArray serializeSession(const Session& session) {
 }
 
 Result<Session> parseSession(const QByteArray& bytes, const QString& fileName) {
-    if (bytes.trimmed().isEmpty())
+    // A view: trimming the array itself copied the whole file.
+    if (QByteArrayView(bytes).trimmed().isEmpty())
         return fileError(ErrorCode::Format, fileName, QStringLiteral("is empty"));
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(bytes, &parseError);

@@ -6,19 +6,21 @@ namespace loadscope::app {
 
 namespace {
 
-std::optional<engine::Histogram> decodedTotal(const PointResult& result) {
-    if (result.cancelled || result.totalHistogram.isEmpty())
-        return std::nullopt;
-    return engine::Histogram::deserialize(std::string_view(
-        result.totalHistogram.constData(), static_cast<size_t>(result.totalHistogram.size())));
-}
-
+// Merged straight from the stored bytes: decoding each into a bucket array of
+// its own first made charting a level of a large session page-fault its way
+// through a fresh array per result.
 void mergeInto(std::map<TargetLevel, MergedHistogram>& merged, const PointResult& result) {
-    if (auto histogram = decodedTotal(result)) {
-        MergedHistogram& entry = merged[{result.targetId, result.concurrency}];
-        entry.histogram.merge(*histogram);
-        ++entry.results;
+    if (result.cancelled || result.totalHistogram.isEmpty())
+        return;
+    const auto [entry, added] = merged.try_emplace({result.targetId, result.concurrency});
+    if (!entry->second.histogram.mergeSerialized(
+            std::string_view(result.totalHistogram.constData(),
+                             static_cast<size_t>(result.totalHistogram.size())))) {
+        if (added)
+            merged.erase(entry);
+        return;
     }
+    ++entry->second.results;
 }
 
 // The result whose printed percentiles stand for a target and level: the

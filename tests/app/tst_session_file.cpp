@@ -13,6 +13,7 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 #include <csignal>
 #include <sys/resource.h>
 
@@ -94,6 +95,7 @@ class TestSessionFile : public QObject {
 private Q_SLOTS:
     void roundTripIsByteIdentical();
     void percentilesSurviveReopen();
+    void storedFiguresMatchKnownValues();
     void corruptFileIsRefused_data();
     void corruptFileIsRefused();
     void fileErrors();
@@ -136,6 +138,78 @@ void TestSessionFile::percentilesSurviveReopen() {
             QCOMPARE(after.total.percentile(p), before.total.percentile(p));
         QCOMPARE(after.total.percentile(99).value(), after.total.percentilesMs.at(99));
     }
+}
+
+namespace {
+
+// The file as Loadscope wrote it before a histogram's figures were stored
+// beside it: every distribution with a histogram holds the histogram alone.
+QJsonValue withoutStoredFigures(const QJsonValue& node) {
+    if (node.isArray()) {
+        QJsonArray array = node.toArray();
+        for (auto it = array.begin(); it != array.end(); ++it)
+            *it = withoutStoredFigures(*it);
+        return array;
+    }
+    if (!node.isObject())
+        return node;
+    QJsonObject object = node.toObject();
+    if (object.contains(QStringLiteral("histogram")))
+        return QJsonObject{
+            {QStringLiteral("histogram"), object.value(QStringLiteral("histogram"))}};
+    for (auto it = object.begin(); it != object.end(); ++it)
+        *it = withoutStoredFigures(*it);
+    return object;
+}
+
+} // namespace
+
+void TestSessionFile::storedFiguresMatchKnownValues() {
+    // results[3] of twoTargetSession(): 50 x 0.3 ms, 45 x 1.5 ms, 5 x 12.01 ms.
+    const Session original = test::twoTargetSession();
+    const QByteArray saved = serializeSession(original);
+    const QJsonObject total = QJsonDocument::fromJson(saved)
+                                  .object()
+                                  .value(QStringLiteral("results"))
+                                  .toArray()
+                                  .at(3)
+                                  .toObject()
+                                  .value(QStringLiteral("latency"))
+                                  .toObject()
+                                  .value(QStringLiteral("total"))
+                                  .toObject();
+    QVERIFY(total.contains(QStringLiteral("histogram")));
+    QCOMPARE(total.value(QStringLiteral("minMs")).toDouble(), 0.3);
+    QCOMPARE(total.value(QStringLiteral("maxMs")).toDouble(), 12.01);
+    QCOMPARE(total.value(QStringLiteral("meanMs")).toDouble(), 1.4255);
+
+    const Result<Session> reopened = parseSession(saved, QStringLiteral("s.loadscope"));
+    QVERIFY2(reopened, reopened ? "" : qPrintable(reopened.error().toString()));
+    QVERIFY(reopened->setAside.empty());
+    const LatencySummary& figures = reopened->results[3].total;
+    QCOMPARE(figures.minMs.value(), 0.3);
+    QCOMPARE(figures.maxMs.value(), 12.01);
+    QCOMPARE(figures.meanMs.value(), 1.4255);
+    // The 50th of the 100 values is 0.3 ms, the 95th 1.5 ms, the 96th 12.01 ms:
+    // within the histogram's resolution (1/2048 of the value).
+    const auto near = [](std::optional<double> ms, double truth) {
+        return ms && std::abs(*ms - truth) <= truth / 2048;
+    };
+    QVERIFY(near(figures.percentile(50), 0.3));
+    QVERIFY(near(figures.percentile(95), 1.5));
+    QVERIFY(near(figures.percentile(99), 12.01));
+    QCOMPARE(figures.percentile(100).value(), 12.01);
+
+    // A file of the format before (the histogram alone) opens with the same
+    // figures, summarised from the histogram; saved again, it holds them.
+    const QByteArray before =
+        QJsonDocument(withoutStoredFigures(QJsonDocument::fromJson(saved).object()).toObject())
+            .toJson();
+    QVERIFY(!before.contains("\"percentiles\""));
+    const Result<Session> old = parseSession(before, QStringLiteral("old.loadscope"));
+    QVERIFY2(old, old ? "" : qPrintable(old.error().toString()));
+    QVERIFY(old->results == reopened->results);
+    QCOMPARE(serializeSession(*old), saved);
 }
 
 void TestSessionFile::corruptFileIsRefused_data() {

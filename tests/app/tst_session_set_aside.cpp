@@ -34,6 +34,22 @@ QJsonValue goodResult(int index) {
         .at(index);
 }
 
+// results[3]'s stored total histogram with one byte of its counts flipped:
+// still base64, still the same length.
+QString flippedHistogram() {
+    const QString text = goodResult(3)
+                             .toObject()
+                             .value(QStringLiteral("latency"))
+                             .toObject()
+                             .value(QStringLiteral("total"))
+                             .toObject()
+                             .value(QStringLiteral("histogram"))
+                             .toString();
+    QByteArray bytes = QByteArray::fromBase64(text.toLatin1());
+    bytes[bytes.size() / 2] = char(bytes[bytes.size() / 2] ^ 0x04);
+    return QString::fromLatin1(bytes.toBase64());
+}
+
 } // namespace
 
 class TestSessionSetAside : public QObject {
@@ -90,6 +106,13 @@ void TestSessionSetAside::brokenResultIsSetAside_data() {
         "results[3] set aside: target refers to no target");
     row("histogram not base64", "latency.total.histogram", QStringLiteral("!!not base64!!"),
         "results[3] set aside: latency.total.histogram is not a valid histogram");
+    row("histogram byte flipped", "latency.total.histogram", flippedHistogram(),
+        "results[3] set aside: latency.total.histogram is not a valid histogram");
+    // Figures stored beside a histogram are held to what its header fixes.
+    row("stored minimum edited", "latency.total.minMs", 0.25,
+        "results[3] set aside: latency.total.minMs does not match the histogram (0.3 ms)");
+    row("stored mean removed", "latency.total.meanMs", kRemove,
+        "results[3] set aside: latency.total.meanMs is missing (the histogram's is 1.4255 ms)");
     row("bad start time", "environment.startedAt", QStringLiteral("yesterday"),
         "results[3] set aside: environment.startedAt is \"yesterday\"");
     row("bad status code", "statusCodes.OK", 3,

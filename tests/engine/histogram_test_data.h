@@ -144,10 +144,16 @@ inline bool acceptedBlobIsSound(const std::string& blob, const Histogram& h) {
 inline constexpr double kAskedPercentiles[] = {99.9, 50, 0,  100,   66,   75, -5,  80,    90,
                                                95,   98, 99, 99.99, 12.5, 50, 150, 0.0001};
 
-// The one-pass reading refuses exactly what the decoder refuses.
+// The one-pass readings refuse exactly what the decoder refuses, and a refused
+// merge leaves its histogram as it was.
 inline bool readsAgree(std::string_view blob) {
-    return Histogram::summarizeSerialized(blob, kAskedPercentiles).has_value() ==
-           Histogram::deserialize(blob).has_value();
+    const bool valid = Histogram::deserialize(blob).has_value();
+    Histogram into;
+    into.record(7);
+    const bool merged = into.mergeSerialized(blob);
+    return Histogram::summarizeSerialized(blob, kAskedPercentiles).has_value() == valid &&
+           Histogram::checkSerialized(blob).has_value() == valid && merged == valid &&
+           (merged || (into.count() == 1 && into.min() == 7 && into.max() == 7));
 }
 
 } // namespace loadscope::testing::histograms

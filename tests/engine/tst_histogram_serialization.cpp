@@ -4,6 +4,7 @@
 #include "histogram_test_data.h"
 
 #include <QTest>
+#include <cmath>
 
 using loadscope::engine::Histogram;
 using namespace loadscope::testing::histograms;
@@ -25,6 +26,8 @@ private Q_SLOTS:
     void deserializeSurvivesRandomCorruption();
     void summaryEqualsDecodedFigures_data();
     void summaryEqualsDecodedFigures();
+    void checkGivesTheHeaderFigures();
+    void mergeSerializedAddsKnownValues();
 };
 
 void TestHistogramSerialization::serializeRoundTrip_data() {
@@ -74,7 +77,8 @@ void TestHistogramSerialization::deserializeRejectsEveryTruncation() {
     for (size_t length = 0; length < blob.size(); ++length) {
         const std::string_view head = std::string_view(blob).substr(0, length);
         if (Histogram::deserialize(head) ||
-            Histogram::summarizeSerialized(head, kAskedPercentiles)) {
+            Histogram::summarizeSerialized(head, kAskedPercentiles) ||
+            Histogram::serializedHeader(head)) {
             QFAIL(qPrintable(
                 QStringLiteral("accepted the first %1 of %2 bytes").arg(length).arg(blob.size())));
         }
@@ -118,7 +122,8 @@ void TestHistogramSerialization::deserializeRejectsEveryByteCorruption() {
             std::string bad = blob;
             bad[i] = static_cast<char>(bad[i] ^ mask);
             if (Histogram::deserialize(bad) ||
-                Histogram::summarizeSerialized(bad, kAskedPercentiles)) {
+                Histogram::summarizeSerialized(bad, kAskedPercentiles) ||
+                Histogram::checkSerialized(bad) || Histogram::serializedHeader(bad)) {
                 QFAIL(qPrintable(QStringLiteral("accepted byte %1 xor %2").arg(i).arg(mask)));
             }
             // The same flip behind a right checksum reaches the structural checks.
@@ -176,6 +181,7 @@ void TestHistogramSerialization::deserializeRejectsMalformedStructure() {
     const auto h = Histogram::deserialize(blob);
     QCOMPARE(h.has_value(), valid);
     QCOMPARE(Histogram::summarizeSerialized(blob, kAskedPercentiles).has_value(), valid);
+    QVERIFY(readsAgree(blob));
     if (h) {
         QVERIFY(acceptedBlobIsSound(blob, *h));
     }
@@ -270,6 +276,62 @@ void TestHistogramSerialization::summaryEqualsDecodedFigures() {
                                 .arg(decoded->valueAtPercentile(kAskedPercentiles[i]))));
     }
     QVERIFY(Histogram::summarizeSerialized(blob, {})->valuesAtPercentiles.empty());
+}
+
+void TestHistogramSerialization::checkGivesTheHeaderFigures() {
+    // 1, 2, ..., 1000 µs once each: min 1 µs, max 1 ms, mean 500.5 µs exactly.
+    Histogram h;
+    for (int64_t us = 1; us <= 1000; ++us) {
+        h.record(us * 1000);
+    }
+    const auto checked = Histogram::checkSerialized(h.serialize());
+    QVERIFY(checked.has_value());
+    QCOMPARE(checked->count, uint64_t{1000});
+    QCOMPARE(checked->min, int64_t{1000});
+    QCOMPARE(checked->max, int64_t{1'000'000});
+    QCOMPARE(checked->mean, 500'500.0);
+    QVERIFY(checked->valuesAtPercentiles.empty());
+    const auto header = Histogram::serializedHeader(h.serialize());
+    QVERIFY(header.has_value());
+    QCOMPARE(header->count, checked->count);
+    QCOMPARE(header->min, checked->min);
+    QCOMPARE(header->max, checked->max);
+    QCOMPARE(header->mean, checked->mean);
+    const auto empty = Histogram::checkSerialized(Histogram().serialize());
+    QVERIFY(empty.has_value());
+    QCOMPARE(empty->count, uint64_t{0});
+}
+
+void TestHistogramSerialization::mergeSerializedAddsKnownValues() {
+    // 1 ... 1000 µs in one stored histogram and 1001 ... 2000 µs in another: merged,
+    // 2000 values whose median is 1000 µs and whose mean is 1000.5 µs.
+    Histogram low;
+    Histogram high;
+    for (int64_t us = 1; us <= 1000; ++us) {
+        low.record(us * 1000);
+        high.record((us + 1000) * 1000);
+    }
+    Histogram merged;
+    QVERIFY(merged.mergeSerialized(low.serialize()));
+    QVERIFY(merged.mergeSerialized(high.serialize()));
+    QVERIFY(merged.mergeSerialized(Histogram().serialize()));
+    QCOMPARE(merged.count(), uint64_t{2000});
+    QCOMPARE(merged.min(), int64_t{1000});
+    QCOMPARE(merged.max(), int64_t{2'000'000});
+    QCOMPARE(merged.mean(), 1'000'500.0);
+    // Within the histogram's resolution (1/2048) of the true median.
+    QVERIFY(std::abs(double(merged.valueAtPercentile(50)) - 1e6) <= 1e6 / 2048);
+    QCOMPARE(merged.valueAtPercentile(100), int64_t{2'000'000});
+    Histogram both = low;
+    both.merge(high);
+    QVERIFY(merged == both);
+
+    // A damaged blob adds nothing.
+    std::string bad = high.serialize();
+    bad[bad.size() / 2] = static_cast<char>(bad[bad.size() / 2] ^ 0x10);
+    QVERIFY(!merged.mergeSerialized(bad));
+    QCOMPARE(merged.count(), uint64_t{2000});
+    QVERIFY(merged == both);
 }
 
 QTEST_GUILESS_MAIN(TestHistogramSerialization)
