@@ -1,0 +1,213 @@
+#include "app/session/target_options_json.h"
+
+#include "app/session/target_rules.h"
+
+#include <QJsonArray>
+#include <algorithm>
+
+namespace loadscope::app {
+
+namespace {
+
+constexpr int kMaxPipeline = 1024;
+
+bool isOneOf(const QString& text, const std::vector<QString>& allowed) {
+    return std::find(allowed.begin(), allowed.end(), text) != allowed.end();
+}
+
+} // namespace
+
+QJsonObject httpToJson(const HttpOptions& http) {
+    QJsonArray headers;
+    for (const auto& [name, value] : http.headers)
+        headers.append(
+            QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("value"), value}});
+    QJsonObject json{
+        {QStringLiteral("url"), http.url},
+        {QStringLiteral("method"), http.method},
+        {QStringLiteral("headers"), headers},
+        {QStringLiteral("bodyFile"), http.bodyFile},
+        {QStringLiteral("contentType"), http.contentType},
+        {QStringLiteral("keepAlive"), http.keepAlive},
+        {QStringLiteral("pipeline"), http.pipeline},
+    };
+    // Written only when set, so that files without it read the same.
+    if (http.acceptVariableLength)
+        json.insert(QStringLiteral("acceptVariableLength"), true);
+    if (http.http10)
+        json.insert(QStringLiteral("http10"), true);
+    // TLS options (https URLs): an object only when one differs from its default.
+    QJsonObject tls;
+    if (http.tlsInsecure)
+        tls.insert(QStringLiteral("insecure"), true);
+    if (!http.tlsCaFile.isEmpty())
+        tls.insert(QStringLiteral("caFile"), http.tlsCaFile);
+    if (!http.tlsCertFile.isEmpty())
+        tls.insert(QStringLiteral("certFile"), http.tlsCertFile);
+    if (!http.tlsKeyFile.isEmpty())
+        tls.insert(QStringLiteral("keyFile"), http.tlsKeyFile);
+    if (!http.tlsResume)
+        tls.insert(QStringLiteral("resume"), false);
+    if (!http.tlsVersion.isEmpty())
+        tls.insert(QStringLiteral("version"), http.tlsVersion);
+    if (!tls.isEmpty())
+        json.insert(QStringLiteral("tls"), tls);
+    return json;
+}
+
+HttpOptions httpFromJson(const JsonReader& json) {
+    HttpOptions http;
+    http.url = json.string(u"url");
+    http.method = json.string(u"method", http.method);
+    if (json.ok() && http.method.trimmed().isEmpty())
+        json.failKey(u"method", QStringLiteral("is empty"));
+    const JsonArrayReader headers = json.array(u"headers", false);
+    for (qsizetype i = 0; i < headers.size() && json.ok(); ++i) {
+        const JsonReader header = headers.objectAt(i);
+        QString name = header.string(u"name");
+        if (const auto checked = checkHeaderName(name); header.ok() && !checked)
+            header.failKey(u"name", checked.error().message);
+        http.headers.emplace_back(std::move(name), header.string(u"value"));
+    }
+    http.bodyFile = json.string(u"bodyFile", {});
+    http.contentType = json.string(u"contentType", {});
+    http.keepAlive = json.boolean(u"keepAlive", http.keepAlive);
+    http.pipeline = int(json.integer(u"pipeline", 1, kMaxPipeline, http.pipeline));
+    http.acceptVariableLength = json.boolean(u"acceptVariableLength", http.acceptVariableLength);
+    http.http10 = json.boolean(u"http10", http.http10);
+    if (const auto tls = json.optionalObject(u"tls")) {
+        http.tlsInsecure = tls->boolean(u"insecure", false);
+        http.tlsCaFile = tls->string(u"caFile", {});
+        http.tlsCertFile = tls->string(u"certFile", {});
+        http.tlsKeyFile = tls->string(u"keyFile", {});
+        http.tlsResume = tls->boolean(u"resume", true);
+        http.tlsVersion = tls->string(u"version", {});
+        if (const auto checked = checkTlsVersion(http.tlsVersion); tls->ok() && !checked)
+            tls->failKey(u"version", checked.error().message);
+        if (tls->ok() && !http.tlsKeyFile.isEmpty() && http.tlsCertFile.isEmpty())
+            tls->failKey(u"keyFile", QStringLiteral("is set without certFile"));
+    }
+    return http;
+}
+
+QJsonObject memcacheToJson(const MemcacheOptions& memcache) {
+    QJsonObject json{
+        {QStringLiteral("ratio"),
+         QStringLiteral("%1:%2").arg(memcache.setRatio).arg(memcache.getRatio)},
+        {QStringLiteral("keyPattern"), memcache.keyPattern},
+        {QStringLiteral("keyMinimum"), double(memcache.keyMinimum)},
+        {QStringLiteral("keyMaximum"), double(memcache.keyMaximum)},
+        {QStringLiteral("keyPrefix"), memcache.keyPrefix},
+        {QStringLiteral("valueSize"), memcache.valueSize},
+        {QStringLiteral("pipeline"), memcache.pipeline},
+        {QStringLiteral("preload"), memcache.preload},
+    };
+    if (memcache.keyStddev > 0)
+        json.insert(QStringLiteral("keyStddev"), memcache.keyStddev);
+    if (memcache.keyMedian)
+        json.insert(QStringLiteral("keyMedian"), *memcache.keyMedian);
+    return json;
+}
+
+MemcacheOptions memcacheFromJson(const JsonReader& json) {
+    MemcacheOptions memcache;
+    if (json.has(u"ratio")) {
+        const QString ratio = json.string(u"ratio");
+        if (const auto parsed = parseMemcacheRatio(ratio)) {
+            memcache.setRatio = parsed->sets;
+            memcache.getRatio = parsed->gets;
+        } else if (json.ok()) {
+            json.failKey(u"ratio",
+                         QStringLiteral("is \"%1\", expected SET:GET such as 1:10").arg(ratio));
+        }
+    }
+    memcache.keyPattern = json.string(u"keyPattern", memcache.keyPattern);
+    if (json.ok() && !checkKeyPattern(memcache.keyPattern))
+        json.failUnknownValue(u"keyPattern", memcache.keyPattern);
+    memcache.keyMinimum = json.count(u"keyMinimum", memcache.keyMinimum);
+    memcache.keyMaximum = json.count(u"keyMaximum", memcache.keyMaximum);
+    if (json.ok() && memcache.keyMaximum < memcache.keyMinimum)
+        json.failKey(u"keyMaximum", QStringLiteral("is below keyMinimum"));
+    memcache.keyPrefix = json.string(u"keyPrefix", memcache.keyPrefix);
+    memcache.valueSize = int(json.integer(u"valueSize", 0, kMaxMessageSize, memcache.valueSize));
+    memcache.pipeline = int(json.integer(u"pipeline", 1, kMaxPipeline, memcache.pipeline));
+    memcache.preload = json.boolean(u"preload", memcache.preload);
+    memcache.keyStddev = json.number(u"keyStddev", 0, 1e300, memcache.keyStddev);
+    if (json.has(u"keyMedian"))
+        memcache.keyMedian = json.number(u"keyMedian", 0, 1e300);
+    return memcache;
+}
+
+QJsonObject tcpRrToJson(const TcpRrOptions& tcpRr) {
+    return {
+        {QStringLiteral("requestSize"), tcpRr.requestSize},
+        {QStringLiteral("responseSize"), tcpRr.responseSize},
+        {QStringLiteral("connectPerRequest"), tcpRr.connectPerRequest},
+    };
+}
+
+TcpRrOptions tcpRrFromJson(const JsonReader& json) {
+    TcpRrOptions tcpRr;
+    tcpRr.requestSize = int(json.integer(u"requestSize", 1, kMaxMessageSize, tcpRr.requestSize));
+    tcpRr.responseSize = int(json.integer(u"responseSize", 1, kMaxMessageSize, tcpRr.responseSize));
+    tcpRr.connectPerRequest = json.boolean(u"connectPerRequest", tcpRr.connectPerRequest);
+    return tcpRr;
+}
+
+QJsonObject labPlacementToJson(const LabPlacement& lab) {
+    QJsonArray options;
+    for (const auto& [key, value] : lab.serverOptions)
+        options.append(QJsonObject{{QStringLiteral("key"), key}, {QStringLiteral("value"), value}});
+    return {{QStringLiteral("mode"), lab.mode},
+            {QStringLiteral("server"), lab.server},
+            {QStringLiteral("serverOptions"), options}};
+}
+
+LabPlacement labPlacementFromJson(const JsonReader& json) {
+    LabPlacement lab;
+    lab.mode = json.string(u"mode");
+    if (json.ok() && !isOneOf(lab.mode, labModeIds()))
+        json.failUnknownValue(u"mode", lab.mode);
+    lab.server = json.string(u"server");
+    if (json.ok() && !isOneOf(lab.server, labServerKinds()))
+        json.failUnknownValue(u"server", lab.server);
+    const JsonArrayReader options = json.array(u"serverOptions", false);
+    for (qsizetype i = 0; i < options.size() && json.ok(); ++i) {
+        const JsonReader option = options.objectAt(i);
+        QString key = option.string(u"key");
+        if (option.ok() && (key.isEmpty() || key.contains(QLatin1Char('='))))
+            option.failKey(
+                u"key",
+                QStringLiteral("is \"%1\", expected a name without '='").arg(printable(key)));
+        lab.serverOptions.emplace_back(std::move(key), option.string(u"value"));
+    }
+    return lab;
+}
+
+QJsonObject labSetupToJson(const LabSetup& lab) {
+    QJsonArray modes;
+    for (const QString& mode : lab.modes)
+        modes.append(mode);
+    return {{QStringLiteral("mtu"), lab.mtu},
+            {QStringLiteral("clientCpus"), lab.clientCpus},
+            {QStringLiteral("serverCpus"), lab.serverCpus},
+            {QStringLiteral("modes"), modes}};
+}
+
+LabSetup labSetupFromJson(const JsonReader& json) {
+    LabSetup lab;
+    lab.mtu = int(json.integer(u"mtu", kMinLabMtu, kMaxLabMtu, lab.mtu));
+    lab.clientCpus = json.string(u"clientCpus", {});
+    lab.serverCpus = json.string(u"serverCpus", {});
+    const JsonArrayReader modes = json.array(u"modes", false);
+    for (qsizetype i = 0; i < modes.size() && json.ok(); ++i) {
+        const QString mode = modes.stringAt(i);
+        if (json.ok() && !isOneOf(mode, labModeIds()))
+            json.fail(modes.pathAt(i),
+                      QStringLiteral("has an unknown value \"%1\"").arg(printable(mode)));
+        lab.modes.push_back(mode);
+    }
+    return lab;
+}
+
+} // namespace loadscope::app
