@@ -145,11 +145,18 @@ private Q_SLOTS:
     // requests in flight at its edges are rate x latency, a fraction of one
     // at 1k/s and about 2 at 50k/s (loopback, no delay). So a miss of 1 % is
     // the engine falling behind, not chance, and the six points add 13 s
-    // to the CI instead of 31.
+    // to the CI instead of 31. 50k/s, where client and server share this
+    // VM's two CPUs at full speed, runs only with LOADSCOPE_STRICT_TIMING: on
+    // an otherwise quiet VM it fell to 24,700/s in one CI run in three (the
+    // vCPUs taken away for tens of milliseconds), which says nothing of the
+    // engine; the benchmark runs it with the precise bound.
     void achievedRateIsTheOfferedRate_data() {
         QTest::addColumn<double>("rate");
         QTest::addColumn<int>("concurrency");
-        for (double rate : {1000.0, 10000.0, 50000.0})
+        const std::vector<double> rates = strictTiming()
+                                              ? std::vector<double>{1000.0, 10000.0, 50000.0}
+                                              : std::vector<double>{1000.0, 10000.0};
+        for (double rate : rates)
             for (int c : {10, 100})
                 QTest::addRow("%gk/s c=%d", rate / 1000, c) << rate << c;
     }
