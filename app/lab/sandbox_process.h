@@ -35,8 +35,7 @@ void dieWithParent(pid_t parent);
 // Every signal back to its default action and none blocked: in the sandbox's init and in each
 // forked child before exec. An ignored signal survives exec, and a lab started from a process
 // that ignores SIGPIPE (a Qt application, a test runner) would otherwise hand that to its
-// servers, helpers and command: through slirp4netns some responses were then cut short
-// (10-40 of 100 in a quarter of runs, never with default actions).
+// servers, helpers and command, which then behave unlike the same lab started from a shell.
 void restoreDefaultSignals();
 
 } // namespace loadscope::app::lab
