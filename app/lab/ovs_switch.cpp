@@ -72,10 +72,8 @@ Result<void> OvsSwitch::start(int netnsFd, const std::string& dir, const std::ve
     // with vnet headers, which carry the checksums the client's stack left to its device (a
     // frame read without one would reach the container with a wrong TCP checksum).
     if (started) {
-        if (auto ready = runInNetns(netnsFd, {"ovs-vsctl", "--db=unix:" + m_dir + "/db.sock",
-                                              "--retry", "--timeout=5", "--no-wait", "init", "--",
-                                              "set", "Open_vSwitch", ".",
-                                              "other_config:userspace-tso-enable=true"});
+        if (auto ready = vsctl({"--retry", "--no-wait", "init", "--", "set", "Open_vSwitch", ".",
+                                "other_config:userspace-tso-enable=true"});
             !ready)
             started = ready.error();
     }
@@ -91,13 +89,11 @@ Result<void> OvsSwitch::start(int netnsFd, const std::string& dir, const std::ve
 // flooded into the container.
 Result<void> OvsSwitch::addBridge(const std::string& name, const std::string& uplink,
                                   const std::string& port, const std::string& portMac) const {
-    for (auto step : std::vector<std::vector<std::string>>{
-             {"add-br", name, "--", "set", "bridge", name, "datapath_type=netdev"},
-             {"add-port", name, uplink},
-             {"add-port", name, port}}) {
-        if (auto done = vsctl(step); !done)
-            return done;
-    }
+    // One transaction: the bridge exists with both ports or not at all.
+    if (auto done = vsctl({"add-br", name, "--", "set", "bridge", name, "datapath_type=netdev",
+                           "--", "add-port", name, uplink, "--", "add-port", name, port});
+        !done)
+        return done;
     for (const std::string& flow :
          {"priority=20,in_port=" + uplink + ",dl_dst=" + portMac + ",actions=NORMAL",
           "priority=10,in_port=" + uplink +
