@@ -12,6 +12,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QSet>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -479,12 +480,25 @@ private Q_SLOTS:
         const QJsonArray results =
             QJsonDocument::fromJson(saved.readAll()).object().value(u"results").toArray();
         QCOMPARE(results.size(), targets.size()); // one point per mode
+        const double mtu = session.value(u"lab")[u"mtu"].toDouble(1500);
+        QSet<QString> paths;
         for (const QJsonValue& result : results) {
             const double complete = result[u"complete"].toDouble();
             QVERIFY(complete > 0);
             QCOMPARE(result[u"failed"].toDouble(), 0.0);
             checkExampleBytes(targets.at(0).toObject(), result.toObject());
+            // Where it ran, with the result: the session's MTU, its mode's
+            // own path, and the versions of the kernel and the server.
+            const QJsonValue environment = result[u"environment"];
+            QCOMPARE(environment[u"labMtu"].toDouble(), mtu);
+            paths.insert(environment[u"labPath"].toString());
+            const QString versions = environment[u"labVersions"].toString();
+            QVERIFY2(versions.contains(QStringLiteral("kernel ")) &&
+                         versions.contains(server + QLatin1Char(' ')),
+                     qPrintable(versions));
         }
+        QCOMPARE(paths.size(), results.size());
+        QVERIFY(!paths.contains(QString()));
         QVERIFY(labProcesses().empty());
     }
 
