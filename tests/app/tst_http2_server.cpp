@@ -116,6 +116,8 @@ class TestHttp2Server : public QObject {
 private Q_SLOTS:
     void h2loadGetsEveryDocument_data();
     void h2loadGetsEveryDocument();
+    void clientsLeavingMidResponse_data();
+    void clientsLeavingMidResponse();
     void curlGetsTheDocument_data();
     void curlGetsTheDocument();
     void http1IsStillServedBesideH2();
@@ -174,6 +176,34 @@ void TestHttp2Server::h2loadGetsEveryDocument() {
     server.stop();
     QCOMPARE(server.stats().requests, uint64_t(requests));
     QCOMPARE(server.stats().errors, uint64_t(0));
+}
+
+void TestHttp2Server::clientsLeavingMidResponse_data() {
+    QTest::addColumn<bool>("tls");
+    QTest::newRow("h2c") << false;
+    QTest::newRow("h2 over tls") << true;
+}
+
+void TestHttp2Server::clientsLeavingMidResponse() {
+    // h2load -D stops its clients wherever their streams are: 1 MB documents are mid-flight.
+    // Writes to the gone clients fail (over TLS, without SIGPIPE ending this process) and the
+    // server serves the next client whole.
+    QFETCH(bool, tls);
+    const QString h2load = toolPath(QStringLiteral("h2load"));
+    if (h2load.isEmpty())
+        QSKIP("h2load (Debian nghttp2-client) is not installed");
+    HttpServer server(http2Config(1000000, tls));
+    QVERIFY(startServer(server));
+    const CliOutcome timed =
+        runProgram(h2load, {QStringLiteral("-D"), QStringLiteral("1"), QStringLiteral("-c"),
+                            QStringLiteral("4"), QStringLiteral("-m"), QStringLiteral("8"),
+                            urlOf(server, tls)});
+    QCOMPARE(timed.exitCode, 0);
+    const CliOutcome after =
+        runProgram(h2load, {QStringLiteral("-n"), QStringLiteral("20"), QStringLiteral("-m"),
+                            QStringLiteral("4"), urlOf(server, tls)});
+    QCOMPARE(figure(after.out, "^requests: .* (\\d+) succeeded,"), qint64(20));
+    QCOMPARE(figure(after.out, "^traffic: .*\\((\\d+)\\) data$"), qint64(20) * 1000000);
 }
 
 void TestHttp2Server::curlGetsTheDocument_data() {
