@@ -209,14 +209,18 @@ void TestHttp2Server::clientsLeavingMidResponse() {
 void TestHttp2Server::curlGetsTheDocument_data() {
     QTest::addColumn<bool>("tls");
     QTest::addColumn<bool>("head");
-    QTest::newRow("h2c prior knowledge") << false << false;
-    QTest::newRow("h2c HEAD") << false << true;
-    QTest::newRow("h2 by ALPN") << true << false;
+    QTest::addColumn<int>("uploadSize"); // a POST body; 0: a GET
+    QTest::newRow("h2c prior knowledge") << false << false << 0;
+    QTest::newRow("h2c HEAD") << false << true << 0;
+    QTest::newRow("h2 by ALPN") << true << false << 0;
+    // More than the 65535 bytes a stream may send before the server's WINDOW_UPDATE.
+    QTest::newRow("h2c POST of 300 KB") << false << false << 300000;
 }
 
 void TestHttp2Server::curlGetsTheDocument() {
     QFETCH(bool, tls);
     QFETCH(bool, head);
+    QFETCH(int, uploadSize);
     const QString curl = toolPath(QStringLiteral("curl"));
     if (curl.isEmpty())
         QSKIP("curl is not installed");
@@ -238,6 +242,14 @@ void TestHttp2Server::curlGetsTheDocument() {
     }
     if (head)
         arguments << QStringLiteral("-I");
+    if (uploadSize > 0) {
+        const QString upload = dir.filePath(QStringLiteral("upload"));
+        QFile file(upload);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray(uploadSize, 'u'));
+        file.close();
+        arguments << QStringLiteral("--data-binary") << QLatin1Char('@') + upload;
+    }
     const CliOutcome run = runProgram(curl, arguments << urlOf(server, tls), 20000);
     QCOMPARE(run.exitCode, 0);
     QFile received(body);

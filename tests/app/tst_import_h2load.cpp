@@ -162,7 +162,16 @@ void TestImportH2load::capturedReports() {
     QCOMPARE(r.total.maxMs, requestTimes.at(1));
     QCOMPARE(r.total.meanMs, requestTimes.at(2));
     QCOMPARE(r.total.sdMs, requestTimes.at(3));
-    QCOMPARE(report.description().startsWith(QLatin1String("h2load")), true);
+    const QString streamsText =
+        streams ? QStringLiteral("%1 streams per connection, ").arg(streams) : QString();
+    QCOMPARE(report.description(),
+             QStringLiteral("h2load%1: concurrency %2, %3%4 requests, %5 "
+                            "requests/s")
+                 .arg(report.version.isEmpty() ? QString() : QLatin1Char(' ') + report.version)
+                 .arg(clients)
+                 .arg(streamsText)
+                 .arg(report.requests.value_or(0))
+                 .arg(requestsPerSecond, 0, 'f', 2));
 }
 
 void TestImportH2load::refusals_data() {
