@@ -55,6 +55,14 @@ struct Http2Callbacks {
         return 0;
     }
 
+    // A client that broke the protocol is told so by a GOAWAY with an error, whether nghttp2
+    // found it (a frame that is wrong where it stands) or fail() did: counted once, here.
+    static int frameSent(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+        if (frame->hd.type == NGHTTP2_GOAWAY && frame->goaway.error_code != NGHTTP2_NO_ERROR)
+            of(user).m_loop.countError();
+        return 0;
+    }
+
     static int streamClosed(nghttp2_session*, int32_t streamId, uint32_t, void* user) {
         of(user).m_streams.erase(streamId);
         return 0;
@@ -95,6 +103,7 @@ std::unique_ptr<Http2Session> Http2Session::create(ServerLoop& loop, std::string
                                                             &Http2Callbacks::beginHeaders);
     nghttp2_session_callbacks_set_on_header_callback(callbacks, &Http2Callbacks::header);
     nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, &Http2Callbacks::frameReceived);
+    nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, &Http2Callbacks::frameSent);
     nghttp2_session_callbacks_set_on_stream_close_callback(callbacks,
                                                            &Http2Callbacks::streamClosed);
     const int made = nghttp2_session_server_new(&session->m_session, callbacks, session.get());
@@ -122,10 +131,12 @@ void Http2Session::receive(std::span<const char> bytes) {
 }
 
 void Http2Session::fail() {
-    m_loop.countError();
-    // The GOAWAY tells the client why; a session that cannot even queue it just closes.
-    if (nghttp2_session_terminate_session(m_session, NGHTTP2_PROTOCOL_ERROR) != 0)
+    // The GOAWAY tells the client why (and counts the error once sent); a session that cannot
+    // even queue it just closes.
+    if (nghttp2_session_terminate_session(m_session, NGHTTP2_PROTOCOL_ERROR) != 0) {
+        m_loop.countError();
         m_broken = true;
+    }
 }
 
 bool Http2Session::respond(int32_t streamId) {

@@ -123,6 +123,7 @@ private Q_SLOTS:
     void http1IsStillServedBesideH2();
     void prefaceSplitAcrossWrites();
     void dataWaitsForTheClientsWindow();
+    void garbageAfterThePrefaceGetsGoaway_data();
     void garbageAfterThePrefaceGetsGoaway();
     void cliRefusesMisplacedH2_data();
     void cliRefusesMisplacedH2();
@@ -316,13 +317,28 @@ void TestHttp2Server::dataWaitsForTheClientsWindow() {
     QCOMPARE(body, HttpServer::makeDocument(100000));
 }
 
+void TestHttp2Server::garbageAfterThePrefaceGetsGoaway_data() {
+    QTest::addColumn<QByteArray>("garbage");
+    QTest::newRow("bytes that are no frame") << QByteArray(200, 'x');
+    const std::string settings = frame(kSettings, 0, 0, "");
+    // Only the head of a DATA frame of 16 MiB - 1, beyond the 16 KiB the server allows: the
+    // server need not read the rest to refuse it.
+    std::string huge = frame(kData, 0, 1, "");
+    huge[0] = huge[1] = huge[2] = '\xff';
+    QTest::newRow("a frame beyond the largest size")
+        << QByteArray::fromStdString(settings + huge + std::string(100, 'd'));
+    QTest::newRow("a header block HPACK cannot decode") << QByteArray::fromStdString(
+        settings + frame(kHeaders, kEndStream | kEndHeaders, 1, "\xff\xff\xff\xff\xff"));
+}
+
 void TestHttp2Server::garbageAfterThePrefaceGetsGoaway() {
+    QFETCH(QByteArray, garbage);
     HttpServer server(http2Config(4897, false));
     QVERIFY(startServer(server));
     {
         Socket client = connectTo(server.port());
         QVERIFY(client.isValid());
-        QVERIFY(sendAll(client, std::string(kPreface) + std::string(200, 'x')));
+        QVERIFY(sendAll(client, std::string(kPreface) + garbage.toStdString()));
         std::string received;
         QCOMPARE(receiveUntilClosed(client, &received), EndOfStream::Closed);
         bool goaway = false;
@@ -334,6 +350,7 @@ void TestHttp2Server::garbageAfterThePrefaceGetsGoaway() {
             at += 9 + length;
         }
         QVERIFY2(goaway, "no GOAWAY before the close");
+        QTRY_COMPARE_WITH_TIMEOUT(server.stats().errors, uint64_t(1), 5000);
     }
     // The server goes on serving others.
     Socket client = connectTo(server.port());
