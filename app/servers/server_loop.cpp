@@ -1,11 +1,11 @@
 #include "app/servers/server_loop.h"
 
 #include "app/servers/tcp_server.h"
+#include "engine/broken_pipe.h"
 #include "engine/vector_state.h"
 
 #include <algorithm>
 #include <cerrno>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
@@ -97,13 +97,8 @@ bool ServerLoop::open() {
 void ServerLoop::run() {
     // As a load worker: do not carry the starting thread's vector state into every switch.
     engine::clearUpperVectorState();
-    // OpenSSL writes to its socket with write(), not send(MSG_NOSIGNAL): a client gone in the
-    // middle of a TLS response would raise SIGPIPE and end the whole process. Blocked on this
-    // thread, it only stays pending there, and the write fails with EPIPE like any other.
-    sigset_t pipe;
-    sigemptyset(&pipe);
-    sigaddset(&pipe, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
+    // A client gone in the middle of a TLS response: EPIPE, not the end of the process.
+    engine::blockBrokenPipeOnThisThread();
     epoll_event events[kEventBatch];
     while (!m_stopping.load(std::memory_order_acquire)) {
         const int count = epoll_wait(m_epollFd, events, kEventBatch, waitTimeoutMs());
