@@ -1,6 +1,7 @@
 #include "app/agent/lab_info.h"
 
 #include "app/session/json_reader.h"
+#include "app/session/target_rules.h"
 
 #include <QJsonDocument>
 
@@ -43,6 +44,7 @@ Result<LabInfo> labInfoFromLine(QByteArrayView line) {
         endpoint.address = mode.string(u"address");
         endpoint.port = uint16_t(mode.integer(u"port", 1, 65535));
         endpoint.path = mode.string(u"path", {});
+        endpoint.serverPid = int(mode.integer(u"serverPid", 1, kMaxPid, 0));
         info.modes.push_back(std::move(endpoint));
     }
     if (const auto versions = lab.optionalObject(u"versions"))
