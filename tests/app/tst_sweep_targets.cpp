@@ -7,10 +7,10 @@
 #include "app/session/target_rules.h"
 #include "app/sweep/sweep_runner.h"
 #include "local_peers.h"
+#include "process_tree_cpu.h"
 #include "sweep_run_to_end.h"
 #include "sweep_test_session.h"
 
-#include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QSignalSpy>
@@ -36,29 +36,6 @@ app::Session oneTargetSession(const app::Target& target, std::vector<int> levels
     session.plan.threads = 1;
     session.plan.repetitions = 1;
     return session;
-}
-
-// utime + stime of `pid` and every process below it, in seconds, followed through
-// /proc/PID/task/TID/children (the sweep walks the parents of all of /proc instead).
-double treeCpuSeconds(int pid) {
-    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (!stat.open(QIODevice::ReadOnly))
-        return 0;
-    const QByteArray line = stat.readAll();
-    const QList<QByteArray> fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
-    // After the command: state(3) ... utime(14) stime(15).
-    double seconds =
-        (fields.value(11).toDouble() + fields.value(12).toDouble()) / double(sysconf(_SC_CLK_TCK));
-    const QDir tasks(QStringLiteral("/proc/%1/task").arg(pid));
-    for (const QString& task : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        QFile children(tasks.filePath(task + QStringLiteral("/children")));
-        if (!children.open(QIODevice::ReadOnly))
-            continue;
-        for (const QByteArray& child : children.readAll().split(' '))
-            if (!child.trimmed().isEmpty())
-                seconds += treeCpuSeconds(child.trimmed().toInt());
-    }
-    return seconds;
 }
 
 // Duration-limited: the given process's CPU needs time to show.
@@ -253,7 +230,7 @@ void TestSweepTargets::givenServerPidIsTheServersCpu() {
                   QStringLiteral("timeout --foreground 60 sh -c 'while :; do :; done' & wait")});
     QVERIFY(master.waitForStarted(5000));
     const int pid = int(master.processId());
-    QTRY_VERIFY_WITH_TIMEOUT(treeCpuSeconds(pid) > 0.02, 5000); // the worker runs
+    QTRY_VERIFY_WITH_TIMEOUT(test::processTreeCpuSeconds(pid) > 0.02, 5000); // the worker runs
     app::Target named =
         test::httpTarget(QStringLiteral("named"), app::DeploymentMode::Host, 0, m_servers->url());
     named.serverPid = pid;
@@ -264,9 +241,9 @@ void TestSweepTargets::givenServerPidIsTheServersCpu() {
     app::SweepRunner runner(&document);
     runner.setIdleCheckSeconds(0);
     runner.setProbeEnabled(false);
-    const double before = treeCpuSeconds(pid);
+    const double before = test::processTreeCpuSeconds(pid);
     const SweepOutcome outcome = runToEnd(runner);
-    const double truth = treeCpuSeconds(pid) - before;
+    const double truth = test::processTreeCpuSeconds(pid) - before;
     ::kill(-pid, SIGKILL);
     master.waitForFinished(5000);
     QVERIFY2(outcome.status == SweepOutcome::Status::Completed, qPrintable(outcome.error));
