@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <dirent.h>
 #include <unistd.h>
+#include <unordered_map>
+#include <utility>
 
 namespace loadscope::engine {
 
@@ -82,22 +85,70 @@ std::optional<CpuSample> parseProcStat(std::string_view text) {
     return sample;
 }
 
-std::optional<uint64_t> parseProcessTicks(std::string_view statLine) {
+std::optional<ProcessStat> parseProcessStat(std::string_view statLine) {
     // "pid (comm) state ppid ...": comm may hold ") ", so the last ')' ends it.
     const size_t close = statLine.rfind(')');
     if (close == std::string_view::npos)
         return std::nullopt;
     std::string_view rest = statLine.substr(close + 1);
     // After comm: state(3) ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
-    // cmajflt utime(14) stime(15). Skip the state letter, then count numbers.
+    // cmajflt utime(14) stime(15) cutime(16) cstime(17). Skip the state letter, then
+    // count numbers.
     const size_t state = rest.find_first_not_of(' ');
     if (state == std::string_view::npos)
         return std::nullopt;
     rest = rest.substr(state + 1);
     const std::vector<uint64_t> v = numbers(rest);
-    if (v.size() < 12)
+    if (v.size() < 14)
         return std::nullopt;
-    return v[10] + v[11];
+    return ProcessStat{int(v[0]), v[10] + v[11], v[12] + v[13]};
+}
+
+std::optional<uint64_t> parseProcessTicks(std::string_view statLine) {
+    const auto stat = parseProcessStat(statLine);
+    return stat ? std::optional<uint64_t>(stat->ticks) : std::nullopt;
+}
+
+std::optional<uint64_t> processTreeTicks(int root) {
+    const auto rootStat = readTextFile("/proc/" + std::to_string(root) + "/stat");
+    const auto parsed = rootStat ? parseProcessStat(*rootStat) : std::nullopt;
+    if (!parsed)
+        return std::nullopt;
+    // Every process's parent, then the tree from its root: one pass over /proc.
+    std::unordered_map<int, std::vector<std::pair<int, uint64_t>>> children;
+    size_t processes = 0;
+    if (DIR* proc = opendir("/proc")) {
+        while (const dirent* entry = readdir(proc)) {
+            int pid = 0;
+            const std::string_view name(entry->d_name);
+            const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), pid);
+            if (error != std::errc() || end != name.data() + name.size() || pid == root)
+                continue;
+            const auto stat = readTextFile("/proc/" + std::string(name) + "/stat");
+            if (const auto p = stat ? parseProcessStat(*stat) : std::nullopt) {
+                children[p->ppid].emplace_back(pid, p->ticks + p->childTicks);
+                ++processes;
+            }
+        }
+        closedir(proc);
+    }
+    uint64_t ticks = parsed->ticks + parsed->childTicks;
+    std::vector<int> pending{root};
+    // PIDs reused while /proc was read could make a loop of parents: never more
+    // rounds than there were processes.
+    size_t rounds = processes + 1;
+    while (!pending.empty() && rounds-- > 0) {
+        const int parent = pending.back();
+        pending.pop_back();
+        const auto found = children.find(parent);
+        if (found == children.end())
+            continue;
+        for (const auto& [pid, own] : found->second) {
+            ticks += own;
+            pending.push_back(pid);
+        }
+    }
+    return ticks;
 }
 
 std::optional<uint64_t> parseCgroupUsageNs(std::string_view cpuStat) {
@@ -127,8 +178,13 @@ std::optional<uint64_t> CpuSampler::serverCpuNs() const {
         return ticks * 1'000'000'000ULL / uint64_t(m_ticksPerSecond);
     };
     if (m_server.pid > 0) {
-        const auto stat = readTextFile("/proc/" + std::to_string(m_server.pid) + "/stat");
-        const auto ticks = stat ? parseProcessTicks(*stat) : std::nullopt;
+        std::optional<uint64_t> ticks;
+        if (m_server.withChildren) {
+            ticks = processTreeTicks(m_server.pid);
+        } else {
+            const auto stat = readTextFile("/proc/" + std::to_string(m_server.pid) + "/stat");
+            ticks = stat ? parseProcessTicks(*stat) : std::nullopt;
+        }
         if (!ticks)
             return std::nullopt; // the process is gone: no figure rather than a wrong one
         ns += ticksNs(*ticks);

@@ -25,7 +25,12 @@ struct CpuTicks {
 // Whose CPU time counts as the server's. Any combination may be set; none: no
 // server figure (the server is remote or unknown).
 struct ServerCpuSource {
-    int pid = 0;              // a local process: utime + stime of all its threads
+    int pid = 0; // a local process: utime + stime of all its threads
+    // With pid: its descendants too, found afresh at each sample (a master's
+    // workers, started or replaced during the window), and the CPU of those
+    // already reaped (cutime + cstime), so a worker that exits mid-window
+    // keeps counting.
+    bool withChildren = false;
     std::string cgroup;       // a cgroup directory: cpu.stat usage_usec (v2) or cpuacct.usage (v1)
     std::vector<int> threads; // threads of this process (an embedded server's loops)
 
@@ -70,6 +75,17 @@ std::optional<CpuSample> parseProcStat(std::string_view text);
 // utime + stime in ticks from a /proc/PID/stat or /proc/PID/task/TID/stat
 // line (the command name may hold spaces and parentheses); nullopt if malformed.
 std::optional<uint64_t> parseProcessTicks(std::string_view statLine);
+// From a /proc/PID/stat line: the parent, utime + stime, and cutime + cstime
+// (the reaped children's), in ticks; nullopt if malformed.
+struct ProcessStat {
+    int ppid = 0;
+    uint64_t ticks = 0;
+    uint64_t childTicks = 0;
+};
+std::optional<ProcessStat> parseProcessStat(std::string_view statLine);
+// utime + stime + cutime + cstime in ticks of `root` and of every process below
+// it, walking /proc; nullopt when `root` is gone.
+std::optional<uint64_t> processTreeTicks(int root);
 // The CPU nanoseconds a cgroup's cpu.stat (usage_usec) reports; nullopt without it.
 std::optional<uint64_t> parseCgroupUsageNs(std::string_view cpuStat);
 

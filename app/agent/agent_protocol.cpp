@@ -3,6 +3,7 @@
 #include "app/agent/run_result_json.h"
 #include "app/session/json_reader.h"
 #include "app/session/session_json.h"
+#include "app/session/target_rules.h"
 
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -38,6 +39,28 @@ QString typeName(AgentMessage::Type type) {
 QString oneLine(QString text) {
     text.replace(QLatin1Char('\r'), QLatin1Char(' ')).replace(QLatin1Char('\n'), QLatin1Char(' '));
     return text;
+}
+
+QJsonObject serverCpuToJson(const engine::ServerCpuSource& source) {
+    QJsonObject json;
+    if (source.pid > 0) {
+        json.insert(QStringLiteral("pid"), source.pid);
+        json.insert(QStringLiteral("children"), source.withChildren);
+    }
+    if (!source.cgroup.empty())
+        json.insert(QStringLiteral("cgroup"), QString::fromStdString(source.cgroup));
+    return json;
+}
+
+engine::ServerCpuSource serverCpuFromJson(const JsonReader& json) {
+    engine::ServerCpuSource source;
+    source.pid = int(json.integer(u"pid", 1, kMaxPid, 0));
+    source.withChildren = json.boolean(u"children", false);
+    const QString cgroup = json.string(u"cgroup", {});
+    if (json.ok() && !cgroup.isEmpty() && !checkServerCgroup(cgroup))
+        json.failKey(u"cgroup", QStringLiteral("is not an absolute directory path of one line"));
+    source.cgroup = cgroup.toStdString();
+    return source;
 }
 
 } // namespace
@@ -76,6 +99,8 @@ QByteArray encodeAgentMessage(const AgentMessage& m) {
             json.insert(QStringLiteral("concurrency"), m.run->concurrency);
             json.insert(QStringLiteral("rate"), m.run->rate);
             json.insert(QStringLiteral("preload"), m.run->preload);
+            if (!m.run->serverCpu.empty())
+                json.insert(QStringLiteral("serverCpu"), serverCpuToJson(m.run->serverCpu));
         }
         break;
     case AgentMessage::Type::Cancel:
@@ -141,6 +166,8 @@ Result<AgentMessage> decodeAgentMessage(QByteArrayView line) {
         run.concurrency = int(json.integer(u"concurrency", 1, kMaxConcurrency));
         run.rate = json.number(u"rate", 0, 1e9, 0);
         run.preload = json.boolean(u"preload", false);
+        if (const auto serverCpu = json.optionalObject(u"serverCpu"))
+            run.serverCpu = serverCpuFromJson(*serverCpu);
         m.run = std::move(run);
         break;
     }

@@ -3,6 +3,7 @@
 #include "app/common/result.h"
 #include "app/session/sweep_plan.h"
 #include "app/session/target.h"
+#include "engine/cpu_sampler.h"
 #include "engine/progress.h"
 #include "engine/run_result.h"
 
@@ -22,13 +23,18 @@
 //   client -> agent
 //     {"type":"hello","protocol":1,"software":"loadscope 0.1.0"}
 //     {"type":"run","id":N,"target":{session Target},"plan":{session SweepPlan},
-//      "concurrency":C,"rate":R,"preload":false}
+//      "concurrency":C,"rate":R,"preload":false,
+//      ["serverCpu":{"pid":P,"children":true,"cgroup":"/sys/fs/cgroup/..."}]}
 //     {"type":"cancel","id":N}
 //   agent -> client
 //     {"type":"hello","protocol":1,"software":"...","netns":inode}
 //     {"type":"progress","id":N,"progress":{engine Progress}}
 //     {"type":"result","id":N,"result":{engine RunResult}}
 //     {"type":"error","id":N,"message":"one line"}   (id 0: not about a run)
+//
+// Keys in [brackets] are optional, written only when set, and an agent that does
+// not know one ignores it (its results then lack that figure), so they need no
+// new protocol version.
 //
 // These functions are the mapping only; load_agent.h and agent_client.h do the I/O.
 namespace loadscope::app {
@@ -46,6 +52,10 @@ struct AgentRunRequest {
     int concurrency = 1;
     double rate = 0;      // requests/s over all connections; 0: closed loop
     bool preload = false; // the target's unmeasured memcached preload instead
+    // Whose CPU is the server's, as the agent's /proc names it: the lab's server
+    // of the target's mode. Empty: no server figure. (Threads are never sent:
+    // they are the client process's own.)
+    engine::ServerCpuSource serverCpu = {};
 };
 
 struct AgentMessage {

@@ -2,6 +2,7 @@
 
 #include "app/session/json_reader.h"
 #include "app/session/point_result.h"
+#include "app/session/target_rules.h"
 
 #include <QJsonDocument>
 
@@ -54,6 +55,7 @@ Result<LabInfo> labInfoFromLine(QByteArrayView line) {
         endpoint.address = mode.string(u"address");
         endpoint.port = uint16_t(mode.integer(u"port", 1, 65535));
         endpoint.path = mode.string(u"path", {});
+        endpoint.serverPid = int(mode.integer(u"serverPid", 1, kMaxPid, 0));
         info.modes.push_back(std::move(endpoint));
     }
     if (const auto versions = lab.optionalObject(u"versions"))

@@ -17,10 +17,13 @@ struct LabModeEndpoint {
     QString address; // numeric, inside the lab's range
     uint16_t port = 0;
     QString path; // the network path the lab built, as it describes it
+    // The mode's server process as /proc names it, whose CPU and its children's is the
+    // server's; 0 when the lab did not say (an older lab, /proc unreadable).
+    int serverPid = 0;
 };
 
 // The one line `loadscope-cli lab sandbox` prints before its command's output:
-// {"lab":{"mtu":1500,"modes":[{"mode","label","address","port","path"}],
+// {"lab":{"mtu":1500,"modes":[{"mode","label","address","port","path","serverPid"}],
 //  "versions":{...},"hostNetns":inode}}.
 struct LabInfo {
     int mtu = 0;

@@ -110,6 +110,8 @@ QCoro::Task<> LoadAgent::runPoint(uint64_t id, AgentRunRequest request) {
     }
     engine::LoadSpec spec = std::move(draft->spec);
     spec.target = *address;
+    spec.serverCpu = request.serverCpu;
+    spec.serverCpu.threads.clear(); // another process's thread ids mean nothing here
     if (request.preload) {
         auto preload = memcachePreloadSpec(request.target, spec);
         if (!preload || !*preload) {

@@ -8,8 +8,8 @@
 #include "app/report/progress_printer.h"
 #include "app/report/result_json.h"
 #include "app/sweep/load_spec_builder.h"
+#include "app/sweep/local_server_cpu.h"
 #include "engine/load_run.h"
-#include "engine/local_listener.h"
 
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -207,14 +207,7 @@ engine::ServerCpuSource serverCpuFor(const OutputOptions& options,
                                      const engine::SocketAddress& target) {
     if (!options.serverCpu.empty())
         return options.serverCpu;
-    engine::ServerCpuSource found;
-    const std::string address = target.toString();
-    const bool loopback = address.starts_with("127.") || address.starts_with("[::1]");
-    if (loopback) {
-        if (const auto pid = engine::localListenerPid(target.port()))
-            found.pid = *pid;
-    }
-    return found;
+    return app::loopbackServerCpu(target);
 }
 
 app::PointResult oneShotResult(const engine::RunResult& run, const OutputOptions& options) {

@@ -153,11 +153,17 @@ private:
             const QString why = lastLogLine(log);
             return why.isEmpty() ? ready.error() : ready.error().prefixed(why);
         }
-        return QJsonObject{{QStringLiteral("mode"), labModeId(mode)},
-                           {QStringLiteral("label"), endpoint->label},
-                           {QStringLiteral("address"), QString::fromStdString(endpoint->address)},
-                           {QStringLiteral("port"), endpoint->port},
-                           {QStringLiteral("path"), endpoint->path}};
+        QJsonObject described{
+            {QStringLiteral("mode"), labModeId(mode)},
+            {QStringLiteral("label"), endpoint->label},
+            {QStringLiteral("address"), QString::fromStdString(endpoint->address)},
+            {QStringLiteral("port"), endpoint->port},
+            {QStringLiteral("path"), endpoint->path}};
+        // The process the mode's server CPU is read from, with its children (Apache's workers,
+        // the server under a container's own PID namespace), as /proc names it.
+        if (const pid_t pid = procPidOfChild(*server); pid > 0)
+            described.insert(QStringLiteral("serverPid"), int(pid));
+        return described;
     }
 
     int runCommand() {

@@ -276,8 +276,6 @@ Result<QString> labServerVersion(LabServerKind kind, const std::string& cliPath)
 Result<SpawnSpec> labServerCommand(const LabServerSpec& spec, const ModeEndpoint& endpoint,
                                    const std::string& workDir, const std::string& cliPath,
                                    const std::vector<int>& cpus) {
-    if (auto version = labServerVersion(spec.kind, cliPath); !version)
-        return version.error();
     SpawnSpec command;
     command.netnsFd = endpoint.serverNetns;
     command.cpus = cpus;

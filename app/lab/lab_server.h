@@ -38,7 +38,8 @@ Result<QString> labServerVersion(LabServerKind kind, const std::string& cliPath)
 
 // The command that runs `spec` for one mode: its configuration written into `workDir` (a
 // directory of the caller's, removed after the run), listening where `endpoint` says, with as
-// many threads as `cpus`.
+// many threads as `cpus`. Whether the server can run here is labServerVersion()'s answer,
+// asked once per lab before the first mode (it runs `apache2 -v` and the like).
 Result<SpawnSpec> labServerCommand(const LabServerSpec& spec, const ModeEndpoint& endpoint,
                                    const std::string& workDir, const std::string& cliPath,
                                    const std::vector<int>& cpus);

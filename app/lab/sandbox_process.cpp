@@ -1,5 +1,6 @@
 #include "app/lab/sandbox_process.h"
 
+#include <QDir>
 #include <QFile>
 #include <cerrno>
 #include <csignal>
@@ -139,6 +140,33 @@ Result<void> mapIds(pid_t keeper, uid_t uid, gid_t gid) {
 }
 
 } // namespace
+
+pid_t procPidOfChild(pid_t child) {
+    // /proc/self is this process as /proc names it; each entry's "NSpid:" lists its PIDs from
+    // /proc's namespace down to its own, the last being what fork() returned.
+    char self[32] = {};
+    if (readlink("/proc/self", self, sizeof self - 1) <= 0)
+        return 0;
+    const QByteArray parent = QByteArray("PPid:\t") + self + '\n';
+    const QByteArray inner = QByteArray::number(child);
+    for (const QString& entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
+        bool numeric = false;
+        const pid_t pid = entry.toInt(&numeric);
+        if (!numeric)
+            continue;
+        QFile file(QStringLiteral("/proc/%1/status").arg(pid));
+        if (!file.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray status = file.readAll();
+        if (!status.contains(parent))
+            continue;
+        const qsizetype at = status.indexOf("\nNSpid:");
+        const QByteArray line = status.mid(at + 8, status.indexOf('\n', at + 1) - at - 8);
+        if (at >= 0 && line.simplified().split(' ').constLast() == inner)
+            return pid;
+    }
+    return 0;
+}
 
 pid_t forkFlushed() {
     std::fflush(stdout);

@@ -26,6 +26,11 @@ Result<int> runInSandbox(const std::function<int()>& body);
 // The inode of the caller's network namespace, as `ls -i /proc/self/ns/net` prints it.
 Result<unsigned long> currentNetnsInode();
 
+// The PID /proc gives `child` (a child of the caller), 0 when it is not found. Inside the
+// sandbox the two differ: fork() answers in the sandbox's PID namespace, while /proc, never
+// remounted, is the machine's, where whoever reads a server's CPU looks for it.
+pid_t procPidOfChild(pid_t child);
+
 // Flushes stdio, so that no child writes the parent's buffered output a second time, and forks.
 pid_t forkFlushed();
 // Waits for `pid` and returns its exit status (128 + signal when killed).

@@ -1,5 +1,6 @@
 #include "app/session/session_json.h"
 
+#include "app/common/printable_text.h"
 #include "app/session/result_schema_ranges.h"
 #include "app/session/target_options_json.h"
 #include "app/session/target_rules.h"
@@ -116,6 +117,10 @@ QJsonObject targetToJson(const Target& target) {
     };
     if (target.responseTimeoutSeconds != kDefaultResponseTimeoutSeconds)
         json.insert(QStringLiteral("responseTimeoutSeconds"), target.responseTimeoutSeconds);
+    if (target.serverPid > 0)
+        json.insert(QStringLiteral("serverPid"), target.serverPid);
+    if (!target.serverCgroup.isEmpty())
+        json.insert(QStringLiteral("serverCgroup"), target.serverCgroup);
     switch (target.protocol) {
     case TargetProtocol::Http:
         json.insert(QStringLiteral("http"), httpToJson(target.http));
@@ -172,6 +177,12 @@ Target targetFromJson(const JsonReader& json) {
         json.failKey(u"address", endpoint.error().message);
     target.responseTimeoutSeconds =
         json.number(u"responseTimeoutSeconds", 1e-3, kMaxSeconds, target.responseTimeoutSeconds);
+    target.serverPid = int(json.integer(u"serverPid", 1, kMaxPid, 0));
+    target.serverCgroup = json.string(u"serverCgroup", {});
+    if (json.ok() && !target.serverCgroup.isEmpty() && !checkServerCgroup(target.serverCgroup))
+        json.failKey(u"serverCgroup",
+                     QStringLiteral("is \"%1\", expected an absolute directory path of one line")
+                         .arg(printableText(target.serverCgroup)));
     if (const auto lab = json.optionalObject(u"lab"))
         target.lab = labPlacementFromJson(*lab);
     switch (target.protocol) {

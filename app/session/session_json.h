@@ -16,7 +16,7 @@
 //     "targets": [ { "id", "name", "mode": mode id or the user's words,
 //                    "colour": "#rrggbb", "protocol": "http" | "memcache" |
 //                    "tcp-rr" | "tcp-stream", "address",
-//                    ["responseTimeoutSeconds"],
+//                    ["responseTimeoutSeconds"], ["serverPid"], ["serverCgroup"],
 //                    "<protocol>": { that protocol's options },
 //                    ["lab": { "mode": lab mode id, "server": server kind,
 //                              "serverOptions": [ { "key", "value" } ] }] } ],

@@ -133,6 +133,12 @@ struct Target {
     QString address;
     // Seconds to wait for each response before counting a timeout (ab -s).
     double responseTimeoutSeconds = kDefaultResponseTimeoutSeconds;
+    // Whose CPU is the server's over each point, when the server is local: a
+    // process, counted with its children (a master's workers), or a cgroup
+    // directory. Unset (0, empty): the process listening on a loopback
+    // target's port. A lab target's server is the lab's own, so these go unused.
+    int serverPid = 0;
+    QString serverCgroup;
 
     HttpOptions http;
     MemcacheOptions memcache;

@@ -188,4 +188,25 @@ Result<void> checkTlsVersion(const QString& version) {
     return invalidInput(QStringLiteral("TLS version '%1' is not one of 1.2 and 1.3").arg(v));
 }
 
+Result<int> parseServerPid(const QString& text) {
+    bool ok = false;
+    const qlonglong pid = text.trimmed().toLongLong(&ok);
+    if (!ok || pid < 1 || pid > kMaxPid)
+        return invalidInput(
+            QStringLiteral("server PID '%1' is not a process id (1 to %2)").arg(text).arg(kMaxPid));
+    return int(pid);
+}
+
+Result<void> checkServerCgroup(const QString& path) {
+    if (!path.startsWith(QLatin1Char('/')))
+        return invalidInput(
+            QStringLiteral("server cgroup '%1' is not an absolute directory path, as "
+                           "/sys/fs/cgroup/system.slice/nginx.service")
+                .arg(printableText(path)));
+    if (std::any_of(path.begin(), path.end(), [](QChar c) { return c.unicode() < 0x20; }))
+        return invalidInput(QStringLiteral("server cgroup '%1' holds a control character")
+                                .arg(printableText(path)));
+    return {};
+}
+
 } // namespace loadscope::app

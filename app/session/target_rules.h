@@ -41,6 +41,16 @@ Result<void> checkContentType(const QString& contentType);
 // A TLS version to offer alone: "1.2" or "1.3"; empty means either.
 Result<void> checkTlsVersion(const QString& version);
 
+// Where a target's server CPU is read (Target::serverPid, serverCgroup). Only the
+// syntax: whether the process or cgroup is there is a question for the machine
+// that runs the sweep, and an absent one costs the server figure, not the run.
+// A PID is 1 to the kernel's PID_MAX_LIMIT.
+inline constexpr int kMaxPid = 1 << 22;
+// "1234": the server's PID, as the window's field takes it.
+Result<int> parseServerPid(const QString& text);
+// An absolute directory path, one line: "/sys/fs/cgroup/system.slice/nginx.service".
+Result<void> checkServerCgroup(const QString& path);
+
 // CPU numbers and ranges as taskset takes them, "0-3,8", in the order given
 // (worker thread i is pinned to the i-th CPU). Empty text: no pinning. Only
 // the syntax: a session may name CPUs of another machine.

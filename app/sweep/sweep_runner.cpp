@@ -10,9 +10,9 @@
 #include "app/sweep/lab_sandbox_command.h"
 #include "app/sweep/load_run_bridge.h"
 #include "app/sweep/load_spec_builder.h"
+#include "app/sweep/local_server_cpu.h"
 #include "app/sweep/machine_environment.h"
 #include "engine/cpu_sampler.h"
-#include "engine/local_listener.h"
 
 #include <QCoreApplication>
 #include <QCoroTimer>
@@ -187,8 +187,8 @@ struct SweepRunner::Sweep {
     std::vector<SweepPoint> missing;
     std::vector<const Target*> targets; // those with missing points, in session order
     QHash<QUuid, engine::SocketAddress> addresses;
-    // The process listening on a loopback target's port: its CPU is the server's.
-    QHash<QUuid, int> serverPids;
+    // Whose CPU is each target's server's (localServerCpu(), a lab mode's server).
+    QHash<QUuid, engine::ServerCpuSource> serverCpu;
     QSet<QUuid> preloaded;
     SweepOutcome outcome;
     int pointsStarted = 0; // a pause goes between two points
@@ -451,6 +451,12 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::openAgent(Sweep& sweep) {
             co_return failed(sweep.outcome, QStringLiteral("%1: the lab did not build mode %2")
                                                 .arg(targetLabel(*target), target->lab->mode));
         placeInLab(*target, *endpoint);
+        if (endpoint->serverPid > 0) {
+            engine::ServerCpuSource server;
+            server.pid = endpoint->serverPid;
+            server.withChildren = true; // a master's workers, a container's inner server
+            sweep.serverCpu.insert(target->id, server);
+        }
     }
     co_return std::nullopt;
 }
@@ -484,18 +490,20 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::checkTargets(Sweep& sweep) {
                 sweep.outcome,
                 QStringLiteral("%1: %2").arg(targetLabel(*target), resolved.error().message));
         sweep.addresses.insert(target->id, *resolved);
+        if (target->lab)
+            continue; // its server is the lab's (openAgent())
         // /proc is walked off this thread: it may be the GUI's.
         const engine::SocketAddress address = *resolved;
-        const int pid = co_await runOnWorkerThread([address] {
-            const std::string text = address.toString();
-            if (!text.starts_with("127.") && !text.starts_with("[::1]"))
-                return 0;
-            return engine::localListenerPid(address.port()).value_or(0);
-        });
+        // Only trivial captures: GCC destroys a co_await operand's temporaries twice. The
+        // target stays in sweep.session, unchanged, until the sweep ends.
+        const LocalServerCpu local = co_await runOnWorkerThread(
+            [target, address] { return localServerCpu(*target, address); });
         if (auto ended = interrupted(sweep))
             co_return ended;
-        if (pid > 0)
-            sweep.serverPids.insert(target->id, pid);
+        if (!local.warning.isEmpty())
+            Q_EMIT statusChanged(QStringLiteral("%1: %2").arg(targetLabel(*target), local.warning));
+        if (!local.source.empty())
+            sweep.serverCpu.insert(target->id, local.source);
     }
     co_return std::nullopt;
 }
@@ -581,7 +589,8 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
             co_return ended;
     }
 
-    specs->draft.spec.serverCpu.pid = sweep.serverPids.value(target->id, 0);
+    const engine::ServerCpuSource serverCpu = sweep.serverCpu.value(target->id);
+    specs->draft.spec.serverCpu = serverCpu;
     Q_EMIT pointStarted(point, sweep.outcome.pointCount);
     const QDateTime startedAt = QDateTime::currentDateTime();
     // Not a conditional expression: GCC mishandles a co_await inside one.
@@ -590,7 +599,8 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
         ran = m_runSource(specs->draft.spec, point);
     } else {
         PointRun* pointRun = newPointRun(
-            sweep.agent, {*target, sweep.session.plan, point.concurrency, point.rate, false},
+            sweep.agent,
+            {*target, sweep.session.plan, point.concurrency, point.rate, false, serverCpu},
             std::move(specs->draft.spec));
         ran = co_await runEngine(pointRun, point);
     }

@@ -6,6 +6,8 @@
 #include "app/agent/lab_info.h"
 #include "app/agent/load_agent.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -245,6 +247,19 @@ private Q_SLOTS:
         QCOMPARE(runBack.run->concurrency, 100);
         QCOMPARE(runBack.run->rate, 2500.0);
         QVERIFY(runBack.run->preload);
+        QVERIFY(runBack.run->serverCpu.empty()); // not sent: no "serverCpu" key
+        QVERIFY(!app::encodeAgentMessage(run).contains("serverCpu"));
+
+        // The lab's server process, with its children, and a cgroup; never threads.
+        run.run->serverCpu.pid = 4242;
+        run.run->serverCpu.withChildren = true;
+        run.run->serverCpu.cgroup = "/sys/fs/cgroup/lab.slice";
+        run.run->serverCpu.threads = {7, 8};
+        const AgentMessage withServer = decoded(app::encodeAgentMessage(run));
+        QCOMPARE(withServer.run->serverCpu.pid, 4242);
+        QVERIFY(withServer.run->serverCpu.withChildren);
+        QCOMPARE(withServer.run->serverCpu.cgroup, std::string("/sys/fs/cgroup/lab.slice"));
+        QVERIFY(withServer.run->serverCpu.threads.empty());
     }
 
     void malformedLinesAreOneLineErrors_data() {
@@ -264,6 +279,22 @@ private Q_SLOTS:
                           "\"intervalComplete\":0,\"intervalLatency\":\"!!\"}}")
             << "intervalLatency";
         QTest::newRow("negative count") << QByteArray("{\"type\":\"cancel\",\"id\":-4}") << "id";
+        // A run request that is good but for its server CPU.
+        AgentMessage good;
+        good.type = AgentMessage::Type::Run;
+        good.id = 1;
+        good.run = app::AgentRunRequest{};
+        good.run->target = app::makeTarget(QStringLiteral("n"), app::DeploymentMode::Host, 0);
+        const auto withServerCpu = [&good](const QJsonObject& serverCpu) {
+            QJsonObject json = QJsonDocument::fromJson(app::encodeAgentMessage(good)).object();
+            json.insert(QStringLiteral("serverCpu"), serverCpu);
+            return QJsonDocument(json).toJson(QJsonDocument::Compact);
+        };
+        QTest::newRow("server PID 0")
+            << withServerCpu({{QStringLiteral("pid"), 0}}) << "serverCpu.pid";
+        QTest::newRow("relative server cgroup")
+            << withServerCpu({{QStringLiteral("cgroup"), QStringLiteral("lab.slice")}})
+            << "serverCpu.cgroup";
     }
 
     void malformedLinesAreOneLineErrors() {
@@ -375,7 +406,8 @@ private Q_SLOTS:
     void labLineIsRead() {
         const QByteArray line =
             "{\"lab\":{\"mtu\":9000,\"modes\":[{\"mode\":\"container-nat\",\"label\":\"NAT\","
-            "\"address\":\"10.213.1.2\",\"port\":8080,\"path\":\"veth > nft DNAT > bridge\"}],"
+            "\"address\":\"10.213.1.2\",\"port\":8080,\"path\":\"veth > nft DNAT > bridge\","
+            "\"serverPid\":31337}],"
             "\"versions\":{\"nft\":\"1.0.6\"},\"hostNetns\":4026531840}}\n";
         QVERIFY(app::isLabLine(line));
         QVERIFY(!app::isLabLine(helloLine(1)));
@@ -387,6 +419,7 @@ private Q_SLOTS:
         QVERIFY(nat);
         QCOMPARE(nat->address, QStringLiteral("10.213.1.2"));
         QCOMPARE(nat->port, 8080);
+        QCOMPARE(nat->serverPid, 31337);
         QVERIFY(!lab->find(QStringLiteral("host")));
         const auto broken = app::labInfoFromLine("{\"lab\":{\"mtu\":9000,\"modes\":[{}]}}");
         QVERIFY(!broken);

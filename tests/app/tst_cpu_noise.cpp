@@ -89,6 +89,19 @@ pid_t startHog() {
     return pid;
 }
 
+// Burns `seconds` of this process's own CPU, as its CPU clock counts it.
+void burnCpu(double seconds) {
+    const auto used = [] {
+        timespec t{};
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+        return double(t.tv_sec) + double(t.tv_nsec) / 1e9;
+    };
+    const double until = used() + seconds;
+    volatile uint64_t spin = 0;
+    while (used() < until)
+        spin = spin + 1;
+}
+
 void stopProcess(pid_t pid) {
     if (pid <= 0)
         return;
@@ -112,6 +125,7 @@ private Q_SLOTS:
     void advisesFromTheSpread();
     void cpuHogMarksPointNoisy();
     void serverCpuMatchesUsrBinTime();
+    void processTreeCountsWorkersLiveAndReaped();
     void softirqPerRequestHigherThroughProxy();
 };
 
@@ -356,6 +370,88 @@ void TestCpuNoise::serverCpuMatchesUsrBinTime() {
     QVERIFY(timeUs > 0);
     QVERIFY2(std::abs(measuredUs - timeUs) <= 0.10 * timeUs,
              qPrintable(QStringLiteral("%1 vs %2").arg(measuredUs).arg(timeUs)));
+}
+
+// A master and two workers, as nginx or Apache run: the workers burn a known
+// amount of CPU by their own clocks inside the window, one of them exits and is
+// reaped before it ends. The server's figure is both workers' CPU; the master's
+// own PID alone would say nearly nothing.
+void TestCpuNoise::processTreeCountsWorkersLiveAndReaped() {
+    constexpr double kBurn = 0.2; // seconds of CPU per worker
+    int go[2];
+    int done[2];
+    QVERIFY(pipe(go) == 0 && pipe(done) == 0);
+    const pid_t master = fork();
+    if (master == 0) {
+        setpgid(0, 0); // the group the test kills
+        char byte = 0;
+        const auto worker = [&](bool staysAlive) {
+            const pid_t pid = fork();
+            if (pid != 0)
+                return pid;
+            if (read(go[0], &byte, 1) != 1)
+                _exit(1);
+            burnCpu(kBurn);
+            if (staysAlive) {
+                (void)!write(done[1], "w", 1);
+                for (;;)
+                    pause(); // ended by the test's SIGKILL of the group
+            }
+            _exit(0);
+        };
+        const pid_t leaving = worker(false);
+        worker(true);
+        waitpid(leaving, nullptr, 0); // its CPU moves to this process's cutime + cstime
+        (void)!write(done[1], "m", 1);
+        for (;;)
+            pause();
+    }
+    QVERIFY(master > 0);
+    close(go[0]);
+    close(done[1]);
+    // Both workers exist once the master's children file names two.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            QFile children(QStringLiteral("/proc/%1/task/%1/children").arg(master));
+            return children.open(QIODevice::ReadOnly) &&
+                   children.readAll().trimmed().split(' ').size() == 2;
+        }(),
+        5000);
+    engine::ServerCpuSource tree;
+    tree.pid = master;
+    tree.withChildren = true;
+    engine::ServerCpuSource alone;
+    alone.pid = master;
+    const engine::CpuSampler treeSampler(tree);
+    const engine::CpuSampler aloneSampler(alone);
+    const engine::CpuSample treeStart = treeSampler.sample();
+    const engine::CpuSample aloneStart = aloneSampler.sample();
+    QCOMPARE(write(go[1], "gg", 2), 2);
+    char finished[2];
+    qsizetype got = 0;
+    while (got < 2) {
+        const ssize_t n = read(done[0], finished + got, size_t(2 - got));
+        if (n <= 0)
+            break;
+        got += n;
+    }
+    const engine::CpuSample treeEnd = treeSampler.sample();
+    const engine::CpuSample aloneEnd = aloneSampler.sample();
+    ::kill(-master, SIGKILL);
+    waitpid(master, nullptr, 0);
+    close(go[1]);
+    close(done[0]);
+    QCOMPARE(got, qsizetype(2));
+    const long ticks = engine::CpuSampler::ticksPerSecond();
+    const engine::CpuWindow treeWindow = engine::cpuWindow(treeStart, treeEnd, ticks);
+    const engine::CpuWindow aloneWindow = engine::cpuWindow(aloneStart, aloneEnd, ticks);
+    QVERIFY(treeWindow.serverCpuSeconds && aloneWindow.serverCpuSeconds);
+    qInfo("server CPU: tree %.3f s, master alone %.3f s, workers burned %.3f s",
+          *treeWindow.serverCpuSeconds, *aloneWindow.serverCpuSeconds, 2 * kBurn);
+    // Each process's ticks are rounded: a few ticks either way, plus forks and exits.
+    QVERIFY2(std::abs(*treeWindow.serverCpuSeconds - 2 * kBurn) <= 0.05,
+             qPrintable(QString::number(*treeWindow.serverCpuSeconds)));
+    QVERIFY(*aloneWindow.serverCpuSeconds < 0.05);
 }
 
 void TestCpuNoise::softirqPerRequestHigherThroughProxy() {

@@ -507,7 +507,7 @@ private Q_SLOTS:
         if (!m_servers.at(server).isEmpty())
             QSKIP(qPrintable(server + QStringLiteral(": ") + m_servers.at(server)));
         QJsonObject plan = session.value(u"plan").toObject();
-        plan.insert(QStringLiteral("durationSeconds"), 0.3);
+        plan.insert(QStringLiteral("durationSeconds"), 0.5);
         plan.insert(QStringLiteral("warmupSeconds"), 0);
         plan.insert(QStringLiteral("repetitions"), 1);
         plan.insert(QStringLiteral("concurrency"), QJsonArray{2});
@@ -547,6 +547,7 @@ private Q_SLOTS:
         }
         QCOMPARE(paths.size(), results.size());
         QVERIFY(!paths.contains(QString()));
+        checkServerCpu(targets, results);
         QVERIFY(labProcesses().empty());
     }
 
@@ -625,6 +626,37 @@ private Q_SLOTS:
     }
 
 private:
+    // Every mode's point carries its server's CPU, as the lab reported the server's process: more
+    // than nothing (a wrong process, idle, would give about none), less than all the machine's
+    // CPU over the window, and per request within a factor of the host mode's, the same server
+    // doing the same work (a mode counting only a master that forks, or only the waiter of a
+    // container's own PID namespace, would fall far below).
+    static void checkServerCpu(const QJsonArray& targets, const QJsonArray& results) {
+        const auto perRequest = [](const QJsonValue& result) {
+            return result[u"cpu"][u"serverSeconds"].toDouble() / result[u"complete"].toDouble();
+        };
+        double host = 0;
+        for (const QJsonValue& result : results) {
+            if (result[u"target"] == targets.at(0)[u"id"])
+                host = perRequest(result);
+        }
+        QVERIFY(host > 0);
+        for (const QJsonValue& result : results) {
+            const QJsonValue cpu = result[u"cpu"];
+            QVERIFY2(cpu[u"serverSeconds"].isDouble(),
+                     QJsonDocument(result.toObject()).toJson().constData());
+            const double server = cpu[u"serverSeconds"].toDouble();
+            const double machine = cpu[u"wallSeconds"].toDouble() * cpu[u"cpus"].toDouble();
+            QVERIFY2(server > 0 && server < machine,
+                     qPrintable(QStringLiteral("%1 s of %2").arg(server).arg(machine)));
+            const double ratio = perRequest(result) / host;
+            QVERIFY2(ratio > 0.25 && ratio < 4,
+                     qPrintable(QStringLiteral("%1 µs per request, host mode %2 µs")
+                                    .arg(perRequest(result) * 1e6)
+                                    .arg(host * 1e6)));
+        }
+    }
+
     // What each example's server sends, exactly: tcp-rr one byte each way per
     // transaction; nginx and Apache the page they were given as every body, headers beside it.
     static void checkExampleBytes(const QJsonObject& target, const QJsonObject& result) {

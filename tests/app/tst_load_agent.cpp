@@ -8,11 +8,14 @@
 #include "app/sweep/load_run_bridge.h"
 #include "app/sweep/load_spec_builder.h"
 #include "app/sweep/sweep_runner.h"
+#include "process_tree_cpu.h"
+#include "stop_with_test.h"
 #include "sweep_test_session.h"
 
 #include <QCoroTask>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -290,6 +293,50 @@ private Q_SLOTS:
         QVERIFY(result);
         QCOMPARE(result->complete, 300u);
         QCOMPARE(result->bytesBody, 300u * m_server->documentSize());
+    }
+
+    // A lab point's server CPU is the process the lab line names, read by the agent: checked
+    // against that process's own /proc/PID/stat, read by the test around the sweep. The
+    // "lab's" server is a `serve http` process of its own, so that no other CPU is in it.
+    void labLineServerPidIsTheServersCpu() {
+        QProcess server;
+        testing::stopWithTest(server);
+        server.start(cli(), {QStringLiteral("serve"), QStringLiteral("http"),
+                             QStringLiteral("--threads"), QStringLiteral("1")});
+        QVERIFY(server.waitForStarted(10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(server.canReadLine(), 10'000);
+        const QString listening = QString::fromUtf8(server.readLine()).trimmed();
+        const QString port = listening.section(QLatin1Char(':'), -1);
+        QVERIFY2(port.toInt() > 0, qPrintable(listening));
+        const int pid = int(server.processId());
+        const QString line =
+            QStringLiteral("{\"lab\":{\"mtu\":1500,\"modes\":[{\"mode\":\"host\",\"label\":"
+                           "\"host\",\"address\":\"127.0.0.1\",\"port\":%1,\"path\":\"lo\","
+                           "\"serverPid\":%2}],\"versions\":{},\"hostNetns\":1}}")
+                .arg(port)
+                .arg(pid);
+        app::SessionDocument document;
+        document.reset(labSession(QStringLiteral("http://lab.invalid/"), timedPlan(1.0)));
+        app::SweepRunner runner(&document);
+        runner.setIdleCheckSeconds(0);
+        runner.setAgentCommand({QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                                QStringLiteral("echo \"$1\"; exec \"$0\" lab agent"), cli(), line});
+        const double before = test::processTreeCpuSeconds(pid);
+        const SweepOutcome outcome = runToEnd(runner);
+        const double truth = test::processTreeCpuSeconds(pid) - before;
+        server.terminate();
+        QVERIFY(server.waitForFinished(10'000));
+        QVERIFY2(outcome.status == SweepOutcome::Status::Completed, qPrintable(outcome.error));
+        const app::PointResult& result = document.session().results.front();
+        QVERIFY(result.complete > 100);
+        QVERIFY(result.cpu && result.cpu->serverSeconds);
+        const double measured = *result.cpu->serverSeconds;
+        qInfo("server CPU: the agent's %.3f s over the point, /proc's %.3f s around the sweep",
+              measured, truth);
+        QVERIFY2(truth > 0.05, qPrintable(QString::number(truth)));
+        // The sweep adds the agent's start and the connections' setup around the point.
+        QVERIFY2(measured >= 0.5 * truth && measured <= truth + 0.02,
+                 qPrintable(QStringLiteral("%1 of %2").arg(measured).arg(truth)));
     }
 
     void agentThatCannotStartFailsTheSweep() {

@@ -38,6 +38,7 @@ Session richSession() {
     memcache.memcache.getRatio = 4;
     memcache.memcache.keyMaximum = 1000;
     memcache.memcache.preload = true;
+    memcache.serverPid = 4242;
     session.targets.push_back(memcache);
 
     Target rr = makeTarget(QStringLiteral("rr"), DeploymentMode::Custom, 3);
@@ -53,6 +54,7 @@ Session richSession() {
     stream.protocol = TargetProtocol::TcpStream;
     stream.address = QStringLiteral("127.0.0.1:18084");
     stream.tcpStream.chunkSize = 65536;
+    stream.serverCgroup = QStringLiteral("/sys/fs/cgroup/system.slice/iperf3.service");
     session.targets.push_back(stream);
 
     session.targets[0].http.headers = {{QStringLiteral("Accept"), QStringLiteral("*/*")},
@@ -122,6 +124,13 @@ void TestSessionFile::roundTripIsByteIdentical() {
     const QJsonObject root = QJsonDocument::fromJson(readFile(first)).object();
     QCOMPARE(root.value(QStringLiteral("format")).toString(), QStringLiteral("loadscope-session"));
     QCOMPARE(root.value(QStringLiteral("version")).toInt(), 1);
+    // The server CPU fields are written where set, and only there.
+    const QJsonArray targets = root.value(QStringLiteral("targets")).toArray();
+    QCOMPARE(targets.at(2)[u"serverPid"].toInt(), 4242);
+    QCOMPARE(targets.at(4)[u"serverCgroup"].toString(),
+             QStringLiteral("/sys/fs/cgroup/system.slice/iperf3.service"));
+    QVERIFY(!targets.at(0).toObject().contains(u"serverPid"));
+    QVERIFY(!targets.at(0).toObject().contains(u"serverCgroup"));
 }
 
 void TestSessionFile::percentilesSurviveReopen() {
@@ -279,6 +288,17 @@ void TestSessionFile::corruptFileIsRefused_data() {
     QTest::newRow("bad target id")
         << mutated(good, QStringLiteral("targets[0].id"), QStringLiteral("42"))
         << QStringLiteral("field \"targets[0].id\" is \"42\", not a target id");
+    QTest::newRow("server PID as text")
+        << mutated(good, QStringLiteral("targets[0].serverPid"), QStringLiteral("nginx"))
+        << QStringLiteral("field \"targets[0].serverPid\" should be a number, not a string");
+    QTest::newRow("server PID 0") << mutated(good, QStringLiteral("targets[1].serverPid"), 0)
+                                  << QStringLiteral("field \"targets[1].serverPid\" is 0, "
+                                                    "expected 1 to 4194304");
+    QTest::newRow("relative server cgroup")
+        << mutated(good, QStringLiteral("targets[0].serverCgroup"),
+                   QStringLiteral("system.slice/nginx.service"))
+        << QStringLiteral("field \"targets[0].serverCgroup\" is \"system.slice/nginx.service\", "
+                          "expected an absolute directory path");
     const QJsonObject goodRoot = QJsonDocument::fromJson(good).object();
     const QString firstId = goodRoot.value(QStringLiteral("targets"))
                                 .toArray()

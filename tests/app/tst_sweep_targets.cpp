@@ -4,13 +4,19 @@
 // tst_sweep_runner's.
 #include "app/servers/echo_server.h"
 #include "app/session/session_document.h"
+#include "app/session/target_rules.h"
 #include "app/sweep/sweep_runner.h"
 #include "local_peers.h"
+#include "process_tree_cpu.h"
 #include "sweep_run_to_end.h"
 #include "sweep_test_session.h"
 
+#include <QFile>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTest>
+#include <csignal>
+#include <unistd.h>
 
 using namespace loadscope;
 using app::SweepOutcome;
@@ -32,6 +38,19 @@ app::Session oneTargetSession(const app::Target& target, std::vector<int> levels
     return session;
 }
 
+// Duration-limited: the given process's CPU needs time to show.
+app::Session timedSession(std::vector<app::Target> targets) {
+    app::Session session;
+    session.targets = std::move(targets);
+    session.plan.concurrencyLevels = {2};
+    session.plan.limit = app::PointLimit::Duration;
+    session.plan.durationSeconds = 1;
+    session.plan.warmupSeconds = 0;
+    session.plan.threads = 1;
+    session.plan.repetitions = 1;
+    return session;
+}
+
 } // namespace
 
 class TestSweepTargets : public QObject {
@@ -47,6 +66,8 @@ private Q_SLOTS:
     void refusedTargetWithoutProbeFailsItsPoint();
     void tcpRrTargetAgainstEchoServer();
     void memcacheTargetWithPreload();
+    void givenServerPidIsTheServersCpu();
+    void absentServerPidIsAWarning();
 
 private:
     std::unique_ptr<test::HttpPair> m_servers;
@@ -193,6 +214,80 @@ void TestSweepTargets::memcacheTargetWithPreload() {
         QCOMPARE(result.hits, uint64_t(400));
         QCOMPARE(result.misses, uint64_t(0));
     }
+}
+
+// A target that names its server's process: the sweep reads that process and its children,
+// not the port's listener. The in-process server's port leads to no process (it is the test's
+// own), so a second target without the field has no server figure; the named one, a shell
+// whose child spins as a master's worker does, has the CPU /proc gives the tree.
+void TestSweepTargets::givenServerPidIsTheServersCpu() {
+    QProcess master;
+    // A group of its own, which the test kills whole; bounded by timeout(1) should the test
+    // die first (--foreground: in the shell's group).
+    master.setChildProcessModifier([] { setpgid(0, 0); });
+    master.start(QStringLiteral("sh"),
+                 {QStringLiteral("-c"),
+                  QStringLiteral("timeout --foreground 60 sh -c 'while :; do :; done' & wait")});
+    QVERIFY(master.waitForStarted(5000));
+    const int pid = int(master.processId());
+    QTRY_VERIFY_WITH_TIMEOUT(test::processTreeCpuSeconds(pid) > 0.02, 5000); // the worker runs
+    app::Target named =
+        test::httpTarget(QStringLiteral("named"), app::DeploymentMode::Host, 0, m_servers->url());
+    named.serverPid = pid;
+    const app::Target unnamed = test::httpTarget(
+        QStringLiteral("unnamed"), app::DeploymentMode::ContainerNat, 1, m_servers->url());
+    app::SessionDocument document;
+    document.reset(timedSession({named, unnamed}));
+    app::SweepRunner runner(&document);
+    runner.setIdleCheckSeconds(0);
+    runner.setProbeEnabled(false);
+    const double before = test::processTreeCpuSeconds(pid);
+    const SweepOutcome outcome = runToEnd(runner);
+    const double truth = test::processTreeCpuSeconds(pid) - before;
+    ::kill(-pid, SIGKILL);
+    master.waitForFinished(5000);
+    QVERIFY2(outcome.status == SweepOutcome::Status::Completed, qPrintable(outcome.error));
+    QCOMPARE(document.session().results.size(), size_t(2));
+    for (const app::PointResult& result : document.session().results) {
+        QVERIFY(result.cpu);
+        if (result.targetId == unnamed.id) {
+            QVERIFY(!result.cpu->serverSeconds);
+            continue;
+        }
+        QVERIFY(result.cpu->serverSeconds);
+        const double measured = *result.cpu->serverSeconds;
+        qInfo("server CPU over the point %.3f s; the tree's over the whole sweep %.3f s", measured,
+              truth);
+        // The point's window is most of the sweep, which runs two points: a second or more of
+        // the busy worker's CPU happened outside it.
+        QVERIFY2(truth > 0.2, qPrintable(QString::number(truth)));
+        QVERIFY2(measured > 0.2 * truth && measured <= truth + 0.03,
+                 qPrintable(QStringLiteral("%1 of %2").arg(measured).arg(truth)));
+    }
+}
+
+// A named process that does not run costs the figure, not the sweep: one line says so.
+void TestSweepTargets::absentServerPidIsAWarning() {
+    app::Target target =
+        test::httpTarget(QStringLiteral("gone"), app::DeploymentMode::Host, 0, m_servers->url());
+    target.serverPid = app::kMaxPid; // above /proc/sys/kernel/pid_max on any usual machine
+    QVERIFY(!QFile::exists(QStringLiteral("/proc/%1").arg(target.serverPid)));
+    app::SessionDocument document;
+    document.reset(oneTargetSession(target, {1}, 50));
+    app::SweepRunner runner(&document);
+    runner.setIdleCheckSeconds(0);
+    QSignalSpy status(&runner, &app::SweepRunner::statusChanged);
+    const SweepOutcome outcome = runToEnd(runner);
+    QVERIFY2(outcome.status == SweepOutcome::Status::Completed, qPrintable(outcome.error));
+    QStringList warnings;
+    for (const QList<QVariant>& signal : status)
+        if (signal.at(0).toString().contains(QStringLiteral("does not run here")))
+            warnings.append(signal.at(0).toString());
+    QCOMPARE(warnings.size(), 1);
+    QVERIFY2(warnings.first().contains(QStringLiteral("gone")), qPrintable(warnings.first()));
+    const app::PointResult& result = document.session().results.front();
+    QCOMPARE(result.complete, uint64_t(50));
+    QVERIFY(!result.cpu || !result.cpu->serverSeconds);
 }
 
 QTEST_GUILESS_MAIN(TestSweepTargets)

@@ -1,5 +1,6 @@
 #include "app/cli/one_shot.h"
 #include "app/session/session_document.h"
+#include "app/session/target_rules.h"
 #include "app/sweep/load_spec_builder.h"
 #include "tests/app/load_spec_checks.h"
 #include "tests/app/result_message.h"
@@ -9,7 +10,9 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDoubleSpinBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -95,6 +98,65 @@ private Q_SLOTS:
         QVERIFY(m_editor->isValid());
         QCOMPARE(target().http.url, QStringLiteral("http://127.0.0.1:8081/"));
         QCOMPARE(target().name, QStringLiteral("host-x"));
+    }
+
+    // The server's PID: a running process is stored quietly; one that does not run here is
+    // stored with a warning (the session may be run on another machine, or the server started
+    // later); text that is no PID is an error and the session keeps the last good value.
+    void theServerPidIsCheckedAndStored() {
+        auto* pid = field<QLineEdit>("serverPidEdit");
+        auto* error = field<FieldError>("serverPidError");
+        auto* warning = field<QLabel>("serverCpuWarning");
+        const int own = int(QCoreApplication::applicationPid());
+        QTest::keyClicks(pid, QString::number(own));
+        QVERIFY(m_editor->isValid());
+        QCOMPARE(target().serverPid, own);
+        QVERIFY(!error->isVisible());
+        QVERIFY(!warning->isVisible());
+
+        pid->selectAll();
+        QTest::keyClicks(pid, QString::number(loadscope::app::kMaxPid));
+        QVERIFY(m_editor->isValid());
+        QCOMPARE(target().serverPid, loadscope::app::kMaxPid);
+        QVERIFY(!error->isVisible());
+        QVERIFY(warning->isVisible());
+        QVERIFY2(warning->text().contains(QString::number(loadscope::app::kMaxPid)),
+                 qPrintable(warning->text()));
+
+        pid->selectAll();
+        QTest::keyClicks(pid, QStringLiteral("nginx"));
+        QVERIFY(!m_editor->isValid());
+        QVERIFY(error->isVisible());
+        QVERIFY2(error->message().contains(QStringLiteral("'nginx' is not a process id")),
+                 qPrintable(error->message()));
+        QCOMPARE(target().serverPid, loadscope::app::kMaxPid);
+
+        pid->selectAll();
+        QTest::keyClick(pid, Qt::Key_Backspace);
+        QVERIFY(m_editor->isValid());
+        QCOMPARE(target().serverPid, 0);
+        QVERIFY(!warning->isVisible());
+    }
+
+    void theServerCgroupIsAnAbsolutePath() {
+        auto* cgroup = field<QLineEdit>("serverCgroupEdit");
+        auto* error = field<FieldError>("serverCgroupError");
+        QTest::keyClicks(cgroup, QStringLiteral("system.slice"));
+        QVERIFY(!m_editor->isValid());
+        QVERIFY(error->isVisible());
+        QVERIFY(target().serverCgroup.isEmpty());
+        cgroup->clear();
+        QTest::keyClicks(cgroup, QStringLiteral("/sys/fs/cgroup"));
+        QVERIFY(m_editor->isValid());
+        QVERIFY(!error->isVisible());
+        QCOMPARE(target().serverCgroup, QStringLiteral("/sys/fs/cgroup"));
+        // Loading another target shows its own fields.
+        Target other = target();
+        other.serverPid = 12;
+        other.serverCgroup.clear();
+        m_document->updateTarget(other);
+        QCOMPARE(field<QLineEdit>("serverPidEdit")->text(), QStringLiteral("12"));
+        QVERIFY(cgroup->text().isEmpty());
     }
 
     // A line break in a header value would put a second request on the wire.

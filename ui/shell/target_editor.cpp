@@ -1,6 +1,7 @@
 #include "ui/shell/target_editor.h"
 
 #include "app/session/session_document.h"
+#include "app/session/target_rules.h"
 #include "ui/common/colour_button.h"
 #include "ui/common/field_error.h"
 #include "ui/common/form_rows.h"
@@ -15,6 +16,7 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QStackedWidget>
 #include <QVBoxLayout>
@@ -126,6 +128,7 @@ void TargetEditor::buildCommonFields() {
     m_targetError->setObjectName(QStringLiteral("targetError"));
     optionsLayout->addWidget(m_targetError);
     outer->addWidget(options);
+    outer->addWidget(buildServerCpuFields());
     outer->addStretch();
 
     connect(m_name, &QLineEdit::textEdited, this, &TargetEditor::applyFields);
@@ -139,6 +142,63 @@ void TargetEditor::buildCommonFields() {
     });
     connect(m_colour, &ColourButton::colourChanged, this, &TargetEditor::applyFields);
     connect(m_protocol, &QComboBox::currentIndexChanged, this, &TargetEditor::protocolChosen);
+}
+
+QWidget* TargetEditor::buildServerCpuFields() {
+    auto* group = new QGroupBox(tr("Server CPU"));
+    group->setObjectName(QStringLiteral("serverCpuGroup"));
+    auto* form = new QFormLayout(group);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    const auto addField = [this, form](const QString& name, const QString& label,
+                                       const QString& placeholder, const QString& tip,
+                                       FieldError** error) {
+        auto* edit = new QLineEdit;
+        edit->setObjectName(name + QStringLiteral("Edit"));
+        edit->setPlaceholderText(placeholder);
+        edit->setToolTip(wrappedToolTip(tip));
+        *error = new FieldError;
+        (*error)->setObjectName(name + QStringLiteral("Error"));
+        addFormRow(form, label, edit, *error);
+        connect(edit, &QLineEdit::textEdited, this, &TargetEditor::applyFields);
+        return edit;
+    };
+    m_serverPid = addField(
+        QStringLiteral("serverPid"), tr("Server &PID:"),
+        tr("found from the port when the server is on 127.0.0.1"),
+        tr("The server's process on this machine: its CPU and its children's (nginx or Apache "
+           "workers) over each point is the server CPU per request. Empty: the process "
+           "listening on a loopback target's port."),
+        &m_serverPidError);
+    m_serverCgroup = addField(
+        QStringLiteral("serverCgroup"), tr("Server c&group:"),
+        tr("e.g. /sys/fs/cgroup/system.slice/nginx.service"),
+        tr("A cgroup directory whose cpu.stat (or cpuacct.usage) counts the server's CPU: a "
+           "container's or a systemd service's."),
+        &m_serverCgroupError);
+    // A warning, not an error: the target stays usable.
+    m_serverCpuWarning = new QLabel;
+    m_serverCpuWarning->setObjectName(QStringLiteral("serverCpuWarning"));
+    m_serverCpuWarning->setWordWrap(true);
+    m_serverCpuWarning->setTextFormat(Qt::PlainText);
+    m_serverCpuWarning->setVisible(false);
+    form->addRow(m_serverCpuWarning);
+    return group;
+}
+
+bool TargetEditor::applyServerCpuFields(Target& edited) {
+    const QString pidText = m_serverPid->text().trimmed();
+    const QString cgroup = m_serverCgroup->text().trimmed();
+    m_serverPidError->setMessage(serverPidProblem(pidText));
+    m_serverCgroupError->setMessage(serverCgroupProblem(cgroup));
+    const bool ok = !m_serverPidError->hasMessage() && !m_serverCgroupError->hasMessage();
+    if (ok) {
+        edited.serverPid = pidText.isEmpty() ? 0 : *app::parseServerPid(pidText);
+        edited.serverCgroup = cgroup;
+    }
+    const QString warning = ok ? serverCpuWarning(edited) : QString();
+    m_serverCpuWarning->setText(warning);
+    m_serverCpuWarning->setVisible(!warning.isEmpty());
+    return ok;
 }
 
 ProtocolOptionsForm* TargetEditor::currentForm() const {
@@ -163,16 +223,23 @@ void TargetEditor::loadTarget(const Target& target) {
     m_forms->setCurrentIndex(m_protocol->currentIndex());
     for (int i = 0; i < m_forms->count(); ++i)
         qobject_cast<ProtocolOptionsForm*>(m_forms->widget(i))->load(target);
+    m_serverPid->setText(target.serverPid > 0 ? QString::number(target.serverPid) : QString());
+    m_serverCgroup->setText(target.serverCgroup);
+    // The lab starts a lab target's server and knows its process itself.
+    m_serverPid->setEnabled(!target.lab);
+    m_serverCgroup->setEnabled(!target.lab);
     m_loading = false;
 
     // A target read from a file may already be unusable: say so at once.
     if (target.id.isNull()) {
         m_targetError->setMessage({});
+        m_serverCpuWarning->setVisible(false);
         setValid(true);
         return;
     }
     Target checked = target;
-    const bool fieldsOk = currentForm()->apply(checked);
+    const bool serverCpuOk = applyServerCpuFields(checked);
+    const bool fieldsOk = currentForm()->apply(checked) && serverCpuOk;
     m_targetError->setMessage(fieldsOk ? targetProblem(checked) : QString());
     setValid(fieldsOk && !m_targetError->hasMessage());
 }
@@ -214,7 +281,9 @@ void TargetEditor::applyFields() {
         edited.colour = m_colour->colour().name();
     edited.protocol = static_cast<TargetProtocol>(m_protocol->currentData().toInt());
 
-    const bool fieldsOk = currentForm()->apply(edited);
+    // Both, so that each shows its own message.
+    const bool serverCpuOk = applyServerCpuFields(edited);
+    const bool fieldsOk = currentForm()->apply(edited) && serverCpuOk;
     m_targetError->setMessage(fieldsOk ? targetProblem(edited) : QString());
     const bool valid = fieldsOk && !m_targetError->hasMessage();
     setValid(valid);

@@ -7,6 +7,7 @@
 #include <QWidget>
 
 class QComboBox;
+class QLabel;
 class QLineEdit;
 class QStackedWidget;
 
@@ -41,6 +42,10 @@ Q_SIGNALS:
 
 private:
     void buildCommonFields();
+    // Where the server's CPU is read: its PID or cgroup, common to every protocol.
+    QWidget* buildServerCpuFields();
+    // Reads the server CPU fields into `edited`; false while one is unusable.
+    bool applyServerCpuFields(app::Target& edited);
     void loadTarget(const app::Target& target);
     void followDocument();
     // Reads every field into a copy of the target and stores it when usable.
@@ -61,6 +66,11 @@ private:
     QComboBox* m_protocol = nullptr;
     QStackedWidget* m_forms = nullptr;
     FieldError* m_targetError = nullptr;
+    QLineEdit* m_serverPid = nullptr;
+    FieldError* m_serverPidError = nullptr;
+    QLineEdit* m_serverCgroup = nullptr;
+    FieldError* m_serverCgroupError = nullptr;
+    QLabel* m_serverCpuWarning = nullptr;
 };
 
 } // namespace loadscope::ui

@@ -4,6 +4,8 @@
 #include "app/sweep/load_spec_builder.h"
 #include "engine/http_protocol.h"
 
+#include <QFileInfo>
+
 namespace loadscope::ui {
 
 QString urlProblem(const QString& url) {
@@ -43,6 +45,35 @@ QString unsignedNumberProblem(const QString& text) {
     bool ok = false;
     text.trimmed().toULongLong(&ok);
     return ok ? QString() : QObject::tr("'%1' is not a whole number of 0 or more").arg(text);
+}
+
+QString serverPidProblem(const QString& text) {
+    if (text.trimmed().isEmpty())
+        return {};
+    const auto pid = app::parseServerPid(text);
+    return pid ? QString() : pid.error().message;
+}
+
+QString serverCgroupProblem(const QString& path) {
+    if (path.trimmed().isEmpty())
+        return {};
+    const auto checked = app::checkServerCgroup(path.trimmed());
+    return checked ? QString() : checked.error().message;
+}
+
+QString serverCpuWarning(const app::Target& target) {
+    QStringList missing;
+    if (target.serverPid > 0 &&
+        !QFileInfo::exists(QStringLiteral("/proc/%1/stat").arg(target.serverPid)))
+        missing.append(QObject::tr("no process %1 runs on this machine now").arg(target.serverPid));
+    if (!target.serverCgroup.isEmpty() &&
+        !QFileInfo::exists(target.serverCgroup + QStringLiteral("/cpu.stat")) &&
+        !QFileInfo::exists(target.serverCgroup + QStringLiteral("/cpuacct.usage")))
+        missing.append(QObject::tr("%1 has no cpu.stat or cpuacct.usage").arg(target.serverCgroup));
+    if (missing.isEmpty())
+        return {};
+    return QObject::tr("Warning: %1; a sweep here would record no server CPU for this target.")
+        .arg(missing.join(QStringLiteral("; ")));
 }
 
 QString targetProblem(const app::Target& target) {

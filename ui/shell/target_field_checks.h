@@ -22,6 +22,16 @@ QString headerValueProblem(const QString& name, const QString& value);
 // "0", "10000000": a whole number that fits 64 bits, no sign.
 QString unsignedNumberProblem(const QString& text);
 
+// The server CPU fields: empty (found from the port) or a PID / an absolute
+// cgroup directory.
+QString serverPidProblem(const QString& text);
+QString serverCgroupProblem(const QString& path);
+// A warning, not an error: the process or cgroup the target names is not on
+// this machine now, so a sweep here would have no server CPU for it (it may be
+// started later, or the session is run elsewhere). Only stats /proc and the
+// cgroup's files.
+QString serverCpuWarning(const app::Target& target);
+
 // What the sweep would say about the whole target (key too long for
 // memcached, a ratio sending nothing ...), or an empty string. Reads no files
 // and resolves no names: safe on every keystroke.
