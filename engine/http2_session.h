@@ -40,6 +40,7 @@ public:
     bool over() const override;
     bool goawayReceived() const override { return m_goaway; }
     bool goawayGraceful() const override { return m_goaway && m_goawayError == 0; }
+    int32_t goawayLastStream() const override { return m_goawayLastStream; }
 
 private:
     struct Stream {

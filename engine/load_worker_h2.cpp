@@ -56,11 +56,14 @@ void LoadWorker::endStream(Connection& c, const StreamEvent& event, int64_t now)
             m_recorder.response(request, event.info, now, *c.session);
         return;
     case StreamEvent::Kind::Refused:
-        if (c.mux->goawayGraceful() && c.responses > 0) {
-            // A server that served this connection and closes it gracefully
+        if (c.mux->goawayGraceful() && (c.responses > 0 || c.mux->goawayLastStream() > 0)) {
+            // A server that serves this connection and closes it gracefully
             // (its keepalive_requests, say) did not process the stream: as a
             // kept-alive HTTP/1 connection closed before the next answer, it
-            // is sent again on the next connection, not a failure.
+            // is sent again on the next connection, not a failure. Its GOAWAY
+            // may come before the answers it promised, so a last stream above
+            // 0 counts as served; one that serves nothing is counted, or the
+            // same requests would go round for ever.
             c.retriesBudgeted += request.budgeted ? 1 : 0;
             if (m_schedule)
                 c.retryIntended.push_back(request.intendedNs);

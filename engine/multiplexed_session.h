@@ -52,6 +52,8 @@ public:
     // The server sent GOAWAY; graceful: with NO_ERROR.
     virtual bool goawayReceived() const = 0;
     virtual bool goawayGraceful() const = 0;
+    // The last stream its GOAWAY said the server processes; 0: none.
+    virtual int32_t goawayLastStream() const = 0;
 
     MultiplexedSession* multiplexed() override { return this; }
 };

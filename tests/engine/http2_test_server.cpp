@@ -33,6 +33,8 @@ struct Peer {
     bool garbageSent = false;
     bool closing = false;
     bool shutDown = false;
+    int served = 0;
+    int32_t lastAnswered = 0;
 
     ~Peer() {
         if (session)
@@ -88,6 +90,16 @@ int frameReceived(nghttp2_session* session, const nghttp2_frame* frame, void* us
         peer.due.push_back({stream, monotonicNowNs() + (slow ? peer.slowNs : 0)});
         break;
     }
+    case Http2TestServer::Mode::GoawayAfterTwo:
+        if (++peer.served <= 2) {
+            peer.due.push_back({stream, monotonicNowNs()});
+            peer.lastAnswered = stream;
+        } else if (!peer.closing) {
+            nghttp2_submit_goaway(session, NGHTTP2_FLAG_NONE, peer.lastAnswered, NGHTTP2_NO_ERROR,
+                                  nullptr, 0);
+            peer.closing = true;
+        }
+        break;
     case Http2TestServer::Mode::Goaway:
         nghttp2_submit_goaway(session, NGHTTP2_FLAG_NONE, 0, NGHTTP2_NO_ERROR, nullptr, 0);
         peer.closing = true;

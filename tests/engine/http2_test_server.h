@@ -20,6 +20,9 @@ public:
         RstStream,  // RST_STREAM (INTERNAL_ERROR) to every request
         Garbage,    // a valid SETTINGS, then bytes that are no HTTP/2 frame
         ZeroWindow, // SETTINGS_INITIAL_WINDOW_SIZE 0: a request body can never be sent
+        // Answers two requests per connection, then a graceful GOAWAY (NO_ERROR,
+        // last stream the second one's) to the third, and a FIN.
+        GoawayAfterTwo,
     };
 
     Http2TestServer(Mode mode, size_t bodyBytes,

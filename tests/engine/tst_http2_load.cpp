@@ -148,7 +148,8 @@ private Q_SLOTS:
         QCOMPARE(r.failed, 0u);
         QCOMPARE(r.bytesBody, kRequests * kBody);
         QCOMPARE(r.total.count(), kRequests);
-        QVERIFY2(r.total.valueAtPercentile(45) < 50 * kMs,
+        // Far below the slow ones' 200 ms, with room for a loaded machine.
+        QVERIFY2(r.total.valueAtPercentile(45) < 150 * kMs,
                  qPrintable(QString::number(r.total.valueAtPercentile(45))));
         QVERIFY2(r.total.valueAtPercentile(55) >= 200 * kMs,
                  qPrintable(QString::number(r.total.valueAtPercentile(55))));
@@ -184,6 +185,22 @@ private Q_SLOTS:
                  r.firstError.c_str());
         // Well inside the request timeout: each failure is seen, not waited out.
         QVERIFY2(timer.elapsed() < 4000, qPrintable(QString::number(timer.elapsed())));
+    }
+
+    void gracefulGoawayIsSentAgain() {
+        // Two answers per connection, then GOAWAY(NO_ERROR) refusing the
+        // rest: the refused streams were never processed, so they go out
+        // again on a new connection and nothing fails.
+        constexpr uint64_t kRequests = 12;
+        Http2TestServer server(Http2TestServer::Mode::GoawayAfterTwo, 100);
+        QVERIFY(server.isRunning());
+        const RunResult r = runToEnd(h2Spec(server.port(), 1, 3, kRequests));
+        QVERIFY2(r.firstError.empty(), r.firstError.c_str());
+        QCOMPARE(r.complete, kRequests);
+        QCOMPARE(r.failed, 0u);
+        QCOMPARE(r.statusCodes.at(200), kRequests);
+        QCOMPARE(r.bytesBody, kRequests * 100);
+        QCOMPARE(server.connectionsAccepted(), kRequests / 2);
     }
 
     void zeroWindowEndsByTheTimeout() {
