@@ -85,8 +85,10 @@ int frameReceived(nghttp2_session* session, const nghttp2_frame* frame, void* us
     const int32_t stream = frame->hd.stream_id;
     switch (peer.mode) {
     case Http2TestServer::Mode::Answer:
+    case Http2TestServer::Mode::AnswerSlow:
     case Http2TestServer::Mode::ZeroWindow: {
-        const bool slow = (stream / 2) % 2 == 0; // 1, 5, 9, ...
+        const bool slow =
+            peer.mode == Http2TestServer::Mode::AnswerSlow || (stream / 2) % 2 == 0; // 1, 5, 9, ...
         peer.due.push_back({stream, monotonicNowNs() + (slow ? peer.slowNs : 0)});
         break;
     }
@@ -114,7 +116,7 @@ int frameReceived(nghttp2_session* session, const nghttp2_frame* frame, void* us
 }
 
 std::unique_ptr<Peer> newPeer(int fd, Http2TestServer::Mode mode, size_t bodyBytes, int64_t slowNs,
-                              std::atomic<uint64_t>* requests) {
+                              uint32_t maxStreams, std::atomic<uint64_t>* requests) {
     auto peer = std::make_unique<Peer>();
     peer->fd = fd;
     peer->mode = mode;
@@ -127,7 +129,8 @@ std::unique_ptr<Peer> newPeer(int fd, Http2TestServer::Mode mode, size_t bodyByt
     nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, frameReceived);
     nghttp2_session_server_new(&peer->session, callbacks, peer.get());
     nghttp2_session_callbacks_del(callbacks);
-    std::vector<nghttp2_settings_entry> settings{{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, 100}};
+    std::vector<nghttp2_settings_entry> settings{
+        {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, maxStreams}};
     if (mode == Http2TestServer::Mode::ZeroWindow)
         settings.push_back({NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, 0});
     nghttp2_submit_settings(peer->session, NGHTTP2_FLAG_NONE, settings.data(), settings.size());
@@ -155,10 +158,12 @@ bool writeOut(Peer& peer) {
 
 } // namespace
 
-Http2TestServer::Http2TestServer(Mode mode, size_t bodyBytes, std::chrono::milliseconds slowDelay)
+Http2TestServer::Http2TestServer(Mode mode, size_t bodyBytes, std::chrono::milliseconds slowDelay,
+                                 uint32_t maxStreams)
     : m_mode(mode)
     , m_bodyBytes(bodyBytes)
-    , m_slowDelay(slowDelay) {
+    , m_slowDelay(slowDelay)
+    , m_maxStreams(maxStreams) {
     m_listener = listenOnLoopback(0, 64, m_port);
     if (m_listener < 0) {
         m_port = 0;
@@ -191,7 +196,8 @@ void Http2TestServer::serve() {
             const int fd = ::accept4(m_listener, nullptr, nullptr, SOCK_CLOEXEC);
             if (fd >= 0) {
                 ++m_connections;
-                peers.push_back(newPeer(fd, m_mode, m_bodyBytes, slowNs, &m_requests));
+                peers.push_back(
+                    newPeer(fd, m_mode, m_bodyBytes, slowNs, m_maxStreams, &m_requests));
                 events.push_back(0);
             }
         }

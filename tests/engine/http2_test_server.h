@@ -16,6 +16,7 @@ class Http2TestServer {
 public:
     enum class Mode {
         Answer,     // 200 with `bodyBytes` of body; streams 1, 5, 9, ... after `slowDelay`
+        AnswerSlow, // as Answer, every stream after `slowDelay`
         Goaway,     // GOAWAY (NO_ERROR, last stream 0) to the first request, then close
         RstStream,  // RST_STREAM (INTERNAL_ERROR) to every request
         Garbage,    // a valid SETTINGS, then bytes that are no HTTP/2 frame
@@ -25,8 +26,10 @@ public:
         GoawayAfterTwo,
     };
 
+    // `maxStreams`: its SETTINGS_MAX_CONCURRENT_STREAMS (nghttp2 refuses more).
     Http2TestServer(Mode mode, size_t bodyBytes,
-                    std::chrono::milliseconds slowDelay = std::chrono::milliseconds(0));
+                    std::chrono::milliseconds slowDelay = std::chrono::milliseconds(0),
+                    uint32_t maxStreams = 100);
     ~Http2TestServer();
     Http2TestServer(const Http2TestServer&) = delete;
     Http2TestServer& operator=(const Http2TestServer&) = delete;
@@ -42,6 +45,7 @@ private:
     Mode m_mode;
     size_t m_bodyBytes;
     std::chrono::milliseconds m_slowDelay;
+    uint32_t m_maxStreams;
     int m_listener = -1;
     uint16_t m_port = 0;
     std::atomic<bool> m_stop{false};

@@ -157,6 +157,24 @@ private Q_SLOTS:
         QVERIFY2(r.serverSoftware == "h2-test", r.serverSoftware.c_str());
     }
 
+    void theServersStreamLimitWins() {
+        // Ten streams asked for, two allowed by the server's SETTINGS, every
+        // answer 150 ms after its request: a stream is opened only when the
+        // server allows it, so each waits for its own answer alone (never in
+        // a queue of the client's), and none is refused.
+        constexpr uint64_t kRequests = 10;
+        constexpr int64_t kDelayNs = 150 * kMs;
+        Http2TestServer server(Http2TestServer::Mode::AnswerSlow, 100, 150ms, 2);
+        QVERIFY(server.isRunning());
+        const RunResult r = runToEnd(h2Spec(server.port(), 1, 10, kRequests));
+        QVERIFY2(r.firstError.empty(), r.firstError.c_str());
+        QCOMPARE(r.complete, kRequests);
+        QCOMPARE(r.failed, 0u);
+        QVERIFY2(r.total.min() >= kDelayNs, qPrintable(QString::number(r.total.min())));
+        // A stream queued behind two others would have waited 300 ms or more.
+        QVERIFY2(r.total.max() < 2 * kDelayNs, qPrintable(QString::number(r.total.max())));
+    }
+
     void hostilePeerCounted_data() {
         QTest::addColumn<int>("mode");
         QTest::addColumn<int>("errorClass");
