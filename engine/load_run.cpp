@@ -1,5 +1,6 @@
 #include "engine/load_run.h"
 
+#include "engine/broken_pipe.h"
 #include "engine/load_worker.h"
 
 #include <algorithm>
@@ -105,6 +106,7 @@ void LoadRun::start() {
     d->workersRunning = threadCount;
     for (auto& worker : d->workers) {
         d->threads.emplace_back([this, w = worker.get()] {
+            blockBrokenPipeOnThisThread(); // https: a server gone mid-write is a counted failure
             w->run();
             std::lock_guard lock(d->mutex);
             --d->workersRunning;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: builds Loadscope, starts the embedded demo servers (an HTTP
 # server on 127.0.0.1:18080 and the userland proxy 127.0.0.1:18081 in front of
-# it) and opens the workbench window on the demo session, ready to press Run.
+# it; the same over HTTPS on 18443 and 18444 for demo-https) and opens the workbench window on the demo session, ready to press Run.
 # Without a display it runs the same demo sweep headless and prints the
 # comparison. Installs missing Debian packages first. Servers stop on exit.
 set -euo pipefail
@@ -36,6 +36,8 @@ start_server() { # args...: starts `loadscope-cli serve ...`, waits for its "lis
 echo "Demo servers:"
 start_server http --port 18080
 start_server proxy --port 18081 --to 127.0.0.1:18080
+start_server http --port 18443 --tls
+start_server proxy --port 18444 --to 127.0.0.1:18443
 
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   "$bin/gui/loadscope" "${1:-demo-proxy}"

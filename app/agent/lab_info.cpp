@@ -1,6 +1,7 @@
 #include "app/agent/lab_info.h"
 
 #include "app/session/json_reader.h"
+#include "app/session/point_result.h"
 
 #include <QJsonDocument>
 
@@ -12,6 +13,16 @@ const LabModeEndpoint* LabInfo::find(const QString& mode) const {
             return &endpoint;
     }
     return nullptr;
+}
+
+void recordLabEnvironment(RunEnvironment& environment, const LabInfo& lab, const QString& mode) {
+    environment.labMtu = lab.mtu;
+    const LabModeEndpoint* endpoint = lab.find(mode);
+    environment.labPath = endpoint ? endpoint->path : QString();
+    QStringList versions;
+    for (auto it = lab.versions.begin(); it != lab.versions.end(); ++it)
+        versions << it.key() + QLatin1Char(' ') + it.value().toString();
+    environment.labVersions = versions.join(QStringLiteral(", "));
 }
 
 namespace {

@@ -32,6 +32,11 @@ struct LabInfo {
     const LabModeEndpoint* find(const QString& mode) const;
 };
 
+struct RunEnvironment;
+// Records in `environment` where a point of `mode` ran in the lab: the MTU,
+// the mode's path and the versions, as results keep them.
+void recordLabEnvironment(RunEnvironment& environment, const LabInfo& lab, const QString& mode);
+
 // True when `line` is a JSON object with a "lab" key (whatever else is wrong with it).
 bool isLabLine(QByteArrayView line);
 // The lab line read, or one Format error naming the field.

@@ -1,4 +1,4 @@
-// `import`: adds saved ab, wrk, wrk2, memtier_benchmark and netperf outputs to
+// `import`: adds saved ab, wrk, wrk2, h2load, memtier_benchmark and netperf outputs to
 // a target of a session file. Parsing only; recognising and adding is app/import.
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
@@ -14,10 +14,11 @@ int runImportCommand(const QStringList& arguments) {
     const QString command = arguments.value(0);
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
-        "Adds saved outputs of ab (2.0.40, 2.3), wrk, wrk2, memtier_benchmark (standard output "
-        "or --json-out-file) and netperf (TCP_RR, TCP_CRR, TCP_STREAM; classic, -o or -k) to a "
-        "target of a session, so they chart beside new runs. Each report becomes one result at "
-        "its concurrency, with the next free repetition, holding the numbers as printed. "
+        "Adds saved outputs of ab (2.0.40, 2.3), wrk, wrk2, h2load, memtier_benchmark (standard "
+        "output or --json-out-file) and netperf (TCP_RR, TCP_CRR, TCP_STREAM; classic, -o or -k) "
+        "to a target of a session, so they chart beside new runs. Each report becomes one "
+        "result at its concurrency, with the next free repetition, holding the numbers as "
+        "printed. "
         "Nothing is added when an output is not recognised, is cut off, or was already "
         "imported into the target."));
     parser.addHelpOption();

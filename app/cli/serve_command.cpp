@@ -24,7 +24,7 @@ const char* const kServeUsage =
     "Runs an embedded target server on 127.0.0.1 until SIGINT or SIGTERM.\n"
     "\n"
     "Kinds:\n"
-    "  http    keep-alive HTTP/1.1, one static document (--size)\n"
+    "  http    keep-alive HTTP/1.1 (and HTTP/2 with --h2), one static document (--size)\n"
     "  echo    request/response peer for tcp-rr (--request-size, --response-size)\n"
     "  sink    reads and discards, the peer for tcp-stream\n"
     "  proxy   userland TCP relay to --to HOST:PORT\n"
@@ -94,6 +94,10 @@ void addKindOptions(QCommandLineParser& parser, const QString& kind) {
             {QStringLiteral("key"),
              QStringLiteral("With --tls: the certificate's key (PEM; default: in --cert)."),
              QStringLiteral("FILE")},
+            {QStringLiteral("h2"),
+             QStringLiteral("HTTP/2 as well: cleartext h2c with prior knowledge (HTTP/1.1 for\n"
+                            "clients that do not open with the HTTP/2 preface); with --tls,\n"
+                            "ALPN offers h2 and http/1.1.")},
         });
     } else if (kind == QLatin1String("echo")) {
         parser.setApplicationDescription(QStringLiteral(
@@ -167,6 +171,7 @@ app::Result<ServeSetup> buildServer(const QCommandLineParser& parser, const QStr
         config.tls = parser.isSet(QStringLiteral("tls"));
         config.tlsCertFile = parser.value(QStringLiteral("cert")).toStdString();
         config.tlsKeyFile = parser.value(QStringLiteral("key")).toStdString();
+        config.http2 = parser.isSet(QStringLiteral("h2"));
         if (!config.tls &&
             (parser.isSet(QStringLiteral("cert")) || parser.isSet(QStringLiteral("key"))))
             return app::invalidInput(QStringLiteral("--cert and --key need --tls"));

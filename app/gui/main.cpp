@@ -1,4 +1,5 @@
 // The workbench window's entry point: arguments in, window out.
+#include "app/session/session_file.h"
 #include "engine/file_limit.h"
 #include "ui/shell/main_window.h"
 
@@ -24,7 +25,7 @@ int main(int argc, char* argv[]) {
     parser.addPositionalArgument(
         QStringLiteral("session"),
         QApplication::translate("main", "A .loadscope file, or an example's name: %1.")
-            .arg(QStringLiteral("demo-proxy, memcached, tcp-rr")),
+            .arg(loadscope::app::exampleSessionNames().join(QStringLiteral(", "))),
         QStringLiteral("[session]"));
     parser.process(application);
 

@@ -26,6 +26,8 @@ QString ImportedReport::description() const {
     QStringList parts;
     parts << (concurrency ? QStringLiteral("concurrency %1").arg(*concurrency)
                           : QStringLiteral("concurrency unknown"));
+    if (streams)
+        parts << QStringLiteral("%1 streams per connection").arg(*streams);
     if (requests)
         parts << QStringLiteral("%1 requests").arg(*requests);
     else if (result.complete > 0)

@@ -1,6 +1,7 @@
 #include "app/import/report_importer.h"
 
 #include "app/import/ab_report_parser.h"
+#include "app/import/h2load_report_parser.h"
 #include "app/import/memtier_report_parser.h"
 #include "app/import/netperf_report_parser.h"
 #include "app/import/report_lines.h"
@@ -17,9 +18,8 @@ ImportResult importReports(const QString& fileName, const QByteArray& content) {
     const ReportLines lines(content);
     // A notes file may hold outputs of several tools; each parser finds its own.
     const ImportResult found[] = {
-        AbReportParser::parse(lines, fileName),
-        WrkReportParser::parse(lines, fileName),
-        MemtierReportParser::parse(lines, fileName),
+        AbReportParser::parse(lines, fileName),      WrkReportParser::parse(lines, fileName),
+        H2loadReportParser::parse(lines, fileName),  MemtierReportParser::parse(lines, fileName),
         NetperfReportParser::parse(lines, fileName),
     };
     QList<ImportedReport> merged;
@@ -37,7 +37,8 @@ ImportResult importReports(const QString& fileName, const QByteArray& content) {
     if (merged.isEmpty())
         return makeError(
             ErrorCode::Format,
-            QStringLiteral("not a recognised ab, wrk, wrk2, memtier_benchmark or netperf report"),
+            QStringLiteral(
+                "not a recognised ab, wrk, wrk2, h2load, memtier_benchmark or netperf report"),
             fileName, 1);
     std::stable_sort(
         merged.begin(), merged.end(),

@@ -7,7 +7,7 @@
 
 namespace loadscope::app {
 
-// Recognises the saved outputs of ab, wrk, wrk2, memtier_benchmark (its
+// Recognises the saved outputs of ab, wrk, wrk2, h2load, memtier_benchmark (its
 // stdout and its --json-out-file) and netperf in `content`, read from
 // `fileName`, and returns every report found, in file order. A file with no
 // report, or with a report cut off or garbled, gives no reports and one Format

@@ -2,12 +2,13 @@
 
 #include "app/common/result.h"
 #include "app/import/imported_report.h"
+#include "app/import/report_lines.h"
 
 #include <QString>
+#include <QStringList>
+#include <optional>
 
 namespace loadscope::app {
-
-class ReportLines;
 
 // The skeleton every report reader of a text output shares: the report it
 // fills, where it has got to (the last line read and what that line said, for
@@ -61,5 +62,47 @@ protected:
 private:
     Error m_error;
 };
+
+// What a line outside any report is to the scan of readReports.
+enum class LineRole {
+    Other,    // forgets the command typed above
+    Preamble, // the tool's own line before its report (its version, a warning): keeps it
+    Start,    // the first line of a report
+};
+
+// The scan the parsers of one tool's text reports share: walks `lines`, keeps the command
+// typed above a report (one of `programs`, with an http(s) URL), and hands each report's first
+// line to a new Reader, whose read(start, command, commandIndex, version) reads it to its end.
+// `classify(line, version)` names each other line's role and sets `version` from a line that
+// prints it. The first refusal refuses the whole file.
+template <typename Reader, typename Classify>
+ImportResult readReports(const ReportLines& lines, const QString& fileName,
+                         const QStringList& programs, Classify classify) {
+    QList<ImportedReport> result;
+    std::optional<ReportLines::Command> command;
+    int commandIndex = -1;
+    QString version;
+    for (int index = 0; index < lines.size(); ++index) {
+        if (auto typed = ReportLines::commandWithUrl(lines.text(index), programs)) {
+            command = typed;
+            commandIndex = index;
+            continue;
+        }
+        const QString line = lines.trimmed(index);
+        const LineRole role = classify(line, version);
+        if (role != LineRole::Start) {
+            if (role == LineRole::Other && !line.isEmpty())
+                command.reset();
+            continue;
+        }
+        Reader reader(lines, fileName);
+        if (!reader.read(index, command, commandIndex, version))
+            return reader.error();
+        result.append(reader.finish());
+        index = reader.lastIndex();
+        command.reset();
+    }
+    return result;
+}
 
 } // namespace loadscope::app

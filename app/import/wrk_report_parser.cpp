@@ -331,38 +331,19 @@ bool WrkReader::readTotals(int& index) {
 } // namespace
 
 ImportResult WrkReportParser::parse(const ReportLines& lines, const QString& fileName) {
-    QList<ImportedReport> result;
-    std::optional<ReportLines::Command> command;
-    int commandIndex = -1;
-    QString version;
-    for (int index = 0; index < lines.size(); ++index) {
-        const QString line = lines.trimmed(index);
-        if (auto typed = ReportLines::commandWithUrl(
-                lines.text(index), {QStringLiteral("wrk"), QStringLiteral("wrk2")})) {
-            command = typed;
-            commandIndex = index;
-            continue;
-        }
-        if (const auto printed = line.startsWith(QLatin1StringView("wrk "))
-                                     ? kVersion.match(line)
-                                     : QRegularExpressionMatch();
-            printed.hasMatch()) {
-            version = printed.captured(1);
-            continue;
-        }
-        if (!line.startsWith(QLatin1StringView("Running ")) || !kRunning.match(line).hasMatch()) {
-            if (!line.isEmpty())
-                command.reset();
-            continue;
-        }
-        WrkReader reader(lines, fileName);
-        if (!reader.read(index, command, commandIndex, version))
-            return reader.error();
-        result.append(reader.finish());
-        index = reader.lastIndex();
-        command.reset();
-    }
-    return result;
+    return readReports<WrkReader>(
+        lines, fileName, {QStringLiteral("wrk"), QStringLiteral("wrk2")},
+        [](const QString& line, QString& version) {
+            if (line.startsWith(QLatin1StringView("wrk "))) {
+                if (const auto printed = kVersion.match(line); printed.hasMatch()) {
+                    version = printed.captured(1);
+                    return LineRole::Preamble;
+                }
+            }
+            return line.startsWith(QLatin1StringView("Running ")) && kRunning.match(line).hasMatch()
+                       ? LineRole::Start
+                       : LineRole::Other;
+        });
 }
 
 } // namespace loadscope::app

@@ -148,9 +148,7 @@ private:
         if (!server)
             return server.error();
         m_servers.push_back(*server);
-        // Ready means reachable the way the load will reach it: from the client, across the wire.
-        if (auto ready = waitForListener(m_topology.clientNetns(), endpoint->address,
-                                         endpoint->port, *server, 5000);
+        if (auto ready = waitForServer(*endpoint, m_topology.clientNetns(), *server, 5000);
             !ready) {
             const QString why = lastLogLine(log);
             return why.isEmpty() ? ready.error() : ready.error().prefixed(why);

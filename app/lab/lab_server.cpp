@@ -350,4 +350,16 @@ Result<SpawnSpec> labServerCommand(const LabServerSpec& spec, const ModeEndpoint
     return command;
 }
 
+Result<void> waitForServer(const ModeEndpoint& endpoint, int clientNetns, pid_t server,
+                           int timeoutMs) {
+    if (auto listening =
+            waitForListener(endpoint.serverNetns, endpoint.bindAddress, endpoint.bindPort, server,
+                            timeoutMs, QStringLiteral("the server's namespace"));
+        !listening)
+        return listening;
+    // Reachable the way the load will reach it: from the client, across the wire.
+    return waitForListener(clientNetns, endpoint.address, endpoint.port, server, timeoutMs,
+                           QStringLiteral("the client namespace"));
+}
+
 } // namespace loadscope::app::lab

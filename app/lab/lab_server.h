@@ -43,4 +43,12 @@ Result<SpawnSpec> labServerCommand(const LabServerSpec& spec, const ModeEndpoint
                                    const std::string& workDir, const std::string& cliPath,
                                    const std::vector<int>& cpus);
 
+// Waits until the server of `endpoint` (its process `server`, when > 0) listens where it binds, in
+// its own namespace, and then until a connection from `clientNetns` reaches the endpoint, each
+// for at most `timeoutMs`. The first wait is what a relaying mode needs: the userland proxy and
+// slirp4netns accept the client's connection on their own socket whether or not the server
+// behind them listens yet, and reset it when the server refuses theirs.
+Result<void> waitForServer(const ModeEndpoint& endpoint, int clientNetns, pid_t server,
+                           int timeoutMs);
+
 } // namespace loadscope::app::lab

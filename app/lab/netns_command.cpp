@@ -147,7 +147,7 @@ Result<int> tcpSocketInNetns(int netnsFd) {
 }
 
 Result<void> waitForListener(int netnsFd, const std::string& address, uint16_t port, pid_t server,
-                             int timeoutMs) {
+                             int timeoutMs, const QString& from) {
     sockaddr_in target{};
     target.sin_family = AF_INET;
     target.sin_port = htons(port);
@@ -185,10 +185,11 @@ Result<void> waitForListener(int netnsFd, const std::string& address, uint16_t p
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     return makeError(ErrorCode::Unreachable,
-                     QStringLiteral("no answer on %1:%2 from the client namespace in %3 s (%4)")
+                     QStringLiteral("no answer on %1:%2 from %3 in %4 s (%5)")
                          .arg(QString::fromStdString(address))
                          .arg(port)
-                         .arg(timeoutMs / 1000)
+                         .arg(from)
+                         .arg(timeoutMs / 1000.0)
                          .arg(QString::fromLocal8Bit(std::strerror(lastError))));
 }
 

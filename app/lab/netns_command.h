@@ -27,9 +27,10 @@ Result<std::string> runInNetns(int netnsFd, std::vector<std::string> argv);
 Result<int> tcpSocketInNetns(int netnsFd);
 
 // Waits until a TCP connection from `netnsFd` to address:port succeeds, for at most `timeoutMs`;
-// an error as soon as `server` (when > 0) has exited.
+// an error as soon as `server` (when > 0) has exited. `from` names the namespace in the error
+// ("the client namespace").
 Result<void> waitForListener(int netnsFd, const std::string& address, uint16_t port, pid_t server,
-                             int timeoutMs);
+                             int timeoutMs, const QString& from);
 
 // Writes `value` to a file of /proc/sys/net as seen from the namespace `netnsFd`.
 Result<void> writeNetSysctl(int netnsFd, const std::string& path, const std::string& value);

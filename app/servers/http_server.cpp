@@ -1,11 +1,13 @@
 #include "app/servers/http_server.h"
 
+#include "app/servers/http2_session.h"
 #include "app/servers/socket_connection.h"
 #include "engine/tls_session.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <openssl/ssl.h>
 #include <string_view>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -144,14 +146,17 @@ ParseStatus parseRequestHead(std::string_view data, RequestHead& request, size_t
 // One client. Reads land in the loop's scratch buffer; only an incomplete request head is kept
 // (m_carry). Responses are queued as pointers into the server's prebuilt strings, never copied.
 // While output is pending the connection stops reading, which bounds the queue by one read's
-// worth of pipelined requests.
+// worth of pipelined requests. An HTTP/2 connection (the client preface on a cleartext one that
+// allows it, ALPN "h2" on TLS) hands every byte to its Http2Session instead.
 class HttpConnection final : public SocketConnection {
 public:
-    HttpConnection(const HttpServer& server, ServerLoop& loop, int fd, SSL* tls)
+    HttpConnection(const HttpServer& server, ServerLoop& loop, int fd, SSL* tls, bool http2)
         : SocketConnection(loop, fd)
         , m_server(server)
         , m_tls(tls ? std::make_unique<engine::TlsSession>(tls) : nullptr)
-        , m_handshaking(tls != nullptr) {
+        , m_ssl(tls)
+        , m_handshaking(tls != nullptr)
+        , m_sniffing(http2 && !tls) {
         headStarted(loop.now()); // the header timeout runs from the accept
     }
 
@@ -169,14 +174,21 @@ public:
                 return false;
             case engine::TlsSession::Step::Done:
                 m_handshaking = false;
+                // ALPN chose h2 only where the server offered it (TlsServerContext).
+                if (TlsServerContext::negotiatedHttp2(m_ssl))
+                    return startHttp2({});
                 // The request may be in the socket already; level-triggered, it reports it.
                 return updateInterest(EPOLLIN);
             }
         }
+        if (m_http2)
+            return serveHttp2(events);
         if ((events & EPOLLOUT) && !flush())
             return false;
         if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && watching(EPOLLIN) && !readAndServe())
             return false;
+        if (m_http2)
+            return true; // the bytes read were the HTTP/2 preface; serveHttp2 chose what to watch
         if (m_queue.empty() && m_closeAfterFlush) {
             if (m_tls)
                 m_tls->notifyClose();
@@ -211,8 +223,22 @@ private:
         }
         if (read.status != SocketRead::Status::Data)
             return read.keepOpen();
-
-        if (m_carry.empty()) {
+        if (m_sniffing) {
+            m_carry.append(read.bytes.data(), read.bytes.size());
+            const std::string_view preface = Http2Session::kClientPreface;
+            const size_t compared = std::min(m_carry.size(), preface.size());
+            if (std::string_view(m_carry).substr(0, compared) == preface.substr(0, compared)) {
+                if (m_carry.size() < preface.size())
+                    return true; // the preface so far: wait for the rest
+                const bool open = startHttp2(m_carry);
+                m_carry.clear();
+                return open;
+            }
+            // Not HTTP/2: what was read begins the first HTTP/1.1 request.
+            m_sniffing = false;
+            const size_t used = serve(m_carry);
+            m_carry.erase(0, used);
+        } else if (m_carry.empty()) {
             const std::string_view data(read.bytes.data(), read.bytes.size());
             const size_t used = serve(data);
             if (used < data.size())
@@ -271,6 +297,57 @@ private:
         }
         m_loop.countRequests(answered);
         return pos;
+    }
+
+    // From now on the connection speaks HTTP/2; `received` is what the client sent so far.
+    bool startHttp2(std::string_view received) {
+        m_sniffing = false;
+        m_http2 = Http2Session::create(m_loop, m_server.document());
+        if (!m_http2) {
+            m_loop.countError();
+            return false;
+        }
+        headCompleted(); // streams are not heads: the idle timeout watches an HTTP/2 connection
+        if (!received.empty())
+            m_http2->receive(received);
+        return flushHttp2();
+    }
+
+    bool serveHttp2(uint32_t events) {
+        if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && watching(EPOLLIN)) {
+            const SocketRead read = m_tls ? tlsRead() : readSome(m_loop, m_fd);
+            if (read.status == SocketRead::Status::Data)
+                m_http2->receive(read.bytes);
+            else if (!read.keepOpen())
+                return false; // closed or broken: an HTTP/2 client reads nothing after its FIN
+        }
+        return flushHttp2();
+    }
+
+    // Writes what the session has to send until it has nothing or the socket is full; reads
+    // again only once all of it went, as HTTP/1.1 responses do.
+    bool flushHttp2() {
+        for (std::string_view output = m_http2->output(); !output.empty();
+             output = m_http2->output()) {
+            const ssize_t sent = m_tls ? m_tls->write(output.data(), output.size())
+                                       : send(m_fd, output.data(), output.size(), MSG_NOSIGNAL);
+            if (sent < 0) {
+                if (!wouldBlock())
+                    return false;
+                return updateInterest(EPOLLOUT);
+            }
+            m_loop.countSent(uint64_t(sent));
+            m_http2->sent(size_t(sent));
+            if (size_t(sent) < output.size())
+                return updateInterest(EPOLLOUT);
+        }
+        if (m_http2->finished()) {
+            if (m_tls)
+                m_tls->notifyClose();
+            shutdown(m_fd, SHUT_WR);
+            return false;
+        }
+        return updateInterest(EPOLLIN);
     }
 
     void badRequest() {
@@ -333,7 +410,10 @@ private:
 
     const HttpServer& m_server;
     std::unique_ptr<engine::TlsSession> m_tls; // HTTPS: every read and write goes through it
+    SSL* m_ssl = nullptr;                      // owned by m_tls; for the ALPN choice
+    std::unique_ptr<Http2Session> m_http2;     // set once the connection speaks HTTP/2
     bool m_handshaking = false;
+    bool m_sniffing = false; // cleartext with HTTP/2 allowed: is the first request a preface?
     bool m_closeAfterFlush = false;
     uint64_t m_bodyLeft = 0;
     std::string m_carry;
@@ -360,7 +440,8 @@ HttpServer::~HttpServer() {
 
 Result<void> HttpServer::prepare() {
     if (m_httpConfig.tls && !m_tls) {
-        auto tls = TlsServerContext::create(m_httpConfig.tlsCertFile, m_httpConfig.tlsKeyFile);
+        auto tls = TlsServerContext::create(m_httpConfig.tlsCertFile, m_httpConfig.tlsKeyFile,
+                                            m_httpConfig.http2);
         if (!tls)
             return tls.error();
         m_tls = std::move(*tls);
@@ -378,7 +459,7 @@ std::unique_ptr<ServerConnection> HttpServer::createConnection(ServerLoop& loop,
         loop.closeDescriptor(fd);
         return nullptr;
     }
-    return openConnection<HttpConnection>(*this, loop, fd, tls);
+    return openConnection<HttpConnection>(*this, loop, fd, tls, m_httpConfig.http2);
 }
 
 std::string HttpServer::makeDocument(size_t size) {

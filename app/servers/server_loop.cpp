@@ -1,6 +1,7 @@
 #include "app/servers/server_loop.h"
 
 #include "app/servers/tcp_server.h"
+#include "engine/broken_pipe.h"
 #include "engine/vector_state.h"
 
 #include <algorithm>
@@ -96,6 +97,8 @@ bool ServerLoop::open() {
 void ServerLoop::run() {
     // As a load worker: do not carry the starting thread's vector state into every switch.
     engine::clearUpperVectorState();
+    // A client gone in the middle of a TLS response: EPIPE, not the end of the process.
+    engine::blockBrokenPipeOnThisThread();
     epoll_event events[kEventBatch];
     while (!m_stopping.load(std::memory_order_acquire)) {
         const int count = epoll_wait(m_epollFd, events, kEventBatch, waitTimeoutMs());

@@ -75,14 +75,37 @@ std::string pemOf(X509* certificate) {
     return pem;
 }
 
+// ALPN: the server's order wins, h2 before http/1.1 when offered.
+template <bool Http2>
+int selectProtocol(SSL*, const unsigned char** out, unsigned char* outLength,
+                   const unsigned char* in, unsigned inLength, void*) {
+    static const unsigned char both[] = "\x02h2\x08http/1.1";
+    static const unsigned char http1[] = "\x08http/1.1";
+    const unsigned char* mine = Http2 ? both : http1;
+    const unsigned mineLength = Http2 ? sizeof both - 1 : sizeof http1 - 1;
+    unsigned char* selected = nullptr;
+    if (SSL_select_next_proto(&selected, outLength, mine, mineLength, in, inLength) !=
+        OPENSSL_NPN_NEGOTIATED)
+        return SSL_TLSEXT_ERR_NOACK; // no ALPN agreement is not an error for HTTP/1.1
+    *out = selected;
+    return SSL_TLSEXT_ERR_OK;
+}
+
 } // namespace
+
+bool TlsServerContext::negotiatedHttp2(const SSL* ssl) {
+    const unsigned char* protocol = nullptr;
+    unsigned length = 0;
+    SSL_get0_alpn_selected(ssl, &protocol, &length);
+    return length == 2 && protocol[0] == 'h' && protocol[1] == '2';
+}
 
 TlsServerContext::~TlsServerContext() {
     SSL_CTX_free(m_ctx);
 }
 
-Result<std::unique_ptr<TlsServerContext>> TlsServerContext::create(const std::string& certFile,
-                                                                   const std::string& keyFile) {
+Result<std::unique_ptr<TlsServerContext>>
+TlsServerContext::create(const std::string& certFile, const std::string& keyFile, bool offerHttp2) {
     std::unique_ptr<TlsServerContext> context(new TlsServerContext);
     SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
     if (!ctx)
@@ -91,19 +114,8 @@ Result<std::unique_ptr<TlsServerContext>> TlsServerContext::create(const std::st
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
-    SSL_CTX_set_alpn_select_cb(
-        ctx,
-        [](SSL*, const unsigned char** out, unsigned char* outLength, const unsigned char* in,
-           unsigned inLength, void*) {
-            static const unsigned char mine[] = "\x08http/1.1";
-            unsigned char* selected = nullptr;
-            if (SSL_select_next_proto(&selected, outLength, mine, sizeof mine - 1, in, inLength) !=
-                OPENSSL_NPN_NEGOTIATED)
-                return SSL_TLSEXT_ERR_NOACK; // no ALPN agreement is not an error for HTTP/1.1
-            *out = selected;
-            return SSL_TLSEXT_ERR_OK;
-        },
-        nullptr);
+    SSL_CTX_set_alpn_select_cb(ctx, offerHttp2 ? &selectProtocol<true> : &selectProtocol<false>,
+                               nullptr);
     if (certFile.empty()) {
         KeyAndCertificate made;
         if (!makeSelfSigned(made))

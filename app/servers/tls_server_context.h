@@ -11,14 +11,17 @@ using SSL_CTX = struct ssl_ctx_st;
 namespace loadscope::app {
 
 // The TLS side of an embedded server: one SSL_CTX (TLS 1.2 and 1.3, ALPN
-// http/1.1) shared by its loop threads, which only create connections from
-// it. The certificate is the user's (PEM files) or, without one, a
+// http/1.1, and h2 first when the server speaks HTTP/2) shared by its loop threads, which only
+// create connections from it. The certificate is the user's (PEM files) or, without one, a
 // self-signed EC P-256 certificate made at start for 127.0.0.1 and localhost.
 class TlsServerContext {
 public:
     // certFile empty: a fresh self-signed certificate; keyFile empty: the key is in certFile.
-    static Result<std::unique_ptr<TlsServerContext>> create(const std::string& certFile,
-                                                            const std::string& keyFile);
+    // offerHttp2: ALPN chooses "h2" when the client offers it, else "http/1.1".
+    static Result<std::unique_ptr<TlsServerContext>>
+    create(const std::string& certFile, const std::string& keyFile, bool offerHttp2 = false);
+    // After the handshake: whether ALPN chose "h2" on `ssl`.
+    static bool negotiatedHttp2(const SSL* ssl);
     ~TlsServerContext();
     TlsServerContext(const TlsServerContext&) = delete;
     TlsServerContext& operator=(const TlsServerContext&) = delete;

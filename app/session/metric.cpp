@@ -58,6 +58,10 @@ const std::vector<MetricInfo>& metricRegistry() {
         info(Metric::ConnectMean, "connect_mean_ms", "Connect time mean", false,
              "Mean time to establish the connection per request, 0 for requests on a reused "
              "connection, as ab's \"Connect\" row."),
+        info(Metric::TlsMean, "tls_mean_ms", "TLS handshake mean", false,
+             "https: mean time of a connection's TLS handshake, from the end of its TCP "
+             "connect to the end of the handshake, one sample per handshake (resumed ones "
+             "included: tls_resumed_ratio says how many were)."),
         info(Metric::UncorrectedP50, "latency_uncorrected_p50_ms", "Uncorrected p50", false,
              "Fixed rate: median time from the actual send of a request to its response, "
              "not corrected for coordinated omission (wrk2's \"Uncorrected Latency\"); the "

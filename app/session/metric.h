@@ -24,6 +24,7 @@ enum class Metric {
     Failed,
     FailedShare,
     ConnectMean,
+    TlsMean, // https only: per handshake, not per request
     // Fixed rate only: from the actual send, beside the corrected LatencyP*.
     UncorrectedP50,
     UncorrectedP99,

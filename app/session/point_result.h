@@ -68,6 +68,12 @@ struct RunEnvironment {
     int cores = 0;
     QString loadscopeVersion;
     QString threadPlacement; // "pinned to CPUs 0,1" or "ran on CPUs 0,1"
+    // A lab target's point: the lab's wire MTU, the network path the lab
+    // built for its mode, and the versions of what it ran ("kernel 6.1.0,
+    // nginx 1.22.1, ..."); 0 and empty for any other point.
+    int labMtu = 0;
+    QString labPath;
+    QString labVersions;
 
     friend bool operator==(const RunEnvironment&, const RunEnvironment&) = default;
 };

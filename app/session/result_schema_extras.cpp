@@ -5,6 +5,7 @@
 
 #include <QJsonArray>
 #include <QUuid>
+#include <tuple>
 
 namespace loadscope::app {
 
@@ -51,6 +52,32 @@ void addProvenance(ResultSchemaBuilder& b) {
         [](const JsonReader& j, QStringView k, PointResult& r) {
             r.environment.cores = int(j.integer(k, 0, 1 << 20, 0));
         });
+
+    // Where a lab point ran (added after the first release: saved when set).
+    b.savedWhenSet(
+        "lab_mtu", FieldType::Integer, "bytes",
+        [](const PointResult& r) {
+            return r.environment.labMtu > 0 ? FieldValue(int64_t(r.environment.labMtu))
+                                            : FieldValue();
+        },
+        "environment/labMtu",
+        [](const JsonReader& j, QStringView k, PointResult& r) {
+            r.environment.labMtu = int(j.integer(k, 0, 65535, 0));
+        });
+    for (const auto& [id, key, member] :
+         {std::tuple{"lab_path", "environment/labPath", &RunEnvironment::labPath},
+          std::tuple{"lab_versions", "environment/labVersions", &RunEnvironment::labVersions}}) {
+        b.savedWhenSet(
+            id, FieldType::Text, "",
+            [member](const PointResult& r) {
+                const QString& text = r.environment.*member;
+                return text.isEmpty() ? FieldValue() : FieldValue(text);
+            },
+            key,
+            [member](const JsonReader& j, QStringView k, PointResult& r) {
+                r.environment.*member = j.string(k, {});
+            });
+    }
 
     // Rates exactly as an imported tool printed them (they win over derived ones).
     const struct {

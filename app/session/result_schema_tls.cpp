@@ -90,8 +90,11 @@ void addTlsFields(ResultSchemaBuilder& b) {
     addLatencyFields(b, QStringLiteral("tls"), only(TargetProtocol::Http, "tls_ms"),
                      [](const PointResult& r) -> const LatencySummary& { return r.tls; },
                      {QStringLiteral("mean"), QStringLiteral("p50"), QStringLiteral("p99")}, {});
-    for (size_t i = first; i < b.count(); ++i)
+    for (size_t i = first; i < b.count(); ++i) {
         b.at(i).omitInCli = true; // a plain-http run has no handshake to describe
+        if (b.at(i).id == QLatin1String("tls_mean_ms"))
+            b.at(i).summaryMetric = b.at(i).id; // compared, as the connect time is
+    }
 }
 
 } // namespace loadscope::app::schema_detail

@@ -607,6 +607,8 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
     }
     PointResult result = pointResultFromRun(run, point.targetId, point.concurrency,
                                             point.repetition, currentRunEnvironment(startedAt));
+    if (target->lab && sweep.agent && sweep.agent->lab())
+        recordLabEnvironment(result.environment, *sweep.agent->lab(), target->lab->mode);
     if (point.rate > 0) {
         // The plan's level, not the engine's figure: it is the key the
         // point is found by again (resume, the Compare page's levels).

@@ -205,19 +205,22 @@ inline Exchange exchangeThenHalfClose(const Socket& socket, const std::string& d
 }
 
 // A listening socket on a free port that the test drives by hand, for upstream behaviours the
-// embedded servers do not have.
+// embedded servers do not have. Made with `listening` false it is only bound, refusing
+// connections as a server still starting does, until listen().
 class RawListener {
 public:
-    RawListener() {
+    explicit RawListener(bool listening = true) {
         m_socket = Socket(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
         sockaddr_in address = loopback(0);
         ::bind(m_socket.fd(), reinterpret_cast<sockaddr*>(&address), sizeof address);
-        ::listen(m_socket.fd(), 16);
+        if (listening)
+            listen();
         socklen_t length = sizeof address;
         ::getsockname(m_socket.fd(), reinterpret_cast<sockaddr*>(&address), &length);
         m_port = ntohs(address.sin_port);
     }
     uint16_t port() const { return m_port; }
+    void listen() const { ::listen(m_socket.fd(), 16); }
 
     Socket accept(std::chrono::milliseconds wait) const {
         pollfd entry{m_socket.fd(), POLLIN, 0};

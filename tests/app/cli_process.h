@@ -5,6 +5,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QStandardPaths>
 #include <QString>
 #include <QStringList>
 #include <cstdio>
@@ -72,13 +73,14 @@ inline CliOutcome runCli(const QStringList& arguments) {
     return outcome;
 }
 
-// `stdoutFile`: standard output goes there instead (say /dev/full).
-inline CliOutcome runCliProcess(const QStringList& arguments, int timeoutMs = 60000,
-                                const QString& stdoutFile = {}) {
+// Any program run to its end, bounded in time: loadscope-cli, or a peer tool it is checked
+// against (h2load, curl). `stdoutFile`: standard output goes there instead (say /dev/full).
+inline CliOutcome runProgram(const QString& program, const QStringList& arguments,
+                             int timeoutMs = 60000, const QString& stdoutFile = {}) {
     QProcess process;
     if (!stdoutFile.isEmpty())
         process.setStandardOutputFile(stdoutFile);
-    process.start(cliPath(), arguments);
+    process.start(program, arguments);
     process.closeWriteChannel();
     CliOutcome outcome;
     if (!process.waitForFinished(timeoutMs)) {
@@ -91,6 +93,16 @@ inline CliOutcome runCliProcess(const QStringList& arguments, int timeoutMs = 60
     outcome.out = process.readAllStandardOutput();
     outcome.err = process.readAllStandardError();
     return outcome;
+}
+
+inline CliOutcome runCliProcess(const QStringList& arguments, int timeoutMs = 60000,
+                                const QString& stdoutFile = {}) {
+    return runProgram(cliPath(), arguments, timeoutMs, stdoutFile);
+}
+
+// A peer tool on PATH; empty when it is not installed.
+inline QString toolPath(const QString& program) {
+    return QStandardPaths::findExecutable(program);
 }
 
 // A value of a --json object, with "a.b" reaching into nested objects.

@@ -64,7 +64,7 @@ void TestImportRefusals::refusals_data() {
     const QByteArray keyval = fixture(QStringLiteral("netperf_omni_keyval.txt"));
 
     QTest::newRow("empty") << QByteArray() << 1
-                           << "not a recognised ab, wrk, wrk2, memtier_benchmark or netperf report";
+                           << "not a recognised ab, wrk, wrk2, h2load, memtier_benchmark or netperf report";
     QTest::newRow("prose")
         << QByteArray("We ran ab -c 100 -n 1000 http://host/ on the NAT box.\nIt was slow.\n") << 1
         << "not a recognised";

@@ -414,10 +414,10 @@ void TestSessionFile::saveIntoDirectoryPathFails() {
 
 void TestSessionFile::examplesLoadByNameAndPath() {
     QCOMPARE(exampleSessionNames(),
-             (QStringList{QStringLiteral("demo-proxy"), QStringLiteral("lab-apache-modes"),
-                          QStringLiteral("lab-memcached"), QStringLiteral("lab-nginx-bridge"),
-                          QStringLiteral("lab-tcp-rr"), QStringLiteral("memcached"),
-                          QStringLiteral("tcp-rr")}));
+             (QStringList{QStringLiteral("demo-https"), QStringLiteral("demo-proxy"),
+                          QStringLiteral("lab-apache-modes"), QStringLiteral("lab-memcached"),
+                          QStringLiteral("lab-nginx-bridge"), QStringLiteral("lab-tcp-rr"),
+                          QStringLiteral("memcached"), QStringLiteral("tcp-rr")}));
     const Result<Session> demo = openSession(QStringLiteral("demo-proxy"));
     QVERIFY2(demo, demo ? "" : qPrintable(demo.error().toString()));
     QCOMPARE(demo->targets.size(), size_t(2));

@@ -221,7 +221,7 @@ void TestSessionImport::allOrNothing_data() {
     QTest::newRow("cut file") << "web" << ab.left(ab.indexOf("Transfer rate"))
                               << "second.txt:34: ab report cut off after 'Time per request'";
     QTest::newRow("unrecognised") << "web" << QByteArray("hello\n")
-                                  << "second.txt:1: not a recognised ab, wrk, wrk2, "
+                                  << "second.txt:1: not a recognised ab, wrk, wrk2, h2load, "
                                      "memtier_benchmark or netperf report";
     QTest::newRow("other protocol")
         << "web" << readFixture(QFINDTESTDATA("fixtures/import/netperf_tcp_rr.txt"))

@@ -1,5 +1,6 @@
 #include "engine/http_protocol.h"
 #include "engine/http_response_parser.h"
+#include "http_response_bytes.h"
 
 #include <QTest>
 #include <string>
@@ -7,12 +8,10 @@
 #include <vector>
 
 using namespace loadscope::engine;
+using test::view;
+using test::withContentLength;
 
 namespace {
-
-std::string_view view(const QByteArray& bytes) {
-    return {bytes.constData(), static_cast<size_t>(bytes.size())};
-}
 
 QString describe(const ResponseInfo& info, size_t end) {
     return QStringLiteral("%1 %2 %3 @%4")
@@ -101,12 +100,6 @@ void addValidRow(const char* name, const std::vector<Expected>& responses, bool 
     QTest::newRow(name) << input << head << expected.join(u' ');
 }
 
-QByteArray withContentLength(int status, const QByteArray& body, const QByteArray& extra = {}) {
-    return "HTTP/1.1 " + QByteArray::number(status) +
-           " X\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n" + extra + "\r\n" +
-           body;
-}
-
 // Checks the result for the whole input, every two-piece split and
 // byte-by-byte. `stride` thins the two-piece splits of very large inputs.
 void checkEverySplit(const QByteArray& input, bool head, const QString& expected, int stride = 1) {
@@ -154,10 +147,6 @@ private Q_SLOTS:
     void failureIsSticky();
     void eofWithNothingInProgress();
     void inProgressTracksPartialResponses();
-    void sessionCapturesFirstServerOnly();
-    void sessionReportsLastError();
-    void sessionResetForgetsPartialResponse();
-    void headSessionReadsNoBody();
 };
 
 void TestHttpResponseParser::validResponses_data() {
@@ -467,78 +456,6 @@ void TestHttpResponseParser::inProgressTracksPartialResponses() {
     QVERIFY(parser.inProgress());
     QCOMPARE(parser.feed("x").status, FeedResult::Status::Complete);
     QVERIFY(!parser.inProgress());
-}
-
-void TestHttpResponseParser::sessionCapturesFirstServerOnly() {
-    HttpRequestSpec spec;
-    spec.host = "127.0.0.1";
-    const HttpProtocol protocol(spec);
-    const auto session = protocol.newSession(0, 1);
-    QVERIFY(session->serverSoftware().empty());
-
-    const QByteArray first = withContentLength(200, "one", "Server: nginx/1.22.1\r\n");
-    const QByteArray second = withContentLength(200, "two", "Server: other\r\n");
-    const QByteArray both = first + second;
-    FeedResult r = session->feed(view(both));
-    QCOMPARE(r.status, FeedResult::Status::Complete);
-    QCOMPARE(r.consumed, static_cast<size_t>(first.size()));
-    r = session->feed(view(both).substr(r.consumed));
-    QCOMPARE(r.status, FeedResult::Status::Complete);
-    QCOMPARE(r.info.bodyBytes, uint64_t{3});
-    QCOMPARE(session->serverSoftware(), std::string_view("nginx/1.22.1"));
-
-    session->resetConnection();
-    QCOMPARE(session->feed(view(second)).status, FeedResult::Status::Complete);
-    QCOMPARE(session->serverSoftware(), std::string_view("nginx/1.22.1"));
-}
-
-void TestHttpResponseParser::sessionReportsLastError() {
-    const HttpProtocol protocol(HttpRequestSpec{});
-    const auto session = protocol.newSession(0, 1);
-    QVERIFY(session->lastError().empty());
-    const QByteArray cut = "HTTP/1.1 200 OK\r\nContent-Length: 4897\r\n\r\n" + QByteArray(100, 'x');
-    QCOMPARE(session->feed(view(cut)).status, FeedResult::Status::NeedMore);
-    QCOMPARE(session->finishAtEof().status, FeedResult::Status::Malformed);
-    QCOMPARE(session->lastError(),
-             std::string_view("connection closed after 100 of 4897 body bytes"));
-
-    // The error stays readable after the engine reconnects.
-    session->resetConnection();
-    QCOMPARE(session->lastError(),
-             std::string_view("connection closed after 100 of 4897 body bytes"));
-    QCOMPARE(session->feed("HTTP/1.1 abc\r\n").status, FeedResult::Status::Malformed);
-    QCOMPARE(session->lastError(), std::string_view("malformed status line"));
-}
-
-void TestHttpResponseParser::sessionResetForgetsPartialResponse() {
-    const HttpProtocol protocol(HttpRequestSpec{});
-    const auto session = protocol.newSession(3, 7);
-    QCOMPARE(session->feed("HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\npartial").status,
-             FeedResult::Status::NeedMore);
-    session->resetConnection();
-    QCOMPARE(session->finishAtEof().status, FeedResult::Status::NeedMore);
-
-    const QByteArray response = withContentLength(200, "fresh");
-    const FeedResult r = session->feed(view(response));
-    QCOMPARE(r.status, FeedResult::Status::Complete);
-    QCOMPARE(r.consumed, static_cast<size_t>(response.size()));
-    QCOMPARE(r.info.bodyBytes, uint64_t{5});
-}
-
-void TestHttpResponseParser::headSessionReadsNoBody() {
-    HttpRequestSpec spec;
-    spec.method = "HEAD";
-    const HttpProtocol protocol(spec);
-    const auto session = protocol.newSession(0, 1);
-    const QByteArray two = "HTTP/1.1 200 OK\r\nContent-Length: 4897\r\n\r\n"
-                           "HTTP/1.1 200 OK\r\nContent-Length: 4897\r\n\r\n";
-    FeedResult r = session->feed(view(two));
-    QCOMPARE(r.status, FeedResult::Status::Complete);
-    QCOMPARE(r.info.bodyBytes, uint64_t{0});
-    QCOMPARE(r.consumed, static_cast<size_t>(two.size() / 2));
-    r = session->feed(view(two).substr(r.consumed));
-    QCOMPARE(r.status, FeedResult::Status::Complete);
-    QCOMPARE(r.consumed, static_cast<size_t>(two.size() / 2));
 }
 
 QTEST_GUILESS_MAIN(TestHttpResponseParser)

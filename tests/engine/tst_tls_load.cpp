@@ -2,7 +2,8 @@
 // and bytes (the same run over plain http is the truth for the bytes), the
 // handshake phase (one sample per connection), session resumption, and the
 // failures that must be counted and end promptly: a certificate that does not
-// verify, a plain server on an https URL, a server that stalls mid-handshake.
+// verify, a plain server on an https URL, a server that stalls mid-handshake,
+// and one that closes while the client still writes (no SIGPIPE may end it).
 #include "engine/http_protocol.h"
 #include "engine/load_run.h"
 #include "local_peers.h"
@@ -10,10 +11,15 @@
 #include "tsan_fork_options.h"
 
 #include <QElapsedTimer>
+#include <QTemporaryDir>
 #include <QTest>
+#include <atomic>
 #include <chrono>
 #include <netinet/in.h>
+#include <openssl/ssl.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace loadscope::engine;
@@ -35,6 +41,77 @@ LoadSpec httpsSpec(uint16_t port, uint32_t concurrency, uint32_t threads, bool k
     spec.tls.serverName = "127.0.0.1";
     return spec;
 }
+
+int loopbackListener(uint16_t& port) {
+    const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    if (listener < 0 || ::bind(listener, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+        ::listen(listener, 16) != 0 ||
+        ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+        return -1;
+    port = ntohs(address.sin_port);
+    return listener;
+}
+
+// A TLS server that completes each handshake, reads one record of the
+// request and closes with the rest unread: the kernel resets the
+// connection, and a client still writing gets EPIPE from write(), which
+// OpenSSL uses, and SIGPIPE unless the thread keeps it from ending the process.
+class ClosingTlsPeer {
+public:
+    ClosingTlsPeer(const QString& certificate, const QString& key) {
+        m_context = SSL_CTX_new(TLS_server_method());
+        m_listener = loopbackListener(m_port);
+        if (!m_context || m_listener < 0 ||
+            SSL_CTX_use_certificate_chain_file(m_context, certificate.toLocal8Bit().data()) != 1 ||
+            SSL_CTX_use_PrivateKey_file(m_context, key.toLocal8Bit().data(), SSL_FILETYPE_PEM) != 1)
+            return;
+        m_thread = std::thread([this] { serve(); });
+    }
+    ~ClosingTlsPeer() {
+        m_stop = true;
+        if (m_thread.joinable())
+            m_thread.join();
+        if (m_listener >= 0)
+            ::close(m_listener);
+        SSL_CTX_free(m_context);
+    }
+    bool isRunning() const { return m_thread.joinable(); }
+    uint16_t port() const { return m_port; }
+    int closed() const { return m_closed; }
+
+private:
+    void serve() {
+        while (!m_stop) {
+            pollfd ready{m_listener, POLLIN, 0};
+            if (::poll(&ready, 1, 50) <= 0)
+                continue; // bounded: the destructor's flag is seen within 50 ms
+            const int fd = ::accept4(m_listener, nullptr, nullptr, SOCK_CLOEXEC);
+            if (fd < 0)
+                continue;
+            SSL* ssl = SSL_new(m_context);
+            SSL_set_fd(ssl, fd);
+            timeval bound{2, 0}; // a client that never sends cannot hold the peer
+            ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof bound);
+            char record[16 * 1024];
+            if (SSL_accept(ssl) == 1)
+                SSL_read(ssl, record, sizeof record);
+            SSL_free(ssl);
+            ::close(fd);
+            ++m_closed;
+        }
+    }
+
+    SSL_CTX* m_context = nullptr;
+    int m_listener = -1;
+    uint16_t m_port = 0;
+    std::atomic<bool> m_stop{false};
+    std::atomic<int> m_closed{0};
+    std::thread m_thread;
+};
 
 } // namespace
 
@@ -193,17 +270,11 @@ private Q_SLOTS:
     void stalledHandshakeEndsByConnectTimeout() {
         // A listener that never accepts: the kernel completes the TCP
         // handshake, and the ClientHello is never answered.
-        const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        uint16_t port = 0;
+        const int listener = loopbackListener(port);
         QVERIFY(listener >= 0);
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t length = sizeof address;
-        QVERIFY(::bind(listener, reinterpret_cast<sockaddr*>(&address), length) == 0);
-        QVERIFY(::listen(listener, 16) == 0);
-        QVERIFY(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) == 0);
         constexpr uint64_t kRequests = 2;
-        LoadSpec spec = httpsSpec(ntohs(address.sin_port), 1, 1, true, kRequests);
+        LoadSpec spec = httpsSpec(port, 1, 1, true, kRequests);
         spec.connectTimeout = 300ms;
         spec.tls.verify =
             false; // not what is tested; loading the CA store is slow under a sanitizer
@@ -215,6 +286,31 @@ private Q_SLOTS:
         QCOMPARE(r.errors[size_t(ErrorClass::Tls)], kRequests);
         QVERIFY2(r.firstError.find("connect timeout") != std::string::npos, r.firstError.c_str());
         QVERIFY2(timer.elapsed() < 5000, qPrintable(QString::number(timer.elapsed())));
+    }
+
+    void peerGoneMidWriteIsCounted() {
+        QTemporaryDir dir;
+        const QString made = loadscope::testing::writeSelfSignedCertificate(dir.path());
+        QVERIFY2(made.isEmpty(), qPrintable(made));
+        ClosingTlsPeer peer(dir.filePath(QStringLiteral("cert.pem")),
+                            dir.filePath(QStringLiteral("key.pem")));
+        QVERIFY(peer.isRunning());
+        HttpRequestSpec request;
+        request.method = "POST";
+        request.host = "127.0.0.1:" + std::to_string(peer.port());
+        request.body.assign(8 << 20, 'b'); // far more than the socket buffers hold
+        constexpr uint64_t kRequests = 3;
+        LoadSpec spec = httpsSpec(peer.port(), 1, 1, true, kRequests);
+        spec.protocol = std::make_shared<HttpProtocol>(request);
+        spec.tls.verify = false;
+        // Alive to compare: a SIGPIPE would have ended the test process here.
+        const RunResult r = runToEnd(spec);
+        QCOMPARE(r.complete, kRequests);
+        QCOMPARE(r.failed, kRequests);
+        QCOMPARE(r.errors[size_t(ErrorClass::Write)] + r.errors[size_t(ErrorClass::Receive)] +
+                     r.errors[size_t(ErrorClass::Tls)],
+                 kRequests);
+        QVERIFY2(peer.closed() >= int(kRequests), qPrintable(QString::number(peer.closed())));
     }
 
     void badCaFileRefused() {

@@ -28,8 +28,8 @@ ImportDialog::ImportDialog(app::SessionDocument* document, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
 
     auto* intro = new QLabel(
-        tr("Saved outputs of ab, wrk, wrk2, memtier_benchmark or netperf become results of "
-           "a target, one per report at its concurrency, with the numbers as printed."));
+        tr("Saved outputs of ab, wrk, wrk2, h2load, memtier_benchmark or netperf become "
+           "results of a target, one per report at its concurrency, with the numbers as printed."));
     intro->setWordWrap(true);
     layout->addWidget(intro);
 

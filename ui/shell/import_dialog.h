@@ -16,7 +16,7 @@ namespace loadscope::ui {
 
 class FieldError;
 
-// Adds saved outputs of ab, wrk, wrk2, memtier_benchmark and netperf to a
+// Adds saved outputs of ab, wrk, wrk2, h2load, memtier_benchmark and netperf to a
 // target of the open session, so they chart beside new runs. All or nothing:
 // when one file is not recognised, nothing is added and the dialog says why.
 class ImportDialog : public QDialog {

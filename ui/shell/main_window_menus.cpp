@@ -106,8 +106,8 @@ QMenu* MainWindow::createFileMenu() {
 
     QAction* import = file->addAction(tr("&Import…"), this, &MainWindow::showImportDialog);
     import->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I));
-    import->setToolTip(tr("Add saved outputs of ab, wrk, memtier_benchmark or netperf to a "
-                          "target"));
+    import->setToolTip(tr("Add saved outputs of ab, wrk, h2load, memtier_benchmark or netperf "
+                          "to a target"));
     file->setToolTipsVisible(true);
     m_sessionActions = {
         newAction, open,  examples->menuAction(), m_recentMenu->menuAction(), m_saveAction,
