@@ -16,12 +16,15 @@ enum class ErrorClass : uint8_t {
     Write,     // the request could not be sent
     Timeout,   // no complete response within the request timeout
     Tls,       // the TLS handshake failed (verification, protocol, stall) or a record was bad
+    RstStream, // HTTP/2: the server reset the stream (RST_STREAM) before its response ended
+    Goaway,    // HTTP/2: the request was refused or lost to the server's GOAWAY
 };
-inline constexpr size_t kErrorClassCount = 7;
+inline constexpr size_t kErrorClassCount = 9;
 
 constexpr std::string_view errorClassName(ErrorClass c) {
     constexpr std::array<std::string_view, kErrorClassCount> names{
-        "connect", "receive", "length", "exceptions", "write", "timeout", "tls"};
+        "connect", "receive", "length",     "exceptions", "write",
+        "timeout", "tls",     "rst_stream", "goaway"};
     return names[static_cast<size_t>(c)];
 }
 

@@ -1,5 +1,6 @@
 #include "engine/load_spec.h"
 
+#include "engine/http2_protocol.h"
 #include "engine/tls_context.h"
 
 namespace loadscope::engine {
@@ -37,6 +38,12 @@ std::optional<std::string> validateLoadSpec(const LoadSpec& spec) {
             return "CPU numbers cannot be negative";
     if (spec.tls.enabled && spec.protocol->isStream())
         return "TLS is not supported for a stream test";
+    if (const auto* h2 = dynamic_cast<const Http2Protocol*>(spec.protocol.get())) {
+        if (h2->settings().tls != spec.tls.enabled)
+            return "HTTP/2's :scheme and the connection's TLS disagree";
+        if (spec.tls.enabled && spec.tls.alpn != kAlpnHttp2)
+            return "HTTP/2 over TLS must offer \"h2\" by ALPN";
+    }
     return checkTlsSpec(spec.tls);
 }
 

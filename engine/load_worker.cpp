@@ -60,13 +60,14 @@ void LoadWorker::createConnections() {
         c->index = m_firstConnection + i;
         c->session =
             m_protocol.newSession(c->index, m_spec.seed * 0x9E3779B97F4A7C15ull + c->index);
+        c->mux = c->session->multiplexed();
         c->ring.resize(m_isStream ? 1 : m_spec.pipeline);
         m_connections.push_back(std::move(c));
     }
     // Not at a fixed rate: a blocking recv would sleep through the schedule's
     // timer. A TLS connection's reads go through OpenSSL, never a blocking recv.
     if (m_connectionCount == 1 && m_keepAlive && !m_isStream && m_spec.rate <= 0 &&
-        !m_spec.tls.enabled)
+        !m_spec.tls.enabled && !m_connections.front()->mux)
         m_soleConnection = m_connections.front().get();
 }
 
@@ -87,6 +88,8 @@ void LoadWorker::issueRequests(Connection& c, int64_t now) {
     while (c.count < c.ring.size()) {
         if (perConnection && c.responses + c.count > 0)
             break; // one request per connection
+        if (c.mux && !c.mux->canOpenStream(c.count))
+            break; // the server's stream limit, or its GOAWAY
         InFlight request;
         if (!takeClaimed(c, request) && (claim = claimRequest(now, request)) != Claim::Claimed)
             break;
@@ -108,12 +111,16 @@ void LoadWorker::issueRequests(Connection& c, int64_t now) {
         const size_t before = c.out.queuedBytes();
         c.session->queueRequest(c.out);
         request.requestBytes = uint32_t(c.out.queuedBytes() - before);
+        if (c.mux)
+            request.stream = c.mux->lastStream();
         c.push(request);
         ++c.unsent;
         ++m_inFlight;
     }
     if (claim == Claim::NotYet)
         waitForSchedule(c);
+    if (c.mux)
+        c.mux->produce(c.out); // frames owed without a request: acks, WINDOW_UPDATEs
     if (c.count == 0 && c.out.empty()) {
         // Nothing left to send: the budget is spent or the deadline passed.
         if (claim != Claim::NotYet)

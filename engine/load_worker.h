@@ -2,6 +2,7 @@
 
 #include "engine/arrival_schedule.h"
 #include "engine/load_spec.h"
+#include "engine/multiplexed_session.h"
 #include "engine/run_result.h"
 #include "engine/run_state.h"
 #include "engine/tls_context.h"
@@ -89,6 +90,12 @@ private:
     int64_t awaitSoleResponse(); // returns the clock after the wait
     void onEndOfStream(Connection& c, int64_t now, bool reset);
     void completeHead(Connection& c, const ResponseInfo& info, int64_t now);
+    // HTTP/2 (load_worker_h2.cpp): a multiplexed connection's reads, its
+    // streams ending in any order, its end of stream, and ALPN's answer.
+    bool receiveStreams(Connection& c, std::string_view data, int64_t now);
+    void endStream(Connection& c, const StreamEvent& event, int64_t now);
+    void onStreamsEnd(Connection& c, int64_t now, bool reset);
+    bool alpnRefused(Connection& c, int64_t now);
     void failHead(Connection& c, ErrorClass error, int64_t now, std::string_view message);
     void failConnect(Connection& c, int64_t now, int error);
     void dropConnection(Connection& c, int64_t now, bool retryInFlight);
@@ -158,7 +165,8 @@ private:
     int64_t m_nextTimeoutScanNs = 0;
     int64_t m_cpuAtMeasureStartNs = 0;
     std::string m_serverSoftware;
-    WorkerRecorder m_recorder; // owned by this thread alone, as everything above
+    std::vector<StreamEvent> m_streamEvents; // of one read on a multiplexed connection
+    WorkerRecorder m_recorder;               // owned by this thread alone, as everything above
 };
 
 } // namespace loadscope::engine::detail

@@ -5,8 +5,9 @@
 // load_worker_read.cpp (receiving and completing responses),
 // load_worker_connect.cpp (opening, failing and dropping connections),
 // load_worker_stream.cpp (TCP_STREAM writing and its drain at the end),
-// load_worker_schedule.cpp (claiming requests, the fixed rate) and
-// load_worker_tls.cpp (the TLS handshake).
+// load_worker_schedule.cpp (claiming requests, the fixed rate),
+// load_worker_tls.cpp (the TLS handshake) and load_worker_h2.cpp (HTTP/2's
+// streams, which complete in any order).
 #include "engine/load_worker.h"
 #include "engine/request_queue.h"
 #include "engine/tls_session.h"
@@ -30,7 +31,8 @@ struct LoadWorker::Connection {
     int fd = -1;
     State state = State::Closed;
     std::unique_ptr<ProtocolSession> session;
-    std::unique_ptr<TlsSession> tls; // https: reads and writes go through it
+    MultiplexedSession* mux = nullptr; // session->multiplexed(): read by stream, not in order
+    std::unique_ptr<TlsSession> tls;   // https: reads and writes go through it
     int64_t handshakeStartNs = 0;
     int64_t tlsNs = 0; // the handshake, charged to the first request with connectNs
     int64_t connectStartNs = 0;
@@ -76,6 +78,17 @@ struct LoadWorker::Connection {
         if (++head == ring.size())
             head = 0;
         --count;
+        return r;
+    }
+    // Removes the i-th oldest, keeping the others in send order (a stream
+    // that ended before older ones): those before it move up one place.
+    InFlight removeAt(size_t i) {
+        const InFlight r = at(i);
+        if (i >= count - unsent)
+            --unsent;
+        for (; i > 0; --i)
+            at(i) = at(i - 1);
+        pop();
         return r;
     }
 };

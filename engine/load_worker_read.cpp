@@ -47,6 +47,8 @@ bool LoadWorker::onReceived(Connection& c, ssize_t n, int error, int64_t now) {
         return true;
     }
     std::string_view data(m_readBuffer.get(), size_t(n));
+    if (c.mux)
+        return receiveStreams(c, data, now);
     // The peer sent all of these bytes before it could have seen a request
     // issued while they are parsed, so they answer only the requests
     // outstanding now; more is a peer sending more than it owes, which
@@ -109,6 +111,10 @@ void LoadWorker::onEndOfStream(Connection& c, int64_t now, bool reset) {
         uint64_t& sent = m_recorder.result().bytesSent;
         sent -= std::min(sent, unacknowledgedBytes(c.fd));
         endDrain(c, now);
+        return;
+    }
+    if (c.mux) {
+        onStreamsEnd(c, now, reset);
         return;
     }
     if (c.count > 0 && !reset) {

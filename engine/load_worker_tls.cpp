@@ -39,6 +39,8 @@ void LoadWorker::continueHandshake(Connection& c, int64_t now) {
     c.tlsNs = now - c.handshakeStartNs;
     c.state = Connection::State::Open;
     m_recorder.handshake(c.tlsNs, c.tls->resumed(), now, c.tls->protocol(), c.tls->cipher());
+    if (alpnRefused(c, now))
+        return;
     setWriteInterest(c, false);
     startRequests(c, now);
 }

@@ -20,6 +20,8 @@ struct ResponseInfo {
     bool errorReply = false; // a well-formed reply that reports a failure (memcached ERROR, ...)
 };
 
+class MultiplexedSession;
+
 struct FeedResult {
     enum class Status : uint8_t {
         NeedMore,  // every byte consumed, the response is not complete yet
@@ -62,6 +64,9 @@ public:
     virtual std::string_view serverSoftware() const { return {}; }
     // Text of the last Malformed result or error reply, for the report.
     virtual std::string_view lastError() const { return {}; }
+    // Non-null for a session whose responses complete out of order (HTTP/2,
+    // multiplexed_session.h): the worker reads it by stream, not by feed().
+    virtual MultiplexedSession* multiplexed() { return nullptr; }
 };
 
 // A workload against one target. Immutable once built, shared by all workers;

@@ -138,4 +138,12 @@ const char* TlsSession::cipher() const {
     return SSL_get_cipher_name(m_ssl);
 }
 
+std::string_view TlsSession::alpn() const {
+    const unsigned char* name = nullptr;
+    unsigned int length = 0;
+    SSL_get0_alpn_selected(m_ssl, &name, &length);
+    return name ? std::string_view(reinterpret_cast<const char*>(name), length)
+                : std::string_view();
+}
+
 } // namespace loadscope::engine

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <sys/types.h>
 
 namespace loadscope::engine {
@@ -34,8 +35,9 @@ public:
     void notifyClose();
 
     bool resumed() const;
-    const char* protocol() const; // "TLSv1.3"
-    const char* cipher() const;   // "TLS_AES_256_GCM_SHA384"
+    const char* protocol() const;  // "TLSv1.3"
+    const char* cipher() const;    // "TLS_AES_256_GCM_SHA384"
+    std::string_view alpn() const; // the protocol the server chose by ALPN; empty: none
     // Why the handshake or the stream failed: the certificate's verification
     // result when that was the cause, else OpenSSL's reason.
     const std::string& failure() const { return m_failure; }

@@ -5,6 +5,7 @@
 #include "app/cli/run_options.h"
 #include "app/report/ab_report.h"
 #include "app/report/result_json.h"
+#include "engine/http2_protocol.h"
 #include "engine/http_protocol.h"
 
 #include <cstdio>
@@ -48,6 +49,18 @@ void addHttpOptions(QCommandLineParser& parser) {
          QStringLiteral("N")},
         {QStringLiteral("http1.0"),
          QStringLiteral("Send HTTP/1.0 requests, as ab does (default HTTP/1.1).")},
+        {QStringLiteral("h2"),
+         QStringLiteral("HTTP/2: h2c by prior knowledge on http://, h2 by ALPN on https://.")},
+        {QStringLiteral("max-concurrent-streams"),
+         QStringLiteral("--h2: streams per connection (h2load -m; default 1); concurrency is "
+                        "-c x N."),
+         QStringLiteral("N")},
+        {QStringLiteral("window-bits"),
+         QStringLiteral("--h2: stream window (2^N)-1, N 0-30 (h2load -w; default 30)."),
+         QStringLiteral("N")},
+        {QStringLiteral("connection-window-bits"),
+         QStringLiteral("--h2: connection window (2^N)-1, N 0-30 (h2load -W; default 30)."),
+         QStringLiteral("N")},
         {QStringLiteral("insecure"),
          QStringLiteral("https: accept any server certificate (curl -k; -k is keep-alive here).")},
         {QStringLiteral("cacert"),
@@ -132,6 +145,33 @@ Result<HttpInvocation> readHttpInvocation(const QCommandLineParser& parser) {
         http.pipeline = int(*depth);
     }
 
+    http.http2 = isSet("h2");
+    for (const char* name : {"max-concurrent-streams", "window-bits", "connection-window-bits"})
+        if (isSet(name) && !http.http2)
+            return invalidInput(
+                QStringLiteral("--%1 is an HTTP/2 option: it needs --h2").arg(QLatin1String(name)));
+    if (isSet("max-concurrent-streams")) {
+        const auto streams = parseCount(QStringLiteral("--max-concurrent-streams"),
+                                        opt("max-concurrent-streams"), 1, 1024);
+        if (!streams)
+            return streams.error();
+        http.maxConcurrentStreams = int(*streams);
+    }
+    const struct {
+        const char* name;
+        int* bits;
+    } windows[] = {{"window-bits", &http.windowBits},
+                   {"connection-window-bits", &http.connectionWindowBits}};
+    for (const auto& window : windows) {
+        if (!isSet(window.name))
+            continue;
+        const auto bits =
+            parseCount(QLatin1String("--") + QLatin1String(window.name), opt(window.name), 0, 30);
+        if (!bits)
+            return bits.error();
+        *window.bits = int(*bits);
+    }
+
     uint64_t concurrency = 1;
     if (isSet("c")) {
         const auto c = parseCount(QStringLiteral("-c"), opt("c"), 1, app::kMaxConcurrency);
@@ -185,11 +225,12 @@ int runHttpCommand(const QStringList& arguments, const CliIo& io) {
         return *exit;
     const auto& [invocation, spec] = std::get<1>(prepared);
     const auto* protocol = dynamic_cast<const engine::HttpProtocol*>(spec.protocol.get());
-    if (!protocol) {
+    const auto* h2 = dynamic_cast<const engine::Http2Protocol*>(spec.protocol.get());
+    if (!protocol && !h2) {
         printError(io, command, QStringLiteral("the builder made no HTTP workload"));
         return ExitInternal;
     }
-    const engine::HttpRequestSpec& request = protocol->spec();
+    const engine::HttpRequestSpec& request = protocol ? protocol->spec() : h2->spec();
     const OutputOptions& output = invocation.output;
 
     std::string urlError;
@@ -213,8 +254,13 @@ int runHttpCommand(const QStringList& arguments, const CliIo& io) {
         header.hostName = QString::fromStdString(url->host);
         header.port = url->port;
         header.documentPath = QString::fromStdString(request.pathAndQuery);
-        header.keepAlive = request.keepAlive;
+        header.keepAlive = request.keepAlive || h2;
         header.http10 = request.http10;
+        if (h2) {
+            header.http2 = true;
+            header.connections = spec.concurrency;
+            header.streams = spec.pipeline;
+        }
         header.tls = spec.tls.enabled;
         std::fputs(qPrintable(app::formatAbReport(result, header)), io.out);
         std::fflush(io.out);

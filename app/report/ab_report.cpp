@@ -1,6 +1,7 @@
 #include "app/report/ab_report.h"
 
 #include "app/common/printable_text.h"
+#include "engine/run_rates.h"
 
 #include <QStringList>
 #include <array>
@@ -75,7 +76,10 @@ QString formatAbReport(const engine::RunResult& r, const AbReportHeader& header)
     out += field("Server Hostname:", header.hostName);
     out += field("Server Port:", QString::number(header.port));
     out += field("HTTP version sent:",
-                 header.http10 ? QStringLiteral("HTTP/1.0 (as ab)") : QStringLiteral("HTTP/1.1"));
+                 header.http2    ? (header.tls ? QStringLiteral("HTTP/2 (h2, by ALPN)")
+                                               : QStringLiteral("HTTP/2 (h2c, prior knowledge)"))
+                 : header.http10 ? QStringLiteral("HTTP/1.0 (as ab)")
+                                 : QStringLiteral("HTTP/1.1"));
     if (header.tls) {
         // ab's lines, and the handshakes: how many resumed an earlier session.
         out += field("SSL/TLS Protocol:",
@@ -93,7 +97,12 @@ QString formatAbReport(const engine::RunResult& r, const AbReportHeader& header)
     out += field("Document Length:",
                  QStringLiteral("%1 bytes").arg(r.documentLength < 0 ? 0 : r.documentLength));
     out += QLatin1Char('\n');
-    out += field("Concurrency Level:", QString::number(r.concurrency));
+    out += field("Concurrency Level:", header.http2
+                                           ? QStringLiteral("%1 (%2 connections x %3 streams)")
+                                                 .arg(uint64_t(header.connections) * header.streams)
+                                                 .arg(header.connections)
+                                                 .arg(header.streams)
+                                           : QString::number(r.concurrency));
     out += field("Time taken for tests:",
                  QStringLiteral("%1 seconds").arg(r.durationSeconds, 0, 'f', 3));
     // As ab 2.3: a failed connect is a failed request but never a complete one.
@@ -102,17 +111,23 @@ QString formatAbReport(const engine::RunResult& r, const AbReportHeader& header)
     if (r.failed > 0) {
         // ab's four classes plus the two ab has no room for, so that the
         // parts add up to "Failed requests".
-        out += QStringLiteral("   (Connect: %1, Receive: %2, Length: %3, Exceptions: %4, Write: "
-                              "%5, Timeout: %6%7)\n")
-                   .arg(errors(ErrorClass::Connect))
-                   .arg(errors(ErrorClass::Receive))
-                   .arg(errors(ErrorClass::Length))
-                   .arg(errors(ErrorClass::Exception))
-                   .arg(errors(ErrorClass::Write))
-                   .arg(errors(ErrorClass::Timeout))
-                   .arg(header.tls || errors(ErrorClass::Tls) > 0
-                            ? QStringLiteral(", TLS: %1").arg(errors(ErrorClass::Tls))
-                            : QString());
+        out +=
+            QStringLiteral("   (Connect: %1, Receive: %2, Length: %3, Exceptions: %4, Write: "
+                           "%5, Timeout: %6%7)\n")
+                .arg(errors(ErrorClass::Connect))
+                .arg(errors(ErrorClass::Receive))
+                .arg(errors(ErrorClass::Length))
+                .arg(errors(ErrorClass::Exception))
+                .arg(errors(ErrorClass::Write))
+                .arg(errors(ErrorClass::Timeout))
+                .arg((header.tls || errors(ErrorClass::Tls) > 0
+                          ? QStringLiteral(", TLS: %1").arg(errors(ErrorClass::Tls))
+                          : QString()) +
+                     (header.http2 || errors(ErrorClass::RstStream) + errors(ErrorClass::Goaway) > 0
+                          ? QStringLiteral(", RST_STREAM: %1, GOAWAY: %2")
+                                .arg(errors(ErrorClass::RstStream))
+                                .arg(errors(ErrorClass::Goaway))
+                          : QString()));
     }
     if (r.non2xx > 0)
         out += field("Non-2xx responses:", QString::number(r.non2xx));
@@ -124,8 +139,14 @@ QString formatAbReport(const engine::RunResult& r, const AbReportHeader& header)
     // that ends fast must not make the target look fast.
     out += field("Requests per second:",
                  QStringLiteral("%1 [#/sec] (mean)").arg(r.requestsPerSecond(), 0, 'f', 2));
-    out += field("Time per request:",
-                 QStringLiteral("%1 [ms] (mean)").arg(r.timePerRequestMs(), 0, 'f', 3));
+    out += field(
+        "Time per request:",
+        QStringLiteral("%1 [ms] (mean)")
+            .arg(header.http2 // each stream is one of ab's concurrent clients
+                     ? engine::rates::timePerRequestMs(double(header.connections) * header.streams,
+                                                       r.durationSeconds, double(r.successful()))
+                     : r.timePerRequestMs(),
+                 0, 'f', 3));
     out +=
         field("Time per request:", QStringLiteral("%1 [ms] (mean, across all concurrent requests)")
                                        .arg(r.timePerRequestAcrossMs(), 0, 'f', 3));

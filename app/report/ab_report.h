@@ -14,6 +14,11 @@ struct AbReportHeader {
     bool keepAlive = false;
     bool http10 = false; // the request line said HTTP/1.0 (--http1.0), else HTTP/1.1
     bool tls = false;    // https: the TLS lines and the TLS row of Connection Times
+    // HTTP/2: concurrency is connections x streams, and the failures add
+    // RST_STREAM and GOAWAY.
+    bool http2 = false;
+    uint32_t connections = 0;
+    uint32_t streams = 1;
 };
 
 // ab 2.3's report, section by section in ab's order, with milliseconds to

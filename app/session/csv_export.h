@@ -54,7 +54,8 @@ QString csvNumber(double value);
 //   (where the CPU went over the measured window: cpu_usage.h),
 //   failed_tls, tls_handshakes, tls_resumed, tls_resumed_ratio (resumed /
 //   handshakes), tls_protocol, tls_cipher, tls_mean_ms, tls_p50_ms,
-//   tls_p99_ms (https: one sample per handshake; empty for plain http)
+//   tls_p99_ms (https: one sample per handshake; empty for plain http),
+//   failed_rst_stream, failed_goaway (HTTP/2's failure classes)
 // For a fixed-rate result offered_rate is the rate level, requests_per_second
 // the rate achieved and latency_* the corrected latency.
 // requests_per_second is ops/s for memcached, transactions/s for tcp-rr;

@@ -132,7 +132,7 @@ void addCounts(ResultSchemaBuilder& b) {
     failed.csvColumn = failed.id;
     failed.summaryMetric = failed.id;
     failed.cliKeys = every("failed");
-    // TLS came later: its column is with the TLS fields, at the end (result_schema_tls.cpp).
+    // TLS and HTTP/2 came later: their columns are at the end (result_schema_tls.cpp).
     for (size_t i = 0; i < size_t(ErrorClass::Tls); ++i) {
         const auto errorClass = static_cast<ErrorClass>(i);
         const QString name = latin1(engine::errorClassName(errorClass));
@@ -400,6 +400,7 @@ void addCsvFields(ResultSchemaBuilder& b) {
     addLoadModel(b);
     addCpuFields(b);
     addTlsFields(b);
+    addHttp2Fields(b);
 }
 
 } // namespace loadscope::app::schema_detail

@@ -106,6 +106,9 @@ QStringList latencyStatNames();
 // https: the TLS failure count, handshakes, resumption, protocol and the
 // handshake latency (result_schema_tls.cpp); CSV columns after the others.
 void addTlsFields(ResultSchemaBuilder& b);
+// HTTP/2: the RST_STREAM and GOAWAY failure counts (result_schema_tls.cpp);
+// CSV columns after the TLS ones, in a session file only when set.
+void addHttp2Fields(ResultSchemaBuilder& b);
 
 // The fields in results-CSV column order, then those no CSV column carries.
 void addCsvFields(ResultSchemaBuilder& b);

@@ -27,14 +27,31 @@ void csvAndHttpCli(ResultField& field, const char* cli) {
 
 } // namespace
 
-void addTlsFields(ResultSchemaBuilder& b) {
-    constexpr size_t kTls = size_t(engine::ErrorClass::Tls);
+// "failed_<class>": a failure count written to a session file only when set.
+ResultField& addLateErrorClass(ResultSchemaBuilder& b, engine::ErrorClass errorClass) {
+    const size_t i = size_t(errorClass);
+    const QByteArray id =
+        "failed_" + QByteArray(engine::errorClassName(errorClass).data(),
+                               qsizetype(engine::errorClassName(errorClass).size()));
+    const QByteArray key = "errors/" + id.mid(7);
     ResultField& failed = b.savedWhenSet(
-        "failed_tls", FieldType::Count, "requests",
-        [](const PointResult& r) { return FieldValue(r.errors[kTls]); }, "errors/tls",
-        [](const JsonReader& j, QStringView k, PointResult& r) { r.errors[kTls] = j.count(k, 0); });
+        id.constData(), FieldType::Count, "requests",
+        [i](const PointResult& r) { return FieldValue(r.errors[i]); }, key.constData(),
+        [i](const JsonReader& j, QStringView k, PointResult& r) { r.errors[i] = j.count(k, 0); });
     failed.csvColumn = failed.id;
-    failed.cliKeys = every("failed_tls");
+    return failed;
+}
+
+void addHttp2Fields(ResultSchemaBuilder& b) {
+    // In the CLI JSON of http alone: no other command has streams to lose.
+    for (const auto errorClass : {engine::ErrorClass::RstStream, engine::ErrorClass::Goaway}) {
+        ResultField& failed = addLateErrorClass(b, errorClass);
+        failed.cliKeys = only(TargetProtocol::Http, qPrintable(failed.id));
+    }
+}
+
+void addTlsFields(ResultSchemaBuilder& b) {
+    addLateErrorClass(b, engine::ErrorClass::Tls).cliKeys = every("failed_tls");
 
     csvAndHttpCli(b.savedWhenSet("tls_handshakes", FieldType::Count, "handshakes",
                                  tlsCount(&PointResult::tlsHandshakes), "tlsHandshakes",

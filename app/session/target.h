@@ -62,6 +62,12 @@ struct HttpOptions {
     QString tlsKeyFile;       // its key; empty: in the certificate file
     bool tlsResume = true;    // resume sessions on reconnect; false: every handshake is full
     QString tlsVersion;       // "1.2" or "1.3" only; empty: either
+    // HTTP/2 (h2load's options): h2c by prior knowledge on http://, h2 by
+    // ALPN on https://; every connection kept alive, `pipeline` unused.
+    bool http2 = false;
+    int maxConcurrentStreams = 1;  // streams per connection (h2load -m)
+    int windowBits = 30;           // stream window (2^bits)-1 (h2load -w)
+    int connectionWindowBits = 30; // connection window (2^bits)-1 (h2load -W)
 
     friend bool operator==(const HttpOptions&, const HttpOptions&) = default;
 };

@@ -10,6 +10,7 @@ namespace loadscope::app {
 namespace {
 
 constexpr int kMaxPipeline = 1024;
+constexpr int kMaxStreams = 1024; // streams per HTTP/2 connection
 
 bool isOneOf(const QString& text, const std::vector<QString>& allowed) {
     return std::find(allowed.begin(), allowed.end(), text) != allowed.end();
@@ -36,6 +37,13 @@ QJsonObject httpToJson(const HttpOptions& http) {
         json.insert(QStringLiteral("acceptVariableLength"), true);
     if (http.http10)
         json.insert(QStringLiteral("http10"), true);
+    // HTTP/2 options: an object only for an HTTP/2 target.
+    if (http.http2)
+        json.insert(
+            QStringLiteral("http2"),
+            QJsonObject{{QStringLiteral("maxConcurrentStreams"), http.maxConcurrentStreams},
+                        {QStringLiteral("windowBits"), http.windowBits},
+                        {QStringLiteral("connectionWindowBits"), http.connectionWindowBits}});
     // TLS options (https URLs): an object only when one differs from its default.
     QJsonObject tls;
     if (http.tlsInsecure)
@@ -75,6 +83,13 @@ HttpOptions httpFromJson(const JsonReader& json) {
     http.pipeline = int(json.integer(u"pipeline", 1, kMaxPipeline, http.pipeline));
     http.acceptVariableLength = json.boolean(u"acceptVariableLength", http.acceptVariableLength);
     http.http10 = json.boolean(u"http10", http.http10);
+    if (const auto h2 = json.optionalObject(u"http2")) {
+        http.http2 = true;
+        http.maxConcurrentStreams = int(h2->integer(u"maxConcurrentStreams", 1, kMaxStreams, 1));
+        http.windowBits = int(h2->integer(u"windowBits", 0, 30, http.windowBits));
+        http.connectionWindowBits =
+            int(h2->integer(u"connectionWindowBits", 0, 30, http.connectionWindowBits));
+    }
     if (const auto tls = json.optionalObject(u"tls")) {
         http.tlsInsecure = tls->boolean(u"insecure", false);
         http.tlsCaFile = tls->string(u"caFile", {});

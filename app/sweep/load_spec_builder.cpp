@@ -3,6 +3,7 @@
 #include "app/common/checked_file_reader.h"
 #include "app/report/error_reply_counting_protocol.h"
 #include "engine/available_memory.h"
+#include "engine/http2_protocol.h"
 #include "engine/http_protocol.h"
 #include "engine/tcp_protocol.h"
 
@@ -72,6 +73,25 @@ Result<engine::TlsSpec> tlsSpec(const HttpOptions& options, const engine::HttpUr
     return tls;
 }
 
+// HTTP/2's options, and the HTTP/1 ones that have no meaning there.
+Result<void> checkHttp2(const HttpOptions& options) {
+    if (!options.http2)
+        return {};
+    if (options.pipeline > 1)
+        return invalidInput(
+            QStringLiteral("HTTP/2 has streams, not pipelining: use --max-concurrent-streams"));
+    if (options.http10)
+        return invalidInput(QStringLiteral("HTTP/1.0 and HTTP/2 cannot be combined"));
+    if (options.maxConcurrentStreams < 1 || options.maxConcurrentStreams > 1024)
+        return invalidInput(QStringLiteral("max concurrent streams %1 is out of range (1-1024)")
+                                .arg(options.maxConcurrentStreams));
+    for (const int bits : {options.windowBits, options.connectionWindowBits})
+        if (bits < 0 || bits > 30)
+            return invalidInput(
+                QStringLiteral("window bits %1 are out of range (0-30, as h2load)").arg(bits));
+    return {};
+}
+
 Result<HttpParts> httpProtocol(const HttpOptions& options) {
     std::string urlError;
     const auto url = engine::parseHttpUrl(options.url.trimmed().toStdString(), &urlError);
@@ -118,12 +138,25 @@ Result<HttpParts> httpProtocol(const HttpOptions& options) {
             return checked.error();
         request.headers.emplace_back(name.trimmed().toStdString(), value.trimmed().toStdString());
     }
+    if (auto checked = checkHttp2(options); !checked)
+        return checked.error();
     if (options.pipeline > 1 && !options.keepAlive)
         return invalidInput(QStringLiteral("pipelining needs keep-alive"));
     auto tls = tlsSpec(options, *url);
     if (!tls)
         return tls.error();
     try {
+        if (options.http2) {
+            engine::Http2Settings settings;
+            settings.windowBits = options.windowBits;
+            settings.connectionWindowBits = options.connectionWindowBits;
+            settings.tls = url->tls;
+            if (url->tls)
+                tls->alpn = engine::kAlpnHttp2;
+            return HttpParts{
+                std::make_shared<const engine::Http2Protocol>(std::move(request), settings),
+                Endpoint{QString::fromStdString(url->host), url->port}, *tls};
+        }
         return HttpParts{std::make_shared<const engine::HttpProtocol>(std::move(request)),
                          Endpoint{QString::fromStdString(url->host), url->port}, *tls};
     } catch (const std::bad_alloc&) {
@@ -188,7 +221,7 @@ socketProtocol(const Target& target, int concurrency, const SweepPlan& plan) {
 int pipelineOf(const Target& target) {
     switch (target.protocol) {
     case TargetProtocol::Http:
-        return target.http.pipeline;
+        return target.http.http2 ? target.http.maxConcurrentStreams : target.http.pipeline;
     case TargetProtocol::Memcache:
         return target.memcache.pipeline;
     case TargetProtocol::TcpRr:

@@ -48,6 +48,8 @@ const QList<Rule> kCliRules{
     {"failed_write", Kind::Exact},
     {"timeouts", Kind::Exact},
     {"failed_tls", Kind::Exact},
+    {"failed_rst_stream", Kind::Exact},
+    {"failed_goaway", Kind::Exact},
     {"non_2xx", Kind::Exact},
     {"keep_alive", Kind::Exact},
     {"bytes_total", Kind::Exact},

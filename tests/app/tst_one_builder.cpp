@@ -6,6 +6,7 @@
 #include "app/session/session_json.h"
 #include "app/session/target_rules.h"
 #include "app/sweep/load_spec_builder.h"
+#include "engine/http2_protocol.h"
 #include "engine/http_protocol.h"
 #include "load_spec_checks.h"
 #include "tests/app/result_message.h"
@@ -336,6 +337,40 @@ private Q_SLOTS:
         QCOMPARE(cli->target.http.tlsResume, false);
         QCOMPARE(cli->target.http.tlsVersion, QStringLiteral("1.3"));
         QCOMPARE(cli->target.http.tlsCaFile, QStringLiteral("/ca.pem"));
+    }
+
+    // --h2 and h2load's settings: the CLI, a session file read back and the
+    // spec agree (h2 by ALPN, streams as the requests outstanding per connection).
+    void http2OptionsReachTheSpec() {
+        auto cli = loadscope::cli::parseHttpOneShot(
+            {QStringLiteral("loadscope-cli http"), QStringLiteral("--h2"),
+             QStringLiteral("--max-concurrent-streams"), QStringLiteral("6"),
+             QStringLiteral("--window-bits"), QStringLiteral("20"),
+             QStringLiteral("--connection-window-bits"), QStringLiteral("24"),
+             QStringLiteral("https://localhost:8443/x")});
+        QVERIFY2(cli, qPrintable(cli ? QString() : cli.error().toString()));
+        const app::HttpOptions& http = cli->target.http;
+        QVERIFY(http.http2);
+        QCOMPARE(http.maxConcurrentStreams, 6);
+        const auto session = throughSessionFile(*cli);
+        QVERIFY(session);
+        QCOMPARE(session->targets.front().http, http);
+        const auto draft = app::draftLoadSpec(session->targets.front(), 1, session->plan);
+        QVERIFY2(draft, qPrintable(draft ? QString() : draft.error().toString()));
+        const auto* h2 = dynamic_cast<const engine::Http2Protocol*>(draft->spec.protocol.get());
+        QVERIFY(h2);
+        QCOMPARE(draft->spec.pipeline, 6u);
+        QCOMPARE(draft->spec.tls.alpn, std::string("h2"));
+        QVERIFY(h2->settings().tls);
+        QCOMPARE(h2->settings().windowBits, 20);
+        QCOMPARE(h2->settings().connectionWindowBits, 24);
+        // An HTTP/1 target's file has no http2 key.
+        app::Target plain = cli->target;
+        plain.http.http2 = false;
+        QVERIFY(!app::targetToJson(plain)
+                     .value(QStringLiteral("http"))
+                     .toObject()
+                     .contains(QStringLiteral("http2")));
     }
     void sessionLoadingUsesTheSameRules() {
         QFETCH(QByteArray, target);

@@ -113,8 +113,10 @@ private Q_SLOTS:
         context.pipeline = 4;
         const QJsonObject json = cliResultJson(knownResult(), context);
 
-        QCOMPARE(keySet(json), commonAnd("requests_per_second non_2xx keep_alive server_software "
-                                         "document_length status_codes url pipeline"));
+        QCOMPARE(keySet(json),
+                 commonAnd("requests_per_second non_2xx keep_alive server_software "
+                           "document_length status_codes url pipeline failed_rst_stream "
+                           "failed_goaway"));
         QCOMPARE(number(json, "complete"), 1000.0);
         QCOMPARE(number(json, "failed"), 10.0);
         QCOMPARE(number(json, "failed_connect"), 1.0);
@@ -293,7 +295,7 @@ private Q_SLOTS:
                 "cpu_user_percent,cpu_system_percent,cpu_irq_percent,cpu_softirq_percent,"
                 "cpu_steal_percent,cpu_idle_percent,server_cpu_s,failed_tls,tls_handshakes,"
                 "tls_resumed,tls_resumed_ratio,tls_protocol,tls_cipher,tls_mean_ms,tls_p50_ms,"
-                "tls_p99_ms")
+                "tls_p99_ms,failed_rst_stream,failed_goaway")
                 .split(QLatin1Char(','));
         QCOMPARE(resultsCsvColumns(), documented);
     }

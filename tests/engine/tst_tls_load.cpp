@@ -8,6 +8,7 @@
 #include "engine/load_run.h"
 #include "local_peers.h"
 #include "loopback_http_spec.h"
+#include "tsan_fork_options.h"
 
 #include <QElapsedTimer>
 #include <QTemporaryDir>
@@ -25,14 +26,6 @@ using namespace loadscope::engine;
 using loadscope::testing::NginxPeer;
 using loadscope::testing::runToEnd;
 using namespace std::chrono_literals;
-
-#if defined(__SANITIZE_THREAD__)
-// nginx and openssl are started with QProcess, which forks; the children
-// exec at once, so the load threads started after it are safe.
-extern "C" const char* __tsan_default_options() {
-    return "die_after_fork=0";
-}
-#endif
 
 namespace {
 

@@ -62,7 +62,7 @@ QString writeSelfSignedCertificate(const QString& directory) {
     return {};
 }
 
-NginxPeer::NginxPeer(qsizetype documentBytes, Scheme scheme)
+NginxPeer::NginxPeer(qsizetype documentBytes, Scheme scheme, bool http2)
     : m_scheme(scheme) {
     const QString nginx = QStringLiteral("/usr/sbin/nginx");
     if (!QFile::exists(nginx)) {
@@ -80,6 +80,8 @@ NginxPeer::NginxPeer(qsizetype documentBytes, Scheme scheme)
                              " ssl_protocols TLSv1.2 TLSv1.3")
                   .arg(root);
     }
+    if (http2) // nginx 1.22's listen parameter; on a plain listen it is h2c by prior knowledge
+        tls.prepend(QStringLiteral(" http2"));
     QDir().mkpath(root + QStringLiteral("/www"));
     QFile page(root + QStringLiteral("/www/index.html"));
     page.open(QIODevice::WriteOnly);

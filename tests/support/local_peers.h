@@ -26,7 +26,9 @@ public:
     enum class Scheme { Http, Https };
     // nginx-light, one worker, serving a document of `documentBytes` at "/";
     // with Https, on TLS 1.2 and 1.3 with a certificate of its own (certificatePath()).
-    explicit NginxPeer(qsizetype documentBytes = 4897, Scheme scheme = Scheme::Http);
+    // `http2`: HTTP/2 only, h2c by prior knowledge on Http, h2 by ALPN on Https.
+    explicit NginxPeer(qsizetype documentBytes = 4897, Scheme scheme = Scheme::Http,
+                       bool http2 = false);
     ~NginxPeer();
 
     bool isRunning() const { return m_port != 0; }

@@ -1,0 +1,358 @@
+#include "engine/http2_session.h"
+
+#include "engine/request_queue.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace loadscope::engine {
+
+namespace {
+
+constexpr uint64_t kFrameHeaderBytes = 9; // RFC 9113 4.1
+
+uint32_t windowOf(int bits) {
+    return uint32_t((uint64_t(1) << bits) - 1);
+}
+
+std::string streamText(int32_t id) {
+    return "stream " + std::to_string(id);
+}
+
+} // namespace
+
+// nghttp2's callbacks, each a thin step into the session that registered it.
+struct Http2Callbacks {
+    static Http2Session& of(void* user) { return *static_cast<Http2Session*>(user); }
+    static Http2Session::Stream* stream(nghttp2_session* session, int32_t id) {
+        return id == 0 ? nullptr
+                       : static_cast<Http2Session::Stream*>(
+                             nghttp2_session_get_stream_user_data(session, id));
+    }
+
+    static int beginFrame(nghttp2_session* session, const nghttp2_frame_hd* hd, void* user) {
+        // A stream's bytes are its frames, headers included, as h2load counts traffic.
+        if (Http2Session::Stream* s = stream(session, hd->stream_id)) {
+            if (s->firstByteNs == 0)
+                s->firstByteNs = of(user).m_now;
+            s->bytes += kFrameHeaderBytes + hd->length;
+        }
+        return 0;
+    }
+
+    static int header(nghttp2_session* session, const nghttp2_frame* frame, const uint8_t* name,
+                      size_t nameLength, const uint8_t* value, size_t valueLength,
+                      uint8_t /*flags*/, void* user) {
+        Http2Session::Stream* s = stream(session, frame->hd.stream_id);
+        if (!s || frame->hd.type != NGHTTP2_HEADERS)
+            return 0;
+        const std::string_view n(reinterpret_cast<const char*>(name), nameLength);
+        const std::string_view v(reinterpret_cast<const char*>(value), valueLength);
+        if (n == ":status") {
+            int code = 0;
+            for (char c : v)
+                code = code * 10 + (c - '0'); // nghttp2 checked it: three digits
+            s->info.statusCode = code;
+        } else if (n == "server" && of(user).m_server.empty()) {
+            of(user).m_server.assign(v);
+        }
+        return 0;
+    }
+
+    static int dataChunk(nghttp2_session* session, uint8_t /*flags*/, int32_t id,
+                         const uint8_t* /*data*/, size_t length, void* /*user*/) {
+        if (Http2Session::Stream* s = stream(session, id))
+            s->info.bodyBytes += length; // counted, never copied
+        return 0;
+    }
+
+    static int frameReceived(nghttp2_session* session, const nghttp2_frame* frame, void* user) {
+        Http2Session& self = of(user);
+        switch (frame->hd.type) {
+        case NGHTTP2_SETTINGS:
+            if (!(frame->hd.flags & NGHTTP2_FLAG_ACK))
+                self.m_settingsReceived = true;
+            return 0;
+        case NGHTTP2_GOAWAY:
+            self.m_goaway = true;
+            self.m_goawayLastStream = frame->goaway.last_stream_id;
+            self.m_goawayError = frame->goaway.error_code;
+            return 0;
+        case NGHTTP2_RST_STREAM:
+            if (Http2Session::Stream* s = stream(session, frame->hd.stream_id)) {
+                s->resetByPeer = true;
+                s->resetCode = frame->rst_stream.error_code;
+            }
+            return 0;
+        case NGHTTP2_HEADERS:
+        case NGHTTP2_DATA:
+            if (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) {
+                Http2Session::Stream* s = stream(session, frame->hd.stream_id);
+                if (s && !s->ended) {
+                    s->ended = true;
+                    self.emit(*s, StreamEvent::Kind::Complete, ErrorClass::Exception, {});
+                }
+            }
+            return 0;
+        default:
+            return 0;
+        }
+    }
+
+    static int streamClosed(nghttp2_session* session, int32_t id, uint32_t errorCode, void* user) {
+        Http2Session& self = of(user);
+        Http2Session::Stream* s = stream(session, id);
+        if (!s)
+            return 0;
+        if (!s->ended) {
+            const std::string code = nghttp2_http2_strerror(errorCode);
+            if (s->resetByPeer) {
+                self.emit(*s, StreamEvent::Kind::Failed, ErrorClass::RstStream,
+                          "HTTP/2: the server reset " + streamText(id) + " (RST_STREAM " +
+                              nghttp2_http2_strerror(s->resetCode) + ")");
+            } else if (self.m_goaway && id > self.m_goawayLastStream) {
+                self.emit(*s, StreamEvent::Kind::Refused, ErrorClass::Goaway,
+                          "HTTP/2: the server's GOAWAY (" +
+                              std::string(nghttp2_http2_strerror(self.m_goawayError)) +
+                              ", last stream " + std::to_string(self.m_goawayLastStream) +
+                              ") refused " + streamText(id));
+            } else {
+                self.emit(*s, StreamEvent::Kind::Failed, ErrorClass::Exception,
+                          "HTTP/2: " + streamText(id) + " closed without its response (" + code +
+                              (self.m_lastError.empty() ? "" : ": " + self.m_lastError) + ")");
+            }
+        }
+        nghttp2_session_set_stream_user_data(session, id, nullptr);
+        self.release(s);
+        return 0;
+    }
+
+    static int error(nghttp2_session* /*session*/, int /*code*/, const char* message, size_t length,
+                     void* user) {
+        of(user).m_lastError.assign(message, length);
+        return 0;
+    }
+
+    static ssize_t readBody(nghttp2_session* session, int32_t id, uint8_t* buffer, size_t length,
+                            uint32_t* flags, nghttp2_data_source* /*source*/, void* user) {
+        const std::string& body = of(user).m_request.body;
+        Http2Session::Stream* s = stream(session, id);
+        const uint64_t sent = s ? s->bodySent : body.size();
+        const size_t n = std::min<size_t>(length, body.size() - sent);
+        std::memcpy(buffer, body.data() + sent, n);
+        if (s)
+            s->bodySent += n;
+        if (sent + n == body.size())
+            *flags |= NGHTTP2_DATA_FLAG_EOF;
+        return ssize_t(n);
+    }
+};
+
+Http2Session::Http2Session(const Http2Request& request, const Http2Settings& settings)
+    : m_request(request)
+    , m_settings(settings) {
+    m_fields.reserve(request.fields.size());
+    for (const auto& [name, value] : request.fields) {
+        nghttp2_nv nv{};
+        nv.name = reinterpret_cast<uint8_t*>(const_cast<char*>(name.data()));
+        nv.namelen = name.size();
+        nv.value = reinterpret_cast<uint8_t*>(const_cast<char*>(value.data()));
+        nv.valuelen = value.size();
+        nv.flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
+        m_fields.push_back(nv);
+    }
+    start();
+}
+
+Http2Session::~Http2Session() {
+    if (m_session)
+        nghttp2_session_del(m_session);
+}
+
+void Http2Session::start() {
+    if (m_session)
+        nghttp2_session_del(m_session); // calls no callback
+    m_session = nullptr;
+    m_streamStore.clear();
+    m_freeStreams.clear();
+    m_lastStream = 0;
+    m_settingsReceived = false;
+    m_goaway = false;
+    m_goawayLastStream = 0;
+    m_goawayError = 0;
+    m_failed = false;
+    nghttp2_session_callbacks* callbacks = nullptr;
+    if (nghttp2_session_callbacks_new(&callbacks) != 0) {
+        m_failed = true;
+        m_lastError = "HTTP/2: out of memory";
+        return;
+    }
+    nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks, &Http2Callbacks::beginFrame);
+    nghttp2_session_callbacks_set_on_header_callback(callbacks, &Http2Callbacks::header);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks,
+                                                              &Http2Callbacks::dataChunk);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, &Http2Callbacks::frameReceived);
+    nghttp2_session_callbacks_set_on_stream_close_callback(callbacks,
+                                                           &Http2Callbacks::streamClosed);
+    nghttp2_session_callbacks_set_error_callback2(callbacks, &Http2Callbacks::error);
+    const int created = nghttp2_session_client_new(&m_session, callbacks, this);
+    nghttp2_session_callbacks_del(callbacks);
+    if (created != 0) {
+        m_session = nullptr;
+        m_failed = true;
+        m_lastError = std::string("HTTP/2: ") + nghttp2_strerror(created);
+        return;
+    }
+    // No server push, and windows that do not throttle a benchmark unless asked.
+    const nghttp2_settings_entry settings[] = {
+        {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+        {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, windowOf(m_settings.windowBits)},
+    };
+    nghttp2_submit_settings(m_session, NGHTTP2_FLAG_NONE, settings, std::size(settings));
+    // The connection's window starts at 65535 whatever the SETTINGS say.
+    nghttp2_session_set_local_window_size(m_session, NGHTTP2_FLAG_NONE, 0,
+                                          int32_t(windowOf(m_settings.connectionWindowBits)));
+}
+
+Http2Session::Stream* Http2Session::newStream() {
+    Stream* s = nullptr;
+    if (!m_freeStreams.empty()) {
+        s = m_freeStreams.back();
+        m_freeStreams.pop_back();
+    } else {
+        s = &m_streamStore.emplace_back();
+    }
+    *s = Stream{};
+    return s;
+}
+
+void Http2Session::release(Stream* stream) {
+    m_freeStreams.push_back(stream);
+}
+
+void Http2Session::emit(Stream& s, StreamEvent::Kind kind, ErrorClass error, std::string message) {
+    if (!m_events)
+        return;
+    StreamEvent e;
+    e.kind = kind;
+    e.stream = s.id;
+    e.info = s.info;
+    e.bytes = s.bytes;
+    e.firstByteNs = s.firstByteNs;
+    e.error = error;
+    e.message = std::move(message);
+    m_events->push_back(std::move(e));
+}
+
+void Http2Session::queueRequest(RequestQueue& out) {
+    m_lastStream = 0;
+    if (!m_session || m_failed)
+        return;
+    Stream* s = newStream();
+    nghttp2_data_provider body{};
+    body.read_callback = &Http2Callbacks::readBody;
+    const int32_t id = nghttp2_submit_request(m_session, nullptr, m_fields.data(), m_fields.size(),
+                                              m_request.body.empty() ? nullptr : &body, s);
+    if (id < 0) {
+        release(s);
+        m_failed = true;
+        m_lastError = std::string("HTTP/2: cannot open a stream: ") + nghttp2_strerror(id);
+        return;
+    }
+    s->id = id;
+    m_lastStream = id;
+    produce(out);
+}
+
+void Http2Session::produce(RequestQueue& out) {
+    if (!m_session || m_failed)
+        return;
+    for (;;) {
+        const uint8_t* bytes = nullptr;
+        const ssize_t n = nghttp2_session_mem_send(m_session, &bytes);
+        if (n < 0) {
+            m_failed = true;
+            m_lastError = std::string("HTTP/2: ") + nghttp2_strerror(int(n));
+            return;
+        }
+        if (n == 0)
+            return;
+        // Valid only until the next call: copied.
+        out.append(std::string_view(reinterpret_cast<const char*>(bytes), size_t(n)));
+    }
+}
+
+bool Http2Session::canOpenStream(size_t outstanding) const {
+    // The library's own answer covers a GOAWAY sent (a protocol error it
+    // found in the server's bytes), received or pending, and spent stream ids.
+    if (!m_session || m_failed || m_goaway || !nghttp2_session_check_request_allowed(m_session))
+        return false;
+    // Until the server's SETTINGS arrive its stream limit is unknown: one
+    // stream goes out with the preface, the rest once the limit is known,
+    // so that nghttp2 never holds a submitted stream back (its latency would
+    // then include the wait).
+    if (!m_settingsReceived)
+        return outstanding == 0;
+    return outstanding <
+           nghttp2_session_get_remote_settings(m_session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
+}
+
+bool Http2Session::receive(std::string_view data, int64_t now, std::vector<StreamEvent>& events) {
+    if (!m_session || m_failed)
+        return false;
+    m_now = now;
+    m_events = &events;
+    const ssize_t n = nghttp2_session_mem_recv(
+        m_session, reinterpret_cast<const uint8_t*>(data.data()), data.size());
+    m_events = nullptr;
+    if (n < 0) {
+        m_failed = true;
+        m_lastError = std::string("HTTP/2: ") + nghttp2_strerror(int(n));
+        return false;
+    }
+    return true;
+}
+
+bool Http2Session::over() const {
+    return !m_session || m_failed ||
+           (!nghttp2_session_want_read(m_session) && !nghttp2_session_want_write(m_session));
+}
+
+FeedResult Http2Session::feed(std::string_view data) {
+    m_fedEvents.clear();
+    FeedResult r;
+    r.consumed = data.size();
+    if (!receive(data, m_now, m_fedEvents)) {
+        r.status = FeedResult::Status::Malformed;
+        return r;
+    }
+    for (StreamEvent& e : m_fedEvents) {
+        if (e.kind == StreamEvent::Kind::Complete) {
+            r.status = FeedResult::Status::Complete;
+            r.info = e.info;
+            return r;
+        }
+        m_lastError = e.message;
+        r.status = FeedResult::Status::Malformed;
+        return r;
+    }
+    if (over() && !m_lastError.empty())
+        r.status = FeedResult::Status::Malformed;
+    return r;
+}
+
+FeedResult Http2Session::finishAtEof() {
+    FeedResult r;
+    if (m_streamStore.size() > m_freeStreams.size()) {
+        m_lastError = "HTTP/2: the connection closed before the response ended";
+        r.status = FeedResult::Status::Malformed;
+    }
+    return r;
+}
+
+void Http2Session::resetConnection() {
+    m_lastError.clear();
+    start();
+}
+
+} // namespace loadscope::engine
