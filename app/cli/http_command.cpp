@@ -5,6 +5,7 @@
 #include "app/cli/run_options.h"
 #include "app/report/ab_report.h"
 #include "app/report/result_json.h"
+#include "app/session/target_rules.h"
 #include "engine/http2_protocol.h"
 #include "engine/http_protocol.h"
 
@@ -152,7 +153,7 @@ Result<HttpInvocation> readHttpInvocation(const QCommandLineParser& parser) {
                 QStringLiteral("--%1 is an HTTP/2 option: it needs --h2").arg(QLatin1String(name)));
     if (isSet("max-concurrent-streams")) {
         const auto streams = parseCount(QStringLiteral("--max-concurrent-streams"),
-                                        opt("max-concurrent-streams"), 1, 1024);
+                                        opt("max-concurrent-streams"), 1, app::kMaxHttp2Streams);
         if (!streams)
             return streams.error();
         http.maxConcurrentStreams = int(*streams);
@@ -165,8 +166,8 @@ Result<HttpInvocation> readHttpInvocation(const QCommandLineParser& parser) {
     for (const auto& window : windows) {
         if (!isSet(window.name))
             continue;
-        const auto bits =
-            parseCount(QLatin1String("--") + QLatin1String(window.name), opt(window.name), 0, 30);
+        const auto bits = parseCount(QLatin1String("--") + QLatin1String(window.name),
+                                     opt(window.name), 0, app::kMaxHttp2WindowBits);
         if (!bits)
             return bits.error();
         *window.bits = int(*bits);

@@ -10,7 +10,6 @@ namespace loadscope::app {
 namespace {
 
 constexpr int kMaxPipeline = 1024;
-constexpr int kMaxStreams = 1024; // streams per HTTP/2 connection
 
 bool isOneOf(const QString& text, const std::vector<QString>& allowed) {
     return std::find(allowed.begin(), allowed.end(), text) != allowed.end();
@@ -85,10 +84,11 @@ HttpOptions httpFromJson(const JsonReader& json) {
     http.http10 = json.boolean(u"http10", http.http10);
     if (const auto h2 = json.optionalObject(u"http2")) {
         http.http2 = true;
-        http.maxConcurrentStreams = int(h2->integer(u"maxConcurrentStreams", 1, kMaxStreams, 1));
-        http.windowBits = int(h2->integer(u"windowBits", 0, 30, http.windowBits));
-        http.connectionWindowBits =
-            int(h2->integer(u"connectionWindowBits", 0, 30, http.connectionWindowBits));
+        http.maxConcurrentStreams =
+            int(h2->integer(u"maxConcurrentStreams", 1, kMaxHttp2Streams, 1));
+        http.windowBits = int(h2->integer(u"windowBits", 0, kMaxHttp2WindowBits, http.windowBits));
+        http.connectionWindowBits = int(h2->integer(u"connectionWindowBits", 0, kMaxHttp2WindowBits,
+                                                    http.connectionWindowBits));
     }
     if (const auto tls = json.optionalObject(u"tls")) {
         http.tlsInsecure = tls->boolean(u"insecure", false);

@@ -1,6 +1,7 @@
 #include "app/session/target_rules.h"
 
 #include "app/common/printable_text.h"
+#include "app/session/target.h"
 #include "engine/memcache_protocol.h"
 
 #include <QRegularExpression>
@@ -186,6 +187,26 @@ Result<void> checkTlsVersion(const QString& version) {
     if (v.isEmpty() || v == QLatin1String("1.2") || v == QLatin1String("1.3"))
         return {};
     return invalidInput(QStringLiteral("TLS version '%1' is not one of 1.2 and 1.3").arg(v));
+}
+
+Result<void> checkHttp2(const HttpOptions& options) {
+    if (!options.http2)
+        return {};
+    if (options.pipeline > 1)
+        return invalidInput(QStringLiteral("HTTP/2 has streams, not pipelining: give the streams "
+                                           "per connection (--max-concurrent-streams) instead"));
+    if (options.http10)
+        return invalidInput(QStringLiteral("HTTP/1.0 and HTTP/2 cannot be combined"));
+    if (options.maxConcurrentStreams < 1 || options.maxConcurrentStreams > kMaxHttp2Streams)
+        return invalidInput(QStringLiteral("max concurrent streams %1 is out of range (1-%2)")
+                                .arg(options.maxConcurrentStreams)
+                                .arg(kMaxHttp2Streams));
+    for (const int bits : {options.windowBits, options.connectionWindowBits})
+        if (bits < 0 || bits > kMaxHttp2WindowBits)
+            return invalidInput(QStringLiteral("window bits %1 are out of range (0-%2, as h2load)")
+                                    .arg(bits)
+                                    .arg(kMaxHttp2WindowBits));
+    return {};
 }
 
 Result<int> parseServerPid(const QString& text) {

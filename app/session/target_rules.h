@@ -11,6 +11,8 @@
 // builder alike, so that what one of them accepts none of the others refuses.
 namespace loadscope::app {
 
+struct HttpOptions;
+
 // Where the load goes before name resolution.
 struct Endpoint {
     QString host; // without brackets for IPv6
@@ -40,6 +42,16 @@ Result<void> checkContentType(const QString& contentType);
 
 // A TLS version to offer alone: "1.2" or "1.3"; empty means either.
 Result<void> checkTlsVersion(const QString& version);
+
+// HTTP/2's settings as h2load takes them: 1 to kMaxHttp2Streams streams per
+// connection (-m), flow-control windows of 2^bits - 1 bytes for bits 0 to
+// kMaxHttp2WindowBits (-w, -W).
+inline constexpr int kMaxHttp2Streams = 1024;
+inline constexpr int kMaxHttp2WindowBits = 30;
+// An HTTP/2 target's settings are in range and it asks for none of the
+// HTTP/1 options HTTP/2 has no meaning for (a pipeline deeper than 1,
+// HTTP/1.0). Nothing to say about an HTTP/1 target.
+Result<void> checkHttp2(const HttpOptions& options);
 
 // Where a target's server CPU is read (Target::serverPid, serverCgroup). Only the
 // syntax: whether the process or cgroup is there is a question for the machine

@@ -73,25 +73,6 @@ Result<engine::TlsSpec> tlsSpec(const HttpOptions& options, const engine::HttpUr
     return tls;
 }
 
-// HTTP/2's options, and the HTTP/1 ones that have no meaning there.
-Result<void> checkHttp2(const HttpOptions& options) {
-    if (!options.http2)
-        return {};
-    if (options.pipeline > 1)
-        return invalidInput(
-            QStringLiteral("HTTP/2 has streams, not pipelining: use --max-concurrent-streams"));
-    if (options.http10)
-        return invalidInput(QStringLiteral("HTTP/1.0 and HTTP/2 cannot be combined"));
-    if (options.maxConcurrentStreams < 1 || options.maxConcurrentStreams > 1024)
-        return invalidInput(QStringLiteral("max concurrent streams %1 is out of range (1-1024)")
-                                .arg(options.maxConcurrentStreams));
-    for (const int bits : {options.windowBits, options.connectionWindowBits})
-        if (bits < 0 || bits > 30)
-            return invalidInput(
-                QStringLiteral("window bits %1 are out of range (0-30, as h2load)").arg(bits));
-    return {};
-}
-
 Result<HttpParts> httpProtocol(const HttpOptions& options) {
     std::string urlError;
     const auto url = engine::parseHttpUrl(options.url.trimmed().toStdString(), &urlError);

@@ -105,6 +105,14 @@ private Q_SLOTS:
                                              QStringLiteral("--warmup"),
                                              QStringLiteral("0.5"),
                                              QStringLiteral("http://127.0.0.1:8080/a?b=1")};
+        QTest::newRow("http2")
+            << QStringLiteral("http")
+            << QStringList{QStringLiteral("-c"),   QStringLiteral("4"),
+                           QStringLiteral("-n"),   QStringLiteral("400"),
+                           QStringLiteral("--h2"), QStringLiteral("--max-concurrent-streams"),
+                           QStringLiteral("10"),   QStringLiteral("--window-bits"),
+                           QStringLiteral("18"),   QStringLiteral("--connection-window-bits"),
+                           QStringLiteral("22"),   QStringLiteral("https://127.0.0.1:8443/x")};
         QTest::newRow("memcache") << QStringLiteral("memcache")
                                   << QStringList{QStringLiteral("-c"),
                                                  QStringLiteral("5"),
@@ -175,7 +183,20 @@ private Q_SLOTS:
 
         // And the spec is what the flags say.
         const engine::LoadSpec& spec = *fromCli;
-        if (command == u"http") {
+        if (QByteArrayView(QTest::currentDataTag()) == "http2") {
+            QCOMPARE(spec.concurrency, 4u);
+            QCOMPARE(spec.requests, uint64_t(400));
+            QCOMPARE(spec.pipeline, 10u); // the streams, outstanding per connection
+            QCOMPARE(spec.tls.alpn, std::string("h2"));
+            // The settings the comparison above cannot see, in both specs.
+            for (const engine::LoadSpec* each : {&*fromCli, &*fromSession}) {
+                const auto* h2 = dynamic_cast<const engine::Http2Protocol*>(each->protocol.get());
+                QVERIFY(h2);
+                QVERIFY(h2->settings().tls);
+                QCOMPARE(h2->settings().windowBits, 18);
+                QCOMPARE(h2->settings().connectionWindowBits, 22);
+            }
+        } else if (command == u"http") {
             QCOMPARE(spec.concurrency, 8u);
             QCOMPARE(spec.requests, uint64_t(800));
             QCOMPARE(spec.duration, std::chrono::nanoseconds(5s));
