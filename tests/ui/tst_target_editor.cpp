@@ -2,6 +2,7 @@
 #include "app/session/session_document.h"
 #include "app/session/target_rules.h"
 #include "app/sweep/load_spec_builder.h"
+#include "engine/http2_protocol.h"
 #include "tests/app/load_spec_checks.h"
 #include "tests/app/result_message.h"
 #include "ui/common/field_error.h"
@@ -14,6 +15,7 @@
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -272,6 +274,125 @@ private Q_SLOTS:
         QVERIFY(!m_editor->isValid());
     }
 
+    // HTTP/2's fields: greyed until the box is ticked; ticking it turns the
+    // pipeline into as many streams; what they hold reaches the session, and
+    // a target read back shows them again.
+    void http2FieldsRoundTripThroughTheTarget() {
+        auto* http2 = field<QCheckBox>("http2Check");
+        auto* streams = field<QSpinBox>("http2StreamsSpin");
+        auto* window = field<QSpinBox>("http2WindowBitsSpin");
+        auto* connectionWindow = field<QSpinBox>("http2ConnectionWindowBitsSpin");
+        auto* pipeline = field<QSpinBox>("httpPipelineSpin");
+        auto* http10 = field<QCheckBox>("http10Check");
+        QVERIFY(!http2->isChecked());
+        QVERIFY(!streams->isEnabled());
+        QVERIFY(!window->isEnabled());
+        QVERIFY(!connectionWindow->isEnabled());
+        QVERIFY(pipeline->isEnabled());
+        QVERIFY(http10->isEnabled());
+        QVERIFY(field<QLabel>("http2ConcurrencyNote")
+                    ->text()
+                    .contains(QStringLiteral("concurrency = connections × streams")));
+
+        pipeline->setValue(4);
+        http10->setChecked(true);
+        http2->setChecked(true);
+        QVERIFY(m_editor->isValid());
+        QVERIFY(streams->isEnabled() && window->isEnabled() && connectionWindow->isEnabled());
+        QVERIFY(!pipeline->isEnabled());
+        QVERIFY(!http10->isEnabled());
+        QCOMPARE(streams->value(), 4);
+        QVERIFY(target().http.http2);
+        QCOMPARE(target().http.maxConcurrentStreams, 4); // 4 outstanding per connection still
+        QCOMPARE(target().http.pipeline, 1);
+        QVERIFY(!target().http.http10);
+
+        streams->setValue(100);
+        window->setValue(16);
+        connectionWindow->setValue(24);
+        QCOMPARE(target().http.maxConcurrentStreams, 100);
+        QCOMPARE(target().http.windowBits, 16);
+        QCOMPARE(target().http.connectionWindowBits, 24);
+        bool shown = false; // the bytes beside the bits
+        for (const QLabel* label : m_editor->findChildren<QLabel*>())
+            shown = shown || label->text().contains(QLocale().toString(65535)); // 2^16 - 1
+        QVERIFY(shown);
+
+        // The target, read into a second editor, fills the fields as they were.
+        TargetEditor reread(m_document.get());
+        reread.setTargetId(m_id);
+        const auto other = [&reread](const char* name) {
+            return reread.findChild<QSpinBox*>(QString::fromLatin1(name));
+        };
+        QVERIFY(reread.findChild<QCheckBox*>(QStringLiteral("http2Check"))->isChecked());
+        QCOMPARE(other("http2StreamsSpin")->value(), 100);
+        QCOMPARE(other("http2WindowBitsSpin")->value(), 16);
+        QCOMPARE(other("http2ConnectionWindowBitsSpin")->value(), 24);
+        QVERIFY(!other("httpPipelineSpin")->isEnabled());
+
+        // And one changed elsewhere shows here.
+        Target changed = target();
+        changed.http.maxConcurrentStreams = 7;
+        changed.http.windowBits = 0;
+        QVERIFY(m_document->updateTarget(changed));
+        QCOMPARE(streams->value(), 7);
+        QCOMPARE(window->value(), 0);
+
+        http2->setChecked(false);
+        QVERIFY(!target().http.http2);
+        QVERIFY(!streams->isEnabled() && !window->isEnabled() && !connectionWindow->isEnabled());
+        QVERIFY(pipeline->isEnabled());
+        QVERIFY(http10->isEnabled());
+    }
+
+    // An HTTP/2 target from a file with what HTTP/2 refuses: the builder's
+    // message beside the box, the field left editable until it is undone.
+    void http2RefusesWhatItHasNoMeaningFor_data() {
+        QTest::addColumn<int>("pipeline");
+        QTest::addColumn<bool>("http10");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("pipeline") << 4 << false
+                                  << QStringLiteral("HTTP/2 has streams, not pipelining");
+        QTest::newRow("http/1.0") << 1 << true
+                                  << QStringLiteral("HTTP/1.0 and HTTP/2 cannot be combined");
+    }
+    void http2RefusesWhatItHasNoMeaningFor() {
+        QFETCH(int, pipeline);
+        QFETCH(bool, http10);
+        QFETCH(QString, message);
+        Target contradictory = target();
+        contradictory.http.http2 = true;
+        contradictory.http.pipeline = pipeline;
+        contradictory.http.http10 = http10;
+        QVERIFY(m_document->updateTarget(contradictory));
+        auto* error = field<FieldError>("http2Error");
+        QVERIFY(!m_editor->isValid());
+        QVERIFY(error->isVisible());
+        QVERIFY2(error->message().contains(message), qPrintable(error->message()));
+        // The builder says the same of it.
+        const auto draft = loadscope::app::draftLoadSpec(contradictory, 1, {});
+        QVERIFY(!draft);
+        QCOMPARE(draft.error().message, error->message());
+
+        // Set right where it shows, then greyed.
+        auto* pipelineSpin = field<QSpinBox>("httpPipelineSpin");
+        auto* http10Check = field<QCheckBox>("http10Check");
+        if (pipeline > 1) {
+            QVERIFY(pipelineSpin->isEnabled());
+            pipelineSpin->setValue(1);
+        } else {
+            QVERIFY(http10Check->isEnabled());
+            http10Check->setChecked(false);
+        }
+        QVERIFY(m_editor->isValid());
+        QVERIFY(!error->isVisible());
+        QVERIFY(!pipelineSpin->isEnabled());
+        QVERIFY(!http10Check->isEnabled());
+        QCOMPARE(target().http.pipeline, 1);
+        QVERIFY(!target().http.http10);
+        QVERIFY(target().http.http2);
+    }
+
     // The window's editor and the CLI's flags make one Target, so one LoadSpec.
     void theEditorAndTheCliGiveTheSameSpec_data() {
         QTest::addColumn<QStringList>("arguments");
@@ -292,6 +413,20 @@ private Q_SLOTS:
                                              QStringLiteral("2"),
                                              QStringLiteral("--http1.0"),
                                              QStringLiteral("http://127.0.0.1:8080/a?b=1")};
+        QTest::newRow("http2") << QStringList{QStringLiteral("loadscope-cli http"),
+                                              QStringLiteral("-c"),
+                                              QStringLiteral("3"),
+                                              QStringLiteral("-n"),
+                                              QStringLiteral("300"),
+                                              QStringLiteral("-k"),
+                                              QStringLiteral("--h2"),
+                                              QStringLiteral("--max-concurrent-streams"),
+                                              QStringLiteral("8"),
+                                              QStringLiteral("--window-bits"),
+                                              QStringLiteral("16"),
+                                              QStringLiteral("--connection-window-bits"),
+                                              QStringLiteral("20"),
+                                              QStringLiteral("http://127.0.0.1:8080/a?b=1")};
         QTest::newRow("memcache") << QStringList{QStringLiteral("loadscope-cli memcache"),
                                                  QStringLiteral("-c"),
                                                  QStringLiteral("2"),
@@ -317,12 +452,22 @@ private Q_SLOTS:
     void theEditorAndTheCliGiveTheSameSpec() {
         QFETCH(QStringList, arguments);
         const bool http = arguments.constFirst().endsWith(QStringLiteral("http"));
+        const bool http2 = arguments.contains(QStringLiteral("--h2"));
         const auto shot = http ? loadscope::cli::parseHttpOneShot(arguments)
                                : loadscope::cli::parseMemcacheOneShot(arguments);
         QVERIFY2(shot, qPrintable(loadscope::testing::failureOf(shot)));
 
         // What a user types for the same run.
-        if (http) {
+        if (http2) {
+            auto* url = field<QLineEdit>("urlEdit");
+            url->selectAll();
+            QTest::keyClicks(url, QStringLiteral("http://127.0.0.1:8080/a?b=1"));
+            field<QCheckBox>("keepAliveCheck")->setChecked(true);
+            field<QCheckBox>("http2Check")->setChecked(true);
+            field<QSpinBox>("http2StreamsSpin")->setValue(8);
+            field<QSpinBox>("http2WindowBitsSpin")->setValue(16);
+            field<QSpinBox>("http2ConnectionWindowBitsSpin")->setValue(20);
+        } else if (http) {
             auto* url = field<QLineEdit>("urlEdit");
             url->selectAll();
             QTest::keyClicks(url, QStringLiteral("http://127.0.0.1:8080/a?b=1"));
@@ -365,7 +510,22 @@ private Q_SLOTS:
         QVERIFY2(fromWindow, qPrintable(loadscope::testing::failureOf(fromWindow)));
         const QString differences = loadscope::testing::loadSpecDifferences(*fromCli, *fromWindow);
         QVERIFY2(differences.isEmpty(), qPrintable(differences));
-        if (http) {
+        if (http2) {
+            // Streams are the requests outstanding per connection (h2c, no ALPN).
+            QCOMPARE(fromWindow->concurrency, 3u);
+            QCOMPARE(fromWindow->pipeline, 8u);
+            const auto* windowH2 =
+                dynamic_cast<const loadscope::engine::Http2Protocol*>(fromWindow->protocol.get());
+            const auto* cliH2 =
+                dynamic_cast<const loadscope::engine::Http2Protocol*>(fromCli->protocol.get());
+            QVERIFY(windowH2 && cliH2);
+            QCOMPARE(windowH2->settings().windowBits, 16);
+            QCOMPARE(windowH2->settings().connectionWindowBits, 20);
+            QCOMPARE(cliH2->settings().windowBits, 16);
+            QCOMPARE(cliH2->settings().connectionWindowBits, 20);
+            QVERIFY(!windowH2->settings().tls);
+            QVERIFY(!fromWindow->tls.enabled);
+        } else if (http) {
             QCOMPARE(fromWindow->requestTimeout, std::chrono::nanoseconds(2'500'000'000));
             QVERIFY(!fromWindow->protocol->checksDocumentLength());
             const std::string sent =

@@ -95,6 +95,14 @@ private Q_SLOTS:
                 .definition.toHtmlEscaped()));
         QCOMPARE(m_model->headerData(TargetTableModel::EndpointColumn, Qt::Horizontal),
                  QVariant(QStringLiteral("Address / URL")));
+
+        // An HTTP/2 target says so, with the streams that take its pipeline's place.
+        Target h2 = *m_document->session().findTarget(host);
+        h2.http.http2 = true;
+        h2.http.maxConcurrentStreams = 10;
+        QVERIFY(m_document->updateTarget(h2));
+        QCOMPARE(cell(*m_model, 0, TargetTableModel::OptionsColumn),
+                 QStringLiteral("GET, keep-alive, HTTP/2, 10 streams"));
     }
 
     void editsUpdateRowsInPlace() {

@@ -1,5 +1,6 @@
 #include "ui/shell/http_options_form.h"
 
+#include "app/session/target_rules.h"
 #include "ui/common/field_error.h"
 #include "ui/common/form_rows.h"
 #include "ui/common/metric_tooltip.h"
@@ -10,9 +11,12 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -30,6 +34,27 @@ QString checkedFilePath(const QLineEdit* edit, FieldError* error) {
                           ? QString()
                           : HttpOptionsForm::tr("There is no file %1").arg(path));
     return path;
+}
+
+// "= 65,535 bytes": the flow-control window of h2load's `bits`, 2^bits - 1.
+QString windowBytesText(int bits) {
+    return HttpOptionsForm::tr("= %1 bytes").arg(QLocale().toString((qulonglong(1) << bits) - 1));
+}
+
+// A window's bits with the bytes they come to beside them.
+QWidget* windowRow(QSpinBox* bits, QLabel* bytes) {
+    bits->setRange(0, app::kMaxHttp2WindowBits);
+    bits->setSuffix(HttpOptionsForm::tr(" bits"));
+    bits->setMinimumWidth(100);
+    bytes->setText(windowBytesText(bits->value()));
+    QObject::connect(bits, &QSpinBox::valueChanged, bytes,
+                     [bytes](int value) { bytes->setText(windowBytesText(value)); });
+    auto* row = new QWidget;
+    auto* layout = new QHBoxLayout(row);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(bits);
+    layout->addWidget(bytes, 1);
+    return row;
 }
 
 } // namespace
@@ -142,6 +167,8 @@ HttpOptionsForm::HttpOptionsForm(QWidget* parent)
                           "without chunked coding, so byte counts match ab's.")));
     form->addRow(QString(), m_http10);
 
+    form->addRow(buildHttp2Group());
+
     m_tlsInsecure = new QCheckBox(tr("https: accept any &certificate (--insecure)"));
     m_tlsInsecure->setObjectName(QStringLiteral("tlsInsecureCheck"));
     m_tlsInsecure->setToolTip(wrappedToolTip(
@@ -189,6 +216,93 @@ HttpOptionsForm::HttpOptionsForm(QWidget* parent)
     connect(m_tlsCaFile, &QLineEdit::textEdited, this, &HttpOptionsForm::notifyEdited);
     connect(m_tlsResume, &QCheckBox::toggled, this, &HttpOptionsForm::notifyEdited);
     connect(m_tlsVersion, &QComboBox::currentIndexChanged, this, &HttpOptionsForm::notifyEdited);
+    connect(m_pipeline, &QSpinBox::valueChanged, this, &HttpOptionsForm::updateHttp2Fields);
+    connect(m_http10, &QCheckBox::toggled, this, &HttpOptionsForm::updateHttp2Fields);
+    updateHttp2Fields();
+}
+
+QGroupBox* HttpOptionsForm::buildHttp2Group() {
+    auto* group = new QGroupBox(tr("HTTP/2"));
+    group->setObjectName(QStringLiteral("http2Group"));
+    auto* form = new QFormLayout(group);
+    form->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
+
+    m_http2 = new QCheckBox(tr("HTTP/&2 (h2 over TLS by ALPN, h2c by prior knowledge on http://)"));
+    m_http2->setObjectName(QStringLiteral("http2Check"));
+    m_http2->setToolTip(wrappedToolTip(
+        tr("Requests as HTTP/2 streams, as h2load sends them (--h2). Every connection is kept "
+           "alive; the pipeline and HTTP/1.0 have no meaning there.")));
+    m_http2Error = new FieldError;
+    m_http2Error->setObjectName(QStringLiteral("http2Error"));
+    addFormRow(form, QString(), m_http2, m_http2Error);
+
+    m_http2Streams = new QSpinBox;
+    m_http2Streams->setObjectName(QStringLiteral("http2StreamsSpin"));
+    m_http2Streams->setRange(1, app::kMaxHttp2Streams);
+    m_http2Streams->setMinimumWidth(100);
+    m_http2Streams->setToolTip(wrappedToolTip(
+        tr("Streams each connection keeps open (h2load -m, --max-concurrent-streams): the "
+           "requests outstanding on it, in place of the pipeline. A point's concurrency is "
+           "its connections times these streams.")));
+    auto* streamsRow = new QWidget;
+    auto* streamsLayout = new QHBoxLayout(streamsRow);
+    streamsLayout->setContentsMargins(0, 0, 0, 0);
+    streamsLayout->addWidget(m_http2Streams);
+    auto* concurrencyNote = new QLabel(tr("concurrency = connections × streams"));
+    concurrencyNote->setObjectName(QStringLiteral("http2ConcurrencyNote"));
+    streamsLayout->addWidget(concurrencyNote, 1);
+    addFormRow(form, tr("&Streams per connection:"), streamsRow)->setBuddy(m_http2Streams);
+
+    m_http2WindowBits = new QSpinBox;
+    m_http2WindowBits->setObjectName(QStringLiteral("http2WindowBitsSpin"));
+    m_http2WindowBits->setToolTip(wrappedToolTip(
+        tr("Each stream's flow-control window, 2^bits - 1 bytes (h2load -w, --window-bits).")));
+    m_http2WindowBytes = new QLabel;
+    addFormRow(form, tr("Stream wi&ndow:"), windowRow(m_http2WindowBits, m_http2WindowBytes))
+        ->setBuddy(m_http2WindowBits);
+
+    m_http2ConnectionWindowBits = new QSpinBox;
+    m_http2ConnectionWindowBits->setObjectName(QStringLiteral("http2ConnectionWindowBitsSpin"));
+    m_http2ConnectionWindowBits->setToolTip(
+        wrappedToolTip(tr("The whole connection's flow-control window, 2^bits - 1 bytes "
+                          "(h2load -W, --connection-window-bits).")));
+    m_http2ConnectionWindowBytes = new QLabel;
+    addFormRow(form, tr("C&onnection window:"),
+               windowRow(m_http2ConnectionWindowBits, m_http2ConnectionWindowBytes))
+        ->setBuddy(m_http2ConnectionWindowBits);
+
+    connect(m_http2, &QCheckBox::toggled, this, &HttpOptionsForm::http2Toggled);
+    connect(m_http2Streams, &QSpinBox::valueChanged, this, &HttpOptionsForm::notifyEdited);
+    connect(m_http2WindowBits, &QSpinBox::valueChanged, this, &HttpOptionsForm::notifyEdited);
+    connect(m_http2ConnectionWindowBits, &QSpinBox::valueChanged, this,
+            &HttpOptionsForm::notifyEdited);
+    return group;
+}
+
+void HttpOptionsForm::http2Toggled(bool on) {
+    if (on && !isLoading()) {
+        // What HTTP/2 refuses goes, keeping the requests outstanding on each
+        // connection: the builder runs N streams as it runs a pipeline of N.
+        // One edit, not three, so that no half-changed form is applied.
+        const QSignalBlocker streamsBlocker(m_http2Streams);
+        const QSignalBlocker pipelineBlocker(m_pipeline);
+        const QSignalBlocker http10Blocker(m_http10);
+        if (m_pipeline->value() > 1)
+            m_http2Streams->setValue(m_pipeline->value());
+        m_pipeline->setValue(1);
+        m_http10->setChecked(false);
+    }
+    updateHttp2Fields();
+    notifyEdited();
+}
+
+void HttpOptionsForm::updateHttp2Fields() {
+    const bool on = m_http2->isChecked();
+    m_http2Streams->setEnabled(on);
+    m_http2WindowBits->setEnabled(on);
+    m_http2ConnectionWindowBits->setEnabled(on);
+    m_pipeline->setEnabled(!on || m_pipeline->value() > 1);
+    m_http10->setEnabled(!on || m_http10->isChecked());
 }
 
 void HttpOptionsForm::loadFields(const app::Target& target) {
@@ -213,6 +327,11 @@ void HttpOptionsForm::loadFields(const app::Target& target) {
     m_tlsCaFile->setText(http.tlsCaFile);
     m_tlsResume->setChecked(http.tlsResume);
     m_tlsVersion->setCurrentIndex(std::max(0, m_tlsVersion->findData(http.tlsVersion)));
+    m_http2->setChecked(http.http2);
+    m_http2Streams->setValue(http.maxConcurrentStreams);
+    m_http2WindowBits->setValue(http.windowBits);
+    m_http2ConnectionWindowBits->setValue(http.connectionWindowBits);
+    updateHttp2Fields();
 }
 
 bool HttpOptionsForm::apply(app::Target& target) {
@@ -244,8 +363,20 @@ bool HttpOptionsForm::apply(app::Target& target) {
     const QString bodyFile = checkedFilePath(m_bodyFile, m_bodyFileError);
     const QString caFile = checkedFilePath(m_tlsCaFile, m_tlsCaFileError);
 
+    // HTTP/2's settings, and the HTTP/1 fields they bear on, by the builder's rule.
+    app::HttpOptions candidate = target.http;
+    candidate.pipeline = m_pipeline->value();
+    candidate.http10 = m_http10->isChecked();
+    candidate.http2 = m_http2->isChecked();
+    candidate.maxConcurrentStreams = m_http2Streams->value();
+    candidate.windowBits = m_http2WindowBits->value();
+    candidate.connectionWindowBits = m_http2ConnectionWindowBits->value();
+    const auto http2Checked = app::checkHttp2(candidate);
+    m_http2Error->setMessage(http2Checked ? QString() : http2Checked.error().message);
+
     if (m_urlError->hasMessage() || m_addressError->hasMessage() || !methodOk ||
-        !headerProblem.isEmpty() || m_bodyFileError->hasMessage() || m_tlsCaFileError->hasMessage())
+        !headerProblem.isEmpty() || m_bodyFileError->hasMessage() ||
+        m_tlsCaFileError->hasMessage() || m_http2Error->hasMessage())
         return false;
 
     target.http.url = m_url->text().trimmed();
@@ -262,6 +393,10 @@ bool HttpOptionsForm::apply(app::Target& target) {
     target.http.tlsCaFile = caFile;
     target.http.tlsResume = m_tlsResume->isChecked();
     target.http.tlsVersion = m_tlsVersion->currentData().toString();
+    target.http.http2 = candidate.http2;
+    target.http.maxConcurrentStreams = candidate.maxConcurrentStreams;
+    target.http.windowBits = candidate.windowBits;
+    target.http.connectionWindowBits = candidate.connectionWindowBits;
     applyResponseTimeout(target);
     return true;
 }

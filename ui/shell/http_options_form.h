@@ -4,6 +4,8 @@
 
 class QCheckBox;
 class QComboBox;
+class QGroupBox;
+class QLabel;
 class QLineEdit;
 class QPushButton;
 class QSpinBox;
@@ -14,7 +16,8 @@ namespace loadscope::ui {
 class FieldError;
 
 // URL, connect-to address, method, extra headers, request body and
-// connection reuse of an http target: what ab's -k, -H, -p and -T say.
+// connection reuse of an http target: what ab's -k, -H, -p and -T say; its
+// TLS options; and HTTP/2 with h2load's streams and windows.
 class HttpOptionsForm : public ProtocolOptionsForm {
     Q_OBJECT
 
@@ -30,6 +33,14 @@ private:
     void addHeader();
     void removeHeader();
     void chooseBodyFile();
+    // The HTTP/2 box, its streams and windows, and what it makes meaningless.
+    QGroupBox* buildHttp2Group();
+    // The user ticked or cleared HTTP/2.
+    void http2Toggled(bool on);
+    // HTTP/2's fields only while it is on; the pipeline and HTTP/1.0 only
+    // while it is off, or while they hold what HTTP/2 refuses, so that such
+    // a value read from a file can be undone where it shows.
+    void updateHttp2Fields();
 
     QLineEdit* m_url = nullptr;
     FieldError* m_urlError = nullptr;
@@ -53,6 +64,15 @@ private:
     FieldError* m_tlsCaFileError = nullptr;
     QCheckBox* m_tlsResume = nullptr;
     QComboBox* m_tlsVersion = nullptr;
+    // HTTP/2: the streams stand in for the pipeline (both are the requests
+    // outstanding on a connection), windows as h2load's bits.
+    QCheckBox* m_http2 = nullptr;
+    FieldError* m_http2Error = nullptr;
+    QSpinBox* m_http2Streams = nullptr;
+    QSpinBox* m_http2WindowBits = nullptr;
+    QLabel* m_http2WindowBytes = nullptr;
+    QSpinBox* m_http2ConnectionWindowBits = nullptr;
+    QLabel* m_http2ConnectionWindowBytes = nullptr;
 };
 
 } // namespace loadscope::ui

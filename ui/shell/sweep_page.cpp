@@ -103,7 +103,8 @@ QWidget* SweepPage::buildPlanFields() {
     m_levels->setPlaceholderText(QStringLiteral("1, 10, 100, 1000"));
     m_levels->setToolTip(wrappedToolTip(
         tr("Connections kept busy at once (ab -c), one level after another in this order. "
-           "Each level is measured on every target.")));
+           "Each level is measured on every target; an HTTP/2 target keeps its streams open "
+           "on each connection, so its concurrency is the level × its streams.")));
     m_levelsError = new FieldError;
     m_levelsError->setObjectName(QStringLiteral("levelsError"));
     m_concurrencyRows << addFormRow(loadForm, tr("&Concurrency levels:"), m_levels, m_levelsError);

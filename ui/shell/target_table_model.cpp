@@ -23,7 +23,10 @@ QString targetOptionsSummary(const Target& target) {
         parts << (http.method.trimmed().isEmpty() ? QStringLiteral("GET")
                                                   : http.method.trimmed().toUpper());
         parts << (http.keepAlive ? QObject::tr("keep-alive") : QObject::tr("new connection each"));
-        if (http.pipeline > 1)
+        if (http.http2)
+            parts << plural(qsizetype(http.maxConcurrentStreams), QObject::tr("HTTP/2, 1 stream"),
+                            QObject::tr("HTTP/2, %1 streams"));
+        else if (http.pipeline > 1)
             parts << QObject::tr("pipeline %1").arg(http.pipeline);
         if (!http.headers.empty())
             parts << plural(qsizetype(http.headers.size()), QObject::tr("1 header"),
