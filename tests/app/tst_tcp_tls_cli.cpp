@@ -3,14 +3,20 @@
 // truth: transactions and bytes both sides counted, one handshake per connection, resumption
 // as asked; and the two mismatches, TLS against a cleartext peer and cleartext against a TLS
 // one, each a counted failure in bounded time.
+#include "app/cli/one_shot.h"
 #include "app/servers/echo_server.h"
+#include "app/session/json_reader.h"
+#include "app/session/session_json.h"
+#include "app/sweep/load_spec_builder.h"
 #include "cli_process.h"
 #include "echo_cli_support.h"
+#include "serve_process.h"
 
 #include <QFile>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUuid>
 
 using loadscope::testing::address;
 using loadscope::testing::CliOutcome;
@@ -18,6 +24,8 @@ using loadscope::testing::exactRunArguments;
 using loadscope::testing::integer;
 using loadscope::testing::jsonAt;
 using loadscope::testing::runCli;
+using loadscope::testing::runCliProcess;
+using loadscope::testing::ServeProcess;
 using loadscope::testing::startEcho;
 using loadscope::testing::verifyExactRun;
 
@@ -119,6 +127,32 @@ private Q_SLOTS:
         echo->stop();
     }
 
+    // The command as a user runs it: `serve echo --tls` makes its certificate at start and says
+    // that clients need --insecure; every transaction then goes through one handshake.
+    void serveEchoTls() {
+        ServeProcess echo({QStringLiteral("echo"), QStringLiteral("--tls"),
+                           QStringLiteral("--request-size"), QStringLiteral("10"),
+                           QStringLiteral("--response-size"), QStringLiteral("20")});
+        QVERIFY(echo.port() != 0);
+        const CliOutcome ours = runCli(
+            {QStringLiteral("tcp-rr"), QStringLiteral("--tls"), QStringLiteral("--insecure"),
+             QStringLiteral("-r"), QStringLiteral("10,20"), QStringLiteral("-n"),
+             QStringLiteral("50"), QStringLiteral("--json"), QStringLiteral("-"), echo.address()});
+        QCOMPARE(ours.exitCode, 0);
+        const QJsonObject json = ours.json();
+        QCOMPARE(integer(json, "complete"), 50);
+        QCOMPARE(integer(json, "failed"), 0);
+        QCOMPARE(integer(json, "bytes_total"), 50 * 20);
+        QCOMPARE(integer(json, "tls_handshakes"), 1);
+
+        // serve writes its errors to the process's own stderr: run it as a process.
+        const CliOutcome refused =
+            runCliProcess({QStringLiteral("serve"), QStringLiteral("echo"),
+                           QStringLiteral("--cert"), QStringLiteral("/nonexistent.pem")});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains("--cert and --key need --tls"), refused.err.constData());
+    }
+
     // The client speaks TLS, the peer echoes the ClientHello back: every connection fails its
     // handshake, counted as TLS, with the reason as the first error.
     void tlsAgainstACleartextPeerIsCountedTls() {
@@ -167,6 +201,47 @@ private Q_SLOTS:
         QCOMPARE(integer(json, "bytes_total"), 0);
         QVERIFY(!json.value(QStringLiteral("first_error")).toString().isEmpty());
         echo->stop();
+    }
+
+    // The command line, a session's target saved and read back, and the spec agree: raw TLS with
+    // the options given and no ALPN; a target without the "tls" object stays cleartext.
+    void tlsOptionsReachTheSpecAndTheSession() {
+        auto cli = loadscope::cli::parseTcpRrOneShot(
+            {QStringLiteral("loadscope-cli tcp-rr"), QStringLiteral("--tls"),
+             QStringLiteral("--insecure"), QStringLiteral("--no-tls-resume"),
+             QStringLiteral("--tls-version"), QStringLiteral("1.2"), QStringLiteral("--cert"),
+             QStringLiteral("/c.pem"), QStringLiteral("--crr"), QStringLiteral("127.0.0.1:9443")});
+        QVERIFY2(cli, qPrintable(cli ? QString() : cli.error().toString()));
+        const loadscope::app::Target& target = cli->target;
+        QVERIFY(target.tcpRr.tls && target.tcpRr.tlsInsecure && !target.tcpRr.tlsResume);
+        QCOMPARE(target.tcpRr.tlsVersion, QStringLiteral("1.2"));
+        QCOMPARE(target.tcpRr.tlsCertFile, QStringLiteral("/c.pem"));
+
+        loadscope::app::Target inSession = target; // a one-shot target has no id yet
+        inSession.id = QUuid::createUuid();
+        const QJsonObject saved = loadscope::app::targetToJson(inSession);
+        const loadscope::app::JsonReader reader(saved);
+        const loadscope::app::Target read = loadscope::app::targetFromJson(reader);
+        QVERIFY2(reader.ok(), qPrintable(reader.error().toString()));
+        QCOMPARE(read.tcpRr, target.tcpRr);
+
+        const auto spec = loadscope::app::draftLoadSpec(read, 1, cli->plan);
+        QVERIFY2(spec, qPrintable(spec ? QString() : spec.error().toString()));
+        QVERIFY(spec->spec.tls.enabled && !spec->spec.tls.verify && !spec->spec.tls.resume);
+        QVERIFY(spec->spec.tls.version == loadscope::engine::TlsVersion::Tls12);
+        QCOMPARE(spec->spec.tls.alpn, std::string());
+        QCOMPARE(spec->spec.tls.serverName, std::string("127.0.0.1"));
+        QCOMPARE(spec->spec.tls.certFile, std::string("/c.pem"));
+
+        loadscope::app::Target plain = read;
+        plain.tcpRr = {};
+        QVERIFY(!loadscope::app::targetToJson(plain)
+                     .value(QStringLiteral("tcp-rr"))
+                     .toObject()
+                     .contains(QStringLiteral("tls")));
+        const auto cleartext = loadscope::app::draftLoadSpec(plain, 1, cli->plan);
+        QVERIFY(cleartext);
+        QVERIFY(!cleartext->spec.tls.enabled);
     }
 
     void tlsOptionsNeedTls_data() {
