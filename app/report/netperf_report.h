@@ -53,6 +53,8 @@ QString formatNetperfStreamReport(const engine::RunResult& result, const Netperf
 //   request_size, response_size   bytes, -r REQ,RESP
 //   transactions_per_second  successful / duration_s, netperf's "Trans. Rate"
 //   socket_send_bytes, socket_recv_bytes  this host's default socket buffers
+//   with --tls: tls_handshakes, tls_resumed, tls_resumed_ratio, tls_protocol, tls_cipher,
+//   tls_ms (the result schema's TLS fields, as http's for https)
 // The "cpu" object's noisy and noise_reason are judged by `noiseThresholdPercent`
 // (--noise-threshold), as with tcpStreamResultJson() and memcacheResultJson().
 QJsonObject tcpRrResultJson(const engine::RunResult& result, const NetperfRunSetup& setup,
