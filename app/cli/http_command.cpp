@@ -62,22 +62,8 @@ void addHttpOptions(QCommandLineParser& parser) {
         {QStringLiteral("connection-window-bits"),
          QStringLiteral("--h2: connection window (2^N)-1, N 0-30 (h2load -W; default 30)."),
          QStringLiteral("N")},
-        {QStringLiteral("insecure"),
-         QStringLiteral("https: accept any server certificate (curl -k; -k is keep-alive here).")},
-        {QStringLiteral("cacert"),
-         QStringLiteral("https: verify against the CA certificates in FILE, not the system's."),
-         QStringLiteral("file")},
-        {QStringLiteral("cert"), QStringLiteral("https: client certificate (PEM)."),
-         QStringLiteral("file")},
-        {QStringLiteral("key"),
-         QStringLiteral("https: the client certificate's key (default: in --cert)."),
-         QStringLiteral("file")},
-        {QStringLiteral("no-tls-resume"),
-         QStringLiteral("https: a full handshake on every connection, no session resumption.")},
-        {QStringLiteral("tls-version"),
-         QStringLiteral("https: offer only TLS 1.2 or only 1.3 (default: either)."),
-         QStringLiteral("1.2|1.3")},
     });
+    addTlsClientOptions(parser, QStringLiteral("https"), QStringLiteral("; -k is keep-alive here"));
     addRateOptions(parser, true);
     addCommonRunOptions(parser);
 }
@@ -108,17 +94,12 @@ Result<HttpInvocation> readHttpInvocation(const QCommandLineParser& parser) {
         http.method = opt("m").toUpper();
     if (isSet("i"))
         http.method = QStringLiteral("HEAD");
-    http.tlsInsecure = isSet("insecure");
-    http.tlsCaFile = opt("cacert");
-    http.tlsCertFile = opt("cert");
-    http.tlsKeyFile = opt("key");
-    http.tlsResume = !isSet("no-tls-resume");
-    http.tlsVersion = opt("tls-version");
-    for (const char* name : {"insecure", "cacert", "cert", "key", "no-tls-resume", "tls-version"})
-        if (isSet(name) &&
-            !http.url.trimmed().startsWith(QLatin1String("https://"), Qt::CaseInsensitive))
-            return invalidInput(QStringLiteral("--%1 is a TLS option: it needs an https:// URL")
-                                    .arg(QLatin1String(name)));
+    readTlsClientOptions(parser, http);
+    if (const QStringList tls = tlsClientOptionsSet(parser);
+        !tls.isEmpty() &&
+        !http.url.trimmed().startsWith(QLatin1String("https://"), Qt::CaseInsensitive))
+        return invalidInput(
+            QStringLiteral("%1 is a TLS option: it needs an https:// URL").arg(tls.constFirst()));
     if (isSet("p") && isSet("u"))
         return invalidInput(QStringLiteral("-p and -u cannot be combined"));
     if (isSet("p") || isSet("u")) {

@@ -286,4 +286,35 @@ int finishRun(const QString& command, const engine::RunResult& result, const Out
     return ExitOk;
 }
 
+void addTlsClientOptions(QCommandLineParser& parser, const QString& scope,
+                         const QString& insecureNote) {
+    parser.addOptions({
+        {QStringLiteral("insecure"),
+         QStringLiteral("%1: accept any server certificate (curl -k%2).").arg(scope, insecureNote)},
+        {QStringLiteral("cacert"),
+         QStringLiteral("%1: verify against the CA certificates in FILE, not the system's.")
+             .arg(scope),
+         QStringLiteral("file")},
+        {QStringLiteral("cert"), QStringLiteral("%1: client certificate (PEM).").arg(scope),
+         QStringLiteral("file")},
+        {QStringLiteral("key"),
+         QStringLiteral("%1: the client certificate's key (default: in --cert).").arg(scope),
+         QStringLiteral("file")},
+        {QStringLiteral("no-tls-resume"),
+         QStringLiteral("%1: a full handshake on every connection, no session resumption.")
+             .arg(scope)},
+        {QStringLiteral("tls-version"),
+         QStringLiteral("%1: offer only TLS 1.2 or only 1.3 (default: either).").arg(scope),
+         QStringLiteral("1.2|1.3")},
+    });
+}
+
+QStringList tlsClientOptionsSet(const QCommandLineParser& parser) {
+    QStringList set;
+    for (const char* name : {"insecure", "cacert", "cert", "key", "no-tls-resume", "tls-version"})
+        if (parser.isSet(QLatin1String(name)))
+            set.append(QStringLiteral("--") + QLatin1String(name));
+    return set;
+}
+
 } // namespace loadscope::cli

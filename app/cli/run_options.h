@@ -48,6 +48,24 @@ void addRateOptions(QCommandLineParser& parser, bool shortFlag, bool hidden = fa
 // Them into `shot`: a rate above 0 requests/s, an arrival model by name.
 app::Result<void> readRateOptions(const QCommandLineParser& parser, OneShot& shot);
 
+// The TLS client options of http (https URLs) and tcp-rr --tls: --insecure, --cacert, --cert,
+// --key, --no-tls-resume, --tls-version. `scope` begins each help line ("https"); `insecureNote`
+// ends --insecure's, e.g. "; -k is keep-alive here".
+void addTlsClientOptions(QCommandLineParser& parser, const QString& scope,
+                         const QString& insecureNote = {});
+// Those of them that are set, as "--name" (for a command that refuses them without TLS).
+QStringList tlsClientOptionsSet(const QCommandLineParser& parser);
+// Them into the tls* fields of `options`, HttpOptions or TcpRrOptions, which share their names.
+template <typename Options>
+void readTlsClientOptions(const QCommandLineParser& parser, Options& options) {
+    options.tlsInsecure = parser.isSet(QStringLiteral("insecure"));
+    options.tlsCaFile = parser.value(QStringLiteral("cacert"));
+    options.tlsCertFile = parser.value(QStringLiteral("cert"));
+    options.tlsKeyFile = parser.value(QStringLiteral("key"));
+    options.tlsResume = !parser.isSet(QStringLiteral("no-tls-resume"));
+    options.tlsVersion = parser.value(QStringLiteral("tls-version"));
+}
+
 // A OneShot with its one level and one repetition.
 OneShot oneShotOf(app::Target target, int concurrency);
 

@@ -25,7 +25,7 @@ const char* const kServeUsage =
     "\n"
     "Kinds:\n"
     "  http    keep-alive HTTP/1.1 (and HTTP/2 with --h2), one static document (--size)\n"
-    "  echo    request/response peer for tcp-rr (--request-size, --response-size)\n"
+    "  echo    request/response peer for tcp-rr (--request-size, --response-size, --tls)\n"
     "  sink    reads and discards, the peer for tcp-stream\n"
     "  proxy   userland TCP relay to --to HOST:PORT\n"
     "\n"
@@ -38,7 +38,7 @@ struct ServeSetup {
     std::unique_ptr<app::TcpServer> server;
     QString summaryRequests; // what stats().requests counts for this kind
     QString summaryErrors;   // and stats().errors
-    bool selfSigned = false; // http --tls without --cert
+    bool selfSigned = false; // http or echo --tls without --cert
 };
 
 void addCommonOptions(QCommandLineParser& parser) {
@@ -78,6 +78,35 @@ app::Result<std::chrono::milliseconds> timeoutOption(const QCommandLineParser& p
     return ms;
 }
 
+// --tls, --cert, --key: of http (HTTPS) and echo (raw TLS).
+void addTlsOptions(QCommandLineParser& parser, const QString& what) {
+    parser.addOptions({
+        {QStringLiteral("tls"),
+         QStringLiteral("%1 (TLS 1.2 and 1.3); without --cert, with a self-signed\n"
+                        "certificate for 127.0.0.1 and localhost made at start.")
+             .arg(what)},
+        {QStringLiteral("cert"), QStringLiteral("With --tls: the certificate chain (PEM)."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("key"),
+         QStringLiteral("With --tls: the certificate's key (PEM; default: in --cert)."),
+         QStringLiteral("FILE")},
+    });
+}
+
+app::Result<void> readTlsOptions(const QCommandLineParser& parser, app::ServerTlsConfig& config,
+                                 ServeSetup& setup) {
+    config.tls = parser.isSet(QStringLiteral("tls"));
+    config.tlsCertFile = parser.value(QStringLiteral("cert")).toStdString();
+    config.tlsKeyFile = parser.value(QStringLiteral("key")).toStdString();
+    if (!config.tls &&
+        (parser.isSet(QStringLiteral("cert")) || parser.isSet(QStringLiteral("key"))))
+        return app::invalidInput(QStringLiteral("--cert and --key need --tls"));
+    if (config.tlsCertFile.empty() && !config.tlsKeyFile.empty())
+        return app::invalidInput(QStringLiteral("--key needs its certificate (--cert)"));
+    setup.selfSigned = config.tls && config.tlsCertFile.empty();
+    return {};
+}
+
 void addKindOptions(QCommandLineParser& parser, const QString& kind) {
     addCommonOptions(parser);
     if (kind == QLatin1String("http")) {
@@ -86,19 +115,12 @@ void addKindOptions(QCommandLineParser& parser, const QString& kind) {
         parser.addOptions({
             {QStringLiteral("size"), QStringLiteral("Document size in bytes (default 4897)."),
              QStringLiteral("BYTES"), QStringLiteral("4897")},
-            {QStringLiteral("tls"),
-             QStringLiteral("HTTPS (TLS 1.2 and 1.3); without --cert, with a self-signed\n"
-                            "certificate for 127.0.0.1 and localhost made at start.")},
-            {QStringLiteral("cert"), QStringLiteral("With --tls: the certificate chain (PEM)."),
-             QStringLiteral("FILE")},
-            {QStringLiteral("key"),
-             QStringLiteral("With --tls: the certificate's key (PEM; default: in --cert)."),
-             QStringLiteral("FILE")},
             {QStringLiteral("h2"),
              QStringLiteral("HTTP/2 as well: cleartext h2c with prior knowledge (HTTP/1.1 for\n"
                             "clients that do not open with the HTTP/2 preface); with --tls,\n"
                             "ALPN offers h2 and http/1.1.")},
         });
+        addTlsOptions(parser, QStringLiteral("HTTPS"));
     } else if (kind == QLatin1String("echo")) {
         parser.setApplicationDescription(QStringLiteral(
             "Request/response peer for 'loadscope-cli tcp-rr -r REQ,RESP': answers RESP bytes\n"
@@ -112,6 +134,7 @@ void addKindOptions(QCommandLineParser& parser, const QString& kind) {
              QStringLiteral("Bytes per response, the client's RESP (default 1)."),
              QStringLiteral("S"), QStringLiteral("1")},
         });
+        addTlsOptions(parser, QStringLiteral("Raw TLS, for tcp-rr --tls"));
     } else if (kind == QLatin1String("sink")) {
         parser.setApplicationDescription(
             QStringLiteral("Reads and discards everything, the peer for 'loadscope-cli "
@@ -168,16 +191,9 @@ app::Result<ServeSetup> buildServer(const QCommandLineParser& parser, const QStr
         app::HttpServerConfig config;
         fillBase(config);
         config.documentSize = size_t(*size);
-        config.tls = parser.isSet(QStringLiteral("tls"));
-        config.tlsCertFile = parser.value(QStringLiteral("cert")).toStdString();
-        config.tlsKeyFile = parser.value(QStringLiteral("key")).toStdString();
         config.http2 = parser.isSet(QStringLiteral("h2"));
-        if (!config.tls &&
-            (parser.isSet(QStringLiteral("cert")) || parser.isSet(QStringLiteral("key"))))
-            return app::invalidInput(QStringLiteral("--cert and --key need --tls"));
-        if (config.tlsCertFile.empty() && !config.tlsKeyFile.empty())
-            return app::invalidInput(QStringLiteral("--key needs its certificate (--cert)"));
-        setup.selfSigned = config.tls && config.tlsCertFile.empty();
+        if (auto tls = readTlsOptions(parser, config, setup); !tls)
+            return tls.error();
         setup.server = std::make_unique<app::HttpServer>(config);
         setup.summaryRequests = QStringLiteral("responses");
         setup.summaryErrors = QStringLiteral("bad requests");
@@ -194,9 +210,12 @@ app::Result<ServeSetup> buildServer(const QCommandLineParser& parser, const QStr
         fillBase(config);
         config.requestSize = size_t(*request);
         config.responseSize = size_t(*response);
+        if (auto tls = readTlsOptions(parser, config, setup); !tls)
+            return tls.error();
         setup.server = std::make_unique<app::EchoServer>(config);
         setup.summaryRequests = QStringLiteral("responses");
-        setup.summaryErrors = QStringLiteral("accept errors");
+        setup.summaryErrors = config.tls ? QStringLiteral("accept and handshake errors")
+                                         : QStringLiteral("accept errors");
     } else if (kind == QLatin1String("sink")) {
         app::ServerConfig config;
         fillBase(config);
@@ -290,9 +309,10 @@ int runServeCommand(const QStringList& arguments) {
     std::printf("listening on %s\n", setup->server->address().c_str());
     std::fflush(stdout);
     if (setup->selfSigned)
-        std::fputs("https with a self-signed certificate for 127.0.0.1 and localhost: clients "
-                   "need --insecure\n",
-                   stderr);
+        std::fprintf(stderr,
+                     "%s with a self-signed certificate for 127.0.0.1 and localhost: clients "
+                     "need --insecure\n",
+                     kind == QLatin1String("http") ? "https" : "TLS");
 
     int received = 0;
     sigwait(&stopSignals, &received);

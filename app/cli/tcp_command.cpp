@@ -139,6 +139,11 @@ Result<TcpInvocation> readTcpRrInvocation(const QCommandLineParser& parser) {
             return sizes.error();
     }
     target.tcpRr.connectPerRequest = parser.isSet(QStringLiteral("crr"));
+    target.tcpRr.tls = parser.isSet(QStringLiteral("tls"));
+    readTlsClientOptions(parser, target.tcpRr);
+    if (const QStringList tls = tlsClientOptionsSet(parser); !tls.isEmpty() && !target.tcpRr.tls)
+        return invalidInput(
+            QStringLiteral("%1 is a TLS option: it needs --tls").arg(tls.constFirst()));
     uint64_t transactions = 0;
     if (parser.isSet(QStringLiteral("n"))) {
         const auto n = parseCount(QStringLiteral("-n"), parser.value(QStringLiteral("n")), 1,
@@ -165,6 +170,7 @@ Result<TcpInvocation> readTcpRrInvocation(const QCommandLineParser& parser) {
         target.tcpRr.connectPerRequest ? QStringLiteral("TCP_CRR") : QStringLiteral("TCP_RR");
     setup.requestSize = uint32_t(target.tcpRr.requestSize);
     setup.responseSize = uint32_t(target.tcpRr.responseSize);
+    setup.tls = target.tcpRr.tls;
     if (auto rate = readRateOptions(parser, invocation->shot); !rate)
         return rate.error();
     return invocation;
@@ -247,7 +253,11 @@ void addTcpRrOptions(QCommandLineParser& parser) {
         {QStringLiteral("timeout"),
          QStringLiteral("Seconds to wait for a response before counting a timeout (default 30)."),
          QStringLiteral("SECONDS")},
+        {QStringLiteral("tls"),
+         QStringLiteral("Raw TLS on every connection, no ALPN (the peer e.g. 'loadscope-cli\n"
+                        "serve echo --tls'); with --crr a handshake per transaction.")},
     });
+    addTlsClientOptions(parser, QStringLiteral("--tls"));
     addRateOptions(parser, true);
     addCommonRunOptions(parser);
 }

@@ -32,6 +32,20 @@ QString timesRow(const char* label, const engine::Histogram& h) {
 
 } // namespace
 
+QString tlsProtocolText(const engine::RunResult& r) {
+    return r.tlsProtocol.empty()
+               ? QStringLiteral("(no handshake completed)")
+               : QStringLiteral("%1,%2").arg(QString::fromStdString(r.tlsProtocol),
+                                             QString::fromStdString(r.tlsCipher));
+}
+
+QString tlsHandshakesText(const engine::RunResult& r) {
+    return QStringLiteral("%1 (%2 resumed, %3 full)")
+        .arg(r.tlsHandshakes)
+        .arg(r.tlsResumed)
+        .arg(r.tlsHandshakes - r.tlsResumed);
+}
+
 QString threadPlacement(const engine::RunResult& result) {
     std::set<int> cpus(result.threadCpus.begin(), result.threadCpus.end());
     QStringList list;
@@ -82,15 +96,8 @@ QString formatAbReport(const engine::RunResult& r, const AbReportHeader& header)
                                  : QStringLiteral("HTTP/1.1"));
     if (header.tls) {
         // ab's lines, and the handshakes: how many resumed an earlier session.
-        out += field("SSL/TLS Protocol:",
-                     r.tlsProtocol.empty()
-                         ? QStringLiteral("(no handshake completed)")
-                         : QStringLiteral("%1,%2").arg(QString::fromStdString(r.tlsProtocol),
-                                                       QString::fromStdString(r.tlsCipher)));
-        out += field("TLS handshakes:", QStringLiteral("%1 (%2 resumed, %3 full)")
-                                            .arg(r.tlsHandshakes)
-                                            .arg(r.tlsResumed)
-                                            .arg(r.tlsHandshakes - r.tlsResumed));
+        out += field("SSL/TLS Protocol:", tlsProtocolText(r));
+        out += field("TLS handshakes:", tlsHandshakesText(r));
     }
     out += QLatin1Char('\n');
     out += field("Document Path:", header.documentPath);

@@ -34,6 +34,11 @@ QString abPercentileRows(const engine::Histogram& histogram);
 // One line when the load generator itself was the bottleneck, else empty.
 QString saturationWarning(const engine::RunResult& result);
 
+// The run's TLS, as the reports print it: "TLSv1.3,TLS_AES_256_GCM_SHA384" (ab's "SSL/TLS
+// Protocol"), or "(no handshake completed)"; and "12 (11 resumed, 1 full)".
+QString tlsProtocolText(const engine::RunResult& result);
+QString tlsHandshakesText(const engine::RunResult& result);
+
 // "ran on CPUs 0,1" / "pinned to CPUs 0,1".
 QString threadPlacement(const engine::RunResult& result);
 

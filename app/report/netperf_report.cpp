@@ -43,19 +43,22 @@ QString banner(const RunResult& r, const NetperfRunSetup& s) {
              plural(r.threads, "thread", "threads"));
 }
 
-QString failures(const RunResult& r) {
+QString failures(const RunResult& r, bool tls = false) {
     const auto errors = [&](ErrorClass c) {
         return r.errors[size_t(c)];
     };
     QString out = QStringLiteral("Failed: %1").arg(r.failed);
     if (r.failed > 0)
         out += QStringLiteral(" (Connect: %1, Receive: %2, Exceptions: %3, Timeouts: %4, "
-                              "Write: %5)")
+                              "Write: %5%6)")
                    .arg(errors(ErrorClass::Connect))
                    .arg(errors(ErrorClass::Receive))
                    .arg(errors(ErrorClass::Exception))
                    .arg(errors(ErrorClass::Timeout))
-                   .arg(errors(ErrorClass::Write));
+                   .arg(errors(ErrorClass::Write))
+                   .arg(tls || errors(ErrorClass::Tls) > 0
+                            ? QStringLiteral(", TLS: %1").arg(errors(ErrorClass::Tls))
+                            : QString());
     out += QLatin1Char('\n');
     if (!r.firstError.empty())
         out += QStringLiteral("First error: %1\n").arg(printableText(r.firstError));
@@ -119,13 +122,22 @@ QString formatNetperfRrReport(const RunResult& r, const NetperfRunSetup& s) {
                    widths);
     out += QLatin1Char('\n');
     out += QStringLiteral("Transactions: %1\n").arg(r.complete);
-    out += failures(r);
+    out += failures(r, s.tls);
     const engine::Histogram& h = r.total;
     out += QStringLiteral("Latency (us): p50 %1, p90 %2, p99 %3, p99.9 %4, max %5\n")
                .arg(us(double(h.valueAtPercentile(50))), us(double(h.valueAtPercentile(90))),
                     us(double(h.valueAtPercentile(99))), us(double(h.valueAtPercentile(99.9))),
                     us(double(h.max())));
     out += QStringLiteral("Connections opened: %1\n").arg(r.connectionsOpened);
+    if (s.tls) {
+        // Per handshake, not per transaction: with TCP_CRR one per transaction.
+        out += QStringLiteral("TLS: %1, handshakes %2\n")
+                   .arg(tlsProtocolText(r), tlsHandshakesText(r));
+        if (r.tlsHandshakes > 0)
+            out += QStringLiteral("TLS handshake (us): p50 %1, p99 %2, max %3\n")
+                       .arg(us(double(r.tls.valueAtPercentile(50))),
+                            us(double(r.tls.valueAtPercentile(99))), us(double(r.tls.max())));
+    }
     out += QStringLiteral("Socket sizes: this host's defaults for a new TCP socket\n");
     out += loadGenerator(r);
     return out;

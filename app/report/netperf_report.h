@@ -15,6 +15,7 @@ struct NetperfRunSetup {
     uint32_t requestSize = 1;
     uint32_t responseSize = 1;
     uint32_t sendSize = 0; // TCP_STREAM's -m
+    bool tls = false;      // tcp-rr --tls: the TLS lines and the TLS failure class
     // This host's default socket buffer sizes (a new TCP socket's SO_SNDBUF and
     // SO_RCVBUF): the engine leaves them alone, so they are what the run used
     // locally; the peer's are its own.
@@ -26,7 +27,8 @@ struct NetperfRunSetup {
 // the socket sizes, request and response sizes, elapsed time and transaction
 // rate, then what netperf does not print: transactions and failures by class,
 // latency percentiles (p50, p90, p99, p99.9, max) in microseconds, connections
-// opened and where the load generator's threads ran.
+// opened and where the load generator's threads ran; with TLS, the protocol and cipher, the
+// handshakes (resumed and full) and their time, as the ab report prints them.
 QString formatNetperfRrReport(const engine::RunResult& result, const NetperfRunSetup& setup);
 
 // netperf's stream layout: receive and send socket sizes, send message size,
@@ -51,6 +53,8 @@ QString formatNetperfStreamReport(const engine::RunResult& result, const Netperf
 //   request_size, response_size   bytes, -r REQ,RESP
 //   transactions_per_second  successful / duration_s, netperf's "Trans. Rate"
 //   socket_send_bytes, socket_recv_bytes  this host's default socket buffers
+//   with --tls: tls_handshakes, tls_resumed, tls_resumed_ratio, tls_protocol, tls_cipher,
+//   tls_ms (the result schema's TLS fields, as http's for https)
 // The "cpu" object's noisy and noise_reason are judged by `noiseThresholdPercent`
 // (--noise-threshold), as with tcpStreamResultJson() and memcacheResultJson().
 QJsonObject tcpRrResultJson(const engine::RunResult& result, const NetperfRunSetup& setup,

@@ -3,6 +3,7 @@
 #include "app/servers/socket_connection.h"
 
 #include <algorithm>
+#include <optional>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
@@ -16,23 +17,29 @@ constexpr size_t kFillerSize = 64 * 1024;
 
 class EchoConnection final : public SocketConnection {
 public:
-    EchoConnection(const EchoServer& server, ServerLoop& loop, int fd)
-        : SocketConnection(loop, fd)
+    EchoConnection(const EchoServer& server, ServerLoop& loop, int fd, SSL* tls)
+        : SocketConnection(loop, fd, tls)
         , m_server(server) {
         // Until the first byte: a request may be large and slow to arrive, so only a client
         // that sends nothing at all is held to the header timeout; the idle timeout covers the
-        // rest.
+        // rest. With TLS it covers the handshake as well.
         headStarted(loop.now());
     }
 
     bool onEvents(int, uint32_t events) override {
+        if (handshaking()) {
+            if (const std::optional<bool> keepOpen = continueHandshake())
+                return *keepOpen;
+            // A request may be in the socket already; level-triggered, it reports it.
+            return updateInterest(EPOLLIN);
+        }
         if ((events & EPOLLOUT) && !flush())
             return false;
         if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && watching(EPOLLIN) && !receive())
             return false;
         if (m_peerClosed && !hasOutput()) {
             // Everything owed for the requests before the client's FIN has been sent.
-            shutdown(m_fd, SHUT_WR);
+            closeWrite();
             return false;
         }
         // While output is stuck the client is not reading; reading on would only pile up more.
@@ -45,7 +52,7 @@ private:
     bool hasOutput() const { return m_owed > 0 || !m_pending.empty(); }
 
     bool receive() {
-        const SocketRead read = readSome(m_loop, m_fd);
+        const SocketRead read = readSocket();
         if (read.status == SocketRead::Status::Closed) {
             m_peerClosed = true;
             return true;
@@ -59,17 +66,17 @@ private:
         m_loop.countRequests(responses);
         // Mirrored, the responses concatenated are the request stream itself: no framing needed.
         if (m_server.mirrors())
-            return m_pending.sendOrKeep(m_loop, m_fd, read.bytes);
+            return m_pending.sendOrKeep(m_loop, m_fd, read.bytes, tls());
         m_owed += uint64_t(responses) * m_server.m_responseSize;
         return flush();
     }
 
     bool flush() {
-        if (!m_pending.flush(m_loop, m_fd))
+        if (!m_pending.flush(m_loop, m_fd, tls()))
             return false;
         while (m_pending.empty() && m_owed > 0) {
             const size_t chunk = size_t(std::min<uint64_t>(m_owed, m_server.m_filler.size()));
-            const ssize_t sent = send(m_fd, m_server.m_filler.data(), chunk, MSG_NOSIGNAL);
+            const ssize_t sent = writeSocket(m_server.m_filler.data(), chunk);
             if (sent < 0)
                 return wouldBlock();
             m_loop.countSent(size_t(sent));
@@ -89,6 +96,7 @@ EchoServer::EchoServer(EchoServerConfig config)
     : TcpServer(config)
     , m_requestSize(config.requestSize)
     , m_responseSize(config.responseSize)
+    , m_tlsConfig(config)
     , m_filler(kFillerSize, 'r') {}
 
 EchoServer::~EchoServer() {
@@ -96,6 +104,8 @@ EchoServer::~EchoServer() {
 }
 
 Result<void> EchoServer::prepare() {
+    if (auto tls = prepareTls(m_tlsConfig, false, m_tls); !tls)
+        return tls;
     if (m_requestSize >= 1 && m_requestSize <= kMaxMessageSize && m_responseSize >= 1 &&
         m_responseSize <= kMaxMessageSize)
         return {};
@@ -104,7 +114,10 @@ Result<void> EchoServer::prepare() {
 }
 
 std::unique_ptr<ServerConnection> EchoServer::createConnection(ServerLoop& loop, int fd) {
-    return openConnection<EchoConnection>(*this, loop, fd);
+    const std::optional<SSL*> tls = acceptTls(m_tls.get(), loop, fd);
+    if (!tls)
+        return nullptr;
+    return openConnection<EchoConnection>(*this, loop, fd, *tls);
 }
 
 } // namespace loadscope::app

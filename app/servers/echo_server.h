@@ -1,13 +1,15 @@
 #pragma once
 
 #include "app/servers/tcp_server.h"
+#include "app/servers/tls_server_context.h"
 
 #include <cstddef>
 #include <string>
 
 namespace loadscope::app {
 
-struct EchoServerConfig : ServerConfig {
+// tls (ServerTlsConfig): every connection speaks TLS, requests and responses in its records.
+struct EchoServerConfig : ServerConfig, ServerTlsConfig {
     // Must match the client's `-r REQUEST,RESPONSE` (netperf TCP_RR's -r). The server cannot
     // infer them: a request's size is not visible in a byte stream that TCP may split or merge.
     size_t requestSize = 1;
@@ -28,6 +30,8 @@ public:
     size_t requestSize() const { return m_requestSize; }
     size_t responseSize() const { return m_responseSize; }
     bool mirrors() const { return m_requestSize == m_responseSize; }
+    // TLS, after start(): the certificate clients should trust (PEM); empty otherwise.
+    std::string certificatePem() const { return m_tls ? m_tls->certificatePem() : std::string(); }
 
 protected:
     std::unique_ptr<ServerConnection> createConnection(ServerLoop& loop, int fd) override;
@@ -38,7 +42,9 @@ private:
 
     const size_t m_requestSize;
     const size_t m_responseSize;
-    std::string m_filler; // source of response bytes when not mirroring
+    const ServerTlsConfig m_tlsConfig;
+    std::unique_ptr<TlsServerContext> m_tls; // made by prepare(); shared by the loops
+    std::string m_filler;                    // source of response bytes when not mirroring
 };
 
 } // namespace loadscope::app

@@ -2,7 +2,6 @@
 
 #include "app/servers/http2_session.h"
 #include "app/servers/socket_connection.h"
-#include "engine/tls_session.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -151,35 +150,24 @@ ParseStatus parseRequestHead(std::string_view data, RequestHead& request, size_t
 class HttpConnection final : public SocketConnection {
 public:
     HttpConnection(const HttpServer& server, ServerLoop& loop, int fd, SSL* tls, bool http2)
-        : SocketConnection(loop, fd)
+        : SocketConnection(loop, fd, tls)
         , m_server(server)
-        , m_tls(tls ? std::make_unique<engine::TlsSession>(tls) : nullptr)
         , m_ssl(tls)
-        , m_handshaking(tls != nullptr)
         , m_sniffing(http2 && !tls) {
         headStarted(loop.now()); // the header timeout runs from the accept
     }
 
     bool onEvents(int, uint32_t events) override {
-        if (m_handshaking) {
+        if (handshaking()) {
             // The header timeout covers the handshake too: a client that
             // stalls in it is closed as one that stalls in its head.
-            switch (m_tls->handshake()) {
-            case engine::TlsSession::Step::WantRead:
-                return updateInterest(EPOLLIN);
-            case engine::TlsSession::Step::WantWrite:
-                return updateInterest(EPOLLOUT);
-            case engine::TlsSession::Step::Failed:
-                m_loop.countError();
-                return false;
-            case engine::TlsSession::Step::Done:
-                m_handshaking = false;
-                // ALPN chose h2 only where the server offered it (TlsServerContext).
-                if (TlsServerContext::negotiatedHttp2(m_ssl))
-                    return startHttp2({});
-                // The request may be in the socket already; level-triggered, it reports it.
-                return updateInterest(EPOLLIN);
-            }
+            if (const std::optional<bool> keepOpen = continueHandshake())
+                return *keepOpen;
+            // ALPN chose h2 only where the server offered it (TlsServerContext).
+            if (TlsServerContext::negotiatedHttp2(m_ssl))
+                return startHttp2({});
+            // The request may be in the socket already; level-triggered, it reports it.
+            return updateInterest(EPOLLIN);
         }
         if (m_http2)
             return serveHttp2(events);
@@ -190,9 +178,7 @@ public:
         if (m_http2)
             return true; // the bytes read were the HTTP/2 preface; serveHttp2 chose what to watch
         if (m_queue.empty() && m_closeAfterFlush) {
-            if (m_tls)
-                m_tls->notifyClose();
-            shutdown(m_fd, SHUT_WR);
+            closeWrite();
             return false;
         }
         return updateInterest(!m_queue.empty()    ? uint32_t(EPOLLOUT)
@@ -206,16 +192,8 @@ private:
         size_t size;
     };
 
-    SocketRead tlsRead() {
-        // One record per call, which the scratch buffer always holds whole:
-        // without read-ahead, what OpenSSL has not read is still in the
-        // socket, and the level-triggered loop reports it.
-        const std::span<char> scratch = m_loop.scratch();
-        return readResult(m_loop, m_tls->read(scratch.data(), scratch.size()));
-    }
-
     bool readAndServe() {
-        const SocketRead read = m_tls ? tlsRead() : readSome(m_loop, m_fd);
+        const SocketRead read = readSocket();
         if (read.status == SocketRead::Status::Closed) {
             // The client may half-close after its last request and still read the answers.
             m_closeAfterFlush = true;
@@ -315,7 +293,7 @@ private:
 
     bool serveHttp2(uint32_t events) {
         if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && watching(EPOLLIN)) {
-            const SocketRead read = m_tls ? tlsRead() : readSome(m_loop, m_fd);
+            const SocketRead read = readSocket();
             if (read.status == SocketRead::Status::Data)
                 m_http2->receive(read.bytes);
             else if (!read.keepOpen())
@@ -329,8 +307,7 @@ private:
     bool flushHttp2() {
         for (std::string_view output = m_http2->output(); !output.empty();
              output = m_http2->output()) {
-            const ssize_t sent = m_tls ? m_tls->write(output.data(), output.size())
-                                       : send(m_fd, output.data(), output.size(), MSG_NOSIGNAL);
+            const ssize_t sent = writeSocket(output.data(), output.size());
             if (sent < 0) {
                 if (!wouldBlock())
                     return false;
@@ -342,9 +319,7 @@ private:
                 return updateInterest(EPOLLOUT);
         }
         if (m_http2->finished()) {
-            if (m_tls)
-                m_tls->notifyClose();
-            shutdown(m_fd, SHUT_WR);
+            closeWrite();
             return false;
         }
         return updateInterest(EPOLLIN);
@@ -361,12 +336,9 @@ private:
     bool flush() {
         while (m_head < m_queue.size()) {
             ssize_t sent;
-            if (m_tls) {
+            if (tls() || m_head + 1 == m_queue.size()) {
                 const Chunk& chunk = m_queue[m_head];
-                sent = m_tls->write(chunk.data + m_offset, chunk.size - m_offset);
-            } else if (m_head + 1 == m_queue.size()) {
-                const Chunk& chunk = m_queue[m_head];
-                sent = send(m_fd, chunk.data + m_offset, chunk.size - m_offset, MSG_NOSIGNAL);
+                sent = writeSocket(chunk.data + m_offset, chunk.size - m_offset);
             } else {
                 iovec iov[kMaxIov];
                 size_t count = 0;
@@ -409,10 +381,8 @@ private:
     }
 
     const HttpServer& m_server;
-    std::unique_ptr<engine::TlsSession> m_tls; // HTTPS: every read and write goes through it
-    SSL* m_ssl = nullptr;                      // owned by m_tls; for the ALPN choice
-    std::unique_ptr<Http2Session> m_http2;     // set once the connection speaks HTTP/2
-    bool m_handshaking = false;
+    SSL* m_ssl = nullptr;                  // HTTPS: owned by tls(); for the ALPN choice
+    std::unique_ptr<Http2Session> m_http2; // set once the connection speaks HTTP/2
     bool m_sniffing = false; // cleartext with HTTP/2 allowed: is the first request a preface?
     bool m_closeAfterFlush = false;
     uint64_t m_bodyLeft = 0;
@@ -439,13 +409,8 @@ HttpServer::~HttpServer() {
 }
 
 Result<void> HttpServer::prepare() {
-    if (m_httpConfig.tls && !m_tls) {
-        auto tls = TlsServerContext::create(m_httpConfig.tlsCertFile, m_httpConfig.tlsKeyFile,
-                                            m_httpConfig.http2);
-        if (!tls)
-            return tls.error();
-        m_tls = std::move(*tls);
-    }
+    if (auto tls = prepareTls(m_httpConfig, m_httpConfig.http2, m_tls); !tls)
+        return tls;
     if (m_documentSize <= kMaxDocumentSize)
         return {};
     return invalidInput(QStringLiteral("the document size %1 is larger than %2 bytes")
@@ -454,12 +419,10 @@ Result<void> HttpServer::prepare() {
 }
 
 std::unique_ptr<ServerConnection> HttpServer::createConnection(ServerLoop& loop, int fd) {
-    SSL* tls = nullptr;
-    if (m_tls && !(tls = m_tls->accept(fd))) {
-        loop.closeDescriptor(fd);
+    const std::optional<SSL*> tls = acceptTls(m_tls.get(), loop, fd);
+    if (!tls)
         return nullptr;
-    }
-    return openConnection<HttpConnection>(*this, loop, fd, tls, m_httpConfig.http2);
+    return openConnection<HttpConnection>(*this, loop, fd, *tls, m_httpConfig.http2);
 }
 
 std::string HttpServer::makeDocument(size_t size) {

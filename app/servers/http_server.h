@@ -9,14 +9,9 @@
 
 namespace loadscope::app {
 
-struct HttpServerConfig : ServerConfig {
+// tls (ServerTlsConfig): HTTPS.
+struct HttpServerConfig : ServerConfig, ServerTlsConfig {
     size_t documentSize = 4897; // body bytes of every 200 response
-    // HTTPS: TLS 1.2/1.3 on every connection, with the certificate in
-    // tlsCertFile (key in tlsKeyFile, or in the same file) or, when none is
-    // given, a self-signed one made at start (TlsServerContext).
-    bool tls = false;
-    std::string tlsCertFile;
-    std::string tlsKeyFile;
     // HTTP/2 as well: cleartext h2c with prior knowledge (a connection opening with the client
     // preface; any other goes on as HTTP/1.1) and, with tls, ALPN "h2" beside "http/1.1".
     bool http2 = false;

@@ -148,4 +148,15 @@ SSL* TlsServerContext::accept(int fd) const {
     return ssl;
 }
 
+Result<void> prepareTls(const ServerTlsConfig& config, bool offerHttp2,
+                        std::unique_ptr<TlsServerContext>& context) {
+    if (!config.tls || context)
+        return {};
+    auto made = TlsServerContext::create(config.tlsCertFile, config.tlsKeyFile, offerHttp2);
+    if (!made)
+        return made.error();
+    context = std::move(*made);
+    return {};
+}
+
 } // namespace loadscope::app

@@ -10,6 +10,15 @@ using SSL_CTX = struct ssl_ctx_st;
 
 namespace loadscope::app {
 
+// The TLS settings of an embedded server (http, echo): TLS 1.2/1.3 on every connection, with the
+// certificate in tlsCertFile (key in tlsKeyFile, or in the same file) or, when none is given, a
+// self-signed one made at start (TlsServerContext).
+struct ServerTlsConfig {
+    bool tls = false;
+    std::string tlsCertFile;
+    std::string tlsKeyFile;
+};
+
 // The TLS side of an embedded server: one SSL_CTX (TLS 1.2 and 1.3, ALPN
 // http/1.1, and h2 first when the server speaks HTTP/2) shared by its loop threads, which only
 // create connections from it. The certificate is the user's (PEM files) or, without one, a
@@ -37,5 +46,9 @@ private:
     SSL_CTX* m_ctx = nullptr;
     std::string m_certificatePem;
 };
+
+// A server's prepare(): makes `context` from `config` when TLS is on and it has none yet.
+Result<void> prepareTls(const ServerTlsConfig& config, bool offerHttp2,
+                        std::unique_ptr<TlsServerContext>& context);
 
 } // namespace loadscope::app

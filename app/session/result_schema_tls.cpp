@@ -1,4 +1,4 @@
-// The TLS fields of the result schema (https targets). Added after the first
+// The TLS fields of the result schema (https targets, tcp-rr over TLS). Added after the first
 // release: their CSV columns come after the others, and a session file holds
 // them only when set, so files of plain-http results stay as they were.
 #include "app/session/result_schema_builder.h"
@@ -19,9 +19,16 @@ template <typename Member> ResultSchemaBuilder::Value tlsCount(Member member) {
     };
 }
 
-void csvAndHttpCli(ResultField& field, const char* cli) {
+// In the CLI JSON of the commands that speak TLS: http (https) and tcp-rr (--tls).
+Keys tlsCommands(const char* key) {
+    Keys keys = only(TargetProtocol::Http, key);
+    keys[static_cast<size_t>(TargetProtocol::TcpRr)] = QLatin1String(key);
+    return keys;
+}
+
+void csvAndTlsCli(ResultField& field, const char* cli) {
     field.csvColumn = field.id;
-    field.cliKeys = only(TargetProtocol::Http, cli);
+    field.cliKeys = tlsCommands(cli);
     field.omitInCli = true;
 }
 
@@ -53,21 +60,21 @@ void addHttp2Fields(ResultSchemaBuilder& b) {
 void addTlsFields(ResultSchemaBuilder& b) {
     addLateErrorClass(b, engine::ErrorClass::Tls).cliKeys = every("failed_tls");
 
-    csvAndHttpCli(b.savedWhenSet("tls_handshakes", FieldType::Count, "handshakes",
-                                 tlsCount(&PointResult::tlsHandshakes), "tlsHandshakes",
-                                 readCount(&PointResult::tlsHandshakes)),
-                  "tls_handshakes");
-    csvAndHttpCli(b.savedWhenSet("tls_resumed", FieldType::Count, "handshakes",
-                                 tlsCount(&PointResult::tlsResumed), "tlsResumed",
-                                 readCount(&PointResult::tlsResumed)),
-                  "tls_resumed");
-    csvAndHttpCli(b.add("tls_resumed_ratio", FieldType::Real, "ratio",
-                        [](const PointResult& r) {
-                            return r.tlsHandshakes > 0
-                                       ? FieldValue(double(r.tlsResumed) / double(r.tlsHandshakes))
-                                       : FieldValue();
-                        }),
-                  "tls_resumed_ratio");
+    csvAndTlsCli(b.savedWhenSet("tls_handshakes", FieldType::Count, "handshakes",
+                                tlsCount(&PointResult::tlsHandshakes), "tlsHandshakes",
+                                readCount(&PointResult::tlsHandshakes)),
+                 "tls_handshakes");
+    csvAndTlsCli(b.savedWhenSet("tls_resumed", FieldType::Count, "handshakes",
+                                tlsCount(&PointResult::tlsResumed), "tlsResumed",
+                                readCount(&PointResult::tlsResumed)),
+                 "tls_resumed");
+    csvAndTlsCli(b.add("tls_resumed_ratio", FieldType::Real, "ratio",
+                       [](const PointResult& r) {
+                           return r.tlsHandshakes > 0
+                                      ? FieldValue(double(r.tlsResumed) / double(r.tlsHandshakes))
+                                      : FieldValue();
+                       }),
+                 "tls_resumed_ratio");
     const struct {
         const char* id;
         const char* key;
@@ -76,18 +83,18 @@ void addTlsFields(ResultSchemaBuilder& b) {
                  {"tls_cipher", "tlsCipher", &PointResult::tlsCipher}};
     for (const auto& text : texts) {
         const auto member = text.member;
-        csvAndHttpCli(b.savedWhenSet(
-                          text.id, FieldType::Text, "",
-                          [member](const PointResult& r) {
-                              return (r.*member).isEmpty() ? FieldValue() : FieldValue(r.*member);
-                          },
-                          text.key, readText(member)),
-                      text.id);
+        csvAndTlsCli(b.savedWhenSet(
+                         text.id, FieldType::Text, "",
+                         [member](const PointResult& r) {
+                             return (r.*member).isEmpty() ? FieldValue() : FieldValue(r.*member);
+                         },
+                         text.key, readText(member)),
+                     text.id);
     }
     // The handshake's own latency (one sample per handshake): mean, median
     // and 99th percentile in the CSV, every figure under "tls_ms" in CLI JSON.
     const size_t first = b.count();
-    addLatencyFields(b, QStringLiteral("tls"), only(TargetProtocol::Http, "tls_ms"),
+    addLatencyFields(b, QStringLiteral("tls"), tlsCommands("tls_ms"),
                      [](const PointResult& r) -> const LatencySummary& { return r.tls; },
                      {QStringLiteral("mean"), QStringLiteral("p50"), QStringLiteral("p99")}, {});
     for (size_t i = first; i < b.count(); ++i) {

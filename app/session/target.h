@@ -92,6 +92,15 @@ struct TcpRrOptions {
     int requestSize = 1; // netperf -r REQ,RESP
     int responseSize = 1;
     bool connectPerRequest = false; // TCP_CRR: a new connection per transaction
+    // Raw TLS on every connection (tcp-rr --tls), ALPN offering nothing; the options have the
+    // names and meaning of HttpOptions' for https, so one builder and one JSON piece serve both.
+    bool tls = false;
+    bool tlsInsecure = false;
+    QString tlsCaFile;
+    QString tlsCertFile;
+    QString tlsKeyFile;
+    bool tlsResume = true;
+    QString tlsVersion;
 
     friend bool operator==(const TcpRrOptions&, const TcpRrOptions&) = default;
 };

@@ -15,6 +15,38 @@ bool isOneOf(const QString& text, const std::vector<QString>& allowed) {
     return std::find(allowed.begin(), allowed.end(), text) != allowed.end();
 }
 
+// The "tls" object of HttpOptions (https) and TcpRrOptions (raw TLS), whose TLS fields share
+// their names: only the options that differ from their defaults.
+template <typename Options> QJsonObject tlsToJson(const Options& options) {
+    QJsonObject tls;
+    if (options.tlsInsecure)
+        tls.insert(QStringLiteral("insecure"), true);
+    if (!options.tlsCaFile.isEmpty())
+        tls.insert(QStringLiteral("caFile"), options.tlsCaFile);
+    if (!options.tlsCertFile.isEmpty())
+        tls.insert(QStringLiteral("certFile"), options.tlsCertFile);
+    if (!options.tlsKeyFile.isEmpty())
+        tls.insert(QStringLiteral("keyFile"), options.tlsKeyFile);
+    if (!options.tlsResume)
+        tls.insert(QStringLiteral("resume"), false);
+    if (!options.tlsVersion.isEmpty())
+        tls.insert(QStringLiteral("version"), options.tlsVersion);
+    return tls;
+}
+
+template <typename Options> void tlsFromJson(const JsonReader& tls, Options& options) {
+    options.tlsInsecure = tls.boolean(u"insecure", false);
+    options.tlsCaFile = tls.string(u"caFile", {});
+    options.tlsCertFile = tls.string(u"certFile", {});
+    options.tlsKeyFile = tls.string(u"keyFile", {});
+    options.tlsResume = tls.boolean(u"resume", true);
+    options.tlsVersion = tls.string(u"version", {});
+    if (const auto checked = checkTlsVersion(options.tlsVersion); tls.ok() && !checked)
+        tls.failKey(u"version", checked.error().message);
+    if (tls.ok() && !options.tlsKeyFile.isEmpty() && options.tlsCertFile.isEmpty())
+        tls.failKey(u"keyFile", QStringLiteral("is set without certFile"));
+}
+
 } // namespace
 
 QJsonObject httpToJson(const HttpOptions& http) {
@@ -44,20 +76,7 @@ QJsonObject httpToJson(const HttpOptions& http) {
                         {QStringLiteral("windowBits"), http.windowBits},
                         {QStringLiteral("connectionWindowBits"), http.connectionWindowBits}});
     // TLS options (https URLs): an object only when one differs from its default.
-    QJsonObject tls;
-    if (http.tlsInsecure)
-        tls.insert(QStringLiteral("insecure"), true);
-    if (!http.tlsCaFile.isEmpty())
-        tls.insert(QStringLiteral("caFile"), http.tlsCaFile);
-    if (!http.tlsCertFile.isEmpty())
-        tls.insert(QStringLiteral("certFile"), http.tlsCertFile);
-    if (!http.tlsKeyFile.isEmpty())
-        tls.insert(QStringLiteral("keyFile"), http.tlsKeyFile);
-    if (!http.tlsResume)
-        tls.insert(QStringLiteral("resume"), false);
-    if (!http.tlsVersion.isEmpty())
-        tls.insert(QStringLiteral("version"), http.tlsVersion);
-    if (!tls.isEmpty())
+    if (const QJsonObject tls = tlsToJson(http); !tls.isEmpty())
         json.insert(QStringLiteral("tls"), tls);
     return json;
 }
@@ -90,18 +109,8 @@ HttpOptions httpFromJson(const JsonReader& json) {
         http.connectionWindowBits = int(h2->integer(u"connectionWindowBits", 0, kMaxHttp2WindowBits,
                                                     http.connectionWindowBits));
     }
-    if (const auto tls = json.optionalObject(u"tls")) {
-        http.tlsInsecure = tls->boolean(u"insecure", false);
-        http.tlsCaFile = tls->string(u"caFile", {});
-        http.tlsCertFile = tls->string(u"certFile", {});
-        http.tlsKeyFile = tls->string(u"keyFile", {});
-        http.tlsResume = tls->boolean(u"resume", true);
-        http.tlsVersion = tls->string(u"version", {});
-        if (const auto checked = checkTlsVersion(http.tlsVersion); tls->ok() && !checked)
-            tls->failKey(u"version", checked.error().message);
-        if (tls->ok() && !http.tlsKeyFile.isEmpty() && http.tlsCertFile.isEmpty())
-            tls->failKey(u"keyFile", QStringLiteral("is set without certFile"));
-    }
+    if (const auto tls = json.optionalObject(u"tls"))
+        tlsFromJson(*tls, http);
     return http;
 }
 
@@ -154,11 +163,15 @@ MemcacheOptions memcacheFromJson(const JsonReader& json) {
 }
 
 QJsonObject tcpRrToJson(const TcpRrOptions& tcpRr) {
-    return {
+    QJsonObject json{
         {QStringLiteral("requestSize"), tcpRr.requestSize},
         {QStringLiteral("responseSize"), tcpRr.responseSize},
         {QStringLiteral("connectPerRequest"), tcpRr.connectPerRequest},
     };
+    // Raw TLS: the object says TLS is on, so it is written even when every option is a default.
+    if (tcpRr.tls)
+        json.insert(QStringLiteral("tls"), tlsToJson(tcpRr));
+    return json;
 }
 
 TcpRrOptions tcpRrFromJson(const JsonReader& json) {
@@ -166,6 +179,10 @@ TcpRrOptions tcpRrFromJson(const JsonReader& json) {
     tcpRr.requestSize = int(json.integer(u"requestSize", 1, kMaxMessageSize, tcpRr.requestSize));
     tcpRr.responseSize = int(json.integer(u"responseSize", 1, kMaxMessageSize, tcpRr.responseSize));
     tcpRr.connectPerRequest = json.boolean(u"connectPerRequest", tcpRr.connectPerRequest);
+    if (const auto tls = json.optionalObject(u"tls")) {
+        tcpRr.tls = true;
+        tlsFromJson(*tls, tcpRr);
+    }
     return tcpRr;
 }
 

@@ -54,10 +54,12 @@ struct HttpParts {
     engine::TlsSpec tls;
 };
 
-Result<engine::TlsSpec> tlsSpec(const HttpOptions& options, const engine::HttpUrl& url) {
+// The TLS options of `options` (HttpOptions for https, TcpRrOptions for raw TLS), checked.
+template <typename Options>
+Result<engine::TlsSpec> tlsSpec(const Options& options, bool enabled, std::string serverName) {
     engine::TlsSpec tls;
-    tls.enabled = url.tls;
-    tls.serverName = url.host;
+    tls.enabled = enabled;
+    tls.serverName = std::move(serverName);
     tls.verify = !options.tlsInsecure;
     tls.caFile = options.tlsCaFile.trimmed().toStdString();
     tls.certFile = options.tlsCertFile.trimmed().toStdString();
@@ -123,7 +125,7 @@ Result<HttpParts> httpProtocol(const HttpOptions& options) {
         return checked.error();
     if (options.pipeline > 1 && !options.keepAlive)
         return invalidInput(QStringLiteral("pipelining needs keep-alive"));
-    auto tls = tlsSpec(options, *url);
+    auto tls = tlsSpec(options, url->tls, url->host);
     if (!tls)
         return tls.error();
     try {
@@ -265,6 +267,16 @@ Result<LoadSpecDraft> draftLoadSpec(const Target& target, int concurrency, const
         if (!protocol)
             return protocol.error();
         spec.protocol = std::move(*protocol);
+        if (target.protocol == TargetProtocol::TcpRr && target.tcpRr.tls) {
+            auto endpoint = parseEndpoint(target.address);
+            if (!endpoint)
+                return endpoint.error();
+            auto tls = tlsSpec(target.tcpRr, true, endpoint->host.toStdString());
+            if (!tls)
+                return tls.error();
+            spec.tls = std::move(*tls);
+            spec.tls.alpn.clear(); // raw TLS names no application protocol
+        }
     }
     // For http an address sends the connections elsewhere than the URL says
     // (a proxy, a NAT port) while the URL still gives Host and path.

@@ -18,19 +18,17 @@
 #include "canned_reply_server.h"
 #include "cli_process.h"
 #include "golden_outputs.h"
-#include "stop_with_test.h"
+#include "serve_process.h"
 
-#include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
 using loadscope::testing::CannedReplyServer;
 using loadscope::testing::CliOutcome;
 using loadscope::testing::runCliProcess;
-using loadscope::testing::stopWithTest;
+using loadscope::testing::ServeProcess;
 using namespace loadscope::testing::golden;
 
 namespace {
@@ -298,39 +296,6 @@ QList<Field> jsonFields(const QString& path, QStringList* problems) {
         *problems << QStringLiteral("%1 is not JSON").arg(path);
     return fields.value_or(QList<Field>{});
 }
-
-// `loadscope-cli serve KIND ...` on 127.0.0.1 and a free port, stopped with the test.
-class ServeProcess {
-public:
-    explicit ServeProcess(const QStringList& arguments) {
-        stopWithTest(m_process);
-        m_process.start(loadscope::testing::cliPath(),
-                        QStringList{QStringLiteral("serve")} << arguments);
-        QByteArray line;
-        const QDeadlineTimer deadline(10'000);
-        while (!line.endsWith('\n') && !deadline.hasExpired() &&
-               m_process.state() != QProcess::NotRunning) {
-            m_process.waitForReadyRead(100);
-            line += m_process.readLine();
-        }
-        const QByteArray prefix = "listening on 127.0.0.1:";
-        if (line.startsWith(prefix))
-            m_port = quint16(line.trimmed().mid(prefix.size()).toUInt());
-    }
-    ~ServeProcess() {
-        m_process.terminate();
-        if (!m_process.waitForFinished(5000)) {
-            m_process.kill();
-            m_process.waitForFinished(5000);
-        }
-    }
-    quint16 port() const { return m_port; }
-    QString address() const { return QStringLiteral("127.0.0.1:%1").arg(m_port); }
-
-private:
-    QProcess m_process;
-    quint16 m_port = 0;
-};
 
 constexpr int kDocumentSize = 1000;
 // serve echo and the session's TCP_RR target; the one-shot says -r 10,20.

@@ -6,6 +6,7 @@
 #include "app/servers/sink_server.h"
 #include "canned_reply_server.h"
 #include "cli_process.h"
+#include "echo_cli_support.h"
 #include "local_peers.h"
 #include "rate_limited_sink.h"
 
@@ -18,35 +19,17 @@ using loadscope::app::EchoServer;
 using loadscope::app::EchoServerConfig;
 using loadscope::app::ServerConfig;
 using loadscope::app::SinkServer;
+using loadscope::testing::address;
 using loadscope::testing::CannedReplyServer;
 using loadscope::testing::CliOutcome;
+using loadscope::testing::exactRunArguments;
 using loadscope::testing::freeLoopbackPort;
+using loadscope::testing::integer;
 using loadscope::testing::jsonAt;
 using loadscope::testing::runCli;
 using loadscope::testing::runCliProcess;
-
-namespace {
-
-QString address(uint16_t port) {
-    return QStringLiteral("127.0.0.1:%1").arg(port);
-}
-
-qint64 integer(const QJsonObject& json, const char* path) {
-    return jsonAt(json, QLatin1String(path)).toInteger(-1);
-}
-
-std::unique_ptr<EchoServer> startEcho(size_t requestSize, size_t responseSize) {
-    EchoServerConfig config;
-    config.threads = 1;
-    config.requestSize = requestSize;
-    config.responseSize = responseSize;
-    auto server = std::make_unique<EchoServer>(config);
-    if (const auto started = server->start(); !started)
-        qWarning("echo server: %s", qPrintable(started.error().toString()));
-    return server;
-}
-
-} // namespace
+using loadscope::testing::startEcho;
+using loadscope::testing::verifyExactRun;
 
 class TestTcpCli : public QObject {
     Q_OBJECT
@@ -78,39 +61,11 @@ private Q_SLOTS:
         QFETCH(bool, crr);
         auto echo = startEcho(size_t(requestSize), size_t(responseSize));
         QVERIFY(echo->isRunning());
-        QStringList arguments{QStringLiteral("tcp-rr"),
-                              QStringLiteral("-r"),
-                              QStringLiteral("%1,%2").arg(requestSize).arg(responseSize),
-                              QStringLiteral("-c"),
-                              QString::number(connections),
-                              QStringLiteral("-n"),
-                              QString::number(transactions),
-                              QStringLiteral("--json"),
-                              QStringLiteral("-")};
-        if (crr)
-            arguments << QStringLiteral("--crr");
-        const CliOutcome ours = runCli(arguments << address(echo->port()));
+        const loadscope::testing::ExactRun run{requestSize, responseSize, transactions, connections,
+                                               crr};
+        const CliOutcome ours = runCli(exactRunArguments(run) << address(echo->port()));
         QCOMPARE(ours.exitCode, 0);
-        const QJsonObject json = ours.json();
-        QCOMPARE(integer(json, "complete"), transactions);
-        QCOMPARE(integer(json, "failed"), 0);
-        QCOMPARE(json.value(QStringLiteral("test")).toString(),
-                 crr ? QStringLiteral("TCP_CRR") : QStringLiteral("TCP_RR"));
-        QCOMPARE(integer(json, "bytes_total"), qint64(transactions) * responseSize);
-        QCOMPARE(integer(json, "bytes_sent"), qint64(transactions) * requestSize);
-        const double rate = json.value(QStringLiteral("transactions_per_second")).toDouble();
-        QVERIFY(qAbs(rate * json.value(QStringLiteral("duration_s")).toDouble() - transactions) <
-                1);
-        // The server saw exactly as much: every request, every response, and one
-        // connection per transaction with --crr.
-        const qint64 opened = crr ? transactions : connections;
-        QCOMPARE(integer(json, "connections_opened"), opened);
-        QTRY_COMPARE_WITH_TIMEOUT(echo->stats().activeConnections, uint64_t(0), 5000);
-        const auto stats = echo->stats();
-        QCOMPARE(stats.requests, uint64_t(transactions));
-        QCOMPARE(stats.bytesReceived, uint64_t(transactions) * uint64_t(requestSize));
-        QCOMPARE(stats.bytesSent, uint64_t(transactions) * uint64_t(responseSize));
-        QCOMPARE(stats.connections, uint64_t(opened));
+        verifyExactRun(ours.json(), *echo, run);
     }
 
     void netperfLengthInTransactions() {
