@@ -1,200 +1,16 @@
 // The deployment lab's sandbox, run as a user runs it: `loadscope-cli lab check` and
 // `loadscope-cli lab sandbox`, with a bounded fetch from the client namespace as the command.
 // Every test compares the machine's own network namespace before and after.
-#include "app/lab/lab_mode.h"
 #include "app/lab/lab_server.h"
 #include "blocking_client.h"
-#include "cli_process.h"
 #include "embedded_server_support.h"
-#include "stop_with_test.h"
+#include "lab_sandbox_support.h"
 
-#include <QDir>
-#include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QProcess>
-#include <QRegularExpression>
 #include <QScopeGuard>
-#include <QSet>
-#include <QStandardPaths>
-#include <QTemporaryDir>
-#include <QTest>
 #include <csignal>
-#include <fcntl.h>
-#include <map>
 #include <unistd.h>
 
 using namespace loadscope::testing;
-
-namespace {
-
-const QStringList kModes{
-    QStringLiteral("host"),          QStringLiteral("container-host-network"),
-    QStringLiteral("container-nat"), QStringLiteral("userland-proxy"),
-    QStringLiteral("linux-bridge"),  QStringLiteral("ovs-bridge"),
-    QStringLiteral("macvlan"),       QStringLiteral("ipvlan"),
-    QStringLiteral("rootless-nat"),
-};
-
-QByteArray commandOutput(const QString& program, const QStringList& arguments) {
-    QProcess process;
-    process.setProcessChannelMode(QProcess::MergedChannels);
-    process.start(program, arguments);
-    if (!process.waitForFinished(10000)) {
-        process.kill();
-        process.waitForFinished();
-        return "timed out";
-    }
-    return process.readAll();
-}
-
-QByteArray fileText(const QString& path) {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return "(absent)";
-    return file.readAll();
-}
-
-// What the lab must never change: the machine's own links, addresses, routes, firewall rules
-// and conntrack table. Only reads (nft list creates nothing; ip_tables_names is read, never
-// iptables-legacy, which would create tables).
-QByteArray hostNetworkSnapshot() {
-    QByteArray snapshot;
-    snapshot += commandOutput(QStringLiteral("ip"), {QStringLiteral("-d"), QStringLiteral("link")});
-    snapshot += commandOutput(QStringLiteral("ip"), {QStringLiteral("addr")});
-    snapshot += commandOutput(QStringLiteral("ip"), {QStringLiteral("route")});
-    if (!QStandardPaths::findExecutable(QStringLiteral("nft"),
-                                        {QStringLiteral("/usr/sbin"), QStringLiteral("/sbin")})
-             .isEmpty())
-        snapshot += commandOutput(QStringLiteral("nft"),
-                                  {QStringLiteral("list"), QStringLiteral("ruleset")});
-    snapshot += fileText(QStringLiteral("/proc/net/ip_tables_names"));
-    snapshot += fileText(QStringLiteral("/proc/sys/net/netfilter/nf_conntrack_count"));
-    return snapshot;
-}
-
-// A fetch that reads its targets ("ADDRESS:PORT" lines) from stdin, which the test writes
-// once the lab's JSON line has named them: each gets `requests` requests, bounded.
-QStringList fetchCommand(int requests) {
-    return {QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
-            QStringLiteral("while read target; do \"$0\" http -n %1 -c 2 \"http://$target/\" || "
-                           "exit 1; done")
-                .arg(requests),
-            cliPath()};
-}
-
-QByteArray targetsOf(const QJsonObject& lab) {
-    QByteArray lines;
-    for (const QJsonValue& mode : lab.value(u"modes").toArray())
-        lines += mode[u"address"].toString().toLatin1() + ':' +
-                 QByteArray::number(mode[u"port"].toInt()) + '\n';
-    return lines;
-}
-
-// One `lab sandbox` process, its JSON line read.
-class LabProcess {
-public:
-    explicit LabProcess(const QStringList& arguments, const QString& program = cliPath()) {
-        stopWithTest(m_process);
-        m_process.start(program, arguments);
-    }
-    ~LabProcess() {
-        if (m_process.state() != QProcess::NotRunning) {
-            m_process.kill();
-            m_process.waitForFinished();
-        }
-    }
-
-    // The "lab" object of the first line, or an empty object when the process ended first.
-    QJsonObject readLab() {
-        while (!m_process.canReadLine() && m_process.state() != QProcess::NotRunning)
-            m_process.waitForReadyRead(200);
-        if (!m_process.canReadLine())
-            return {};
-        return QJsonDocument::fromJson(m_process.readLine()).object().value(u"lab").toObject();
-    }
-    // Names every mode of `built` to the fetch command, which then ends, and the lab with it.
-    CliOutcome fetchAll(const QJsonObject& built) {
-        m_process.write(targetsOf(built));
-        m_process.closeWriteChannel();
-        return finish();
-    }
-    CliOutcome finish(int timeoutMs = 60000) {
-        CliOutcome outcome;
-        if (!m_process.waitForFinished(timeoutMs)) {
-            m_process.kill();
-            m_process.waitForFinished();
-            outcome.err = m_process.readAllStandardError() + "\ntimed out";
-            return outcome;
-        }
-        outcome.exitCode =
-            m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -2;
-        outcome.out = m_process.readAllStandardOutput();
-        outcome.err = m_process.readAllStandardError();
-        return outcome;
-    }
-    QProcess& process() { return m_process; }
-
-private:
-    QProcess m_process;
-};
-
-int countMatches(const QByteArray& text, const QString& pattern) {
-    int count = 0;
-    auto it = QRegularExpression(pattern, QRegularExpression::MultilineOption)
-                  .globalMatch(QString::fromUtf8(text));
-    while (it.hasNext()) {
-        it.next();
-        ++count;
-    }
-    return count;
-}
-
-pid_t parentOf(pid_t pid) {
-    const QByteArray stat = fileText(QStringLiteral("/proc/%1/stat").arg(pid));
-    const qsizetype close = stat.lastIndexOf(')');
-    return close < 0 ? 0 : pid_t(stat.mid(close + 2).split(' ').value(1).toInt());
-}
-
-// Whether `pid` is part of a lab another process started: under a `lab sandbox` that is not
-// this test's descendant (another suite running beside this one). An orphan is this test's:
-// what a lab it killed left behind.
-bool inAnotherLab(pid_t pid) {
-    static const QByteArray sandboxArguments("lab\0sandbox", 11);
-    bool underSandbox = false;
-    for (pid_t at = pid; at > 1; at = parentOf(at)) {
-        if (at == getpid())
-            return false;
-        underSandbox =
-            underSandbox ||
-            fileText(QStringLiteral("/proc/%1/cmdline").arg(at)).contains(sandboxArguments);
-    }
-    return underSandbox;
-}
-
-// Processes whose command line names a lab address or the lab's work directory: the servers
-// and daemons of a lab (apache2 -f, ovs-vswitchd --pidfile=), wherever they are.
-std::vector<pid_t> labProcesses() {
-    std::vector<pid_t> found;
-    for (const QString& entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
-        bool numeric = false;
-        const pid_t pid = entry.toInt(&numeric);
-        if (!numeric)
-            continue;
-        const QByteArray stat = fileText(QStringLiteral("/proc/%1/stat").arg(pid));
-        const qsizetype close = stat.lastIndexOf(')');
-        if (close < 0 || stat.mid(close + 2, 1) == "Z")
-            continue;
-        const QByteArray command = fileText(QStringLiteral("/proc/%1/cmdline").arg(pid));
-        if ((command.contains("10.213.") || command.contains("/tmp/loadscope-lab-")) &&
-            !inAnotherLab(pid))
-            found.push_back(pid);
-    }
-    return found;
-}
-
-} // namespace
 
 class TestLabSandbox : public QObject {
     Q_OBJECT
@@ -202,24 +18,13 @@ class TestLabSandbox : public QObject {
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY2(!cliPath().isEmpty(), "LOADSCOPE_CLI names the loadscope-cli executable");
-        m_before = hostNetworkSnapshot();
-        const CliOutcome check = runCliProcess(
-            {QStringLiteral("lab"), QStringLiteral("check"), QStringLiteral("--json")});
-        if (check.exitCode != 0) {
-            m_noSandbox = QString::fromUtf8(check.err.trimmed());
-            return;
-        }
-        for (const QJsonValue& mode : check.json().value(u"modes").toArray())
-            m_reasons[mode[u"mode"].toString()] =
-                mode[u"available"].toBool() ? QString() : mode[u"reason"].toString();
-        for (const QJsonValue& server : check.json().value(u"servers").toArray())
-            m_servers[server[u"server"].toString()] =
-                server[u"available"].toBool() ? QString() : server[u"detail"].toString();
-        QCOMPARE(int(m_reasons.size()), int(kModes.size()));
+        m_lab.read();
+        if (m_lab.noSandbox.isEmpty())
+            QCOMPARE(int(m_lab.reasons.size()), int(kModes.size()));
     }
 
     // Checked after every test function: nothing of a lab is left in the machine's namespace.
-    void cleanup() { QCOMPARE(hostNetworkSnapshot(), m_before); }
+    void cleanup() { QCOMPARE(hostNetworkSnapshot(), m_lab.before); }
 
     // Each mode on its own, with the embedded server and with Apache (started as root, its
     // workers www-data's), each serving a 1000-byte document.
@@ -235,11 +40,11 @@ private Q_SLOTS:
         QFETCH(QString, mode);
         QFETCH(QString, server);
         skipWithoutSandbox();
-        if (!m_reasons.at(mode).isEmpty())
+        if (!m_lab.reasons.at(mode).isEmpty())
             QSKIP(qPrintable(
-                QStringLiteral("%1 cannot be built here: %2").arg(mode, m_reasons.at(mode))));
-        if (!m_servers.at(server).isEmpty())
-            QSKIP(qPrintable(server + QStringLiteral(": ") + m_servers.at(server)));
+                QStringLiteral("%1 cannot be built here: %2").arg(mode, m_lab.reasons.at(mode))));
+        if (!m_lab.servers.at(server).isEmpty())
+            QSKIP(qPrintable(server + QStringLiteral(": ") + m_lab.servers.at(server)));
         LabProcess lab(QStringList{QStringLiteral("lab"), QStringLiteral("sandbox"),
                                    QStringLiteral("--modes"), mode, QStringLiteral("--server"),
                                    server, QStringLiteral("--server-opt"),
@@ -324,11 +129,11 @@ private Q_SLOTS:
         QFETCH(QString, server);
         QFETCH(QString, version);
         skipWithoutSandbox();
-        if (!m_servers.at(server).isEmpty())
-            QSKIP(qPrintable(m_servers.at(server)));
+        if (!m_lab.servers.at(server).isEmpty())
+            QSKIP(qPrintable(m_lab.servers.at(server)));
         QStringList modes;
         for (const QString& mode : kModes) {
-            if (m_reasons.at(mode).isEmpty())
+            if (m_lab.reasons.at(mode).isEmpty())
                 modes.append(mode);
         }
         LabProcess lab(QStringList{QStringLiteral("lab"), QStringLiteral("sandbox"),
@@ -358,7 +163,7 @@ private Q_SLOTS:
         QStringList modes{QStringLiteral("host")};
         for (const QString& mode : {QStringLiteral("container-nat"),
                                     QStringLiteral("userland-proxy"), QStringLiteral("ovs-bridge")})
-            if (m_reasons.at(mode).isEmpty())
+            if (m_lab.reasons.at(mode).isEmpty())
                 modes.append(mode);
         LabProcess lab({QStringLiteral("lab"), QStringLiteral("sandbox"), QStringLiteral("--modes"),
                         modes.join(QLatin1Char(',')), QStringLiteral("--server"),
@@ -466,89 +271,19 @@ private Q_SLOTS:
         QFETCH(QString, expected);
         if (!needsUnavailable.isEmpty()) {
             skipWithoutSandbox();
-            if (m_reasons.at(needsUnavailable).isEmpty())
+            if (m_lab.reasons.at(needsUnavailable).isEmpty())
                 QSKIP(qPrintable(needsUnavailable + QStringLiteral(" can be built here")));
             // The sandbox meets the missing kernel support itself; a missing daemon is named
             // before it tries, in the check's words.
             expected += needsUnavailable == QLatin1String("ipvlan")
                             ? QStringLiteral("the kernel has no ipvlan support")
-                            : m_reasons.at(needsUnavailable);
+                            : m_lab.reasons.at(needsUnavailable);
         }
         const CliOutcome outcome = runCliProcess(arguments);
         QCOMPARE(outcome.exitCode, 2);
         QVERIFY(outcome.out.isEmpty());
         QCOMPARE(outcome.errorLines().size(), 1);
         QVERIFY2(outcome.err.contains(expected.toUtf8()), outcome.err.constData());
-    }
-
-    // The example sessions, headless and small: the sweep builds the lab,
-    // runs every target's points through its agent, and tears it down (the
-    // host snapshot is compared after this function as after every other).
-    void labExampleSessionSweepsThroughTheLab_data() {
-        QTest::addColumn<QString>("example");
-        for (const char* example :
-             {"lab-tcp-rr", "lab-nginx-bridge", "lab-memcached", "lab-apache-modes"})
-            QTest::newRow(example) << QString::fromLatin1(example);
-    }
-
-    void labExampleSessionSweepsThroughTheLab() {
-        QFETCH(QString, example);
-        skipWithoutSandbox();
-        QFile file(qEnvironmentVariable("LOADSCOPE_SOURCE_DIR") +
-                   QStringLiteral("/resources/sessions/%1.loadscope").arg(example));
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        QJsonObject session = QJsonDocument::fromJson(file.readAll()).object();
-        for (const QJsonValue mode : session.value(u"lab")[u"modes"].toArray())
-            if (!m_reasons.at(mode.toString()).isEmpty())
-                QSKIP(qPrintable(mode.toString() + QStringLiteral(": ") +
-                                 m_reasons.at(mode.toString())));
-        const QJsonArray targets = session.value(u"targets").toArray();
-        const QString server = targets.at(0)[u"lab"][u"server"].toString();
-        if (!m_servers.at(server).isEmpty())
-            QSKIP(qPrintable(server + QStringLiteral(": ") + m_servers.at(server)));
-        QJsonObject plan = session.value(u"plan").toObject();
-        plan.insert(QStringLiteral("durationSeconds"), 0.5);
-        plan.insert(QStringLiteral("warmupSeconds"), 0);
-        plan.insert(QStringLiteral("repetitions"), 1);
-        plan.insert(QStringLiteral("concurrency"), QJsonArray{2});
-        session.insert(QStringLiteral("plan"), plan);
-        QTemporaryDir dir;
-        QFile small(dir.filePath(QStringLiteral("lab.loadscope")));
-        QVERIFY(small.open(QIODevice::WriteOnly));
-        small.write(QJsonDocument(session).toJson());
-        small.close();
-        const QString out = dir.filePath(QStringLiteral("out.loadscope"));
-        const CliOutcome sweep =
-            runCliProcess({QStringLiteral("sweep"), small.fileName(), QStringLiteral("--out"), out,
-                           QStringLiteral("--idle-check"), QStringLiteral("0")},
-                          90'000);
-        QVERIFY2(sweep.exitCode == 0, sweep.err.constData());
-        QFile saved(out);
-        QVERIFY(saved.open(QIODevice::ReadOnly));
-        const QJsonArray results =
-            QJsonDocument::fromJson(saved.readAll()).object().value(u"results").toArray();
-        QCOMPARE(results.size(), targets.size()); // one point per mode
-        const double mtu = session.value(u"lab")[u"mtu"].toDouble(1500);
-        QSet<QString> paths;
-        for (const QJsonValue& result : results) {
-            const double complete = result[u"complete"].toDouble();
-            QVERIFY(complete > 0);
-            QCOMPARE(result[u"failed"].toDouble(), 0.0);
-            checkExampleBytes(targets.at(0).toObject(), result.toObject());
-            // Where it ran, with the result: the session's MTU, its mode's
-            // own path, and the versions of the kernel and the server.
-            const QJsonValue environment = result[u"environment"];
-            QCOMPARE(environment[u"labMtu"].toDouble(), mtu);
-            paths.insert(environment[u"labPath"].toString());
-            const QString versions = environment[u"labVersions"].toString();
-            QVERIFY2(versions.contains(QStringLiteral("kernel ")) &&
-                         versions.contains(server + QLatin1Char(' ')),
-                     qPrintable(versions));
-        }
-        QCOMPARE(paths.size(), results.size());
-        QVERIFY(!paths.contains(QString()));
-        checkServerCpu(targets, results);
-        QVERIFY(labProcesses().empty());
     }
 
     // Apache's workers drop to www-data, which an unprivileged sandbox (one uid mapped) does
@@ -569,7 +304,7 @@ private Q_SLOTS:
             QSKIP("no sandbox for nobody");
         // Installed, the reason is the privilege; missing, it names the package.
         const QByteArray expected =
-            m_servers.at(QStringLiteral("apache")).isEmpty() ? "www-data" : "apache2";
+            m_lab.servers.at(QStringLiteral("apache")).isEmpty() ? "www-data" : "apache2";
         QString reason;
         for (const QJsonValue& server : check.value(u"servers").toArray()) {
             if (server[u"server"] == QStringLiteral("apache")) {
@@ -626,51 +361,6 @@ private Q_SLOTS:
     }
 
 private:
-    // Every mode's point carries its server's CPU, as the lab reported the server's process: more
-    // than nothing (a wrong process, idle, would give about none), less than all the machine's
-    // CPU over the window, and per request within a factor of the host mode's, the same server
-    // doing the same work (a mode counting only a master that forks, or only the waiter of a
-    // container's own PID namespace, would fall far below).
-    static void checkServerCpu(const QJsonArray& targets, const QJsonArray& results) {
-        const auto perRequest = [](const QJsonValue& result) {
-            return result[u"cpu"][u"serverSeconds"].toDouble() / result[u"complete"].toDouble();
-        };
-        double host = 0;
-        for (const QJsonValue& result : results) {
-            if (result[u"target"] == targets.at(0)[u"id"])
-                host = perRequest(result);
-        }
-        QVERIFY(host > 0);
-        for (const QJsonValue& result : results) {
-            const QJsonValue cpu = result[u"cpu"];
-            QVERIFY2(cpu[u"serverSeconds"].isDouble(),
-                     QJsonDocument(result.toObject()).toJson().constData());
-            const double server = cpu[u"serverSeconds"].toDouble();
-            const double machine = cpu[u"wallSeconds"].toDouble() * cpu[u"cpus"].toDouble();
-            QVERIFY2(server > 0 && server < machine,
-                     qPrintable(QStringLiteral("%1 s of %2").arg(server).arg(machine)));
-            const double ratio = perRequest(result) / host;
-            QVERIFY2(ratio > 0.25 && ratio < 4,
-                     qPrintable(QStringLiteral("%1 µs per request, host mode %2 µs")
-                                    .arg(perRequest(result) * 1e6)
-                                    .arg(host * 1e6)));
-        }
-    }
-
-    // What each example's server sends, exactly: tcp-rr one byte each way per
-    // transaction; nginx and Apache the page they were given as every body, headers beside it.
-    static void checkExampleBytes(const QJsonObject& target, const QJsonObject& result) {
-        const double complete = result[u"complete"].toDouble();
-        const QString protocol = target[u"protocol"].toString();
-        if (protocol == QLatin1String("tcp-rr")) {
-            QCOMPARE(result[u"bytesSent"].toDouble(), complete);
-        } else if (protocol == QLatin1String("http")) {
-            const double page = target[u"lab"][u"serverOptions"][0][u"value"].toString().toDouble();
-            QCOMPARE(result[u"bytesBody"].toDouble(), complete * page);
-            QVERIFY(result[u"bytesTotal"].toDouble() > result[u"bytesBody"].toDouble());
-        }
-    }
-
     // setpriv and its arguments that run loadscope-cli as nobody; empty where that cannot be done.
     static QStringList nobodyCommand() {
         const QString setpriv = QStandardPaths::findExecutable(QStringLiteral("setpriv"));
@@ -681,8 +371,8 @@ private:
     }
 
     void skipWithoutSandbox() {
-        if (!m_noSandbox.isEmpty())
-            QSKIP(qPrintable(QStringLiteral("no sandbox here: %1").arg(m_noSandbox)));
+        if (!m_lab.noSandbox.isEmpty())
+            QSKIP(qPrintable(QStringLiteral("no sandbox here: %1").arg(m_lab.noSandbox)));
     }
     // "net:[4026531833]" names the namespace by its inode.
     static qulonglong hostNetnsInode() {
@@ -692,10 +382,7 @@ private:
         return QString::fromLatin1(link).section(QLatin1Char('['), 1).chopped(1).toULongLong();
     }
 
-    QByteArray m_before;
-    QString m_noSandbox;
-    std::map<QString, QString> m_reasons; // mode -> why not; empty when buildable
-    std::map<QString, QString> m_servers;
+    LabCheck m_lab;
 };
 
 QTEST_GUILESS_MAIN(TestLabSandbox)

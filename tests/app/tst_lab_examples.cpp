@@ -1,0 +1,150 @@
+// The lab's example sessions, swept headless and small as a user runs them
+// (`loadscope-cli sweep lab-…`): the sweep builds the lab, runs every
+// target's points through its agent and tears it down; each result is held
+// to what its server sends, where it ran, and whose CPU was the server's.
+#include "lab_sandbox_support.h"
+
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace loadscope::testing;
+
+class TestLabExamples : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY2(!cliPath().isEmpty(), "LOADSCOPE_CLI names the loadscope-cli executable");
+        m_lab.read();
+    }
+
+    // Checked after every test function: nothing of a lab is left in the machine's namespace.
+    void cleanup() { QCOMPARE(hostNetworkSnapshot(), m_lab.before); }
+
+    // The example sessions, headless and small: the sweep builds the lab,
+    // runs every target's points through its agent, and tears it down (the
+    // host snapshot is compared after this function as after every other).
+    void labExampleSessionSweepsThroughTheLab_data() {
+        QTest::addColumn<QString>("example");
+        for (const char* example :
+             {"lab-tcp-rr", "lab-nginx-bridge", "lab-memcached", "lab-apache-modes"})
+            QTest::newRow(example) << QString::fromLatin1(example);
+    }
+
+    void labExampleSessionSweepsThroughTheLab() {
+        QFETCH(QString, example);
+        skipWithoutSandbox();
+        QFile file(qEnvironmentVariable("LOADSCOPE_SOURCE_DIR") +
+                   QStringLiteral("/resources/sessions/%1.loadscope").arg(example));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QJsonObject session = QJsonDocument::fromJson(file.readAll()).object();
+        for (const QJsonValue mode : session.value(u"lab")[u"modes"].toArray())
+            if (!m_lab.reasons.at(mode.toString()).isEmpty())
+                QSKIP(qPrintable(mode.toString() + QStringLiteral(": ") +
+                                 m_lab.reasons.at(mode.toString())));
+        const QJsonArray targets = session.value(u"targets").toArray();
+        const QString server = targets.at(0)[u"lab"][u"server"].toString();
+        if (!m_lab.servers.at(server).isEmpty())
+            QSKIP(qPrintable(server + QStringLiteral(": ") + m_lab.servers.at(server)));
+        QJsonObject plan = session.value(u"plan").toObject();
+        plan.insert(QStringLiteral("durationSeconds"), 0.5);
+        plan.insert(QStringLiteral("warmupSeconds"), 0);
+        plan.insert(QStringLiteral("repetitions"), 1);
+        plan.insert(QStringLiteral("concurrency"), QJsonArray{2});
+        session.insert(QStringLiteral("plan"), plan);
+        QTemporaryDir dir;
+        QFile small(dir.filePath(QStringLiteral("lab.loadscope")));
+        QVERIFY(small.open(QIODevice::WriteOnly));
+        small.write(QJsonDocument(session).toJson());
+        small.close();
+        const QString out = dir.filePath(QStringLiteral("out.loadscope"));
+        const CliOutcome sweep =
+            runCliProcess({QStringLiteral("sweep"), small.fileName(), QStringLiteral("--out"), out,
+                           QStringLiteral("--idle-check"), QStringLiteral("0")},
+                          90'000);
+        QVERIFY2(sweep.exitCode == 0, sweep.err.constData());
+        QFile saved(out);
+        QVERIFY(saved.open(QIODevice::ReadOnly));
+        const QJsonArray results =
+            QJsonDocument::fromJson(saved.readAll()).object().value(u"results").toArray();
+        QCOMPARE(results.size(), targets.size()); // one point per mode
+        const double mtu = session.value(u"lab")[u"mtu"].toDouble(1500);
+        QSet<QString> paths;
+        for (const QJsonValue& result : results) {
+            const double complete = result[u"complete"].toDouble();
+            QVERIFY(complete > 0);
+            QCOMPARE(result[u"failed"].toDouble(), 0.0);
+            checkExampleBytes(targets.at(0).toObject(), result.toObject());
+            // Where it ran, with the result: the session's MTU, its mode's
+            // own path, and the versions of the kernel and the server.
+            const QJsonValue environment = result[u"environment"];
+            QCOMPARE(environment[u"labMtu"].toDouble(), mtu);
+            paths.insert(environment[u"labPath"].toString());
+            const QString versions = environment[u"labVersions"].toString();
+            QVERIFY2(versions.contains(QStringLiteral("kernel ")) &&
+                         versions.contains(server + QLatin1Char(' ')),
+                     qPrintable(versions));
+        }
+        QCOMPARE(paths.size(), results.size());
+        QVERIFY(!paths.contains(QString()));
+        checkServerCpu(targets, results);
+        QVERIFY(labProcesses().empty());
+    }
+
+private:
+    // Every mode's point carries its server's CPU, as the lab reported the server's process: more
+    // than nothing (a wrong process, idle, would give about none), less than all the machine's
+    // CPU over the window, and per request within a factor of the host mode's, the same server
+    // doing the same work (a mode counting only a master that forks, or only the waiter of a
+    // container's own PID namespace, would fall far below).
+    static void checkServerCpu(const QJsonArray& targets, const QJsonArray& results) {
+        const auto perRequest = [](const QJsonValue& result) {
+            return result[u"cpu"][u"serverSeconds"].toDouble() / result[u"complete"].toDouble();
+        };
+        double host = 0;
+        for (const QJsonValue& result : results) {
+            if (result[u"target"] == targets.at(0)[u"id"])
+                host = perRequest(result);
+        }
+        QVERIFY(host > 0);
+        for (const QJsonValue& result : results) {
+            const QJsonValue cpu = result[u"cpu"];
+            QVERIFY2(cpu[u"serverSeconds"].isDouble(),
+                     QJsonDocument(result.toObject()).toJson().constData());
+            const double server = cpu[u"serverSeconds"].toDouble();
+            const double machine = cpu[u"wallSeconds"].toDouble() * cpu[u"cpus"].toDouble();
+            QVERIFY2(server > 0 && server < machine,
+                     qPrintable(QStringLiteral("%1 s of %2").arg(server).arg(machine)));
+            const double ratio = perRequest(result) / host;
+            QVERIFY2(ratio > 0.25 && ratio < 4,
+                     qPrintable(QStringLiteral("%1 µs per request, host mode %2 µs")
+                                    .arg(perRequest(result) * 1e6)
+                                    .arg(host * 1e6)));
+        }
+    }
+
+    // What each example's server sends, exactly: tcp-rr one byte each way per
+    // transaction; nginx and Apache the page they were given as every body, headers beside it.
+    static void checkExampleBytes(const QJsonObject& target, const QJsonObject& result) {
+        const double complete = result[u"complete"].toDouble();
+        const QString protocol = target[u"protocol"].toString();
+        if (protocol == QLatin1String("tcp-rr")) {
+            QCOMPARE(result[u"bytesSent"].toDouble(), complete);
+        } else if (protocol == QLatin1String("http")) {
+            const double page = target[u"lab"][u"serverOptions"][0][u"value"].toString().toDouble();
+            QCOMPARE(result[u"bytesBody"].toDouble(), complete * page);
+            QVERIFY(result[u"bytesTotal"].toDouble() > result[u"bytesBody"].toDouble());
+        }
+    }
+
+    void skipWithoutSandbox() {
+        if (!m_lab.noSandbox.isEmpty())
+            QSKIP(qPrintable(QStringLiteral("no sandbox here: %1").arg(m_lab.noSandbox)));
+    }
+
+    LabCheck m_lab;
+};
+
+QTEST_GUILESS_MAIN(TestLabExamples)
+#include "tst_lab_examples.moc"
