@@ -5,7 +5,6 @@
 
 #include <QJsonArray>
 #include <QUuid>
-#include <tuple>
 
 namespace loadscope::app {
 
@@ -64,16 +63,21 @@ void addProvenance(ResultSchemaBuilder& b) {
         [](const JsonReader& j, QStringView k, PointResult& r) {
             r.environment.labMtu = int(j.integer(k, 0, 65535, 0));
         });
-    for (const auto& [id, key, member] :
-         {std::tuple{"lab_path", "environment/labPath", &RunEnvironment::labPath},
-          std::tuple{"lab_versions", "environment/labVersions", &RunEnvironment::labVersions}}) {
+    const struct {
+        const char* id;
+        const char* key;
+        QString RunEnvironment::*member;
+    } labTexts[] = {{"lab_path", "environment/labPath", &RunEnvironment::labPath},
+                    {"lab_versions", "environment/labVersions", &RunEnvironment::labVersions}};
+    for (const auto& text : labTexts) {
+        const auto member = text.member;
         b.savedWhenSet(
-            id, FieldType::Text, "",
+            text.id, FieldType::Text, "",
             [member](const PointResult& r) {
-                const QString& text = r.environment.*member;
-                return text.isEmpty() ? FieldValue() : FieldValue(text);
+                const QString& value = r.environment.*member;
+                return value.isEmpty() ? FieldValue() : FieldValue(value);
             },
-            key,
+            text.key,
             [member](const JsonReader& j, QStringView k, PointResult& r) {
                 r.environment.*member = j.string(k, {});
             });
