@@ -140,3 +140,32 @@ bench_to_ms() {
     else if (v ~ /s$/) { sub(/s$/, "", v); print v * 1000 }
     else print v + 0 }'
 }
+
+# The h2load comparisons (https_vs_h2load.sh, h2_vs_h2load.sh).
+# bench_h2load_measure NAME COMMAND...: runs it under GNU time; appends
+# "requests rps cpu_s" to $work/NAME.rows (NAME h2load*: h2load's report; else
+# loadscope-cli's JSON).
+bench_h2load_measure() {
+  local name=$1; shift
+  bench_run "$name" "$@"
+  local requests rps
+  case $name in
+    h2load*) requests=$(awk '/^requests:/ {print $8}' "$work/out")
+             rps=$(awk '/^finished in/ {gsub(/,/,""); print $4}' "$work/out") ;;
+    *) requests=$(bench_json_number complete)
+       rps=$(bench_json_number requests_per_second) ;;
+  esac
+  echo "$requests $rps $(bench_cpu_seconds)" >>"$work/$name.rows"
+}
+
+bench_h2load_summary() { # NAME -> "rps cpu_us_per_request" (means over rounds)
+  awk '{req += $1; rps += $2; cpu += $3; n++}
+       END {printf "%.0f %.2f\n", rps / n, cpu * 1e6 / req}' "$work/$1.rows"
+}
+
+bench_h2load_report() { # LABEL SUFFIX: a row of h2loadSUFFIX against loadscopeSUFFIX
+  read -r h_rps h_cpu <<<"$(bench_h2load_summary "h2load$2")"
+  read -r l_rps l_cpu <<<"$(bench_h2load_summary "loadscope$2")"
+  printf '%-34s %11s %13s %18s %17s %6s %6s\n' "$1" "$h_rps" "$l_rps" "$h_cpu" "$l_cpu" \
+    "$(bench_ratio "$l_rps" "$h_rps")" "$(bench_ratio "$l_cpu" "$h_cpu")"
+}

@@ -34,44 +34,19 @@ bench_start_nginx http2 "}
     ssl_certificate $work/cert.pem; ssl_certificate_key $work/key.pem; ssl_protocols TLSv1.2 TLSv1.3;"
 bench_wait_port "$port_tls"
 
-# measure NAME COMMAND...: runs it under GNU time; appends "requests rps cpu_s" to $work/NAME.rows
-measure() {
-  local name=$1; shift
-  bench_run "$name" "$@"
-  local done rps
-  case $name in
-    h2load*) done=$(awk '/^requests:/ {print $8}' "$work/out")
-             rps=$(awk '/^finished in/ {gsub(/,/,""); print $4}' "$work/out") ;;
-    *) done=$(bench_json_number complete)
-       rps=$(bench_json_number requests_per_second) ;;
-  esac
-  echo "$done $rps $(bench_cpu_seconds)" >>"$work/$name.rows"
-}
-
-summary() { # NAME -> "rps cpu_us_per_request" (means over rounds)
-  awk '{req += $1; rps += $2; cpu += $3; n++}
-       END {printf "%.0f %.2f\n", rps / n, cpu * 1e6 / req}' "$work/$1.rows"
-}
-
-report() { # LABEL SUFFIX
-  read -r h_rps h_cpu <<<"$(summary "h2load$2")"
-  read -r l_rps l_cpu <<<"$(summary "loadscope$2")"
-  printf '%-34s %11s %13s %18s %17s %6s %6s\n' "$1" "$h_rps" "$l_rps" "$h_cpu" "$l_cpu" \
-    "$(bench_ratio "$l_rps" "$h_rps")" "$(bench_ratio "$l_cpu" "$h_cpu")"
-}
 
 h2c="http://127.0.0.1:$port/"
 h2="https://127.0.0.1:$port_tls/"
 echo "nginx 1 worker, 4897-byte page, $connections connections x $streams streams, $threads threads, $requests requests x $rounds rounds"
 for round in $(seq "$rounds"); do
-  measure h2load_h2c /usr/bin/h2load -t"$threads" -c"$connections" -m"$streams" -n"$requests" "$h2c"
-  measure loadscope_h2c "$cli" http --h2 --max-concurrent-streams "$streams" -c "$connections" \
+  bench_h2load_measure h2load_h2c /usr/bin/h2load -t"$threads" -c"$connections" -m"$streams" -n"$requests" "$h2c"
+  bench_h2load_measure loadscope_h2c "$cli" http --h2 --max-concurrent-streams "$streams" -c "$connections" \
     --threads "$threads" -n "$requests" -q --json - "$h2c"
-  measure h2load_h2 /usr/bin/h2load -t"$threads" -c"$connections" -m"$streams" -n"$requests" "$h2"
-  measure loadscope_h2 "$cli" http --h2 --insecure --max-concurrent-streams "$streams" \
+  bench_h2load_measure h2load_h2 /usr/bin/h2load -t"$threads" -c"$connections" -m"$streams" -n"$requests" "$h2"
+  bench_h2load_measure loadscope_h2 "$cli" http --h2 --insecure --max-concurrent-streams "$streams" \
     -c "$connections" --threads "$threads" -n "$requests" -q --json - "$h2"
 done
 
 printf '\n%-34s %11s %13s %18s %17s %6s %6s\n' run 'h2load rps' 'loadscope rps' 'h2load CPU us/req' 'loadscope us/req' 'rps x' 'cpu x'
-report "h2c, c=$connections m=$streams" _h2c
-report "h2 over TLS, c=$connections m=$streams" _h2
+bench_h2load_report "h2c, c=$connections m=$streams" _h2c
+bench_h2load_report "h2 over TLS, c=$connections m=$streams" _h2

@@ -32,40 +32,15 @@ bench_start_nginx ssl "ssl_certificate $work/cert.pem; ssl_certificate_key $work
     ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache shared:tls:10m;"
 url="https://127.0.0.1:$port/"
 
-# measure NAME COMMAND...: runs it under GNU time; appends "requests rps cpu_s" to $work/NAME.rows
-measure() {
-  local name=$1; shift
-  bench_run "$name" "$@"
-  local requests rps
-  case $name in
-    h2load*) requests=$(awk '/^requests:/ {print $8}' "$work/out")
-             rps=$(awk '/^finished in/ {gsub(/,/,""); print $4}' "$work/out") ;;
-    *) requests=$(bench_json_number complete)
-       rps=$(bench_json_number requests_per_second) ;;
-  esac
-  echo "$requests $rps $(bench_cpu_seconds)" >>"$work/$name.rows"
-}
-
-summary() { # NAME -> "rps cpu_us_per_request" (means over rounds)
-  awk '{req += $1; rps += $2; cpu += $3; n++}
-       END {printf "%.0f %.2f\n", rps / n, cpu * 1e6 / req}' "$work/$1.rows"
-}
-
-report() { # LABEL SUFFIX
-  read -r h_rps h_cpu <<<"$(summary "h2load$2")"
-  read -r l_rps l_cpu <<<"$(summary "loadscope$2")"
-  printf '%-34s %11s %13s %18s %17s %6s %6s\n' "$1" "$h_rps" "$l_rps" "$h_cpu" "$l_cpu" \
-    "$(bench_ratio "$l_rps" "$h_rps")" "$(bench_ratio "$l_cpu" "$h_cpu")"
-}
 
 echo "nginx 1 worker, TLS, 4897-byte page, $threads threads, ${seconds}s x $rounds rounds"
 for round in $(seq "$rounds"); do
-  measure h2load_ka /usr/bin/h2load --h1 -t"$threads" -c"$connections" -D"$seconds" "$url"
-  measure loadscope_ka "$cli" http -k --insecure -c "$connections" --threads "$threads" -t "$seconds" -q --json - "$url"
-  measure h2load_close /usr/bin/h2load --h1 -H 'Connection: close' -t"$threads" -c"$close_connections" -n"$close_requests" "$url"
-  measure loadscope_close "$cli" http --insecure -c "$close_connections" --threads "$threads" -n "$close_requests" -q --json - "$url"
+  bench_h2load_measure h2load_ka /usr/bin/h2load --h1 -t"$threads" -c"$connections" -D"$seconds" "$url"
+  bench_h2load_measure loadscope_ka "$cli" http -k --insecure -c "$connections" --threads "$threads" -t "$seconds" -q --json - "$url"
+  bench_h2load_measure h2load_close /usr/bin/h2load --h1 -H 'Connection: close' -t"$threads" -c"$close_connections" -n"$close_requests" "$url"
+  bench_h2load_measure loadscope_close "$cli" http --insecure -c "$close_connections" --threads "$threads" -n "$close_requests" -q --json - "$url"
 done
 
 printf '\n%-34s %11s %13s %18s %17s %6s %6s\n' run 'h2load rps' 'loadscope rps' 'h2load CPU us/req' 'loadscope us/req' 'rps x' 'cpu x'
-report "keep-alive, c=$connections" _ka
-report "a connection per request, c=$close_connections" _close
+bench_h2load_report "keep-alive, c=$connections" _ka
+bench_h2load_report "a connection per request, c=$close_connections" _close
