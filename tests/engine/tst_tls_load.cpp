@@ -8,6 +8,7 @@
 #include "engine/load_run.h"
 #include "local_peers.h"
 #include "loopback_http_spec.h"
+#include "loopback_listener.h"
 #include "tsan_fork_options.h"
 
 #include <QElapsedTimer>
@@ -42,20 +43,6 @@ LoadSpec httpsSpec(uint16_t port, uint32_t concurrency, uint32_t threads, bool k
     return spec;
 }
 
-int loopbackListener(uint16_t& port) {
-    const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof address;
-    if (listener < 0 || ::bind(listener, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
-        ::listen(listener, 16) != 0 ||
-        ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) != 0)
-        return -1;
-    port = ntohs(address.sin_port);
-    return listener;
-}
-
 // A TLS server that completes each handshake, reads one record of the
 // request and closes with the rest unread: the kernel resets the
 // connection, and a client still writing gets EPIPE from write(), which
@@ -64,7 +51,7 @@ class ClosingTlsPeer {
 public:
     ClosingTlsPeer(const QString& certificate, const QString& key) {
         m_context = SSL_CTX_new(TLS_server_method());
-        m_listener = loopbackListener(m_port);
+        m_listener = loadscope::testing::listenOnLoopback(0, 16, m_port);
         if (!m_context || m_listener < 0 ||
             SSL_CTX_use_certificate_chain_file(m_context, certificate.toLocal8Bit().data()) != 1 ||
             SSL_CTX_use_PrivateKey_file(m_context, key.toLocal8Bit().data(), SSL_FILETYPE_PEM) != 1)
@@ -271,7 +258,7 @@ private Q_SLOTS:
         // A listener that never accepts: the kernel completes the TCP
         // handshake, and the ClientHello is never answered.
         uint16_t port = 0;
-        const int listener = loopbackListener(port);
+        const int listener = loadscope::testing::listenOnLoopback(0, 16, port);
         QVERIFY(listener >= 0);
         constexpr uint64_t kRequests = 2;
         LoadSpec spec = httpsSpec(port, 1, 1, true, kRequests);
