@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages Loadscope needs, only those that are missing.
 #   install-deps.sh build   compiler, CMake, Qt 6, QCoro, OpenSSL, nghttp2
 #   install-deps.sh test    build + the peers the tests and benchmarks start (nginx, Apache,
-#                           memcached, Open vSwitch, ab, wrk, h2load, clang, xvfb)
+#                           memcached, Open vSwitch, ab, wrk, h2load, clang, xvfb), and
+#                           docker.io's docker-proxy unpacked into build/deps (see below)
 #   install-deps.sh run     build + an X server for machines without a display
 set -euo pipefail
 
@@ -22,11 +23,38 @@ case "${1:-build}" in
   *) echo "install-deps.sh: unknown set '$1' (build, test or run)" >&2; exit 2 ;;
 esac
 
+# The lab's userland-proxy mode runs Debian's real docker-proxy when it can find one. Installing
+# docker.io would bring its daemon, which (where an init starts it) makes a bridge and iptables
+# rules in the machine's own namespace: the tests take only the relay, unpacked from the package
+# into build/deps/docker-proxy/, and put that directory on the lab's PATH. Without the archive the
+# lab falls back to its embedded proxy, and the docker-proxy test says why it skipped.
+unpack_docker_proxy() {
+  local into=build/deps/docker-proxy
+  command -v docker-proxy >/dev/null 2>&1 && return 0
+  [ -x "$into/docker-proxy" ] && return 0
+  local work
+  work=$(mktemp -d)
+  if (cd "$work" && { apt-get download docker.io >/dev/null 2>&1 ||
+                      { [ "$(id -u)" -eq 0 ] && apt-get update -qq && apt-get download docker.io >/dev/null 2>&1; }; }); then
+    mkdir -p "$into"
+    dpkg-deb --fsys-tarfile "$work"/docker.io_*.deb | tar -x -C "$work" ./usr/sbin/docker-proxy
+    mv "$work/usr/sbin/docker-proxy" "$into/docker-proxy"
+    dpkg-deb -f "$work"/docker.io_*.deb Version >"$into/version"
+    echo "Unpacked docker-proxy $(cat "$into/version") into $into"
+  else
+    echo "install-deps.sh: docker.io could not be downloaded: the lab tests use the embedded proxy" >&2
+  fi
+  rm -rf "$work"
+}
+
 missing=()
 for pkg in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+  [ "${1:-build}" = test ] && unpack_docker_proxy
+  exit 0
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "install-deps.sh: missing packages: ${missing[*]} (run as root, or install them)" >&2
@@ -49,3 +77,5 @@ apt-get install -y -qq --no-install-recommends "${missing[@]}"
 for svc in nginx memcached apache2 openvswitch-switch; do
   if command -v service >/dev/null 2>&1; then service "$svc" stop >/dev/null 2>&1 || true; fi
 done
+[ "${1:-build}" = test ] && unpack_docker_proxy
+exit 0

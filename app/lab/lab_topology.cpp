@@ -1,5 +1,6 @@
 #include "app/lab/lab_topology.h"
 
+#include "app/lab/docker_proxy.h"
 #include "app/lab/netns_command.h"
 #include "app/lab/ovs_switch.h"
 
@@ -352,6 +353,13 @@ Result<ModeEndpoint> LabTopology::buildUserlandProxy(ModeEndpoint endpoint) {
                       std::to_string(kServicePort)};
         noteVersion(QStringLiteral("docker-proxy"),
                     {"dpkg-query", "-W", "-f=${Version}", "docker.io"});
+        // A relay on PATH without its package (unpacked from docker.io, a build of
+        // its own) has no version to ask for: say where it came from instead.
+        for (auto& [tool, version] : m_versions) {
+            if (tool == QLatin1String("docker-proxy") && version.isEmpty())
+                version = QStringLiteral("not from a package: %1")
+                              .arg(QString::fromStdString(dockerProxy));
+        }
     } else {
         endpoint.label = QStringLiteral("Userland proxy (embedded; docker-proxy not installed)");
         relay.argv = {m_cliPath,
@@ -372,7 +380,7 @@ Result<ModeEndpoint> LabTopology::buildUserlandProxy(ModeEndpoint endpoint) {
     const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
     relay.stdoutFd = null;
     relay.stderrFd = null; // its summary at teardown would follow the command's output
-    auto started = spawnInNetns(relay);
+    auto started = dockerProxy.empty() ? spawnInNetns(relay) : startDockerProxy(relay, 5000);
     close(null);
     if (!started)
         return started.error();

@@ -237,6 +237,14 @@ Result<pid_t> spawnInNetns(const SpawnSpec& spec) {
             dup2(spec.stdoutFd, 1);
         if (spec.stderrFd >= 0)
             dup2(spec.stderrFd, 2);
+        if (spec.fd3 >= 0) {
+            if (failure[1] == 3)
+                failure[1] = fcntl(failure[1], F_DUPFD_CLOEXEC, 4);
+            if (spec.fd3 == 3)
+                fcntl(3, F_SETFD, 0);
+            else
+                dup2(spec.fd3, 3);
+        }
         if (spec.ownMountPidUts) {
             if (unshare(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWPID | CLONE_NEWCGROUP) != 0) {
                 error = errno;

@@ -44,6 +44,9 @@ struct SpawnSpec {
     std::vector<int> keepFds;    // descriptors the command inherits ("/proc/self/fd/N")
     int stdoutFd = -1;           // -1: inherited
     int stderrFd = -1;
+    // Becomes the command's descriptor 3: docker-proxy reports there whether it
+    // listens ("0\n", or "1\n" and the error), and closes it, whatever it is.
+    int fd3 = -1;
 };
 
 // Starts a command as SpawnSpec says; it is killed if the caller dies.
