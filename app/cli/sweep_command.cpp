@@ -3,38 +3,28 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
 #include "app/cli/run_options.h"
+#include "app/cli/stop_signals.h"
+#include "app/cli/sweep_progress_line.h"
 #include "app/session/comparison.h"
 #include "app/session/comparison_report.h"
 #include "app/session/csv_export.h"
-#include "app/session/metric.h"
 #include "app/session/noise_advice.h"
 #include "app/session/session_document.h"
 #include "app/session/session_file.h"
 #include "app/session/session_lock.h"
-#include "app/stats/live_rate.h"
 #include "app/sweep/sweep_runner.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QFileInfo>
-#include <QSocketNotifier>
 #include <QTimer>
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
-#include <functional>
 #include <memory>
-#include <pthread.h>
-#include <sys/signalfd.h>
-#include <unistd.h>
 
 namespace loadscope::cli {
 
 namespace {
-
-// The exit status of a sweep stopped by SIGINT or SIGTERM, as a shell reports
-// a command killed by SIGINT.
-constexpr int kExitInterrupted = 130;
 
 const char* const kDescription =
     "Runs the sweep of a session headless: every target at every concurrency level of the plan, "
@@ -261,125 +251,6 @@ app::Result<SweepArguments> readSweepArguments(const QCommandLineParser& parser)
     return args;
 }
 
-// "point 3/12: direct c=10 rep 2/3" plus the live rate, on one stderr line
-// rewritten in place on a terminal; only start and end lines otherwise.
-class ProgressLine {
-public:
-    ProgressLine(const app::SessionDocument& document, bool quiet, FILE* stream)
-        : m_document(document)
-        , m_quiet(quiet)
-        , m_stream(stream)
-        , m_terminal(fileno(stream) >= 0 && isatty(fileno(stream)) == 1) {}
-
-    void start(const app::SweepPoint& point, int pointCount) {
-        const app::Session& session = m_document.session();
-        const app::Target* target = session.findTarget(point.targetId);
-        m_protocol = target ? target->protocol : app::TargetProtocol::Http;
-        m_rate = app::LiveRate(m_protocol == app::TargetProtocol::TcpStream);
-        m_head =
-            QStringLiteral("point %1/%2: %3 c=%4 rep %5/%6")
-                .arg(point.index + 1)
-                .arg(pointCount)
-                .arg(target ? target->displayName() : QStringLiteral("?"))
-                .arg(point.concurrency)
-                .arg(point.repetition + 1)
-                .arg(session.plan.precisionPercent > 0 ? QStringLiteral("%1..%2")
-                                                             .arg(session.plan.repetitions)
-                                                             .arg(session.plan.maxRepetitions)
-                                                       : QString::number(session.plan.repetitions));
-        print(m_head + QStringLiteral(" ..."), !m_terminal);
-    }
-
-    void update(const engine::Progress& progress) {
-        if (!m_terminal)
-            return;
-        const std::optional<double> rate = m_rate.next(progress);
-        if (!rate)
-            return;
-        print(QStringLiteral("%1 ... %2 %3%4")
-                  .arg(m_head, app::formatFigure(*rate), unit(),
-                       progress.warmingUp ? QStringLiteral(" (warm-up)") : QString()),
-              false);
-    }
-
-    void finish(const app::PointResult& result) {
-        const app::Metric metric = app::primaryMetric(m_protocol);
-        const double value = app::metricValue(result, metric).value_or(0);
-        QString line = QStringLiteral("%1: %2 %3").arg(m_head, app::formatFigure(value), unit());
-        if (const auto p99 = result.total.percentile(99))
-            line += QStringLiteral(", p99 %1 ms").arg(app::formatFigure(*p99));
-        if (result.failed > 0)
-            line += QStringLiteral(", %1 failed").arg(result.failed);
-        print(line, true);
-    }
-
-    void message(const QString& text) { print(text, true); }
-
-private:
-    QString unit() const { return app::metricUnit(app::primaryMetric(m_protocol), m_protocol); }
-
-    void print(const QString& text, bool endLine) {
-        if (m_quiet)
-            return;
-        const QByteArray bytes = text.toUtf8();
-        if (m_terminal)
-            std::fprintf(m_stream, "\r\033[K%s%s", bytes.constData(), endLine ? "\n" : "");
-        else if (endLine)
-            std::fprintf(m_stream, "%s\n", bytes.constData());
-        std::fflush(m_stream);
-    }
-
-    const app::SessionDocument& m_document;
-    const bool m_quiet;
-    FILE* const m_stream;
-    const bool m_terminal;
-    app::TargetProtocol m_protocol = app::TargetProtocol::Http;
-    app::LiveRate m_rate{false};
-    QString m_head;
-};
-
-// Turns SIGINT and SIGTERM into a call on the event loop: the signals are
-// blocked before any engine thread exists (threads inherit the mask) and
-// read from a signalfd, so no handler ever runs on an engine thread.
-class StopSignals {
-public:
-    explicit StopSignals(std::function<void()> onFirst) {
-        sigemptyset(&m_mask);
-        sigaddset(&m_mask, SIGINT);
-        sigaddset(&m_mask, SIGTERM);
-        pthread_sigmask(SIG_BLOCK, &m_mask, &m_previous);
-        m_fd = signalfd(-1, &m_mask, SFD_CLOEXEC | SFD_NONBLOCK);
-        if (m_fd < 0)
-            return;
-        m_notifier = std::make_unique<QSocketNotifier>(m_fd, QSocketNotifier::Read);
-        QObject::connect(m_notifier.get(), &QSocketNotifier::activated, m_notifier.get(),
-                         [this, onFirst = std::move(onFirst)] {
-                             signalfd_siginfo info{};
-                             while (read(m_fd, &info, sizeof info) == ssize_t(sizeof info)) {
-                                 // A second signal means "now": the file on disk is
-                                 // whole at every moment, so leaving at once is safe.
-                                 if (m_seen++ > 0)
-                                     std::_Exit(kExitInterrupted);
-                                 onFirst();
-                             }
-                         });
-    }
-    ~StopSignals() {
-        m_notifier.reset();
-        if (m_fd >= 0)
-            close(m_fd);
-        pthread_sigmask(SIG_SETMASK, &m_previous, nullptr);
-    }
-    bool received() const { return m_seen > 0; }
-
-private:
-    sigset_t m_mask{};
-    sigset_t m_previous{};
-    int m_fd = -1;
-    int m_seen = 0;
-    std::unique_ptr<QSocketNotifier> m_notifier;
-};
-
 } // namespace
 
 int runSweepCommand(const QStringList& arguments, const CliIo& io) {
@@ -425,7 +296,7 @@ int runSweepCommand(const QStringList& arguments, const CliIo& io) {
         }
     }
 
-    ProgressLine progress(document, args->quiet, io.err);
+    SweepProgressLine progress(document, args->quiet, io.err);
     app::SweepRunner runner(&document);
     runner.setProbeEnabled(args->probe);
     runner.setIdleCheckSeconds(args->idleCheckSeconds);

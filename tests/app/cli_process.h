@@ -8,6 +8,7 @@
 #include <QStandardPaths>
 #include <QString>
 #include <QStringList>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
@@ -112,6 +113,16 @@ inline QJsonValue jsonAt(const QJsonObject& object, const QString& path) {
     for (const QString& part : parts)
         value = value.toObject().value(part);
     return value;
+}
+
+// A whole-number figure of a --json object ("a.b" as jsonAt), -1 when it is not one.
+inline qint64 integer(const QJsonObject& json, const char* path) {
+    return jsonAt(json, QLatin1String(path)).toInteger(-1);
+}
+
+// HOST:PORT of a server on 127.0.0.1, as the commands other than http take their target.
+inline QString address(uint16_t port) {
+    return QStringLiteral("127.0.0.1:%1").arg(port);
 }
 
 } // namespace loadscope::testing

@@ -1,7 +1,7 @@
 #pragma once
 
 // Helpers of the tcp-rr suites (tst_tcp_cli, tst_tcp_tls_cli): the in-process echo server the
-// client runs against, and the JSON figures they read.
+// client runs against, and the check of a run's JSON figures against its counters.
 #include "app/servers/echo_server.h"
 #include "cli_process.h"
 
@@ -12,14 +12,6 @@
 #include <memory>
 
 namespace loadscope::testing {
-
-inline QString address(uint16_t port) {
-    return QStringLiteral("127.0.0.1:%1").arg(port);
-}
-
-inline qint64 integer(const QJsonObject& json, const char* path) {
-    return jsonAt(json, QLatin1String(path)).toInteger(-1);
-}
 
 // On a free port, one loop thread; TLS with a self-signed certificate when `tls`.
 inline std::unique_ptr<app::EchoServer> startEcho(size_t requestSize, size_t responseSize,

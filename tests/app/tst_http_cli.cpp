@@ -1,6 +1,7 @@
 // loadscope-cli http as a user runs it: against real nginx, next to ab, and
-// with every kind of bad argument. The command runs in-process; the
-// executable where its exit status and limits are the subject.
+// against servers with a known delay. The command runs in-process. Bad
+// arguments, unreachable targets and the executable's exit statuses:
+// tst_http_cli_exit_statuses.
 #include "app/report/ab_report.h"
 #include "cli_process.h"
 #include "fixed_delay_server.h"
@@ -9,7 +10,6 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
@@ -18,10 +18,10 @@
 
 using loadscope::testing::CliOutcome;
 using loadscope::testing::FixedDelayServer;
-using loadscope::testing::freeLoopbackPort;
+using loadscope::testing::integer;
 using loadscope::testing::NginxPeer;
 using loadscope::testing::runCli;
-using loadscope::testing::runCliProcess;
+using loadscope::testing::runProgram;
 
 namespace {
 
@@ -38,10 +38,6 @@ QString urlOf(const FixedDelayServer& server) {
     return QStringLiteral("http://127.0.0.1:%1/").arg(server.port());
 }
 
-qint64 integer(const QJsonObject& json, const char* key) {
-    return json.value(QLatin1String(key)).toInteger(-1);
-}
-
 // The numbers of the report's "(Connect: 1, Receive: 2, ...)" line, in order.
 QList<qint64> failureParts(const QString& report) {
     const auto line =
@@ -53,33 +49,12 @@ QList<qint64> failureParts(const QString& report) {
     return parts;
 }
 
-// Another program (ab, a shell), bounded in time.
-Outcome run(const QString& program, const QStringList& arguments, int timeoutMs = 60000) {
-    QProcess process;
-    process.start(program, arguments);
-    Outcome outcome;
-    if (!process.waitForFinished(timeoutMs)) {
-        process.kill();
-        process.waitForFinished();
-        outcome.err = "timed out";
-        return outcome;
-    }
-    outcome.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
-    outcome.out = process.readAllStandardOutput();
-    outcome.err = process.readAllStandardError();
-    return outcome;
-}
-
-QString cli() {
-    return loadscope::testing::cliPath();
-}
-
 qint64 abTotalTransferred(const QString& url, bool keepAlive) {
     QStringList arguments{QStringLiteral("-q"), QStringLiteral("-c"), QStringLiteral("10"),
                           QStringLiteral("-n"), QStringLiteral("1000")};
     if (keepAlive)
         arguments << QStringLiteral("-k");
-    const Outcome ab = run(QStringLiteral("/usr/bin/ab"), arguments << url);
+    const Outcome ab = runProgram(QStringLiteral("/usr/bin/ab"), arguments << url);
     const auto match = QRegularExpression(QStringLiteral("Total transferred:\\s+(\\d+) bytes"))
                            .match(QString::fromUtf8(ab.out));
     return match.hasMatch() ? match.captured(1).toLongLong() : -1;
@@ -92,7 +67,8 @@ class TestHttpCli : public QObject {
 
 private Q_SLOTS:
     void initTestCase() {
-        QVERIFY2(QFile::exists(cli()), "LOADSCOPE_CLI must name the loadscope-cli binary");
+        QVERIFY2(QFile::exists(loadscope::testing::cliPath()),
+                 "LOADSCOPE_CLI must name the loadscope-cli binary");
     }
 
     void matchesAbAgainstNginx_data() {
@@ -356,151 +332,6 @@ private Q_SLOTS:
         QCOMPARE(header.size(), row.size());
         QCOMPARE(row.at(header.indexOf("complete")), QByteArray("400"));
         QCOMPARE(row.at(header.indexOf("bytes_body")), QByteArray("1958800"));
-    }
-
-    void badArgumentsGiveOneLineAndExitTwo_data() {
-        QTest::addColumn<QStringList>("arguments");
-        QTest::addColumn<QString>("message");
-        QTest::newRow("no URL") << QStringList{} << QStringLiteral("URL");
-        QTest::newRow("malformed URL")
-            << QStringList{QStringLiteral("http//x")} << QStringLiteral("URL");
-        QTest::newRow("cacert missing")
-            << QStringList{QStringLiteral("--cacert"), QStringLiteral("/nonexistent/ca.pem"),
-                           QStringLiteral("https://127.0.0.1/")}
-            << QStringLiteral("ca.pem");
-        QTest::newRow("TLS option on http URL")
-            << QStringList{QStringLiteral("--insecure"), QStringLiteral("http://127.0.0.1/")}
-            << QStringLiteral("https://");
-        QTest::newRow("ftp") << QStringList{QStringLiteral("ftp://127.0.0.1/")}
-                             << QStringLiteral("scheme");
-        QTest::newRow("bad port") << QStringList{QStringLiteral("http://127.0.0.1:99999/")}
-                                  << QStringLiteral("port");
-        QTest::newRow("n < c") << QStringList{QStringLiteral("-c"), QStringLiteral("10"),
-                                              QStringLiteral("-n"), QStringLiteral("5"),
-                                              QStringLiteral("http://127.0.0.1/")}
-                               << QStringLiteral("greater than the number of requests");
-        QTest::newRow("c not a number") << QStringList{QStringLiteral("-c"), QStringLiteral("many"),
-                                                       QStringLiteral("http://127.0.0.1/")}
-                                        << QStringLiteral("-c");
-        QTest::newRow("unknown option")
-            << QStringList{QStringLiteral("--bogus"), QStringLiteral("http://127.0.0.1/")}
-            << QStringLiteral("bogus");
-        QTest::newRow("header without colon")
-            << QStringList{QStringLiteral("-H"), QStringLiteral("NoColon"),
-                           QStringLiteral("http://127.0.0.1/")}
-            << QStringLiteral("-H");
-        QTest::newRow("missing body file")
-            << QStringList{QStringLiteral("-p"), QStringLiteral("/nonexistent/body"),
-                           QStringLiteral("http://127.0.0.1/")}
-            << QStringLiteral("/nonexistent/body");
-        QTest::newRow("bad duration") << QStringList{QStringLiteral("-t"), QStringLiteral("soon"),
-                                                     QStringLiteral("http://127.0.0.1/")}
-                                      << QStringLiteral("-t");
-        QTest::newRow("pipeline without -k")
-            << QStringList{QStringLiteral("--pipeline"), QStringLiteral("4"),
-                           QStringLiteral("http://127.0.0.1/")}
-            << QStringLiteral("keep-alive");
-        QTest::newRow("cpu that does not exist")
-            << QStringList{QStringLiteral("--cpus"), QStringLiteral("4096"),
-                           QStringLiteral("http://127.0.0.1/")}
-            << QStringLiteral("--cpus");
-    }
-    void badArgumentsGiveOneLineAndExitTwo() {
-        QFETCH(QStringList, arguments);
-        QFETCH(QString, message);
-        const Outcome outcome = runCli(QStringList{QStringLiteral("http")} + arguments);
-        QCOMPARE(outcome.exitCode, 2);
-        const QString err = QString::fromUtf8(outcome.err).trimmed();
-        QVERIFY2(!err.contains(QLatin1Char('\n')), qPrintable(err));
-        QVERIFY2(err.contains(message), qPrintable(err));
-        QVERIFY(outcome.out.isEmpty());
-    }
-
-    void unreachableTargetsExitThree_data() {
-        QTest::addColumn<QString>("url");
-        QTest::addColumn<QString>("message");
-        QTest::newRow("refused port")
-            << QStringLiteral("http://127.0.0.1:%1/").arg(freeLoopbackPort())
-            << QStringLiteral("refused");
-        QTest::newRow("unknown host") << QStringLiteral("http://no-such-host.invalid/")
-                                      << QStringLiteral("no-such-host.invalid");
-    }
-    void unreachableTargetsExitThree() {
-        QFETCH(QString, url);
-        QFETCH(QString, message);
-        const Outcome outcome =
-            runCli({QStringLiteral("http"), QStringLiteral("-n"), QStringLiteral("10"), url});
-        QCOMPARE(outcome.exitCode, 3);
-        QVERIFY2(outcome.err.contains(message.toUtf8()), outcome.err.constData());
-    }
-
-    // The executable: its exit statuses and one-line errors, as a shell sees them.
-    void theExecutableExitsAsDocumented_data() {
-        QTest::addColumn<QStringList>("arguments");
-        QTest::addColumn<int>("exitCode");
-        QTest::addColumn<QString>("message");
-        QTest::newRow("no command") << QStringList{} << 2 << QStringLiteral("Usage");
-        QTest::newRow("unknown command")
-            << QStringList{QStringLiteral("bogus")} << 2 << QStringLiteral("unknown command");
-        QTest::newRow("bad option")
-            << QStringList{QStringLiteral("http"), QStringLiteral("-c"), QStringLiteral("x"),
-                           QStringLiteral("http://127.0.0.1/")}
-            << 2 << QStringLiteral("loadscope-cli http: -c wants");
-        QTest::newRow("refused")
-            << QStringList{QStringLiteral("http"), QStringLiteral("-q"),
-                           QStringLiteral("http://127.0.0.1:%1/").arg(freeLoopbackPort())}
-            << 3 << QStringLiteral("refused");
-        QTest::newRow("help") << QStringList{QStringLiteral("http"), QStringLiteral("--help")} << 0
-                              << QString();
-    }
-    void theExecutableExitsAsDocumented() {
-        QFETCH(QStringList, arguments);
-        QFETCH(int, exitCode);
-        QFETCH(QString, message);
-        const Outcome outcome = runCliProcess(arguments);
-        QCOMPARE(outcome.exitCode, exitCode);
-        if (exitCode == 0) {
-            QVERIFY(outcome.out.contains("loadscope-cli http"));
-            return;
-        }
-        QVERIFY2(outcome.err.contains(message.toUtf8()), outcome.err.constData());
-    }
-
-    // A header name with a space is refused before any request, as in a sweep.
-    // A run holds its body once; one that cannot be held even once is refused before it is
-    // read (main read all of it and aborted in std::bad_alloc).
-    void aBodyLargerThanMemoryIsRefusedBeforeReading() {
-        QTemporaryDir dir;
-        QFile body(dir.filePath(QStringLiteral("body")));
-        QVERIFY(body.open(QIODevice::WriteOnly));
-        QVERIFY(body.resize(qint64(1) << 40)); // 1 TiB, sparse: it costs no disk
-        body.close();
-        const Outcome outcome =
-            runCli({QStringLiteral("http"), QStringLiteral("-n"), QStringLiteral("1"),
-                    QStringLiteral("-p"), body.fileName(), QStringLiteral("http://127.0.0.1:1/")});
-        QCOMPARE(outcome.exitCode, 2);
-        const QString err = QString::fromUtf8(outcome.err).trimmed();
-        QVERIFY2(!err.isEmpty() && !err.contains(QLatin1Char('\n')), qPrintable(err));
-        QVERIFY2(err.contains(body.fileName()), qPrintable(err));
-    }
-
-    void aBadHeaderNameIsRefused() {
-        const Outcome outcome =
-            runCli({QStringLiteral("http"), QStringLiteral("-H"), QStringLiteral("X Bad: 1"),
-                    QStringLiteral("http://127.0.0.1:1/")});
-        QCOMPARE(outcome.exitCode, 2);
-        QVERIFY2(outcome.err.contains("header name 'X Bad'"), outcome.err.constData());
-    }
-
-    void concurrencyAboveTheFileLimitIsRefused() {
-        const Outcome outcome =
-            run(QStringLiteral("/bin/sh"),
-                {QStringLiteral("-c"),
-                 QStringLiteral("ulimit -n 256 && exec \"$0\" http -c 1000 -n 1000 "
-                                "http://127.0.0.1:1/"),
-                 cli()});
-        QCOMPARE(outcome.exitCode, 2);
-        QVERIFY2(outcome.err.contains("open files"), outcome.err.constData());
     }
 };
 

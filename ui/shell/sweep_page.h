@@ -11,7 +11,6 @@ class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
 class QLineEdit;
-class QListWidget;
 class QRadioButton;
 class QSpinBox;
 
@@ -22,6 +21,7 @@ class SessionDocument;
 namespace loadscope::ui {
 
 class FieldError;
+class SweepEstimatePanel;
 
 // The Sweep page: what every target is run with (concurrency levels, or
 // rate levels at a connection count with their arrival model; how
@@ -41,13 +41,11 @@ public:
 
 private:
     QWidget* buildPlanFields();
-    QWidget* buildEstimatePanel();
     void loadPlan(const app::SweepPlan& plan);
     void followDocument();
     void applyFields();
     void updateEstimate();
     void updateOrderExplanation();
-    void updatePointOrder();
     void updateLevelRows(); // the rows of the chosen level kind only
 
     QPointer<app::SessionDocument> m_document;
@@ -82,10 +80,7 @@ private:
     QLabel* m_orderExplanation = nullptr;
     FieldError* m_planError = nullptr;
 
-    QLabel* m_estimateTime = nullptr;
-    QLabel* m_estimatePoints = nullptr;
-    QLabel* m_estimateRemaining = nullptr;
-    QListWidget* m_pointOrder = nullptr;
+    SweepEstimatePanel* m_estimate = nullptr;
 };
 
 } // namespace loadscope::ui

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <csignal>
+#include <functional>
+#include <memory>
+
+class QSocketNotifier;
+
+namespace loadscope::cli {
+
+// The exit status of a sweep stopped by SIGINT or SIGTERM, as a shell reports
+// a command killed by SIGINT.
+inline constexpr int kExitInterrupted = 130;
+
+// Turns SIGINT and SIGTERM into a call on the event loop: the signals are
+// blocked before any engine thread exists (threads inherit the mask) and
+// read from a signalfd, so no handler ever runs on an engine thread. A second
+// signal ends the process at once with kExitInterrupted.
+class StopSignals {
+public:
+    explicit StopSignals(std::function<void()> onFirst);
+    ~StopSignals();
+    StopSignals(const StopSignals&) = delete;
+    StopSignals& operator=(const StopSignals&) = delete;
+
+    bool received() const { return m_seen > 0; }
+
+private:
+    sigset_t m_mask{};
+    sigset_t m_previous{};
+    int m_fd = -1;
+    int m_seen = 0;
+    std::unique_ptr<QSocketNotifier> m_notifier;
+};
+
+} // namespace loadscope::cli
