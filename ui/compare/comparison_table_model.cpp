@@ -76,7 +76,6 @@ void ComparisonTableModel::setComparison(const app::Session& session,
             m_targets[i].name = m_levelNaming.targetName(session.targets[i]);
     }
     endResetModel();
-    Q_EMIT headerDataChanged(Qt::Horizontal, ConcurrencyColumn, ConcurrencyColumn);
 }
 
 int ComparisonTableModel::rowCount(const QModelIndex& parent) const {
