@@ -43,7 +43,8 @@ template <typename Options> void tlsFromJson(const JsonReader& tls, Options& opt
     options.tlsVersion = tls.string(u"version", {});
     if (const auto checked = checkTlsVersion(options.tlsVersion); tls.ok() && !checked)
         tls.failKey(u"version", checked.error().message);
-    if (tls.ok() && !options.tlsKeyFile.isEmpty() && options.tlsCertFile.isEmpty())
+    // The rule's verdict, in the file's own names.
+    if (tls.ok() && !checkTlsClientKey(options.tlsCertFile, options.tlsKeyFile))
         tls.failKey(u"keyFile", QStringLiteral("is set without certFile"));
 }
 

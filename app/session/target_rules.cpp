@@ -189,6 +189,14 @@ Result<void> checkTlsVersion(const QString& version) {
     return invalidInput(QStringLiteral("TLS version '%1' is not one of 1.2 and 1.3").arg(v));
 }
 
+Result<void> checkTlsClientKey(const QString& certFile, const QString& keyFile) {
+    if (keyFile.trimmed().isEmpty() || !certFile.trimmed().isEmpty())
+        return {};
+    return invalidInput(
+        QStringLiteral("the client key '%1' is given without its client certificate")
+            .arg(keyFile.trimmed()));
+}
+
 Result<void> checkHttp2(const HttpOptions& options) {
     if (!options.http2)
         return {};

@@ -42,6 +42,10 @@ Result<void> checkContentType(const QString& contentType);
 
 // A TLS version to offer alone: "1.2" or "1.3"; empty means either.
 Result<void> checkTlsVersion(const QString& version);
+// A client key goes with a client certificate: a key file without a certificate file is
+// refused (a certificate without a key file has its key inside). Paths as typed; whether the
+// files are there is a question for the machine that runs.
+Result<void> checkTlsClientKey(const QString& certFile, const QString& keyFile);
 
 // HTTP/2's settings as h2load takes them: 1 to kMaxHttp2Streams streams per
 // connection (-m), flow-control windows of 2^bits - 1 bytes for bits 0 to

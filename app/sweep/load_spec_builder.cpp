@@ -68,6 +68,8 @@ Result<engine::TlsSpec> tlsSpec(const Options& options, bool enabled, std::strin
     const QString version = options.tlsVersion.trimmed();
     if (auto checked = checkTlsVersion(version); !checked)
         return checked.error();
+    if (auto checked = checkTlsClientKey(options.tlsCertFile, options.tlsKeyFile); !checked)
+        return checked.error();
     if (version == QLatin1String("1.2"))
         tls.version = engine::TlsVersion::Tls12;
     else if (version == QLatin1String("1.3"))

@@ -2,6 +2,7 @@
 
 #include "app/common/printable_text.h"
 #include "app/sweep/load_spec_builder.h"
+#include "engine/http2_protocol.h"
 #include "engine/protocol.h"
 
 #include <QCoroSignal>
@@ -83,6 +84,8 @@ QString ProbeResult::summary() const {
         parts << printableText(serverSoftware);
     if (statusCode > 0)
         parts << QStringLiteral("HTTP %1").arg(statusCode);
+    if (httpVersion.startsWith(QLatin1String("h2")))
+        parts << QStringLiteral("over %1").arg(httpVersion);
     if (documentLength >= 0)
         parts << QStringLiteral("%1 bytes").arg(documentLength);
     if (parts.isEmpty())
@@ -231,6 +234,22 @@ QCoro::Task<ProbeResult> TargetProbe::probe(Target target, std::chrono::millisec
         co_return result;
     }
 
+    const bool http2 = http && target.http.http2;
+    if (http2 && tls.enabled) {
+        // The engine offers only h2, so a server that chose nothing (or http/1.1) fails every
+        // request of a sweep; say it now, in one line.
+        const QByteArray chosen = socket.sslConfiguration().nextNegotiatedProtocol();
+        if (chosen != engine::kAlpnHttp2) {
+            result.error =
+                QStringLiteral("%1 refused HTTP/2 by ALPN (offered h2, it chose %2)")
+                    .arg(hostForDisplay(endpoint),
+                         chosen.isEmpty() ? QStringLiteral("none")
+                                          : printableText(QString::fromLatin1(chosen.left(40))));
+            socket.abort();
+            co_return result;
+        }
+    }
+
     if (http) {
         const auto session = draft->spec.protocol->newSession(0, draft->spec.seed);
         std::string request;
@@ -267,6 +286,8 @@ QCoro::Task<ProbeResult> TargetProbe::probe(Target target, std::chrono::millisec
             result.statusCode = fed.info.statusCode;
             result.serverSoftware = QString::fromStdString(std::string(session->serverSoftware()));
             result.documentLength = qint64(fed.info.bodyBytes);
+            result.httpVersion = http2 ? QString::fromLatin1(tls.enabled ? "h2" : "h2c")
+                                       : QString::fromLatin1(statusLine.left(8));
             result.ok = result.statusCode < 400;
             if (!result.ok) {
                 // "HTTP/1.1 404 Not Found": the reason phrase after the code.
@@ -278,6 +299,14 @@ QCoro::Task<ProbeResult> TargetProbe::probe(Target target, std::chrono::millisec
             }
         } else if (m_aborted) {
             result.error = QStringLiteral("probe aborted");
+        } else if (http2 && statusLine.startsWith("HTTP/1.")) {
+            // An HTTP/1 server reads the h2c preface as a request it cannot parse, and answers
+            // (or closes) in HTTP/1.1: the h2 parser would only call that a framing error.
+            result.error = QStringLiteral("%1 answered in HTTP/1, not HTTP/2: it does not speak "
+                                          "h2c by prior knowledge (%2)")
+                               .arg(hostForDisplay(endpoint),
+                                    printableText(QString::fromLatin1(
+                                        statusLine.left(statusLine.indexOf('\r')).left(60))));
         } else if (fed.status == engine::FeedResult::Status::Malformed && !closed) {
             result.error = QStringLiteral("%1 sent a malformed response: %2")
                                .arg(hostForDisplay(endpoint),

@@ -25,10 +25,14 @@ struct ProbeResult {
     QString serverSoftware;     // HTTP "Server" header, or "memcached 1.6.18"
     qint64 documentLength = -1; // HTTP body bytes of the probe response; -1 when none
     int statusCode = 0;         // HTTP status; 0 for the other protocols
-    QString error;              // one line when !ok: "connection refused by 127.0.0.1:8080"
-    double elapsedMs = 0;       // lookup + connect + one request
+    // The HTTP the answer came in: "HTTP/1.1" or "HTTP/1.0" (the status line's), "h2" (agreed
+    // by ALPN) or "h2c" (prior knowledge, answered in HTTP/2); empty for the other protocols.
+    QString httpVersion;
+    QString error;        // one line when !ok: "connection refused by 127.0.0.1:8080"
+    double elapsedMs = 0; // lookup + connect + one request
 
-    // One line for a log or a status bar: "nginx/1.22.1, 200, 615 bytes" or the error.
+    // One line for a log or a status bar: "nginx/1.22.1, HTTP 200, 615 bytes, 1.2 ms", with
+    // "over h2" / "over h2c" after the status for HTTP/2, or the error.
     QString summary() const;
 };
 
@@ -37,7 +41,9 @@ inline constexpr std::chrono::milliseconds kDefaultProbeTimeout{5000};
 // One probe of one target over Qt's asynchronous QTcpSocket: for http the
 // very request the engine will send (the builder's HttpProtocol writes the
 // bytes, its parser reads the response), memcached's "version", or a bare
-// connect for tcp-rr and tcp-stream. Everything is awaited on the caller's
+// connect for tcp-rr and tcp-stream. An HTTP/2 target must be answered in
+// HTTP/2: h2 agreed by ALPN, or HTTP/2 frames after the h2c preface; a server
+// that speaks only HTTP/1.1 is one line saying so. Everything is awaited on the caller's
 // event loop; nothing blocks it.
 // abort() ends a probe in progress at once with "probe aborted".
 class TargetProbe : public QObject {

@@ -329,6 +329,20 @@ void TestSessionFile::corruptFileIsRefused_data() {
         << QStringLiteral("field \"plan.order\" has an unknown value \"random\"");
     QTest::newRow("missing plan") << mutated(good, QStringLiteral("plan"), kRemove)
                                   << QStringLiteral("field \"plan\" is missing");
+    // A tcp-rr target's raw TLS options, refused by the CLI's rules with the field named.
+    const auto tcpRrTls = [&good](const QString& key, const QString& value) {
+        QByteArray bytes =
+            mutated(good, QStringLiteral("targets[0].protocol"), QStringLiteral("tcp-rr"));
+        bytes = mutated(bytes, QStringLiteral("targets[0].address"), QStringLiteral("127.0.0.1:9"));
+        return mutated(bytes, QStringLiteral("targets[0].tcp-rr"),
+                       QJsonObject{{QStringLiteral("tls"), QJsonObject{{key, value}}}});
+    };
+    QTest::newRow("tcp-rr TLS key without certificate")
+        << tcpRrTls(QStringLiteral("keyFile"), QStringLiteral("/k.pem"))
+        << QStringLiteral("field \"targets[0].tcp-rr.tls.keyFile\" is set without certFile");
+    QTest::newRow("tcp-rr TLS version")
+        << tcpRrTls(QStringLiteral("version"), QStringLiteral("1.1"))
+        << QStringLiteral("tcp-rr.tls.version\" TLS version '1.1'");
     QTest::newRow("results not an array")
         << mutated(good, QStringLiteral("results"), QJsonObject())
         << QStringLiteral("field \"results\" should be an array, not an object");

@@ -13,6 +13,7 @@
 #include <QTest>
 
 using namespace loadscope;
+using namespace std::chrono_literals;
 
 namespace {
 
@@ -56,6 +57,53 @@ app::Target httpTarget(const QString& url) {
     app::Target target = app::makeTarget(QStringLiteral("t"), app::DeploymentMode::Host, 0);
     target.http.url = url;
     return target;
+}
+
+// A target of `server`: https://localhost (connecting to 127.0.0.1) trusted by `trust`
+// ("none": the system store; "insecure"; "ca": the server's certificate written into `dir` as
+// the CA file), or http://127.0.0.1 when !tls.
+app::Target serverTarget(const app::HttpServer& server, bool tls, const QString& trust,
+                         const QTemporaryDir& dir) {
+    app::Target target = httpTarget(QStringLiteral("%1://%2:%3/")
+                                        .arg(QLatin1String(tls ? "https" : "http"),
+                                             QLatin1String(tls ? "localhost" : "127.0.0.1"))
+                                        .arg(server.port()));
+    target.address = QStringLiteral("127.0.0.1:%1").arg(server.port());
+    target.http.tlsInsecure = tls && trust == QLatin1String("insecure");
+    if (tls && trust == QLatin1String("ca")) {
+        target.http.tlsCaFile = dir.filePath(QStringLiteral("ca.pem"));
+        QFile ca(target.http.tlsCaFile);
+        if (ca.open(QIODevice::WriteOnly))
+            ca.write(QByteArray::fromStdString(server.certificatePem()));
+    }
+    return target;
+}
+
+// The same as an HTTP/2 target of 4 streams per connection.
+app::Target http2Target(const app::HttpServer& server, bool tls, const QString& trust,
+                        const QTemporaryDir& dir) {
+    app::Target target = serverTarget(server, tls, trust, dir);
+    target.http.http2 = true;
+    target.http.maxConcurrentStreams = 4;
+    return target;
+}
+
+// A coroutine of its own, not a lambda: its parameters live in its frame, where a lambda's
+// captures would die with the lambda at the first suspension.
+QCoro::Task<> probeInto(app::Target target, std::chrono::milliseconds timeout,
+                        std::optional<app::ProbeResult>* result) {
+    *result = co_await app::probeTarget(std::move(target), timeout);
+}
+
+// The verdict of one probe of `target` on this thread's event loop, waited for 10 s at most
+// (every probe here has a shorter timeout); nullopt when none came.
+std::optional<app::ProbeResult> probeResult(const app::Target& target,
+                                            std::chrono::milliseconds timeout) {
+    std::optional<app::ProbeResult> result;
+    auto task = probeInto(target, timeout, &result);
+    if (!QTest::qWaitFor([&] { return result.has_value(); }, 10000))
+        qWarning("the probe gave no verdict within 10 s");
+    return result;
 }
 
 } // namespace
@@ -154,21 +202,8 @@ private Q_SLOTS:
         app::HttpServer server(config);
         QVERIFY(server.start().ok());
         QTemporaryDir dir;
-        const QString caFile = dir.filePath(QStringLiteral("ca.pem"));
-        QFile ca(caFile);
-        QVERIFY(ca.open(QIODevice::WriteOnly));
-        ca.write(QByteArray::fromStdString(server.certificatePem()));
-        ca.close();
-        app::Target target = httpTarget(QStringLiteral("https://localhost:%1/").arg(server.port()));
-        target.address = QStringLiteral("127.0.0.1:%1").arg(server.port());
-        target.http.tlsInsecure = trust == QLatin1String("insecure");
-        if (trust == QLatin1String("ca"))
-            target.http.tlsCaFile = caFile;
-        std::optional<app::ProbeResult> result;
-        auto task = [&]() -> QCoro::Task<> {
-            result = co_await app::probeTarget(target, std::chrono::milliseconds(5000));
-        }();
-        QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), 10000);
+        const auto result = probeResult(serverTarget(server, true, trust, dir), 5000ms);
+        QVERIFY(result);
         QCOMPARE(result->ok, error.isEmpty());
         if (error.isEmpty()) {
             QCOMPARE(result->statusCode, 200);
@@ -178,14 +213,94 @@ private Q_SLOTS:
         }
     }
 
+    // An HTTP/2 target against the embedded server (`serve http --h2`): h2c by prior knowledge
+    // on http://, h2 by ALPN on https:// trusted by --insecure or by its certificate as the CA
+    // file. The verdict names the HTTP the answer came in, and the document is the server's.
+    void http2ProbeSpeaksHttp2_data() {
+        QTest::addColumn<bool>("tls");
+        QTest::addColumn<QString>("trust"); // "insecure", "ca"
+        QTest::addColumn<QString>("version");
+        QTest::newRow("h2c prior knowledge") << false << QString() << QStringLiteral("h2c");
+        QTest::newRow("h2 ALPN, insecure")
+            << true << QStringLiteral("insecure") << QStringLiteral("h2");
+        QTest::newRow("h2 ALPN, CA file") << true << QStringLiteral("ca") << QStringLiteral("h2");
+    }
+    void http2ProbeSpeaksHttp2() {
+        QFETCH(bool, tls);
+        QFETCH(QString, trust);
+        QFETCH(QString, version);
+        app::HttpServerConfig config;
+        config.tls = tls;
+        config.http2 = true;
+        config.documentSize = 1234;
+        app::HttpServer server(config);
+        QVERIFY(server.start().ok());
+        QTemporaryDir dir;
+        const auto result = probeResult(http2Target(server, tls, trust, dir), 5000ms);
+        server.stop();
+        QVERIFY(result);
+        QVERIFY2(result->ok, qPrintable(result->error));
+        QCOMPARE(result->statusCode, 200);
+        QCOMPARE(result->documentLength, qint64(1234));
+        QCOMPARE(result->httpVersion, version);
+        QVERIFY2(result->summary().contains(
+                     QStringLiteral("HTTP 200, over %1, 1234 bytes").arg(version)),
+                 qPrintable(result->summary()));
+    }
+
+    // The same HTTP/2 target against a server without --h2: one line naming what went wrong,
+    // well inside the probe's timeout (no waiting for a reply that never comes in HTTP/2).
+    void http2ProbeOfAnHttp1ServerFailsInOneLine_data() {
+        QTest::addColumn<bool>("tls");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("h2c") << false << QStringLiteral("answered in HTTP/1, not HTTP/2");
+        QTest::newRow("h2 ALPN") << true
+                                 << QStringLiteral("refused HTTP/2 by ALPN (offered h2, it chose");
+    }
+    void http2ProbeOfAnHttp1ServerFailsInOneLine() {
+        QFETCH(bool, tls);
+        QFETCH(QString, error);
+        app::HttpServerConfig config;
+        config.tls = tls;
+        app::HttpServer server(config);
+        QVERIFY(server.start().ok());
+        QTemporaryDir dir;
+        // A 30 s timeout waited for 10 s: a hang fails here, it does not pass late.
+        const auto result =
+            probeResult(http2Target(server, tls, QStringLiteral("insecure"), dir), 30000ms);
+        const quint16 port = server.port();
+        server.stop();
+        QVERIFY(result);
+        QVERIFY(!result->ok);
+        QVERIFY2(result->error.contains(error), qPrintable(result->error));
+        QVERIFY2(!result->error.contains(QLatin1Char('\n')), qPrintable(result->error));
+        QVERIFY2(result->error.startsWith(QStringLiteral("127.0.0.1:%1 ").arg(port)),
+                 qPrintable(result->error));
+    }
+
+    // The HTTP/1 probe of an h2-capable TLS server still speaks HTTP/1.1 (ALPN offers nothing).
+    void http1ProbeOfAnHttp2ServerStaysHttp1() {
+        app::HttpServerConfig config;
+        config.tls = true;
+        config.http2 = true;
+        app::HttpServer server(config);
+        QVERIFY(server.start().ok());
+        QTemporaryDir dir;
+        const auto result =
+            probeResult(serverTarget(server, true, QStringLiteral("insecure"), dir), 5000ms);
+        server.stop();
+        QVERIFY(result);
+        QVERIFY2(result->ok, qPrintable(result->error));
+        QCOMPARE(result->httpVersion, QStringLiteral("HTTP/1.1"));
+        QVERIFY2(!result->summary().contains(QStringLiteral("over h2")),
+                 qPrintable(result->summary()));
+    }
+
     void whatTheBuilderRefusesTheProbeRefuses() {
         app::Target target = httpTarget(QStringLiteral("http://127.0.0.1:1/"));
         target.http.headers = {{QStringLiteral("Bad Name"), QStringLiteral("1")}};
-        std::optional<app::ProbeResult> result;
-        auto task = [&]() -> QCoro::Task<> {
-            result = co_await app::probeTarget(target);
-        }();
-        QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), 5000);
+        const auto result = probeResult(target, app::kDefaultProbeTimeout);
+        QVERIFY(result);
         QVERIFY(!result->ok);
         QVERIFY2(result->error.contains(QStringLiteral("header name 'Bad Name'")),
                  qPrintable(result->error));

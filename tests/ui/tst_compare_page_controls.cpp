@@ -16,8 +16,9 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QGuiApplication>
-#include <QSignalSpy>
+#include <QLabel>
 #include <QLineSeries>
+#include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QStackedBarSeries>
 #include <QTableView>
@@ -38,6 +39,8 @@ private Q_SLOTS:
     void tableModelsPassTheTester();
     void poolCheckboxJoinsToolsAndLoadModels();
     void controlsChooseLevelAndMetric();
+    void http2LevelsAreNamedConnections_data();
+    void http2LevelsAreNamedConnections();
     void protocolFilterKeepsProtocolsApart();
     void editsAreCoalescedIntoOneRebuild();
     void hiddenPageRebuildsWhenShown();
@@ -152,6 +155,91 @@ void TestComparePageControls::controlsChooseLevelAndMetric() {
     QVERIFY(test::chartsCurrent(*page));
     QCOMPARE(level->currentData(), 1);
     QCOMPARE(metric->currentData(), int(app::Metric::LatencyP99));
+}
+
+// An HTTP/2 target's level is its connections, each carrying the target's streams: the axis,
+// the picker, the bar title and the table say so, once when the targets agree on the streams
+// and on each target's name when they do not; HTTP/1 alone keeps "Concurrency".
+void TestComparePageControls::http2LevelsAreNamedConnections_data() {
+    QTest::addColumn<int>("hostStreams"); // 0: HTTP/1
+    QTest::addColumn<int>("natStreams");
+    QTest::addColumn<QString>("axis");
+    QTest::addColumn<QString>("picker");
+    QTest::addColumn<QString>("levelTen");
+    QTest::addColumn<QStringList>("names");
+    const QString h2 = QStringLiteral("Connections (× 10 streams = concurrency 10 × connections)");
+    const QString perTarget = QStringLiteral("Connections (streams per target in its name)");
+    QTest::newRow("HTTP/1 alone") << 0 << 0 << QStringLiteral("Concurrency")
+                                  << QStringLiteral("&Concurrency:") << QStringLiteral("c=10")
+                                  << QStringList{QStringLiteral("host"),
+                                                 QStringLiteral("container-nat")};
+    QTest::newRow("h2, 10 streams each")
+        << 10 << 10 << h2 << QStringLiteral("&Connections:")
+        << QStringLiteral("10 connections × 10 streams")
+        << QStringList{QStringLiteral("host"), QStringLiteral("container-nat")};
+    QTest::newRow("HTTP/1 beside h2")
+        << 0 << 10 << perTarget << QStringLiteral("&Connections:")
+        << QStringLiteral("10 connections")
+        << QStringList{QStringLiteral("host (1 per connection)"),
+                       QStringLiteral("container-nat (× 10 streams)")};
+    QTest::newRow("h2, 4 and 10 streams")
+        << 4 << 10 << perTarget << QStringLiteral("&Connections:")
+        << QStringLiteral("10 connections")
+        << QStringList{QStringLiteral("host (× 4 streams)"),
+                       QStringLiteral("container-nat (× 10 streams)")};
+}
+
+void TestComparePageControls::http2LevelsAreNamedConnections() {
+    QFETCH(int, hostStreams);
+    QFETCH(int, natStreams);
+    QFETCH(QString, axis);
+    QFETCH(QString, picker);
+    QFETCH(QString, levelTen);
+    QFETCH(QStringList, names);
+    app::Session session = test::twoTargetSession();
+    const int streams[] = {hostStreams, natStreams};
+    for (size_t i = 0; i < 2; ++i) {
+        session.targets[i].http.http2 = streams[i] > 0;
+        session.targets[i].http.maxConcurrentStreams = std::max(1, streams[i]);
+    }
+    app::SessionDocument document;
+    document.reset(session);
+    const auto page = pageFor(document);
+    auto* level = page->findChild<QComboBox*>(QStringLiteral("concurrencyCombo"));
+    auto* label = page->findChild<QLabel*>(QStringLiteral("levelLabel"));
+    auto* primary = test::pageChart<ModeBarChart>(*page, "primaryBars");
+    auto* scaling = test::pageChart<ModeLineChart>(*page, "scalingChart");
+    auto* view = page->findChild<QTableView*>(QStringLiteral("comparisonTable"));
+    QVERIFY(level && label && primary && scaling && view);
+
+    // The levels are the sweep's 1 and 10, never multiplied by the streams.
+    QCOMPARE(level->count(), 2);
+    QCOMPARE(level->itemData(1).toInt(), 10);
+    QCOMPARE(level->itemText(1), levelTen);
+    QCOMPARE(label->text(), picker);
+    QCOMPARE(primary->title(), QStringLiteral("Requests/s at %1").arg(levelTen));
+    QCOMPARE(scaling->axes(Qt::Horizontal).first()->titleText(),
+             axis == QLatin1String("Concurrency") ? QStringLiteral("Concurrency (log scale)")
+                                                  : axis + QStringLiteral(", log scale"));
+    QStringList lineNames;
+    for (const QLineSeries* line : scaling->lines())
+        lineNames << line->name();
+    QCOMPARE(lineNames, names);
+    QCOMPARE(scaling->lines().at(0)->points().last().x(), std::log10(10.0));
+
+    const QAbstractItemModel* table = view->model();
+    QCOMPARE(
+        table->headerData(ui::ComparisonTableModel::ConcurrencyColumn, Qt::Horizontal).toString(),
+        axis);
+    QSet<QString> tableNames;
+    QSet<int> tableLevels;
+    for (int row = 0; row < table->rowCount(); ++row) {
+        tableNames << table->index(row, ui::ComparisonTableModel::TargetColumn).data().toString();
+        tableLevels
+            << table->index(row, ui::ComparisonTableModel::ConcurrencyColumn).data().toInt();
+    }
+    QCOMPARE(tableNames, QSet<QString>(names.begin(), names.end()));
+    QCOMPARE(tableLevels, (QSet<int>{1, 10}));
 }
 
 void TestComparePageControls::protocolFilterKeepsProtocolsApart() {

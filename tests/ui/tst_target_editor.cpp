@@ -5,6 +5,7 @@
 #include "engine/http2_protocol.h"
 #include "tests/app/load_spec_checks.h"
 #include "tests/app/result_message.h"
+#include "tests/ui/target_editor_fixture.h"
 #include "ui/common/field_error.h"
 #include "ui/shell/target_editor.h"
 #include "ui/shell/target_field_checks.h"
@@ -42,25 +43,13 @@ loadscope::app::Result<loadscope::engine::LoadSpec> specOf(const Target& target,
 
 } // namespace
 
-class TstTargetEditor : public QObject {
+// The editor's fields and what they store; its HTTP/2 and TLS groups are tst_target_editor_tls's.
+class TstTargetEditor : public QObject, private loadscope::test::TargetEditorFixture {
     Q_OBJECT
 
 private Q_SLOTS:
-    void init() {
-        m_document = std::make_unique<SessionDocument>();
-        Target target = loadscope::app::makeTarget(QStringLiteral("host"), DeploymentMode::Host, 0);
-        target.http.url = QStringLiteral("http://127.0.0.1:8080/");
-        m_id = m_document->addTarget(target);
-        m_document->setModified(false);
-        m_editor = std::make_unique<TargetEditor>(m_document.get());
-        m_editor->setTargetId(m_id);
-        m_editor->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_editor.get()));
-    }
-    void cleanup() {
-        m_editor.reset();
-        m_document.reset();
-    }
+    void init() { QVERIFY(setUp()); }
+    void cleanup() { tearDown(); }
 
     void typingANameChangesTheSession() {
         auto* name = field<QLineEdit>("nameEdit");
@@ -274,125 +263,6 @@ private Q_SLOTS:
         QVERIFY(!m_editor->isValid());
     }
 
-    // HTTP/2's fields: greyed until the box is ticked; ticking it turns the
-    // pipeline into as many streams; what they hold reaches the session, and
-    // a target read back shows them again.
-    void http2FieldsRoundTripThroughTheTarget() {
-        auto* http2 = field<QCheckBox>("http2Check");
-        auto* streams = field<QSpinBox>("http2StreamsSpin");
-        auto* window = field<QSpinBox>("http2WindowBitsSpin");
-        auto* connectionWindow = field<QSpinBox>("http2ConnectionWindowBitsSpin");
-        auto* pipeline = field<QSpinBox>("httpPipelineSpin");
-        auto* http10 = field<QCheckBox>("http10Check");
-        QVERIFY(!http2->isChecked());
-        QVERIFY(!streams->isEnabled());
-        QVERIFY(!window->isEnabled());
-        QVERIFY(!connectionWindow->isEnabled());
-        QVERIFY(pipeline->isEnabled());
-        QVERIFY(http10->isEnabled());
-        QVERIFY(field<QLabel>("http2ConcurrencyNote")
-                    ->text()
-                    .contains(QStringLiteral("concurrency = connections × streams")));
-
-        pipeline->setValue(4);
-        http10->setChecked(true);
-        http2->setChecked(true);
-        QVERIFY(m_editor->isValid());
-        QVERIFY(streams->isEnabled() && window->isEnabled() && connectionWindow->isEnabled());
-        QVERIFY(!pipeline->isEnabled());
-        QVERIFY(!http10->isEnabled());
-        QCOMPARE(streams->value(), 4);
-        QVERIFY(target().http.http2);
-        QCOMPARE(target().http.maxConcurrentStreams, 4); // 4 outstanding per connection still
-        QCOMPARE(target().http.pipeline, 1);
-        QVERIFY(!target().http.http10);
-
-        streams->setValue(100);
-        window->setValue(16);
-        connectionWindow->setValue(24);
-        QCOMPARE(target().http.maxConcurrentStreams, 100);
-        QCOMPARE(target().http.windowBits, 16);
-        QCOMPARE(target().http.connectionWindowBits, 24);
-        bool shown = false; // the bytes beside the bits
-        for (const QLabel* label : m_editor->findChildren<QLabel*>())
-            shown = shown || label->text().contains(QLocale().toString(65535)); // 2^16 - 1
-        QVERIFY(shown);
-
-        // The target, read into a second editor, fills the fields as they were.
-        TargetEditor reread(m_document.get());
-        reread.setTargetId(m_id);
-        const auto other = [&reread](const char* name) {
-            return reread.findChild<QSpinBox*>(QString::fromLatin1(name));
-        };
-        QVERIFY(reread.findChild<QCheckBox*>(QStringLiteral("http2Check"))->isChecked());
-        QCOMPARE(other("http2StreamsSpin")->value(), 100);
-        QCOMPARE(other("http2WindowBitsSpin")->value(), 16);
-        QCOMPARE(other("http2ConnectionWindowBitsSpin")->value(), 24);
-        QVERIFY(!other("httpPipelineSpin")->isEnabled());
-
-        // And one changed elsewhere shows here.
-        Target changed = target();
-        changed.http.maxConcurrentStreams = 7;
-        changed.http.windowBits = 0;
-        QVERIFY(m_document->updateTarget(changed));
-        QCOMPARE(streams->value(), 7);
-        QCOMPARE(window->value(), 0);
-
-        http2->setChecked(false);
-        QVERIFY(!target().http.http2);
-        QVERIFY(!streams->isEnabled() && !window->isEnabled() && !connectionWindow->isEnabled());
-        QVERIFY(pipeline->isEnabled());
-        QVERIFY(http10->isEnabled());
-    }
-
-    // An HTTP/2 target from a file with what HTTP/2 refuses: the builder's
-    // message beside the box, the field left editable until it is undone.
-    void http2RefusesWhatItHasNoMeaningFor_data() {
-        QTest::addColumn<int>("pipeline");
-        QTest::addColumn<bool>("http10");
-        QTest::addColumn<QString>("message");
-        QTest::newRow("pipeline") << 4 << false
-                                  << QStringLiteral("HTTP/2 has streams, not pipelining");
-        QTest::newRow("http/1.0") << 1 << true
-                                  << QStringLiteral("HTTP/1.0 and HTTP/2 cannot be combined");
-    }
-    void http2RefusesWhatItHasNoMeaningFor() {
-        QFETCH(int, pipeline);
-        QFETCH(bool, http10);
-        QFETCH(QString, message);
-        Target contradictory = target();
-        contradictory.http.http2 = true;
-        contradictory.http.pipeline = pipeline;
-        contradictory.http.http10 = http10;
-        QVERIFY(m_document->updateTarget(contradictory));
-        auto* error = field<FieldError>("http2Error");
-        QVERIFY(!m_editor->isValid());
-        QVERIFY(error->isVisible());
-        QVERIFY2(error->message().contains(message), qPrintable(error->message()));
-        // The builder says the same of it.
-        const auto draft = loadscope::app::draftLoadSpec(contradictory, 1, {});
-        QVERIFY(!draft);
-        QCOMPARE(draft.error().message, error->message());
-
-        // Set right where it shows, then greyed.
-        auto* pipelineSpin = field<QSpinBox>("httpPipelineSpin");
-        auto* http10Check = field<QCheckBox>("http10Check");
-        if (pipeline > 1) {
-            QVERIFY(pipelineSpin->isEnabled());
-            pipelineSpin->setValue(1);
-        } else {
-            QVERIFY(http10Check->isEnabled());
-            http10Check->setChecked(false);
-        }
-        QVERIFY(m_editor->isValid());
-        QVERIFY(!error->isVisible());
-        QVERIFY(!pipelineSpin->isEnabled());
-        QVERIFY(!http10Check->isEnabled());
-        QCOMPARE(target().http.pipeline, 1);
-        QVERIFY(!target().http.http10);
-        QVERIFY(target().http.http2);
-    }
-
     // The window's editor and the CLI's flags make one Target, so one LoadSpec.
     void theEditorAndTheCliGiveTheSameSpec_data() {
         QTest::addColumn<QStringList>("arguments");
@@ -539,19 +409,6 @@ private Q_SLOTS:
             QCOMPARE(fromWindow->requestTimeout, std::chrono::nanoseconds(3'000'000'000));
         }
     }
-
-private:
-    template <typename T> T* field(const char* name) const {
-        auto* widget = m_editor->findChild<T*>(QString::fromLatin1(name));
-        if (!widget)
-            qFatal("no field %s", name);
-        return widget;
-    }
-    const Target& target() const { return *m_document->session().findTarget(m_id); }
-
-    std::unique_ptr<SessionDocument> m_document;
-    std::unique_ptr<TargetEditor> m_editor;
-    QUuid m_id;
 };
 
 QTEST_MAIN(TstTargetEditor)

@@ -2,6 +2,7 @@
 
 #include "ui/common/chart_style.h"
 #include "ui/common/plural.h"
+#include "ui/compare/level_naming.h"
 
 #include <QCoreApplication>
 #include <algorithm>
@@ -101,7 +102,10 @@ ModeBarChartData modeBarChartData(const app::Session& session, const app::Compar
                                   int concurrency) {
     ModeBarChartData data;
     const QString label = app::metricLabel(metric, protocol);
-    data.title = tr("%1 at c=%2").arg(label).arg(concurrency);
+    const auto targets = comparedTargets(session, comparison, protocol);
+    const LevelNaming naming(targets);
+    const QString level = naming.levelText(concurrency);
+    data.title = tr("%1 at %2").arg(label, level);
     data.axisTitle = axisTitle(metric, protocol);
     if (!app::metricApplies(metric, protocol)) {
         data.title = label;
@@ -110,13 +114,13 @@ ModeBarChartData modeBarChartData(const app::Session& session, const app::Compar
     }
     const app::Target* baseline = baselineOf(session, comparison);
     const QString baselineName = baseline ? baseline->displayName() : QString();
-    for (const app::Target* target : comparedTargets(session, comparison, protocol)) {
+    for (const app::Target* target : targets) {
         const app::ComparisonRow* row = comparison.find(target->id, concurrency, metric);
         if (!row)
             continue;
         ModeBar bar;
         bar.targetId = target->id;
-        bar.name = target->displayName();
+        bar.name = naming.targetName(*target);
         bar.colour = targetColour(*target);
         bar.mean = row->statistics.mean;
         bar.ciLow = row->statistics.ci95Low;
@@ -126,20 +130,25 @@ ModeBarChartData modeBarChartData(const app::Session& session, const app::Compar
         data.bars.push_back(std::move(bar));
     }
     if (data.bars.empty())
-        data.emptyText = tr("no results at c=%1").arg(concurrency);
+        data.emptyText = tr("no results at %1").arg(level);
     return data;
 }
 
 ModeLineChartData scalingChartData(const app::Session& session, const app::Comparison& comparison,
                                    app::Metric metric, app::TargetProtocol protocol) {
     ModeLineChartData data;
-    data.title = tr("%1 by concurrency").arg(app::metricLabel(metric, protocol));
-    data.xTitle = tr("Concurrency (log scale)");
+    const auto targets = comparedTargets(session, comparison, protocol);
+    const LevelNaming naming(targets);
+    data.title = naming.namesConnections()
+                     ? tr("%1 by connections").arg(app::metricLabel(metric, protocol))
+                     : tr("%1 by concurrency").arg(app::metricLabel(metric, protocol));
+    data.xTitle = naming.namesConnections() ? tr("%1, log scale").arg(naming.axisTitle())
+                                            : tr("Concurrency (log scale)");
     data.yTitle = axisTitle(metric, protocol);
-    for (const app::Target* target : comparedTargets(session, comparison, protocol)) {
+    for (const app::Target* target : targets) {
         ModeLine line;
         line.targetId = target->id;
-        line.name = target->displayName();
+        line.name = naming.targetName(*target);
         line.colour = targetColour(*target);
         for (int level : comparison.concurrencyLevels()) {
             const app::ComparisonRow* row = comparison.find(target->id, level, metric);
@@ -172,16 +181,18 @@ latencyDistributionData(const app::Session& session, const app::Comparison& comp
                         const std::map<QUuid, app::LatencyDistribution>& distributions,
                         app::TargetProtocol protocol, int concurrency) {
     ModeLineChartData data;
-    data.title = tr("Latency by percentile at c=%1").arg(concurrency);
+    const auto targets = comparedTargets(session, comparison, protocol);
+    const LevelNaming naming(targets);
+    data.title = tr("Latency by percentile at %1").arg(naming.levelText(concurrency));
     data.xTitle = tr("Percentile (log scale of 1/(1−p))");
     data.yTitle = tr("Latency (ms)");
-    for (const app::Target* target : comparedTargets(session, comparison, protocol)) {
+    for (const app::Target* target : targets) {
         const auto found = distributions.find(target->id);
         if (found == distributions.end())
             continue;
         ModeLine line;
         line.targetId = target->id;
-        line.name = target->displayName();
+        line.name = naming.targetName(*target);
         line.colour = targetColour(*target);
         for (const app::LatencyPercentile& point : found->second.percentiles) {
             const auto x = percentileScale(point.percentile);
@@ -194,7 +205,7 @@ latencyDistributionData(const app::Session& session, const app::Comparison& comp
     if (data.lines.empty())
         data.emptyText = protocol == app::TargetProtocol::TcpStream
                              ? tr("not measured for %1").arg(app::targetProtocolId(protocol))
-                             : tr("no latency figures at c=%1").arg(concurrency);
+                             : tr("no latency figures at %1").arg(naming.levelText(concurrency));
     return data;
 }
 

@@ -9,6 +9,7 @@
 #include "ui/compare/compare_report.h"
 #include "ui/compare/compare_snapshot.h"
 #include "ui/compare/comparison_table_model.h"
+#include "ui/compare/level_naming.h"
 #include "ui/compare/mode_bar_chart.h"
 #include "ui/compare/mode_line_chart.h"
 #include "ui/compare/rate_sweep_view.h"
@@ -128,9 +129,11 @@ ComparePage::ComparePage(app::SessionDocument* document, QWidget* parent)
         controls->addWidget(label);
         controls->addWidget(combo);
         controls->addSpacing(12);
+        return label;
     };
     addControl(tr("&Protocol:"), m_protocolCombo);
-    addControl(tr("&Concurrency:"), m_levelCombo);
+    m_levelLabel = addControl(tr("&Concurrency:"), m_levelCombo);
+    m_levelLabel->setObjectName(QStringLiteral("levelLabel"));
     addControl(tr("&Metric:"), m_metricCombo);
     m_poolSources = new QCheckBox(tr("P&ool tools and load models"));
     m_poolSources->setObjectName(QStringLiteral("poolSourcesCheck"));
@@ -305,10 +308,17 @@ void ComparePage::updateControls() {
     const auto protocol = app::TargetProtocol(m_protocolCombo->currentData().toInt());
     const auto targets = comparedTargets(session, comparison, protocol);
 
+    // The level's name follows the compared targets (level_naming.h).
+    const LevelNaming naming(targets);
+    m_levelLabel->setText(naming.pickerLabel());
+    m_levelCombo->setToolTip(
+        naming.namesConnections()
+            ? tr("The connections the bars and the latency distribution show")
+            : tr("The concurrency the bars and the latency distribution show"));
     QList<std::pair<QString, QVariant>> levels;
     const std::vector<int> compared = comparedLevels(comparison, targets);
     for (int level : compared)
-        levels.append({QStringLiteral("c=%1").arg(level), level});
+        levels.append({naming.levelText(level), level});
     refill(m_levelCombo, levels,
            shownLevel(session, comparison, int(protocol), m_levelCombo->property("userPick")));
 

@@ -97,6 +97,7 @@ private:
 
     QComboBox* m_protocolCombo = nullptr;
     QComboBox* m_levelCombo = nullptr;
+    QLabel* m_levelLabel = nullptr; // "&Concurrency:" or "&Connections:" (level_naming.h)
     QComboBox* m_metricCombo = nullptr;
     QLabel* m_summary = nullptr;
     QCheckBox* m_poolSources = nullptr;

@@ -46,6 +46,7 @@ void ComparisonTableModel::setComparison(const app::Session& session,
     m_comparison = std::move(comparison);
     m_targets.clear();
     m_rows.clear();
+    m_levelNaming = LevelNaming();
     if (m_comparison) {
         QHash<QUuid, int> targetIndex;
         for (const app::Target& target : session.targets) {
@@ -62,6 +63,17 @@ void ComparisonTableModel::setComparison(const app::Session& session,
                 continue;
             m_rows.push_back(Row{&row, *found});
         }
+        // The level column and the names say what a level is for the targets shown.
+        std::vector<bool> shown(m_targets.size(), false);
+        for (const Row& row : m_rows)
+            shown[size_t(row.target)] = true;
+        std::vector<const app::Target*> shownTargets;
+        for (size_t i = 0; i < session.targets.size(); ++i)
+            if (shown[i])
+                shownTargets.push_back(&session.targets[i]);
+        m_levelNaming = LevelNaming(shownTargets);
+        for (size_t i = 0; i < session.targets.size(); ++i)
+            m_targets[i].name = m_levelNaming.targetName(session.targets[i]);
     }
     endResetModel();
 }
@@ -251,6 +263,10 @@ QVariant ComparisonTableModel::headerData(int section, Qt::Orientation orientati
     if (role == Qt::ToolTipRole && section == VsBaselineColumn)
         return wrappedToolTip(tr("Geometric mean ratio to the baseline at the same "
                                  "concurrency, as a change in percent."));
+    if (role == Qt::ToolTipRole && section == ConcurrencyColumn && m_levelNaming.namesConnections())
+        return wrappedToolTip(tr("The sweep's level: connections. An HTTP/2 target keeps its "
+                                 "streams open on each, so its concurrency is connections × "
+                                 "streams."));
     if (role == Qt::ToolTipRole && (section == CiLowColumn || section == CiHighColumn))
         return wrappedToolTip(tr("95% confidence interval of the mean over the repetitions "
                                  "(Student's t)."));
@@ -262,7 +278,7 @@ QVariant ComparisonTableModel::headerData(int section, Qt::Orientation orientati
     case ModeColumn:
         return tr("Mode");
     case ConcurrencyColumn:
-        return tr("Concurrency");
+        return m_levelNaming.axisTitle();
     case MetricColumn:
         return tr("Metric");
     case UnitColumn:

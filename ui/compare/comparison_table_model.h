@@ -2,6 +2,7 @@
 
 #include "app/session/comparison.h"
 #include "app/session/session.h"
+#include "ui/compare/level_naming.h"
 
 #include <QAbstractTableModel>
 #include <QColor>
@@ -72,6 +73,7 @@ private:
     std::shared_ptr<const app::Comparison> m_comparison;
     std::vector<TargetInfo> m_targets;
     std::vector<Row> m_rows;
+    LevelNaming m_levelNaming;
 };
 
 } // namespace loadscope::ui

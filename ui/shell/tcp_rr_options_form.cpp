@@ -5,6 +5,7 @@
 #include "ui/common/form_rows.h"
 #include "ui/common/metric_tooltip.h"
 #include "ui/shell/target_field_checks.h"
+#include "ui/shell/tls_client_fields.h"
 
 #include <QCheckBox>
 #include <QFormLayout>
@@ -45,12 +46,15 @@ TcpRrOptionsForm::TcpRrOptionsForm(QWidget* parent)
     m_connectPerRequest = new QCheckBox(tr("Ne&w connection per transaction (TCP_CRR)"));
     m_connectPerRequest->setObjectName(QStringLiteral("crrCheck"));
     form->addRow(QString(), m_connectPerRequest);
+    m_tls = new TlsClientFields(QStringLiteral("tcpRrTls"));
+    form->addRow(m_tls);
     addResponseTimeoutRow(form, QStringLiteral("tcpRrTimeoutSpin"));
 
     connect(m_address, &QLineEdit::textEdited, this, &TcpRrOptionsForm::notifyEdited);
     connect(m_requestSize, &QSpinBox::valueChanged, this, &TcpRrOptionsForm::notifyEdited);
     connect(m_responseSize, &QSpinBox::valueChanged, this, &TcpRrOptionsForm::notifyEdited);
     connect(m_connectPerRequest, &QCheckBox::toggled, this, &TcpRrOptionsForm::notifyEdited);
+    connect(m_tls, &TlsClientFields::edited, this, &TcpRrOptionsForm::notifyEdited);
 }
 
 void TcpRrOptionsForm::loadFields(const app::Target& target) {
@@ -58,12 +62,16 @@ void TcpRrOptionsForm::loadFields(const app::Target& target) {
     m_requestSize->setValue(target.tcpRr.requestSize);
     m_responseSize->setValue(target.tcpRr.responseSize);
     m_connectPerRequest->setChecked(target.tcpRr.connectPerRequest);
+    m_tls->load(target.tcpRr);
 }
 
 bool TcpRrOptionsForm::apply(app::Target& target) {
     m_addressError->setMessage(addressProblem(m_address->text(), true));
-    if (m_addressError->hasMessage())
+    app::TcpRrOptions tls = target.tcpRr;
+    const bool tlsUsable = m_tls->apply(tls);
+    if (m_addressError->hasMessage() || !tlsUsable)
         return false;
+    target.tcpRr = tls;
     target.address = m_address->text().trimmed();
     target.tcpRr.requestSize = m_requestSize->value();
     target.tcpRr.responseSize = m_responseSize->value();

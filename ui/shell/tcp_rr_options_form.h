@@ -9,9 +9,10 @@ class QSpinBox;
 namespace loadscope::ui {
 
 class FieldError;
+class TlsClientFields;
 
 // A TCP request/response target as netperf TCP_RR (-r REQ,RESP) and, with a
-// connection per transaction, TCP_CRR.
+// connection per transaction, TCP_CRR; over raw TLS when its group is on.
 class TcpRrOptionsForm : public ProtocolOptionsForm {
     Q_OBJECT
 
@@ -29,6 +30,7 @@ private:
     QSpinBox* m_requestSize = nullptr;
     QSpinBox* m_responseSize = nullptr;
     QCheckBox* m_connectPerRequest = nullptr;
+    TlsClientFields* m_tls = nullptr;
 };
 
 } // namespace loadscope::ui
