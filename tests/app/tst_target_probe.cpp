@@ -95,6 +95,13 @@ QCoro::Task<> probeInto(app::Target target, std::chrono::milliseconds timeout,
     *result = co_await app::probeTarget(std::move(target), timeout);
 }
 
+// The same through a TargetProbe the test keeps, to read what it sent afterwards.
+QCoro::Task<> probeInto(app::TargetProbe* probe, app::Target target,
+                        std::chrono::milliseconds timeout,
+                        std::optional<app::ProbeResult>* result) {
+    *result = co_await probe->probe(std::move(target), timeout);
+}
+
 // The verdict of one probe of `target` on this thread's event loop, waited for 10 s at most
 // (every probe here has a shorter timeout); nullopt when none came.
 std::optional<app::ProbeResult> probeResult(const app::Target& target,
@@ -153,9 +160,7 @@ private Q_SLOTS:
 
         app::TargetProbe probe;
         std::optional<app::ProbeResult> result;
-        auto task = [&]() -> QCoro::Task<> {
-            result = co_await probe.probe(target, std::chrono::milliseconds(5000));
-        }();
+        auto task = probeInto(&probe, target, std::chrono::milliseconds(5000), &result);
         QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), 10000);
         QCOMPARE(result->ok, ok);
         QCOMPARE(result->statusCode, status);
@@ -175,9 +180,7 @@ private Q_SLOTS:
         app::Target target = httpTarget(QStringLiteral("http://127.0.0.1:%1/").arg(peer.port()));
         app::TargetProbe probe;
         std::optional<app::ProbeResult> result;
-        auto task = [&]() -> QCoro::Task<> {
-            result = co_await probe.probe(target, std::chrono::milliseconds(300));
-        }();
+        auto task = probeInto(&probe, target, std::chrono::milliseconds(300), &result);
         QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), 5000);
         QVERIFY(!result->ok);
         QVERIFY2(result->error.contains(QStringLiteral("no response from 127.0.0.1:")),
