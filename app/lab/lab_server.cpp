@@ -1,6 +1,7 @@
 #include "app/lab/lab_server.h"
 
 #include "app/common/atomic_file_writer.h"
+#include "app/lab/subordinate_ids.h"
 #include "app/servers/http_server.h"
 
 #include <QDir>
@@ -120,9 +121,10 @@ std::string apacheConfig(const ModeEndpoint& endpoint, const std::string& dir, i
 }
 
 // Why Apache cannot drop to www-data here, or empty: its workers need www-data's uid and gid
-// mapped in the user namespace, which the sandbox does only for root (an unprivileged sandbox
-// maps the caller's one uid). Read from /proc/self/uid_map, so that the same answer comes from
-// outside the sandbox (root: every id) and inside it (what the sandbox mapped).
+// mapped in the user namespace, which the sandbox does for root, and for anyone else only with
+// subordinate ids (subordinate_ids.h; otherwise it maps the caller's one uid). As root, inside
+// the sandbox or out, read from /proc/self/uid_map (outside: every id; inside: what the sandbox
+// mapped); unprivileged outside it, from what the sandbox will be able to map.
 QString apachePrivilegeProblem() {
     const passwd* user = getpwnam("www-data");
     if (!user)
@@ -140,10 +142,19 @@ QString apachePrivilegeProblem() {
         }
         return false;
     };
-    if (geteuid() != 0 || !mapped("/proc/self/uid_map", user->pw_uid) ||
-        !mapped("/proc/self/gid_map", user->pw_gid))
-        return QStringLiteral("Apache needs root: its workers drop to www-data, and an "
-                              "unprivileged sandbox maps only the caller's own uid");
+    const QString needs = QStringLiteral("Apache needs root or subordinate ids: its workers drop "
+                                         "to www-data, and an unprivileged sandbox maps only the "
+                                         "caller's own uid");
+    // Outside the sandbox, unprivileged: what the sandbox will be able to map.
+    if (geteuid() != 0) {
+        if (auto subordinate = checkSubordinateIds(geteuid()); !subordinate)
+            return needs + QStringLiteral(" (%1)").arg(subordinate.error().message);
+        if (user->pw_uid > kSubordinateIdsWanted || user->pw_gid > kSubordinateIdsWanted)
+            return needs;
+        return {};
+    }
+    if (!mapped("/proc/self/uid_map", user->pw_uid) || !mapped("/proc/self/gid_map", user->pw_gid))
+        return needs;
     return {};
 }
 

@@ -1,5 +1,7 @@
 #include "app/lab/sandbox_process.h"
 
+#include "app/lab/subordinate_ids.h"
+
 #include <QDir>
 #include <QFile>
 #include <cerrno>
@@ -91,13 +93,17 @@ Result<void> writeProcFile(pid_t pid, const char* name, const std::string& text)
 }
 
 // Root maps the first 65536 ids as they are, so that servers that drop to a user of their own
-// (www-data) find it; anyone else has only their own uid, which becomes root inside.
+// (www-data) find it. Anyone else maps their own uid to root and, where /etc/subuid and
+// /etc/subgid grant them ranges and newuidmap is installed, those ranges above it, as rootless
+// containers do; without them only their own uid, which becomes root inside.
 Result<void> mapIds(pid_t keeper, uid_t uid, gid_t gid) {
     if (uid == 0) {
         if (auto written = writeProcFile(keeper, "uid_map", "0 0 65536\n"); !written)
             return written;
         return writeProcFile(keeper, "gid_map", "0 0 65536\n");
     }
+    if (checkSubordinateIds(uid).ok())
+        return mapSubordinateIds(keeper, uid, gid);
     if (auto written = writeProcFile(keeper, "setgroups", "deny"); !written)
         return written;
     if (auto written = writeProcFile(keeper, "uid_map", "0 " + std::to_string(uid) + " 1\n");

@@ -190,6 +190,14 @@ inline std::vector<pid_t> labProcesses() {
 // What `lab check --json` says of this machine: why there is no sandbox at
 // all, or per mode and per server why not (empty: it can be built); and the
 // machine's network as it was before the suite, which each test must leave.
+// Skips the calling test function where no sandbox can be made. A macro: QSKIP must return from
+// the test function itself, not from a helper it calls.
+#define LOADSCOPE_SKIP_WITHOUT_SANDBOX(lab)                                                        \
+    do {                                                                                           \
+        if (!(lab).noSandbox.isEmpty())                                                            \
+            QSKIP(qPrintable(QStringLiteral("no sandbox here: %1").arg((lab).noSandbox)));         \
+    } while (false)
+
 struct LabCheck {
     QByteArray before;
     QString noSandbox;

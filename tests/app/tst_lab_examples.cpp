@@ -34,7 +34,7 @@ private Q_SLOTS:
 
     void labExampleSessionSweepsThroughTheLab() {
         QFETCH(QString, example);
-        skipWithoutSandbox();
+        LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
         QFile file(qEnvironmentVariable("LOADSCOPE_SOURCE_DIR") +
                    QStringLiteral("/resources/sessions/%1.loadscope").arg(example));
         QVERIFY(file.open(QIODevice::ReadOnly));
@@ -136,11 +136,6 @@ private:
             QCOMPARE(result[u"bytesBody"].toDouble(), complete * page);
             QVERIFY(result[u"bytesTotal"].toDouble() > result[u"bytesBody"].toDouble());
         }
-    }
-
-    void skipWithoutSandbox() {
-        if (!m_lab.noSandbox.isEmpty())
-            QSKIP(qPrintable(QStringLiteral("no sandbox here: %1").arg(m_lab.noSandbox)));
     }
 
     LabCheck m_lab;

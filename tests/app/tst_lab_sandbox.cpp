@@ -50,7 +50,7 @@ private Q_SLOTS:
     void everyModeServesTheDocument() {
         QFETCH(QString, mode);
         QFETCH(QString, server);
-        skipWithoutSandbox();
+        LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
         if (!m_lab.reasons.at(mode).isEmpty())
             QSKIP(qPrintable(
                 QStringLiteral("%1 cannot be built here: %2").arg(mode, m_lab.reasons.at(mode))));
@@ -80,7 +80,7 @@ private Q_SLOTS:
     // docker.io into build/deps without installing the package (its daemon would change the
     // machine's network); the suites' PATH lacks it, so the rows above use the embedded relay.
     void userlandProxyIsDebiansDockerProxy() {
-        skipWithoutSandbox();
+        LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
         if (!m_lab.reasons.at(QStringLiteral("userland-proxy")).isEmpty())
             QSKIP(qPrintable(m_lab.reasons.at(QStringLiteral("userland-proxy"))));
         const QString unpacked = qEnvironmentVariable("LOADSCOPE_SOURCE_DIR") +
@@ -175,7 +175,7 @@ private Q_SLOTS:
     void allModesTogether() {
         QFETCH(QString, server);
         QFETCH(QString, version);
-        skipWithoutSandbox();
+        LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
         if (!m_lab.servers.at(server).isEmpty())
             QSKIP(qPrintable(m_lab.servers.at(server)));
         QStringList modes;
@@ -201,7 +201,7 @@ private Q_SLOTS:
 
     // A SIGKILL of `lab sandbox` takes the whole lab with it: servers, relays and command.
     void sigkillLeavesNothing() {
-        skipWithoutSandbox();
+        LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
         QStringList modes{QStringLiteral("host")};
         for (const QString& mode : {QStringLiteral("container-nat"),
                                     QStringLiteral("userland-proxy"), QStringLiteral("ovs-bridge")})
@@ -228,7 +228,7 @@ private Q_SLOTS:
 
     // SIGTERM to `lab sandbox` ends the command, then the lab, in order.
     void sigtermEndsCommandThenLab() {
-        skipWithoutSandbox();
+        LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
         LabProcess lab({QStringLiteral("lab"), QStringLiteral("sandbox"), QStringLiteral("--modes"),
                         QStringLiteral("host"), QStringLiteral("--server"), QStringLiteral("echo"),
                         QStringLiteral("--"), QStringLiteral("sleep"), QStringLiteral("20")});
@@ -312,7 +312,7 @@ private Q_SLOTS:
         QFETCH(QString, needsUnavailable);
         QFETCH(QString, expected);
         if (!needsUnavailable.isEmpty()) {
-            skipWithoutSandbox();
+            LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
             if (m_lab.reasons.at(needsUnavailable).isEmpty())
                 QSKIP(qPrintable(needsUnavailable + QStringLiteral(" can be built here")));
             // The sandbox meets the missing kernel support itself; a missing daemon is named
@@ -328,94 +328,7 @@ private Q_SLOTS:
         QVERIFY2(outcome.err.contains(expected.toUtf8()), outcome.err.constData());
     }
 
-    // Apache's workers drop to www-data, which an unprivileged sandbox (one uid mapped) does
-    // not have: one line saying so, from the check and from the sandbox alike.
-    void unprivilegedApacheIsRefused() {
-        skipWithoutSandbox();
-        QStringList asNobody = nobodyCommand();
-        if (asNobody.isEmpty())
-            QSKIP("needs root and setpriv to become nobody");
-        const QString setpriv = asNobody.takeFirst();
-        const QJsonObject check =
-            QJsonDocument::fromJson(
-                commandOutput(setpriv,
-                              asNobody + QStringList{QStringLiteral("lab"), QStringLiteral("check"),
-                                                     QStringLiteral("--json")}))
-                .object();
-        if (check.isEmpty())
-            QSKIP("no sandbox for nobody");
-        // Installed, the reason is the privilege; missing, it names the package.
-        const QByteArray expected =
-            m_lab.servers.at(QStringLiteral("apache")).isEmpty() ? "www-data" : "apache2";
-        QString reason;
-        for (const QJsonValue& server : check.value(u"servers").toArray()) {
-            if (server[u"server"] == QStringLiteral("apache")) {
-                QVERIFY(!server[u"available"].toBool());
-                reason = server[u"detail"].toString();
-            }
-        }
-        QVERIFY2(reason.contains(QString::fromLatin1(expected)), qPrintable(reason));
-        QProcess process;
-        process.start(setpriv,
-                      asNobody + QStringList{QStringLiteral("lab"), QStringLiteral("sandbox"),
-                                             QStringLiteral("--modes"), QStringLiteral("host"),
-                                             QStringLiteral("--server"), QStringLiteral("apache"),
-                                             QStringLiteral("--"), QStringLiteral("true")});
-        QVERIFY(process.waitForFinished(30000));
-        QCOMPARE(process.exitCode(), 2);
-        QVERIFY(process.readAllStandardOutput().isEmpty());
-        const QByteArray err = process.readAllStandardError().trimmed();
-        QCOMPARE(err.count('\n'), 0);
-        QVERIFY2(err.contains("server apache: ") && err.contains(expected), err.constData());
-        QVERIFY(labProcesses().empty());
-    }
-
-    // As a user without privileges, where user namespaces allow it.
-    void unprivilegedLab() {
-        skipWithoutSandbox();
-        QStringList asNobody = nobodyCommand();
-        if (asNobody.isEmpty())
-            QSKIP("needs root and setpriv to become nobody");
-        const QString setpriv = asNobody.takeFirst();
-        const QByteArray check = commandOutput(
-            setpriv, asNobody + QStringList{QStringLiteral("lab"), QStringLiteral("check"),
-                                            QStringLiteral("--json")});
-        const QJsonObject modes = QJsonDocument::fromJson(check).object();
-        if (modes.isEmpty())
-            QSKIP(qPrintable(QStringLiteral("no sandbox for nobody: %1")
-                                 .arg(QString::fromUtf8(check.trimmed()))));
-        QStringList wanted{QStringLiteral("host")};
-        for (const QJsonValue& mode : modes.value(u"modes").toArray())
-            if (mode[u"mode"] == QStringLiteral("container-nat") && mode[u"available"].toBool())
-                wanted.append(QStringLiteral("container-nat"));
-        LabProcess lab(asNobody.mid(0, 3) +
-                           QStringList{cliPath(), QStringLiteral("lab"), QStringLiteral("sandbox"),
-                                       QStringLiteral("--modes"), wanted.join(QLatin1Char(',')),
-                                       QStringLiteral("--server"), QStringLiteral("http")} +
-                           fetchCommand(100),
-                       setpriv);
-        const QJsonObject built = lab.readLab();
-        QCOMPARE(built.value(u"modes").toArray().size(), wanted.size());
-        const CliOutcome outcome = lab.fetchAll(built);
-        QVERIFY2(outcome.exitCode == 0, outcome.err.constData());
-        QCOMPARE(countMatches(outcome.out, QStringLiteral("^Complete requests:\\s+100$")),
-                 int(wanted.size()));
-    }
-
 private:
-    // setpriv and its arguments that run loadscope-cli as nobody; empty where that cannot be done.
-    static QStringList nobodyCommand() {
-        const QString setpriv = QStandardPaths::findExecutable(QStringLiteral("setpriv"));
-        if (geteuid() != 0 || setpriv.isEmpty())
-            return {};
-        return {setpriv, QStringLiteral("--reuid=nobody"), QStringLiteral("--regid=nogroup"),
-                QStringLiteral("--clear-groups"), cliPath()};
-    }
-
-    void skipWithoutSandbox() {
-        if (!m_lab.noSandbox.isEmpty())
-            QSKIP(qPrintable(QStringLiteral("no sandbox here: %1").arg(m_lab.noSandbox)));
-    }
     // "net:[4026531833]" names the namespace by its inode.
     static qulonglong hostNetnsInode() {
         char link[64] = {};
