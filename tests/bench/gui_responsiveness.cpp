@@ -371,6 +371,11 @@ QCoro::Task<int> measureOpen(const Options& options) {
                     window.document()->session().results.size(), round, paintedMs, readMs,
                     openMs - readMs, chartedMs - openMs, paintedMs - chartedMs, lags.size(),
                     probe.maxLagMs(), percentile(lags, 99));
+        QString timeline;
+        for (const ProbeEvent& event : events)
+            timeline += QStringLiteral(" %1 %2,").arg(event.what).arg(event.atMs, 0, 'f', 0);
+        timeline.chop(1);
+        std::printf("    at (ms):%s\n", qPrintable(timeline));
         printLargestLags(probe, events);
     }
     co_return 0;
