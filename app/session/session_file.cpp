@@ -62,12 +62,12 @@ Result<Session> parseSession(const QByteArray& bytes, const QString& fileName) {
     if (const std::optional<SessionFileSplit> split = splitSessionFile(bytes)) {
         const QJsonDocument rest = QJsonDocument::fromJson(split->rest);
         if (rest.isObject()) {
+            // A refusal is left to the whole-file way: it may stop before
+            // parsing every result, and a syntax error in one must win.
             if (std::optional<Result<Session>> session =
-                    sessionFromSplitJson(rest.object(), split->results)) {
-                if (!*session)
-                    return fileError(ErrorCode::Format, fileName, session->error().message);
+                    sessionFromSplitJson(rest.object(), split->results);
+                session && *session)
                 return std::move(*session);
-            }
         }
     }
     QJsonParseError parseError;

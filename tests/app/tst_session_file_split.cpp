@@ -20,6 +20,7 @@ private Q_SLOTS:
     void uncertainFilesAreNotCut();
     void cutFileReadsAsSaved_data();
     void cutFileReadsAsSaved();
+    void syntaxErrorWinsOverRefusal();
 };
 
 void TestSessionFileSplit::cutsAtEachResult() {
@@ -79,6 +80,22 @@ void TestSessionFileSplit::cutFileReadsAsSaved() {
     QCOMPARE(session->results.size(), size_t(12));
     // Saving what was read gives the file as saved, whichever way it was written.
     QCOMPARE(QJsonDocument::fromJson(serializeSession(*session)), QJsonDocument::fromJson(bytes));
+}
+
+void TestSessionFileSplit::syntaxErrorWinsOverRefusal() {
+    // A file of another format whose result is broken too: the broken JSON
+    // is named, as a whole-file parse names it, not the format.
+    QByteArray bytes = serializeSession(loadscope::test::twoTargetSession());
+    bytes.replace("\"loadscope-session\"", "\"wrk-results\"");
+    const qsizetype key = bytes.indexOf("\"concurrency\"", bytes.indexOf("\"results\""));
+    bytes[bytes.indexOf(':', key)] = '=';
+    const int line = int(bytes.left(key).count('\n')) + 1;
+    const Result<Session> session = parseSession(bytes, QStringLiteral("s.loadscope"));
+    QVERIFY(!session);
+    QVERIFY2(session.error().message.contains(QStringLiteral("is not valid JSON")),
+             qPrintable(session.error().message));
+    QVERIFY2(session.error().message.contains(QStringLiteral("at line %1, column").arg(line)),
+             qPrintable(session.error().message));
 }
 
 QTEST_GUILESS_MAIN(TestSessionFileSplit)
