@@ -1,5 +1,6 @@
 #include "app/session/session_json.h"
 
+#include "app/common/background_shares.h"
 #include "app/common/printable_text.h"
 #include "app/session/result_schema_ranges.h"
 #include "app/session/target_options_json.h"
@@ -13,8 +14,9 @@
 #include <limits>
 #include <optional>
 #include <set>
-#include <thread>
+#include <sys/resource.h>
 #include <tuple>
+#include <unistd.h>
 #include <vector>
 
 namespace loadscope::app {
@@ -80,7 +82,7 @@ struct ReadResult {
 
 // Results are most of a large session's bytes, and each is read on its own
 // (parsed when given as text, its histograms checked): spread over the
-// machine's cores, a session of ten thousand opens in a fraction of the time
+// machine's cores (background_shares.h), a session of ten thousand opens in a fraction of the time
 // one thread takes. `session` is only read meanwhile (its targets). Nullopt
 // when a result's text does not parse.
 std::optional<std::vector<ReadResult>> readResults(const ResultsInput& input,
@@ -102,15 +104,7 @@ std::optional<std::vector<ReadResult>> readResults(const ResultsInput& input,
         }
     };
     constexpr size_t kPerThread = 256; // below this a thread costs more than it saves
-    const size_t threads = std::clamp<size_t>(read.size() / kPerThread, 1,
-                                              std::max(1u, std::thread::hardware_concurrency()));
-    std::vector<std::thread> helpers;
-    const size_t share = (read.size() + threads - 1) / threads;
-    for (size_t t = 1; t < threads; ++t)
-        helpers.emplace_back(readRange, t * share, std::min(read.size(), (t + 1) * share));
-    readRange(0, std::min(read.size(), share));
-    for (std::thread& helper : helpers)
-        helper.join();
+    runInBackgroundShares(read.size(), kPerThread, readRange);
     if (unparsed)
         return std::nullopt;
     return read;
