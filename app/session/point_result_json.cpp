@@ -9,6 +9,9 @@
 #include <QSet>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <utility>
+#include <vector>
 
 namespace loadscope::app {
 
@@ -234,13 +237,25 @@ QJsonObject unknownResultKeys(const QJsonObject& read) {
 
 PointResult pointResultFromJson(const JsonReader& json) {
     PointResult result;
+    // The parents of nested keys ("errors/connect"), each looked up once per
+    // result rather than once per field: a dozen objects, against some sixty
+    // lookups, path strings and copies per result.
+    std::vector<std::pair<QStringView, std::optional<JsonReader>>> parents;
+    parents.reserve(16);
+    const auto parentNamed = [&](QStringView name) -> const std::optional<JsonReader>& {
+        for (const auto& [key, parent] : parents) {
+            if (key == name)
+                return parent;
+        }
+        return parents.emplace_back(name, json.optionalObject(name)).second;
+    };
     for (const ResultField& field : resultSchema()) {
         if (field.sessionKey.isEmpty() || !json.ok())
             continue;
         const qsizetype slash = field.sessionKey.indexOf(QLatin1Char('/'));
         if (slash < 0) {
             field.read(json, field.sessionKey, result);
-        } else if (const auto parent = json.optionalObject(field.sessionKey.left(slash))) {
+        } else if (const auto& parent = parentNamed(QStringView(field.sessionKey).left(slash))) {
             field.read(*parent, QStringView(field.sessionKey).mid(slash + 1), result);
         }
     }

@@ -3,6 +3,7 @@
 #include "app/common/atomic_file_writer.h"
 #include "app/common/checked_file_reader.h"
 #include "app/session/json_location.h"
+#include "app/session/session_file_split.h"
 #include "app/session/session_json.h"
 
 #include <QDir>
@@ -56,6 +57,19 @@ Result<Session> parseSession(const QByteArray& bytes, const QString& fileName) {
     // A view: trimming the array itself copied the whole file.
     if (QByteArrayView(bytes).trimmed().isEmpty())
         return fileError(ErrorCode::Format, fileName, QStringLiteral("is empty"));
+    // Each result parsed on its own thread; anything the cut is unsure of,
+    // and any JSON error, goes the whole-file way below, which names it.
+    if (const std::optional<SessionFileSplit> split = splitSessionFile(bytes)) {
+        const QJsonDocument rest = QJsonDocument::fromJson(split->rest);
+        if (rest.isObject()) {
+            // A refusal is left to the whole-file way: it may stop before
+            // parsing every result, and a syntax error in one must win.
+            if (std::optional<Result<Session>> session =
+                    sessionFromSplitJson(rest.object(), split->results);
+                session && *session)
+                return std::move(*session);
+        }
+    }
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(bytes, &parseError);
     if (parseError.error != QJsonParseError::NoError)

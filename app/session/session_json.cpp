@@ -1,17 +1,22 @@
 #include "app/session/session_json.h"
 
+#include "app/common/background_shares.h"
 #include "app/common/printable_text.h"
 #include "app/session/result_schema_ranges.h"
 #include "app/session/target_options_json.h"
 #include "app/session/target_rules.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonParseError>
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <optional>
 #include <set>
-#include <thread>
+#include <sys/resource.h>
 #include <tuple>
+#include <unistd.h>
 #include <vector>
 
 namespace loadscope::app {
@@ -48,29 +53,64 @@ QJsonArray numberArray(const std::vector<double>& values) {
     return array;
 }
 
+// Where the results come from: the parsed file's array, or each result's own
+// JSON text (session_file_split.h), parsed on the thread that reads it.
+struct ResultsInput {
+    const QJsonArray* array = nullptr;
+    const std::vector<QByteArrayView>* texts = nullptr;
+
+    size_t size() const { return texts ? texts->size() : size_t(array->size()); }
+    // Null when a text does not parse to an object: the caller reads the
+    // file whole, for the error Qt gives it.
+    std::optional<QJsonValue> at(size_t i) const {
+        if (!texts)
+            return array->at(qsizetype(i));
+        const QByteArrayView text = (*texts)[i];
+        QJsonParseError parseError;
+        const QJsonDocument document =
+            QJsonDocument::fromJson(QByteArray::fromRawData(text.data(), text.size()), &parseError);
+        if (parseError.error != QJsonParseError::NoError || !document.isObject())
+            return std::nullopt;
+        return QJsonValue(document.object());
+    }
+};
+
+struct ReadResult {
+    QJsonValue json; // kept for a result set aside
+    std::optional<Result<PointResult>> result;
+};
+
 // Results are most of a large session's bytes, and each is read on its own
-// (its histograms decoded and summarised): spread over the machine's cores, a
-// session of ten thousand opens in a fraction of the time one thread takes.
-// `session` is only read meanwhile (its targets).
-std::vector<std::optional<Result<PointResult>>> readResults(const QJsonArray& results,
-                                                            const Session& session) {
-    std::vector<std::optional<Result<PointResult>>> read(size_t(results.size()));
+// (parsed when given as text, its histograms checked): spread over the
+// machine's cores (background_shares.h), a session of ten thousand opens in a fraction of the time
+// one thread takes. `session` is only read meanwhile (its targets). Nullopt
+// when a result's text does not parse.
+std::optional<std::vector<ReadResult>> readResults(const ResultsInput& input,
+                                                   const Session& session) {
+    std::vector<ReadResult> read(input.size());
+    std::atomic<bool> unparsed{false};
     const auto readRange = [&](size_t begin, size_t end) {
-        for (size_t i = begin; i < end; ++i)
-            read[i].emplace(storedResultFromJson(results.at(qsizetype(i)), session));
+        for (size_t i = begin; i < end && !unparsed.load(std::memory_order_relaxed); ++i) {
+            std::optional<QJsonValue> json = input.at(i);
+            if (!json) {
+                unparsed = true;
+                return;
+            }
+            read[i].result.emplace(storedResultFromJson(*json, session));
+            // A text's JSON is let go as soon as it is read: kept, every
+            // result's would stay in memory until the whole file is read.
+            if (!*read[i].result || input.array)
+                read[i].json = std::move(*json);
+        }
     };
     constexpr size_t kPerThread = 256; // below this a thread costs more than it saves
-    const size_t threads = std::clamp<size_t>(read.size() / kPerThread, 1,
-                                              std::max(1u, std::thread::hardware_concurrency()));
-    std::vector<std::thread> helpers;
-    const size_t share = (read.size() + threads - 1) / threads;
-    for (size_t t = 1; t < threads; ++t)
-        helpers.emplace_back(readRange, t * share, std::min(read.size(), (t + 1) * share));
-    readRange(0, std::min(read.size(), share));
-    for (std::thread& helper : helpers)
-        helper.join();
+    runInBackgroundShares(read.size(), kPerThread, readRange);
+    if (unparsed)
+        return std::nullopt;
     return read;
 }
+
+std::optional<Result<Session>> readSession(const QJsonObject& root, const ResultsInput* texts);
 
 } // namespace
 
@@ -346,6 +386,20 @@ QJsonObject sessionToJson(const Session& session) {
 }
 
 Result<Session> sessionFromJson(const QJsonObject& root) {
+    return *readSession(root, nullptr);
+}
+
+std::optional<Result<Session>> sessionFromSplitJson(const QJsonObject& rest,
+                                                    const std::vector<QByteArrayView>& results) {
+    const ResultsInput texts{nullptr, &results};
+    return readSession(rest, &texts);
+}
+
+namespace {
+
+// `texts`: the results as texts, `root`'s own "results" being empty; null:
+// they are `root`'s.
+std::optional<Result<Session>> readSession(const QJsonObject& root, const ResultsInput* texts) {
     const JsonReader json(root);
 
     const QString format = json.string(u"format");
@@ -391,12 +445,20 @@ Result<Session> sessionFromJson(const QJsonObject& root) {
     // not a reason to refuse every other result of the file.
     json.array(u"results", false);
     const QJsonArray results = root.value(QStringLiteral("results")).toArray();
-    std::vector<std::optional<Result<PointResult>>> read =
-        json.ok() ? readResults(results, session)
-                  : std::vector<std::optional<Result<PointResult>>>{};
+    const ResultsInput fromArray{&results, nullptr};
+    std::optional<std::vector<ReadResult>> read =
+        json.ok() ? readResults(texts ? *texts : fromArray, session)
+                  : std::optional<std::vector<ReadResult>>(std::in_place);
+    if (!read)
+        return std::nullopt;
+    // A text parsed again: only a result repeating another's key lacks its JSON here.
+    const auto setAsideJson = [&](const ReadResult& kept) {
+        return kept.json.isUndefined() && texts ? *texts->at(size_t(&kept - read->data()))
+                                                : kept.json;
+    };
     std::set<std::tuple<QUuid, int, double, int>> keys;
-    for (qsizetype i = 0; i < qsizetype(read.size()) && json.ok(); ++i) {
-        Result<PointResult>& result = *read[size_t(i)];
+    for (qsizetype i = 0; i < qsizetype(read->size()) && json.ok(); ++i) {
+        Result<PointResult>& result = *(*read)[size_t(i)].result;
         if (result && !keys.emplace(result->targetId, result->concurrency, result->levelRate(),
                                     result->repetition)
                            .second)
@@ -407,7 +469,7 @@ Result<Session> sessionFromJson(const QJsonObject& root) {
         if (result)
             session.results.push_back(std::move(*result));
         else
-            session.setAside.push_back({i, results.at(i),
+            session.setAside.push_back({i, setAsideJson((*read)[size_t(i)]),
                                         QStringLiteral("results[%1] set aside: %2")
                                             .arg(i)
                                             .arg(printable(result.error().message))});
@@ -424,5 +486,7 @@ Result<Session> sessionFromJson(const QJsonObject& root) {
     }
     return json.result(std::move(session));
 }
+
+} // namespace
 
 } // namespace loadscope::app

@@ -4,7 +4,10 @@
 #include "app/session/json_reader.h"
 #include "app/session/session.h"
 
+#include <QByteArrayView>
 #include <QJsonObject>
+#include <optional>
+#include <vector>
 
 // The JSON shape of a session file, version 1. session_file.h adds the bytes,
 // the file and the error prefix; these functions are the mapping only, kept
@@ -56,6 +59,12 @@ QJsonObject sessionToJson(const Session& session);
 // The session, or one Format error naming the field (no file name) when
 // anything outside its results is wrong.
 Result<Session> sessionFromJson(const QJsonObject& root);
+// The same from a file cut by splitSessionFile() (session_file_split.h): the
+// rest parsed, each result's text parsed here, on the thread that reads it.
+// Nullopt when a result's text does not parse to an object: then the file
+// is to be parsed whole, for the error message a whole parse gives.
+std::optional<Result<Session>> sessionFromSplitJson(const QJsonObject& rest,
+                                                    const std::vector<QByteArrayView>& results);
 // One stored result as loading reads it, or why loading sets it aside
 // ("durationSeconds is -0.002, expected above 0"): the types, a target of
 // `session`, the ranges (result_schema_ranges.h). An import checks what it

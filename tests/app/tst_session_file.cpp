@@ -246,6 +246,16 @@ void TestSessionFile::corruptFileIsRefused_data() {
         QTest::newRow("syntax error names the field")
             << broken << QStringLiteral(", in targets[0].http");
     }
+    {
+        // Results are parsed one by one (session_file_split.h); an error in
+        // one is still placed in the whole file.
+        QByteArray broken = good;
+        const qsizetype key = broken.indexOf("\"concurrency\"", broken.indexOf("\"results\""));
+        broken[broken.indexOf(':', key)] = '=';
+        const int line = int(broken.left(key).count('\n')) + 1;
+        QTest::newRow("syntax error inside a result")
+            << broken << QStringLiteral("at line %1, column").arg(line);
+    }
     QTest::newRow("garbage after the document")
         << good + "{}" << QStringLiteral("is not valid JSON");
     QTest::newRow("binary") << QByteArray("\x00\x01\x02\xff", 4)

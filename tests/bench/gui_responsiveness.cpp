@@ -21,10 +21,12 @@
 #include "app/session/comparison.h"
 #include "app/session/session_document.h"
 #include "app/session/session_file.h"
+#include "app/session/session_file_split.h"
 #include "app/session/session_json.h"
 #include "app/stats/latency_distribution.h"
 #include "app/sweep/sweep_runner.h"
 #include "engine/histogram.h"
+#include "tests/bench/lag_probe.h"
 #include "tests/ui/ui_test_servers.h"
 #include "ui/compare/compare_page.h"
 #include "ui/run/run_page.h"
@@ -56,6 +58,7 @@
 #include <vector>
 
 using namespace loadscope;
+using namespace loadscope::bench;
 using namespace std::chrono_literals;
 
 namespace {
@@ -75,76 +78,6 @@ void raiseOpenFileLimit() {
     if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
         limit.rlim_cur = limit.rlim_max;
         setrlimit(RLIMIT_NOFILE, &limit);
-    }
-}
-
-double percentile(std::vector<double> values, double p) {
-    if (values.empty())
-        return 0;
-    std::sort(values.begin(), values.end());
-    const auto rank =
-        size_t(std::clamp(p / 100 * double(values.size()), 1.0, double(values.size())) - 1);
-    return values[rank];
-}
-
-// Records how late a 10 ms timer fires while `active` says so.
-class LagProbe : public QObject {
-public:
-    explicit LagProbe(QObject* parent)
-        : QObject(parent) {
-        m_timer.setTimerType(Qt::PreciseTimer);
-        m_timer.setInterval(kIntervalMs);
-        connect(&m_timer, &QTimer::timeout, this, &LagProbe::tick);
-    }
-    void start() {
-        m_clock.start();
-        m_last = 0;
-        m_timer.start();
-    }
-    void stop() { m_timer.stop(); }
-    double nowMs() const { return double(m_clock.nsecsElapsed()) / 1e6; }
-    const std::vector<double>& lagsMs() const { return m_lags; }
-    const std::vector<double>& ticksMs() const { return m_ticks; }
-
-private:
-    static constexpr int kIntervalMs = 10;
-    void tick() {
-        const double now = double(m_clock.nsecsElapsed()) / 1e6;
-        m_lags.push_back(std::max(0.0, now - m_last - kIntervalMs));
-        m_ticks.push_back(now);
-        m_last = now;
-    }
-
-    QTimer m_timer;
-    QElapsedTimer m_clock;
-    double m_last = 0;
-    std::vector<double> m_lags;
-    std::vector<double> m_ticks;
-};
-
-// "point 2 started" at 4051 ms: what the sweep did, to tell what a lag fell on.
-struct SweepEvent {
-    double atMs;
-    QString what;
-};
-
-void printLargestLags(const LagProbe& probe, const std::vector<SweepEvent>& events) {
-    std::vector<size_t> order(probe.lagsMs().size());
-    for (size_t i = 0; i < order.size(); ++i)
-        order[i] = i;
-    std::sort(order.begin(), order.end(),
-              [&](size_t a, size_t b) { return probe.lagsMs()[a] > probe.lagsMs()[b]; });
-    order.resize(std::min<size_t>(order.size(), 5));
-    for (size_t i : order) {
-        const double end = probe.ticksMs()[i];
-        const double start = end - probe.lagsMs()[i] - 10;
-        QString near;
-        for (const SweepEvent& event : events) {
-            if (event.atMs >= start - 20 && event.atMs <= end + 5)
-                near += QStringLiteral(" [%1 at %2 ms]").arg(event.what).arg(event.atMs, 0, 'f', 0);
-        }
-        std::printf("    lag %.1f ms ending at %.0f ms%s\n", probe.lagsMs()[i], end,
-                    qPrintable(near));
     }
 }
 
@@ -176,7 +109,7 @@ QCoro::Task<int> measureSweep(const Options& options) {
 
     LagProbe probe(&page);
     int snapshots = 0;
-    std::vector<SweepEvent> events;
+    std::vector<ProbeEvent> events;
     QObject::connect(&runner, &app::SweepRunner::progressAvailable, &page,
                      [&snapshots] { ++snapshots; });
     QObject::connect(&runner, &app::SweepRunner::statusChanged, &page, [&](const QString& status) {
@@ -313,51 +246,47 @@ void measureSnapshotParts(const app::Session& session) {
                 distributions.size());
 }
 
-// CPU time of this process so far, every thread's, in ms: on a machine shared
-// with other work it moves far less than the wall time does.
-double processCpuMs() {
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    const auto ms = [](const timeval& t) {
-        return double(t.tv_sec) * 1e3 + double(t.tv_usec) / 1e3;
-    };
-    return ms(usage.ru_utime) + ms(usage.ru_stime);
-}
-
-// Where the worker's read of the file goes: the JSON parse on one thread, then
-// the session (its results on every core). Wall time, and the CPU time of all
+// Where the worker's read of the file goes, as app::parseSession() reads it:
+// the results cut apart (one thread), the rest parsed, then each result parsed
+// and read on every core. Then the whole file parsed on one thread and read,
+// as files the cut is unsure of are. Wall time, and the CPU time of all
 // threads in brackets.
 void measureReadParts(const QString& path) {
     QElapsedTimer clock;
-    std::vector<double> wallMs;
-    std::vector<double> cpuMs;
+    std::vector<std::pair<double, double>> laps; // wall, CPU
+    double cpuBefore = processCpuMs();
     const auto lap = [&] {
-        wallMs.push_back(double(clock.nsecsElapsed()) / 1e6);
-        cpuMs.push_back(processCpuMs());
+        const double cpu = processCpuMs();
+        laps.emplace_back(double(clock.nsecsElapsed()) / 1e6, cpu - cpuBefore);
+        cpuBefore = cpu;
         clock.restart();
     };
     clock.start();
-    lap();
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         return;
     const QByteArray bytes = file.readAll();
     lap();
+    const std::optional<app::SessionFileSplit> split = app::splitSessionFile(bytes);
+    lap();
+    const QJsonDocument rest =
+        split ? QJsonDocument::fromJson(split->rest) : QJsonDocument(QJsonObject());
+    lap();
+    const auto splitSession =
+        split ? app::sessionFromSplitJson(rest.object(), split->results) : std::nullopt;
+    lap();
     const QJsonDocument document = QJsonDocument::fromJson(bytes);
     lap();
     const auto session = app::sessionFromJson(document.object());
     lap();
-    const auto part = [&](size_t i) {
-        return std::make_pair(wallMs[i], cpuMs[i] - cpuMs[i - 1]);
-    };
-    const auto [readMs, readCpu] = part(1);
-    const auto [jsonMs, jsonCpu] = part(2);
-    const auto [modelMs, modelCpu] = part(3);
-    std::printf(
-        "reading the %.1f MiB file: read %.0f ms (%.0f), JSON on one thread %.0f ms (%.0f), "
-        "session and summaries %.0f ms (%.0f)%s\n",
-        double(bytes.size()) / (1 << 20), readMs, readCpu, jsonMs, jsonCpu, modelMs, modelCpu,
-        session ? "" : " (refused)");
+    std::printf("reading the %.1f MiB file: read %.0f ms (%.0f); cut into %zu results %.0f ms "
+                "(%.0f), the rest parsed %.0f ms (%.0f), results parsed and read %.0f ms (%.0f)%s; "
+                "whole-file way: JSON on one thread %.0f ms (%.0f), session %.0f ms (%.0f)%s\n",
+                double(bytes.size()) / (1 << 20), laps[0].first, laps[0].second,
+                split ? split->results.size() : size_t(0), laps[1].first, laps[1].second,
+                laps[2].first, laps[2].second, laps[3].first, laps[3].second,
+                splitSession && *splitSession ? "" : " (not cut, or refused)", laps[4].first,
+                laps[4].second, laps[5].first, laps[5].second, session ? "" : " (refused)");
 }
 
 QCoro::Task<int> measureOpen(const Options& options) {
@@ -403,33 +332,50 @@ QCoro::Task<int> measureOpen(const Options& options) {
         auto* page = window.findChild<ui::ComparePage*>();
         window.pages()->setCurrentWidget(page);
         window.show();
-        QCoreApplication::processEvents();
+        // The window as the user has it before File > Open: laid out and
+        // painted. Its first paint is not part of opening.
+        co_await QCoro::sleepFor(500ms);
 
         LagProbe probe(&window);
+        std::vector<ProbeEvent> events;
+        double readMs = 0;
+        QObject::connect(window.document(), &app::SessionDocument::sessionChanged, &window, [&] {
+            if (readMs == 0)
+                readMs = probe.nowMs();
+            events.push_back({probe.nowMs(), QStringLiteral("read")});
+        });
+        QObject::connect(page, &ui::ComparePage::chartsChanged, &window, [&] {
+            events.push_back({probe.nowMs(), QStringLiteral("charts set")});
+        });
         probe.start();
-        QElapsedTimer clock;
-        clock.start();
-        if (!co_await window.openSession(path))
+        auto opening = window.openSession(path);
+        events.push_back({probe.nowMs(), QStringLiteral("asked")});
+        if (!co_await std::move(opening))
             co_return 1;
-        const double openMs = double(clock.nsecsElapsed()) / 1e6;
-        std::vector<SweepEvent> events{{probe.nowMs(), QStringLiteral("opened")}};
+        const double openMs = probe.nowMs();
+        events.push_back({openMs, QStringLiteral("opened")});
         while (!page->isUpToDate())
             co_await qCoro(page, &ui::ComparePage::chartsChanged, 30s);
-        const double chartedMs = double(clock.nsecsElapsed()) / 1e6;
-        events.push_back({probe.nowMs(), QStringLiteral("charted")});
+        const double chartedMs = probe.nowMs();
+        events.push_back({chartedMs, QStringLiteral("charted")});
         page->grab();
-        const double paintedMs = double(clock.nsecsElapsed()) / 1e6;
-        events.push_back({probe.nowMs(), QStringLiteral("painted")});
+        const double paintedMs = probe.nowMs();
+        events.push_back({paintedMs, QStringLiteral("painted")});
         probe.stop();
         const auto& lags = probe.lagsMs();
-        std::printf("%zu results, round %d: open %.0f ms (read on a worker, applied here),"
-                    " charts and table %.0f ms, paint %.0f ms, total %.0f ms  (goal: < 1000 ms)\n"
+        std::printf("%zu results, round %d: total %.0f ms  (goal: < 1000 ms) = read on a worker "
+                    "%.0f ms, applied here %.0f ms, compared on a worker and charted %.0f ms, "
+                    "paint %.0f ms\n"
                     "    GUI thread meanwhile (%zu ticks): longest stall %.1f ms, p99 %.1f ms"
                     "  (goal: none over 50 ms)\n",
-                    window.document()->session().results.size(), round, openMs, chartedMs - openMs,
-                    paintedMs - chartedMs, paintedMs, lags.size(),
-                    lags.empty() ? 0.0 : *std::max_element(lags.begin(), lags.end()),
-                    percentile(lags, 99));
+                    window.document()->session().results.size(), round, paintedMs, readMs,
+                    openMs - readMs, chartedMs - openMs, paintedMs - chartedMs, lags.size(),
+                    probe.maxLagMs(), percentile(lags, 99));
+        QString timeline;
+        for (const ProbeEvent& event : events)
+            timeline += QStringLiteral(" %1 %2,").arg(event.what).arg(event.atMs, 0, 'f', 0);
+        timeline.chop(1);
+        std::printf("    at (ms):%s\n", qPrintable(timeline));
         printLargestLags(probe, events);
     }
     co_return 0;
