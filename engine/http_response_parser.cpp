@@ -6,6 +6,7 @@
 #include "engine/http_field_text.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 namespace loadscope::engine {
@@ -71,6 +72,13 @@ FeedResult HttpResponseParser::feed(std::string_view data) {
         case State::Headers:
         case State::ChunkSize:
         case State::Trailers: {
+            if (m_state == State::Headers && m_line.empty()) {
+                step = takeWholeHeaderLines(data, pos);
+                if (step != Step::Continue || m_state != State::Headers || pos == data.size())
+                    break;
+                // Left: a partial line, or one past the size limit; takeLine
+                // buffers the one and reports the other.
+            }
             std::string_view line;
             const LineStatus status = takeLine(data, pos, line);
             if (status == LineStatus::Failed) {
@@ -218,6 +226,35 @@ HttpResponseParser::LineStatus HttpResponseParser::takeLine(std::string_view dat
     if (!line.empty() && line.back() == '\r')
         line.remove_suffix(1);
     return LineStatus::Complete;
+}
+
+HttpResponseParser::Step HttpResponseParser::takeWholeHeaderLines(std::string_view data,
+                                                                  size_t& pos) {
+    // The common case of a header block that arrived in one read: every line
+    // is whole and nothing is buffered, so takeLine's partial-line work and the
+    // driver's per-state dispatch are skipped line by line. The checks are
+    // takeLine's, in the same order, so the verdict does not depend on the path.
+    const char* const begin = data.data();
+    while (pos < data.size()) {
+        const void* const newline = std::memchr(begin + pos, '\n', data.size() - pos);
+        if (newline == nullptr)
+            return Step::Continue;
+        const size_t end = static_cast<size_t>(static_cast<const char*>(newline) - begin);
+        const uint64_t lineBytes = end + 1 - pos;
+        if (m_blockBytes + lineBytes > kMaxHeaderBytes)
+            return Step::Continue;
+        m_blockBytes += lineBytes;
+        std::string_view line(begin + pos, end - pos);
+        pos = end + 1;
+        if (!line.empty() && line.back() == '\r')
+            line.remove_suffix(1);
+        if (line.empty())
+            return endOfHeaders();
+        const Step step = parseHeaderLine(line);
+        if (step != Step::Continue)
+            return step;
+    }
+    return Step::Continue;
 }
 
 void HttpResponseParser::releaseLine() {
