@@ -31,10 +31,17 @@ constexpr std::array<bool, 256> kTokenChars = makeTokenTable();
 // npos when the line does not start with a token and a colon. One pass finds
 // the colon and checks the name, as every line of every response needs both.
 inline size_t fieldNameEnd(std::string_view line) {
+    const auto* const p = reinterpret_cast<const unsigned char*>(line.data());
+    const size_t n = line.size();
     size_t i = 0;
-    while (i < line.size() && kTokenChars[static_cast<unsigned char>(line[i])])
+    // Four characters a step while all are token characters: one branch per
+    // four instead of one per character, for the name of every line.
+    while (i + 4 <= n && (kTokenChars[p[i]] & kTokenChars[p[i + 1]] & kTokenChars[p[i + 2]] &
+                          kTokenChars[p[i + 3]]))
+        i += 4;
+    while (i < n && kTokenChars[p[i]])
         ++i;
-    return i > 0 && i < line.size() && line[i] == ':' ? i : std::string_view::npos;
+    return i > 0 && i < n && p[i] == ':' ? i : std::string_view::npos;
 }
 
 } // namespace loadscope::engine::detail
