@@ -72,9 +72,10 @@ FeedResult HttpResponseParser::feed(std::string_view data) {
         case State::Headers:
         case State::ChunkSize:
         case State::Trailers: {
-            if (m_state == State::Headers && m_line.empty()) {
-                step = takeWholeHeaderLines(data, pos);
-                if (step != Step::Continue || m_state != State::Headers || pos == data.size())
+            if ((m_state == State::Headers || m_state == State::StatusLine) && m_line.empty()) {
+                bool handOver = false;
+                step = takeWholeHeaderLines(data, pos, handOver);
+                if (!handOver)
                     break;
                 // Left: a partial line, or one past the size limit; takeLine
                 // buffers the one and reports the other.
@@ -229,29 +230,47 @@ HttpResponseParser::LineStatus HttpResponseParser::takeLine(std::string_view dat
 }
 
 HttpResponseParser::Step HttpResponseParser::takeWholeHeaderLines(std::string_view data,
-                                                                  size_t& pos) {
-    // The common case of a header block that arrived in one read: every line
-    // is whole and nothing is buffered, so takeLine's partial-line work and the
+                                                                  size_t& pos, bool& handOver) {
+    // The common case of a head that arrived in one read: every line is whole
+    // and nothing is buffered, so takeLine's partial-line work and the
     // driver's per-state dispatch are skipped line by line. The checks are
     // takeLine's, in the same order, so the verdict does not depend on the path.
     const char* const begin = data.data();
-    while (pos < data.size()) {
-        const void* const newline = std::memchr(begin + pos, '\n', data.size() - pos);
-        if (newline == nullptr)
+    const size_t size = data.size();
+    while (pos < size) {
+        const auto* const newline =
+            static_cast<const char*>(std::memchr(begin + pos, '\n', size - pos));
+        if (newline == nullptr) {
+            handOver = true;
             return Step::Continue;
-        const size_t end = static_cast<size_t>(static_cast<const char*>(newline) - begin);
+        }
+        const size_t end = static_cast<size_t>(newline - begin);
         const uint64_t lineBytes = end + 1 - pos;
-        if (m_blockBytes + lineBytes > kMaxHeaderBytes)
-            return Step::Continue;
-        m_blockBytes += lineBytes;
         std::string_view line(begin + pos, end - pos);
+        if (m_blockBytes + lineBytes > kMaxHeaderBytes) {
+            handOver = true; // takeLine fails it with its message
+            return Step::Continue;
+        }
+        m_blockBytes += lineBytes;
         pos = end + 1;
         if (!line.empty() && line.back() == '\r')
             line.remove_suffix(1);
-        if (line.empty())
-            return endOfHeaders();
-        const Step step = parseHeaderLine(line);
-        if (step != Step::Continue)
+        Step step;
+        if (m_state == State::Headers) {
+            step = line.empty() ? endOfHeaders() : parseHeaderLine(line);
+        } else {
+            // A status line that does not start as "HTTP/" does: takeLine
+            // fails it without consuming it, so it is given back.
+            if (std::string_view(begin + pos - lineBytes, lineBytes - 1).substr(0, 5) !=
+                kHttpPrefix.substr(0, lineBytes - 1)) {
+                m_blockBytes -= lineBytes;
+                pos -= lineBytes;
+                handOver = true;
+                return Step::Continue;
+            }
+            step = parseStatusLine(line);
+        }
+        if (step != Step::Continue || m_state != State::Headers)
             return step;
     }
     return Step::Continue;
