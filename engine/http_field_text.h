@@ -5,6 +5,7 @@
 // body's trailers (http_response_parser.cpp).
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace loadscope::engine::detail {
@@ -13,19 +14,20 @@ constexpr bool isOws(char c) {
     return c == ' ' || c == '\t';
 }
 
-constexpr std::array<bool, 256> makeTokenTable() {
-    std::array<bool, 256> table{};
+// 1 for a token character: bytes, not bools, so that four can be and-ed.
+constexpr std::array<uint8_t, 256> makeTokenTable() {
+    std::array<uint8_t, 256> table{};
     for (int c = '0'; c <= '9'; ++c)
-        table[static_cast<size_t>(c)] = true;
+        table[static_cast<size_t>(c)] = 1;
     for (int c = 'a'; c <= 'z'; ++c)
-        table[static_cast<size_t>(c)] = true;
+        table[static_cast<size_t>(c)] = 1;
     for (int c = 'A'; c <= 'Z'; ++c)
-        table[static_cast<size_t>(c)] = true;
+        table[static_cast<size_t>(c)] = 1;
     for (char c : std::string_view("!#$%&'*+-.^_`|~"))
-        table[static_cast<unsigned char>(c)] = true;
+        table[static_cast<unsigned char>(c)] = 1;
     return table;
 }
-constexpr std::array<bool, 256> kTokenChars = makeTokenTable();
+constexpr std::array<uint8_t, 256> kTokenChars = makeTokenTable();
 
 // Where the field name of a header or trailer line ends: at its colon, or
 // npos when the line does not start with a token and a colon. One pass finds
