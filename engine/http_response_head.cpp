@@ -4,6 +4,8 @@
 #include "engine/http_field_text.h"
 #include "engine/http_response_parser.h"
 
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace loadscope::engine {
@@ -17,12 +19,51 @@ constexpr char toLowerAscii(char c) {
     return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
 }
 
-// `lower` must already be lower case.
-constexpr bool equalsIgnoreCase(std::string_view text, std::string_view lower) {
-    if (text.size() != lower.size())
+uint64_t load8(const char* p) {
+    uint64_t word;
+    std::memcpy(&word, p, sizeof word);
+    return word;
+}
+
+uint32_t load4(const char* p) {
+    uint32_t word;
+    std::memcpy(&word, p, sizeof word);
+    return word;
+}
+
+// toLowerAscii on each byte of `word` at once: a byte below 0x80 whose low
+// seven bits are in 'A'..'Z' gains 0x20; every other byte is left as it is.
+constexpr uint64_t toLowerAscii8(uint64_t word) {
+    constexpr uint64_t kOnes = 0x0101010101010101u;
+    const uint64_t low7 = word & (0x7f * kOnes);
+    const uint64_t aboveZ = low7 + (0x7f - 'Z') * kOnes; // high bit set where low7 > 'Z'
+    const uint64_t fromA = low7 + (0x80 - 'A') * kOnes;  // high bit set where low7 >= 'A'
+    const uint64_t upper = (fromA ^ aboveZ) & ~word & (0x80 * kOnes);
+    return word | (upper >> 2);
+}
+
+// `lower` must already be lower case. Eight bytes a step (the last step
+// overlapping the one before), as the names and options compared per
+// response are 5-17 bytes long.
+bool equalsIgnoreCase(std::string_view text, std::string_view lower) {
+    const size_t n = text.size();
+    if (n != lower.size())
         return false;
-    for (size_t i = 0; i < text.size(); ++i) {
-        if (toLowerAscii(text[i]) != lower[i])
+    const char* const t = text.data();
+    const char* const l = lower.data();
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            if (toLowerAscii8(load8(t + i)) != load8(l + i))
+                return false;
+        }
+        return toLowerAscii8(load8(t + n - 8)) == load8(l + n - 8);
+    }
+    if (n >= 4) {
+        return toLowerAscii8(load4(t)) == load4(l) &&
+               toLowerAscii8(load4(t + n - 4)) == load4(l + n - 4);
+    }
+    for (size_t i = 0; i < n; ++i) {
+        if (toLowerAscii(t[i]) != l[i])
             return false;
     }
     return true;
@@ -131,6 +172,20 @@ HttpResponseParser::Step HttpResponseParser::parseContentLength(std::string_view
     // merging; anything else that disagrees cannot be framed safely.
     if (value.empty())
         return fail("invalid Content-Length");
+    // The usual single value of up to 18 digits cannot overflow: no list to
+    // split, no bound to check per digit.
+    if (value.size() <= 18) {
+        int64_t length = 0;
+        size_t i = 0;
+        for (; i < value.size() && value[i] >= '0' && value[i] <= '9'; ++i)
+            length = length * 10 + (value[i] - '0');
+        if (i == value.size()) {
+            if (m_contentLength >= 0 && m_contentLength != length)
+                return fail("conflicting Content-Length");
+            m_contentLength = length;
+            return Step::Continue;
+        }
+    }
     while (true) {
         const size_t comma = value.find(',');
         const std::string_view element = trimOws(value.substr(0, comma));
@@ -163,6 +218,11 @@ void HttpResponseParser::parseTransferEncoding(std::string_view value) {
 }
 
 void HttpResponseParser::parseConnection(std::string_view value) {
+    // The one option most servers send (`value` is trimmed): no list to split.
+    if (equalsIgnoreCase(value, "keep-alive")) {
+        m_connectionKeepAlive = true;
+        return;
+    }
     forEachListElement(value, [this](std::string_view option) {
         if (equalsIgnoreCase(option, "close"))
             m_connectionClose = true;

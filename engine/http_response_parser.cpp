@@ -6,6 +6,7 @@
 #include "engine/http_field_text.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 namespace loadscope::engine {
@@ -71,6 +72,14 @@ FeedResult HttpResponseParser::feed(std::string_view data) {
         case State::Headers:
         case State::ChunkSize:
         case State::Trailers: {
+            if ((m_state == State::Headers || m_state == State::StatusLine) && m_line.empty()) {
+                bool handOver = false;
+                step = takeWholeHeaderLines(data, pos, handOver);
+                if (!handOver)
+                    break;
+                // Left: a partial line, or one past the size limit; takeLine
+                // buffers the one and reports the other.
+            }
             std::string_view line;
             const LineStatus status = takeLine(data, pos, line);
             if (status == LineStatus::Failed) {
@@ -218,6 +227,53 @@ HttpResponseParser::LineStatus HttpResponseParser::takeLine(std::string_view dat
     if (!line.empty() && line.back() == '\r')
         line.remove_suffix(1);
     return LineStatus::Complete;
+}
+
+HttpResponseParser::Step HttpResponseParser::takeWholeHeaderLines(std::string_view data,
+                                                                  size_t& pos, bool& handOver) {
+    // The common case of a head that arrived in one read: every line is whole
+    // and nothing is buffered, so takeLine's partial-line work and the
+    // driver's per-state dispatch are skipped line by line. The checks are
+    // takeLine's, in the same order, so the verdict does not depend on the path.
+    const char* const begin = data.data();
+    const size_t size = data.size();
+    while (pos < size) {
+        const auto* const newline =
+            static_cast<const char*>(std::memchr(begin + pos, '\n', size - pos));
+        if (newline == nullptr) {
+            handOver = true;
+            return Step::Continue;
+        }
+        const size_t end = static_cast<size_t>(newline - begin);
+        const uint64_t lineBytes = end + 1 - pos;
+        std::string_view line(begin + pos, end - pos);
+        if (m_blockBytes + lineBytes > kMaxHeaderBytes) {
+            handOver = true; // takeLine fails it with its message
+            return Step::Continue;
+        }
+        m_blockBytes += lineBytes;
+        pos = end + 1;
+        if (!line.empty() && line.back() == '\r')
+            line.remove_suffix(1);
+        Step step;
+        if (m_state == State::Headers) {
+            step = line.empty() ? endOfHeaders() : parseHeaderLine(line);
+        } else {
+            // A status line that does not start as "HTTP/" does: takeLine
+            // fails it without consuming it, so it is given back.
+            if (std::string_view(begin + pos - lineBytes, lineBytes - 1).substr(0, 5) !=
+                kHttpPrefix.substr(0, lineBytes - 1)) {
+                m_blockBytes -= lineBytes;
+                pos -= lineBytes;
+                handOver = true;
+                return Step::Continue;
+            }
+            step = parseStatusLine(line);
+        }
+        if (step != Step::Continue || m_state != State::Headers)
+            return step;
+    }
+    return Step::Continue;
 }
 
 void HttpResponseParser::releaseLine() {

@@ -66,6 +66,11 @@ private:
     enum class Field : uint8_t { Other, ContentLength, TransferEncoding, Connection };
 
     LineStatus takeLine(std::string_view data, size_t& pos, std::string_view& line);
+    // Whole lines of a head (a status line first when one is due) from
+    // data[pos] on, while nothing is buffered; stops at the end of the block,
+    // at a partial line or at the size limit.
+    // `handOver`: it stopped at a line that takeLine is to take next.
+    Step takeWholeHeaderLines(std::string_view data, size_t& pos, bool& handOver);
     void releaseLine();
     Step processLine(std::string_view line);
     // Every header-derived fact belongs to one response: a final response

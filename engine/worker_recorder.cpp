@@ -52,7 +52,14 @@ void WorkerRecorder::response(const InFlight& request, const ResponseInfo& info,
     }
     ++m_intervalComplete;
     if (info.statusCode != 0) {
-        ++r.statusCodes[info.statusCode];
+        // A target answers with one code nearly always: its count is kept
+        // at hand instead of looked up in the map per response (a map's
+        // elements stay where they are while others are added).
+        if (info.statusCode != m_lastStatusCode) {
+            m_lastStatusCount = &r.statusCodes[info.statusCode];
+            m_lastStatusCode = info.statusCode;
+        }
+        ++*m_lastStatusCount;
         if (info.statusCode < 200 || info.statusCode > 299)
             ++r.non2xx;
     }
@@ -80,11 +87,18 @@ void WorkerRecorder::response(const InFlight& request, const ResponseInfo& info,
         return;
     }
     if (m_checksDocumentLength) {
-        int64_t expected = -1;
         const auto length = int64_t(info.bodyBytes);
-        if (!m_shared.documentLength.compare_exchange_strong(expected, length,
-                                                             std::memory_order_relaxed) &&
-            expected != length) {
+        if (m_documentLength < 0) {
+            // The first response of any worker sets the shared length, once:
+            // after this worker has seen it, it compares with its own copy
+            // rather than with a cache line every worker would write.
+            int64_t expected = -1;
+            m_documentLength = m_shared.documentLength.compare_exchange_strong(
+                                   expected, length, std::memory_order_relaxed)
+                                   ? length
+                                   : expected;
+        }
+        if (m_documentLength != length) {
             ++r.failed;
             ++r.errors[size_t(ErrorClass::Length)];
             return;

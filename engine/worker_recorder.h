@@ -77,6 +77,9 @@ private:
     Histogram m_singleTime;         // one-time responses before the last publish
     uint64_t m_intervalComplete = 0;
     int64_t m_lastCompletionNs = 0;
+    int64_t m_documentLength = -1; // the shared documentLength, once set
+    int m_lastStatusCode = 0;      // whose count m_lastStatusCount is (0: none)
+    uint64_t* m_lastStatusCount = nullptr;
     WorkerMailbox m_mailbox;
 };
 
