@@ -26,7 +26,7 @@ done
 
 echo "== fuzz targets (30 s each, $jobs at a time) [${SECONDS} s]"
 cmake --preset fuzz >/dev/null
-fuzzers=$(sed -n 's/^loadscope_add_fuzzer(\([a-z_]*\) .*/\1/p' tests/fuzz/CMakeLists.txt)
+fuzzers=$(sed -n 's/^loadscope_add_fuzzer(\([a-z0-9_]*\) .*/\1/p' tests/fuzz/CMakeLists.txt)
 # shellcheck disable=SC2086
 cmake --build --preset fuzz -j "$jobs" --target $fuzzers
 
