@@ -1,5 +1,7 @@
 #include "app/session/comparison_report.h"
 
+#include "app/session/level_naming.h"
+
 #include <QStringList>
 #include <algorithm>
 #include <cmath>
@@ -130,8 +132,18 @@ QString levelTable(const Session& session, const Comparison& comparison, int lev
         const qsizetype span = widths[size_t(i)] + 2 + widths[size_t(i + 1)];
         widths[size_t(i + 1)] += std::max<qsizetype>(0, header[i].size() - span);
     }
-    QString text = QStringLiteral("Concurrency %1 (%2 %3)\n")
-                       .arg(level)
+    // The level's name follows the targets, as in the window (level_naming.h):
+    // "Concurrency 10", or "10 connections × 10 streams" for HTTP/2 ones.
+    std::vector<const Target*> targets;
+    for (size_t s : columns)
+        if (const Target* target = session.findTarget(comparison.series()[s].targetId))
+            targets.push_back(target);
+    const LevelNaming naming(targets);
+    const QString levelName = naming.namesConnections()
+                                  ? naming.levelText(level)
+                                  : QStringLiteral("Concurrency %1").arg(level);
+    QString text = QStringLiteral("%1 (%2 %3)\n")
+                       .arg(levelName)
                        .arg(maxRuns)
                        .arg(maxRuns == 1 ? QStringLiteral("run") : QStringLiteral("runs"));
     for (size_t n = 0; n < lines.size(); ++n) {

@@ -325,6 +325,18 @@ void TestComparison::reportText() {
         qPrintable(importedReport));
     QVERIFY2(importedReport.contains(QStringLiteral("88.0*")), qPrintable(importedReport));
 
+    // HTTP/2 targets with 10 streams on each connection: the level is named
+    // connections, with the streams, as in the window (level_naming.h).
+    Session streams = test::twoTargetSession();
+    for (Target& target : streams.targets) {
+        target.http.http2 = true;
+        target.http.maxConcurrentStreams = 10;
+    }
+    const QString streamsReport = comparisonReport(streams, Comparison(streams));
+    QVERIFY2(streamsReport.contains(QStringLiteral("10 connections × 10 streams (3 runs)")),
+             qPrintable(streamsReport));
+    QVERIFY2(!streamsReport.contains(QStringLiteral("Concurrency 10")), qPrintable(streamsReport));
+
     QCOMPARE(comparisonReport(Session(), Comparison()).contains(QStringLiteral("No results")),
              true);
     QCOMPARE(formatPercent(-17.26), QStringLiteral("-17.3%"));

@@ -1,8 +1,8 @@
 #include "ui/compare/compare_chart_data.h"
 
+#include "app/session/level_naming.h"
 #include "ui/common/chart_style.h"
 #include "ui/common/plural.h"
-#include "ui/compare/level_naming.h"
 
 #include <QCoreApplication>
 #include <algorithm>
@@ -103,7 +103,7 @@ ModeBarChartData modeBarChartData(const app::Session& session, const app::Compar
     ModeBarChartData data;
     const QString label = app::metricLabel(metric, protocol);
     const auto targets = comparedTargets(session, comparison, protocol);
-    const LevelNaming naming(targets);
+    const app::LevelNaming naming(targets);
     const QString level = naming.levelText(concurrency);
     data.title = tr("%1 at %2").arg(label, level);
     data.axisTitle = axisTitle(metric, protocol);
@@ -138,7 +138,7 @@ ModeLineChartData scalingChartData(const app::Session& session, const app::Compa
                                    app::Metric metric, app::TargetProtocol protocol) {
     ModeLineChartData data;
     const auto targets = comparedTargets(session, comparison, protocol);
-    const LevelNaming naming(targets);
+    const app::LevelNaming naming(targets);
     data.title = naming.namesConnections()
                      ? tr("%1 by connections").arg(app::metricLabel(metric, protocol))
                      : tr("%1 by concurrency").arg(app::metricLabel(metric, protocol));
@@ -182,7 +182,7 @@ latencyDistributionData(const app::Session& session, const app::Comparison& comp
                         app::TargetProtocol protocol, int concurrency) {
     ModeLineChartData data;
     const auto targets = comparedTargets(session, comparison, protocol);
-    const LevelNaming naming(targets);
+    const app::LevelNaming naming(targets);
     data.title = tr("Latency by percentile at %1").arg(naming.levelText(concurrency));
     data.xTitle = tr("Percentile (log scale of 1/(1−p))");
     data.yTitle = tr("Latency (ms)");

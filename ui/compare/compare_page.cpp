@@ -1,6 +1,7 @@
 #include "ui/compare/compare_page.h"
 
 #include "app/session/comparison.h"
+#include "app/session/level_naming.h"
 #include "app/session/session_document.h"
 #include "ui/common/chart_panel.h"
 #include "ui/common/metric_tooltip.h"
@@ -9,7 +10,6 @@
 #include "ui/compare/compare_report.h"
 #include "ui/compare/compare_snapshot.h"
 #include "ui/compare/comparison_table_model.h"
-#include "ui/compare/level_naming.h"
 #include "ui/compare/mode_bar_chart.h"
 #include "ui/compare/mode_line_chart.h"
 #include "ui/compare/rate_sweep_view.h"
@@ -309,7 +309,7 @@ void ComparePage::updateControls() {
     const auto targets = comparedTargets(session, comparison, protocol);
 
     // The level's name follows the compared targets (level_naming.h).
-    const LevelNaming naming(targets);
+    const app::LevelNaming naming(targets);
     m_levelLabel->setText(naming.pickerLabel());
     m_levelCombo->setToolTip(
         naming.namesConnections()

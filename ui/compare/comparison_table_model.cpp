@@ -46,7 +46,7 @@ void ComparisonTableModel::setComparison(const app::Session& session,
     m_comparison = std::move(comparison);
     m_targets.clear();
     m_rows.clear();
-    m_levelNaming = LevelNaming();
+    m_levelNaming = app::LevelNaming();
     if (m_comparison) {
         QHash<QUuid, int> targetIndex;
         for (const app::Target& target : session.targets) {
@@ -71,7 +71,7 @@ void ComparisonTableModel::setComparison(const app::Session& session,
         for (size_t i = 0; i < session.targets.size(); ++i)
             if (shown[i])
                 shownTargets.push_back(&session.targets[i]);
-        m_levelNaming = LevelNaming(shownTargets);
+        m_levelNaming = app::LevelNaming(shownTargets);
         for (size_t i = 0; i < session.targets.size(); ++i)
             m_targets[i].name = m_levelNaming.targetName(session.targets[i]);
     }

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "app/session/comparison.h"
+#include "app/session/level_naming.h"
 #include "app/session/session.h"
-#include "ui/compare/level_naming.h"
 
 #include <QAbstractTableModel>
 #include <QColor>
@@ -73,7 +73,7 @@ private:
     std::shared_ptr<const app::Comparison> m_comparison;
     std::vector<TargetInfo> m_targets;
     std::vector<Row> m_rows;
-    LevelNaming m_levelNaming;
+    app::LevelNaming m_levelNaming;
 };
 
 } // namespace loadscope::ui

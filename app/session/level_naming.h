@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-namespace loadscope::ui {
+namespace loadscope::app {
 
 // What a sweep level of the compared targets is, said the same way by the charts, the level
 // picker and the table. A level is always the sweep's own number, the connections the run
@@ -18,10 +18,10 @@ namespace loadscope::ui {
 class LevelNaming {
 public:
     LevelNaming() = default; // no targets: the level is the concurrency
-    explicit LevelNaming(const std::vector<const app::Target*>& targets);
+    explicit LevelNaming(const std::vector<const Target*>& targets);
 
     // HTTP/2's streams per connection (h2load -m); 1 for every other target.
-    static int streamsPerConnection(const app::Target& target);
+    static int streamsPerConnection(const Target& target);
 
     // False: the level is the concurrency of every target.
     bool namesConnections() const { return m_connections; }
@@ -34,11 +34,11 @@ public:
     QString levelText(int level) const;
     // A target's name as the legends and the table show it: with " (× 10 streams)" or
     // " (1 per connection)" when the targets' streams differ, plain otherwise.
-    QString targetName(const app::Target& target) const;
+    QString targetName(const Target& target) const;
 
 private:
     bool m_connections = false;
     std::optional<int> m_commonStreams; // when every target has the same
 };
 
-} // namespace loadscope::ui
+} // namespace loadscope::app

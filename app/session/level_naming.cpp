@@ -1,21 +1,21 @@
-#include "ui/compare/level_naming.h"
+#include "app/session/level_naming.h"
 
 #include <QCoreApplication>
 #include <algorithm>
 
-namespace loadscope::ui {
+namespace loadscope::app {
 
 namespace {
 
 QString tr(const char* text) {
-    return QCoreApplication::translate("loadscope::ui::LevelNaming", text);
+    return QCoreApplication::translate("loadscope::app::LevelNaming", text);
 }
 
 } // namespace
 
-LevelNaming::LevelNaming(const std::vector<const app::Target*>& targets) {
+LevelNaming::LevelNaming(const std::vector<const Target*>& targets) {
     bool first = true;
-    for (const app::Target* target : targets) {
+    for (const Target* target : targets) {
         const int streams = streamsPerConnection(*target);
         m_connections = m_connections || streams > 1;
         if (first)
@@ -26,8 +26,8 @@ LevelNaming::LevelNaming(const std::vector<const app::Target*>& targets) {
     }
 }
 
-int LevelNaming::streamsPerConnection(const app::Target& target) {
-    const bool http2 = target.protocol == app::TargetProtocol::Http && target.http.http2;
+int LevelNaming::streamsPerConnection(const Target& target) {
+    const bool http2 = target.protocol == TargetProtocol::Http && target.http.http2;
     return http2 ? std::max(1, target.http.maxConcurrentStreams) : 1;
 }
 
@@ -52,7 +52,7 @@ QString LevelNaming::levelText(int level) const {
     return tr("%1 connections").arg(level);
 }
 
-QString LevelNaming::targetName(const app::Target& target) const {
+QString LevelNaming::targetName(const Target& target) const {
     if (!m_connections || m_commonStreams)
         return target.displayName();
     const int streams = streamsPerConnection(target);
@@ -60,4 +60,4 @@ QString LevelNaming::targetName(const app::Target& target) const {
                        : tr("%1 (1 per connection)").arg(target.displayName());
 }
 
-} // namespace loadscope::ui
+} // namespace loadscope::app
