@@ -1,12 +1,15 @@
-// The demo sessions as shipped, swept in-process against the embedded servers
-// their notes name, on free ports instead of the fixed ones: every point
-// answers every request, and the HTTPS pair counts what TLS should cost.
+// The example sessions as shipped: each opens by name and by path and is
+// stored exactly as Loadscope writes it; the demo ones, swept in-process
+// against the embedded servers their notes name, on free ports instead of the
+// fixed ones: every point answers every request, and the HTTPS pair counts
+// what TLS should cost.
 #include "app/servers/http_server.h"
 #include "app/servers/tcp_proxy.h"
 #include "app/session/comparison.h"
 #include "app/session/comparison_report.h"
 #include "app/session/session_document.h"
 #include "app/session/session_file.h"
+#include "session_mutation.h"
 #include "sweep_run_to_end.h"
 
 #include <QTest>
@@ -41,6 +44,8 @@ class TestDemoSessions : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void examplesLoadByNameAndPath();
+    void examplesAreCanonical();
     void httpsPairSweepsOverTls();
 };
 
@@ -99,6 +104,56 @@ void TestDemoSessions::httpsPairSweepsOverTls() {
              qPrintable(QString::number(server.stats().requests)));
     proxy.stop();
     server.stop();
+}
+
+void TestDemoSessions::examplesLoadByNameAndPath() {
+    QCOMPARE(app::exampleSessionNames(),
+             (QStringList{QStringLiteral("demo-https"), QStringLiteral("demo-proxy"),
+                          QStringLiteral("lab-apache-modes"), QStringLiteral("lab-memcached"),
+                          QStringLiteral("lab-nginx-bridge"), QStringLiteral("lab-tcp-rr"),
+                          QStringLiteral("memcached"), QStringLiteral("tcp-rr")}));
+    const app::Result<app::Session> demo = app::openSession(QStringLiteral("demo-proxy"));
+    QVERIFY2(demo, demo ? "" : qPrintable(demo.error().toString()));
+    QCOMPARE(demo->targets.size(), size_t(2));
+    QCOMPARE(demo->targets[0].http.url, QStringLiteral("http://127.0.0.1:18080/"));
+    QCOMPARE(demo->targets[0].mode, app::DeploymentMode::Host);
+    QCOMPARE(demo->targets[1].http.url, QStringLiteral("http://127.0.0.1:18081/"));
+    QCOMPARE(demo->targets[1].mode, app::DeploymentMode::UserlandProxy);
+    QCOMPARE(demo->baseline()->id, demo->targets[0].id);
+    QCOMPARE(demo->plan.concurrencyLevels, (std::vector<int>{1, 10, 50}));
+    QCOMPARE(demo->plan.limit, app::PointLimit::Duration);
+    QCOMPARE(demo->plan.durationSeconds, 2.0);
+    QCOMPARE(demo->plan.repetitions, 3);
+    QCOMPARE(demo->plan.order, app::SweepOrder::Interleaved);
+    QVERIFY(app::validateSweepPlan(demo->plan));
+
+    const app::Result<app::Session> memcached =
+        app::openSession(QStringLiteral("memcached.loadscope"));
+    QVERIFY2(memcached, memcached ? "" : qPrintable(memcached.error().toString()));
+    QCOMPARE(memcached->targets.at(0).protocol, app::TargetProtocol::Memcache);
+    QCOMPARE(memcached->targets.at(0).address, QStringLiteral("127.0.0.1:11211"));
+    const app::Result<app::Session> rr = app::loadExampleSession(QStringLiteral("tcp-rr"));
+    QVERIFY2(rr, rr ? "" : qPrintable(rr.error().toString()));
+    QCOMPARE(rr->targets.at(0).protocol, app::TargetProtocol::TcpRr);
+
+    // The same file by path, from the source tree.
+    const QString source = qEnvironmentVariable("LOADSCOPE_SOURCE_DIR");
+    if (!source.isEmpty()) {
+        const auto byPath =
+            app::openSession(source + QStringLiteral("/resources/sessions/demo-proxy.loadscope"));
+        QVERIFY2(byPath, byPath ? "" : qPrintable(byPath.error().toString()));
+        QVERIFY(*byPath == *demo);
+    }
+}
+
+void TestDemoSessions::examplesAreCanonical() {
+    // Examples are stored exactly as Loadscope writes them, so opening and
+    // saving one shows no spurious change.
+    for (const QString& name : app::exampleSessionNames()) {
+        const app::Result<app::Session> session = app::loadExampleSession(name);
+        QVERIFY2(session, session ? "" : qPrintable(session.error().toString()));
+        QCOMPARE(app::serializeSession(*session), test::readFile(app::exampleSessionPath(name)));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestDemoSessions)

@@ -1,5 +1,5 @@
-// Session files: round trip, every way a file can be broken, atomic save,
-// and the example sessions shipped in the resources.
+// Session files: round trip, every way a file can be broken, and atomic save.
+// (The example sessions shipped in the resources: tst_demo_sessions.)
 #include "app/session/session_document.h"
 #include "app/session/session_file.h"
 #include "session_mutation.h"
@@ -103,8 +103,6 @@ private Q_SLOTS:
     void fileErrors();
     void failedSaveLeavesOldFile();
     void saveIntoDirectoryPathFails();
-    void examplesLoadByNameAndPath();
-    void examplesAreCanonical();
 };
 
 void TestSessionFile::roundTripIsByteIdentical() {
@@ -454,55 +452,6 @@ void TestSessionFile::saveIntoDirectoryPathFails() {
     const QString error = saved.error().toString();
     QVERIFY2(error.contains(QStringLiteral("is a directory")), qPrintable(error));
     QVERIFY(QFileInfo(dir.path()).isDir());
-}
-
-void TestSessionFile::examplesLoadByNameAndPath() {
-    QCOMPARE(exampleSessionNames(),
-             (QStringList{QStringLiteral("demo-https"), QStringLiteral("demo-proxy"),
-                          QStringLiteral("lab-apache-modes"), QStringLiteral("lab-memcached"),
-                          QStringLiteral("lab-nginx-bridge"), QStringLiteral("lab-tcp-rr"),
-                          QStringLiteral("memcached"), QStringLiteral("tcp-rr")}));
-    const Result<Session> demo = openSession(QStringLiteral("demo-proxy"));
-    QVERIFY2(demo, demo ? "" : qPrintable(demo.error().toString()));
-    QCOMPARE(demo->targets.size(), size_t(2));
-    QCOMPARE(demo->targets[0].http.url, QStringLiteral("http://127.0.0.1:18080/"));
-    QCOMPARE(demo->targets[0].mode, DeploymentMode::Host);
-    QCOMPARE(demo->targets[1].http.url, QStringLiteral("http://127.0.0.1:18081/"));
-    QCOMPARE(demo->targets[1].mode, DeploymentMode::UserlandProxy);
-    QCOMPARE(demo->baseline()->id, demo->targets[0].id);
-    QCOMPARE(demo->plan.concurrencyLevels, (std::vector<int>{1, 10, 50}));
-    QCOMPARE(demo->plan.limit, PointLimit::Duration);
-    QCOMPARE(demo->plan.durationSeconds, 2.0);
-    QCOMPARE(demo->plan.repetitions, 3);
-    QCOMPARE(demo->plan.order, SweepOrder::Interleaved);
-    QVERIFY(validateSweepPlan(demo->plan));
-
-    const Result<Session> memcached = openSession(QStringLiteral("memcached.loadscope"));
-    QVERIFY2(memcached, memcached ? "" : qPrintable(memcached.error().toString()));
-    QCOMPARE(memcached->targets.at(0).protocol, TargetProtocol::Memcache);
-    QCOMPARE(memcached->targets.at(0).address, QStringLiteral("127.0.0.1:11211"));
-    const Result<Session> rr = loadExampleSession(QStringLiteral("tcp-rr"));
-    QVERIFY2(rr, rr ? "" : qPrintable(rr.error().toString()));
-    QCOMPARE(rr->targets.at(0).protocol, TargetProtocol::TcpRr);
-
-    // The same file by path, from the source tree.
-    const QString source = qEnvironmentVariable("LOADSCOPE_SOURCE_DIR");
-    if (!source.isEmpty()) {
-        const auto byPath =
-            openSession(source + QStringLiteral("/resources/sessions/demo-proxy.loadscope"));
-        QVERIFY2(byPath, byPath ? "" : qPrintable(byPath.error().toString()));
-        QVERIFY(*byPath == *demo);
-    }
-}
-
-void TestSessionFile::examplesAreCanonical() {
-    // Examples are stored exactly as Loadscope writes them, so opening and
-    // saving one shows no spurious change.
-    for (const QString& name : exampleSessionNames()) {
-        const Result<Session> session = loadExampleSession(name);
-        QVERIFY2(session, session ? "" : qPrintable(session.error().toString()));
-        QCOMPARE(serializeSession(*session), readFile(exampleSessionPath(name)));
-    }
 }
 
 QTEST_GUILESS_MAIN(TestSessionFile)
