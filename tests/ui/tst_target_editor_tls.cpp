@@ -1,4 +1,4 @@
-// The target editor's HTTP/2 group and the TLS options of tcp-rr targets: what the fields
+// The target editor's HTTP/2 group and the TLS options of https and tcp-rr targets: what the fields
 // hold reaches the session, the rules that refuse a value are the CLI's and the file's
 // (app/session/target_rules.h), and the window and the CLI make the same spec.
 #include "app/cli/one_shot.h"
@@ -263,20 +263,135 @@ private Q_SLOTS:
         QVERIFY(m_editor->isValid());
         QCOMPARE(target().tcpRr, shot->target.tcpRr);
 
-        const auto fromCli = loadscope::app::draftLoadSpec(shot->target, 2, shot->plan);
-        const auto fromWindow = loadscope::app::draftLoadSpec(target(), 2, shot->plan);
-        QVERIFY2(fromCli && fromWindow, qPrintable(loadscope::testing::failureOf(fromWindow)));
-        const QString differences =
-            loadscope::testing::loadSpecDifferences(fromCli->spec, fromWindow->spec);
-        QVERIFY2(differences.isEmpty(), qPrintable(differences));
-        const auto& tls = fromWindow->spec.tls;
+        loadscope::engine::TlsSpec tls;
+        sameSpecAsTheCli(*shot, tls);
+        if (QTest::currentTestFailed())
+            return;
         QVERIFY(tls.enabled && !tls.verify && !tls.resume);
         QVERIFY(tls.version == loadscope::engine::TlsVersion::Tls12);
         QCOMPARE(tls.alpn, std::string());
         QCOMPARE(tls.serverName, std::string("127.0.0.1"));
     }
 
+    // An https target's TLS group: greyed for http://, on for https://; a client certificate
+    // and its key reach the target and a target read back shows them; back on http:// the
+    // group greys and the target keeps them.
+    void httpsClientCertificateRoundTripsThroughTheTarget() {
+        QTemporaryDir dir;
+        const QString cert = writtenFile(dir, QStringLiteral("client.pem"));
+        const QString key = writtenFile(dir, QStringLiteral("client.key"));
+        auto* group = field<QGroupBox>("httpTlsGroup");
+        auto* certFile = field<QLineEdit>("httpTlsCertFileEdit");
+        auto* keyFile = field<QLineEdit>("httpTlsKeyFileEdit");
+        QVERIFY(!group->isCheckable());
+        QVERIFY(!certFile->isEnabled() && !keyFile->isEnabled());
+
+        useHttps();
+        QVERIFY(certFile->isEnabled() && keyFile->isEnabled());
+        QTest::keyClicks(certFile, cert);
+        QTest::keyClicks(keyFile, key);
+        QVERIFY(m_editor->isValid());
+        QCOMPARE(target().http.tlsCertFile, cert);
+        QCOMPARE(target().http.tlsKeyFile, key);
+
+        TargetEditor reread(m_document.get());
+        reread.setTargetId(m_id);
+        QCOMPARE(reread.findChild<QLineEdit*>(QStringLiteral("httpTlsCertFileEdit"))->text(), cert);
+        QCOMPARE(reread.findChild<QLineEdit*>(QStringLiteral("httpTlsKeyFileEdit"))->text(), key);
+        QVERIFY(reread.findChild<QLineEdit*>(QStringLiteral("httpTlsKeyFileEdit"))->isEnabled());
+
+        auto* url = field<QLineEdit>("urlEdit");
+        url->selectAll();
+        QTest::keyClicks(url, QStringLiteral("http://127.0.0.1:8080/"));
+        QVERIFY(!certFile->isEnabled());
+        QCOMPARE(target().http.url, QStringLiteral("http://127.0.0.1:8080/"));
+        QCOMPARE(target().http.tlsCertFile, cert);
+    }
+
+    // A key without a certificate on an https URL: refused under the key with the rule's words,
+    // which the builder says too, and kept out of the session.
+    void httpsKeyWithoutCertificateIsRefused() {
+        QTemporaryDir dir;
+        const QString key = writtenFile(dir, QStringLiteral("client.key"));
+        useHttps();
+        QTest::keyClicks(field<QLineEdit>("httpTlsKeyFileEdit"), key);
+        QVERIFY(!m_editor->isValid());
+        QVERIFY(target().http.tlsKeyFile.isEmpty());
+        const auto rule = loadscope::app::checkTlsClientKey(QString(), key);
+        QVERIFY(!rule);
+        FieldError* shown = nullptr;
+        for (FieldError* error : m_editor->findChildren<FieldError*>())
+            if (error->isVisible() && error->hasMessage())
+                shown = error;
+        QVERIFY(shown);
+        QCOMPARE(shown->message(), rule.error().message);
+        QVERIFY(shown->geometry().top() >=
+                field<QLineEdit>("httpTlsKeyFileEdit")->geometry().bottom());
+        Target candidate = target();
+        candidate.http.tlsKeyFile = key;
+        const auto draft = loadscope::app::draftLoadSpec(candidate, 1, {});
+        QVERIFY(!draft);
+        QCOMPARE(draft.error().message, rule.error().message);
+    }
+
+    // The window's fields and `http --cert C --key K --insecure https://...` make one spec.
+    void theEditorAndTheCliGiveTheSameHttpsSpec() {
+        QTemporaryDir dir;
+        const QString cert = writtenFile(dir, QStringLiteral("client.pem"));
+        const QString key = writtenFile(dir, QStringLiteral("client.key"));
+        const auto shot = loadscope::cli::parseHttpOneShot(
+            {QStringLiteral("loadscope-cli http"), QStringLiteral("-c"), QStringLiteral("2"),
+             QStringLiteral("-n"), QStringLiteral("20"), QStringLiteral("-k"),
+             QStringLiteral("--cert"), cert, QStringLiteral("--key"), key,
+             QStringLiteral("--insecure"), QStringLiteral("https://127.0.0.1:8443/")});
+        QVERIFY2(shot, qPrintable(loadscope::testing::failureOf(shot)));
+        useHttps();
+        field<QCheckBox>("keepAliveCheck")->setChecked(true);
+        QTest::keyClicks(field<QLineEdit>("httpTlsCertFileEdit"), cert);
+        QTest::keyClicks(field<QLineEdit>("httpTlsKeyFileEdit"), key);
+        field<QCheckBox>("httpTlsInsecureCheck")->setChecked(true);
+        QVERIFY(m_editor->isValid());
+
+        loadscope::engine::TlsSpec tls;
+        sameSpecAsTheCli(*shot, tls);
+        if (QTest::currentTestFailed())
+            return;
+        QVERIFY(tls.enabled && !tls.verify);
+        QCOMPARE(tls.certFile, cert.toStdString());
+        QCOMPARE(tls.keyFile, key.toStdString());
+    }
+
 private:
+    // The editor's target and `shot`'s make the same spec, TLS included; `windowTls` is the
+    // editor's TLS.
+    void sameSpecAsTheCli(const loadscope::cli::OneShot& shot,
+                          loadscope::engine::TlsSpec& windowTls) {
+        const auto fromCli = loadscope::app::draftLoadSpec(shot.target, 2, shot.plan);
+        const auto fromWindow = loadscope::app::draftLoadSpec(target(), 2, shot.plan);
+        QVERIFY2(fromCli && fromWindow, qPrintable(loadscope::testing::failureOf(fromWindow)));
+        const QString differences =
+            loadscope::testing::loadSpecDifferences(fromCli->spec, fromWindow->spec);
+        QVERIFY2(differences.isEmpty(), qPrintable(differences));
+        QVERIFY(fromCli->spec.tls == fromWindow->spec.tls);
+        windowTls = fromWindow->spec.tls;
+    }
+    // The editor's target as https to 127.0.0.1:8443, typed.
+    void useHttps() {
+        auto* url = field<QLineEdit>("urlEdit");
+        url->selectAll();
+        QTest::keyClicks(url, QStringLiteral("https://127.0.0.1:8443/"));
+        QCOMPARE(target().http.url, QStringLiteral("https://127.0.0.1:8443/"));
+    }
+    // A file named `name` in `dir`, there for the fields' is-it-there check.
+    static QString writtenFile(const QTemporaryDir& dir, const QString& name) {
+        const QString path = dir.filePath(name);
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly))
+            qFatal("cannot write %s", qPrintable(path));
+        file.write("-----BEGIN PEM-----\n");
+        return path;
+    }
+
     // The editor's target as tcp-rr to 127.0.0.1:9443.
     void useTcpRr() {
         auto* protocol = field<QComboBox>("protocolCombo");

@@ -5,6 +5,7 @@
 #include "ui/common/form_rows.h"
 #include "ui/common/metric_tooltip.h"
 #include "ui/shell/target_field_checks.h"
+#include "ui/shell/tls_client_fields.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -20,13 +21,12 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableWidget>
-#include <algorithm>
 
 namespace loadscope::ui {
 
 namespace {
 
-// An optional file field (the body file, the CA file): its trimmed path, and
+// An optional file field (the body file): its trimmed path, and
 // its error line saying so when it names no file.
 QString checkedFilePath(const QLineEdit* edit, FieldError* error) {
     const QString path = edit->text().trimmed();
@@ -169,31 +169,8 @@ HttpOptionsForm::HttpOptionsForm(QWidget* parent)
 
     form->addRow(buildHttp2Group());
 
-    m_tlsInsecure = new QCheckBox(tr("https: accept any &certificate (--insecure)"));
-    m_tlsInsecure->setObjectName(QStringLiteral("tlsInsecureCheck"));
-    m_tlsInsecure->setToolTip(wrappedToolTip(
-        tr("Without it the server's certificate must verify against the system's CA store or "
-           "the CA file, and a failure counts as a TLS error.")));
-    form->addRow(QString(), m_tlsInsecure);
-    m_tlsCaFile = new QLineEdit;
-    m_tlsCaFile->setObjectName(QStringLiteral("tlsCaFileEdit"));
-    m_tlsCaFile->setPlaceholderText(tr("the system's CA store"));
-    m_tlsCaFile->setToolTip(wrappedToolTip(
-        tr("https: a PEM file of the CA certificates to verify the server against (--cacert).")));
-    m_tlsCaFileError = new FieldError;
-    addFormRow(form, tr("CA &file:"), m_tlsCaFile, m_tlsCaFileError);
-    m_tlsResume = new QCheckBox(tr("https: &resume TLS sessions on reconnect"));
-    m_tlsResume->setObjectName(QStringLiteral("tlsResumeCheck"));
-    m_tlsResume->setToolTip(
-        wrappedToolTip(tr("As browsers do; without it every connection pays a full handshake "
-                          "(--no-tls-resume).")));
-    form->addRow(QString(), m_tlsResume);
-    m_tlsVersion = new QComboBox;
-    m_tlsVersion->setObjectName(QStringLiteral("tlsVersionCombo"));
-    m_tlsVersion->addItem(tr("1.2 or 1.3"), QString());
-    m_tlsVersion->addItem(tr("1.2 only"), QStringLiteral("1.2"));
-    m_tlsVersion->addItem(tr("1.3 only"), QStringLiteral("1.3"));
-    addFormRow(form, tr("TLS &version:"), m_tlsVersion);
+    m_tls = new TlsClientFields(QStringLiteral("httpTls"), TlsClientFields::Switch::Scheme);
+    form->addRow(m_tls);
 
     addResponseTimeoutRow(form, QStringLiteral("httpTimeoutSpin"));
 
@@ -212,10 +189,8 @@ HttpOptionsForm::HttpOptionsForm(QWidget* parent)
     connect(m_pipeline, &QSpinBox::valueChanged, this, &HttpOptionsForm::notifyEdited);
     connect(m_acceptVariableLength, &QCheckBox::toggled, this, &HttpOptionsForm::notifyEdited);
     connect(m_http10, &QCheckBox::toggled, this, &HttpOptionsForm::notifyEdited);
-    connect(m_tlsInsecure, &QCheckBox::toggled, this, &HttpOptionsForm::notifyEdited);
-    connect(m_tlsCaFile, &QLineEdit::textEdited, this, &HttpOptionsForm::notifyEdited);
-    connect(m_tlsResume, &QCheckBox::toggled, this, &HttpOptionsForm::notifyEdited);
-    connect(m_tlsVersion, &QComboBox::currentIndexChanged, this, &HttpOptionsForm::notifyEdited);
+    connect(m_url, &QLineEdit::textEdited, this, &HttpOptionsForm::updateTlsFields);
+    connect(m_tls, &TlsClientFields::edited, this, &HttpOptionsForm::notifyEdited);
     connect(m_pipeline, &QSpinBox::valueChanged, this, &HttpOptionsForm::updateHttp2Fields);
     connect(m_http10, &QCheckBox::toggled, this, &HttpOptionsForm::updateHttp2Fields);
     updateHttp2Fields();
@@ -323,15 +298,17 @@ void HttpOptionsForm::loadFields(const app::Target& target) {
     m_pipeline->setValue(http.pipeline);
     m_acceptVariableLength->setChecked(http.acceptVariableLength);
     m_http10->setChecked(http.http10);
-    m_tlsInsecure->setChecked(http.tlsInsecure);
-    m_tlsCaFile->setText(http.tlsCaFile);
-    m_tlsResume->setChecked(http.tlsResume);
-    m_tlsVersion->setCurrentIndex(std::max(0, m_tlsVersion->findData(http.tlsVersion)));
+    m_tls->load(http);
     m_http2->setChecked(http.http2);
     m_http2Streams->setValue(http.maxConcurrentStreams);
     m_http2WindowBits->setValue(http.windowBits);
     m_http2ConnectionWindowBits->setValue(http.connectionWindowBits);
     updateHttp2Fields();
+    updateTlsFields();
+}
+
+void HttpOptionsForm::updateTlsFields() {
+    m_tls->setTlsOn(m_url->text().trimmed().startsWith(u"https://", Qt::CaseInsensitive));
 }
 
 bool HttpOptionsForm::apply(app::Target& target) {
@@ -361,7 +338,6 @@ bool HttpOptionsForm::apply(app::Target& target) {
     m_headersError->setMessage(headerProblem);
 
     const QString bodyFile = checkedFilePath(m_bodyFile, m_bodyFileError);
-    const QString caFile = checkedFilePath(m_tlsCaFile, m_tlsCaFileError);
 
     // HTTP/2's settings, and the HTTP/1 fields they bear on, by the builder's rule.
     app::HttpOptions candidate = target.http;
@@ -373,30 +349,22 @@ bool HttpOptionsForm::apply(app::Target& target) {
     candidate.connectionWindowBits = m_http2ConnectionWindowBits->value();
     const auto http2Checked = app::checkHttp2(candidate);
     m_http2Error->setMessage(http2Checked ? QString() : http2Checked.error().message);
+    const bool tlsOk = m_tls->apply(candidate);
 
     if (m_urlError->hasMessage() || m_addressError->hasMessage() || !methodOk ||
-        !headerProblem.isEmpty() || m_bodyFileError->hasMessage() ||
-        m_tlsCaFileError->hasMessage() || m_http2Error->hasMessage())
+        !headerProblem.isEmpty() || m_bodyFileError->hasMessage() || !tlsOk ||
+        m_http2Error->hasMessage())
         return false;
 
-    target.http.url = m_url->text().trimmed();
+    candidate.url = m_url->text().trimmed();
+    candidate.method = method;
+    candidate.headers = std::move(headers);
+    candidate.bodyFile = bodyFile;
+    candidate.contentType = m_contentType->text().trimmed();
+    candidate.keepAlive = m_keepAlive->isChecked();
+    candidate.acceptVariableLength = m_acceptVariableLength->isChecked();
+    target.http = std::move(candidate);
     target.address = m_address->text().trimmed();
-    target.http.method = method;
-    target.http.headers = std::move(headers);
-    target.http.bodyFile = bodyFile;
-    target.http.contentType = m_contentType->text().trimmed();
-    target.http.keepAlive = m_keepAlive->isChecked();
-    target.http.pipeline = m_pipeline->value();
-    target.http.acceptVariableLength = m_acceptVariableLength->isChecked();
-    target.http.http10 = m_http10->isChecked();
-    target.http.tlsInsecure = m_tlsInsecure->isChecked();
-    target.http.tlsCaFile = caFile;
-    target.http.tlsResume = m_tlsResume->isChecked();
-    target.http.tlsVersion = m_tlsVersion->currentData().toString();
-    target.http.http2 = candidate.http2;
-    target.http.maxConcurrentStreams = candidate.maxConcurrentStreams;
-    target.http.windowBits = candidate.windowBits;
-    target.http.connectionWindowBits = candidate.connectionWindowBits;
     applyResponseTimeout(target);
     return true;
 }

@@ -14,6 +14,7 @@ class QTableWidget;
 namespace loadscope::ui {
 
 class FieldError;
+class TlsClientFields;
 
 // URL, connect-to address, method, extra headers, request body and
 // connection reuse of an http target: what ab's -k, -H, -p and -T say; its
@@ -41,6 +42,8 @@ private:
     // while it is off, or while they hold what HTTP/2 refuses, so that such
     // a value read from a file can be undone where it shows.
     void updateHttp2Fields();
+    // The TLS group is on for an https:// URL only, as the builder uses it.
+    void updateTlsFields();
 
     QLineEdit* m_url = nullptr;
     FieldError* m_urlError = nullptr;
@@ -58,12 +61,7 @@ private:
     QSpinBox* m_pipeline = nullptr;
     QCheckBox* m_acceptVariableLength = nullptr;
     QCheckBox* m_http10 = nullptr;
-    // https only: verification, a CA file, resumption, one TLS version.
-    QCheckBox* m_tlsInsecure = nullptr;
-    QLineEdit* m_tlsCaFile = nullptr;
-    FieldError* m_tlsCaFileError = nullptr;
-    QCheckBox* m_tlsResume = nullptr;
-    QComboBox* m_tlsVersion = nullptr;
+    TlsClientFields* m_tls = nullptr; // https only
     // HTTP/2: the streams stand in for the pipeline (both are the requests
     // outstanding on a connection), windows as h2load's bits.
     QCheckBox* m_http2 = nullptr;

@@ -25,14 +25,22 @@ QString missingFile(const QString& path) {
 
 } // namespace
 
-TlsClientFields::TlsClientFields(const QString& namePrefix, QWidget* parent)
-    : QGroupBox(tr("T&LS on every connection (--tls)"), parent) {
+TlsClientFields::TlsClientFields(const QString& namePrefix, Switch onOff, QWidget* parent)
+    : QGroupBox(onOff == Switch::CheckBox ? tr("T&LS on every connection (--tls)")
+                                          : tr("T&LS (https:// URLs)"),
+                parent) {
     setObjectName(namePrefix + QStringLiteral("Group"));
-    setCheckable(true);
-    setChecked(false);
-    setToolTip(wrappedToolTip(tr("Raw TLS, no ALPN, as 'loadscope-cli serve echo --tls' "
-                                 "answers; with a connection per transaction each pays a "
-                                 "handshake.")));
+    if (onOff == Switch::CheckBox) {
+        setCheckable(true);
+        setChecked(false);
+        setToolTip(wrappedToolTip(tr("Raw TLS, no ALPN, as 'loadscope-cli serve echo --tls' "
+                                     "answers; with a connection per transaction each pays a "
+                                     "handshake.")));
+    } else {
+        setEnabled(false);
+        setToolTip(wrappedToolTip(tr("Used for an https:// URL; greyed for http://, keeping "
+                                     "what it holds.")));
+    }
     auto* form = new QFormLayout(this);
     form->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
 
@@ -87,8 +95,12 @@ QLineEdit* TlsClientFields::addFileRow(QFormLayout* form, const QString& label, 
     return edit;
 }
 
-void TlsClientFields::load(const app::TcpRrOptions& options) {
-    setChecked(options.tls);
+void TlsClientFields::setTlsOn(bool on) {
+    m_schemeOn = on;
+    setEnabled(on);
+}
+
+template <typename Options> void TlsClientFields::loadFields(const Options& options) {
     m_insecure->setChecked(options.tlsInsecure);
     m_caFile->setText(options.tlsCaFile);
     m_certFile->setText(options.tlsCertFile);
@@ -97,9 +109,17 @@ void TlsClientFields::load(const app::TcpRrOptions& options) {
     m_version->setCurrentIndex(std::max(0, m_version->findData(options.tlsVersion)));
 }
 
-bool TlsClientFields::apply(app::TcpRrOptions& options) {
-    app::TcpRrOptions candidate = options;
-    candidate.tls = isChecked();
+void TlsClientFields::load(const app::TcpRrOptions& options) {
+    setChecked(options.tls);
+    loadFields(options);
+}
+
+void TlsClientFields::load(const app::HttpOptions& options) {
+    loadFields(options);
+}
+
+template <typename Options> bool TlsClientFields::applyFields(Options& options, bool on) {
+    Options candidate = options;
     candidate.tlsInsecure = m_insecure->isChecked();
     candidate.tlsCaFile = m_caFile->text().trimmed();
     candidate.tlsCertFile = m_certFile->text().trimmed();
@@ -108,21 +128,34 @@ bool TlsClientFields::apply(app::TcpRrOptions& options) {
     candidate.tlsVersion = m_version->currentData().toString();
 
     QString keyProblem;
-    if (candidate.tls) {
+    if (on) {
         const auto keyChecked = app::checkTlsClientKey(candidate.tlsCertFile, candidate.tlsKeyFile);
         const auto versionChecked = app::checkTlsVersion(candidate.tlsVersion);
         keyProblem = !keyChecked       ? keyChecked.error().message
                      : !versionChecked ? versionChecked.error().message
                                        : missingFile(candidate.tlsKeyFile);
     }
-    m_caFileError->setMessage(candidate.tls ? missingFile(candidate.tlsCaFile) : QString());
-    m_certFileError->setMessage(candidate.tls ? missingFile(candidate.tlsCertFile) : QString());
+    m_caFileError->setMessage(on ? missingFile(candidate.tlsCaFile) : QString());
+    m_certFileError->setMessage(on ? missingFile(candidate.tlsCertFile) : QString());
     m_keyFileError->setMessage(keyProblem);
     if (m_caFileError->hasMessage() || m_certFileError->hasMessage() ||
         m_keyFileError->hasMessage())
         return false;
     options = candidate;
     return true;
+}
+
+bool TlsClientFields::apply(app::TcpRrOptions& options) {
+    app::TcpRrOptions candidate = options;
+    candidate.tls = isChecked();
+    if (!applyFields(candidate, candidate.tls))
+        return false;
+    options = candidate;
+    return true;
+}
+
+bool TlsClientFields::apply(app::HttpOptions& options) {
+    return applyFields(options, m_schemeOn);
 }
 
 } // namespace loadscope::ui
