@@ -1,48 +1,12 @@
 #include "app/lab/docker_proxy.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <string>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 namespace loadscope::app::lab {
-
-namespace {
-
-int64_t monotonicMs() {
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return int64_t(now.tv_sec) * 1000 + now.tv_nsec / 1'000'000;
-}
-
-// What docker-proxy wrote on its status pipe until it closed it or `timeoutMs` passed.
-std::string readStatus(int fd, int timeoutMs) {
-    std::string status;
-    const int64_t deadline = monotonicMs() + timeoutMs;
-    for (;;) {
-        const int64_t left = deadline - monotonicMs();
-        if (left <= 0)
-            return status;
-        pollfd ready{fd, POLLIN, 0};
-        const int polled = poll(&ready, 1, int(left));
-        if (polled < 0 && errno == EINTR)
-            continue;
-        if (polled <= 0)
-            return status;
-        char chunk[512];
-        const ssize_t got = read(fd, chunk, sizeof chunk);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0 || status.size() > 4096)
-            return status;
-        status.append(chunk, size_t(got));
-    }
-}
-
-} // namespace
 
 Result<pid_t> startDockerProxy(SpawnSpec relay, int timeoutMs) {
     int status[2];
@@ -55,7 +19,9 @@ Result<pid_t> startDockerProxy(SpawnSpec relay, int timeoutMs) {
         close(status[0]);
         return started.error();
     }
-    const std::string said = readStatus(status[0], timeoutMs);
+    // docker-proxy closes the pipe once it has said "0" (listening) or "1" and why.
+    std::string said;
+    readUntilClosed(status[0], std::chrono::milliseconds(timeoutMs), &said);
     close(status[0]);
     if (said.rfind("0\n", 0) == 0)
         return *started;

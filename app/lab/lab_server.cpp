@@ -147,7 +147,7 @@ QString apachePrivilegeProblem() {
                                          "caller's own uid");
     // Outside the sandbox, unprivileged: what the sandbox will be able to map.
     if (geteuid() != 0) {
-        if (auto subordinate = checkSubordinateIds(geteuid()); !subordinate)
+        if (auto subordinate = subordinateIds(geteuid()); !subordinate)
             return needs + QStringLiteral(" (%1)").arg(subordinate.error().message);
         if (user->pw_uid > kSubordinateIdsWanted || user->pw_gid > kSubordinateIdsWanted)
             return needs;

@@ -47,6 +47,28 @@ Result<int> createNetns() {
     return created;
 }
 
+bool readUntilClosed(int fd, std::chrono::milliseconds timeout, std::string* text) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0)
+            return false;
+        pollfd watched{fd, POLLIN, 0};
+        const int ready = poll(&watched, 1, int(left.count()));
+        if (ready < 0 && errno != EINTR)
+            return true;
+        if (ready <= 0) // the deadline is checked again; a read now could block past it
+            continue;
+        char buffer[4096];
+        const ssize_t got = read(fd, buffer, sizeof buffer);
+        if (got == 0)
+            return true;
+        if (got > 0)
+            text->append(buffer, size_t(got));
+    }
+}
+
 Result<std::string> runInNetns(int netnsFd, std::vector<std::string> argv) {
     if (const std::string full = findInPath(argv.front()); !full.empty())
         argv.front() = full;
@@ -90,28 +112,7 @@ Result<std::string> runInNetns(int netnsFd, std::vector<std::string> argv) {
         return makeError(ErrorCode::Io, QStringLiteral("cannot fork"));
     }
     std::string text;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    bool timedOut = false;
-    for (;;) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) {
-            timedOut = true;
-            break;
-        }
-        pollfd watched{output[0], POLLIN, 0};
-        const int ready = poll(&watched, 1, int(left.count()));
-        if (ready < 0 && errno != EINTR)
-            break;
-        if (ready <= 0) // the deadline is checked again; a read now could block past it
-            continue;
-        char buffer[4096];
-        const ssize_t got = read(output[0], buffer, sizeof buffer);
-        if (got == 0)
-            break;
-        if (got > 0)
-            text.append(buffer, size_t(got));
-    }
+    const bool timedOut = !readUntilClosed(output[0], std::chrono::seconds(10), &text);
     close(output[0]);
     if (timedOut)
         kill(child, SIGKILL);

@@ -3,6 +3,7 @@
 #include "app/common/result.h"
 
 #include <QString>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <sys/types.h>
@@ -22,6 +23,10 @@ Result<int> createNetns();
 // descriptor N ("ip link set X netns {ns:5}"). The error names the command and its first line of
 // output.
 Result<std::string> runInNetns(int netnsFd, std::vector<std::string> argv);
+
+// Appends what `fd` gives to `text` until its writers close it (true) or `timeout` passes
+// (false); a read error ends it as a close does.
+bool readUntilClosed(int fd, std::chrono::milliseconds timeout, std::string* text);
 
 // A TCP socket of the namespace `netnsFd` (close-on-exec); the caller stays where it is.
 Result<int> tcpSocketInNetns(int netnsFd);

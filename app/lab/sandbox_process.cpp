@@ -102,8 +102,8 @@ Result<void> mapIds(pid_t keeper, uid_t uid, gid_t gid) {
             return written;
         return writeProcFile(keeper, "gid_map", "0 0 65536\n");
     }
-    if (checkSubordinateIds(uid).ok())
-        return mapSubordinateIds(keeper, uid, gid);
+    if (const auto ids = subordinateIds(uid))
+        return mapSubordinateIds(keeper, uid, gid, *ids);
     if (auto written = writeProcFile(keeper, "setgroups", "deny"); !written)
         return written;
     if (auto written = writeProcFile(keeper, "uid_map", "0 " + std::to_string(uid) + " 1\n");

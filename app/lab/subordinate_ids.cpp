@@ -65,19 +65,9 @@ std::optional<SubordinateRange> subordinateRange(const std::string& file, const 
     return std::nullopt;
 }
 
-Result<void> checkSubordinateIds(uid_t uid) {
+Result<SubordinateIds> subordinateIds(uid_t uid) {
     if (auto installed = helpersInstalled(); !installed)
-        return installed;
-    if (auto users = wantedRange("/etc/subuid", userName(uid), uid); !users)
-        return users.error();
-    if (auto groups = wantedRange("/etc/subgid", userName(uid), uid); !groups)
-        return groups.error();
-    return {};
-}
-
-Result<void> mapSubordinateIds(pid_t keeper, uid_t uid, gid_t gid) {
-    if (auto installed = helpersInstalled(); !installed)
-        return installed;
+        return installed.error();
     // Both files name users, not groups: newgidmap looks the caller up in /etc/subgid by
     // name or uid, as newuidmap does in /etc/subuid.
     const std::string name = userName(uid);
@@ -87,14 +77,18 @@ Result<void> mapSubordinateIds(pid_t keeper, uid_t uid, gid_t gid) {
     auto groups = wantedRange("/etc/subgid", name, uid);
     if (!groups)
         return groups.error();
+    return SubordinateIds{*users, *groups};
+}
+
+Result<void> mapSubordinateIds(pid_t keeper, uid_t uid, gid_t gid, const SubordinateIds& ids) {
     const std::string pid = std::to_string(keeper);
     const std::string above = std::to_string(kSubordinateIdsWanted);
     if (auto mapped = runInNetns(-1, {"newuidmap", pid, "0", std::to_string(uid), "1", "1",
-                                      std::to_string(users->start), above});
+                                      std::to_string(ids.users.start), above});
         !mapped)
         return mapped.error();
     if (auto mapped = runInNetns(-1, {"newgidmap", pid, "0", std::to_string(gid), "1", "1",
-                                      std::to_string(groups->start), above});
+                                      std::to_string(ids.groups.start), above});
         !mapped)
         return mapped.error();
     return {};

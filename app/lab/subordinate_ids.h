@@ -25,15 +25,22 @@ inline constexpr uint64_t kSubordinateIdsWanted = 65535;
 std::optional<SubordinateRange> subordinateRange(const std::string& file, const std::string& name,
                                                  uint64_t id);
 
+// The caller's ranges in /etc/subuid and /etc/subgid.
+struct SubordinateIds {
+    SubordinateRange users;
+    SubordinateRange groups;
+};
+
 // How an unprivileged sandbox can map more than its own uid: newuidmap and newgidmap
 // (Debian package uidmap) and a range of at least kSubordinateIdsWanted ids in /etc/subuid
-// and /etc/subgid for the caller. Nothing when it can; otherwise what is missing, one clause
-// ("newuidmap is not installed (Debian package uidmap)", "/etc/subuid grants nobody no ids").
-Result<void> checkSubordinateIds(uid_t uid);
+// and /etc/subgid for the caller. Its ranges when it can; otherwise what is missing, one
+// clause ("newuidmap is not installed (Debian package uidmap)", "/etc/subuid grants nobody
+// no ids").
+Result<SubordinateIds> subordinateIds(uid_t uid);
 
 // Maps `keeper`'s user namespace: the caller's uid and gid to root, and inside ids
-// 1..kSubordinateIdsWanted to the caller's subordinate ranges, through newuidmap and
-// newgidmap (setuid helpers: only they may map ids the caller does not own).
-Result<void> mapSubordinateIds(pid_t keeper, uid_t uid, gid_t gid);
+// 1..kSubordinateIdsWanted to the starts of `ids`, through newuidmap and newgidmap (setuid
+// helpers: only they may map ids the caller does not own).
+Result<void> mapSubordinateIds(pid_t keeper, uid_t uid, gid_t gid, const SubordinateIds& ids);
 
 } // namespace loadscope::app::lab

@@ -26,6 +26,16 @@ struct CliOutcome {
     QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
     // stderr as lines, without the trailing empty one.
     QList<QByteArray> errorLines() const { return err.trimmed().split('\n'); }
+    // Empty when the command refused its arguments as promised: exit status 2
+    // and one line on stderr that says `expected`; otherwise what differed.
+    QString refusalProblem(const QString& expected) const {
+        const QString line = QString::fromUtf8(err).trimmed();
+        if (exitCode != 2)
+            return QStringLiteral("exit status %1, not 2: %2").arg(exitCode).arg(line);
+        if (line.contains(QLatin1Char('\n')) || !line.contains(expected))
+            return QStringLiteral("not one line saying \"%1\": %2").arg(expected, line);
+        return {};
+    }
 };
 
 inline QString cliPath() {
