@@ -1,6 +1,9 @@
 #include "app/agent/agent_safety.h"
 
+#include <QFile>
 #include <QHostAddress>
+#include <QList>
+#include <arpa/inet.h>
 #include <sys/stat.h>
 
 namespace loadscope::app {
@@ -18,8 +21,48 @@ AgentEnvironment AgentEnvironment::current() {
     struct stat self {};
     if (::stat("/proc/self/ns/net", &self) == 0)
         env.ownNetns = uint64_t(self.st_ino);
+    // /proc/self/net is the reading process's network namespace, whatever /proc
+    // was mounted from; an unreadable table leaves no route, so nothing passes.
+    QFile table(QStringLiteral("/proc/self/net/route"));
+    if (table.open(QIODevice::ReadOnly))
+        env.routes = parseRouteTable(table.readAll());
     return env;
 }
+
+std::vector<AgentRoute> parseRouteTable(const QByteArray& table) {
+    constexpr unsigned kRouteUp = 0x1; // RTF_UP
+    std::vector<AgentRoute> routes;
+    const QList<QByteArray> lines = table.split('\n');
+    for (qsizetype i = 1; i < lines.size(); ++i) { // line 0 names the columns
+        const QList<QByteArray> fields = lines.at(i).simplified().split(' ');
+        if (fields.size() < 8)
+            continue;
+        bool destinationOk = false, flagsOk = false, maskOk = false;
+        // The kernel prints addresses as the hex of their bytes in memory.
+        const uint32_t destination = fields.at(1).toUInt(&destinationOk, 16);
+        const unsigned flags = fields.at(3).toUInt(&flagsOk, 16);
+        const uint32_t mask = fields.at(7).toUInt(&maskOk, 16);
+        if (!destinationOk || !flagsOk || !maskOk || (flags & kRouteUp) == 0)
+            continue;
+        routes.push_back({QString::fromLatin1(fields.at(0)), ntohl(destination), ntohl(mask)});
+    }
+    return routes;
+}
+
+namespace {
+
+// The route the kernel would take to `address`: the longest matching prefix.
+const AgentRoute* routeTo(uint32_t address, const std::vector<AgentRoute>& routes) {
+    const AgentRoute* best = nullptr;
+    for (const AgentRoute& route : routes) {
+        if ((address & route.mask) == (route.destination & route.mask) &&
+            (!best || route.mask > best->mask))
+            best = &route;
+    }
+    return best;
+}
+
+} // namespace
 
 Result<void> checkAgentTarget(const engine::SocketAddress& address, const AgentEnvironment& env) {
     QHostAddress host(address.data());
@@ -43,6 +86,11 @@ Result<void> checkAgentTarget(const engine::SocketAddress& address, const AgentE
             QStringLiteral("LOADSCOPE_LAB_RANGE \"%1\" is not an address range").arg(env.labRange));
     if (!host.isInSubnet(range))
         return refuse(QStringLiteral("not in the lab's range %1").arg(env.labRange));
+    const AgentRoute* route = routeTo(host.toIPv4Address(), env.routes);
+    if (!route)
+        return refuse(QStringLiteral("no route to it in the agent's network namespace"));
+    if (route->device == QLatin1String("lo"))
+        return refuse(QStringLiteral("its route leaves by lo, not by a link into the lab"));
     return {};
 }
 

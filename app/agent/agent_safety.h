@@ -6,16 +6,26 @@
 #include <QString>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace loadscope::app {
+
+// One IPv4 route of the agent's network namespace, as /proc/self/net/route
+// lists it (addresses in host byte order).
+struct AgentRoute {
+    QString device;
+    uint32_t destination = 0;
+    uint32_t mask = 0;
+};
 
 // Where the agent runs, as far as its safety rule is concerned.
 struct AgentEnvironment {
     // LOADSCOPE_LAB_HOST_NETNS: the machine's own network namespace inode, set
     // by `loadscope-cli lab sandbox` for the agent it starts.
     std::optional<uint64_t> labHostNetns;
-    QString labRange;      // LOADSCOPE_LAB_RANGE, "10.213.0.0/16"
-    uint64_t ownNetns = 0; // inode of /proc/self/ns/net; 0 when unreadable
+    QString labRange;               // LOADSCOPE_LAB_RANGE, "10.213.0.0/16"
+    uint64_t ownNetns = 0;          // inode of /proc/self/ns/net; 0 when unreadable
+    std::vector<AgentRoute> routes; // the namespace's IPv4 routes that are up
 
     static AgentEnvironment current();
 };
@@ -23,8 +33,14 @@ struct AgentEnvironment {
 // Nothing when the agent may send load to `address`: loopback (127.0.0.0/8,
 // ::1) always; anything else only inside the lab, that is when
 // LOADSCOPE_LAB_HOST_NETNS is set, the agent's own network namespace is not
-// that one, and the address lies in LOADSCOPE_LAB_RANGE. Otherwise one line
-// naming the address and the rule it breaks.
+// that one, the address lies in LOADSCOPE_LAB_RANGE, and the namespace's most
+// specific route to it leaves by one of the namespace's own links (not `lo`):
+// the lab made every link of a namespace it created, so that route leads into
+// the lab. Otherwise one line naming the address and the rule it breaks.
+// The routes of /proc/self/net/route's text `table`: those flagged up, with
+// their device, destination and mask; lines that do not parse are skipped.
+std::vector<AgentRoute> parseRouteTable(const QByteArray& table);
+
 Result<void> checkAgentTarget(const engine::SocketAddress& address, const AgentEnvironment& env);
 
 } // namespace loadscope::app

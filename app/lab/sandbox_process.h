@@ -16,7 +16,8 @@ namespace loadscope::app::lab {
 
 // Runs `body` in a new sandbox and returns its exit status. The calling process forks a keeper
 // that unshares user, network, mount and PID namespaces (the caller's uid mapped to root inside:
-// as root the ids 0-65535 identically, else the caller's uid alone), and the keeper forks the
+// as root the ids 0-65535 identically, else the caller's uid and its /etc/subuid and /etc/subgid
+// ranges above it, or the caller's uid alone without them), and the keeper forks the
 // sandbox's init, which runs `body`. Both die with their parent (PR_SET_PDEATHSIG), and the PID
 // namespace takes every process started inside with its init, so a SIGKILL anywhere up the chain
 // leaves nothing running. SIGINT and SIGTERM sent to the caller are passed down as SIGTERM.

@@ -94,10 +94,10 @@ SweepPlan sweepPlanFromJson(const JsonReader& json);
 // distribution }, and, only while set, "threadCpus": [cpu], "pinned",
 // "connectionsOpened", "errorReplies": { "error", "clientError",
 // "serverError" }, "operationCounts": { name: replies } }. The keys other
-// than the distributions are the result schema's (result_schema.h). A distribution is {
-// "histogram": base64 of the engine's bytes } when measured (its summary is derived on load),
-// otherwise the printed summary { "minMs", "meanMs", "sdMs", "maxMs", "percentiles": { "99.9": ms }
-// }.
+// than the distributions are the result schema's (result_schema.h). A distribution is its
+// summary { "minMs", "meanMs", "sdMs", "maxMs", "percentiles": { "99.9": ms } } and, when
+// measured, "histogram": base64 of the engine's bytes beside it; on load the summary is held to
+// the histogram's header, and a measured one written without a summary has it derived.
 QJsonObject pointResultToJson(const PointResult& result);
 PointResult pointResultFromJson(const JsonReader& json);
 // The keys of a saved result that no result field or distribution uses.

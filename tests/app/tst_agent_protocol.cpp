@@ -16,6 +16,10 @@ using app::AgentMessage;
 
 namespace {
 
+// /proc/self/net/route's first line, naming its columns.
+const QByteArray kRouteHeader = QByteArrayLiteral(
+    "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n");
+
 engine::Histogram histogramOf(std::initializer_list<int64_t> values) {
     engine::Histogram histogram;
     for (int64_t value : values)
@@ -345,27 +349,61 @@ private Q_SLOTS:
         QTest::addColumn<QString>("address");
         QTest::addColumn<bool>("labSet");
         QTest::addColumn<bool>("sameNetns");
-        QTest::addColumn<QString>("refusal"); // empty: allowed
-        QTest::newRow("loopback") << "127.0.0.1" << false << false << QString();
-        QTest::newRow("loopback /8") << "127.45.6.7" << false << false << QString();
-        QTest::newRow("v6 loopback") << "::1" << false << false << QString();
-        QTest::newRow("no lab") << "10.213.0.2" << false << false
+        QTest::addColumn<QByteArray>("routeTable"); // as /proc/self/net/route
+        QTest::addColumn<QString>("refusal");       // empty: allowed
+        // A lab client's namespace, as `ip route` in it would list it:
+        // 10.213.0.0/24 dev wire0 and 10.213.4.0/24 via 10.213.0.1.
+        const QByteArray lab = kRouteHeader +
+                               "wire0\t0000D50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\n"
+                               "wire0\t0004D50A\t0100D50A\t0003\t0\t0\t0\t00FFFFFF\n";
+        QTest::newRow("loopback") << "127.0.0.1" << false << false << QByteArray() << QString();
+        QTest::newRow("loopback /8") << "127.45.6.7" << false << false << QByteArray() << QString();
+        QTest::newRow("v6 loopback") << "::1" << false << false << QByteArray() << QString();
+        QTest::newRow("no lab") << "10.213.0.2" << false << false << lab
                                 << "LOADSCOPE_LAB_HOST_NETNS is not set";
-        QTest::newRow("public, no lab") << "192.0.2.1" << false << false << "127.0.0.0/8 or ::1";
+        QTest::newRow("public, no lab")
+            << "192.0.2.1" << false << false << lab << "127.0.0.0/8 or ::1";
         QTest::newRow("host namespace")
-            << "10.213.0.2" << true << true << "machine's own network namespace";
-        QTest::newRow("in the lab") << "10.213.4.2" << true << false << QString();
+            << "10.213.0.2" << true << true << lab << "machine's own network namespace";
+        QTest::newRow("in the lab") << "10.213.4.2" << true << false << lab << QString();
         QTest::newRow("outside the range")
-            << "10.214.0.2" << true << false << "not in the lab's range 10.213.0.0/16";
+            << "10.214.0.2" << true << false << lab << "not in the lab's range 10.213.0.0/16";
+        QTest::newRow("no route") << "10.213.9.2" << true << false << lab
+                                  << "no route to it in the agent's network namespace";
+        QTest::newRow("no route table")
+            << "10.213.0.2" << true << false << QByteArray() << "no route to it";
+        // The more specific route decides: here a /32 through lo.
+        QTest::newRow("route by lo") << "10.213.4.2" << true << false
+                                     << lab + "lo\t0204D50A\t00000000\t0005\t0\t0\t0\tFFFFFFFF\n"
+                                     << "its route leaves by lo";
+        // A route that is down does not count, even when it is the most specific.
+        QTest::newRow("route down") << "10.213.9.2" << true << false
+                                    << lab + "wire0\t0009D50A\t00000000\t0000\t0\t0\t0\t00FFFFFF\n"
+                                    << "no route to it";
+    }
+
+    // The table's own parse: columns by position, hex in memory order, lines
+    // that do not parse skipped (the header, a truncated line).
+    void routeTableParse() {
+        const auto routes = app::parseRouteTable(
+            kRouteHeader + "wire0\t0000D50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\n"
+                           "eth9\tzz\t00000000\t0001\t0\t0\t0\t00FFFFFF\n"
+                           "wire0\t00000000\n");
+        QCOMPARE(routes.size(), size_t(1));
+        QCOMPARE(routes.at(0).device, QStringLiteral("wire0"));
+        QCOMPARE(routes.at(0).destination, 0x0AD50000u); // 10.213.0.0
+        QCOMPARE(routes.at(0).mask, 0xFFFFFF00u);        // /24
     }
 
     void safetyRule() {
         QFETCH(QString, address);
         QFETCH(bool, labSet);
         QFETCH(bool, sameNetns);
+        QFETCH(QByteArray, routeTable);
         QFETCH(QString, refusal);
         app::AgentEnvironment env;
         env.ownNetns = 4026531840u;
+        env.routes = app::parseRouteTable(routeTable);
         if (labSet) {
             env.labHostNetns = sameNetns ? env.ownNetns : env.ownNetns + 7;
             env.labRange = QStringLiteral("10.213.0.0/16");
