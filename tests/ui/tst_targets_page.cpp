@@ -7,9 +7,12 @@
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTest>
@@ -198,6 +201,26 @@ private Q_SLOTS:
         dialog->reject();
         QCOMPARE(targets().size(), size_t(2));
         QVERIFY(!m_document->isModified());
+    }
+
+    // The editor's whole width is in view for every protocol's form: the page
+    // gives the form what it needs rather than hiding its right edge (the
+    // certificate fields, the HTTP/2 options) behind a horizontal scroll bar.
+    void everyProtocolFormFitsItsWidth() {
+        auto* scroll = m_page->findChild<QScrollArea*>(QStringLiteral("targetEditorScroll"));
+        QVERIFY(scroll);
+        auto* protocol = m_page->editor()->findChild<QComboBox*>(QStringLiteral("protocolCombo"));
+        QVERIFY(protocol);
+        QVERIFY(protocol->count() >= 4);
+        for (int i = 0; i < protocol->count(); ++i) {
+            protocol->setCurrentIndex(i);
+            QTRY_VERIFY2(scroll->viewport()->width() >= m_page->editor()->minimumSizeHint().width(),
+                         qPrintable(QStringLiteral("%1: %2 px shown of a form %3 px wide")
+                                        .arg(protocol->currentText())
+                                        .arg(scroll->viewport()->width())
+                                        .arg(m_page->editor()->minimumSizeHint().width())));
+            QVERIFY(!scroll->horizontalScrollBar()->isVisible());
+        }
     }
 
 private:

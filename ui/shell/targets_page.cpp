@@ -5,6 +5,7 @@
 #include "ui/common/field_error.h"
 #include "ui/common/metric_tooltip.h"
 #include "ui/common/plural.h"
+#include "ui/common/vertical_scroll_area.h"
 #include "ui/shell/lab_targets_dialog.h"
 #include "ui/shell/target_editor.h"
 #include "ui/shell/target_table_model.h"
@@ -19,7 +20,6 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
-#include <QScrollArea>
 #include <QSplitter>
 #include <QTableView>
 #include <QToolButton>
@@ -45,11 +45,9 @@ TargetsPage::TargetsPage(app::SessionDocument* document, QWidget* parent)
     splitter->setChildrenCollapsible(false);
     splitter->addWidget(buildTargetList());
     m_editor = new TargetEditor(m_document);
-    auto* editorScroll = new QScrollArea;
-    editorScroll->setWidgetResizable(true);
-    editorScroll->setFrameShape(QFrame::NoFrame);
-    editorScroll->setWidget(m_editor);
-    editorScroll->setMinimumWidth(360);
+    auto* editorScroll = new VerticalScrollArea;
+    editorScroll->setObjectName(QStringLiteral("targetEditorScroll"));
+    editorScroll->setForm(m_editor);
     splitter->addWidget(editorScroll);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
