@@ -29,15 +29,16 @@ constexpr std::array<uint32_t, 256> kValues = makeValues();
 uint32_t valueOf(char16_t c) {
     return c < 256 ? kValues[c] : kInvalid;
 }
+uint32_t valueOf(unsigned char c) {
+    return kValues[c];
+}
 
-} // namespace
-
-std::optional<QByteArray> decodeCanonicalBase64(QStringView text) {
-    const qsizetype size = text.size();
+// One pass for UTF-16 text (a QString from Qt's JSON) and for Latin-1 bytes
+// (a histogram's text cut from a session file before the JSON is parsed).
+template <typename Char> std::optional<QByteArray> decodeCanonical(const Char* in, qsizetype size) {
     if (size == 0 || size % 4 != 0)
         return std::nullopt;
-    const char16_t* in = text.utf16();
-    const int padding = in[size - 1] != u'=' ? 0 : in[size - 2] != u'=' ? 1 : 2;
+    const int padding = in[size - 1] != '=' ? 0 : in[size - 2] != '=' ? 1 : 2;
     const qsizetype whole = padding == 0 ? size : size - 4; // quads without padding
     QByteArray out(size / 4 * 3 - padding, Qt::Uninitialized);
     auto* o = reinterpret_cast<unsigned char*>(out.data());
@@ -69,6 +70,16 @@ std::optional<QByteArray> decodeCanonicalBase64(QStringView text) {
     if ((seen & kInvalid) != 0 || stray != 0)
         return std::nullopt;
     return out;
+}
+
+} // namespace
+
+std::optional<QByteArray> decodeCanonicalBase64(QStringView text) {
+    return decodeCanonical(text.utf16(), text.size());
+}
+
+std::optional<QByteArray> decodeCanonicalBase64(QByteArrayView text) {
+    return decodeCanonical(reinterpret_cast<const unsigned char*>(text.data()), text.size());
 }
 
 std::optional<QByteArray> decodeBase64(QStringView text) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QByteArrayView>
 #include <QStringView>
 #include <optional>
 
@@ -17,5 +18,7 @@ std::optional<QByteArray> decodeBase64(QStringView text);
 // decodeBase64's own pass: nullopt for any text that is not canonical (then
 // empty, or with characters, padding or bits elsewhere than Loadscope writes).
 std::optional<QByteArray> decodeCanonicalBase64(QStringView text);
+// The same pass over Latin-1 bytes: a byte above 0x7f is outside the alphabet.
+std::optional<QByteArray> decodeCanonicalBase64(QByteArrayView text);
 
 } // namespace loadscope::app

@@ -119,13 +119,17 @@ void checkFigure(const JsonReader& json, QStringView key, std::optional<double> 
         json.failKey(key, QStringLiteral("does not match the histogram (%1 ms)").arg(*held));
 }
 
-void distributionFromJson(const JsonReader& json, LatencySummary* summary, QByteArray* histogram) {
+// `cut`: the histogram's bytes when its text was taken out before parsing
+// (cutHistograms(), session_file_split.h), the JSON holding "" in its place.
+void distributionFromJson(const JsonReader& json, LatencySummary* summary, QByteArray* histogram,
+                          const QByteArray* cut) {
     if (!json.has(u"histogram")) {
         figuresFromJson(json, summary);
         return;
     }
     const QString text = json.string(u"histogram");
-    std::optional<QByteArray> bytes = decodeBase64(text);
+    std::optional<QByteArray> bytes =
+        cut && text.isEmpty() ? std::optional<QByteArray>(*cut) : decodeBase64(text);
     if (!json.ok())
         return;
     if (!hasFigures(json)) {
@@ -235,7 +239,14 @@ QJsonObject unknownResultKeys(const QJsonObject& read) {
     return unknown;
 }
 
-PointResult pointResultFromJson(const JsonReader& json) {
+PointResult pointResultFromJson(const JsonReader& json, const std::vector<CutHistogram>& cut) {
+    const auto cutBytes = [&cut](bool inOperations, QStringView name) -> const QByteArray* {
+        for (const CutHistogram& histogram : cut) {
+            if (histogram.inOperations == inOperations && histogram.name == name)
+                return &histogram.bytes;
+        }
+        return nullptr;
+    };
     PointResult result;
     // The parents of nested keys ("errors/connect"), each looked up once per
     // result rather than once per field: a dozen objects, against some sixty
@@ -272,14 +283,16 @@ PointResult pointResultFromJson(const JsonReader& json) {
                                     &result.uncorrectedHistogram, &result.tlsHistogram};
         for (size_t i = 0; i < std::size(kLatencyKeys); ++i) {
             if (const auto distribution = latency->optionalObject(QStringView(kLatencyKeys[i])))
-                distributionFromJson(*distribution, summaries[i], histograms[i]);
+                distributionFromJson(*distribution, summaries[i], histograms[i],
+                                     cutBytes(false, QStringView(kLatencyKeys[i])));
         }
     }
     if (const auto operations = json.optionalObject(u"operations")) {
         for (const QString& name : operations->keys()) {
             LatencySummary summary;
             QByteArray histogram;
-            distributionFromJson(operations->object(name), &summary, &histogram);
+            distributionFromJson(operations->object(name), &summary, &histogram,
+                                 cutBytes(true, name));
             result.perOperation[name] = summary;
             if (!histogram.isEmpty())
                 result.perOperationHistograms[name] = histogram;

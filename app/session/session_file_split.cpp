@@ -1,5 +1,8 @@
 #include "app/session/session_file_split.h"
 
+#include "app/common/base64.h"
+
+#include <algorithm>
 #include <cstring>
 
 namespace loadscope::app {
@@ -186,6 +189,114 @@ std::optional<SessionFileSplit> splitSessionFile(QByteArrayView bytes) {
     split.rest.append(bytes.first(arrayOpen));
     split.rest.append(bytes.sliced(arrayClose));
     return split;
+}
+
+namespace {
+
+// Where the scan of one result is: each open object or array, and in an
+// object the key whose value is being read.
+struct Frame {
+    bool object = false;
+    bool expectingKey = false;
+    QByteArrayView key;
+};
+
+bool isGroup(QByteArrayView key) {
+    return key == QByteArrayView("latency") || key == QByteArrayView("operations");
+}
+
+// A string read at `frames` is a "histogram" value of a distribution.
+bool isHistogramValue(const std::vector<Frame>& frames) {
+    return frames.size() == 3 && frames[0].object && isGroup(frames[0].key) && frames[1].object &&
+           frames[2].object && !frames[2].expectingKey &&
+           frames[2].key == QByteArrayView("histogram");
+}
+
+// False when `key` is among `seen`; otherwise adds it.
+bool firstTime(std::vector<QByteArrayView>& seen, QByteArrayView key) {
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+        return false;
+    seen.push_back(key);
+    return true;
+}
+
+} // namespace
+
+std::optional<ResultWithoutHistograms> cutHistograms(QByteArrayView result) {
+    const char* const end = result.data() + result.size();
+    if (std::memchr(result.data(), '\\', size_t(result.size())))
+        return std::nullopt;
+    ResultWithoutHistograms cut;
+    std::vector<QByteArrayView> removed;
+    std::vector<Frame> frames;
+    frames.reserve(8);
+    std::vector<QByteArrayView> groupsSeen;
+    std::vector<QByteArrayView> distributionsSeen; // in the group being read
+    int histogramKeys = 0;                         // in the distribution being read
+    for (const char* at = result.data(); at < end; ++at) {
+        switch (*at) {
+        case '{':
+        case '[':
+            frames.push_back({*at == '{', *at == '{', {}});
+            if (frames.size() == 2)
+                distributionsSeen.clear();
+            else if (frames.size() == 3)
+                histogramKeys = 0;
+            break;
+        case '}':
+        case ']':
+            if (frames.empty())
+                return std::nullopt; // not one value: Qt's to refuse
+            frames.pop_back();
+            break;
+        case ',':
+            if (!frames.empty() && frames.back().object)
+                frames.back().expectingKey = true;
+            break;
+        case '"': {
+            const auto* close =
+                static_cast<const char*>(std::memchr(at + 1, '"', size_t(end - at - 1)));
+            if (!close)
+                return std::nullopt;
+            const QByteArrayView text(at + 1, close - at - 1);
+            at = close;
+            if (!frames.empty() && frames.back().expectingKey) {
+                frames.back().key = text;
+                frames.back().expectingKey = false;
+                const size_t depth = frames.size();
+                if (depth == 1 && isGroup(text) && !firstTime(groupsSeen, text))
+                    return std::nullopt;
+                if (depth == 2 && isGroup(frames[0].key) && !firstTime(distributionsSeen, text))
+                    return std::nullopt;
+                if (depth == 3 && isGroup(frames[0].key) && frames[1].object &&
+                    text == QByteArrayView("histogram") && ++histogramKeys > 1)
+                    return std::nullopt;
+            } else if (isHistogramValue(frames)) {
+                if (std::optional<QByteArray> bytes = decodeCanonicalBase64(text)) {
+                    cut.histograms.push_back({frames[0].key == QByteArrayView("operations"),
+                                              QString::fromUtf8(frames[1].key), std::move(*bytes)});
+                    removed.push_back(text);
+                }
+            }
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    if (removed.empty())
+        return std::nullopt; // nothing to gain
+    qsizetype removedBytes = 0;
+    for (QByteArrayView text : removed)
+        removedBytes += text.size();
+    cut.json.reserve(result.size() - removedBytes);
+    const char* from = result.data();
+    for (QByteArrayView text : removed) {
+        cut.json.append(QByteArrayView(from, text.data()));
+        from = text.data() + text.size();
+    }
+    cut.json.append(QByteArrayView(from, end));
+    return cut;
 }
 
 } // namespace loadscope::app

@@ -2,6 +2,7 @@
 
 #include <QByteArray>
 #include <QByteArrayView>
+#include <QString>
 #include <optional>
 #include <vector>
 
@@ -28,5 +29,31 @@ struct SessionFileSplit {
 };
 
 std::optional<SessionFileSplit> splitSessionFile(QByteArrayView bytes);
+
+// A stored histogram taken out of a result's text, decoded.
+struct CutHistogram {
+    bool inOperations = false; // in "operations", not "latency"
+    QString name;              // the distribution's key there ("total", an operation's name)
+    QByteArray bytes;
+};
+
+// A result's text with the base64 of its stored histograms taken out: those
+// strings are some 85 % of a result's bytes, and Qt's parser scanned each
+// byte of them, then the reader copied them to UTF-16 to decode them. Here
+// each is decoded straight from the file's bytes, and the text handed to Qt
+// holds "" in its place.
+struct ResultWithoutHistograms {
+    QByteArray json;
+    std::vector<CutHistogram> histograms;
+};
+
+// Cuts the value of every "histogram" key of an object in the result's
+// "latency" or "operations" that is canonical base64 (decodeCanonicalBase64).
+// Nullopt, and the text is to be parsed as it is, when the result holds a
+// backslash (the scan knows strings only without escapes) or repeats a key
+// it would cut under: then which copy Qt keeps would decide which histogram
+// is read. The scan does not judge the JSON: only base64 inside a string is
+// removed, so the text handed to Qt parses exactly when the result does.
+std::optional<ResultWithoutHistograms> cutHistograms(QByteArrayView result);
 
 } // namespace loadscope::app

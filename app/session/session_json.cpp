@@ -53,6 +53,23 @@ QJsonArray numberArray(const std::vector<double>& values) {
     return array;
 }
 
+// One result's JSON, and the histograms cut from its text before parsing.
+struct ParsedResult {
+    QJsonValue json;
+    std::vector<CutHistogram> cut;
+};
+
+// Null when a text does not parse to an object: the caller reads the file
+// whole, for the error Qt gives it.
+std::optional<QJsonValue> parseResultText(QByteArrayView text) {
+    QJsonParseError parseError;
+    const QJsonDocument document =
+        QJsonDocument::fromJson(QByteArray::fromRawData(text.data(), text.size()), &parseError);
+    if (parseError.error != QJsonParseError::NoError || !document.isObject())
+        return std::nullopt;
+    return QJsonValue(document.object());
+}
+
 // Where the results come from: the parsed file's array, or each result's own
 // JSON text (session_file_split.h), parsed on the thread that reads it.
 struct ResultsInput {
@@ -60,23 +77,28 @@ struct ResultsInput {
     const std::vector<QByteArrayView>* texts = nullptr;
 
     size_t size() const { return texts ? texts->size() : size_t(array->size()); }
-    // Null when a text does not parse to an object: the caller reads the
-    // file whole, for the error Qt gives it.
+    // A text's JSON as the file holds it.
     std::optional<QJsonValue> at(size_t i) const {
         if (!texts)
             return array->at(qsizetype(i));
-        const QByteArrayView text = (*texts)[i];
-        QJsonParseError parseError;
-        const QJsonDocument document =
-            QJsonDocument::fromJson(QByteArray::fromRawData(text.data(), text.size()), &parseError);
-        if (parseError.error != QJsonParseError::NoError || !document.isObject())
+        return parseResultText((*texts)[i]);
+    }
+    // For reading: a text's histograms cut out and decoded first, where they can be.
+    std::optional<ParsedResult> parsedAt(size_t i) const {
+        std::optional<ResultWithoutHistograms> cut =
+            texts ? cutHistograms((*texts)[i]) : std::nullopt;
+        std::optional<QJsonValue> json = cut ? parseResultText(cut->json) : at(i);
+        if (!json)
             return std::nullopt;
-        return QJsonValue(document.object());
+        return ParsedResult{std::move(*json),
+                            cut ? std::move(cut->histograms) : std::vector<CutHistogram>()};
     }
 };
 
 struct ReadResult {
-    QJsonValue json; // kept for a result set aside
+    // Kept for a result set aside; undefined (not null, QJsonValue's default)
+    // when not kept, a text's then parsed again.
+    QJsonValue json{QJsonValue::Undefined};
     std::optional<Result<PointResult>> result;
 };
 
@@ -91,16 +113,17 @@ std::optional<std::vector<ReadResult>> readResults(const ResultsInput& input,
     std::atomic<bool> unparsed{false};
     const auto readRange = [&](size_t begin, size_t end) {
         for (size_t i = begin; i < end && !unparsed.load(std::memory_order_relaxed); ++i) {
-            std::optional<QJsonValue> json = input.at(i);
-            if (!json) {
+            std::optional<ParsedResult> parsed = input.parsedAt(i);
+            if (!parsed) {
                 unparsed = true;
                 return;
             }
-            read[i].result.emplace(storedResultFromJson(*json, session));
+            read[i].result.emplace(storedResultFromJson(parsed->json, session, parsed->cut));
             // A text's JSON is let go as soon as it is read: kept, every
             // result's would stay in memory until the whole file is read.
-            if (!*read[i].result || input.array)
-                read[i].json = std::move(*json);
+            // (Its histograms are cut out: one set aside is parsed again.)
+            if (input.array)
+                read[i].json = std::move(parsed->json);
         }
     };
     constexpr size_t kPerThread = 256; // below this a thread costs more than it saves
@@ -114,12 +137,13 @@ std::optional<Result<Session>> readSession(const QJsonObject& root, const Result
 
 } // namespace
 
-Result<PointResult> storedResultFromJson(const QJsonValue& value, const Session& session) {
+Result<PointResult> storedResultFromJson(const QJsonValue& value, const Session& session,
+                                         const std::vector<CutHistogram>& cut) {
     if (!value.isObject())
         return makeError(ErrorCode::Format,
                          QStringLiteral("is %1, not an object").arg(jsonTypeName(value)));
     const JsonReader json(value.toObject());
-    PointResult result = pointResultFromJson(json);
+    PointResult result = pointResultFromJson(json, cut);
     if (!json.ok())
         return makeError(ErrorCode::Format, json.problemText());
     if (!session.findTarget(result.targetId))
@@ -451,7 +475,7 @@ std::optional<Result<Session>> readSession(const QJsonObject& root, const Result
                   : std::optional<std::vector<ReadResult>>(std::in_place);
     if (!read)
         return std::nullopt;
-    // A text parsed again: only a result repeating another's key lacks its JSON here.
+    // A text is parsed again, whole, for a result set aside: its JSON is not kept.
     const auto setAsideJson = [&](const ReadResult& kept) {
         return kept.json.isUndefined() && texts ? *texts->at(size_t(&kept - read->data()))
                                                 : kept.json;

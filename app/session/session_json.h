@@ -3,6 +3,7 @@
 #include "app/common/result.h"
 #include "app/session/json_reader.h"
 #include "app/session/session.h"
+#include "app/session/session_file_split.h"
 
 #include <QByteArrayView>
 #include <QJsonObject>
@@ -69,7 +70,8 @@ std::optional<Result<Session>> sessionFromSplitJson(const QJsonObject& rest,
 // ("durationSeconds is -0.002, expected above 0"): the types, a target of
 // `session`, the ranges (result_schema_ranges.h). An import checks what it
 // would store with it, so that it never saves a result loading refuses.
-Result<PointResult> storedResultFromJson(const QJsonValue& value, const Session& session);
+Result<PointResult> storedResultFromJson(const QJsonValue& value, const Session& session,
+                                         const std::vector<CutHistogram>& cut = {});
 
 // Keys of `read` that `savedAgain` (the object parsed from it, saved again)
 // lacks: what a newer Loadscope wrote that this one does not know.
@@ -99,7 +101,9 @@ SweepPlan sweepPlanFromJson(const JsonReader& json);
 // measured, "histogram": base64 of the engine's bytes beside it; on load the summary is held to
 // the histogram's header, and a measured one written without a summary has it derived.
 QJsonObject pointResultToJson(const PointResult& result);
-PointResult pointResultFromJson(const JsonReader& json);
+// `cut`: the histograms taken out of the result's text before it was parsed
+// (cutHistograms(), session_file_split.h), read where the JSON holds "".
+PointResult pointResultFromJson(const JsonReader& json, const std::vector<CutHistogram>& cut = {});
 // The keys of a saved result that no result field or distribution uses.
 QJsonObject unknownResultKeys(const QJsonObject& read);
 

@@ -1,10 +1,11 @@
 // The cut of a session file into its results (session_file_split.h): where it
 // cuts, what it refuses to cut, and that a file read through the cut is the
-// file saved.
+// file saved. The same for the histograms cut out of each result's text.
 #include "app/session/session_file.h"
 #include "app/session/session_file_split.h"
 #include "session_test_data.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
@@ -21,6 +22,10 @@ private Q_SLOTS:
     void cutFileReadsAsSaved_data();
     void cutFileReadsAsSaved();
     void syntaxErrorWinsOverRefusal();
+    void cutsTheHistogramsOfDistributions();
+    void uncertainResultsAreNotCut_data();
+    void uncertainResultsAreNotCut();
+    void resultSetAsideKeepsItsHistogram();
 };
 
 void TestSessionFileSplit::cutsAtEachResult() {
@@ -96,6 +101,79 @@ void TestSessionFileSplit::syntaxErrorWinsOverRefusal() {
              qPrintable(session.error().message));
     QVERIFY2(session.error().message.contains(QStringLiteral("at line %1, column").arg(line)),
              qPrintable(session.error().message));
+}
+
+void TestSessionFileSplit::cutsTheHistogramsOfDistributions() {
+    // Cut: canonical base64 under a distribution of "latency" or
+    // "operations". Kept: a "histogram" anywhere else, a string "histogram"
+    // that is a value, and a spelling only Qt's decoder accepts.
+    const QByteArray result =
+        "{\"histogram\": \"TWFu\", \"reported\": {\"x\": {\"histogram\": \"TWFu\"}},\n"
+        " \"latency\": {\"total\": {\"maxMs\": 1, \"histogram\" : \"TWFu\"},\n"
+        "   \"connect\": {\"histogram\": \"TWE\"},\n"
+        "   \"waiting\": {\"note\": \"histogram\", \"histogram\": [\"TWFu\"]}},\n"
+        " \"operations\": {\"get \xc3\xa9\": {\"histogram\": \"TQ==\"}}}";
+    const std::optional<ResultWithoutHistograms> cut = cutHistograms(result);
+    QVERIFY(cut);
+    QByteArray expected = result;
+    expected.replace("\"histogram\" : \"TWFu\"", "\"histogram\" : \"\"");
+    expected.replace("\"histogram\": \"TQ==\"", "\"histogram\": \"\"");
+    QCOMPARE(cut->json, expected);
+    QCOMPARE(cut->histograms.size(), size_t(2));
+    QCOMPARE(cut->histograms[0].inOperations, false);
+    QCOMPARE(cut->histograms[0].name, QStringLiteral("total"));
+    QCOMPARE(cut->histograms[0].bytes, QByteArray("Man"));
+    QCOMPARE(cut->histograms[1].inOperations, true);
+    QCOMPARE(cut->histograms[1].name, QStringLiteral("get \u00e9"));
+    QCOMPARE(cut->histograms[1].bytes, QByteArray("M"));
+}
+
+void TestSessionFileSplit::uncertainResultsAreNotCut_data() {
+    QTest::addColumn<QByteArray>("result");
+    QTest::newRow("a backslash") << QByteArray(
+        "{\"latency\": {\"total\": {\"histogram\": \"TWFu\"}}, \"firstError\": \"a \\\" b\"}");
+    QTest::newRow("latency twice")
+        << QByteArray("{\"latency\": {\"total\": {\"histogram\": \"TWFu\"}}, \"latency\": {}}");
+    QTest::newRow("a distribution twice") << QByteArray(
+        "{\"latency\": {\"total\": {\"histogram\": \"TWFu\"}, \"total\": {\"maxMs\": 1}}}");
+    QTest::newRow("histogram twice") << QByteArray(
+        "{\"operations\": {\"get\": {\"histogram\": \"TWFu\", \"histogram\": \"TQ==\"}}}");
+    QTest::newRow("nothing to cut")
+        << QByteArray("{\"latency\": {\"total\": {\"maxMs\": 1}}, \"histogram\": \"TWFu\"}");
+    QTest::newRow("a quote left open")
+        << QByteArray("{\"latency\": {\"total\": {\"histogram\": \"TWFu");
+}
+
+void TestSessionFileSplit::uncertainResultsAreNotCut() {
+    QFETCH(QByteArray, result);
+    QVERIFY(!cutHistograms(result));
+}
+
+void TestSessionFileSplit::resultSetAsideKeepsItsHistogram() {
+    // Read through the cut, a result set aside is written back with its
+    // histogram's text, not the "" the parser was handed.
+    const Session session = loadscope::test::twoTargetSession();
+    QJsonObject root = QJsonDocument::fromJson(serializeSession(session)).object();
+    QJsonArray results = root.value(QStringLiteral("results")).toArray();
+    QJsonObject first = results.at(0).toObject();
+    const QString histogram = first.value(QStringLiteral("latency"))
+                                  .toObject()
+                                  .value(QStringLiteral("total"))
+                                  .toObject()
+                                  .value(QStringLiteral("histogram"))
+                                  .toString();
+    QVERIFY(!histogram.isEmpty());
+    first.insert(QStringLiteral("target"), QStringLiteral("00000000-0000-0000-0000-000000000001"));
+    results.replace(0, first);
+    root.insert(QStringLiteral("results"), results);
+    const QByteArray bytes = QJsonDocument(root).toJson();
+    QVERIFY(splitSessionFile(bytes));
+    const Result<Session> read = parseSession(bytes, QStringLiteral("s.loadscope"));
+    QVERIFY2(read, qPrintable(read ? QString() : read.error().toString()));
+    QCOMPARE(read->results.size(), session.results.size() - 1);
+    QCOMPARE(read->setAside.size(), size_t(1));
+    QCOMPARE(read->setAside.front().json.toObject(), first);
+    QCOMPARE(read->results.front().totalHistogram, session.results.at(1).totalHistogram);
 }
 
 QTEST_GUILESS_MAIN(TestSessionFileSplit)

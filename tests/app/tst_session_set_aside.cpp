@@ -59,6 +59,7 @@ private Q_SLOTS:
     void brokenResultIsSetAside_data();
     void brokenResultIsSetAside();
     void setAsideResultIsSavedBack();
+    void repeatedResultIsSavedBack();
     void cliCommandsNameItAndGoOn_data();
     void cliCommandsNameItAndGoOn();
 };
@@ -143,6 +144,17 @@ void TestSessionSetAside::brokenResultIsSetAside() {
     others.erase(others.begin() + 3);
     QVERIFY(opened->results == others);
     QVERIFY(opened->targets == whole->targets);
+}
+
+void TestSessionSetAside::repeatedResultIsSavedBack() {
+    // Set aside only once every result was read (its key repeats another's):
+    // saved again, it is the result as it was, not null.
+    const QByteArray bytes = mutated(goodBytes(), QStringLiteral("results[3]"), goodResult(0));
+    const Result<Session> opened = parseSession(bytes, QStringLiteral("a.loadscope"));
+    QVERIFY(opened);
+    QCOMPARE(opened->setAside.size(), size_t(1));
+    QCOMPARE(opened->setAside.front().json, goodResult(0));
+    QCOMPARE(serializeSession(*opened), bytes);
 }
 
 void TestSessionSetAside::setAsideResultIsSavedBack() {
