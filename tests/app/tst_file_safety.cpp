@@ -93,6 +93,29 @@ private Q_SLOTS:
         QCOMPARE(byteSizeText(kMaxBodyFileBytes), QStringLiteral("1 GiB"));
     }
 
+    // A large file is read in parts on several threads: every byte lands
+    // where it belongs, whether the size is a multiple of the parts or not,
+    // and the cap still holds at the byte.
+    void largeFileReadsWhole_data() {
+        QTest::addColumn<qint64>("size");
+        QTest::newRow("40 MiB") << (qint64(40) << 20);
+        QTest::newRow("40 MiB and 3 bytes") << (qint64(40) << 20) + 3;
+    }
+    void largeFileReadsWhole() {
+        QFETCH(qint64, size);
+        QByteArray bytes(qsizetype(size), Qt::Uninitialized);
+        for (qsizetype i = 0; i < bytes.size(); ++i)
+            bytes[i] = char((i * 7 + i / 4093) & 0xff); // no run repeats at a power of two
+        const QString path = m_dir.filePath(QStringLiteral("large"));
+        writeBytes(path, bytes);
+        const Result<QByteArray> read = readRegularFile(path, size);
+        QVERIFY(read);
+        QVERIFY(*read == bytes);
+        const Result<QByteArray> refused = readRegularFile(path, size - 1);
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().code, ErrorCode::Format);
+    }
+
     // What each reader of a user's file gets: sessions (report, export, sweep,
     // the window), request bodies (-p, a target's body file), imported reports.
     void everyReaderRefusesDevicesFifosAndOversizedFiles_data() {

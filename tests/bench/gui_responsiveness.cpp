@@ -18,6 +18,7 @@
 //   gui_responsiveness [--concurrency N] [--seconds S] [--results N] [--open-only]
 //                      [--keep FILE] [--open FILE] [--read FILE]
 
+#include "app/common/checked_file_reader.h"
 #include "app/session/comparison.h"
 #include "app/session/session_document.h"
 #include "app/session/session_file.h"
@@ -262,10 +263,11 @@ void measureReadParts(const QString& path) {
         clock.restart();
     };
     clock.start();
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
+    // As the window's open reads it (session_file.cpp).
+    const app::Result<QByteArray> read = app::readRegularFile(path, app::kMaxSessionFileBytes);
+    if (!read)
         return;
-    const QByteArray bytes = file.readAll();
+    const QByteArray& bytes = *read;
     lap();
     const std::optional<app::SessionFileSplit> split = app::splitSessionFile(bytes);
     lap();
