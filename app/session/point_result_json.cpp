@@ -7,6 +7,7 @@
 
 #include <QJsonArray>
 #include <QSet>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -220,9 +221,10 @@ QJsonObject pointResultToJson(const PointResult& result) {
     return json;
 }
 
-QJsonObject unknownResultKeys(const QJsonObject& read) {
-    // By name rather than by saving each result again: that would encode
-    // every histogram of a large session once more on open.
+namespace {
+
+// The top-level keys a result's fields and distributions use.
+const QSet<QString>& knownResultKeys() {
     static const QSet<QString> known = [] {
         QSet<QString> keys{QStringLiteral("latency"), QStringLiteral("operations")};
         for (const ResultField& field : resultSchema()) {
@@ -231,12 +233,37 @@ QJsonObject unknownResultKeys(const QJsonObject& read) {
         }
         return keys;
     }();
+    return known;
+}
+
+} // namespace
+
+QJsonObject unknownResultKeys(const QJsonObject& read) {
+    // By name rather than by saving each result again: that would encode
+    // every histogram of a large session once more on open.
+    const QSet<QString>& known = knownResultKeys();
     QJsonObject unknown;
     for (auto it = read.begin(); it != read.end(); ++it) {
         if (!known.contains(it.key()))
             unknown.insert(it.key(), it.value());
     }
     return unknown;
+}
+
+bool areKnownResultKeys(const std::vector<QByteArrayView>& keys) {
+    // UTF-8 as written, sorted for a binary search: every key the schema
+    // names is plain ASCII.
+    static const std::vector<QByteArray> known = [] {
+        std::vector<QByteArray> sorted;
+        for (const QString& key : knownResultKeys())
+            sorted.push_back(key.toUtf8());
+        std::sort(sorted.begin(), sorted.end());
+        return sorted;
+    }();
+    return std::all_of(keys.begin(), keys.end(), [](QByteArrayView key) {
+        return std::binary_search(known.begin(), known.end(), key,
+                                  [](QByteArrayView a, QByteArrayView b) { return a < b; });
+    });
 }
 
 PointResult pointResultFromJson(const JsonReader& json, const std::vector<CutHistogram>& cut) {

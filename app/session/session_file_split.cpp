@@ -264,6 +264,8 @@ std::optional<ResultWithoutHistograms> cutHistograms(QByteArrayView result) {
                 frames.back().key = text;
                 frames.back().expectingKey = false;
                 const size_t depth = frames.size();
+                if (depth == 1)
+                    cut.keys.push_back(text);
                 if (depth == 1 && isGroup(text) && !firstTime(groupsSeen, text))
                     return std::nullopt;
                 if (depth == 2 && isGroup(frames[0].key) && !firstTime(distributionsSeen, text))

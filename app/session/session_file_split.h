@@ -45,6 +45,10 @@ struct CutHistogram {
 struct ResultWithoutHistograms {
     QByteArray json;
     std::vector<CutHistogram> histograms;
+    // The result's own keys as written, views into its text: when the
+    // schema knows them all, the result keeps no unknown fields, and no
+    // key of the parsed object need be copied to look it up.
+    std::vector<QByteArrayView> keys;
 };
 
 // Cuts the value of every "histogram" key of an object in the result's

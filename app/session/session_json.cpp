@@ -53,10 +53,10 @@ QJsonArray numberArray(const std::vector<double>& values) {
     return array;
 }
 
-// One result's JSON, and the histograms cut from its text before parsing.
+// One result's JSON, and what was cut from its text before parsing.
 struct ParsedResult {
     QJsonValue json;
-    std::vector<CutHistogram> cut;
+    std::optional<ResultWithoutHistograms> cut;
 };
 
 // Null when a text does not parse to an object: the caller reads the file
@@ -90,8 +90,7 @@ struct ResultsInput {
         std::optional<QJsonValue> json = cut ? parseResultText(cut->json) : at(i);
         if (!json)
             return std::nullopt;
-        return ParsedResult{std::move(*json),
-                            cut ? std::move(cut->histograms) : std::vector<CutHistogram>()};
+        return ParsedResult{std::move(*json), std::move(cut)};
     }
 };
 
@@ -118,7 +117,8 @@ std::optional<std::vector<ReadResult>> readResults(const ResultsInput& input,
                 unparsed = true;
                 return;
             }
-            read[i].result.emplace(storedResultFromJson(parsed->json, session, parsed->cut));
+            read[i].result.emplace(
+                storedResultFromJson(parsed->json, session, parsed->cut ? &*parsed->cut : nullptr));
             // A text's JSON is let go as soon as it is read: kept, every
             // result's would stay in memory until the whole file is read.
             // (Its histograms are cut out: one set aside is parsed again.)
@@ -138,19 +138,21 @@ std::optional<Result<Session>> readSession(const QJsonObject& root, const Result
 } // namespace
 
 Result<PointResult> storedResultFromJson(const QJsonValue& value, const Session& session,
-                                         const std::vector<CutHistogram>& cut) {
+                                         const ResultWithoutHistograms* cut) {
+    static const std::vector<CutHistogram> none;
     if (!value.isObject())
         return makeError(ErrorCode::Format,
                          QStringLiteral("is %1, not an object").arg(jsonTypeName(value)));
     const JsonReader json(value.toObject());
-    PointResult result = pointResultFromJson(json, cut);
+    PointResult result = pointResultFromJson(json, cut ? cut->histograms : none);
     if (!json.ok())
         return makeError(ErrorCode::Format, json.problemText());
     if (!session.findTarget(result.targetId))
         return makeError(ErrorCode::Format, QStringLiteral("target refers to no target"));
     if (auto inRange = checkResultRanges(result); !inRange)
         return inRange.error();
-    result.unknownFields = unknownResultKeys(value.toObject());
+    if (!cut || !areKnownResultKeys(cut->keys))
+        result.unknownFields = unknownResultKeys(value.toObject());
     return result;
 }
 
@@ -480,6 +482,7 @@ std::optional<Result<Session>> readSession(const QJsonObject& root, const Result
         return kept.json.isUndefined() && texts ? *texts->at(size_t(&kept - read->data()))
                                                 : kept.json;
     };
+    session.results.reserve(read->size());
     std::set<std::tuple<QUuid, int, double, int>> keys;
     for (qsizetype i = 0; i < qsizetype(read->size()) && json.ok(); ++i) {
         Result<PointResult>& result = *(*read)[size_t(i)].result;

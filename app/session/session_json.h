@@ -70,8 +70,9 @@ std::optional<Result<Session>> sessionFromSplitJson(const QJsonObject& rest,
 // ("durationSeconds is -0.002, expected above 0"): the types, a target of
 // `session`, the ranges (result_schema_ranges.h). An import checks what it
 // would store with it, so that it never saves a result loading refuses.
+// `cut`: what cutHistograms() took from the result's text before it was parsed.
 Result<PointResult> storedResultFromJson(const QJsonValue& value, const Session& session,
-                                         const std::vector<CutHistogram>& cut = {});
+                                         const ResultWithoutHistograms* cut = nullptr);
 
 // Keys of `read` that `savedAgain` (the object parsed from it, saved again)
 // lacks: what a newer Loadscope wrote that this one does not know.
@@ -106,5 +107,8 @@ QJsonObject pointResultToJson(const PointResult& result);
 PointResult pointResultFromJson(const JsonReader& json, const std::vector<CutHistogram>& cut = {});
 // The keys of a saved result that no result field or distribution uses.
 QJsonObject unknownResultKeys(const QJsonObject& read);
+// Whether every one of a result's keys, as written in its text, is one the
+// result fields or distributions use: then unknownResultKeys() is empty.
+bool areKnownResultKeys(const std::vector<QByteArrayView>& keys);
 
 } // namespace loadscope::app

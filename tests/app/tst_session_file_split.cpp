@@ -3,6 +3,7 @@
 // file saved. The same for the histograms cut out of each result's text.
 #include "app/session/session_file.h"
 #include "app/session/session_file_split.h"
+#include "app/session/session_json.h"
 #include "session_test_data.h"
 
 #include <QJsonArray>
@@ -26,6 +27,7 @@ private Q_SLOTS:
     void uncertainResultsAreNotCut_data();
     void uncertainResultsAreNotCut();
     void resultSetAsideKeepsItsHistogram();
+    void unknownKeysOfACutResultAreKept();
 };
 
 void TestSessionFileSplit::cutsAtEachResult() {
@@ -174,6 +176,31 @@ void TestSessionFileSplit::resultSetAsideKeepsItsHistogram() {
     QCOMPARE(read->setAside.size(), size_t(1));
     QCOMPARE(read->setAside.front().json.toObject(), first);
     QCOMPARE(read->results.front().totalHistogram, session.results.at(1).totalHistogram);
+}
+
+void TestSessionFileSplit::unknownKeysOfACutResultAreKept() {
+    // The cut lists the result's own keys; one the schema does not know is
+    // kept and saved again, as a whole parse keeps it.
+    const Session session = loadscope::test::twoTargetSession();
+    QJsonObject root = QJsonDocument::fromJson(serializeSession(session)).object();
+    QJsonArray results = root.value(QStringLiteral("results")).toArray();
+    QJsonObject first = results.at(0).toObject();
+    first.insert(QStringLiteral("fromANewerVersion"), QJsonObject{{QStringLiteral("a"), 1}});
+    results.replace(0, first);
+    root.insert(QStringLiteral("results"), results);
+    const QByteArray bytes = QJsonDocument(root).toJson();
+    const std::optional<SessionFileSplit> split = splitSessionFile(bytes);
+    QVERIFY(split);
+    const std::optional<ResultWithoutHistograms> cut = cutHistograms(split->results.front());
+    QVERIFY(cut);
+    QVERIFY(!areKnownResultKeys(cut->keys));
+    QVERIFY(areKnownResultKeys(cutHistograms(split->results.back())->keys));
+    const Result<Session> read = parseSession(bytes, QStringLiteral("s.loadscope"));
+    QVERIFY2(read, qPrintable(read ? QString() : read.error().toString()));
+    QCOMPARE(read->results.front().unknownFields.keys(),
+             QStringList{QStringLiteral("fromANewerVersion")});
+    QVERIFY(read->results.back().unknownFields.isEmpty());
+    QCOMPARE(QJsonDocument::fromJson(serializeSession(*read)), QJsonDocument(root));
 }
 
 QTEST_GUILESS_MAIN(TestSessionFileSplit)
