@@ -65,9 +65,10 @@ ComparePage::ComparePage(app::SessionDocument* document, QWidget* parent)
                           false})) {
     m_rebuildTimer = new QTimer(this);
     m_rebuildTimer->setSingleShot(true);
-    // A few milliseconds: a burst of edits (an import, a reset with its two
-    // signals) becomes one rebuild.
-    m_rebuildTimer->setInterval(15);
+    // The next turn of the event loop: the signals of one burst of edits (an
+    // import, a reset with its two signals) come in one turn and make one
+    // rebuild. Waiting longer only delayed every chart of an opened session.
+    m_rebuildTimer->setInterval(0);
     connect(m_rebuildTimer, &QTimer::timeout, this, &ComparePage::rebuild);
 
     createControls();
