@@ -168,9 +168,23 @@ void LoadWorker::setWriteInterest(Connection& c, bool wanted) {
     if (c.wantWrite == wanted || c.fd < 0)
         return;
     c.wantWrite = wanted;
+    if (c.state == Connection::State::Open)
+        m_blockedSends += wanted ? 1 : -1;
     // An unwatched connection gets the new events when setWatched adds it back.
     if (c.watched)
         controlEpoll(c, EPOLL_CTL_MOD);
+}
+
+void LoadWorker::setState(Connection& c, Connection::State state) {
+    using State = Connection::State;
+    const auto settingUp = [](State s) {
+        return s == State::Connecting || s == State::Handshaking;
+    };
+    m_settingUp += int(settingUp(state)) - int(settingUp(c.state));
+    // An open connection that wants to write has a send the socket refused.
+    if (c.wantWrite)
+        m_blockedSends += int(state == State::Open) - int(c.state == State::Open);
+    c.state = state;
 }
 
 void LoadWorker::setWatched(Connection& c, bool watched) {

@@ -21,6 +21,8 @@ struct epoll_event;
 
 namespace loadscope::engine::detail {
 
+enum class ConnectionState : uint8_t; // LoadWorker::Connection::State
+
 // One worker thread: an epoll loop over a fixed share of the connections.
 class LoadWorker {
 public:
@@ -65,9 +67,13 @@ private:
     void waitForSchedule(Connection& c);
     void dispatchDue(int64_t now);
     void armScheduleTimer(int64_t now);
+    // After dispatchDue: whether the next wait sleeps to the schedule's next
+    // due time through any responses (m_sleepUntilNs), or waits in epoll_wait.
+    void planScheduleWake(int64_t now);
     void finishSchedule(int64_t now);
     // epoll_wait; at a fixed rate, also the time the loop spent in it.
     int waitForEvents(epoll_event* events, int maxEvents, int timeoutMs);
+    int waitOnce(epoll_event* events, int maxEvents, int timeoutMs);
     void openConnection(Connection& c, int64_t now);
     void onConnected(Connection& c, int64_t now);
     // The connection is ready for requests (connected, and TLS done when used).
@@ -82,6 +88,9 @@ private:
     // Reads the clock after each recv; `peerClosing`: the event said the
     // peer closed or failed, so it reads on to the end of the stream.
     void onReadable(Connection& c, bool peerClosing);
+    // When the data of a stamped read arrived, on the loop's clock: the
+    // kernel's receive time `arrivedRealNs`, no later than `now`.
+    static int64_t arrivalNs(Connection& c, int64_t now, int64_t arrivedRealNs);
     // Handles the result `n` of one recv into m_readBuffer; false when the
     // connection has nothing more to read now (drained, closed or failed).
     bool onReceived(Connection& c, ssize_t n, int error, int64_t now);
@@ -111,6 +120,7 @@ private:
     void setWatched(Connection& c, bool watched);
     // epoll_ctl with the connection's current events; true when it succeeded.
     bool controlEpoll(Connection& c, int operation);
+    void setState(Connection& c, ConnectionState state);
     void closeSocket(Connection& c); // and marks the connection Closed
     void queueOpen(Connection& c, int64_t at);
     void openQueued(int64_t now);
@@ -136,7 +146,17 @@ private:
     std::optional<ArrivalSchedule> m_schedule;
     double m_rate = 0; // this worker's share of spec.rate
     int m_scheduleTimer = -1;
-    int64_t m_scheduleTimerAtNs = 0;   // what it was last armed for
+    int64_t m_scheduleTimerAtNs = 0; // what it was last armed for
+    // Plain kept-alive connections at a fixed rate read with SO_TIMESTAMPNS:
+    // a response's time is when the kernel received it, however much later
+    // it is read. So while a connection waits idle for the next due time,
+    // the loop sleeps until then (m_sleepUntilNs, 0 when it does not) and
+    // reads what arrived meanwhile as it wakes: one wake-up per due time
+    // instead of another for every response (see planScheduleWake).
+    bool m_stampedReceives = false;
+    int64_t m_sleepUntilNs = 0;
+    int32_t m_settingUp = 0;           // connections Connecting or Handshaking
+    int32_t m_blockedSends = 0;        // open connections waiting to write (EAGAIN)
     std::deque<Connection*> m_idle;    // open, with room for a request, none due
     uint64_t m_maxBacklog = 0;         // inside the measured stretch
     uint64_t m_dispatched = 0;         // due requests sent from idle connections, measured

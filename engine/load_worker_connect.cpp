@@ -28,8 +28,12 @@ void LoadWorker::openConnection(Connection& c, int64_t now) {
     }
     const int one = 1;
     ::setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    // Each read then carries the time its data arrived (see m_stampedReceives).
+    c.stampedReceives =
+        m_stampedReceives && ::setsockopt(c.fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one) == 0;
+    m_stampedReceives = c.stampedReceives;
     c.connectStartNs = readClock();
-    c.state = Connection::State::Connecting;
+    setState(c, Connection::State::Connecting);
     if (::connect(c.fd, m_spec.target.data(), m_spec.target.length) != 0 && errno != EINPROGRESS) {
         failConnect(c, now, errno);
         return;
@@ -45,7 +49,7 @@ void LoadWorker::onConnected(Connection& c, int64_t now) {
         failConnect(c, now, error);
         return;
     }
-    c.state = Connection::State::Open;
+    setState(c, Connection::State::Open);
     c.everConnected = true;
     c.connectNs = now - c.connectStartNs;
     m_shared.everConnected.store(true, std::memory_order_relaxed);
@@ -112,7 +116,7 @@ void LoadWorker::closeSocket(Connection& c) {
         c.fd = -1;
         c.watched = false;
     }
-    c.state = Connection::State::Closed;
+    setState(c, Connection::State::Closed);
 }
 
 void LoadWorker::dropConnection(Connection& c, int64_t now, bool retryInFlight) {

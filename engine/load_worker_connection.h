@@ -24,12 +24,14 @@ inline constexpr int64_t kReconnectBackoffNs = 10'000'000;
 inline constexpr size_t kReadBufferBytes = 64 * 1024; // LoadWorker::m_readBuffer
 inline constexpr int kWaitMs = 10; // bounds how late a cancel or a deadline is noticed
 
+enum class ConnectionState : uint8_t { Closed, Connecting, Handshaking, Open };
+
 struct LoadWorker::Connection {
-    enum class State : uint8_t { Closed, Connecting, Handshaking, Open };
+    using State = ConnectionState;
 
     uint32_t index = 0;
     int fd = -1;
-    State state = State::Closed;
+    State state = State::Closed; // set by LoadWorker::setState, which keeps its counts
     std::unique_ptr<ProtocolSession> session;
     MultiplexedSession* mux = nullptr; // session->multiplexed(): read by stream, not in order
     std::unique_ptr<TlsSession> tls;   // https: reads and writes go through it
@@ -43,9 +45,10 @@ struct LoadWorker::Connection {
     bool watched = false; // in the epoll set (see setWatched)
     bool everConnected = false;
     bool queuedForOpen = false;
-    bool blockingReads = false; // recv without MSG_DONTWAIT blocks, at most kWaitMs
-    uint32_t responses = 0;     // on this connection
-    uint32_t retries = 0;       // requests to send again after the peer closed a reused connection
+    bool blockingReads = false;   // recv without MSG_DONTWAIT blocks, at most kWaitMs
+    bool stampedReceives = false; // SO_TIMESTAMPNS: reads say when their data arrived
+    uint32_t responses = 0;       // on this connection
+    uint32_t retries = 0; // requests to send again after the peer closed a reused connection
     uint32_t retriesBudgeted = 0; // how many of them drew on a counted run's budget
     bool reserved = false; // a request claimed before connecting, for which the connection opens
     bool reservedBudgeted = false;

@@ -5,19 +5,71 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
+#include <ctime>
 #include <sys/socket.h>
 
 namespace loadscope::engine::detail {
 
+namespace {
+
+int64_t realtimeNs() {
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// recv that also returns the kernel's receive time of the data read
+// (CLOCK_REALTIME; 0 when the read carried none).
+ssize_t receiveStamped(int fd, char* buffer, size_t size, int64_t& arrivedRealNs) {
+    iovec part{buffer, size};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+    msghdr message{};
+    message.msg_iov = &part;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    const ssize_t n = ::recvmsg(fd, &message, MSG_DONTWAIT);
+    arrivedRealNs = 0;
+    if (n <= 0)
+        return n;
+    for (cmsghdr* m = CMSG_FIRSTHDR(&message); m; m = CMSG_NXTHDR(&message, m)) {
+        if (m->cmsg_level == SOL_SOCKET && m->cmsg_type == SCM_TIMESTAMPNS) {
+            timespec at{};
+            std::memcpy(&at, CMSG_DATA(m), sizeof at);
+            arrivedRealNs = int64_t(at.tv_sec) * 1'000'000'000 + at.tv_nsec;
+        }
+    }
+    return n;
+}
+
+} // namespace
+
+int64_t LoadWorker::arrivalNs(Connection& c, int64_t now, int64_t arrivedRealNs) {
+    // The stamp's age on its own clock, read right after the loop's: no
+    // offset between the clocks to keep, and a step of the wall clock can
+    // only land between the two reads. Nothing answers before the oldest
+    // request outstanding went out.
+    const int64_t age = realtimeNs() - arrivedRealNs;
+    const int64_t earliest = c.count > 0 ? std::min(c.front().sentNs, now) : now;
+    return std::clamp(now - age, earliest, now);
+}
+
 void LoadWorker::onReadable(Connection& c, bool peerClosing) {
     for (;;) {
-        const ssize_t n = c.tls ? c.tls->read(m_readBuffer.get(), kReadBufferBytes)
-                                : ::recv(c.fd, m_readBuffer.get(), kReadBufferBytes, MSG_DONTWAIT);
+        int64_t arrivedRealNs = 0;
+        const ssize_t n =
+            c.tls ? c.tls->read(m_readBuffer.get(), kReadBufferBytes)
+            : c.stampedReceives
+                ? receiveStamped(c.fd, m_readBuffer.get(), kReadBufferBytes, arrivedRealNs)
+                : ::recv(c.fd, m_readBuffer.get(), kReadBufferBytes, MSG_DONTWAIT);
         const int error = errno;
         if (n < 0 && error == EINTR)
             continue;
-        // The clock of this read: the completion and first-byte time of what it holds.
-        if (!onReceived(c, n, error, readClock()))
+        // The completion and first-byte time of what this read holds: when
+        // it arrived if the kernel says so, else the clock of the read.
+        const int64_t now = readClock();
+        if (!onReceived(c, n, error, arrivedRealNs > 0 ? arrivalNs(c, now, arrivedRealNs) : now))
             return;
         // A short read on a stream socket means no byte is queued. A close or
         // an error the peer already sent is still to be read, and an

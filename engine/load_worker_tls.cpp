@@ -14,7 +14,7 @@ void LoadWorker::startHandshake(Connection& c, int64_t now) {
         return;
     }
     c.tls = std::make_unique<TlsSession>(ssl);
-    c.state = Connection::State::Handshaking;
+    setState(c, Connection::State::Handshaking);
     c.handshakeStartNs = now;
     continueHandshake(c, now);
 }
@@ -37,7 +37,7 @@ void LoadWorker::continueHandshake(Connection& c, int64_t now) {
     // call that began it, long after the `now` it was given.
     now = readClock();
     c.tlsNs = now - c.handshakeStartNs;
-    c.state = Connection::State::Open;
+    setState(c, Connection::State::Open);
     m_recorder.handshake(c.tlsNs, c.tls->resumed(), now, c.tls->protocol(), c.tls->cipher());
     if (alpnRefused(c, now))
         return;

@@ -222,14 +222,21 @@ private Q_SLOTS:
         QTest::addColumn<int>("concurrency");
         QTest::addColumn<int>("seconds");
         QTest::addColumn<double>("cpuShare"); // the most of the run its thread may be on a CPU
-        QTest::newRow("1k/s") << 1000.0 << 4 << 1 << 0.5;
-        QTest::newRow("50/s, gaps longer than the tick") << 50.0 << 2 << 2 << 0.1;
+        // Sends due within 0.5 ms of each other may share a wake-up, at the
+        // last of their times: the first of three at 4k/s goes out 0.5 ms
+        // late, the median one 0.25 ms (the engine's documented bound).
+        QTest::addColumn<double>("batchingNs");
+        QTest::newRow("1k/s") << 1000.0 << 4 << 1 << 0.5 << 0.0;
+        QTest::newRow("4k/s, three sends to a wake-up") << 4000.0 << 16 << 1 << 0.5 << 250'000.0;
+        QTest::newRow("50/s, gaps longer than the tick") << 50.0 << 2 << 2 << 0.1 << 0.0;
     }
     void withoutAStallBothLatenciesAgree() {
         QFETCH(double, rate);
         QFETCH(int, concurrency);
         QFETCH(int, seconds);
         QFETCH(double, cpuShare);
+        QFETCH(double, batchingNs);
+        const double batching = batchingNs;
         if (kInstrumented)
             QSKIP("latency figures are not meaningful in a sanitizer build");
         FixedDelayServer server({1ms, 100, 0, 0});
@@ -271,8 +278,12 @@ private Q_SLOTS:
         qInfo("%s", qPrintable(what));
         QVERIFY2(corrected >= uncorrected, qPrintable(what));
         QVERIFY2(r.total.min() >= r.uncorrected.min(), qPrintable(what));
+        // The server answers 1 ms after a request arrived: no response,
+        // whenever the client read it, arrived sooner after its send.
+        QVERIFY2(r.uncorrected.min() >= 1'000'000, qPrintable(what));
         const double share = strictTiming() ? 0.05 : 0.2;
-        QVERIFY2(corrected - uncorrected <= share * uncorrected + wake, qPrintable(what));
+        QVERIFY2(corrected - uncorrected <= share * uncorrected + wake + batching,
+                 qPrintable(what));
         const double expected = rate * seconds;
         QVERIFY2(std::abs(double(r.complete) - expected) <= 1 + share * expected, qPrintable(what));
         QVERIFY2(r.clientCpuSeconds < cpuShare * r.durationSeconds, qPrintable(what));
