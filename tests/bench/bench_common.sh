@@ -112,13 +112,15 @@ bench_start_fixed_delay_server() {
 bench_run() {
   local name=$1
   shift
-  /usr/bin/time -f '%U %S %M' -o "$work/time" "$@" >"$work/out" 2>"$work/err" || {
+  /usr/bin/time -f '%U %S %M %w' -o "$work/time" "$@" >"$work/out" 2>"$work/err" || {
     echo "$name failed:" >&2; tail -5 "$work/err" >&2; exit 1; }
 }
 
-# CPU seconds (user + sys) and peak RSS in KiB of the last bench_run.
+# CPU seconds (user + sys), peak RSS in KiB and voluntary context switches
+# (the process's waits, its threads together) of the last bench_run.
 bench_cpu_seconds() { awk '{print $1 + $2}' "$work/time"; }
 bench_peak_rss_kib() { awk '{print $3}' "$work/time"; }
+bench_voluntary_switches() { awk '{print $4}' "$work/time"; }
 
 # bench_json_number KEY: the number after "KEY": in loadscope-cli's --json
 # output of the last bench_run.

@@ -5,7 +5,8 @@
 # arrived. Prints each tool's corrected p50 minus the true delay (what the
 # client's timers and loop add: wrk2's timers have millisecond granularity)
 # and its CPU per request (user + sys of the tool's process over the
-# requests the server answered), and Loadscope's ratios to wrk2's. Goal:
+# requests the server answered), its voluntary context switches per request
+# (how often it slept and was woken), and Loadscope's ratios to wrk2's. Goal:
 # Loadscope's p50 - D no larger than wrk2's, its CPU per request no more.
 #
 #   tests/bench/rate_vs_wrk2.sh [path/to/loadscope-cli]
@@ -30,7 +31,7 @@ bench_require "build the release preset; /work/shared/peers/build-peers.sh build
 bench_raise_fd_limit
 bench_setup
 
-# run TOOL RATE: prints "p50_ms cpu_seconds answered"
+# run TOOL RATE: prints "p50_ms cpu_seconds answered voluntary_switches"
 run() {
   local tool=$1 rate=$2 url p50
   bench_start_fixed_delay_server "$server" $((delay_ms * 1000))
@@ -45,20 +46,21 @@ run() {
       p50=$(bench_to_ms "$(awk '$1 == "50.000%" {print $2; exit}' "$work/out")") ;;
   esac
   bench_stop "$server_pid"
-  echo "$p50 $(bench_cpu_seconds) $(awk '/^answered/ {print $2}' "$work/server.out")"
+  echo "$p50 $(bench_cpu_seconds) $(awk '/^answered/ {print $2}' "$work/server.out") $(bench_voluntary_switches)"
 }
 
 echo "fixed_delay_server: each answer ${delay_ms} ms after its request arrived; -c ${connections}, one client thread, ${seconds} s per run"
-printf '%-10s %7s %6s %12s %16s %10s\n' tool rate round "p50-D (ms)" "CPU us/request" answered
+printf '%-10s %7s %6s %12s %16s %10s %18s\n' tool rate round "p50-D (ms)" "CPU us/request" answered "switches/request"
 summary=()
 for rate in $rates; do
   for round in $(seq "$rounds"); do
     declare -A err cpu
     for tool in loadscope wrk2; do
-      read -r p50 seconds_cpu answered < <(run "$tool" "$rate")
+      read -r p50 seconds_cpu answered switches < <(run "$tool" "$rate")
       err[$tool]=$(awk -v v="$p50" -v d="$delay_ms" 'BEGIN {printf "%.3f", v - d}')
       cpu[$tool]=$(awk -v c="$seconds_cpu" -v n="$answered" 'BEGIN {printf "%.2f", (n > 0 ? c * 1e6 / n : 0)}')
-      printf '%-10s %7s %6s %12s %16s %10s\n' "$tool" "$rate" "$round" "${err[$tool]}" "${cpu[$tool]}" "$answered"
+      printf '%-10s %7s %6s %12s %16s %10s %18s\n' "$tool" "$rate" "$round" "${err[$tool]}" "${cpu[$tool]}" "$answered" \
+        "$(awk -v s="$switches" -v n="$answered" 'BEGIN {printf "%.2f", (n > 0 ? s / n : 0)}')"
     done
     summary+=("rate $rate round $round: (p50-D) loadscope/wrk2 = $(bench_ratio "${err[loadscope]}" "${err[wrk2]}"), CPU/request loadscope/wrk2 = $(bench_ratio "${cpu[loadscope]}" "${cpu[wrk2]}")")
     unset err cpu
