@@ -31,6 +31,8 @@ std::optional<std::string> validateLoadSpec(const LoadSpec& spec) {
         return "warm-up cannot be negative";
     if (!(spec.rate >= 0) || spec.rate > 1e9)
         return "the rate must be between 0 and 1e9 requests/s";
+    if (spec.timerSlack.count() < 0 || spec.timerSlack > std::chrono::milliseconds(1))
+        return "the timer slack must be between 0 and 1 ms";
     if (spec.rate > 0 && spec.protocol->isStream())
         return "a stream test has no requests to send at a rate";
     for (int cpu : spec.cpus)

@@ -48,12 +48,19 @@ struct LoadSpec {
     // loop, each connection sends its next request when the previous answer arrives.
     double rate = 0;
     Arrival arrival = Arrival::Constant;
+    // At a fixed rate, requests due within this long of the next share one
+    // wake-up of the worker, at the last of their times: none goes out early,
+    // none more than this late (the corrected latency counts it). 0: one
+    // wake-up per due time, each request sent at its own time. A wake-up
+    // costs more CPU than the request it sends, so a high rate per thread
+    // trades this much precision for fewer of them (wrk2's tick: 1 ms).
+    Nanoseconds timerSlack{0};
 
     // Whose CPU time is the server's over the measured window (RunResult::cpu);
     // empty: the server's CPU is not measured.
     ServerCpuSource serverCpu;
     bool sampleCpu = true; // read /proc/stat at the measured window's two ends
-    TlsSpec tls; // https: each connection does a TLS handshake before its first request
+    TlsSpec tls;           // https: each connection does a TLS handshake before its first request
 };
 
 // One line describing what is wrong with `spec`, or nullopt when it can run.

@@ -26,13 +26,6 @@ constexpr double kCpuLoadSaturated = 0.95;
 // waiting in epoll_wait, a client that is slow (or not given the CPU) holds it.
 constexpr double kHeldShareSaturated = 0.10;
 constexpr uint64_t kDispatchesToJudge = 100;
-// While the loop sleeps through responses, the requests due within this
-// long of the next one share its wake-up, at the last of their times: none
-// goes out early, none more than this late (plus the wake-up's own delay),
-// and at 4000/s three share each wake-up, a third of the wake-ups (each one
-// costs more CPU here than the request's sendto and recvmsg together).
-// wrk2's millisecond tick makes the same trade with twice the bound.
-constexpr int64_t kSendSlackNs = 500'000;
 
 } // namespace
 
@@ -175,9 +168,11 @@ void LoadWorker::planScheduleWake(int64_t now) {
     const int64_t at = m_schedule->nextNs();
     if (m_stampedReceives && at > now && !m_idle.empty() && m_toOpen.empty() && m_settingUp == 0 &&
         m_blockedSends == 0) {
-        // The loop's tick still comes round (kWaitMs), and the measured
-        // stretch's bounds are kept to the moment.
-        int64_t until = std::min(m_schedule->lastAtOrBefore(at + kSendSlackNs),
+        // The requests due within LoadSpec::timerSlack of the next one share
+        // its wake-up, at the last of their times. The loop's tick still
+        // comes round (kWaitMs), and the measured stretch's bounds are kept
+        // to the moment.
+        int64_t until = std::min(m_schedule->lastAtOrBefore(at + m_spec.timerSlack.count()),
                                  now + int64_t(kWaitMs) * 1'000'000);
         for (const int64_t bound : {m_shared.measureStartNs, m_shared.deadlineNs})
             if (bound > now)

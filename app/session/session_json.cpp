@@ -296,6 +296,8 @@ QJsonObject sweepPlanToJson(const SweepPlan& plan) {
         json.insert(QStringLiteral("rateConnections"), plan.rateConnections);
         json.insert(QStringLiteral("arrival"), arrivalId(plan.arrival));
     }
+    if (plan.timerSlackUs > 0)
+        json.insert(QStringLiteral("timerSlackUs"), plan.timerSlackUs);
     // Only when set: a plan without one saves as it always did.
     if (plan.precisionPercent > 0) {
         json.insert(QStringLiteral("precisionPercent"), plan.precisionPercent);
@@ -339,6 +341,7 @@ SweepPlan sweepPlanFromJson(const JsonReader& json) {
     }
     plan.rateConnections =
         int(json.integer(u"rateConnections", 1, kMaxConcurrency, plan.rateConnections));
+    plan.timerSlackUs = int(json.integer(u"timerSlackUs", 0, kMaxTimerSlackUs, 0));
     const QString arrival = json.string(u"arrival", arrivalId(plan.arrival));
     if (const auto known = arrivalFromId(arrival))
         plan.arrival = *known;

@@ -51,6 +51,10 @@ struct SweepPlan {
     std::vector<double> rateLevels{1000, 2000, 5000};
     int rateConnections = 10;
     engine::Arrival arrival = engine::Arrival::Constant;
+    // At a fixed rate: how late a request may go out to share a wake-up
+    // with the ones due after it (engine::LoadSpec::timerSlack), in µs,
+    // 0 to kMaxTimerSlackUs; 0: each request at its own time.
+    int timerSlackUs = 0;
     PointLimit limit = PointLimit::Duration;
     uint64_t requestsPerPoint = 10'000; // when limit == Requests
     double durationSeconds = 10;        // when limit == Duration
@@ -83,6 +87,7 @@ inline constexpr int kMaxRepetitions = 1000;
 inline constexpr int kMaxThreads = 4096;
 inline constexpr double kMinRate = 0.001;       // requests/s
 inline constexpr double kMaxRate = 100'000'000; // requests/s
+inline constexpr int kMaxTimerSlackUs = 1000;
 
 inline constexpr double kMaxPrecisionPercent = 100;
 

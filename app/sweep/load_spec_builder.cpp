@@ -300,6 +300,7 @@ Result<LoadSpecDraft> draftLoadSpec(const Target& target, int concurrency, const
     spec.concurrency = uint32_t(concurrency);
     spec.rate = rate;
     spec.arrival = plan.arrival;
+    spec.timerSlack = std::chrono::microseconds(plan.timerSlackUs);
     spec.threads = threadCount(plan.threads);
     spec.pipeline = uint32_t(std::max(1, pipelineOf(target)));
     spec.cpus = plan.cpus;

@@ -149,6 +149,12 @@ private Q_SLOTS:
             << http({"-R", "10", "--arrival", "bursty"}) << QStringLiteral("constant or poisson");
         QTest::newRow("arrival without a rate")
             << http({"--arrival", "poisson"}) << QStringLiteral("needs a rate");
+        QTest::newRow("timer slack over 1 ms") << http({"-R", "10", "--timer-slack", "1001"})
+                                               << QStringLiteral("from 0 to 1000, not '1001'");
+        QTest::newRow("timer slack negative")
+            << http({"-R", "10", "--timer-slack", "-1"}) << QStringLiteral("--timer-slack wants");
+        QTest::newRow("timer slack without a rate")
+            << http({"--timer-slack", "500"}) << QStringLiteral("--timer-slack needs a rate");
         QTest::newRow("memcache --rate 0")
             << QStringList{QStringLiteral("memcache"), QStringLiteral("--rate"),
                            QStringLiteral("0"), hostPort}

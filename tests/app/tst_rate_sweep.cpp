@@ -112,7 +112,7 @@ void TestRateSweep::planJson_data() {
     QTest::addColumn<QString>("problem");
     QTest::newRow("rate plan")
         << QByteArray(R"({"levelKind":"rate","rates":[500,1500.5],"rateConnections":4,)"
-                      R"("arrival":"poisson","durationSeconds":2})")
+                      R"("arrival":"poisson","timerSlackUs":300,"durationSeconds":2})")
         << QString();
     QTest::newRow("rate plan without concurrency")
         << QByteArray(R"({"levelKind":"rate","rates":[100],"durationSeconds":2})") << QString();
@@ -131,6 +131,10 @@ void TestRateSweep::planJson_data() {
     QTest::newRow("rate twice")
         << QByteArray(R"({"levelKind":"rate","rates":[10,10],"durationSeconds":2})")
         << QStringLiteral("repeats rate 10");
+    QTest::newRow("timer slack over 1 ms")
+        << QByteArray(
+               R"({"levelKind":"rate","rates":[10],"timerSlackUs":1001,"durationSeconds":2})")
+        << QStringLiteral("timerSlackUs");
     QTest::newRow("no connections")
         << QByteArray(
                R"({"levelKind":"rate","rates":[10],"rateConnections":0,"durationSeconds":2})")
@@ -157,6 +161,7 @@ void TestRateSweep::planJson() {
         QCOMPARE(plan.rateLevels, (std::vector<double>{500, 1500.5}));
         QCOMPARE(plan.rateConnections, 4);
         QCOMPARE(plan.arrival, engine::Arrival::Poisson);
+        QCOMPARE(plan.timerSlackUs, 300);
     }
 }
 
@@ -208,10 +213,12 @@ void TestRateSweep::specCarriesRateAndArrival() {
     const Target target = test::httpTarget(QStringLiteral("host"), DeploymentMode::Host, 8080, 0);
     SweepPlan plan = ratePlan({2500});
     plan.arrival = engine::Arrival::Poisson;
+    plan.timerSlackUs = 300;
     const auto draft = draftLoadSpec(target, plan.rateConnections, plan, 2500);
     QVERIFY2(draft.ok(), qPrintable(draft ? QString() : draft.error().message));
     QCOMPARE(draft->spec.rate, 2500.0);
     QCOMPARE(draft->spec.arrival, engine::Arrival::Poisson);
+    QCOMPARE(draft->spec.timerSlack, std::chrono::nanoseconds(std::chrono::microseconds(300)));
     QCOMPARE(draft->spec.concurrency, 10u);
     // Without a rate the spec is closed loop, as before rate sweeps.
     const auto closed = draftLoadSpec(target, 10, SweepPlan{});

@@ -7,7 +7,9 @@
 # and its CPU per request (user + sys of the tool's process over the
 # requests the server answered), its voluntary context switches per request
 # (how often it slept and was woken), and Loadscope's ratios to wrk2's. Goal:
-# Loadscope's p50 - D no larger than wrk2's, its CPU per request no more.
+# Loadscope's p50 - D no larger than wrk2's, its CPU per request no more. Loadscope
+# runs both ways: each request at its own time (default) and with --timer-slack
+# SLACK_US (500), where due requests share a wake-up.
 #
 #   tests/bench/rate_vs_wrk2.sh [path/to/loadscope-cli]
 #   RATES="1000 4000" CONNECTIONS=16 SECONDS_PER_RUN=10 ROUNDS=1 tests/bench/rate_vs_wrk2.sh
@@ -26,6 +28,9 @@ rates=${RATES:-"1000 4000"}
 connections=${CONNECTIONS:-16}
 rounds=${ROUNDS:-1}
 wrk2=${WRK2:-/tmp/loadscope-peers/bin/wrk2}
+# Loadscope runs twice: each request at its own time (the default), and with
+# requests due within SLACK_US of each other sharing a wake-up (--timer-slack).
+slack_us=${SLACK_US:-500}
 
 bench_require "build the release preset; /work/shared/peers/build-peers.sh builds wrk2" "$cli" "$server" "$wrk2" /usr/bin/time
 bench_raise_fd_limit
@@ -37,8 +42,10 @@ run() {
   bench_start_fixed_delay_server "$server" $((delay_ms * 1000))
   url="http://127.0.0.1:$port/"
   case $tool in
-    loadscope)
-      bench_run loadscope "$cli" http -k -c "$connections" --threads 1 -R "$rate" -t "$seconds" -q --json - "$url"
+    loadscope*)
+      local slack=()
+      [ "$tool" = loadscope-slack ] && slack=(--timer-slack "$slack_us")
+      bench_run "$tool" "$cli" http -k -c "$connections" --threads 1 -R "$rate" "${slack[@]}" -t "$seconds" -q --json - "$url"
       p50=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["latency_ms"]["p50"])' "$work/out") ;;
     wrk2)
       bench_run wrk2 "$wrk2" -t1 -c"$connections" -d"${seconds}s" -R"$rate" --latency "$url"
@@ -49,20 +56,22 @@ run() {
   echo "$p50 $(bench_cpu_seconds) $(awk '/^answered/ {print $2}' "$work/server.out") $(bench_voluntary_switches)"
 }
 
-echo "fixed_delay_server: each answer ${delay_ms} ms after its request arrived; -c ${connections}, one client thread, ${seconds} s per run"
-printf '%-10s %7s %6s %12s %16s %10s %18s\n' tool rate round "p50-D (ms)" "CPU us/request" answered "switches/request"
+echo "fixed_delay_server: each answer ${delay_ms} ms after its request arrived; -c ${connections}, one client thread, ${seconds} s per run; loadscope-slack: --timer-slack ${slack_us}"
+printf '%-16s %7s %6s %12s %16s %10s %18s\n' tool rate round "p50-D (ms)" "CPU us/request" answered "switches/request"
 summary=()
 for rate in $rates; do
   for round in $(seq "$rounds"); do
     declare -A err cpu
-    for tool in loadscope wrk2; do
+    for tool in loadscope loadscope-slack wrk2; do
       read -r p50 seconds_cpu answered switches < <(run "$tool" "$rate")
       err[$tool]=$(awk -v v="$p50" -v d="$delay_ms" 'BEGIN {printf "%.3f", v - d}')
       cpu[$tool]=$(awk -v c="$seconds_cpu" -v n="$answered" 'BEGIN {printf "%.2f", (n > 0 ? c * 1e6 / n : 0)}')
-      printf '%-10s %7s %6s %12s %16s %10s %18s\n' "$tool" "$rate" "$round" "${err[$tool]}" "${cpu[$tool]}" "$answered" \
+      printf '%-16s %7s %6s %12s %16s %10s %18s\n' "$tool" "$rate" "$round" "${err[$tool]}" "${cpu[$tool]}" "$answered" \
         "$(awk -v s="$switches" -v n="$answered" 'BEGIN {printf "%.2f", (n > 0 ? s / n : 0)}')"
     done
-    summary+=("rate $rate round $round: (p50-D) loadscope/wrk2 = $(bench_ratio "${err[loadscope]}" "${err[wrk2]}"), CPU/request loadscope/wrk2 = $(bench_ratio "${cpu[loadscope]}" "${cpu[wrk2]}")")
+    for tool in loadscope loadscope-slack; do
+      summary+=("rate $rate round $round: (p50-D) $tool/wrk2 = $(bench_ratio "${err[$tool]}" "${err[wrk2]}"), CPU/request $tool/wrk2 = $(bench_ratio "${cpu[$tool]}" "${cpu[wrk2]}")")
+    done
     unset err cpu
   done
 done
