@@ -6,17 +6,16 @@
 // second time with the CPU metrics (compare-cpu.png).
 //
 //   render_screenshots --screenshots DIR [--point-seconds S]
-//   render_screenshots --synthetic-rate-sweep DIR
+//   render_screenshots --rate-sweep DIR [--rates R,R,...] [--point-seconds S]
 //
-// The second form grabs only the Compare page of a rate sweep of the demo's
-// two modes whose results are synthetic (a queue whose latency grows as
-// 1/(1 - load), the proxy at 40% of the direct capacity), written as
-// compare-rate-sweep-synthetic.png: a picture of the page, not a measurement.
+// The second form runs the demo's two modes as a rate sweep instead (each
+// level a fixed offered rate at 50 connections, through the Run page as a user
+// would) and grabs the Compare page, latency against achieved throughput with
+// each mode's knee, as compare-rate-sweep.png.
 
 #include "app/session/metric.h"
 #include "app/session/session_document.h"
 #include "app/sweep/sweep_runner.h"
-#include "tests/app/session_test_data.h"
 #include "ui/shell/main_window.h"
 #include "ui_test_servers.h"
 
@@ -96,8 +95,11 @@ QCoro::Task<bool> grabCpuMetrics(ui::MainWindow& window, const QDir& out) {
     co_return co_await grabPage(window, 3, out, QStringLiteral("compare-cpu"));
 }
 
-// The demo session with its two targets, or nothing (and the reason printed).
-QCoro::Task<std::optional<app::Session>> openDemo(ui::MainWindow& window) {
+// The demo session with its two targets pointed at `servers` (the demo's own
+// URLs when its ports were free, so the pictures show them), or nothing (and
+// the reason printed).
+QCoro::Task<std::optional<app::Session>> openDemo(ui::MainWindow& window,
+                                                  const test::UiHttpServers& servers) {
     if (!co_await window.openSession(QStringLiteral("demo-proxy"))) {
         fail(QStringLiteral("cannot open the demo session"));
         co_return std::nullopt;
@@ -107,19 +109,59 @@ QCoro::Task<std::optional<app::Session>> openDemo(ui::MainWindow& window) {
         fail(QStringLiteral("the demo session does not have two targets"));
         co_return std::nullopt;
     }
+    session.targets[0].http.url = servers.url();
+    session.targets[1].http.url = servers.proxyUrl();
     co_return session;
+}
+
+// Starts the document's sweep on the Run page, grabs the page while the last
+// point runs (live charts and a full log) when `out` is given, and waits for
+// every point's result.
+QCoro::Task<bool> runThroughRunPage(ui::MainWindow& window, const QDir* out, double pointSeconds) {
+    const app::Session& session = window.document()->session();
+    window.pages()->setCurrentIndex(2);
+    auto* start = window.pages()->widget(2)->findChild<QPushButton*>(QStringLiteral("startButton"));
+    if (!start) {
+        fail(QStringLiteral("the Run page has no Start button"));
+        co_return false;
+    }
+    app::SweepRunner* runner = window.runner();
+    start->click();
+    const int points = int(app::sweepPoints(session).size());
+    int started = -1;
+    while (started < points - 1) {
+        const auto next = co_await qCoro(runner, &app::SweepRunner::pointStarted, 60s);
+        if (!next) {
+            fail(QStringLiteral("the sweep did not reach its last point"));
+            co_return false;
+        }
+        started = std::get<0>(*next).index;
+    }
+    co_await QCoro::sleepFor(std::chrono::milliseconds(int(pointSeconds * 400)));
+    if (out && !co_await grabPage(window, 2, *out, QStringLiteral("run")))
+        co_return false;
+    if (runner->isRunning()) {
+        if (!co_await qCoro(runner, &app::SweepRunner::runningChanged, 60s)) {
+            fail(QStringLiteral("the sweep did not finish"));
+            co_return false;
+        }
+    }
+    if (int(window.document()->session().results.size()) != points) {
+        fail(QStringLiteral("the sweep measured %1 of %2 points")
+                 .arg(window.document()->session().results.size())
+                 .arg(points));
+        co_return false;
+    }
+    co_return true;
 }
 
 QCoro::Task<int> render(ui::MainWindow& window, const test::UiHttpServers& servers, const QDir& out,
                         double pointSeconds) {
     app::SessionDocument* document = window.document();
-    std::optional<app::Session> demo = co_await openDemo(window);
+    std::optional<app::Session> demo = co_await openDemo(window, servers);
     if (!demo)
         co_return 1;
     app::Session session = std::move(*demo);
-    // Keep the demo's URLs when its ports were free, so the pictures show them.
-    session.targets[0].http.url = servers.url();
-    session.targets[1].http.url = servers.proxyUrl();
     session.plan.durationSeconds = pointSeconds;
     document->reset(session);
 
@@ -128,92 +170,48 @@ QCoro::Task<int> render(ui::MainWindow& window, const test::UiHttpServers& serve
         !co_await grabPage(window, 1, out, QStringLiteral("sweep")))
         co_return 1;
 
-    window.pages()->setCurrentIndex(2);
-    auto* start = window.pages()->widget(2)->findChild<QPushButton*>(QStringLiteral("startButton"));
-    if (!start) {
-        fail(QStringLiteral("the Run page has no Start button"));
+    if (!co_await runThroughRunPage(window, &out, pointSeconds))
         co_return 1;
-    }
-    app::SweepRunner* runner = window.runner();
-    start->click();
-    // The Run page while the last point runs: live charts and a full log.
-    const int points = int(app::sweepPoints(session).size());
-    int started = -1;
-    while (started < points - 1) {
-        const auto next = co_await qCoro(runner, &app::SweepRunner::pointStarted, 60s);
-        if (!next) {
-            fail(QStringLiteral("the sweep did not reach its last point"));
-            co_return 1;
-        }
-        started = std::get<0>(*next).index;
-    }
-    co_await QCoro::sleepFor(std::chrono::milliseconds(int(pointSeconds * 400)));
-    if (!co_await grabPage(window, 2, out, QStringLiteral("run")))
-        co_return 1;
-    if (runner->isRunning()) {
-        if (!co_await qCoro(runner, &app::SweepRunner::runningChanged, 60s)) {
-            fail(QStringLiteral("the sweep did not finish"));
-            co_return 1;
-        }
-    }
-    if (int(window.document()->session().results.size()) != points) {
-        fail(QStringLiteral("the sweep measured %1 of %2 points")
-                 .arg(window.document()->session().results.size())
-                 .arg(points));
-        co_return 1;
-    }
     if (!co_await grabPage(window, 3, out, QStringLiteral("compare")))
         co_return 1;
     co_return co_await grabCpuMetrics(window, out) ? 0 : 1;
 }
 
-// Offered rate -> (achieved req/s, corrected p50, p99, p99.9 ms) of a server
-// of `capacity` req/s and `baseMs` service time: below saturation the wait
-// of an M/M/1 queue, above it the backlog of a run of a few seconds.
-app::PointResult syntheticRatePoint(const QUuid& target, double rate, int repetition,
-                                    double capacity, double baseMs) {
-    const double load = rate / capacity;
-    const double achieved = std::min(rate, capacity * 0.985) * (1 - 0.004 * repetition);
-    double p50 = 0;
-    if (load < 0.97)
-        p50 = baseMs / (1 - load);
-    else
-        p50 = baseMs / 0.03 + 2500 * (load - 0.97);
-    const double jitter = 1 + 0.03 * repetition;
-    app::PointResult result = test::rateResult(target, 50, rate, repetition, achieved, p50 * jitter,
-                                               p50 * 4.6 * jitter, p50 * 6.9 * jitter);
-    result.total.meanMs = p50 * 1.3 * jitter;
-    // Uncorrected: the wait after the send only, blind to the backlog.
-    const double sent = baseMs / (1 - std::min(load, 0.9));
-    result.uncorrected.percentilesMs = {{50, sent}, {99, sent * 4.6}, {99.9, sent * 6.9}};
-    return result;
-}
-
-QCoro::Task<int> renderSyntheticRateSweep(ui::MainWindow& window, const QDir& out) {
+// The demo's two modes at fixed offered rates, measured, and the Compare page
+// of the result: where each mode's latency turns up, and its knee.
+QCoro::Task<int> renderRateSweep(ui::MainWindow& window, const test::UiHttpServers& servers,
+                                 const QDir& out, std::vector<double> rates, double pointSeconds) {
     app::SessionDocument* document = window.document();
-    std::optional<app::Session> demo = co_await openDemo(window);
+    std::optional<app::Session> demo = co_await openDemo(window, servers);
     if (!demo)
         co_return 1;
     app::Session session = std::move(*demo);
-    session.name += QStringLiteral(" (synthetic rate sweep)");
+    session.name += QStringLiteral(" (rate sweep)");
     session.plan.levelKind = app::SweepLevelKind::Rate;
-    session.plan.rateLevels = {2000, 5000, 10000, 15000, 20000, 25000, 30000, 40000, 50000};
+    session.plan.rateLevels = std::move(rates);
     session.plan.rateConnections = 50;
     session.plan.repetitions = 2;
+    session.plan.durationSeconds = pointSeconds;
     session.results.clear();
-    for (double rate : session.plan.rateLevels) {
-        for (int repetition = 0; repetition < 2; ++repetition) {
-            session.results.push_back(
-                syntheticRatePoint(session.targets[0].id, rate, repetition, 42000, 0.12));
-            session.results.push_back(
-                syntheticRatePoint(session.targets[1].id, rate, repetition, 17000, 0.3));
-        }
-    }
     document->reset(session);
+    if (!co_await runThroughRunPage(window, nullptr, pointSeconds))
+        co_return 1;
     window.pages()->setCurrentIndex(3);
     co_await QCoro::sleepFor(1500ms); // the comparison is built on a worker thread
-    co_return co_await grabPage(window, 3, out, QStringLiteral("compare-rate-sweep-synthetic")) ? 0
-                                                                                                : 1;
+    co_return co_await grabPage(window, 3, out, QStringLiteral("compare-rate-sweep")) ? 0 : 1;
+}
+
+// "R,R,..." as offered rates, each in (0, 1e6], or nothing.
+std::optional<std::vector<double>> parseRates(const QString& text) {
+    std::vector<double> rates;
+    for (const QString& part : text.split(QLatin1Char(','))) {
+        bool ok = false;
+        const double rate = part.trimmed().toDouble(&ok);
+        if (!ok || rate <= 0 || rate > 1e6)
+            return std::nullopt;
+        rates.push_back(rate);
+    }
+    return rates;
 }
 
 } // namespace
@@ -236,20 +234,30 @@ int main(int argc, char* argv[]) {
     const QCommandLineOption seconds(QStringLiteral("point-seconds"),
                                      QStringLiteral("Length of each point of the demo sweep."),
                                      QStringLiteral("S"), QStringLiteral("0.5"));
-    const QCommandLineOption syntheticRate(
-        QStringLiteral("synthetic-rate-sweep"),
-        QStringLiteral("Only the Compare page of a synthetic rate sweep, into DIR."),
+    const QCommandLineOption rateSweep(
+        QStringLiteral("rate-sweep"),
+        QStringLiteral("Only the Compare page of a measured rate sweep of the demo, into DIR."),
         QStringLiteral("DIR"));
+    const QCommandLineOption rateList(
+        QStringLiteral("rates"), QStringLiteral("The rate sweep's offered rates (req/s)."),
+        QStringLiteral("R,R,..."), QStringLiteral("1000,4000,8000,12000,16000,20000,24000"));
     parser.addOption(screenshots);
     parser.addOption(seconds);
-    parser.addOption(syntheticRate);
+    parser.addOption(rateSweep);
+    parser.addOption(rateList);
     parser.process(application);
-    if (!parser.isSet(screenshots) && !parser.isSet(syntheticRate)) {
-        fail(QStringLiteral("--screenshots DIR or --synthetic-rate-sweep DIR is required"));
+    if (!parser.isSet(screenshots) && !parser.isSet(rateSweep)) {
+        fail(QStringLiteral("--screenshots DIR or --rate-sweep DIR is required"));
         return 2;
     }
-    const bool rateOnly = parser.isSet(syntheticRate);
-    const QDir out(parser.value(rateOnly ? syntheticRate : screenshots));
+    const bool rateOnly = parser.isSet(rateSweep);
+    const std::optional<std::vector<double>> rates = parseRates(parser.value(rateList));
+    if (!rates) {
+        fail(QStringLiteral(
+            "--rates wants offered rates in (0, 1000000] req/s, separated by commas"));
+        return 2;
+    }
+    const QDir out(parser.value(rateOnly ? rateSweep : screenshots));
     if (!QDir().mkpath(out.absolutePath())) {
         fail(QStringLiteral("cannot create %1").arg(out.absolutePath()));
         return 1;
@@ -285,7 +293,8 @@ int main(int argc, char* argv[]) {
         QCoreApplication::exit(rc);
     };
     if (rateOnly)
-        QCoro::connect(renderSyntheticRateSweep(window, out), &application, finished);
+        QCoro::connect(renderRateSweep(window, servers, out, *rates, pointSeconds), &application,
+                       finished);
     else
         QCoro::connect(render(window, servers, out, pointSeconds), &application, finished);
     QApplication::exec();

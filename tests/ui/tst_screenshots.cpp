@@ -16,6 +16,7 @@ class TestScreenshots : public QObject {
 
 private Q_SLOTS:
     void scriptRendersEveryPage();
+    void rateSweepRunsThroughTheWindow();
 };
 
 void TestScreenshots::scriptRendersEveryPage() {
@@ -44,6 +45,31 @@ void TestScreenshots::scriptRendersEveryPage() {
         QVERIFY2(greyVariance(image) > 100, qPrintable(path));
         QVERIFY2(printed.contains(path.toUtf8()), printed.constData());
     }
+}
+
+// The rate-sweep picture comes from a measured sweep run through the Run page:
+// a small one here (two rates, two modes, two repetitions) must measure every
+// point and leave a Compare page that shows something.
+void TestScreenshots::rateSweepRunsThroughTheWindow() {
+    const QString renderer = qEnvironmentVariable("LOADSCOPE_SCREENSHOTS");
+    QVERIFY2(!renderer.isEmpty(), "LOADSCOPE_SCREENSHOTS is not set");
+    QTemporaryDir out;
+    QVERIFY(out.isValid());
+    QProcess process;
+    process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    process.start(renderer, {QStringLiteral("--rate-sweep"), out.path(), QStringLiteral("--rates"),
+                             QStringLiteral("500,2000"), QStringLiteral("--point-seconds"),
+                             QStringLiteral("0.4")});
+    QVERIFY(process.waitForStarted());
+    QVERIFY2(process.waitForFinished(120000), "the rate sweep did not finish within 2 minutes");
+    const QByteArray printed = process.readAllStandardOutput();
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(process.exitCode() == 0, printed.constData());
+    const QString path = out.filePath(QStringLiteral("compare-rate-sweep.png"));
+    QImage image;
+    QVERIFY2(image.load(path), qPrintable(path));
+    QCOMPARE(image.size(), QSize(1280, 800));
+    QVERIFY2(greyVariance(image) > 100, qPrintable(path));
 }
 
 QTEST_GUILESS_MAIN(TestScreenshots)
