@@ -284,8 +284,11 @@ private Q_SLOTS:
         QVERIFY2(corrected >= uncorrected, qPrintable(what));
         QVERIFY2(r.total.min() >= r.uncorrected.min(), qPrintable(what));
         // The server answers 1 ms after a request arrived: no response,
-        // whenever the client read it, arrived sooner after its send.
-        QVERIFY2(r.uncorrected.min() >= 1'000'000, qPrintable(what));
+        // whenever the client read it, arrived sooner after its send. The
+        // send's time is read when sendto returns, and over loopback the
+        // server has the request before that: up to the length of that
+        // system call (50 us allowed) the response can look early.
+        QVERIFY2(r.uncorrected.min() >= 1'000'000 - 50'000, qPrintable(what));
         const double share = strictTiming() ? 0.05 : 0.2;
         QVERIFY2(corrected - uncorrected <= share * uncorrected + wake + batching,
                  qPrintable(what));
