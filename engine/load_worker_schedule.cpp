@@ -172,8 +172,12 @@ void LoadWorker::planScheduleWake(int64_t now) {
         // its wake-up, at the last of their times. The loop's tick still
         // comes round (kWaitMs), and the measured stretch's bounds are kept
         // to the moment.
-        int64_t until = std::min(m_schedule->lastAtOrBefore(at + m_spec.timerSlack.count()),
-                                 now + int64_t(kWaitMs) * 1'000'000);
+        // Without slack nothing is looked ahead for (a Poisson time costs a
+        // logarithm to draw).
+        const int64_t last = m_spec.timerSlack.count() > 0
+                                 ? m_schedule->lastAtOrBefore(at + m_spec.timerSlack.count())
+                                 : at;
+        int64_t until = std::min(last, now + int64_t(kWaitMs) * 1'000'000);
         for (const int64_t bound : {m_shared.measureStartNs, m_shared.deadlineNs})
             if (bound > now)
                 until = std::min(until, bound);

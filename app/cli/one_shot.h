@@ -16,8 +16,8 @@ struct OneShot {
     app::Target target;
     app::SweepPlan plan; // one concurrency level, one repetition
     // -R/--rate: requests/s in total over all connections; 0: closed loop.
+    // Its arrival model and timer slack are the plan's, as for a sweep.
     double rate = 0;
-    engine::Arrival arrival = engine::Arrival::Constant;
 
     int concurrency() const { return plan.concurrencyLevels.front(); }
 };

@@ -160,9 +160,9 @@ Result<void> readRateOptions(const QCommandLineParser& parser, OneShot& shot) {
     if (parser.isSet(QStringLiteral("arrival"))) {
         const QString model = parser.value(QStringLiteral("arrival")).trimmed().toLower();
         if (model == u"constant")
-            shot.arrival = engine::Arrival::Constant;
+            shot.plan.arrival = engine::Arrival::Constant;
         else if (model == u"poisson")
-            shot.arrival = engine::Arrival::Poisson;
+            shot.plan.arrival = engine::Arrival::Poisson;
         else
             return app::invalidInput(QStringLiteral("--arrival wants constant or poisson, not '%1'")
                                          .arg(parser.value(QStringLiteral("arrival"))));
@@ -210,7 +210,6 @@ Result<engine::LoadSpec> buildOneShotSpec(const OneShot& shot) {
         return app::makeError(app::ErrorCode::Unreachable, QString::fromStdString(resolveError));
     draft->spec.target = *address;
     draft->spec.rate = shot.rate;
-    draft->spec.arrival = shot.arrival;
     if (auto problem = engine::validateLoadSpec(draft->spec))
         return app::invalidInput(QString::fromStdString(*problem));
     return std::move(draft->spec);
