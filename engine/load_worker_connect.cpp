@@ -83,20 +83,24 @@ void LoadWorker::makeReadsBlocking(Connection& c) {
 }
 
 void LoadWorker::failConnect(Connection& c, int64_t now, int error) {
+    const std::string message =
+        "connect to " + m_spec.target.toString() + ": " + std::strerror(error);
     if (!c.everConnected && !m_shared.everConnected.load(std::memory_order_relaxed) &&
         ++m_slotsFailedBeforeAnyConnect >= m_connections.size()) {
         // Every connection of this worker failed before any ever succeeded: the
         // target is unreachable, and retrying would only count the same error.
         m_shared.unreachable.store(true, std::memory_order_relaxed);
         m_shared.stop.store(true, std::memory_order_relaxed);
+        // At a fixed rate kept-alive connections open before any request is
+        // due, so none may be counted below: the run still says why it ended.
+        m_recorder.keepFirstError(message);
     }
     // A failed connect is a failed request (as ab): the one it was opened for.
     InFlight request;
     const bool claimed =
         m_isStream || takeClaimed(c, request) || claimRequest(now, request) == Claim::Claimed;
     if (claimed && (m_isStream ? m_measuring : counts(request.budgeted, now)))
-        m_recorder.failure(ErrorClass::Connect,
-                           "connect to " + m_spec.target.toString() + ": " + std::strerror(error));
+        m_recorder.failure(ErrorClass::Connect, message);
     closeSocket(c);
     queueOpen(c, now + kReconnectBackoffNs);
 }

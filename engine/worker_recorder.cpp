@@ -117,6 +117,10 @@ void WorkerRecorder::failure(ErrorClass error, std::string_view message) {
     ++m_result.errors[size_t(error)];
     m_lastCompletionNs = monotonicNs();
     ++m_intervalComplete;
+    keepFirstError(message);
+}
+
+void WorkerRecorder::keepFirstError(std::string_view message) {
     if (m_result.firstError.empty() && !message.empty())
         m_result.firstError = std::string(message);
 }

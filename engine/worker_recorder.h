@@ -54,6 +54,9 @@ public:
     // A counted failed request; the first message is kept. Its bytes are not
     // counted: rates, the transfer rate among them, are over successful responses.
     void failure(ErrorClass error, std::string_view message);
+    // The run's first error when none is kept yet, nothing counted: why a run
+    // that ended before any request was due could not go on.
+    void keepFirstError(std::string_view message);
     // A TLS handshake that completed at `now`, `ns` long.
     void handshake(int64_t ns, bool resumed, int64_t now, const char* protocol, const char* cipher);
     // A stream connection whose peer read everything (netperf TCP_STREAM's end).

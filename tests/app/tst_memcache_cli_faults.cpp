@@ -162,11 +162,16 @@ private Q_SLOTS:
 
     void refusedPortExitsThree_data() {
         QTest::addColumn<bool>("preload");
-        QTest::newRow("run") << false;
-        QTest::newRow("preload") << true;
+        QTest::addColumn<bool>("fixedRate");
+        QTest::newRow("run") << false << false;
+        QTest::newRow("preload") << true << false;
+        // Its connections open before any request is due: none is counted,
+        // and the run must still say why it ended.
+        QTest::newRow("fixed rate") << false << true;
     }
     void refusedPortExitsThree() {
         QFETCH(bool, preload);
+        QFETCH(bool, fixedRate);
         QStringList arguments{QStringLiteral("memcache"),
                               QStringLiteral("-q"),
                               QStringLiteral("-c"),
@@ -177,6 +182,8 @@ private Q_SLOTS:
                               QStringLiteral("100")};
         if (preload)
             arguments << QStringLiteral("--preload");
+        if (fixedRate)
+            arguments << QStringLiteral("--rate") << QStringLiteral("100");
         // The executable itself, for its exit status.
         const CliOutcome ours = runCliProcess(arguments << address(freeLoopbackPort()));
         QCOMPARE(ours.exitCode, 3);
