@@ -299,11 +299,16 @@ private Q_SLOTS:
         field<QSpinBox>("rateConnectionsSpin")->setValue(20);
         auto* arrival = field<QComboBox>("arrivalCombo");
         arrival->setCurrentIndex(arrival->findData(int(loadscope::engine::Arrival::Poisson)));
+        auto* slack = field<QSpinBox>("timerSlackSpin");
+        QVERIFY(slack->isVisible());
+        QCOMPARE(slack->value(), 0); // none unless asked for
+        slack->setValue(500);
         const SweepPlan& p = plan();
         QCOMPARE(p.levelKind, loadscope::app::SweepLevelKind::Rate);
         QCOMPARE(p.rateLevels, (std::vector<double>{500, 1500, 4000}));
         QCOMPARE(p.rateConnections, 20);
         QCOMPARE(p.arrival, loadscope::engine::Arrival::Poisson);
+        QCOMPARE(p.timerSlackUs, 500);
         // 3 rates x 2 targets x 3 repetitions of 5 s.
         QVERIFY(field<QLabel>("estimatePoints")->text().startsWith(QStringLiteral("18 points")));
         QCOMPARE(field<QLabel>("estimateTime")->text(), QStringLiteral("about 1 min 30 s"));
@@ -312,6 +317,22 @@ private Q_SLOTS:
                     ->item(0)
                     ->text()
                     .contains(QStringLiteral("500 req/s")));
+    }
+
+    void aPlansTimerSlackIsShownAndBounded() {
+        SweepPlan changed = plan();
+        changed.levelKind = loadscope::app::SweepLevelKind::Rate;
+        changed.timerSlackUs = 250;
+        m_document->setPlan(changed);
+        auto* slack = field<QSpinBox>("timerSlackSpin");
+        QCOMPARE(slack->value(), 250);
+        // The field cannot hold more than a session file may (1000 us).
+        slack->setValue(5000);
+        QCOMPARE(plan().timerSlackUs, 1000);
+        // It belongs to rate levels: hidden at concurrency levels.
+        auto* kind = field<QComboBox>("levelKindCombo");
+        kind->setCurrentIndex(kind->findData(int(loadscope::app::SweepLevelKind::Concurrency)));
+        QVERIFY(!slack->isVisible());
     }
 
     void invalidRatesAreSaidAndNotStored() {

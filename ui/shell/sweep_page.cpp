@@ -134,6 +134,18 @@ QWidget* SweepPage::buildPlanFields() {
            "Poisson: exponentially distributed gaps of the same mean, as independent users "
            "arrive.")));
     m_rateRows << addFormRow(loadForm, tr("&Arrival:"), m_arrival);
+    m_timerSlack = new QSpinBox;
+    m_timerSlack->setObjectName(QStringLiteral("timerSlackSpin"));
+    m_timerSlack->setRange(0, app::kMaxTimerSlackUs);
+    m_timerSlack->setSingleStep(50);
+    m_timerSlack->setSuffix(QStringLiteral(" µs"));
+    m_timerSlack->setSpecialValueText(tr("None: each request at its own time"));
+    m_timerSlack->setMinimumWidth(140);
+    m_timerSlack->setToolTip(wrappedToolTip(
+        tr("Requests due within this much of the next one share its wake-up, each sent at "
+           "most this late (loadscope-cli --timer-slack). Fewer wake-ups cost the client "
+           "less CPU at high rates; none keeps every request to its own due time.")));
+    m_rateRows << addFormRow(loadForm, tr("Timer s&lack:"), m_timerSlack);
 
     m_byDuration = new QRadioButton(tr("Run each point for a &duration:"));
     m_byDuration->setObjectName(QStringLiteral("byDurationRadio"));
@@ -252,6 +264,7 @@ QWidget* SweepPage::buildPlanFields() {
     connect(m_rateLevels, &QLineEdit::textEdited, this, &SweepPage::applyFields);
     connect(m_rateConnections, &QSpinBox::valueChanged, this, &SweepPage::applyFields);
     connect(m_arrival, &QComboBox::currentIndexChanged, this, &SweepPage::applyFields);
+    connect(m_timerSlack, &QSpinBox::valueChanged, this, &SweepPage::applyFields);
     connect(m_levelKind, &QComboBox::currentIndexChanged, this, [this] {
         updateLevelRows();
         applyFields();
@@ -281,6 +294,7 @@ void SweepPage::loadPlan(const SweepPlan& plan) {
     m_rateLevels->setText(formatRateLevels(plan.rateLevels));
     m_rateConnections->setValue(plan.rateConnections);
     m_arrival->setCurrentIndex(m_arrival->findData(static_cast<int>(plan.arrival)));
+    m_timerSlack->setValue(plan.timerSlackUs);
     m_byDuration->setChecked(plan.limit == PointLimit::Duration);
     m_byRequests->setChecked(plan.limit == PointLimit::Requests);
     m_duration->setValue(plan.durationSeconds);
@@ -334,6 +348,7 @@ void SweepPage::applyFields() {
     m_levelsError->setMessage(byRate ? QString() : levelsProblem);
     plan.rateConnections = m_rateConnections->value();
     plan.arrival = static_cast<engine::Arrival>(m_arrival->currentData().toInt());
+    plan.timerSlackUs = m_timerSlack->value();
     const QString cpusProblem = takeParsed(app::parseCpuList(m_cpus->text()), plan.cpus);
     m_cpusError->setMessage(cpusProblem);
 

@@ -60,6 +60,7 @@ private:
     FieldError* m_rateLevelsError = nullptr;
     QSpinBox* m_rateConnections = nullptr;
     QComboBox* m_arrival = nullptr;
+    QSpinBox* m_timerSlack = nullptr;
     QFormLayout* m_loadForm = nullptr;
     QList<QWidget*> m_concurrencyRows; // row labels, shown for concurrency levels
     QList<QWidget*> m_rateRows;        // row labels, shown for rate levels
