@@ -54,18 +54,6 @@ int64_t ArrivalSchedule::take() {
     return at;
 }
 
-int64_t ArrivalSchedule::lastAtOrBefore(int64_t limitNs, int maxTimes) const {
-    Cursor ahead = m_taken; // a copy: the schedule itself stays where it is
-    int64_t last = ahead.atNs;
-    for (int i = 1; i < maxTimes; ++i) {
-        advance(ahead);
-        if (ahead.atNs > limitNs)
-            break;
-        last = ahead.atNs;
-    }
-    return last;
-}
-
 uint64_t ArrivalSchedule::backlog(int64_t nowNs) {
     while (m_due.atNs <= nowNs)
         advance(m_due);

@@ -27,9 +27,6 @@ public:
     // The intended start of the next request not yet taken.
     int64_t nextNs() const { return m_taken.atNs; }
     bool due(int64_t nowNs) const { return m_taken.atNs <= nowNs; }
-    // The latest time not yet taken at or before `limitNs`, looking at most
-    // `maxTimes` ahead; nextNs() when even that one is after `limitNs`.
-    int64_t lastAtOrBefore(int64_t limitNs, int maxTimes = 64) const;
     // Takes the next time (the request goes out now); returns it.
     int64_t take();
     // Times at or before `nowNs` not yet taken.

@@ -48,12 +48,15 @@ struct LoadSpec {
     // loop, each connection sends its next request when the previous answer arrives.
     double rate = 0;
     Arrival arrival = Arrival::Constant;
-    // At a fixed rate, requests due within this long of the next share one
-    // wake-up of the worker, at the last of their times: none goes out early,
-    // none more than this late (the corrected latency counts it). 0: one
-    // wake-up per due time, each request sent at its own time. A wake-up
-    // costs more CPU than the request it sends, so a high rate per thread
-    // trades this much precision for fewer of them (wrk2's tick: 1 ms).
+    // At a fixed rate, a request due within this long of now goes out now,
+    // with the one that is due: the requests due close together share one
+    // wake-up of the worker, at the first of their times, each at most this
+    // early and none late. A request sent early has its latency from its
+    // send, so the slack adds nothing to any latency; what it changes is the
+    // arrival pattern within it. 0: one wake-up per due time, each request
+    // sent at its own time. A wake-up costs more CPU than the request it
+    // sends, so a high rate per thread trades this much arrival precision
+    // for fewer of them (wrk2's tick: 1 ms).
     Nanoseconds timerSlack{0};
 
     // Whose CPU time is the server's over the measured window (RunResult::cpu);

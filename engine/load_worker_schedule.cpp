@@ -33,7 +33,8 @@ LoadWorker::Claim LoadWorker::claimRequest(int64_t now, InFlight& request) {
     if (now >= m_shared.deadlineNs)
         return Claim::Never;
     if (m_schedule) {
-        if (!m_schedule->due(now))
+        // Up to the timer slack early, never for a time past the deadline.
+        if (!m_schedule->due(std::min(now + m_spec.timerSlack.count(), m_shared.deadlineNs)))
             return Claim::NotYet;
         if (m_budgetExhausted)
             return Claim::Never; // the schedule's next time stays untaken
@@ -141,8 +142,10 @@ void LoadWorker::dispatchDue(int64_t now) {
     const uint64_t backlog = m_schedule->backlog(now);
     if (m_measuring)
         m_maxBacklog = std::max(m_maxBacklog, backlog);
-    // Oldest idle first, so the connections take turns as each has its own schedule.
-    while (!m_idle.empty() && m_schedule->due(now)) {
+    // Oldest idle first, so the connections take turns as each has its own
+    // schedule; requests due within the timer slack go now (claimRequest).
+    const int64_t horizon = std::min(now + m_spec.timerSlack.count(), m_shared.deadlineNs);
+    while (!m_idle.empty() && m_schedule->due(horizon)) {
         Connection& c = *m_idle.front();
         m_idle.pop_front();
         c.idle = false;
@@ -153,7 +156,7 @@ void LoadWorker::dispatchDue(int64_t now) {
         if (m_measuring) {
             ++m_dispatched;
             m_lateDispatches += now - m_schedule->nextNs() > kLateDispatchNs ? 1 : 0;
-        }
+        } // (early ones, within the slack, are not late)
         issueRequests(c, now);
     }
     planScheduleWake(now);
@@ -168,16 +171,10 @@ void LoadWorker::planScheduleWake(int64_t now) {
     const int64_t at = m_schedule->nextNs();
     if (m_stampedReceives && at > now && !m_idle.empty() && m_toOpen.empty() && m_settingUp == 0 &&
         m_blockedSends == 0) {
-        // The requests due within LoadSpec::timerSlack of the next one share
-        // its wake-up, at the last of their times. The loop's tick still
-        // comes round (kWaitMs), and the measured stretch's bounds are kept
-        // to the moment.
-        // Without slack nothing is looked ahead for (a Poisson time costs a
-        // logarithm to draw).
-        const int64_t last = m_spec.timerSlack.count() > 0
-                                 ? m_schedule->lastAtOrBefore(at + m_spec.timerSlack.count())
-                                 : at;
-        int64_t until = std::min(last, now + int64_t(kWaitMs) * 1'000'000);
+        // The requests due within LoadSpec::timerSlack after it go with it
+        // (dispatchDue). The loop's tick still comes round (kWaitMs), and
+        // the measured stretch's bounds are kept to the moment.
+        int64_t until = std::min(at, now + int64_t(kWaitMs) * 1'000'000);
         for (const int64_t bound : {m_shared.measureStartNs, m_shared.deadlineNs})
             if (bound > now)
                 until = std::min(until, bound);

@@ -33,9 +33,11 @@ void WorkerRecorder::response(const InFlight& request, const ResponseInfo& info,
     m_lastCompletionNs = now;
     // At a fixed rate `total` is from the intended start (corrected), and
     // the time from the actual start goes to `uncorrected`; the phases are
-    // of the actual request either way.
+    // of the actual request either way. A request sent ahead of its time,
+    // within the timer slack, waited for nothing: its latency is from its send.
     const int64_t actual = now - request.startNs;
-    const int64_t total = request.intendedNs ? now - request.intendedNs : actual;
+    const int64_t total =
+        request.intendedNs ? now - std::min(request.intendedNs, request.startNs) : actual;
     const int64_t waiting =
         request.firstByteNs && request.sentNs ? request.firstByteNs - request.sentNs : 0;
     if (request.intendedNs == 0 && request.connectNs == 0 && request.tlsNs == 0 &&

@@ -128,10 +128,10 @@ void addRateOptions(QCommandLineParser& parser, bool shortFlag, bool hidden) {
                                QStringLiteral("MODEL"));
     QCommandLineOption slack(
         QStringLiteral("timer-slack"),
-        QStringLiteral("At a fixed rate, let requests due within USEC of each other (0 to 1000) "
-                       "share one wake-up, each sent at most USEC late (corrected latency counts "
-                       "it): less client CPU at high rates per thread. Default 0: each request "
-                       "at its own time."),
+        QStringLiteral("At a fixed rate, send the requests due within USEC (0 to 1000) after "
+                       "the one that is due with it, on one wake-up: each at most USEC early, "
+                       "its latency from its send; less client CPU at high rates per thread, "
+                       "arrivals bunched within USEC. Default 0: each request at its own time."),
         QStringLiteral("USEC"));
     if (hidden) {
         rate.setFlags(QCommandLineOption::HiddenFromHelp);

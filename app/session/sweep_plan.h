@@ -51,8 +51,8 @@ struct SweepPlan {
     std::vector<double> rateLevels{1000, 2000, 5000};
     int rateConnections = 10;
     engine::Arrival arrival = engine::Arrival::Constant;
-    // At a fixed rate: how late a request may go out to share a wake-up
-    // with the ones due after it (engine::LoadSpec::timerSlack), in µs,
+    // At a fixed rate: how early a request may go out to share a wake-up
+    // with the one due before it (engine::LoadSpec::timerSlack), in µs,
     // 0 to kMaxTimerSlackUs; 0: each request at its own time.
     int timerSlackUs = 0;
     PointLimit limit = PointLimit::Duration;

@@ -125,38 +125,6 @@ private Q_SLOTS:
         QCOMPARE(schedule.backlog(schedule.nextNs() - 1), uint64_t(0));
         QCOMPARE(schedule.backlog(schedule.nextNs()), uint64_t(1));
     }
-
-    // Looking ahead for the last time inside a window takes nothing: the
-    // window's last time is the one a reference reaches by taking them all.
-    void theLastTimeInAWindowIsFoundWithoutTakingIt_data() {
-        QTest::addColumn<int>("arrival");
-        QTest::newRow("constant") << int(Arrival::Constant);
-        QTest::newRow("poisson") << int(Arrival::Poisson);
-    }
-    void theLastTimeInAWindowIsFoundWithoutTakingIt() {
-        QFETCH(int, arrival);
-        const auto model = Arrival(arrival);
-        ArrivalSchedule schedule(model, 4000, 1'000'000, 5);
-        ArrivalSchedule reference(model, 4000, 1'000'000, 5);
-        for (int round = 0; round < 50; ++round) {
-            const int64_t first = schedule.nextNs();
-            const int64_t limit = first + 500'000;
-            int64_t last = reference.take();
-            while (reference.nextNs() <= limit)
-                last = reference.take();
-            QCOMPARE(schedule.lastAtOrBefore(limit), last);
-            QCOMPARE(schedule.nextNs(), first);
-            while (schedule.nextNs() <= last)
-                schedule.take();
-        }
-        if (model == Arrival::Constant) // every 250 us: the third time from the first
-            QCOMPARE(schedule.lastAtOrBefore(schedule.nextNs() + 500'000),
-                     schedule.nextNs() + 500'000);
-        // A window shorter than the next gap holds the next time alone, and
-        // one beyond the look-ahead ends where the look-ahead does.
-        QCOMPARE(schedule.lastAtOrBefore(schedule.nextNs()), schedule.nextNs());
-        QCOMPARE(schedule.lastAtOrBefore(schedule.nextNs() + 1'000'000'000, 1), schedule.nextNs());
-    }
 };
 
 QTEST_GUILESS_MAIN(TestArrivalSchedule)

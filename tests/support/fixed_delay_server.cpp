@@ -42,7 +42,8 @@ struct FixedDelayServer::State {
     std::unordered_map<int, Connection> connections;
     std::priority_queue<Due, std::vector<Due>, std::greater<>> due;
     uint64_t accepted = 0;
-    uint64_t requests = 0; // over every connection, for failEvery
+    uint64_t requests = 0;     // over every connection, for failEvery
+    int64_t lastArrivalNs = 0; // over every connection
 };
 
 FixedDelayServer::FixedDelayServer(Options options)
@@ -67,6 +68,7 @@ FixedDelayServer::FixedDelayServer(Options options)
     }
     m_lateness.reserve(1 << 20);
     m_cycles.reserve(1 << 20);
+    m_arrivalGaps.reserve(1 << 20);
     m_port = port;
     m_startNs = monotonicNowNs();
     m_thread = std::thread([this] { loop(); });
@@ -126,10 +128,16 @@ double FixedDelayServer::meanCycleNs() const {
     return meanOf(m_cycles);
 }
 
+int64_t FixedDelayServer::arrivalGapPercentile(double percentile) const {
+    std::lock_guard lock(m_latenessMutex);
+    return percentileOf(m_arrivalGaps, percentile);
+}
+
 void FixedDelayServer::resetFigures() {
     std::lock_guard lock(m_latenessMutex);
     m_lateness.clear();
     m_cycles.clear();
+    m_arrivalGaps.clear();
 }
 
 void FixedDelayServer::loop() {
@@ -208,11 +216,15 @@ void FixedDelayServer::read(int fd) {
             closeConnection(fd);
             return;
         }
-        if (++c.requests > 2) {
+        {
             std::lock_guard lock(m_latenessMutex);
-            m_cycles.push_back(arrived - c.lastArrivalNs);
+            if (++c.requests > 2)
+                m_cycles.push_back(arrived - c.lastArrivalNs);
+            if (m_state->lastArrivalNs != 0)
+                m_arrivalGaps.push_back(arrived - m_state->lastArrivalNs);
         }
         c.lastArrivalNs = arrived;
+        m_state->lastArrivalNs = arrived;
         int64_t extra = 0;
         if (!c.answeredOnce) {
             c.answeredOnce = true;

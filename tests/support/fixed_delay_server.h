@@ -66,6 +66,9 @@ public:
     // cycle of each, which holds the stagger, left out); ns.
     int64_t cyclePercentile(double percentile) const;
     double meanCycleNs() const;
+    // The gaps between consecutive requests over every connection, as they
+    // arrived (the arrival pattern a fixed-rate client offers); ns.
+    int64_t arrivalGapPercentile(double percentile) const;
     // Forgets the lateness and cycles seen so far (say, those of a warm-up).
     void resetFigures();
 
@@ -94,6 +97,7 @@ private:
     mutable std::mutex m_latenessMutex;
     std::vector<int64_t> m_lateness;
     std::vector<int64_t> m_cycles;
+    std::vector<int64_t> m_arrivalGaps;
     std::thread m_thread;
     struct State;
     State* m_state = nullptr; // owned; touched by the server thread alone

@@ -142,9 +142,11 @@ QWidget* SweepPage::buildPlanFields() {
     m_timerSlack->setSpecialValueText(tr("None: each request at its own time"));
     m_timerSlack->setMinimumWidth(140);
     m_timerSlack->setToolTip(wrappedToolTip(
-        tr("Requests due within this much of the next one share its wake-up, each sent at "
-           "most this late (loadscope-cli --timer-slack). Fewer wake-ups cost the client "
-           "less CPU at high rates; none keeps every request to its own due time.")));
+        tr("Requests due within this much after the one that is due go out with it, on one "
+           "wake-up: each at most this early, its latency from its send, so no latency "
+           "grows (loadscope-cli --timer-slack). Fewer wake-ups cost the client less CPU at "
+           "high rates, and the server sees the requests of a wake-up arrive together; none "
+           "keeps every request to its own due time.")));
     m_rateRows << addFormRow(loadForm, tr("Timer s&lack:"), m_timerSlack);
 
     m_byDuration = new QRadioButton(tr("Run each point for a &duration:"));
