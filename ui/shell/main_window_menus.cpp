@@ -182,15 +182,20 @@ void MainWindow::createHelpMenu() {
 }
 
 void MainWindow::showAbout() {
-    QMessageBox::about(
-        this, tr("About Loadscope"),
+    // Not QMessageBox::about(): it runs a nested event loop under this slot.
+    auto* box = new QMessageBox(
+        QMessageBox::NoIcon, tr("About Loadscope"),
         tr("<h3>Loadscope %1</h3>"
            "<p>A workbench for comparing how network servers perform under load in "
            "different deployment modes: on the host, in containers, behind NAT, bridges "
            "and proxies.</p>"
            "<p>Define one target per mode, sweep the concurrency, and read requests/s, "
            "transfer rate and latency percentiles side by side.</p>")
-            .arg(QStringLiteral(LOADSCOPE_VERSION)));
+            .arg(QStringLiteral(LOADSCOPE_VERSION)),
+        QMessageBox::Ok, this);
+    box->setIconPixmap(windowIcon().pixmap(64, 64));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
 }
 
 void MainWindow::rebuildRecentMenu() {
