@@ -280,8 +280,8 @@ int main(int argc, char* argv[]) {
     prompts.error = [](const QString& title, const QString& message) {
         fail(title + QStringLiteral(": ") + message);
     };
-    prompts.unsavedChanges = [](const QString&) {
-        return ui::MainWindow::UnsavedChoice::Discard;
+    prompts.unsavedChanges = [](const QString&, ui::MainWindow::Prompts::UnsavedAnswer answer) {
+        answer(ui::MainWindow::UnsavedChoice::Discard);
     };
     window.setPrompts(prompts);
     window.resize(1280, 800);

@@ -60,7 +60,7 @@ private Q_SLOTS:
         // Further edits are saved to the same file by Save.
         editFirstTargetName(QStringLiteral("2"));
         QVERIFY(m_window->isWindowModified());
-        QVERIFY(m_window->saveSession());
+        QVERIFY(QCoro::waitFor(m_window->saveSession()));
         QVERIFY(!m_window->isWindowModified());
 
         MainWindow reopened;
@@ -95,10 +95,10 @@ private Q_SLOTS:
         QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("tcp-rr"))));
         editFirstTargetName(QStringLiteral("x"));
         m_saveAsPath.clear(); // the user cancels the dialog
-        QVERIFY(!m_window->saveSession());
+        QVERIFY(!QCoro::waitFor(m_window->saveSession()));
         QVERIFY(m_window->isWindowModified());
         m_saveAsPath = m_dir.filePath(QStringLiteral("named"));
-        QVERIFY(m_window->saveSession());
+        QVERIFY(QCoro::waitFor(m_window->saveSession()));
         QCOMPARE(m_window->document()->filePath(),
                  m_dir.filePath(QStringLiteral("named.loadscope")));
     }
@@ -112,7 +112,7 @@ private Q_SLOTS:
         QVERIFY(!QCoro::waitFor(m_window->openSession(QStringLiteral("memcached"))));
         QCOMPARE(m_questions, 1);
         QCOMPARE(m_window->document()->session(), edited);
-        QVERIFY(!m_window->newSession());
+        QVERIFY(!QCoro::waitFor(m_window->newSession()));
         QVERIFY(!m_window->close());
         QVERIFY(m_window->isVisible());
 
@@ -128,7 +128,7 @@ private Q_SLOTS:
         editFirstTargetName(QStringLiteral("-gone"));
         m_answer = Choice::Discard;
         const int before = m_questions;
-        QVERIFY(m_window->newSession());
+        QVERIFY(QCoro::waitFor(m_window->newSession()));
         QCOMPARE(m_questions, before + 1);
         QVERIFY(!m_window->isWindowModified());
         QCOMPARE(m_window->document()->session().targets.size(), size_t(1));

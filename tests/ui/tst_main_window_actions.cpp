@@ -112,7 +112,7 @@ private Q_SLOTS:
         QCoro::connect(m_window->runner()->run(), this, [](const loadscope::app::SweepOutcome&) {});
         QTRY_VERIFY(m_window->runner()->isRunning());
         QVERIFY(!QCoro::waitFor(m_window->openSession(QStringLiteral("tcp-rr"))));
-        QVERIFY(!m_window->newSession());
+        QVERIFY(!QCoro::waitFor(m_window->newSession()));
         QCOMPARE(m_errors.size(), 2);
         QCOMPARE(m_window->document()->session().targets.front().id, target.id);
 

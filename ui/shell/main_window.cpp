@@ -5,22 +5,24 @@
 #include "ui/common/plural.h"
 #include "ui/compare/compare_page.h"
 #include "ui/run/run_page.h"
+#include "ui/shell/pending_answer.h"
 #include "ui/shell/recent_files.h"
 #include "ui/shell/sweep_page.h"
 #include "ui/shell/targets_page.h"
 
 #include <QCloseEvent>
+#include <QDialog>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
-#include <QMessageBox>
 #include <QMimeData>
+#include <QPointer>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
+#include <utility>
 
 // Resources of a static library are registered by hand, outside any namespace.
 static void initShellResources() {
@@ -61,7 +63,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_runner = new app::SweepRunner(m_document, this);
     m_runner->setIdleCheckSeconds(2); // says in the Run log how busy the machine already is
     m_recentFiles = new RecentFiles(this);
-    m_prompts = defaultPrompts(this);
+    m_prompts = dialogPrompts(this);
 
     createPages();
     createMenus();
@@ -87,6 +89,10 @@ MainWindow::MainWindow(QWidget* parent)
 }
 
 MainWindow::~MainWindow() {
+    // The dialogs that are up go first, while the window is whole: whatever
+    // flow waits for one of them is told Cancel, and checks the window is
+    // still there, only from the event loop later.
+    qDeleteAll(findChildren<QDialog*>(Qt::FindDirectChildrenOnly));
     // The reverse of construction: pages hold the runner and the document,
     // and the runner (stopping a sweep in progress) holds the document.
     delete m_pages;
@@ -94,7 +100,7 @@ MainWindow::~MainWindow() {
 }
 
 void MainWindow::setPrompts(Prompts prompts) {
-    const Prompts defaults = defaultPrompts(this);
+    const Prompts defaults = dialogPrompts(this);
     m_prompts = std::move(prompts);
     if (!m_prompts.unsavedChanges)
         m_prompts.unsavedChanges = defaults.unsavedChanges;
@@ -106,46 +112,6 @@ void MainWindow::setPrompts(Prompts prompts) {
         m_prompts.directory = defaults.directory;
     if (!m_prompts.error)
         m_prompts.error = defaults.error;
-}
-
-MainWindow::Prompts MainWindow::defaultPrompts(QWidget* parent) {
-    Prompts prompts;
-    // Questions the user must answer before the action can go on; they wait
-    // for the user only, never for I/O.
-    prompts.unsavedChanges = [parent](const QString& sessionName) {
-        QMessageBox box(QMessageBox::Warning, tr("Unsaved Changes"),
-                        tr("The session “%1” has changes that are not saved.").arg(sessionName),
-                        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, parent);
-        box.setInformativeText(tr("Save them before going on?"));
-        box.setDefaultButton(QMessageBox::Save);
-        switch (box.exec()) {
-        case QMessageBox::Save:
-            return UnsavedChoice::Save;
-        case QMessageBox::Discard:
-            return UnsavedChoice::Discard;
-        default:
-            return UnsavedChoice::Cancel;
-        }
-    };
-    prompts.saveFileName = [parent](const QString& title, const QString& suggested,
-                                    const QString& filter) {
-        return QFileDialog::getSaveFileName(parent, title, suggested, filter);
-    };
-    prompts.openFileName = [parent](const QString& title, const QString& directory,
-                                    const QString& filter) {
-        return QFileDialog::getOpenFileName(parent, title, directory, filter);
-    };
-    prompts.directory = [parent](const QString& title, const QString& directory) {
-        return QFileDialog::getExistingDirectory(parent, title, directory);
-    };
-    prompts.error = [parent](const QString& title, const QString& message) {
-        // open(), not exec(): an error shown from a slot or a coroutine must not
-        // run a nested event loop under it.
-        auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, parent);
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        box->open();
-    };
-    return prompts;
 }
 
 void MainWindow::createPages() {
@@ -204,23 +170,42 @@ bool MainWindow::refuseWhileRunning(const QString& what) {
     return true;
 }
 
-bool MainWindow::confirmDiscardOrSave() {
+QCoro::Task<bool> MainWindow::confirmDiscardOrSave() {
     if (!m_document->isModified())
-        return true;
-    switch (m_prompts.unsavedChanges(m_document->displayName())) {
+        co_return true;
+    if (m_askingAboutUnsaved)
+        co_return false; // the question is up already, for another action
+    m_askingAboutUnsaved = true;
+    PendingAnswer<UnsavedChoice> choice(UnsavedChoice::Cancel);
+    m_prompts.unsavedChanges(m_document->displayName(), choice.answer());
+    QPointer<MainWindow> self(this);
+    const UnsavedChoice answered = co_await choice;
+    if (!self)
+        co_return false;
+    m_askingAboutUnsaved = false;
+    switch (answered) {
     case UnsavedChoice::Save:
-        return saveSession();
+        // Saved meanwhile (a sweep saves each point into the session's
+        // file): nothing is left to save.
+        if (!m_document->isModified())
+            co_return true;
+        co_return co_await saveSession();
     case UnsavedChoice::Discard:
-        return true;
+        co_return true;
     case UnsavedChoice::Cancel:
         break;
     }
-    return false;
+    co_return false;
 }
 
-bool MainWindow::newSession() {
-    if (refuseWhileRunning(tr("New Session")) || !confirmDiscardOrSave())
-        return false;
+QCoro::Task<bool> MainWindow::newSession() {
+    if (m_opening || refuseWhileRunning(tr("New Session")))
+        co_return false;
+    QPointer<MainWindow> self(this);
+    const bool mayReplace = co_await confirmDiscardOrSave();
+    // The event loop ran while the user was asked: look again.
+    if (!self || !mayReplace || m_opening || refuseWhileRunning(tr("New Session")))
+        co_return false;
     app::Session session;
     session.targets.push_back(
         app::makeTarget(QStringLiteral("host"), app::DeploymentMode::Host, 0));
@@ -228,19 +213,19 @@ bool MainWindow::newSession() {
     m_document->reset(std::move(session));
     m_pages->setCurrentWidget(m_targetsPage);
     statusBar()->showMessage(tr("New session"), 3000);
-    return true;
+    co_return true;
 }
 
-bool MainWindow::saveSession() {
+QCoro::Task<bool> MainWindow::saveSession() {
     if (m_document->filePath().isEmpty())
-        return chooseAndSaveAs();
+        co_return co_await chooseAndSaveAs();
     if (const auto saved = m_document->save(); !saved) {
         showError(tr("Cannot Save Session"), saved.error().toString());
-        return false;
+        co_return false;
     }
     m_recentFiles->add(m_document->filePath());
     statusBar()->showMessage(tr("Saved %1").arg(m_document->filePath()), 3000);
-    return true;
+    co_return true;
 }
 
 bool MainWindow::saveSessionAs(const QString& path) {
@@ -258,14 +243,29 @@ bool MainWindow::saveSessionAs(const QString& path) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-    if (!confirmDiscardOrSave()) {
+    const bool confirmed = std::exchange(m_closeConfirmed, false);
+    if (m_askingAboutUnsaved || (m_document->isModified() && !confirmed)) {
+        // Stays open while the user is asked; closed again once answered.
         event->ignore();
+        if (!m_askingAboutUnsaved)
+            closeOnceConfirmed();
         return;
     }
     writeSettings();
     // A sweep in progress stops here; its completed points are already stored.
     m_runner->cancel();
     event->accept();
+}
+
+QCoro::Task<> MainWindow::closeOnceConfirmed() {
+    QPointer<MainWindow> self(this);
+    const bool mayClose = co_await confirmDiscardOrSave();
+    if (!self || !mayClose)
+        co_return; // Cancel, or the save failed (its error is shown): stay open
+    m_closeConfirmed = true;
+    // Not from inside closeEvent(), where a second close() is ignored: the
+    // answer may have come at once.
+    QTimer::singleShot(0, this, &MainWindow::close);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

@@ -35,20 +35,29 @@ class MainWindow : public QMainWindow {
 public:
     enum class UnsavedChoice { Save, Discard, Cancel };
 
-    // Everything the window asks the user. The defaults are dialogs; tests
-    // replace them so that nothing modal opens.
+    // Everything the window asks the user. Each prompt puts its question and
+    // returns at once, without waiting (no exec(), no nested event loop);
+    // once the user has answered it calls its answer, once. A file prompt
+    // answers an empty string when the user cancelled. An answer dropped
+    // uncalled (the dialog went with its window) counts as Cancel, or as an
+    // empty string. The defaults are window-modal dialogs (dialogPrompts());
+    // tests replace them so that nothing modal opens.
     struct Prompts {
-        std::function<UnsavedChoice(const QString& sessionName)> unsavedChanges;
-        // An empty string: the user cancelled.
-        std::function<QString(const QString& title, const QString& suggestedPath,
-                              const QString& filter)>
+        using UnsavedAnswer = std::function<void(UnsavedChoice)>;
+        using FileAnswer = std::function<void(const QString& path)>;
+        std::function<void(const QString& sessionName, UnsavedAnswer answer)> unsavedChanges;
+        std::function<void(const QString& title, const QString& suggestedPath,
+                           const QString& filter, FileAnswer answer)>
             saveFileName;
-        std::function<QString(const QString& title, const QString& directory,
-                              const QString& filter)>
+        std::function<void(const QString& title, const QString& directory, const QString& filter,
+                           FileAnswer answer)>
             openFileName;
-        std::function<QString(const QString& title, const QString& directory)> directory;
+        std::function<void(const QString& title, const QString& directory, FileAnswer answer)>
+            directory;
         std::function<void(const QString& title, const QString& message)> error;
     };
+    // The dialogs over `parent`: each opened with open() and deleted on close.
+    static Prompts dialogPrompts(QWidget* parent);
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -61,18 +70,22 @@ public:
     QTabWidget* pages() const { return m_pages; }
     void setPrompts(Prompts prompts);
 
-    // Each returns false when nothing happened (cancelled, or failed with
-    // the error shown); the session is left as it was then.
-    bool newSession();
+    // Each finishes false when nothing happened (cancelled, refused, or
+    // failed with the error shown); the session is left as it was then. They
+    // may ask the user first and finish once answered; meanwhile the event
+    // loop runs, so what they check before asking they check again after.
+    // A window deleted meanwhile receives nothing (false). Callers that need
+    // not wait may drop the task: it runs to its end regardless.
+    QCoro::Task<bool> newSession();
     // A .loadscope file or an example's name ("demo-proxy"). The file is read
     // on a worker thread; meanwhile whatever would change the session is
     // disabled, and a second open is refused. The session is applied here
-    // once read; a window deleted meanwhile receives nothing (false). Callers
-    // that need not wait may drop the task: it runs to its end regardless.
+    // once read.
     QCoro::Task<bool> openSession(QString pathOrExampleName);
     bool isOpening() const { return m_opening; }
     // Into the session's file, or under a name asked for when it has none.
-    bool saveSession();
+    QCoro::Task<bool> saveSession();
+    // The path-taking forms ask nothing and finish here.
     bool saveSessionAs(const QString& path);
     bool exportResultsCsv(const QString& path);
     // Builds the comparison on a worker thread from a copy of the session.
@@ -82,8 +95,10 @@ public:
     // current session, and its outcome is shown then (true: started).
     bool exportReportPdf(const QString& path);
     // Asks about unsaved changes (save, discard, cancel); true when the
-    // session may now be replaced or closed.
-    bool confirmDiscardOrSave();
+    // session may now be replaced or closed. While one such question is up
+    // a second is not put: it finishes false at once.
+    QCoro::Task<bool> confirmDiscardOrSave();
+    bool isAskingAboutUnsavedChanges() const { return m_askingAboutUnsaved; }
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -99,7 +114,8 @@ private:
     void writeSettings() const;
     void showError(const QString& title, const QString& message);
     bool refuseWhileRunning(const QString& what);
-    static Prompts defaultPrompts(QWidget* parent);
+    // closeEvent's question; on Save (saved) or Discard it closes the window.
+    QCoro::Task<> closeOnceConfirmed();
 
     // main_window_menus.cpp: actions and menus.
     void createMenus();
@@ -113,11 +129,12 @@ private:
     void showAbout();
 
     // main_window_files.cpp: what the File menu's dialogs lead to.
-    void chooseAndOpen();
-    bool chooseAndSaveAs();
-    void chooseAndExport(const QString& title, const QString& suffix, const QString& filter,
-                         const std::function<void(const QString&)>& exportTo);
-    void chooseAndExportPercentiles();
+    // Coroutines: their arguments are taken by value, as they outlive the call.
+    QCoro::Task<> chooseAndOpen();
+    QCoro::Task<bool> chooseAndSaveAs();
+    QCoro::Task<> chooseAndExport(QString title, QString suffix, QString filter,
+                                  std::function<void(const QString&)> exportTo);
+    QCoro::Task<> chooseAndExportPercentiles();
     void showImportDialog();
     QString suggestedPath(const QString& suffix) const;
     void rememberDirectory(const QString& path);
@@ -147,6 +164,10 @@ private:
     QList<QAction*> m_sessionActions;
     bool m_opening = false;
     bool m_exportingSummary = false;
+    bool m_askingAboutUnsaved = false;
+    // The user said Save (saved) or Discard to closing: the close that
+    // follows asks nothing.
+    bool m_closeConfirmed = false;
 };
 
 } // namespace loadscope::ui

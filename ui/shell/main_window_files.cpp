@@ -11,6 +11,7 @@
 #include "ui/compare/compare_page.h"
 #include "ui/shell/import_dialog.h"
 #include "ui/shell/main_window.h"
+#include "ui/shell/pending_answer.h"
 #include "ui/shell/recent_files.h"
 #include "ui/shell/targets_page.h"
 
@@ -54,17 +55,25 @@ void MainWindow::rememberDirectory(const QString& path) {
     QSettings().setValue(kDirectoryKey, QFileInfo(path).absolutePath());
 }
 
-void MainWindow::chooseAndOpen() {
+QCoro::Task<> MainWindow::chooseAndOpen() {
     // The unsaved-changes question comes with openSession(), once a file is chosen.
-    const QString path = m_prompts.openFileName(
-        tr("Open Session"), QFileInfo(suggestedPath(QStringLiteral(".loadscope"))).absolutePath(),
-        sessionFilter());
-    if (!path.isEmpty())
-        openSession(path);
+    PendingAnswer<QString> path{QString()};
+    m_prompts.openFileName(tr("Open Session"),
+                           QFileInfo(suggestedPath(QStringLiteral(".loadscope"))).absolutePath(),
+                           sessionFilter(), path.answer());
+    QPointer<MainWindow> self(this);
+    const QString chosen = co_await path;
+    if (self && !chosen.isEmpty())
+        openSession(chosen); // refuses if an open or a sweep started meanwhile
 }
 
 QCoro::Task<bool> MainWindow::openSession(QString pathOrExampleName) {
-    if (m_opening || refuseWhileRunning(tr("Open Session")) || !confirmDiscardOrSave())
+    if (m_opening || refuseWhileRunning(tr("Open Session")))
+        co_return false;
+    QPointer<MainWindow> self(this);
+    const bool mayReplace = co_await confirmDiscardOrSave();
+    // The event loop ran while the user was asked: look again.
+    if (!self || !mayReplace || m_opening || refuseWhileRunning(tr("Open Session")))
         co_return false;
     setOpening(true);
     struct Loaded {
@@ -79,7 +88,6 @@ QCoro::Task<bool> MainWindow::openSession(QString pathOrExampleName) {
             loaded->filePath = file.absoluteFilePath();
         return loaded;
     };
-    QPointer<MainWindow> self(this);
     const std::shared_ptr<Loaded> loaded = co_await app::runOnWorkerThread(read);
     if (!self)
         co_return false; // the window is gone: nothing to apply the session to
@@ -104,29 +112,39 @@ QCoro::Task<bool> MainWindow::openSession(QString pathOrExampleName) {
     co_return true;
 }
 
-bool MainWindow::chooseAndSaveAs() {
-    const QString path = m_prompts.saveFileName(
-        tr("Save Session As"), suggestedPath(QStringLiteral(".loadscope")), sessionFilter());
-    return !path.isEmpty() && saveSessionAs(path);
+QCoro::Task<bool> MainWindow::chooseAndSaveAs() {
+    PendingAnswer<QString> path{QString()};
+    m_prompts.saveFileName(tr("Save Session As"), suggestedPath(QStringLiteral(".loadscope")),
+                           sessionFilter(), path.answer());
+    QPointer<MainWindow> self(this);
+    const QString chosen = co_await path;
+    // What is saved is the session as it is now, edits made meanwhile too.
+    co_return self && !chosen.isEmpty() && saveSessionAs(chosen);
 }
 
-void MainWindow::chooseAndExport(const QString& title, const QString& suffix, const QString& filter,
-                                 const std::function<void(const QString&)>& exportTo) {
-    const QString path = m_prompts.saveFileName(title, suggestedPath(suffix), filter);
-    if (path.isEmpty())
-        return;
-    rememberDirectory(path);
-    exportTo(path);
+QCoro::Task<> MainWindow::chooseAndExport(QString title, QString suffix, QString filter,
+                                          std::function<void(const QString&)> exportTo) {
+    PendingAnswer<QString> path{QString()};
+    m_prompts.saveFileName(title, suggestedPath(suffix), filter, path.answer());
+    QPointer<MainWindow> self(this);
+    const QString chosen = co_await path;
+    if (!self || chosen.isEmpty())
+        co_return;
+    rememberDirectory(chosen);
+    exportTo(chosen);
 }
 
-void MainWindow::chooseAndExportPercentiles() {
-    const QString directory =
-        m_prompts.directory(tr("Export Percentile Distributions Into"),
-                            QFileInfo(suggestedPath(QStringLiteral(".hgrm"))).absolutePath());
-    if (directory.isEmpty())
-        return;
-    QSettings().setValue(kDirectoryKey, directory);
-    exportPercentileDistributions(directory);
+QCoro::Task<> MainWindow::chooseAndExportPercentiles() {
+    PendingAnswer<QString> directory{QString()};
+    m_prompts.directory(tr("Export Percentile Distributions Into"),
+                        QFileInfo(suggestedPath(QStringLiteral(".hgrm"))).absolutePath(),
+                        directory.answer());
+    QPointer<MainWindow> self(this);
+    const QString chosen = co_await directory;
+    if (!self || chosen.isEmpty())
+        co_return;
+    QSettings().setValue(kDirectoryKey, chosen);
+    exportPercentileDistributions(chosen);
 }
 
 void MainWindow::showImportDialog() {

@@ -51,7 +51,7 @@ QMenu* MainWindow::createFileMenu() {
                                          tr("&New Session"), this, [this] { newSession(); });
     newAction->setShortcut(QKeySequence::New);
     QAction* open = file->addAction(QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open…"),
-                                    this, &MainWindow::chooseAndOpen);
+                                    this, [this] { chooseAndOpen(); });
     open->setShortcut(QKeySequence::Open);
 
     QMenu* examples = file->addMenu(tr("Open E&xample"));
@@ -93,7 +93,7 @@ QMenu* MainWindow::createFileMenu() {
         tr("Mean, spread, confidence interval and change against the baseline per target, "
            "level and metric"));
     m_exportPercentilesAction = exportMenu->addAction(tr("&Percentile Distributions…"), this,
-                                                      &MainWindow::chooseAndExportPercentiles);
+                                                      [this] { chooseAndExportPercentiles(); });
     m_exportPercentilesAction->setToolTip(
         tr("One HdrHistogram .hgrm file per target and level, for hdr-plot and friends"));
     m_exportReportAction = exportMenu->addAction(tr("Report &PDF…"), this, [this] {
