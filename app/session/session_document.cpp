@@ -3,6 +3,8 @@
 #include "app/session/session_file.h"
 
 #include <QFileInfo>
+#include <QThreadPool>
+#include <utility>
 
 namespace loadscope::app {
 
@@ -17,8 +19,26 @@ QString SessionDocument::displayName() const {
     return tr("Untitled");
 }
 
+std::shared_ptr<const Session> SessionDocument::sharedSession() const {
+    if (!m_shared)
+        m_shared = std::make_shared<const Session>(m_session);
+    return m_shared;
+}
+
 void SessionDocument::reset(Session session, const QString& filePath) {
-    m_session = std::move(session);
+    reset(std::move(session), nullptr, filePath);
+}
+
+void SessionDocument::reset(Session session, std::shared_ptr<const Session> shared,
+                            const QString& filePath) {
+    // The replaced session is freed on a worker: ten thousand results take
+    // milliseconds to free, too. Its data is shared only by immutable copies.
+    auto replaced = std::make_shared<Session>(std::exchange(m_session, std::move(session)));
+    if (!replaced->results.empty())
+        QThreadPool::globalInstance()->start(
+            [replaced = std::move(replaced)]() mutable { replaced.reset(); });
+    dropShared();
+    m_shared = std::move(shared);
     setFilePath(filePath);
     Q_EMIT sessionChanged();
     Q_EMIT resultsChanged();
@@ -133,6 +153,7 @@ bool SessionDocument::setBaseline(const QUuid& id) {
 }
 
 void SessionDocument::putResult(PointResult result) {
+    dropShared();
     m_session.putResult(std::move(result));
     Q_EMIT resultsChanged();
     setModified(true);
@@ -141,6 +162,7 @@ void SessionDocument::putResult(PointResult result) {
 void SessionDocument::clearResults() {
     if (m_session.results.empty())
         return;
+    dropShared();
     m_session.results.clear();
     Q_EMIT resultsChanged();
     setModified(true);
@@ -153,7 +175,17 @@ void SessionDocument::setModified(bool modified) {
     Q_EMIT modifiedChanged(m_modified);
 }
 
+void SessionDocument::dropShared() {
+    // Whoever still reads it keeps it; the last reference is let go on a
+    // worker, as the replaced session in reset().
+    if (m_shared.use_count() == 1 && !m_shared->results.empty())
+        QThreadPool::globalInstance()->start(
+            [last = std::move(m_shared)]() mutable { last.reset(); });
+    m_shared.reset();
+}
+
 void SessionDocument::markEdited(bool resultsToo) {
+    dropShared();
     Q_EMIT sessionChanged();
     if (resultsToo)
         Q_EMIT resultsChanged();

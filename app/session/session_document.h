@@ -5,6 +5,7 @@
 
 #include <QObject>
 #include <QString>
+#include <memory>
 #include <optional>
 
 namespace loadscope::app {
@@ -20,6 +21,10 @@ public:
     explicit SessionDocument(QObject* parent = nullptr);
 
     const Session& session() const { return m_session; }
+    // The session as it is now, immutable, for work on another thread. Made
+    // once per state: the same object until the next edit, and none is made
+    // on this thread when the state came with one (reset()).
+    std::shared_ptr<const Session> sharedSession() const;
     // Empty for a new session or one opened from the examples (saving such a
     // session needs saveAs()).
     QString filePath() const { return m_filePath; }
@@ -29,6 +34,11 @@ public:
 
     // Replaces the whole session (new, opened elsewhere); not modified afterwards.
     void reset(Session session, const QString& filePath = {});
+    // The same, with `shared`, a copy of `session` made where it was read (a
+    // worker thread), as the first sharedSession(): ten thousand results take
+    // milliseconds to copy, which the GUI thread then does not spend.
+    void reset(Session session, std::shared_ptr<const Session> shared,
+               const QString& filePath = {});
     // Opens a .loadscope file, or an example session by name ("demo-proxy").
     Result<void> open(const QString& pathOrExampleName);
     Result<void> save();
@@ -65,9 +75,12 @@ Q_SIGNALS:
 
 private:
     void markEdited(bool resultsToo);
+    void dropShared();
     void setFilePath(const QString& filePath);
 
     Session m_session;
+    // Equal to m_session when set; dropped by every edit.
+    mutable std::shared_ptr<const Session> m_shared;
     QString m_filePath;
     bool m_modified = false;
 };

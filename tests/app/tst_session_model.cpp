@@ -6,6 +6,8 @@
 
 #include <QSignalSpy>
 #include <QTest>
+#include <algorithm>
+#include <memory>
 
 using namespace loadscope;
 using namespace loadscope::app;
@@ -44,6 +46,7 @@ private Q_SLOTS:
     void modeAndProtocolIds();
     void pointResultFromRun();
     void documentSignalsAndModifiedFlag();
+    void sharedSessionIsTheStateItWasTakenFrom();
 };
 
 void TestSessionModel::sweepOrder_data() {
@@ -288,6 +291,46 @@ void TestSessionModel::documentSignalsAndModifiedFlag() {
     document.setName(QString()); // no change, no signal
     QCOMPARE(sessionSpy.count(), sessionSignals);
     QVERIFY(!document.isModified());
+}
+
+// What a worker thread reads: the document's state when it was taken, kept
+// as it was whatever the window edits afterwards, and made once per state.
+void TestSessionModel::sharedSessionIsTheStateItWasTakenFrom() {
+    SessionDocument document;
+    document.reset(test::twoTargetSession());
+    const size_t results = document.session().results.size();
+    QVERIFY(results > 0);
+    const QUuid host = document.session().targets.front().id;
+
+    const std::shared_ptr<const Session> before = document.sharedSession();
+    QCOMPARE(*before, document.session());
+    QCOMPARE(document.sharedSession().get(), before.get()); // no edit, no new copy
+
+    document.setName(QStringLiteral("renamed"));
+    document.putResult(test::measuredResult(host, 7, 0, 700, 1.0, {{1000, 700}}));
+    QVERIFY(document.removeTarget(document.session().targets.back().id));
+    const std::shared_ptr<const Session> after = document.sharedSession();
+    QVERIFY(after.get() != before.get());
+    QCOMPARE(*after, document.session());
+    QCOMPARE(after->name, QStringLiteral("renamed"));
+    QCOMPARE(after->targets.size(), size_t(1));
+    // The earlier state is untouched: two targets, none renamed, no c=7.
+    QCOMPARE(before->targets.size(), size_t(2));
+    QCOMPARE(before->name, test::twoTargetSession().name);
+    QCOMPARE(before->results.size(), results);
+    QVERIFY(std::none_of(before->results.begin(), before->results.end(),
+                         [](const PointResult& result) { return result.concurrency == 7; }));
+
+    // A session that comes with its copy (read on a worker) hands out that copy.
+    Session opened = test::twoTargetSession();
+    const auto copy = std::make_shared<const Session>(opened);
+    document.reset(std::move(opened), copy);
+    QCOMPARE(document.sharedSession().get(), copy.get());
+    QCOMPARE(document.session(), *copy);
+    QVERIFY(!document.isModified());
+    document.clearResults();
+    QVERIFY(document.sharedSession()->results.empty());
+    QCOMPARE(copy->results.size(), results);
 }
 
 QTEST_GUILESS_MAIN(TestSessionModel)

@@ -25,6 +25,7 @@
 #include <QStackedBarSeries>
 #include <QTableView>
 #include <QTest>
+#include <memory>
 #include <optional>
 
 using namespace loadscope;
@@ -80,10 +81,66 @@ private Q_SLOTS:
     void anotherLevelGetsItsOwnDistribution();
     void streamsShowThroughputOnly();
     void tinySweepFillsTheCharts();
+    void openedSessionShowsEveryChartWhenChartsChange();
 
 private:
     std::unique_ptr<test::UiHttpServers> m_servers;
 };
+
+// A session as the window opens it (with the copy its read made) on a shown
+// page: when chartsChanged() comes, once, every chart shows the session's
+// figures, known from its counts. twoTargetSession: host 100/110/120 and nat
+// 90/95/100 complete requests per second at c=1, ten times that at c=10,
+// 5141 bytes each.
+void TestComparePage::openedSessionShowsEveryChartWhenChartsChange() {
+    app::SessionDocument document;
+    const auto page = pageFor(document);
+    page->show();
+    QStringList seen; // what the charts showed when chartsChanged() came
+    connect(page.get(), &ui::ComparePage::chartsChanged, page.get(), [&] {
+        QString shown;
+        for (const char* name : kBarCharts) {
+            auto* chart = test::pageChart<ModeBarChart>(*page, name);
+            shown += QString::fromLatin1(name) + QLatin1Char('=');
+            for (QBarSet* set : chart->series()->barSets())
+                shown += QStringLiteral("%1:%2 ").arg(set->label()).arg(set->sum(), 0, 'f', 1);
+        }
+        auto* scaling = test::pageChart<ModeLineChart>(*page, "scalingChart");
+        for (const QLineSeries* line : scaling->lines()) {
+            shown += QStringLiteral("scaling %1:").arg(line->name());
+            for (const QPointF& point : line->points())
+                shown += QStringLiteral("%1 ").arg(point.y(), 0, 'f', 1);
+        }
+        shown += QStringLiteral("p99 lines %1, ")
+                     .arg(test::pageChart<ModeLineChart>(*page, "p99ScalingChart")->lines().size());
+        auto* distribution = test::pageChart<ModeLineChart>(*page, "latencyDistributionChart");
+        shown += QStringLiteral("%1 (%2 lines)")
+                     .arg(distribution->title())
+                     .arg(distribution->lines().size());
+        seen << shown;
+    });
+
+    app::Session opened = test::twoTargetSession();
+    auto copy = std::make_shared<const app::Session>(opened);
+    document.reset(std::move(opened), std::move(copy));
+    QVERIFY(test::chartsCurrent(*page));
+    QTest::qWait(50); // nothing more comes
+    QCOMPARE(seen.size(), 1);
+    const double hostKiB = 1100 * 5141 / 1024.0;
+    const double natKiB = 950 * 5141 / 1024.0;
+    const QString expected = QStringLiteral("primaryBars=host:1100.0 container-nat:950.0 "
+                                            "transferBars=host:%1 container-nat:%2 ")
+                                 .arg(hostKiB, 0, 'f', 1)
+                                 .arg(natKiB, 0, 'f', 1);
+    QVERIFY2(seen.front().startsWith(expected), qPrintable(seen.front()));
+    QVERIFY2(seen.front().contains(QStringLiteral("scaling host:110.0 1100.0 "
+                                                  "scaling container-nat:95.0 950.0 "
+                                                  "p99 lines 2, ")),
+             qPrintable(seen.front()));
+    QVERIFY2(seen.front().endsWith(QStringLiteral("Latency by percentile at c=10 (2 lines)")),
+             qPrintable(seen.front()));
+    QVERIFY(page->isUpToDate());
+}
 
 void TestComparePage::initTestCase() {
     // Numbers as the C locale writes them, whatever the machine's.

@@ -29,7 +29,9 @@
 #include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <functional>
 #include <utility>
+#include <vector>
 
 namespace loadscope::ui {
 
@@ -70,6 +72,10 @@ ComparePage::ComparePage(app::SessionDocument* document, QWidget* parent)
     // rebuild. Waiting longer only delayed every chart of an opened session.
     m_rebuildTimer->setInterval(0);
     connect(m_rebuildTimer, &QTimer::timeout, this, &ComparePage::rebuild);
+    m_chartStepTimer = new QTimer(this);
+    m_chartStepTimer->setSingleShot(true);
+    m_chartStepTimer->setInterval(0);
+    connect(m_chartStepTimer, &QTimer::timeout, this, &ComparePage::setNextChart);
 
     createControls();
     createCharts();
@@ -237,10 +243,11 @@ void ComparePage::showEvent(QShowEvent* event) {
 
 void ComparePage::rebuild() {
     m_stale = false;
-    // The one copy made on the GUI thread: results share their histogram
-    // bytes, so even ten thousand of them copy in 10-16 ms
-    // (tests/bench/gui_responsiveness prints the figure).
-    auto input = std::make_shared<const app::Session>(m_document->session());
+    // The document's immutable copy: made on the GUI thread after an edit
+    // (results share their histogram bytes, so even ten thousand of them
+    // copy in 10-16 ms: tests/bench/gui_responsiveness prints the figure),
+    // but not for a session just opened, whose copy was made where it was read.
+    std::shared_ptr<const app::Session> input = m_document->sharedSession();
     const QVariant protocolPick = m_protocolCombo->property("userPick");
     const QVariant levelPick = m_levelCombo->property("userPick");
     const app::ComparisonOptions options{m_poolSources->isChecked()};
@@ -257,7 +264,7 @@ void ComparePage::rebuild() {
 
 bool ComparePage::isUpToDate() const {
     return !m_rebuildTimer->isActive() && !m_stale && !m_rebuildJob.isRunning() &&
-           !m_distributionJob.isRunning();
+           !m_distributionJob.isRunning() && m_chartSteps.empty();
 }
 
 void ComparePage::applySnapshot(std::shared_ptr<const CompareSnapshot> snapshot) {
@@ -279,7 +286,9 @@ void ComparePage::applySnapshot(std::shared_ptr<const CompareSnapshot> snapshot)
            shownProtocol(session, m_snapshot->comparison, m_protocolCombo->property("userPick")));
 
     updateControls();
-    updateCharts();
+    // A chart per turn of the event loop: the six of a large session took
+    // 25 ms together, and more on a busy machine, all in one stall.
+    setCharts(ChartPace::OnePerTurn);
     // The table model let go of the previous snapshot above. Its session copy
     // is freed on a worker, not here: ten thousand results take milliseconds
     // to free, too.
@@ -338,6 +347,10 @@ void ComparePage::updateControls() {
 }
 
 void ComparePage::updateCharts() {
+    setCharts(ChartPace::AllAtOnce);
+}
+
+void ComparePage::setCharts(ChartPace pace) {
     const app::Session& session = *m_snapshot->session;
     const app::Comparison& comparison = m_snapshot->comparison;
     const auto protocol = app::TargetProtocol(m_protocolCombo->currentData().toInt());
@@ -346,22 +359,30 @@ void ComparePage::updateCharts() {
                             ? app::Metric(m_metricCombo->currentData().toInt())
                             : app::primaryMetric(protocol);
 
-    m_primaryBars->setData(modeBarChartData(session, comparison, metric, protocol, level));
-    m_transferBars->setData(
-        modeBarChartData(session, comparison, app::Metric::TransferRate, protocol, level));
-    m_timeBars->setData(
-        modeBarChartData(session, comparison, app::Metric::TimePerRequest, protocol, level));
-    m_scaling->setData(scalingChartData(session, comparison, metric, protocol));
-    m_p99Scaling->setData(scalingChartData(session, comparison, app::Metric::LatencyP99, protocol));
-    if (m_distributions->concurrency == level || comparison.isEmpty()) {
-        m_distribution->setData(latencyDistributionData(
-            session, comparison, m_distributions->byTarget, protocol, level));
+    // The figures are read now (a fraction of a millisecond); each chart then
+    // takes milliseconds to rebuild its series and axes.
+    std::vector<std::function<void()>> steps;
+    const auto bars = [&](ModeBarChart* chart, app::Metric shown) {
+        steps.push_back([chart, figures = modeBarChartData(session, comparison, shown, protocol,
+                                                           level)] { chart->setData(figures); });
+    };
+    const auto lines = [&](ModeLineChart* chart, ModeLineChartData figures) {
+        steps.push_back([chart, figures = std::move(figures)] { chart->setData(figures); });
+    };
+    bars(m_primaryBars, metric);
+    bars(m_transferBars, app::Metric::TransferRate);
+    bars(m_timeBars, app::Metric::TimePerRequest);
+    lines(m_scaling, scalingChartData(session, comparison, metric, protocol));
+    lines(m_p99Scaling, scalingChartData(session, comparison, app::Metric::LatencyP99, protocol));
+    const bool merging = m_distributions->concurrency != level && !comparison.isEmpty();
+    if (!merging) {
+        lines(m_distribution, latencyDistributionData(session, comparison,
+                                                      m_distributions->byTarget, protocol, level));
     } else {
-        ModeLineChartData merging =
+        ModeLineChartData placeholder =
             latencyDistributionData(session, comparison, {}, protocol, level);
-        merging.emptyText = tr("merging the histograms at c=%1…").arg(level);
-        m_distribution->setData(merging);
-        requestDistributions(level);
+        placeholder.emptyText = tr("merging the histograms at c=%1…").arg(level);
+        lines(m_distribution, std::move(placeholder));
     }
     // Each chart explains its metric where the user looks at it.
     const app::Metric explained[] = {metric, app::Metric::TransferRate, app::Metric::TimePerRequest,
@@ -373,6 +394,33 @@ void ComparePage::updateCharts() {
                           "the histograms of all repetitions at this level merged. The x axis "
                           "stretches the tail: 90%, 99%, 99.9% are equally far apart.")));
     updateSummary();
+
+    m_chartSteps = std::move(steps);
+    m_chartStepTimer->stop();
+    if (pace == ChartPace::OnePerTurn) {
+        m_chartStepTimer->start();
+    } else {
+        for (const auto& step : m_chartSteps)
+            step();
+        m_chartSteps.clear();
+        Q_EMIT chartsChanged();
+    }
+    // Last: a merge that is done at once (a small session) sets the charts
+    // again from within, and must find the placeholder already shown.
+    if (merging)
+        requestDistributions(level);
+}
+
+void ComparePage::setNextChart() {
+    if (m_chartSteps.empty())
+        return;
+    const std::function<void()> step = std::move(m_chartSteps.front());
+    m_chartSteps.erase(m_chartSteps.begin());
+    step();
+    if (!m_chartSteps.empty()) {
+        m_chartStepTimer->start();
+        return;
+    }
     Q_EMIT chartsChanged();
 }
 

@@ -7,7 +7,9 @@
 #include <QList>
 #include <QString>
 #include <QWidget>
+#include <functional>
 #include <memory>
+#include <vector>
 
 class QCheckBox;
 class QComboBox;
@@ -83,7 +85,13 @@ private:
     // user picked another level) on a worker thread.
     void requestDistributions(int concurrency);
     void updateControls();
+    // Sets every chart from the snapshot and the controls; chartsChanged()
+    // follows the last. A snapshot's charts are set one per turn of the event
+    // loop; a change of the controls sets them at once.
+    enum class ChartPace { AllAtOnce, OnePerTurn };
     void updateCharts();
+    void setCharts(ChartPace pace);
+    void setNextChart();
     void updateSummary();
 
     app::SessionDocument* m_document = nullptr;
@@ -93,6 +101,8 @@ private:
     app::BackgroundJob m_distributionJob{this};
     int m_requestedLevel = -1; // of the distribution job in flight
     QTimer* m_rebuildTimer = nullptr;
+    std::vector<std::function<void()>> m_chartSteps; // charts still to set, in order
+    QTimer* m_chartStepTimer = nullptr;
     bool m_stale = false; // changed while hidden: rebuild when shown
 
     QComboBox* m_protocolCombo = nullptr;

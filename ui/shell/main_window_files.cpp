@@ -78,12 +78,17 @@ QCoro::Task<bool> MainWindow::openSession(QString pathOrExampleName) {
     setOpening(true);
     struct Loaded {
         app::Result<app::Session> session;
+        // Its immutable copy, for the pages' workers (SessionDocument::sharedSession()).
+        std::shared_ptr<const app::Session> shared;
         QString filePath; // empty for an example: it lives in read-only resources
     };
     // A named closure: GCC 12 moves a temporary one's captures out of the
     // coroutine frame when it is built inside the co_await expression.
     const auto read = [pathOrExampleName] {
-        auto loaded = std::make_shared<Loaded>(Loaded{app::openSession(pathOrExampleName), {}});
+        auto loaded =
+            std::make_shared<Loaded>(Loaded{app::openSession(pathOrExampleName), nullptr, {}});
+        if (loaded->session)
+            loaded->shared = std::make_shared<const app::Session>(*loaded->session);
         if (const QFileInfo file(pathOrExampleName); file.isFile())
             loaded->filePath = file.absoluteFilePath();
         return loaded;
@@ -96,7 +101,7 @@ QCoro::Task<bool> MainWindow::openSession(QString pathOrExampleName) {
         showError(tr("Cannot Open Session"), loaded->session.error().toString());
         co_return false;
     }
-    m_document->reset(std::move(*loaded->session), loaded->filePath);
+    m_document->reset(std::move(*loaded->session), std::move(loaded->shared), loaded->filePath);
     if (!loaded->filePath.isEmpty()) {
         m_recentFiles->add(loaded->filePath);
         rememberDirectory(loaded->filePath);
@@ -183,7 +188,7 @@ QCoro::Task<bool> MainWindow::exportSummaryCsv(QString path) {
     m_exportingSummary = true;
     updateActions();
     // A comparison of ten thousand results takes tens of milliseconds.
-    const auto build = [session = std::make_shared<const app::Session>(m_document->session())] {
+    const auto build = [session = m_document->sharedSession()] {
         return app::summaryCsv(*session, app::Comparison(*session));
     };
     QPointer<MainWindow> self(this);
