@@ -199,6 +199,40 @@ private Q_SLOTS:
         QCOMPARE(estimate.remainingSeconds, 5 * 2.0);
     }
 
+    // A hidden page (the window shows another) builds its estimate when it is
+    // shown; what it shows then is the session's, points done included.
+    void hiddenPageShowsTheSessionsEstimateWhenShown() {
+        m_page->hide();
+        Session session = twoTargets();
+        for (int repetition = 0; repetition < 3; ++repetition) {
+            PointResult result;
+            result.targetId = session.targets[0].id;
+            result.concurrency = 1;
+            result.repetition = repetition;
+            result.complete = 1000;
+            result.durationSeconds = 5;
+            session.putResult(result);
+        }
+        m_document->reset(session);
+        QVERIFY2(m_page->estimateText().contains(QStringLiteral("12 points")),
+                 qPrintable(m_page->estimateText()));
+        m_page->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_page.get()));
+        // 12 points of 5 s; a's three at c=1 are done.
+        QCOMPARE(field<QLabel>("estimateTime")->text(), QStringLiteral("about 1 min 00 s"));
+        QCOMPARE(field<QLabel>("estimateRemaining")->text(),
+                 QStringLiteral("9 points still to run: about 45 s."));
+        auto* order = field<QListWidget>("pointOrderList");
+        QCOMPARE(order->count(), 12);
+        int done = 0;
+        for (int i = 0; i < order->count(); ++i)
+            done += order->item(i)->text().endsWith(QStringLiteral("(done)")) ? 1 : 0;
+        QCOMPARE(done, 3);
+        QVERIFY2(order->item(0)->text().endsWith(
+                     QStringLiteral("a at concurrency 1, repetition 1  (done)")),
+                 qPrintable(order->item(0)->text()));
+    }
+
     void showsThePlan() {
         QCOMPARE(field<QLineEdit>("levelsEdit")->text(), QStringLiteral("1, 10"));
         QVERIFY(field<QRadioButton>("byDurationRadio")->isChecked());

@@ -285,6 +285,9 @@ QWidget* SweepPage::buildPlanFields() {
 }
 
 QString SweepPage::estimateText() const {
+    if (m_estimateStale)
+        m_estimate->showSession(m_document->session());
+    m_estimateStale = false;
     return m_estimate->estimateText();
 }
 
@@ -421,7 +424,21 @@ void SweepPage::updateEstimate() {
     }
     m_limitWarning->setMessage(warning);
 
+    // The estimate and the list of points read every result: a hidden page
+    // (the window shows another) catches up when shown, so that opening a
+    // session of ten thousand results does not build them, twice, meanwhile.
+    if (!isVisible()) {
+        m_estimateStale = true;
+        return;
+    }
+    m_estimateStale = false;
     m_estimate->showSession(session);
+}
+
+void SweepPage::showEvent(QShowEvent* event) {
+    if (m_estimateStale)
+        updateEstimate();
+    QWidget::showEvent(event);
 }
 
 } // namespace loadscope::ui

@@ -39,6 +39,9 @@ public:
     QString estimateText() const;
     bool isValid() const { return m_valid; }
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
     QWidget* buildPlanFields();
     void loadPlan(const app::SweepPlan& plan);
@@ -52,6 +55,7 @@ private:
     app::SweepPlan m_plan; // what the fields showed when they last were valid or loaded
     bool m_loading = false;
     bool m_valid = true;
+    mutable bool m_estimateStale = false; // the estimate waits for the page to be shown
 
     QComboBox* m_levelKind = nullptr;
     QLineEdit* m_levels = nullptr;
