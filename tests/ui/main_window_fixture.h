@@ -7,6 +7,7 @@
 // give (answerUnsaved(), answerFile()) once it has changed what it likes.
 
 #include "app/session/session_document.h"
+#include "ui/common/background_settings.h"
 #include "ui/shell/main_window.h"
 
 #include <QCoreApplication>
@@ -36,6 +37,8 @@ private Q_SLOTS:
     }
 
     void init() {
+        // The last test's settings, stored off the GUI thread, first.
+        loadscope::ui::settings::waitForWrites();
         QSettings().clear();
         QVERIFY(m_dir.isValid());
         m_window = std::make_unique<MainWindow>();

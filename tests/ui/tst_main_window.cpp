@@ -180,8 +180,12 @@ private Q_SLOTS:
         QCOMPARE(recent->files().front(), paths.at(4));
         QCOMPARE(recent->files().count(paths.at(4)), 1);
 
-        // Stored: a new window (the next start) sees the same list.
+        // Stored: a new window (the next start) sees the same list, and once
+        // the writes are done, so does the settings file.
         QCOMPARE(RecentFiles().files(), recent->files());
+        loadscope::ui::settings::waitForWrites();
+        QCOMPARE(QSettings().value(QStringLiteral("session/recentFiles")).toStringList(),
+                 recent->files());
 
         // A file deleted since is pruned when the menu is read.
         QVERIFY(QFile::remove(paths.at(0)));

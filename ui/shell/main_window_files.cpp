@@ -7,6 +7,7 @@
 #include "app/session/percentile_export.h"
 #include "app/session/session_document.h"
 #include "app/session/session_file.h"
+#include "ui/common/background_settings.h"
 #include "ui/common/plural.h"
 #include "ui/compare/compare_page.h"
 #include "ui/shell/import_dialog.h"
@@ -19,7 +20,6 @@
 #include <QFileInfo>
 #include <QPointer>
 #include <QRegularExpression>
-#include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -38,7 +38,7 @@ QString sessionFilter() {
 } // namespace
 
 QString MainWindow::suggestedPath(const QString& suffix) const {
-    QString directory = QSettings().value(kDirectoryKey).toString();
+    QString directory = settings::value(kDirectoryKey).toString();
     if (directory.isEmpty() || !QFileInfo(directory).isDir())
         directory = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
     if (!m_document->filePath().isEmpty() && suffix == QLatin1String(".loadscope"))
@@ -52,7 +52,7 @@ QString MainWindow::suggestedPath(const QString& suffix) const {
 }
 
 void MainWindow::rememberDirectory(const QString& path) {
-    QSettings().setValue(kDirectoryKey, QFileInfo(path).absolutePath());
+    settings::setValue(kDirectoryKey, QFileInfo(path).absolutePath());
 }
 
 QCoro::Task<> MainWindow::chooseAndOpen() {
@@ -148,7 +148,7 @@ QCoro::Task<> MainWindow::chooseAndExportPercentiles() {
     const QString chosen = co_await directory;
     if (!self || chosen.isEmpty())
         co_return;
-    QSettings().setValue(kDirectoryKey, chosen);
+    settings::setValue(kDirectoryKey, chosen);
     exportPercentileDistributions(chosen);
 }
 

@@ -1,7 +1,8 @@
 #include "ui/shell/recent_files.h"
 
+#include "ui/common/background_settings.h"
+
 #include <QFileInfo>
-#include <QSettings>
 
 namespace loadscope::ui {
 
@@ -11,7 +12,7 @@ const QString kKey = QStringLiteral("session/recentFiles");
 
 RecentFiles::RecentFiles(QObject* parent)
     : QObject(parent) {
-    m_files = QSettings().value(kKey).toStringList();
+    m_files = settings::value(kKey).toStringList();
     while (m_files.size() > kMaximum)
         m_files.removeLast();
 }
@@ -51,7 +52,7 @@ void RecentFiles::store(const QStringList& files) {
     if (files == m_files)
         return;
     m_files = files;
-    QSettings().setValue(kKey, m_files);
+    settings::setValue(kKey, m_files);
     Q_EMIT filesChanged();
 }
 
