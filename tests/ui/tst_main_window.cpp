@@ -239,17 +239,31 @@ private Q_SLOTS:
         QAction* save = findAction(QStringLiteral("&Save"));
         QVERIFY(save);
 
+        // The pages take no input while the file is read, but look as before.
+        m_window->pages()->setCurrentIndex(0);
+        auto* name = m_window->findChild<QLineEdit*>(QStringLiteral("sessionNameEdit"));
+        QVERIFY(name);
+        name->setFocus();
+        const QString nameBefore = m_window->document()->session().name;
         auto opening = m_window->openSession(path);
         QVERIFY(m_window->isOpening());
-        QVERIFY(!m_window->pages()->isEnabled());
+        QVERIFY(m_window->pages()->isEnabled());
+        QTest::keyClicks(name, QStringLiteral("typed while opening"));
+        QTest::mouseClick(name, Qt::LeftButton);
+        QCOMPARE(name->text(), nameBefore);
+        QCOMPARE(m_window->document()->session().name, nameBefore);
         QVERIFY(!save->isEnabled());
         QVERIFY(m_window->document()->session().results.empty()); // not applied yet
         QVERIFY(!QCoro::waitFor(m_window->openSession(QStringLiteral("tcp-rr"))));
 
         QVERIFY(QCoro::waitFor(opening));
         QVERIFY(!m_window->isOpening());
-        QVERIFY(m_window->pages()->isEnabled());
         QVERIFY(save->isEnabled());
+        // Input again, to the opened session.
+        name->setFocus();
+        name->selectAll();
+        QTest::keyClicks(name, QStringLiteral("typed once open"));
+        QCOMPARE(m_window->document()->session().name, QStringLiteral("typed once open"));
         QCOMPARE(m_window->document()->session().results.size(), size_t(2000));
         QCOMPARE(m_window->document()->filePath(), path);
         QCOMPARE(m_window->recentFiles()->files().front(), path);

@@ -5,6 +5,7 @@
 #include "ui/common/plural.h"
 #include "ui/compare/compare_page.h"
 #include "ui/run/run_page.h"
+#include "ui/shell/input_blocker.h"
 #include "ui/shell/pending_answer.h"
 #include "ui/shell/recent_files.h"
 #include "ui/shell/sweep_page.h"
@@ -118,6 +119,7 @@ void MainWindow::createPages() {
     m_pages = new QTabWidget;
     m_pages->setObjectName(QStringLiteral("pages"));
     m_pages->setDocumentMode(true);
+    m_pagesBlocker = new InputBlocker(m_pages);
     m_targetsPage = new TargetsPage(m_document);
     m_sweepPage = new SweepPage(m_document);
     m_runPage = new RunPage(m_document, m_runner);

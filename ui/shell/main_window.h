@@ -19,6 +19,7 @@ class SweepRunner;
 namespace loadscope::ui {
 
 class ComparePage;
+class InputBlocker;
 class RecentFiles;
 class SweepPage;
 class TargetsPage;
@@ -146,6 +147,7 @@ private:
     Prompts m_prompts;
 
     QTabWidget* m_pages = nullptr;
+    InputBlocker* m_pagesBlocker = nullptr; // while a session opens
     TargetsPage* m_targetsPage = nullptr;
     SweepPage* m_sweepPage = nullptr;
     QWidget* m_runPage = nullptr;
