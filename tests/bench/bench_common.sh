@@ -158,7 +158,23 @@ bench_h2load_measure() {
        rps=$(bench_json_number requests_per_second) ;;
   esac
   echo "$requests $rps $(bench_cpu_seconds)" >>"$work/$name.rows"
+  local cipher
+  case $name in
+    h2load*) cipher=$(awk '/^Cipher:/ {print $2}' "$work/out") ;;
+    *) cipher=$(awk -F'"' '/"tls_cipher"/ {print $4}' "$work/out") ;;
+  esac
+  [ -z "$cipher" ] || echo "$cipher" >>"$work/$name.ciphers"
 }
+
+# The TLS 1.3 suites h2load is given: OpenSSL 3's default list, which
+# loadscope-cli keeps. nginx takes the client's order, and h2load's own list
+# puts TLS_AES_128_GCM_SHA256 first (loadscope-cli's negotiates
+# TLS_AES_256_GCM_SHA384, whose SHA-384 key schedule and AES-256 cost more
+# per handshake and per byte): with the same list both negotiate the same
+# cipher, printed under each row. H2LOAD_TLS13_CIPHERS= (empty) keeps h2load's own.
+bench_h2load_tls13=${H2LOAD_TLS13_CIPHERS-TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256}
+bench_h2load_tls=() # h2load's arguments for it: "${bench_h2load_tls[@]}"
+[ -z "$bench_h2load_tls13" ] || bench_h2load_tls=("--tls13-ciphers=$bench_h2load_tls13")
 
 bench_h2load_summary() { # NAME -> "rps cpu_us_per_request" (means over rounds)
   awk '{req += $1; rps += $2; cpu += $3; n++}
@@ -170,4 +186,9 @@ bench_h2load_report() { # LABEL SUFFIX: a row of h2loadSUFFIX against loadscopeS
   read -r l_rps l_cpu <<<"$(bench_h2load_summary "loadscope$2")"
   printf '%-34s %11s %13s %18s %17s %6s %6s\n' "$1" "$h_rps" "$l_rps" "$h_cpu" "$l_cpu" \
     "$(bench_ratio "$l_rps" "$h_rps")" "$(bench_ratio "$l_cpu" "$h_cpu")"
+  if [ -f "$work/h2load$2.ciphers" ] || [ -f "$work/loadscope$2.ciphers" ]; then
+    printf '  cipher: h2load %s, loadscope %s\n' \
+      "$(sort -u "$work/h2load$2.ciphers" 2>/dev/null | paste -sd/)" \
+      "$(sort -u "$work/loadscope$2.ciphers" 2>/dev/null | paste -sd/)"
+  fi
 }

@@ -8,6 +8,9 @@
 #   tests/bench/h2_vs_h2load.sh [path/to/loadscope-cli]
 #   ROUNDS=3 REQUESTS=200000 CONNECTIONS=10 STREAMS=10 THREADS=2 tests/bench/h2_vs_h2load.sh
 #
+# h2load is given OpenSSL's default TLS 1.3 suites, so that both negotiate the
+# same cipher (bench_common.sh, H2LOAD_TLS13_CIPHERS).
+#
 # Only 127.0.0.1 is loaded; nginx is started here and stopped on exit.
 set -euo pipefail
 
@@ -42,7 +45,7 @@ for round in $(seq "$rounds"); do
   bench_h2load_measure h2load_h2c /usr/bin/h2load -t"$threads" -c"$connections" -m"$streams" -n"$requests" "$h2c"
   bench_h2load_measure loadscope_h2c "$cli" http --h2 --max-concurrent-streams "$streams" -c "$connections" \
     --threads "$threads" -n "$requests" -q --json - "$h2c"
-  bench_h2load_measure h2load_h2 /usr/bin/h2load -t"$threads" -c"$connections" -m"$streams" -n"$requests" "$h2"
+  bench_h2load_measure h2load_h2 /usr/bin/h2load "${bench_h2load_tls[@]}" -t"$threads" -c"$connections" -m"$streams" -n"$requests" "$h2"
   bench_h2load_measure loadscope_h2 "$cli" http --h2 --insecure --max-concurrent-streams "$streams" \
     -c "$connections" --threads "$threads" -n "$requests" -q --json - "$h2"
 done

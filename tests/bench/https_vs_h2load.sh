@@ -8,6 +8,9 @@
 #   tests/bench/https_vs_h2load.sh [path/to/loadscope-cli]
 #   ROUNDS=3 SECONDS_PER_RUN=5 CONNECTIONS=100 THREADS=2 CLOSE_REQUESTS=20000 tests/bench/https_vs_h2load.sh
 #
+# h2load is given OpenSSL's default TLS 1.3 suites, so that both negotiate the
+# same cipher (bench_common.sh, H2LOAD_TLS13_CIPHERS).
+#
 # Only 127.0.0.1 is loaded; nginx is started here and stopped on exit.
 set -euo pipefail
 
@@ -35,9 +38,9 @@ url="https://127.0.0.1:$port/"
 
 echo "nginx 1 worker, TLS, 4897-byte page, $threads threads, ${seconds}s x $rounds rounds"
 for round in $(seq "$rounds"); do
-  bench_h2load_measure h2load_ka /usr/bin/h2load --h1 -t"$threads" -c"$connections" -D"$seconds" "$url"
+  bench_h2load_measure h2load_ka /usr/bin/h2load --h1 "${bench_h2load_tls[@]}" -t"$threads" -c"$connections" -D"$seconds" "$url"
   bench_h2load_measure loadscope_ka "$cli" http -k --insecure -c "$connections" --threads "$threads" -t "$seconds" -q --json - "$url"
-  bench_h2load_measure h2load_close /usr/bin/h2load --h1 -H 'Connection: close' -t"$threads" -c"$close_connections" -n"$close_requests" "$url"
+  bench_h2load_measure h2load_close /usr/bin/h2load --h1 "${bench_h2load_tls[@]}" -H 'Connection: close' -t"$threads" -c"$close_connections" -n"$close_requests" "$url"
   bench_h2load_measure loadscope_close "$cli" http --insecure -c "$close_connections" --threads "$threads" -n "$close_requests" -q --json - "$url"
 done
 
