@@ -367,12 +367,15 @@ void LoadWorker::run() {
                     onConnected(c, readClock());
                 continue;
             }
+            const bool peerClosing = flags & (EPOLLRDHUP | EPOLLHUP | EPOLLERR);
+            if (c.tls && ((flags & EPOLLIN) || peerClosing))
+                c.tls->expectInput(peerClosing); // bytes or a close may be queued
             if (c.state == Connection::State::Handshaking) {
                 continueHandshake(c, readClock());
                 continue;
             }
-            if (flags & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
-                onReadable(c, flags & (EPOLLRDHUP | EPOLLHUP | EPOLLERR));
+            if ((flags & EPOLLIN) || peerClosing)
+                onReadable(c, peerClosing);
             if (c.fd >= 0 && (flags & EPOLLOUT)) {
                 if (m_isStream)
                     streamWrite(c);

@@ -73,8 +73,10 @@ void LoadWorker::onReadable(Connection& c, bool peerClosing) {
             return;
         // A short read on a stream socket means no byte is queued. A close or
         // an error the peer already sent is still to be read, and an
-        // edge-triggered socket reports it no second time. TLS returns a
-        // record at a time, so it reads on until OpenSSL wants the socket.
+        // edge-triggered socket reports it no second time. A short TLS read
+        // may leave an error or the end of the stream for the next call, so
+        // it reads on until OpenSSL wants the socket, which after the BIO
+        // found the socket dry (tls_socket_bio.h) costs no system call.
         if (size_t(n) < kReadBufferBytes && !peerClosing && !c.tls)
             return;
     }

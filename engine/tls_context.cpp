@@ -1,5 +1,7 @@
 #include "engine/tls_context.h"
 
+#include "engine/tls_socket_bio.h"
+
 #include <arpa/inet.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -134,7 +136,12 @@ SSL* TlsContext::newConnection(int fd) {
     SSL* ssl = SSL_new(m_ctx);
     if (!ssl)
         return nullptr;
-    SSL_set_fd(ssl, fd);
+    BIO* socket = newSocketBio(fd);
+    if (!socket) {
+        SSL_free(ssl);
+        return nullptr;
+    }
+    SSL_set_bio(ssl, socket, socket); // one reference, owned by ssl
     const std::string& name = m_spec.serverName;
     if (!name.empty() && !m_serverNameIsAddress)
         // SSL_set_tlsext_host_name, without the macro's C cast.

@@ -1,6 +1,7 @@
 #include "engine/tls_session.h"
 
 #include "engine/request_queue.h"
+#include "engine/tls_socket_bio.h"
 
 #include <cerrno>
 #include <cstring>
@@ -88,12 +89,36 @@ ssize_t TlsSession::socketResult(int result, bool reading) {
     }
 }
 
+void TlsSession::expectInput(bool peerClosed) {
+    expectSocketInput(SSL_get_rbio(m_ssl), peerClosed);
+}
+
 ssize_t TlsSession::read(char* buffer, size_t capacity) {
-    size_t n = 0;
-    const int result = SSL_read_ex(m_ssl, buffer, capacity, &n);
-    if (result == 1)
-        return ssize_t(n);
-    return socketResult(result, true);
+    if (m_deferred) {
+        m_deferred = false;
+        errno = m_deferredErrno;
+        return m_deferredResult;
+    }
+    size_t total = 0;
+    while (total < capacity) {
+        size_t n = 0;
+        const int result = SSL_read_ex(m_ssl, buffer + total, capacity - total, &n);
+        if (result == 1) {
+            total += n;
+            continue;
+        }
+        const ssize_t outcome = socketResult(result, true);
+        if (total == 0)
+            return outcome;
+        if (outcome == 0 || errno != EAGAIN) {
+            // Kept for the next call, so that these bytes are handled first.
+            m_deferred = true;
+            m_deferredResult = outcome;
+            m_deferredErrno = errno;
+        }
+        break;
+    }
+    return ssize_t(total);
 }
 
 ssize_t TlsSession::send(RequestQueue& queue) {

@@ -16,6 +16,9 @@ class RequestQueue;
 // would (bytes, 0 at the end of the stream, -1 with errno EAGAIN when
 // OpenSSL wants the socket ready again), so the worker's readiness handling
 // serves both. A TLS failure is -1 with errno EPROTO and failure() says why.
+// A read decrypts every record it can without waiting, as one recv returns
+// all the bytes queued: the caller handles one batch of responses, and
+// answers them with one write, not one per record.
 class TlsSession {
 public:
     enum class Step : uint8_t { Done, WantRead, WantWrite, Failed };
@@ -27,6 +30,11 @@ public:
 
     // Drives the handshake as far as the socket allows.
     Step handshake();
+    // The socket was reported readable (`peerClosed`: with the peer's close):
+    // on a socket BIO of newSocketBio's the next read asks the kernel again.
+    void expectInput(bool peerClosed);
+    // As many decrypted bytes as are ready, up to `capacity`. An error or the
+    // end of the stream met after some bytes is returned by the next call.
     ssize_t read(char* buffer, size_t capacity);
     // Writes from the front of `queue` and consumes what went out.
     ssize_t send(RequestQueue& queue);
@@ -50,6 +58,10 @@ private:
     SSL* m_ssl;
     std::string m_failure;
     std::string m_staging; // a few small queued parts joined into one record
+    // A read's error or end of stream behind bytes it returned: the next read's result.
+    bool m_deferred = false;
+    ssize_t m_deferredResult = 0;
+    int m_deferredErrno = 0;
 };
 
 } // namespace loadscope::engine

@@ -1,0 +1,144 @@
+#include "engine/tls_socket_bio.h"
+
+#include <cerrno>
+#include <climits>
+#include <new>
+#include <openssl/bio.h>
+#include <sys/socket.h>
+
+namespace loadscope::engine {
+
+namespace {
+
+struct SocketState {
+    int fd = -1;
+    bool dry = false;   // a read found the queue empty since the last expectInput
+    bool toEnd = false; // the peer closed: read until the end of the stream
+    bool endOfStream = false;
+};
+
+SocketState& stateOf(BIO* bio) {
+    return *static_cast<SocketState*>(BIO_get_data(bio));
+}
+
+int socketRead(BIO* bio, char* out, int size) {
+    SocketState& s = stateOf(bio);
+    BIO_clear_retry_flags(bio);
+    if (size <= 0)
+        return 0;
+    if (s.dry) {
+        BIO_set_retry_read(bio);
+        errno = EAGAIN;
+        return -1;
+    }
+    for (;;) {
+        errno = 0; // as OpenSSL's socket BIO: an end of stream leaves errno 0
+        const ssize_t n = ::recv(s.fd, out, size_t(size), MSG_DONTWAIT);
+        if (n > 0) {
+            s.dry = n < size && !s.toEnd;
+            return int(n);
+        }
+        if (n == 0) {
+            s.endOfStream = true;
+            return 0;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            s.dry = true; // toEnd or not: an end of stream would have been 0
+            BIO_set_retry_read(bio);
+        }
+        return -1;
+    }
+}
+
+int socketWrite(BIO* bio, const char* bytes, int size) {
+    SocketState& s = stateOf(bio);
+    BIO_clear_retry_flags(bio);
+    for (;;) {
+        errno = 0;
+        const ssize_t n = ::send(s.fd, bytes, size_t(size), MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (n >= 0)
+            return int(n);
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            BIO_set_retry_write(bio);
+        return -1;
+    }
+}
+
+long socketControl(BIO* bio, int command, long /*number*/, void* pointer) {
+    SocketState& s = stateOf(bio);
+    switch (command) {
+    case BIO_C_GET_FD:
+        if (pointer)
+            *static_cast<int*>(pointer) = s.fd;
+        return s.fd;
+    case BIO_CTRL_EOF:
+        return s.endOfStream ? 1 : 0;
+    case BIO_CTRL_FLUSH: // nothing is buffered here
+    case BIO_CTRL_DUP:
+        return 1;
+    default:
+        return 0; // no kTLS, no pending counts: what OpenSSL then assumes
+    }
+}
+
+int socketCreate(BIO* bio) {
+    auto* state = new (std::nothrow) SocketState;
+    if (!state)
+        return 0;
+    BIO_set_data(bio, state);
+    BIO_set_init(bio, 1);
+    return 1;
+}
+
+int socketDestroy(BIO* bio) {
+    delete static_cast<SocketState*>(BIO_get_data(bio));
+    BIO_set_data(bio, nullptr);
+    BIO_set_init(bio, 0);
+    return 1;
+}
+
+struct SocketMethod {
+    BIO_METHOD* method = nullptr;
+    int type = 0;
+};
+
+const SocketMethod& socketMethod() {
+    static const SocketMethod made = [] {
+        SocketMethod m;
+        m.type = BIO_get_new_index() | BIO_TYPE_SOURCE_SINK | BIO_TYPE_DESCRIPTOR;
+        m.method = BIO_meth_new(m.type, "loadscope socket");
+        if (m.method) {
+            BIO_meth_set_read(m.method, &socketRead);
+            BIO_meth_set_write(m.method, &socketWrite);
+            BIO_meth_set_ctrl(m.method, &socketControl);
+            BIO_meth_set_create(m.method, &socketCreate);
+            BIO_meth_set_destroy(m.method, &socketDestroy);
+        }
+        return m;
+    }();
+    return made;
+}
+
+} // namespace
+
+BIO* newSocketBio(int fd) {
+    const SocketMethod& m = socketMethod();
+    BIO* bio = m.method ? BIO_new(m.method) : nullptr;
+    if (bio)
+        stateOf(bio).fd = fd;
+    return bio;
+}
+
+void expectSocketInput(BIO* bio, bool toEnd) {
+    if (!bio || BIO_method_type(bio) != socketMethod().type)
+        return;
+    SocketState& s = stateOf(bio);
+    s.dry = false;
+    s.toEnd = toEnd;
+}
+
+} // namespace loadscope::engine

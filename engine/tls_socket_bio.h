@@ -1,0 +1,26 @@
+#pragma once
+
+using BIO = struct bio_st;
+
+namespace loadscope::engine {
+
+// An OpenSSL BIO over a non-blocking stream socket that remembers when the
+// socket ran dry. A recv that returns fewer bytes than it asked for found
+// the socket's queue empty; with edge-triggered readiness every byte that
+// arrives after it brings a new event, so until that event (expectInput) a
+// read asks the kernel nothing and says "retry", as a recv returning EAGAIN
+// would have. OpenSSL's own socket BIO would make that recv, once per
+// readiness event at the least: the read that only finds the socket empty.
+// Writes are plain sends (MSG_NOSIGNAL: a peer gone is EPIPE, never SIGPIPE).
+// End of stream is reported as OpenSSL's socket BIO reports it (BIO_eof).
+
+// A new BIO on `fd` (not closed with the BIO); nullptr when out of memory.
+BIO* newSocketBio(int fd);
+
+// The socket may hold new bytes: the next read asks the kernel. With
+// `toEnd` (the peer has closed) every read does, a short one included,
+// until the end of the stream is read: the close was reported once, with
+// the bytes before it. A BIO of another kind is left alone.
+void expectSocketInput(BIO* bio, bool toEnd);
+
+} // namespace loadscope::engine
