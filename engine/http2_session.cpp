@@ -195,7 +195,8 @@ void Http2Session::start() {
     nghttp2_session_callbacks_set_on_stream_close_callback(callbacks,
                                                            &Http2Callbacks::streamClosed);
     nghttp2_session_callbacks_set_error_callback2(callbacks, &Http2Callbacks::error);
-    const int created = nghttp2_session_client_new(&m_session, callbacks, this);
+    const int created =
+        nghttp2_session_client_new3(&m_session, callbacks, this, nullptr, m_memory.mem());
     nghttp2_session_callbacks_del(callbacks);
     if (created != 0) {
         m_session = nullptr;

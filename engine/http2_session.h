@@ -1,5 +1,6 @@
 #pragma once
 
+#include "engine/http2_memory_pool.h"
 #include "engine/http2_protocol.h"
 #include "engine/multiplexed_session.h"
 
@@ -63,6 +64,7 @@ private:
     const Http2Request& m_request;
     const Http2Settings& m_settings;
     std::vector<nghttp2_nv> m_fields; // point into m_request, which outlives the session
+    Http2MemoryPool m_memory;         // every nghttp2 allocation of m_session's
     nghttp2_session* m_session = nullptr;
     std::deque<Stream> m_streamStore; // stable addresses: nghttp2 holds them as user data
     std::vector<Stream*> m_freeStreams;
