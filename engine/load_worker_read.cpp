@@ -59,7 +59,7 @@ void LoadWorker::onReadable(Connection& c, bool peerClosing) {
     for (;;) {
         int64_t arrivedRealNs = 0;
         const ssize_t n =
-            c.tls ? c.tls->read(m_readBuffer.get(), kReadBufferBytes)
+            c.tls ? c.tls->readReady(m_readBuffer.get(), kReadBufferBytes)
             : c.stampedReceives
                 ? receiveStamped(c.fd, m_readBuffer.get(), kReadBufferBytes, arrivedRealNs)
                 : ::recv(c.fd, m_readBuffer.get(), kReadBufferBytes, MSG_DONTWAIT);

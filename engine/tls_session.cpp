@@ -94,6 +94,14 @@ void TlsSession::expectInput(bool peerClosed) {
 }
 
 ssize_t TlsSession::read(char* buffer, size_t capacity) {
+    size_t n = 0;
+    const int result = SSL_read_ex(m_ssl, buffer, capacity, &n);
+    if (result == 1)
+        return ssize_t(n);
+    return socketResult(result, true);
+}
+
+ssize_t TlsSession::readReady(char* buffer, size_t capacity) {
     if (m_deferred) {
         m_deferred = false;
         errno = m_deferredErrno;

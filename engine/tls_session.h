@@ -16,9 +16,9 @@ class RequestQueue;
 // would (bytes, 0 at the end of the stream, -1 with errno EAGAIN when
 // OpenSSL wants the socket ready again), so the worker's readiness handling
 // serves both. A TLS failure is -1 with errno EPROTO and failure() says why.
-// A read decrypts every record it can without waiting, as one recv returns
-// all the bytes queued: the caller handles one batch of responses, and
-// answers them with one write, not one per record.
+// readReady() decrypts every record it can without waiting, as one recv
+// returns all the bytes queued: the caller handles one batch of responses,
+// and answers them with one write, not one per record.
 class TlsSession {
 public:
     enum class Step : uint8_t { Done, WantRead, WantWrite, Failed };
@@ -33,9 +33,13 @@ public:
     // The socket was reported readable (`peerClosed`: with the peer's close):
     // on a socket BIO of newSocketBio's the next read asks the kernel again.
     void expectInput(bool peerClosed);
-    // As many decrypted bytes as are ready, up to `capacity`. An error or the
-    // end of the stream met after some bytes is returned by the next call.
+    // One record's bytes at most (a level-triggered caller is told again
+    // while the socket holds more).
     ssize_t read(char* buffer, size_t capacity);
+    // Every decrypted byte that is ready, up to `capacity`. An error or the
+    // end of the stream met after some bytes is the next call's result: for
+    // callers that read on until EAGAIN, as an edge-triggered loop does.
+    ssize_t readReady(char* buffer, size_t capacity);
     // Writes from the front of `queue` and consumes what went out.
     ssize_t send(RequestQueue& queue);
     ssize_t write(const char* bytes, size_t size);

@@ -137,7 +137,7 @@ public:
     ssize_t readUntilAgain(std::string& read) {
         char buffer[4096]; // smaller than a record: reads that fill it
         for (;;) {
-            const ssize_t n = m_client->read(buffer, sizeof buffer);
+            const ssize_t n = m_client->readReady(buffer, sizeof buffer);
             if (n <= 0)
                 return n;
             read.append(buffer, size_t(n));
@@ -243,7 +243,7 @@ private Q_SLOTS:
         pair.deliver(record, 0);
         QVERIFY(waitReadable(pair.clientFd()));
         char buffer[4096];
-        QCOMPARE(pair.client().read(buffer, sizeof buffer), ssize_t(-1));
+        QCOMPARE(pair.client().readReady(buffer, sizeof buffer), ssize_t(-1));
         QCOMPARE(errno, EAGAIN);
         QCOMPARE(queuedBytes(pair.clientFd()), record.size());
         pair.client().expectInput(false);
