@@ -20,9 +20,6 @@ std::string lastOpenSslError(const char* what) {
     return std::string(what) + ": " + text;
 }
 
-// Read buffer of each connection: a whole 16 KiB record and its overhead,
-// with read-ahead filling it from the socket in one recv where it can.
-constexpr size_t kReadBufferBytes = 64 * 1024;
 // Sessions kept per worker: more than the tickets of the handshakes that
 // can be in flight at once on a few connections.
 constexpr size_t kMaxSessions = 16;
@@ -64,12 +61,11 @@ std::unique_ptr<TlsContext> TlsContext::create(const TlsSpec& spec, std::string*
     SSL_CTX_set_max_proto_version(ctx, highest);
     // Partial writes: a send queue is consumed as records go out, as send()
     // consumes it. Moving buffer: a retried write may come from a new copy.
-    // Read-ahead: one recv fills the buffer with as many records as are
-    // queued, rather than a recv for each record's header and another for its body.
+    // No read-ahead: the connection's BIO (tls_socket_bio.h) takes every
+    // queued record in one recv, and OpenSSL reads them from it a header
+    // and a body at a time.
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     SSL_CTX_clear_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
-    SSL_CTX_set_read_ahead(ctx, 1);
-    SSL_CTX_set_default_read_buffer_len(ctx, kReadBufferBytes);
     // A server that closes without close_notify (common after a
     // Connection: close response) ends the stream; the HTTP framing still
     // tells a complete response from a cut one.

@@ -1,7 +1,9 @@
 #include "engine/tls_socket_bio.h"
 
+#include <algorithm>
 #include <cerrno>
-#include <climits>
+#include <cstring>
+#include <memory>
 #include <new>
 #include <openssl/bio.h>
 #include <sys/socket.h>
@@ -10,15 +12,33 @@ namespace loadscope::engine {
 
 namespace {
 
+// One recv takes as much as this: a 16 KiB record and its overhead a few
+// times over, so that a batch of responses costs one system call.
+constexpr size_t kReceiveBytes = 64 * 1024;
+
 struct SocketState {
     int fd = -1;
-    bool dry = false;   // a read found the queue empty since the last expectInput
+    bool dry = false;   // a recv found the queue empty since the last expectInput
     bool toEnd = false; // the peer closed: read until the end of the stream
     bool endOfStream = false;
+    // What the last recv took and OpenSSL has not asked for yet: it reads a
+    // record header, then its body, each served from here with one copy.
+    std::unique_ptr<char[]> received; // kReceiveBytes, from the first read
+    size_t begin = 0;
+    size_t end = 0;
 };
 
 SocketState& stateOf(BIO* bio) {
     return *static_cast<SocketState*>(BIO_get_data(bio));
+}
+
+int serveReceived(SocketState& s, char* out, int size) {
+    const size_t n = std::min(size_t(size), s.end - s.begin);
+    std::memcpy(out, s.received.get() + s.begin, n);
+    s.begin += n;
+    if (s.begin == s.end)
+        s.begin = s.end = 0;
+    return int(n);
 }
 
 int socketRead(BIO* bio, char* out, int size) {
@@ -26,17 +46,28 @@ int socketRead(BIO* bio, char* out, int size) {
     BIO_clear_retry_flags(bio);
     if (size <= 0)
         return 0;
+    if (s.begin < s.end)
+        return serveReceived(s, out, size);
     if (s.dry) {
         BIO_set_retry_read(bio);
         errno = EAGAIN;
         return -1;
     }
+    if (!s.received) {
+        s.received.reset(new (std::nothrow) char[kReceiveBytes]);
+        if (!s.received) {
+            errno = ENOMEM;
+            return -1;
+        }
+    }
     for (;;) {
         errno = 0; // as OpenSSL's socket BIO: an end of stream leaves errno 0
-        const ssize_t n = ::recv(s.fd, out, size_t(size), MSG_DONTWAIT);
+        const ssize_t n = ::recv(s.fd, s.received.get(), kReceiveBytes, MSG_DONTWAIT);
         if (n > 0) {
-            s.dry = n < size && !s.toEnd;
-            return int(n);
+            s.dry = size_t(n) < kReceiveBytes && !s.toEnd;
+            s.begin = 0;
+            s.end = size_t(n);
+            return serveReceived(s, out, size);
         }
         if (n == 0) {
             s.endOfStream = true;
@@ -76,7 +107,9 @@ long socketControl(BIO* bio, int command, long /*number*/, void* pointer) {
             *static_cast<int*>(pointer) = s.fd;
         return s.fd;
     case BIO_CTRL_EOF:
-        return s.endOfStream ? 1 : 0;
+        return s.endOfStream && s.begin == s.end ? 1 : 0;
+    case BIO_CTRL_PENDING:
+        return long(s.end - s.begin);
     case BIO_CTRL_FLUSH: // nothing is buffered here
     case BIO_CTRL_DUP:
         return 1;

@@ -4,13 +4,18 @@ using BIO = struct bio_st;
 
 namespace loadscope::engine {
 
-// An OpenSSL BIO over a non-blocking stream socket that remembers when the
-// socket ran dry. A recv that returns fewer bytes than it asked for found
-// the socket's queue empty; with edge-triggered readiness every byte that
-// arrives after it brings a new event, so until that event (expectInput) a
-// read asks the kernel nothing and says "retry", as a recv returning EAGAIN
-// would have. OpenSSL's own socket BIO would make that recv, once per
-// readiness event at the least: the read that only finds the socket empty.
+// An OpenSSL BIO over a non-blocking stream socket that takes all the socket
+// holds in one recv (up to 64 KiB) and remembers when the socket ran dry.
+// OpenSSL reads each record's header and body from the BIO's buffer, one
+// copy each; with its own read-ahead instead (one buffer for several
+// records) OpenSSL 3.0 moves the bytes left in its buffer to the front
+// before each record, a cost that grows with the square of a batch. A recv
+// that returns fewer bytes than it asked for found the socket's queue empty;
+// with edge-triggered readiness every byte that arrives after it brings a new
+// event, so until that event (expectInput) a read with nothing buffered asks
+// the kernel nothing and says "retry", as a recv returning EAGAIN would have.
+// OpenSSL's own socket BIO would make that recv, once per readiness event at
+// the least: the read that only finds the socket empty.
 // Writes are plain sends (MSG_NOSIGNAL: a peer gone is EPIPE, never SIGPIPE).
 // End of stream is reported as OpenSSL's socket BIO reports it (BIO_eof).
 
