@@ -216,7 +216,10 @@ bool AbReader::checkFields() {
     const bool anyRequests =
         m_fields.count(Field::Complete) &&
         DecimalNumber::parseCount(m_fields.at(Field::Complete).text).value_or(0) > 0;
-    if (anyRequests) // ab prints rates only when something completed
+    // ab prints rates only when something completed, and then both.
+    const bool anyRates =
+        m_fields.count(Field::RequestsPerSecond) || m_fields.count(Field::TransferRate);
+    if (anyRequests || anyRates)
         required.insert(required.end(), {Field::RequestsPerSecond, Field::TransferRate});
     for (Field field : required) {
         if (m_fields.count(field))

@@ -63,8 +63,9 @@ void TestImportRefusals::refusals_data() {
     const QByteArray memtier = fixture(QStringLiteral("memtier_table_percentiles.txt"));
     const QByteArray keyval = fixture(QStringLiteral("netperf_omni_keyval.txt"));
 
-    QTest::newRow("empty") << QByteArray() << 1
-                           << "not a recognised ab, wrk, wrk2, h2load, memtier_benchmark or netperf report";
+    QTest::newRow("empty")
+        << QByteArray() << 1
+        << "not a recognised ab, wrk, wrk2, h2load, memtier_benchmark or netperf report";
     QTest::newRow("prose")
         << QByteArray("We ran ab -c 100 -n 1000 http://host/ on the NAT box.\nIt was slow.\n") << 1
         << "not a recognised";
@@ -94,6 +95,16 @@ void TestImportRefusals::refusals_data() {
     gap.replace("Failed requests:        0\n", "");
     QTest::newRow("ab field missing")
         << gap << completeLine + 1 << "ab report is missing 'Failed requests'";
+    // A rate without its partner, in a report where nothing completed (found
+    // by the fuzzer: it read the missing one).
+    QByteArray halfRates = ab;
+    halfRates.replace("Complete requests:      2000", "Complete requests:      0");
+    halfRates.replace(halfRates.mid(halfRates.indexOf("Transfer rate:"),
+                                    halfRates.indexOf('\n', halfRates.indexOf("Transfer rate:")) -
+                                        halfRates.indexOf("Transfer rate:") + 1),
+                      "");
+    QTest::newRow("ab rate without transfer rate")
+        << halfRates << 35 << "ab report cut off after 'Time per request'";
     QTest::newRow("ab aborted")
         << QByteArray("This is ApacheBench, Version 2.3 <$Revision: 1903618 $>\n\nBenchmarking "
                       "10.0.0.7 (be patient)\nCompleted 100 requests\napr_socket_recv: Connection "
