@@ -7,6 +7,7 @@
 // give (answerUnsaved(), answerFile()) once it has changed what it likes.
 
 #include "app/session/session_document.h"
+#include "app/session/target.h"
 #include "ui/common/background_settings.h"
 #include "ui/shell/main_window.h"
 
@@ -16,8 +17,24 @@
 #include <QStringList>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cstdint>
 #include <memory>
 #include <utility>
+
+// One host target on `port`, one 30 s point: a sweep that is still running
+// when a test looks.
+inline loadscope::app::Session longSweepSession(uint16_t port) {
+    loadscope::app::Session session;
+    loadscope::app::Target target =
+        loadscope::app::makeTarget(QStringLiteral("host"), loadscope::app::DeploymentMode::Host, 0);
+    target.http.url = QStringLiteral("http://127.0.0.1:%1/").arg(port);
+    session.targets.push_back(target);
+    session.plan.concurrencyLevels = {1};
+    session.plan.durationSeconds = 30;
+    session.plan.repetitions = 1;
+    session.plan.threads = 1;
+    return session;
+}
 
 class MainWindowFixture : public QObject {
     Q_OBJECT

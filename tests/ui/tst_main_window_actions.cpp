@@ -98,15 +98,8 @@ private Q_SLOTS:
         loadscope::app::HttpServer server;
         const auto started = server.start();
         QVERIFY2(started, started ? "" : qPrintable(started.error().toString()));
-        loadscope::app::Session session;
-        loadscope::app::Target target =
-            loadscope::app::makeTarget(QStringLiteral("host"), DeploymentMode::Host, 0);
-        target.http.url = QStringLiteral("http://127.0.0.1:%1/").arg(server.port());
-        session.targets.push_back(target);
-        session.plan.concurrencyLevels = {1};
-        session.plan.durationSeconds = 30;
-        session.plan.repetitions = 1;
-        session.plan.threads = 1;
+        const loadscope::app::Session session = longSweepSession(server.port());
+        const loadscope::app::Target& target = session.targets.front();
         m_window->document()->reset(session);
 
         QCoro::connect(m_window->runner()->run(), this, [](const loadscope::app::SweepOutcome&) {});

@@ -200,13 +200,17 @@ QCoro::Task<bool> MainWindow::confirmDiscardOrSave() {
     co_return false;
 }
 
-QCoro::Task<bool> MainWindow::newSession() {
-    if (m_opening || refuseWhileRunning(tr("New Session")))
+QCoro::Task<bool> MainWindow::mayReplaceSession(QString what) {
+    if (m_opening || refuseWhileRunning(what))
         co_return false;
     QPointer<MainWindow> self(this);
     const bool mayReplace = co_await confirmDiscardOrSave();
     // The event loop ran while the user was asked: look again.
-    if (!self || !mayReplace || m_opening || refuseWhileRunning(tr("New Session")))
+    co_return self&& mayReplace && !m_opening && !refuseWhileRunning(what);
+}
+
+QCoro::Task<bool> MainWindow::newSession() {
+    if (!co_await mayReplaceSession(tr("New Session")))
         co_return false;
     app::Session session;
     session.targets.push_back(

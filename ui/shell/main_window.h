@@ -99,6 +99,10 @@ public:
     // session may now be replaced or closed. While one such question is up
     // a second is not put: it finishes false at once.
     QCoro::Task<bool> confirmDiscardOrSave();
+    // Whether the session may be replaced (`what`: the action, for a refusal):
+    // no open or sweep in progress, its changes saved or discarded, and
+    // still so once the user answered.
+    QCoro::Task<bool> mayReplaceSession(QString what);
     bool isAskingAboutUnsavedChanges() const { return m_askingAboutUnsaved; }
 
 protected:

@@ -68,13 +68,9 @@ QCoro::Task<> MainWindow::chooseAndOpen() {
 }
 
 QCoro::Task<bool> MainWindow::openSession(QString pathOrExampleName) {
-    if (m_opening || refuseWhileRunning(tr("Open Session")))
-        co_return false;
     QPointer<MainWindow> self(this);
-    const bool mayReplace = co_await confirmDiscardOrSave();
-    // The event loop ran while the user was asked: look again.
-    if (!self || !mayReplace || m_opening || refuseWhileRunning(tr("Open Session")))
-        co_return false;
+    if (!co_await mayReplaceSession(tr("Open Session")))
+        co_return false; // (false too when the window went meanwhile)
     setOpening(true);
     struct Loaded {
         app::Result<app::Session> session;
