@@ -1,6 +1,7 @@
 #include "app/agent/agent_protocol.h"
 
 #include "app/agent/run_result_json.h"
+#include "app/common/json_bytes.h"
 #include "app/session/json_reader.h"
 #include "app/session/session_json.h"
 #include "app/session/target_rules.h"
@@ -118,7 +119,7 @@ QByteArray encodeAgentMessage(const AgentMessage& m) {
         break;
     }
     // Compact JSON escapes every control character: the object is one line.
-    return QJsonDocument(json).toJson(QJsonDocument::Compact) + '\n';
+    return jsonBytes(json, QJsonDocument::Compact) + '\n';
 }
 
 Result<AgentMessage> decodeAgentMessage(QByteArrayView line) {

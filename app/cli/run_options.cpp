@@ -2,6 +2,7 @@
 
 #include "app/cli/cli_common.h"
 #include "app/cli/interrupt_guard.h"
+#include "app/common/json_bytes.h"
 #include "app/report/ab_report.h"
 #include "app/report/cpu_report.h"
 #include "app/report/fixed_rate_report.h"
@@ -255,8 +256,8 @@ engine::RunResult runWithProgress(const engine::LoadSpec& spec, bool quiet, cons
 Result<void> writeMachineOutputs(const OutputOptions& options, const QJsonObject& json,
                                  const CliIo& io) {
     if (!options.jsonPath.isEmpty()) {
-        if (auto written = writeOutput(options.jsonPath,
-                                       QJsonDocument(json).toJson(QJsonDocument::Indented), io);
+        if (auto written =
+                writeOutput(options.jsonPath, app::jsonBytes(json, QJsonDocument::Indented), io);
             !written)
             return written;
     }

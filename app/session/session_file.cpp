@@ -2,6 +2,7 @@
 
 #include "app/common/atomic_file_writer.h"
 #include "app/common/checked_file_reader.h"
+#include "app/common/json_bytes.h"
 #include "app/session/json_location.h"
 #include "app/session/session_file_split.h"
 #include "app/session/session_json.h"
@@ -50,7 +51,7 @@ QString jsonProblem(const QJsonParseError& parseError, const QByteArray& bytes) 
 } // namespace
 
 QByteArray serializeSession(const Session& session) {
-    return QJsonDocument(sessionToJson(session)).toJson(QJsonDocument::Indented);
+    return jsonBytes(sessionToJson(session), QJsonDocument::Indented);
 }
 
 Result<Session> parseSession(const QByteArray& bytes, const QString& fileName) {

@@ -231,8 +231,10 @@ private Q_SLOTS:
         run.type = AgentMessage::Type::Run;
         run.id = 9;
         app::AgentRunRequest request;
-        request.target =
-            app::makeTarget(QStringLiteral("nat"), app::DeploymentMode::ContainerNat, 0);
+        // A name starting with U+FEFF, which Qt drops from a string it reads
+        // raw: the line escapes it.
+        request.target = app::makeTarget(QString(QChar(0xFEFF) + QStringLiteral("nat")),
+                                         app::DeploymentMode::ContainerNat, 0);
         request.target.http.url = QStringLiteral("http://10.213.0.2:8080/index.html");
         request.target.lab = app::LabPlacement{QStringLiteral("container-nat"),
                                                QStringLiteral("nginx"),
