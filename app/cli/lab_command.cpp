@@ -1,6 +1,7 @@
 // loadscope-cli lab check | sandbox | agent: the deployment lab from the command line.
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
+#include "app/common/json_bytes.h"
 #include "app/lab/lab_run.h"
 #include "app/lab/mode_check.h"
 #include "app/session/target_rules.h"
@@ -64,9 +65,9 @@ int runCheck(const QStringList& arguments, const CliIo& io) {
                 QJsonObject{{QStringLiteral("server"), app::lab::labServerKindId(server.kind)},
                             {QStringLiteral("available"), server.available},
                             {QStringLiteral("detail"), server.detail}});
-        const QByteArray json = QJsonDocument(QJsonObject{{QStringLiteral("modes"), modeList},
-                                                          {QStringLiteral("servers"), serverList}})
-                                    .toJson(QJsonDocument::Compact);
+        const QByteArray json = app::jsonBytes(QJsonObject{{QStringLiteral("modes"), modeList},
+                                                           {QStringLiteral("servers"), serverList}},
+                                               QJsonDocument::Compact);
         std::fprintf(io.out, "%s\n", json.constData());
         return ExitOk;
     }

@@ -1,5 +1,6 @@
 #include "app/lab/lab_run.h"
 
+#include "app/common/json_bytes.h"
 #include "app/lab/lab_topology.h"
 #include "app/lab/netns_command.h"
 #include "app/lab/sandbox_process.h"
@@ -114,7 +115,7 @@ public:
                               {QStringLiteral("hostNetns"), double(m_hostNetns)},
                               {QStringLiteral("workDir"), QString::fromStdString(m_workDir)}};
         const QByteArray line =
-            QJsonDocument(QJsonObject{{QStringLiteral("lab"), lab}}).toJson(QJsonDocument::Compact);
+            jsonBytes(QJsonObject{{QStringLiteral("lab"), lab}}, QJsonDocument::Compact);
         std::fwrite(line.constData(), 1, size_t(line.size()), stdout);
         std::fputc('\n', stdout);
         std::fflush(stdout);
