@@ -205,7 +205,7 @@ int runHttpCommand(const QStringList& arguments, const CliIo& io) {
     auto prepared = prepareRun(parser, arguments, readHttpInvocation, io);
     if (const int* exit = std::get_if<int>(&prepared))
         return *exit;
-    const auto& [invocation, spec] = std::get<1>(prepared);
+    const auto& [invocation, spec, preload] = std::get<1>(prepared);
     const auto* protocol = dynamic_cast<const engine::HttpProtocol*>(spec.protocol.get());
     const auto* h2 = dynamic_cast<const engine::Http2Protocol*>(spec.protocol.get());
     if (!protocol && !h2) {
@@ -219,7 +219,8 @@ int runHttpCommand(const QStringList& arguments, const CliIo& io) {
     const auto url = engine::parseHttpUrl(invocation.shot.target.http.url.toStdString(), &urlError);
     if (!output.quiet)
         std::fprintf(io.err, "Benchmarking %s (be patient)\n", url ? url->host.c_str() : "");
-    const engine::RunResult result = runWithProgress(spec, output.quiet, io);
+    OneShotRunner runner(io);
+    const engine::RunResult result = runner.run(spec, output.quiet);
     if (result.unreachable) {
         printError(io, command, QString::fromStdString(result.firstError));
         return ExitUnreachable;
@@ -229,7 +230,8 @@ int runHttpCommand(const QStringList& arguments, const CliIo& io) {
     context.protocol = app::TargetProtocol::Http;
     context.url = parser.positionalArguments().constFirst();
     context.pipeline = spec.pipeline;
-    const QJsonObject json = app::cliResultJson(oneShotResult(result, output), context);
+    const app::PointResult point = oneShotResult(result, invocation.shot);
+    const QJsonObject json = app::cliResultJson(point, context);
 
     if (output.printsReport() && url) {
         app::AbReportHeader header;
@@ -247,7 +249,7 @@ int runHttpCommand(const QStringList& arguments, const CliIo& io) {
         std::fputs(qPrintable(app::formatAbReport(result, header)), io.out);
         std::fflush(io.out);
     }
-    return finishRun(command, result, output, json, io);
+    return finishRun(command, result, point, output, json, runner);
 }
 
 } // namespace loadscope::cli

@@ -6,7 +6,6 @@
 // clients per thread, so the run opens clients x threads connections.
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
-#include "app/cli/interrupt_guard.h"
 #include "app/cli/one_shot.h"
 #include "app/cli/run_options.h"
 #include "app/report/ab_report.h"
@@ -249,11 +248,11 @@ Result<MemcacheInvocation> readMemcacheInvocation(const QCommandLineParser& pars
 }
 
 // Sets every key of the range once, unmeasured, with the builder's preload spec.
-engine::RunResult preload(engine::LoadSpec spec, bool quiet, const CliIo& io) {
+engine::RunResult preload(engine::LoadSpec spec, bool quiet, OneShotRunner& runner) {
     if (!quiet)
-        std::fprintf(io.err, "Preloading %llu keys\n",
+        std::fprintf(runner.io().err, "Preloading %llu keys\n",
                      static_cast<unsigned long long>(spec.requests));
-    return runWithProgress(spec, true, io);
+    return runner.run(std::move(spec), true);
 }
 
 } // namespace
@@ -269,26 +268,25 @@ int runMemcacheCommand(const QStringList& arguments, const CliIo& io) {
     auto prepared = prepareRun(parser, arguments, readMemcacheInvocation, io);
     if (const int* exit = std::get_if<int>(&prepared))
         return *exit;
-    auto& [invocation, spec] = std::get<1>(prepared);
+    auto& [invocation, spec, preloadSpec] = std::get<1>(prepared);
     const app::Target& target = invocation.shot.target;
     auto workload = app::memcacheWorkload(target.memcache, invocation.shot.concurrency());
-    auto preloadSpec = app::memcachePreloadSpec(target, spec);
-    if (!workload || !preloadSpec) {
-        const app::Error& error = !workload ? workload.error() : preloadSpec.error();
-        printError(io, command, error.message);
-        return exitCodeFor(error);
+    if (!workload) {
+        printError(io, command, workload.error().message);
+        return exitCodeFor(workload.error());
     }
     app::MemcacheRunSetup& setup = invocation.setup;
     setup.workload = *workload;
     const OutputOptions& output = invocation.output;
 
-    if (*preloadSpec) {
-        const engine::RunResult loaded = preload(std::move(**preloadSpec), output.quiet, io);
+    OneShotRunner runner(io);
+    if (preloadSpec) {
+        const engine::RunResult loaded = preload(std::move(*preloadSpec), output.quiet, runner);
         if (loaded.unreachable) {
             printError(io, command, QString::fromStdString(loaded.firstError));
             return ExitUnreachable;
         }
-        if (const int signal = interruptingSignal()) {
+        if (const int signal = runner.interruptingSignal()) {
             printError(io, command,
                        QStringLiteral("interrupted during the preload: nothing "
                                       "was measured"));
@@ -303,7 +301,7 @@ int runMemcacheCommand(const QStringList& arguments, const CliIo& io) {
     if (!output.quiet)
         std::fprintf(io.err, "Benchmarking %s (be patient)\n", qPrintable(setup.server));
     app::MemcacheRunReport report;
-    report.result = runWithProgress(spec, output.quiet, io);
+    report.result = runner.run(spec, output.quiet);
     if (report.result.unreachable) {
         printError(io, command, QString::fromStdString(report.result.firstError));
         return ExitUnreachable;
@@ -314,8 +312,9 @@ int runMemcacheCommand(const QStringList& arguments, const CliIo& io) {
         std::fputs(qPrintable(app::formatMemtierReport(report, setup)), io.out);
         std::fflush(io.out);
     }
-    return finishRun(command, report.result, output,
-                     app::memcacheResultJson(report, setup, output.noiseThresholdPercent), io);
+    const app::PointResult point = oneShotResult(report.result, invocation.shot);
+    return finishRun(command, report.result, point, output,
+                     app::memcacheResultJson(point, report.errorReplies, setup), runner);
 }
 
 } // namespace loadscope::cli

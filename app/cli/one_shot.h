@@ -20,6 +20,14 @@ struct OneShot {
     double rate = 0;
 
     int concurrency() const { return plan.concurrencyLevels.front(); }
+    // The plan's one point, as a sweep of it would run it.
+    app::SweepPoint point() const {
+        app::SweepPoint only;
+        only.targetId = target.id;
+        only.concurrency = concurrency();
+        only.rate = rate;
+        return only;
+    }
 };
 
 // The flags of each load command parsed, nothing run; `arguments` as the

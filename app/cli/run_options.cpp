@@ -1,16 +1,14 @@
 #include "app/cli/run_options.h"
 
 #include "app/cli/cli_common.h"
-#include "app/cli/interrupt_guard.h"
+#include "app/cli/stop_signals.h"
 #include "app/common/json_bytes.h"
 #include "app/report/ab_report.h"
 #include "app/report/cpu_report.h"
 #include "app/report/fixed_rate_report.h"
-#include "app/report/progress_printer.h"
 #include "app/report/result_json.h"
-#include "app/sweep/load_spec_builder.h"
 #include "app/sweep/local_server_cpu.h"
-#include "engine/load_run.h"
+#include "app/sweep/point_steps.h"
 
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -105,7 +103,7 @@ Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser, app
         const auto threshold = parseNoiseThreshold(parser.value(QStringLiteral("noise-threshold")));
         if (!threshold)
             return threshold.error();
-        options.noiseThresholdPercent = *threshold;
+        plan.noiseThresholdPercent = *threshold;
     }
     options.jsonPath = parser.value(QStringLiteral("json"));
     options.csvPath = parser.value(QStringLiteral("csv"));
@@ -195,25 +193,30 @@ OneShot oneShotOf(app::Target target, int concurrency) {
     return shot;
 }
 
-Result<engine::LoadSpec> buildOneShotSpec(const OneShot& shot) {
+Result<app::PointSpecs> buildOneShotSpecs(const OneShot& shot) {
+    // The sweep's steps for one point: the plan checked, the spec built to
+    // find the endpoint, the endpoint resolved, the specs built for it.
     if (auto checked = app::validateSweepPlan(shot.plan); !checked)
         return checked.error();
-    auto draft = app::draftLoadSpec(shot.target, shot.concurrency(), shot.plan);
-    if (!draft)
-        return draft.error();
-    if (auto limit = ensureFileLimit(uint64_t(draft->spec.concurrency) + 64); !limit)
+    const app::SweepPoint point = shot.point();
+    const auto checkedSpecs = app::pointSpecs(shot.target, point, shot.plan, nullptr);
+    if (!checkedSpecs)
+        return checkedSpecs.error();
+    const app::LoadSpecDraft& draft = checkedSpecs->draft;
+    if (auto limit = ensureFileLimit(uint64_t(draft.spec.concurrency) + 64); !limit)
         return limit.error();
     // A command line may block on a name lookup: nothing else waits for it.
     std::string resolveError;
-    const auto address = engine::resolveAddress(draft->endpoint.host.toStdString(),
-                                                draft->endpoint.port, &resolveError);
+    const auto address = engine::resolveAddress(draft.endpoint.host.toStdString(),
+                                                draft.endpoint.port, &resolveError);
     if (!address)
         return app::makeError(app::ErrorCode::Unreachable, QString::fromStdString(resolveError));
-    draft->spec.target = *address;
-    draft->spec.rate = shot.rate;
-    if (auto problem = engine::validateLoadSpec(draft->spec))
+    auto specs = app::pointSpecs(shot.target, point, shot.plan, &*address);
+    if (!specs)
+        return specs.error();
+    if (auto problem = engine::validateLoadSpec(specs->draft.spec))
         return app::invalidInput(QString::fromStdString(*problem));
-    return std::move(draft->spec);
+    return specs;
 }
 
 Result<double> parseNoiseThreshold(const QString& text) {
@@ -232,25 +235,8 @@ engine::ServerCpuSource serverCpuFor(const OutputOptions& options,
     return app::loopbackServerCpu(target);
 }
 
-app::PointResult oneShotResult(const engine::RunResult& run, const OutputOptions& options) {
-    app::PointResult point = app::pointResultFromRun(run, {}, int(run.concurrency), 0, {});
-    app::judgeNoise(point, options.noiseThresholdPercent);
-    return point;
-}
-
-engine::RunResult runWithProgress(const engine::LoadSpec& spec, bool quiet, const CliIo& io) {
-    app::ProgressPrinter printer(spec.requests, double(spec.duration.count()) / 1e9, quiet, io.err);
-    engine::LoadRun run(spec);
-    run.setProgressCallback([&printer](auto progress) { printer.update(progress); });
-    run.start();
-    engine::RunResult result;
-    {
-        const InterruptGuard guard(run); // ended before `run` is
-        result = run.wait();
-    }
-    if (!result.unreachable)
-        printer.finish(result.complete);
-    return result;
+app::PointResult oneShotResult(const engine::RunResult& run, const OneShot& shot) {
+    return app::measuredPointResult(run, shot.point(), shot.plan, {});
 }
 
 Result<void> writeMachineOutputs(const OutputOptions& options, const QJsonObject& json,
@@ -274,13 +260,14 @@ Result<void> parseForOneShot(QCommandLineParser& parser, const QStringList& argu
     return {};
 }
 
-int finishRun(const QString& command, const engine::RunResult& result, const OutputOptions& output,
-              const QJsonObject& json, const CliIo& io) {
+int finishRun(const QString& command, const engine::RunResult& result,
+              const app::PointResult& point, const OutputOptions& output, const QJsonObject& json,
+              const OneShotRunner& runner) {
+    const CliIo& io = runner.io();
     if (output.printsReport() && result.offeredRate > 0) {
         std::fputs(qPrintable(app::formatFixedRateReport(result)), io.out);
         std::fflush(io.out);
     }
-    const app::PointResult point = oneShotResult(result, output);
     if (output.printsReport()) {
         std::fputs(qPrintable(app::formatCpuBlock(point)), io.out);
         std::fputs(qPrintable(QLatin1Char('\n') + app::oneShotAdvice(point)), io.out);
@@ -298,7 +285,7 @@ int finishRun(const QString& command, const engine::RunResult& result, const Out
         printError(io, command, done.error().toString());
         return ExitInternal;
     }
-    if (const int signal = interruptingSignal()) {
+    if (const int signal = runner.interruptingSignal()) {
         printError(io, command,
                    QStringLiteral("interrupted by %1: the report covers the %2 s that ran")
                        .arg(QLatin1String(signal == SIGINT ? "SIGINT" : "SIGTERM"))

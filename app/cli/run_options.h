@@ -3,14 +3,17 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
 #include "app/cli/one_shot.h"
+#include "app/cli/one_shot_runner.h"
 #include "app/common/result.h"
 #include "app/session/point_result.h"
+#include "app/sweep/point_steps.h"
 #include "engine/load_spec.h"
 #include "engine/run_result.h"
 
 #include <QCommandLineParser>
 #include <QJsonObject>
 #include <QString>
+#include <optional>
 #include <variant>
 
 // The steps every load command shares: the common options, build, run, write.
@@ -24,7 +27,6 @@ struct OutputOptions {
     // --server-pid, --server-cgroup: whose CPU is the server's. Empty: the
     // process listening on the target's loopback port, when there is one.
     engine::ServerCpuSource serverCpu;
-    double noiseThresholdPercent = app::kDefaultNoiseThresholdPercent; // --noise-threshold
 
     // The human report goes to stdout unless JSON or CSV does.
     bool printsReport() const {
@@ -38,7 +40,7 @@ void addCommonRunOptions(QCommandLineParser& parser);
 // --server-pid, --server-cgroup, --noise-threshold alone (for a command that
 // declares the others itself).
 void addCpuRunOptions(QCommandLineParser& parser);
-// --threads, --cpus and --warmup into `plan`; the rest into the result.
+// --threads, --cpus, --warmup and --noise-threshold into `plan`; the rest into the result.
 app::Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser,
                                                 app::SweepPlan& plan);
 
@@ -69,10 +71,11 @@ void readTlsClientOptions(const QCommandLineParser& parser, Options& options) {
 // A OneShot with its one level and one repetition.
 OneShot oneShotOf(app::Target target, int concurrency);
 
-// The spec of the one point through the builder, the open-file limit raised
-// for its connections and the address resolved (ErrorCode::Unreachable for a
-// name that does not resolve); refused when the engine would refuse it.
-app::Result<engine::LoadSpec> buildOneShotSpec(const OneShot& shot);
+// The specs of the one point as a sweep builds them (app::pointSpecs), the
+// open-file limit raised for its connections and the address resolved
+// (ErrorCode::Unreachable for a name that does not resolve); refused when the
+// engine would refuse the measured spec.
+app::Result<app::PointSpecs> buildOneShotSpecs(const OneShot& shot);
 
 // --noise-threshold's PERCENT, 0 to 100.
 app::Result<double> parseNoiseThreshold(const QString& text);
@@ -82,11 +85,8 @@ app::Result<double> parseNoiseThreshold(const QString& text);
 engine::ServerCpuSource serverCpuFor(const OutputOptions& options,
                                      const engine::SocketAddress& target);
 
-// The run as a result, judged for noise by the --noise-threshold.
-app::PointResult oneShotResult(const engine::RunResult& run, const OutputOptions& options);
-
-// Runs `spec` to its end with progress on io.err (ab style) and returns the result.
-engine::RunResult runWithProgress(const engine::LoadSpec& spec, bool quiet, const CliIo& io);
+// The run as a sweep keeps its point (app::measuredPointResult).
+app::PointResult oneShotResult(const engine::RunResult& run, const OneShot& shot);
 
 // Writes --json and --csv when asked.
 app::Result<void> writeMachineOutputs(const OutputOptions& options, const QJsonObject& json,
@@ -118,6 +118,7 @@ app::Result<OneShot> parseOneShot(void (*addOptions)(QCommandLineParser&),
 template <typename Invocation> struct PreparedRun {
     Invocation invocation;
     engine::LoadSpec spec;
+    std::optional<engine::LoadSpec> preload; // a memcache target's, when it asks for one
 };
 template <typename Invocation>
 std::variant<int, PreparedRun<Invocation>>
@@ -131,21 +132,24 @@ prepareRun(QCommandLineParser& parser, const QStringList& arguments,
         printError(io, command, invocation.error().message);
         return int(ExitUsage);
     }
-    auto spec = buildOneShotSpec(invocation->shot);
-    if (!spec) {
-        printError(io, command, spec.error().message);
-        return exitCodeFor(spec.error());
+    auto specs = buildOneShotSpecs(invocation->shot);
+    if (!specs) {
+        printError(io, command, specs.error().message);
+        return exitCodeFor(specs.error());
     }
-    spec->serverCpu = serverCpuFor(invocation->output, spec->target);
-    return PreparedRun<Invocation>{std::move(*invocation), std::move(*spec)};
+    engine::LoadSpec& spec = specs->draft.spec;
+    spec.serverCpu = serverCpuFor(invocation->output, spec.target);
+    return PreparedRun<Invocation>{std::move(*invocation), std::move(spec),
+                                   std::move(specs->preload)};
 }
 
 // The last steps: a fixed-rate run's section of the report (after the
 // command's own), the saturation warning on io.err, then --json and --csv
 // (with the fixed-rate keys added to `json`). `json` is the command's own, its
-// noise judged by output.noiseThresholdPercent already.
-// The exit status of the command.
-int finishRun(const QString& command, const engine::RunResult& result, const OutputOptions& output,
-              const QJsonObject& json, const CliIo& io);
+// made of `point` (oneShotResult() of `result`). `runner` ran it and says
+// whether a signal cut it short. The exit status of the command.
+int finishRun(const QString& command, const engine::RunResult& result,
+              const app::PointResult& point, const OutputOptions& output, const QJsonObject& json,
+              const OneShotRunner& runner);
 
 } // namespace loadscope::cli

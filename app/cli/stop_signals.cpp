@@ -23,8 +23,9 @@ StopSignals::StopSignals(std::function<void()> onFirst) {
                          while (read(m_fd, &info, sizeof info) == ssize_t(sizeof info)) {
                              // A second signal means "now": the file on disk is
                              // whole at every moment, so leaving at once is safe.
-                             if (m_seen++ > 0)
-                                 std::_Exit(kExitInterrupted);
+                             if (m_first != 0)
+                                 std::_Exit(exitCodeForSignal(int(info.ssi_signo)));
+                             m_first = int(info.ssi_signo);
                              onFirst();
                          }
                      });

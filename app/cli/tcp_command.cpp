@@ -203,7 +203,7 @@ Result<TcpInvocation> readTcpStreamInvocation(const QCommandLineParser& parser) 
 
 using ReadInvocation = Result<TcpInvocation> (*)(const QCommandLineParser&);
 using FormatReport = QString (*)(const engine::RunResult&, const app::NetperfRunSetup&);
-using ToJson = QJsonObject (*)(const engine::RunResult&, const app::NetperfRunSetup&, double);
+using ToJson = QJsonObject (*)(const app::PointResult&, const app::NetperfRunSetup&);
 
 // parse -> build -> run -> print, once the options are declared.
 int parseAndRun(QCommandLineParser& parser, const QStringList& arguments, const CliIo& io,
@@ -212,14 +212,15 @@ int parseAndRun(QCommandLineParser& parser, const QStringList& arguments, const 
     auto prepared = prepareRun(parser, arguments, read, io);
     if (const int* exit = std::get_if<int>(&prepared))
         return *exit;
-    auto& [invocation, spec] = std::get<1>(prepared);
+    auto& [invocation, spec, preload] = std::get<1>(prepared);
     const app::NetperfRunSetup& setup = invocation.setup;
     readDefaultSocketSizes(spec.target.family(), invocation.setup);
     const OutputOptions& output = invocation.output;
     if (!output.quiet)
         std::fprintf(io.err, "%s test to %s (be patient)\n", qPrintable(setup.test),
                      qPrintable(setup.server));
-    const engine::RunResult result = runWithProgress(spec, output.quiet, io);
+    OneShotRunner runner(io);
+    const engine::RunResult result = runner.run(spec, output.quiet);
     if (result.unreachable) {
         printError(io, command, QString::fromStdString(result.firstError));
         return ExitUnreachable;
@@ -228,8 +229,8 @@ int parseAndRun(QCommandLineParser& parser, const QStringList& arguments, const 
         std::fputs(qPrintable(format(result, setup)), io.out);
         std::fflush(io.out);
     }
-    return finishRun(command, result, output, toJson(result, setup, output.noiseThresholdPercent),
-                     io);
+    const app::PointResult point = oneShotResult(result, invocation.shot);
+    return finishRun(command, result, point, output, toJson(point, setup), runner);
 }
 
 void addTcpRrOptions(QCommandLineParser& parser) {

@@ -262,21 +262,13 @@ void addMemcacheSetupJson(QJsonObject& o, const MemcacheRunSetup& setup) {
     }
 }
 
-PointResult memcachePointResult(const MemcacheRunReport& report) {
-    const RunResult& r = report.result;
-    PointResult result = pointResultFromRun(r, {}, static_cast<int>(r.concurrency), 0, {});
-    result.errorReplies = ErrorReplies{report.errorReplies.error, report.errorReplies.clientError,
-                                       report.errorReplies.serverError};
-    return result;
-}
-
-QJsonObject memcacheResultJson(const MemcacheRunReport& report, const MemcacheRunSetup& setup,
-                               double noiseThresholdPercent) {
+QJsonObject memcacheResultJson(PointResult result, const ErrorReplyCounts& errorReplies,
+                               const MemcacheRunSetup& setup) {
     CliResultContext context;
     context.protocol = TargetProtocol::Memcache;
     context.memcache = setup;
-    PointResult result = memcachePointResult(report);
-    judgeNoise(result, noiseThresholdPercent);
+    result.errorReplies =
+        ErrorReplies{errorReplies.error, errorReplies.clientError, errorReplies.serverError};
     return cliResultJson(result, context);
 }
 

@@ -52,9 +52,10 @@ struct MemcacheRunReport {
 // framing lengths), which is exact when every key has the same length.
 QString formatMemtierReport(const MemcacheRunReport& report, const MemcacheRunSetup& setup);
 
-// The --json object of `loadscope-cli memcache`: cliResultJson() of
-// memcachePointResult() with the setup below. Kept for the command until it
-// calls cliResultJson() itself. Keys: those every command has (complete,
+// The --json object of `loadscope-cli memcache`: cliResultJson() of the run as
+// a sweep keeps its point (cli::oneShotResult(): the "cpu" object's noisy and
+// noise_reason judged by --noise-threshold), with the error replies by kind,
+// and the setup below. Keys: those every command has (complete,
 // failed, failed_connect, failed_receive, failed_length, failed_exceptions,
 // failed_write, timeouts, bytes_total (received), bytes_body (value bytes
 // received), bytes_sent, duration_s, transfer_rate_kib_s, concurrency (all
@@ -83,14 +84,10 @@ QString formatMemtierReport(const MemcacheRunReport& report, const MemcacheRunSe
 //   key_minimum, key_maximum, key_prefix, data_size
 //   preload            {keys, seconds, failed}; only with --preload
 // Latencies are milliseconds; counts cover the measured window only.
-// The "cpu" object's noisy and noise_reason are judged by `noiseThresholdPercent`
-// (--noise-threshold).
-QJsonObject memcacheResultJson(const MemcacheRunReport& report, const MemcacheRunSetup& setup,
-                               double noiseThresholdPercent = kDefaultNoiseThresholdPercent);
+QJsonObject memcacheResultJson(PointResult result, const ErrorReplyCounts& errorReplies,
+                               const MemcacheRunSetup& setup);
 
 // The run's options as the --json object names them.
 void addMemcacheSetupJson(QJsonObject& object, const MemcacheRunSetup& setup);
-// The report as a PointResult, error replies by kind included.
-PointResult memcachePointResult(const MemcacheRunReport& report);
 
 } // namespace loadscope::app

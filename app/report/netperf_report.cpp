@@ -186,26 +186,22 @@ void addNetperfSetupJson(QJsonObject& o, const NetperfRunSetup& s) {
 
 namespace {
 
-QJsonObject netperfResultJson(const RunResult& r, const NetperfRunSetup& s, TargetProtocol protocol,
-                              double noiseThresholdPercent) {
+QJsonObject netperfResultJson(const PointResult& result, const NetperfRunSetup& s,
+                              TargetProtocol protocol) {
     CliResultContext context;
     context.protocol = protocol;
     context.netperf = s;
-    PointResult result = pointResultFromRun(r, {}, static_cast<int>(r.concurrency), 0, {});
-    judgeNoise(result, noiseThresholdPercent);
     return cliResultJson(result, context);
 }
 
 } // namespace
 
-QJsonObject tcpRrResultJson(const RunResult& r, const NetperfRunSetup& s,
-                            double noiseThresholdPercent) {
-    return netperfResultJson(r, s, TargetProtocol::TcpRr, noiseThresholdPercent);
+QJsonObject tcpRrResultJson(const PointResult& result, const NetperfRunSetup& s) {
+    return netperfResultJson(result, s, TargetProtocol::TcpRr);
 }
 
-QJsonObject tcpStreamResultJson(const RunResult& r, const NetperfRunSetup& s,
-                                double noiseThresholdPercent) {
-    return netperfResultJson(r, s, TargetProtocol::TcpStream, noiseThresholdPercent);
+QJsonObject tcpStreamResultJson(const PointResult& result, const NetperfRunSetup& s) {
+    return netperfResultJson(result, s, TargetProtocol::TcpStream);
 }
 
 } // namespace loadscope::app

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/session/cpu_usage.h"
+#include "app/session/point_result.h"
 #include "engine/run_result.h"
 
 #include <QJsonObject>
@@ -37,8 +38,9 @@ QString formatNetperfRrReport(const engine::RunResult& result, const NetperfRunS
 // then bytes sent, failures and thread placement.
 QString formatNetperfStreamReport(const engine::RunResult& result, const NetperfRunSetup& setup);
 
-// The --json objects below are cliResultJson() with the setup; kept for the
-// commands until they call cliResultJson() themselves.
+// The --json objects below are cliResultJson() of the run as a sweep keeps
+// its point (cli::oneShotResult(): the "cpu" object's noisy and noise_reason
+// judged by --noise-threshold) with the setup.
 //
 // The --json object of `loadscope-cli tcp-rr`: the keys every command has (complete =
 // transactions, failed, failed_connect, failed_receive, failed_length,
@@ -55,10 +57,7 @@ QString formatNetperfStreamReport(const engine::RunResult& result, const Netperf
 //   socket_send_bytes, socket_recv_bytes  this host's default socket buffers
 //   with --tls: tls_handshakes, tls_resumed, tls_resumed_ratio, tls_protocol, tls_cipher,
 //   tls_ms (the result schema's TLS fields, as http's for https)
-// The "cpu" object's noisy and noise_reason are judged by `noiseThresholdPercent`
-// (--noise-threshold), as with tcpStreamResultJson() and memcacheResultJson().
-QJsonObject tcpRrResultJson(const engine::RunResult& result, const NetperfRunSetup& setup,
-                            double noiseThresholdPercent = kDefaultNoiseThresholdPercent);
+QJsonObject tcpRrResultJson(const PointResult& result, const NetperfRunSetup& setup);
 
 // The --json object of `loadscope-cli tcp-stream`: the keys every command has
 // (complete counts nothing in a stream test; bytes_sent is what was sent
@@ -69,8 +68,7 @@ QJsonObject tcpRrResultJson(const engine::RunResult& result, const NetperfRunSet
 //   throughput_mbit_s  (bytes_sent + bytes_total) x 8 / 10^6 / duration_s; a sink
 //                      sends nothing back, so netperf's 10^6bits/sec
 //   socket_send_bytes, socket_recv_bytes  this host's default socket buffers
-QJsonObject tcpStreamResultJson(const engine::RunResult& result, const NetperfRunSetup& setup,
-                                double noiseThresholdPercent = kDefaultNoiseThresholdPercent);
+QJsonObject tcpStreamResultJson(const PointResult& result, const NetperfRunSetup& setup);
 
 // The run's options as the --json objects name them: test, server,
 // request_size and response_size (or send_size for TCP_STREAM),

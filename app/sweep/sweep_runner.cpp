@@ -2,7 +2,6 @@
 
 #include "app/common/background_job.h"
 #include "app/common/result.h"
-#include "app/report/error_reply_counting_protocol.h"
 #include "app/session/session.h"
 #include "app/session/session_document.h"
 #include "app/session/statistics_precision.h"
@@ -382,7 +381,7 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
     // A point cut short is not a measurement of the plan: keep nothing of it.
     if (auto ended = interrupted(sweep, ran && ran->cancelled))
         co_return ended;
-    const engine::RunResult run = ran ? withErrorRepliesFolded(*ran) : engine::RunResult{};
+    const engine::RunResult run = ran ? *ran : engine::RunResult{};
     if (const QString why = ran ? runFailure(run) : ran.error().message; !why.isEmpty()) {
         const QString message =
             QStringLiteral("%1 at %2: %3").arg(targetLabel(*target), levelText(point), why);
@@ -390,17 +389,10 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
         Q_EMIT pointFailed(point, message);
         co_return unreachable(sweep.outcome, message);
     }
-    PointResult result = pointResultFromRun(run, point.targetId, point.concurrency,
-                                            point.repetition, currentRunEnvironment(startedAt));
+    PointResult result =
+        measuredPointResult(run, point, sweep.session.plan, currentRunEnvironment(startedAt));
     if (target->lab && sweep.agent && sweep.agent->lab())
         recordLabEnvironment(result.environment, *sweep.agent->lab(), target->lab->mode);
-    if (point.rate > 0) {
-        // The plan's level, not the engine's figure: it is the key the
-        // point is found by again (resume, the Compare page's levels).
-        result.loadModel = LoadModel::FixedRate;
-        result.offeredRate = point.rate;
-    }
-    judgeNoise(result, sweep.session.plan.noiseThresholdPercent);
     storeResult(sweep, point, result);
     co_return std::nullopt;
 }

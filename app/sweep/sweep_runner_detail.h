@@ -2,10 +2,10 @@
 
 // What the files of SweepRunner share (sweep_runner.cpp: the sweep and its
 // points; sweep_preflight.cpp: what comes before the first point): the state
-// one run() works through, and the outcomes and spec building both use.
+// one run() works through, and the outcomes both use.
 #include "app/session/session.h"
 #include "app/sweep/agent_client.h"
-#include "app/sweep/load_spec_builder.h"
+#include "app/sweep/point_steps.h"
 #include "app/sweep/sweep_runner.h"
 #include "engine/cpu_sampler.h"
 
@@ -56,30 +56,6 @@ inline SweepOutcome cancelled(SweepOutcome outcome) {
 
 inline QString targetLabel(const Target& target) {
     return QStringLiteral("target '%1'").arg(target.displayName());
-}
-
-// Every call into the spec builder, in one place: the measured spec of a
-// point (without its address) and, when the target asks for one, its preload.
-struct PointSpecs {
-    LoadSpecDraft draft;
-    std::optional<engine::LoadSpec> preload;
-};
-
-// The error names what is wrong; the caller names the target.
-inline Result<PointSpecs> pointSpecs(const Target& target, const SweepPoint& point,
-                                     const SweepPlan& plan, const engine::SocketAddress* address) {
-    auto draft = draftLoadSpec(target, point.concurrency, plan, point.rate);
-    if (!draft)
-        return draft.error();
-    PointSpecs specs{std::move(*draft), std::nullopt};
-    if (!address)
-        return specs;
-    specs.draft.spec.target = *address;
-    auto preload = memcachePreloadSpec(target, specs.draft.spec);
-    if (!preload)
-        return preload.error().prefixed(QStringLiteral("preload"));
-    specs.preload = std::move(*preload);
-    return specs;
 }
 
 } // namespace sweep_detail

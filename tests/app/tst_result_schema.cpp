@@ -232,7 +232,7 @@ private Q_SLOTS:
         run.threads = 1;
         NetperfRunSetup setup;
         setup.test = QStringLiteral("TCP_STREAM");
-        const QJsonObject json = tcpStreamResultJson(run, setup);
+        const QJsonObject json = tcpStreamResultJson(pointResultFromRun(run, {}, 1, 0, {}), setup);
         QCOMPARE(number(json, "throughput_mbit_s"), 100.0); // 10^9 bits in 10 s
         QVERIFY(!json.contains(QStringLiteral("first_error")));
     }
