@@ -17,6 +17,12 @@ OneShotRunner::OneShotRunner(const CliIo& io)
     }) {}
 
 engine::RunResult OneShotRunner::run(engine::LoadSpec spec, bool quiet) {
+    if (interruptingSignal() != 0) {
+        // Interrupted already, say during the preload: nothing more runs.
+        engine::RunResult nothing;
+        nothing.cancelled = true;
+        return nothing;
+    }
     app::ProgressPrinter printer(spec.requests, double(spec.duration.count()) / 1e9, quiet,
                                  m_io.err);
     app::LoadRunBridge run(std::move(spec));
@@ -25,8 +31,6 @@ engine::RunResult OneShotRunner::run(engine::LoadSpec spec, bool quiet) {
                          printer.update(progress);
                      });
     run.start();
-    if (interruptingSignal() != 0)
-        run.cancel(); // interrupted already, say during the preload: nothing more runs
     m_running = &run;
     std::optional<engine::RunResult> result;
     QEventLoop loop;

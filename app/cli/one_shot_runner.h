@@ -16,9 +16,10 @@ namespace loadscope::cli {
 // (app::LoadRunBridge), on this thread's event loop, with ab-style progress
 // on io.err. Ctrl-C and SIGTERM as ab treats them: the first stops the run in
 // progress, which still returns what it measured (the command prints the
-// report and writes --json of what ran), and a run started after it ends at
-// once; a second signal ends the process at once (StopSignals). Made before
-// the first run: the signals are blocked from then on, in every engine thread.
+// report and writes --json of what ran), and a run asked for after it does
+// not start (its result is empty and cancelled); a second signal ends the process at once
+// (StopSignals). Made before the first run: the signals are blocked from then on, in every engine
+// thread.
 class OneShotRunner {
 public:
     explicit OneShotRunner(const CliIo& io);

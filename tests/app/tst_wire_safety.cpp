@@ -9,6 +9,7 @@
 #include "canned_reply_server.h"
 #include "cli_process.h"
 #include "fixed_delay_server.h"
+#include "local_peers.h"
 #include "silent_peer.h"
 
 #include <QFile>
@@ -441,6 +442,39 @@ private Q_SLOTS:
                                     ? result.value(QStringLiteral("bytes_sent")).toInteger()
                                     : result.value(QStringLiteral("complete")).toInteger();
         QVERIFY2(measured > 0, qPrintable(QString::number(measured)));
+    }
+
+    // A signal during memcache --preload ends the command before anything is
+    // measured: memcached's own counters show no get, and no report or JSON
+    // is written.
+    void signalDuringThePreloadMeasuresNothing() {
+        loadscope::testing::MemcachedPeer memcached;
+        QVERIFY2(memcached.isRunning(), qPrintable(memcached.error()));
+        QTemporaryDir dir;
+        const QString jsonPath = dir.filePath(QStringLiteral("result.json"));
+        QProcess process;
+        // Ten million keys to set one connection at a time: far longer than the test waits.
+        process.start(loadscope::testing::cliPath(),
+                      {QStringLiteral("memcache"), QStringLiteral("--preload"),
+                       QStringLiteral("--key-maximum"), QStringLiteral("10000000"),
+                       QStringLiteral("--test-time"), QStringLiteral("30"), QStringLiteral("-c"),
+                       QStringLiteral("1"), QStringLiteral("-t"), QStringLiteral("1"),
+                       QStringLiteral("--json"), jsonPath, addressOf(memcached.port())});
+        QVERIFY(process.waitForStarted(5000));
+        QTest::qWait(700); // the preload is under way
+        QCOMPARE(process.state(), QProcess::Running);
+        ::kill(pid_t(process.processId()), SIGTERM);
+        QVERIFY2(process.waitForFinished(3000), "the preload did not end within 3 s of SIGTERM");
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(process.exitCode(), 128 + SIGTERM);
+        const QByteArray err = process.readAllStandardError();
+        QVERIFY2(err.contains("interrupted during the preload: nothing was measured"),
+                 err.constData());
+        QVERIFY2(process.readAllStandardOutput().isEmpty(), "a report was printed");
+        QVERIFY(!QFile::exists(jsonPath));
+        const auto stats = memcached.stats();
+        QVERIFY2(stats.value(QStringLiteral("cmd_set")) > 0, "the preload set nothing");
+        QCOMPARE(stats.value(QStringLiteral("cmd_get")), 0);
     }
 };
 
