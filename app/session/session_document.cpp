@@ -1,8 +1,11 @@
 #include "app/session/session_document.h"
 
+#include "app/common/background_job.h"
 #include "app/session/session_file.h"
 
+#include <QCoroSignal>
 #include <QFileInfo>
+#include <QPointer>
 #include <QThreadPool>
 #include <utility>
 
@@ -38,6 +41,7 @@ void SessionDocument::reset(Session session, std::shared_ptr<const Session> shar
         QThreadPool::globalInstance()->start(
             [replaced = std::move(replaced)]() mutable { replaced.reset(); });
     dropShared();
+    ++m_resets;
     m_shared = std::move(shared);
     setFilePath(filePath);
     Q_EMIT sessionChanged();
@@ -68,6 +72,38 @@ Result<void> SessionDocument::saveAs(const QString& filePath) {
     setFilePath(QFileInfo(filePath).absoluteFilePath());
     setModified(false);
     return {};
+}
+
+QCoro::Task<Result<void>> SessionDocument::saveInBackground(QString filePath) {
+    QPointer<SessionDocument> self(this);
+    while (m_saving) {
+        // The waiters resume in the order they came, each inside the signal:
+        // the first takes the turn, the others wait again.
+        co_await qCoro(this, &SessionDocument::backgroundSaveEnded);
+        if (!self)
+            co_return makeError(ErrorCode::Cancelled, tr("the session closed before it was saved"));
+    }
+    const QString path = filePath.isEmpty() ? m_filePath : filePath;
+    if (path.isEmpty())
+        co_return makeError(ErrorCode::InvalidInput,
+                            tr("the session has no file yet: save it under a name first"));
+    m_saving = true;
+    const quint64 edits = m_edits;
+    const quint64 resets = m_resets;
+    const auto write = [session = sharedSession(), path] {
+        return std::make_shared<Result<void>>(saveSessionFile(*session, path));
+    };
+    const std::shared_ptr<Result<void>> saved = co_await runOnWorkerThread(write);
+    if (!self)
+        co_return *saved; // written; nothing is left to tell
+    m_saving = false;
+    if (*saved && m_resets == resets) {
+        setFilePath(QFileInfo(path).absoluteFilePath());
+        if (m_edits == edits)
+            setModified(false);
+    }
+    Q_EMIT backgroundSaveEnded();
+    co_return *saved;
 }
 
 void SessionDocument::setName(const QString& name) {
@@ -186,6 +222,7 @@ void SessionDocument::dropShared() {
 
 void SessionDocument::markEdited(bool resultsToo) {
     dropShared();
+    ++m_edits;
     Q_EMIT sessionChanged();
     if (resultsToo)
         Q_EMIT resultsChanged();

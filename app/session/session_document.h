@@ -3,6 +3,7 @@
 #include "app/common/result.h"
 #include "app/session/session.h"
 
+#include <QCoroTask>
 #include <QObject>
 #include <QString>
 #include <memory>
@@ -41,8 +42,23 @@ public:
                const QString& filePath = {});
     // Opens a .loadscope file, or an example session by name ("demo-proxy").
     Result<void> open(const QString& pathOrExampleName);
+    // Writes the session to its file (saveAs(): to `filePath`, which the
+    // document then names) on the calling thread: for a command line, where
+    // nothing else waits.
     Result<void> save();
     Result<void> saveAs(const QString& filePath);
+    // The same off the calling thread, for a window: the session as it is
+    // when the write begins (sharedSession()) is written atomically
+    // (saveSessionFile()) on a worker thread while this thread's event loop
+    // runs on. One write at a time, in the order asked: a save asked while
+    // another is being written waits for it, and so writes what came since.
+    // Afterwards the document names the file and is unmodified, unless it was
+    // edited while the write went on (it is then still modified) or replaced
+    // by reset() (it is then left alone). An empty `filePath`: the
+    // document's own file, which it must have.
+    QCoro::Task<Result<void>> saveInBackground(QString filePath = {});
+    // A save in the background is being written.
+    bool isSaving() const { return m_saving; }
 
     void setName(const QString& name);
     void setNotes(const QString& notes);
@@ -72,6 +88,8 @@ Q_SIGNALS:
     void resultsChanged();
     void modifiedChanged(bool modified);
     void filePathChanged(const QString& filePath);
+    // A write of saveInBackground() ended, well or not.
+    void backgroundSaveEnded();
 
 private:
     void markEdited(bool resultsToo);
@@ -83,6 +101,9 @@ private:
     mutable std::shared_ptr<const Session> m_shared;
     QString m_filePath;
     bool m_modified = false;
+    bool m_saving = false;
+    quint64 m_edits = 0;  // markEdited() calls so far
+    quint64 m_resets = 0; // reset() calls so far
 };
 
 } // namespace loadscope::app

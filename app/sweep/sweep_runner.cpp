@@ -393,17 +393,22 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
         measuredPointResult(run, point, sweep.session.plan, currentRunEnvironment(startedAt));
     if (target->lab && sweep.agent && sweep.agent->lab())
         recordLabEnvironment(result.environment, *sweep.agent->lab(), target->lab->mode);
-    storeResult(sweep, point, result);
+    co_await storeResult(sweep, point, std::move(result));
     co_return std::nullopt;
 }
 
-void SweepRunner::storeResult(Sweep& sweep, const SweepPoint& point, const PointResult& result) {
+QCoro::Task<> SweepRunner::storeResult(Sweep& sweep, SweepPoint point, PointResult result) {
     if (!m_document || !m_document->session().findTarget(point.targetId))
-        return; // the target was removed meanwhile: its result has no home
+        co_return; // the target was removed meanwhile: its result has no home
     m_document->putResult(result);
     ++sweep.outcome.pointsRun;
     if (!m_document->filePath().isEmpty()) {
-        if (const auto saved = m_document->save(); !saved)
+        // Written on a worker thread (a window's GUI thread goes on), and
+        // before the next point starts.
+        const Result<void> saved = co_await m_document->saveInBackground();
+        if (!sweep.alive)
+            co_return;
+        if (!saved)
             Q_EMIT autosaveFailed(saved.error().toString());
     }
     Q_EMIT pointFinished(point, result);

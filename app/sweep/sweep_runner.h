@@ -164,7 +164,8 @@ private:
     // Rounds at one level until it is tight or at the most repetitions.
     QCoro::Task<Ended> tighten(Sweep& sweep, int concurrency);
     QCoro::Task<Ended> preload(Sweep& sweep, const Target& target, engine::LoadSpec spec);
-    void storeResult(Sweep& sweep, const SweepPoint& point, const PointResult& result);
+    // Puts the result into the document and saves it (SessionDocument::saveInBackground()).
+    QCoro::Task<> storeResult(Sweep& sweep, SweepPoint point, PointResult result);
     // Asked after every await: the runner is gone (the outcome so far, without
     // touching it), the sweep was cancelled or superseded, or nullopt to go on.
     static Ended interrupted(const Sweep& sweep, bool runCancelled = false);

@@ -51,7 +51,7 @@ private Q_SLOTS:
         QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("demo-proxy"))));
         editFirstTargetName(QStringLiteral("-bare"));
         const QString path = m_dir.filePath(QStringLiteral("roundtrip.loadscope"));
-        QVERIFY(m_window->saveSessionAs(path));
+        QVERIFY(QCoro::waitFor(m_window->saveSessionAs(path)));
         QVERIFY(QFile::exists(path));
         QVERIFY(!m_window->isWindowModified());
         QCOMPARE(m_window->document()->filePath(), path);
@@ -168,7 +168,7 @@ private Q_SLOTS:
         for (int i = 0; i < 12; ++i) {
             const QString path = m_dir.filePath(QStringLiteral("recent-%1.loadscope").arg(i));
             QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("tcp-rr"))));
-            QVERIFY(m_window->saveSessionAs(path));
+            QVERIFY(QCoro::waitFor(m_window->saveSessionAs(path)));
             paths.prepend(path);
         }
         QCOMPARE(recent->files().size(), RecentFiles::kMaximum);

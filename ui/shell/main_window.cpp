@@ -12,6 +12,7 @@
 #include "ui/shell/targets_page.h"
 
 #include <QCloseEvent>
+#include <QCoroSignal>
 #include <QDialog>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -225,30 +226,37 @@ QCoro::Task<bool> MainWindow::newSession() {
 QCoro::Task<bool> MainWindow::saveSession() {
     if (m_document->filePath().isEmpty())
         co_return co_await chooseAndSaveAs();
-    if (const auto saved = m_document->save(); !saved) {
+    co_return co_await saveSessionAs(m_document->filePath());
+}
+
+QCoro::Task<bool> MainWindow::saveSessionAs(QString path) {
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".loadscope");
+    statusBar()->showMessage(tr("Saving %1").arg(path));
+    QPointer<MainWindow> self(this);
+    const app::Result<void> saved = co_await m_document->saveInBackground(path);
+    if (!self)
+        co_return bool(saved);
+    if (!saved) {
+        statusBar()->clearMessage();
         showError(tr("Cannot Save Session"), saved.error().toString());
         co_return false;
     }
-    m_recentFiles->add(m_document->filePath());
-    statusBar()->showMessage(tr("Saved %1").arg(m_document->filePath()), 3000);
+    const QString written = QFileInfo(path).absoluteFilePath();
+    m_recentFiles->add(written);
+    rememberDirectory(written);
+    statusBar()->showMessage(tr("Saved %1").arg(written), 3000);
     co_return true;
 }
 
-bool MainWindow::saveSessionAs(const QString& path) {
-    QString target = path;
-    if (QFileInfo(target).suffix().isEmpty())
-        target += QStringLiteral(".loadscope");
-    if (const auto saved = m_document->saveAs(target); !saved) {
-        showError(tr("Cannot Save Session"), saved.error().toString());
-        return false;
-    }
-    m_recentFiles->add(m_document->filePath());
-    rememberDirectory(m_document->filePath());
-    statusBar()->showMessage(tr("Saved %1").arg(m_document->filePath()), 3000);
-    return true;
-}
-
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (m_document->isSaving()) {
+        // The session is being written: closed once it is, then asked about
+        // whatever changed meanwhile.
+        event->ignore();
+        closeOnceSaved();
+        return;
+    }
     const bool confirmed = std::exchange(m_closeConfirmed, false);
     if (m_askingAboutUnsaved || (m_document->isModified() && !confirmed)) {
         // Stays open while the user is asked; closed again once answered.
@@ -261,6 +269,19 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     // A sweep in progress stops here; its completed points are already stored.
     m_runner->cancel();
     event->accept();
+}
+
+QCoro::Task<> MainWindow::closeOnceSaved() {
+    if (m_closeAfterSave)
+        co_return; // already waiting
+    m_closeAfterSave = true;
+    QPointer<MainWindow> self(this);
+    while (self && m_document->isSaving())
+        co_await qCoro(m_document, &app::SessionDocument::backgroundSaveEnded);
+    if (!self)
+        co_return;
+    m_closeAfterSave = false;
+    close();
 }
 
 QCoro::Task<> MainWindow::closeOnceConfirmed() {

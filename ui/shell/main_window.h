@@ -86,8 +86,10 @@ public:
     bool isOpening() const { return m_opening; }
     // Into the session's file, or under a name asked for when it has none.
     QCoro::Task<bool> saveSession();
-    // The path-taking forms ask nothing and finish here.
-    bool saveSessionAs(const QString& path);
+    // Into `path` (".loadscope" added without a suffix), asking nothing. The
+    // file is written on a worker thread (SessionDocument::saveInBackground()).
+    QCoro::Task<bool> saveSessionAs(QString path);
+    // The other path-taking forms ask nothing and finish here.
     bool exportResultsCsv(const QString& path);
     // Builds the comparison on a worker thread from a copy of the session.
     QCoro::Task<bool> exportSummaryCsv(QString path);
@@ -121,6 +123,7 @@ private:
     bool refuseWhileRunning(const QString& what);
     // closeEvent's question; on Save (saved) or Discard it closes the window.
     QCoro::Task<> closeOnceConfirmed();
+    QCoro::Task<> closeOnceSaved();
 
     // main_window_menus.cpp: actions and menus.
     void createMenus();
@@ -174,6 +177,7 @@ private:
     // The user said Save (saved) or Discard to closing: the close that
     // follows asks nothing.
     bool m_closeConfirmed = false;
+    bool m_closeAfterSave = false; // closeOnceSaved() waits for a save to end
 };
 
 } // namespace loadscope::ui

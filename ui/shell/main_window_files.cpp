@@ -120,7 +120,9 @@ QCoro::Task<bool> MainWindow::chooseAndSaveAs() {
     QPointer<MainWindow> self(this);
     const QString chosen = co_await path;
     // What is saved is the session as it is now, edits made meanwhile too.
-    co_return self && !chosen.isEmpty() && saveSessionAs(chosen);
+    if (!self || chosen.isEmpty())
+        co_return false;
+    co_return co_await saveSessionAs(chosen);
 }
 
 QCoro::Task<> MainWindow::chooseAndExport(QString title, QString suffix, QString filter,
