@@ -47,6 +47,25 @@ private Q_SLOTS:
         QVERIFY(m_window->isWindowModified());
     }
 
+    // Closed while its save is being written: the window waits for the
+    // write, then closes without asking (nothing is left unsaved).
+    void closingDuringASaveClosesOnceWritten() {
+        QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("demo-proxy"))));
+        editFirstTargetName(QStringLiteral("-closing"));
+        m_window->show();
+        const QString path = m_dir.filePath(QStringLiteral("closing.loadscope"));
+        auto saving = m_window->saveSessionAs(path);
+        QVERIFY(m_window->document()->isSaving());
+        QVERIFY(!m_window->close()); // not yet: the file is being written
+        QVERIFY(m_window->isVisible());
+        QVERIFY(QCoro::waitFor(std::move(saving)));
+        QTRY_VERIFY(!m_window->isVisible());
+        QCOMPARE(m_questions, 0);
+        const auto saved = loadscope::app::loadSessionFile(path);
+        QVERIFY(saved);
+        QCOMPARE(saved->targets.front().name, QStringLiteral("host-closing"));
+    }
+
     void openEditSaveReopen() {
         QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("demo-proxy"))));
         editFirstTargetName(QStringLiteral("-bare"));
