@@ -10,8 +10,8 @@ namespace loadscope::app {
 
 // Prints a run's progress on `stream` (stderr) as ab does: "Completed N requests" at
 // every tenth of a counted run or every second of a timed one; on a terminal
-// one line that updates in place, with the current rate. Called from the
-// engine's monitor thread.
+// one line that updates in place, with the current rate. Called on the thread
+// of the PointRun that relays the engine's progress (cli::OneShotRunner).
 class ProgressPrinter {
 public:
     ProgressPrinter(uint64_t requests, double seconds, bool quiet, FILE* stream = stderr);

@@ -31,8 +31,9 @@ Result<Session> parseSession(const QByteArray& bytes, const QString& fileName);
 Result<Session> loadSessionFile(const QString& path);
 Result<void> saveSessionFile(const Session& session, const QString& path);
 
-// Example sessions shipped in the application's resources (resources/sessions/):
-// "demo-proxy", "memcached", "tcp-rr".
+// Example sessions shipped in the application's resources (resources/sessions/),
+// by name: "demo-proxy", "demo-https", "memcached", "tcp-rr" and the lab's
+// "lab-tcp-rr", "lab-nginx-bridge", "lab-apache-modes", "lab-memcached".
 QStringList exampleSessionNames();
 // ":/sessions/<name>.loadscope"
 QString exampleSessionPath(const QString& name);

@@ -11,7 +11,8 @@ namespace loadscope::app {
 // runs, so that a second sweep of the same file (another loadscope-cli, or
 // the window) is refused instead of saving over the first one's points.
 //
-// The lock is flock() on ".NAME.lock" beside the session, not on the session
+// The lock is flock() on ".NAME.loadscope.lock" (the file's name with
+// ".lock") beside the session, not on the session
 // itself: a save replaces the session file by rename, and a lock on the old
 // file would not be seen by whoever opens the new one. The lock file is left
 // in place (removing it would let a third sweep lock a fresh file while the
@@ -23,7 +24,7 @@ public:
     // when one holds it already (also within this process), Io when the lock
     // file cannot be created.
     static Result<std::shared_ptr<const SessionLock>> acquire(const QString& sessionPath);
-    // ".NAME.lock" in the session's directory.
+    // ".NAME.loadscope.lock" in the session's directory.
     static QString lockFilePath(const QString& sessionPath);
 
     ~SessionLock();

@@ -75,7 +75,7 @@ struct HttpOptions {
 struct MemcacheOptions {
     int setRatio = 1; // memtier --ratio=SET:GET
     int getRatio = 10;
-    QString keyPattern = QStringLiteral("R:R"); // memtier --key-pattern, SET:GET of R, S, G, P
+    QString keyPattern = QStringLiteral("R:R"); // memtier --key-pattern, SET:GET of R, S or G
     uint64_t keyMinimum = 0;
     uint64_t keyMaximum = 10'000'000;
     QString keyPrefix = QStringLiteral("memtier-");
