@@ -89,8 +89,9 @@ private:
     // peer closed or failed, so it reads on to the end of the stream.
     void onReadable(Connection& c, bool peerClosing);
     // When the data of a stamped read arrived, on the loop's clock: the
-    // kernel's receive time `arrivedRealNs`, no later than `now`.
-    static int64_t arrivalNs(Connection& c, int64_t now, int64_t arrivedRealNs);
+    // kernel's receive time `arrivedRealNs` (wall clock), aged by the wall
+    // clock `realNow` read just before the loop's `now`; no later than `now`.
+    static int64_t arrivalNs(Connection& c, int64_t now, int64_t realNow, int64_t arrivedRealNs);
     // Handles the result `n` of one recv into m_readBuffer; false when the
     // connection has nothing more to read now (drained, closed or failed).
     bool onReceived(Connection& c, ssize_t n, int error, int64_t now);
