@@ -88,10 +88,23 @@ void TestHttpServer::httpsServesTheEngineExactly() {
     const std::string& response = keepAlive ? server.keepAliveResponse() : server.closeResponse();
     QCOMPARE(r.bytesTotal, kRequests * response.size());
     QCOMPARE(r.bytesBody, kRequests * 4897);
-    const uint64_t connections = keepAlive ? 2 : kRequests;
-    QCOMPARE(r.tlsHandshakes, connections);
-    QCOMPARE(r.tls.count(), connections);
-    QCOMPARE(r.tlsResumed, connections - 2); // all but each thread's first
+    // A connection per request: a handshake each. Kept alive: one per
+    // connection that served, which is both, or one when its thread took
+    // every request of the shared budget before the other's handshake ended
+    // (that one is abandoned, uncounted).
+    if (keepAlive)
+        QVERIFY2(r.tlsHandshakes >= 1 && r.tlsHandshakes <= 2,
+                 qPrintable(QString::number(r.tlsHandshakes)));
+    else
+        QCOMPARE(r.tlsHandshakes, kRequests);
+    QCOMPARE(r.tls.count(), r.tlsHandshakes);
+    // Resumed: all but the first of each thread that handshook (kept alive,
+    // each connection is its thread's first).
+    if (keepAlive)
+        QCOMPARE(r.tlsResumed, 0u);
+    else
+        QVERIFY2(r.tlsResumed + 2 >= r.tlsHandshakes && r.tlsResumed + 1 <= r.tlsHandshakes,
+                 qPrintable(QStringLiteral("%1 of %2").arg(r.tlsResumed).arg(r.tlsHandshakes)));
     server.stop();
     QCOMPARE(server.stats().requests, kRequests);
     QCOMPARE(server.stats().bytesSent, kRequests * response.size());
