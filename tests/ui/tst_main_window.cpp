@@ -66,6 +66,24 @@ private Q_SLOTS:
         QCOMPARE(saved->targets.front().name, QStringLiteral("host-closing"));
     }
 
+    // Save writes the file the session came from, whatever its name: only
+    // Save As adds ".loadscope" to a name without a suffix.
+    void saveKeepsTheFilesOwnName() {
+        const QString path = m_dir.filePath(QStringLiteral("no-suffix"));
+        {
+            loadscope::app::SessionDocument writer;
+            QVERIFY(writer.open(QStringLiteral("demo-proxy")));
+            QVERIFY(writer.saveAs(path));
+        }
+        QVERIFY(QCoro::waitFor(m_window->openSession(path)));
+        editFirstTargetName(QStringLiteral("-kept"));
+        QVERIFY(QCoro::waitFor(m_window->saveSession()));
+        QVERIFY(!QFile::exists(path + QStringLiteral(".loadscope")));
+        const auto saved = loadscope::app::loadSessionFile(path);
+        QVERIFY(saved);
+        QCOMPARE(saved->targets.front().name, QStringLiteral("host-kept"));
+    }
+
     void openEditSaveReopen() {
         QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("demo-proxy"))));
         editFirstTargetName(QStringLiteral("-bare"));

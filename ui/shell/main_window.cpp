@@ -226,12 +226,16 @@ QCoro::Task<bool> MainWindow::newSession() {
 QCoro::Task<bool> MainWindow::saveSession() {
     if (m_document->filePath().isEmpty())
         co_return co_await chooseAndSaveAs();
-    co_return co_await saveSessionAs(m_document->filePath());
+    co_return co_await writeSession(m_document->filePath());
 }
 
 QCoro::Task<bool> MainWindow::saveSessionAs(QString path) {
     if (QFileInfo(path).suffix().isEmpty())
         path += QStringLiteral(".loadscope");
+    co_return co_await writeSession(path);
+}
+
+QCoro::Task<bool> MainWindow::writeSession(QString path) {
     statusBar()->showMessage(tr("Saving %1").arg(path));
     QPointer<MainWindow> self(this);
     const app::Result<void> saved = co_await m_document->saveInBackground(path);

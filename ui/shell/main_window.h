@@ -124,6 +124,8 @@ private:
     // closeEvent's question; on Save (saved) or Discard it closes the window.
     QCoro::Task<> closeOnceConfirmed();
     QCoro::Task<> closeOnceSaved();
+    // Saves into `path` as it is (SessionDocument::saveInBackground()) and says how it went.
+    QCoro::Task<bool> writeSession(QString path);
 
     // main_window_menus.cpp: actions and menus.
     void createMenus();
