@@ -51,7 +51,7 @@ private Q_SLOTS:
         m_window->document()->putResult(result);
 
         const QString results = m_dir.filePath(QStringLiteral("results.csv"));
-        QVERIFY(m_window->exportResultsCsv(results));
+        QVERIFY(QCoro::waitFor(m_window->exportResultsCsv(results)));
         QFile file(results);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QByteArray header = file.readLine();
@@ -62,7 +62,8 @@ private Q_SLOTS:
         QVERIFY(QCoro::waitFor(m_window->exportSummaryCsv(summary)));
         QVERIFY(QFileInfo(summary).size() > 0);
 
-        QVERIFY(!m_window->exportResultsCsv(m_dir.filePath(QStringLiteral("no/such/dir.csv"))));
+        QVERIFY(!QCoro::waitFor(
+            m_window->exportResultsCsv(m_dir.filePath(QStringLiteral("no/such/dir.csv")))));
         QCOMPARE(m_errors.size(), 1);
     }
 
@@ -73,12 +74,12 @@ private Q_SLOTS:
 
         // Printed figures only (an imported report): no histogram, nothing to write.
         m_window->document()->putResult(loadscope::test::importedResult(host, 10, 0, 900, 3));
-        QVERIFY(!m_window->exportPercentileDistributions(directory));
+        QVERIFY(!QCoro::waitFor(m_window->exportPercentileDistributions(directory)));
         QCOMPARE(m_errors.size(), 1);
 
         m_window->document()->putResult(loadscope::test::measuredResult(
             host, 1, 0, 1000, 2, {{100'000, 900}, {2'000'000, 100}}));
-        QVERIFY(m_window->exportPercentileDistributions(directory));
+        QVERIFY(QCoro::waitFor(m_window->exportPercentileDistributions(directory)));
         const QStringList written = QDir(directory).entryList({QStringLiteral("*.hgrm")});
         QCOMPARE(written.size(), 1);
         QFile file(QDir(directory).filePath(written.front()));

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "app/common/result.h"
+
 #include <QCoroTask>
 #include <QList>
 #include <QMainWindow>
@@ -89,11 +91,12 @@ public:
     // Into `path` (".loadscope" added without a suffix), asking nothing. The
     // file is written on a worker thread (SessionDocument::saveInBackground()).
     QCoro::Task<bool> saveSessionAs(QString path);
-    // The other path-taking forms ask nothing and finish here.
-    bool exportResultsCsv(const QString& path);
-    // Builds the comparison on a worker thread from a copy of the session.
+    // The other path-taking forms ask nothing. The exports are made and
+    // written on a worker thread from a copy of the session (the summary's
+    // comparison too).
+    QCoro::Task<bool> exportResultsCsv(QString path);
     QCoro::Task<bool> exportSummaryCsv(QString path);
-    bool exportPercentileDistributions(const QString& directory);
+    QCoro::Task<bool> exportPercentileDistributions(QString directory);
     // Starts the report: it is written once the Compare charts show the
     // current session, and its outcome is shown then (true: started).
     bool exportReportPdf(const QString& path);
@@ -148,7 +151,8 @@ private:
     void showImportDialog();
     QString suggestedPath(const QString& suffix) const;
     void rememberDirectory(const QString& path);
-    bool writeFile(const QString& path, const QByteArray& bytes, const QString& what);
+    // Shows how writing the export `what` to `path` went; true when it was written.
+    bool exported(const app::Result<void>& written, const QString& path, const QString& what);
 
     app::SessionDocument* m_document = nullptr;
     app::SweepRunner* m_runner = nullptr;

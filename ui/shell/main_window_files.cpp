@@ -166,8 +166,9 @@ void MainWindow::showImportDialog() {
     dialog->open();
 }
 
-bool MainWindow::writeFile(const QString& path, const QByteArray& bytes, const QString& what) {
-    if (const app::Result<void> written = app::writeFileAtomically(path, bytes); !written) {
+bool MainWindow::exported(const app::Result<void>& written, const QString& path,
+                          const QString& what) {
+    if (!written) {
         showError(tr("Cannot Export %1").arg(what), written.error().toString());
         return false;
     }
@@ -176,8 +177,16 @@ bool MainWindow::writeFile(const QString& path, const QByteArray& bytes, const Q
     return true;
 }
 
-bool MainWindow::exportResultsCsv(const QString& path) {
-    return writeFile(path, app::resultsCsv(m_document->session()), tr("Results CSV"));
+QCoro::Task<bool> MainWindow::exportResultsCsv(QString path) {
+    // Made and written on a worker from a copy of the session: ten thousand
+    // results are megabytes of CSV.
+    const auto write = [session = m_document->sharedSession(), path] {
+        return std::make_shared<app::Result<void>>(
+            app::writeFileAtomically(path, app::resultsCsv(*session)));
+    };
+    QPointer<MainWindow> self(this);
+    const std::shared_ptr<app::Result<void>> written = co_await app::runOnWorkerThread(write);
+    co_return self&& exported(*written, path, tr("Results CSV"));
 }
 
 QCoro::Task<bool> MainWindow::exportSummaryCsv(QString path) {
@@ -186,35 +195,45 @@ QCoro::Task<bool> MainWindow::exportSummaryCsv(QString path) {
     m_exportingSummary = true;
     updateActions();
     // A comparison of ten thousand results takes tens of milliseconds.
-    const auto build = [session = m_document->sharedSession()] {
-        return app::summaryCsv(*session, app::Comparison(*session));
+    const auto write = [session = m_document->sharedSession(), path] {
+        return std::make_shared<app::Result<void>>(
+            app::writeFileAtomically(path, app::summaryCsv(*session, app::Comparison(*session))));
     };
     QPointer<MainWindow> self(this);
-    const QByteArray csv = co_await app::runOnWorkerThread(build);
+    const std::shared_ptr<app::Result<void>> written = co_await app::runOnWorkerThread(write);
     if (!self)
         co_return false;
     m_exportingSummary = false;
     updateActions();
-    co_return writeFile(path, csv, tr("Summary CSV"));
+    co_return exported(*written, path, tr("Summary CSV"));
 }
 
-bool MainWindow::exportPercentileDistributions(const QString& directory) {
-    const auto written = app::writePercentileDistributions(m_document->session(), directory);
+QCoro::Task<bool> MainWindow::exportPercentileDistributions(QString directory) {
+    // Each distribution is merged from the stored histograms: on a worker.
+    const auto write = [session = m_document->sharedSession(), directory] {
+        return std::make_shared<app::Result<QStringList>>(
+            app::writePercentileDistributions(*session, directory));
+    };
+    QPointer<MainWindow> self(this);
+    const std::shared_ptr<app::Result<QStringList>> done = co_await app::runOnWorkerThread(write);
+    if (!self)
+        co_return false;
+    const app::Result<QStringList>& written = *done;
     if (!written) {
         showError(tr("Cannot Export Percentile Distributions"), written.error().toString());
-        return false;
+        co_return false;
     }
     if (written->isEmpty()) {
         showError(tr("Nothing to Export"),
                   tr("No result of this session carries a latency histogram (imported "
                      "reports and cancelled points have none)."));
-        return false;
+        co_return false;
     }
     statusBar()->showMessage(
         plural(written->size(), tr("Exported 1 distribution"), tr("Exported %1 distributions")) +
             tr(" to %1").arg(QDir::toNativeSeparators(directory)),
         5000);
-    return true;
+    co_return true;
 }
 
 bool MainWindow::exportReportPdf(const QString& path) {
