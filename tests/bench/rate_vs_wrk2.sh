@@ -11,6 +11,13 @@
 # runs both ways: each request at its own time (default) and with --timer-slack
 # SLACK_US (500), where due requests share a wake-up.
 #
+# Each tool also runs SHORT_SECONDS (1) at the same rate: the difference of the
+# two runs' CPU over the difference of their answered requests is the steady
+# CPU per request, what a request costs once the process is up, with start-up
+# and exit (dynamic linking, reading the report out) taken out. Both figures
+# are printed; at 1000/s a run of a few seconds is a few thousand requests, so
+# a few milliseconds of start-up move the whole-process figure by microseconds.
+#
 #   tests/bench/rate_vs_wrk2.sh [path/to/loadscope-cli]
 #   RATES="1000 4000" CONNECTIONS=16 SECONDS_PER_RUN=10 ROUNDS=1 tests/bench/rate_vs_wrk2.sh
 #
@@ -31,14 +38,15 @@ wrk2=${WRK2:-/tmp/loadscope-peers/bin/wrk2}
 # Loadscope runs twice: each request at its own time (the default), and with
 # requests due within SLACK_US of each other sharing a wake-up (--timer-slack).
 slack_us=${SLACK_US:-500}
+short_seconds=${SHORT_SECONDS:-1}
 
 bench_require "build the release preset; /work/shared/peers/build-peers.sh builds wrk2" "$cli" "$server" "$wrk2" /usr/bin/time
 bench_raise_fd_limit
 bench_setup
 
 # run TOOL RATE: prints "p50_ms cpu_seconds answered voluntary_switches"
-run() {
-  local tool=$1 rate=$2 url p50
+run() { # TOOL RATE SECONDS -> "p50 cpu_seconds answered switches"
+  local tool=$1 rate=$2 seconds=$3 url p50
   bench_start_fixed_delay_server "$server" $((delay_ms * 1000))
   url="http://127.0.0.1:$port/"
   case $tool in
@@ -57,22 +65,26 @@ run() {
 }
 
 echo "fixed_delay_server: each answer ${delay_ms} ms after its request arrived; -c ${connections}, one client thread, ${seconds} s per run; loadscope-slack: --timer-slack ${slack_us}"
-printf '%-16s %7s %6s %12s %16s %10s %18s\n' tool rate round "p50-D (ms)" "CPU us/request" answered "switches/request"
+printf '%-16s %7s %6s %12s %16s %16s %10s %18s\n' tool rate round "p50-D (ms)" "CPU us/request" "steady us/req" answered "switches/request"
 summary=()
 for rate in $rates; do
   for round in $(seq "$rounds"); do
-    declare -A err cpu
+    declare -A err cpu steady
     for tool in loadscope loadscope-slack wrk2; do
-      read -r p50 seconds_cpu answered switches < <(run "$tool" "$rate")
+      read -r p50 seconds_cpu answered switches < <(run "$tool" "$rate" "$seconds")
+      read -r _ short_cpu short_answered _ < <(run "$tool" "$rate" "$short_seconds")
       err[$tool]=$(awk -v v="$p50" -v d="$delay_ms" 'BEGIN {printf "%.3f", v - d}')
       cpu[$tool]=$(awk -v c="$seconds_cpu" -v n="$answered" 'BEGIN {printf "%.2f", (n > 0 ? c * 1e6 / n : 0)}')
-      printf '%-16s %7s %6s %12s %16s %10s %18s\n' "$tool" "$rate" "$round" "${err[$tool]}" "${cpu[$tool]}" "$answered" \
+      steady[$tool]=$(awk -v c="$seconds_cpu" -v n="$answered" -v cs="$short_cpu" -v ns="$short_answered" \
+        'BEGIN {printf "%.2f", (n > ns ? (c - cs) * 1e6 / (n - ns) : 0)}')
+      printf '%-16s %7s %6s %12s %16s %16s %10s %18s\n' "$tool" "$rate" "$round" "${err[$tool]}" "${cpu[$tool]}" \
+        "${steady[$tool]}" "$answered" \
         "$(awk -v s="$switches" -v n="$answered" 'BEGIN {printf "%.2f", (n > 0 ? s / n : 0)}')"
     done
     for tool in loadscope loadscope-slack; do
-      summary+=("rate $rate round $round: (p50-D) $tool/wrk2 = $(bench_ratio "${err[$tool]}" "${err[wrk2]}"), CPU/request $tool/wrk2 = $(bench_ratio "${cpu[$tool]}" "${cpu[wrk2]}")")
+      summary+=("rate $rate round $round: (p50-D) $tool/wrk2 = $(bench_ratio "${err[$tool]}" "${err[wrk2]}"), CPU/request $tool/wrk2 = $(bench_ratio "${cpu[$tool]}" "${cpu[wrk2]}"), steady CPU/request $tool/wrk2 = $(bench_ratio "${steady[$tool]}" "${steady[wrk2]}")")
     done
-    unset err cpu
+    unset err cpu steady
   done
 done
 printf '%s\n' "${summary[@]}"
