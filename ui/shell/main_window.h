@@ -14,6 +14,7 @@ class QMenu;
 class QTabWidget;
 
 namespace loadscope::app {
+struct Session;
 class SessionDocument;
 class SweepRunner;
 } // namespace loadscope::app
@@ -151,6 +152,10 @@ private:
     void showImportDialog();
     QString suggestedPath(const QString& suffix) const;
     void rememberDirectory(const QString& path);
+    // Writes make(session) to `path` on a worker thread, from the session's
+    // immutable copy, and shows how it went (exported()).
+    QCoro::Task<bool> exportBytes(QString path, QString what,
+                                  std::function<QByteArray(const app::Session&)> make);
     // Shows how writing the export `what` to `path` went; true when it was written.
     bool exported(const app::Result<void>& written, const QString& path, const QString& what);
 

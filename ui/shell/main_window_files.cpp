@@ -177,16 +177,21 @@ bool MainWindow::exported(const app::Result<void>& written, const QString& path,
     return true;
 }
 
-QCoro::Task<bool> MainWindow::exportResultsCsv(QString path) {
-    // Made and written on a worker from a copy of the session: ten thousand
-    // results are megabytes of CSV.
-    const auto write = [session = m_document->sharedSession(), path] {
-        return std::make_shared<app::Result<void>>(
-            app::writeFileAtomically(path, app::resultsCsv(*session)));
+QCoro::Task<bool> MainWindow::exportBytes(QString path, QString what,
+                                          std::function<QByteArray(const app::Session&)> make) {
+    const auto write = [session = m_document->sharedSession(), path, make = std::move(make)] {
+        return std::make_shared<app::Result<void>>(app::writeFileAtomically(path, make(*session)));
     };
     QPointer<MainWindow> self(this);
     const std::shared_ptr<app::Result<void>> written = co_await app::runOnWorkerThread(write);
-    co_return self&& exported(*written, path, tr("Results CSV"));
+    co_return self&& exported(*written, path, what);
+}
+
+QCoro::Task<bool> MainWindow::exportResultsCsv(QString path) {
+    // Ten thousand results are megabytes of CSV.
+    co_return co_await exportBytes(path, tr("Results CSV"), [](const app::Session& session) {
+        return app::resultsCsv(session);
+    });
 }
 
 QCoro::Task<bool> MainWindow::exportSummaryCsv(QString path) {
@@ -194,18 +199,17 @@ QCoro::Task<bool> MainWindow::exportSummaryCsv(QString path) {
         co_return false;
     m_exportingSummary = true;
     updateActions();
-    // A comparison of ten thousand results takes tens of milliseconds.
-    const auto write = [session = m_document->sharedSession(), path] {
-        return std::make_shared<app::Result<void>>(
-            app::writeFileAtomically(path, app::summaryCsv(*session, app::Comparison(*session))));
-    };
     QPointer<MainWindow> self(this);
-    const std::shared_ptr<app::Result<void>> written = co_await app::runOnWorkerThread(write);
+    // A comparison of ten thousand results takes tens of milliseconds.
+    const bool written =
+        co_await exportBytes(path, tr("Summary CSV"), [](const app::Session& session) {
+            return app::summaryCsv(session, app::Comparison(session));
+        });
     if (!self)
         co_return false;
     m_exportingSummary = false;
     updateActions();
-    co_return exported(*written, path, tr("Summary CSV"));
+    co_return written;
 }
 
 QCoro::Task<bool> MainWindow::exportPercentileDistributions(QString directory) {
