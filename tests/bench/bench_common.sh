@@ -86,7 +86,15 @@ http { access_log off; keepalive_requests 100000000;
   server { listen 127.0.0.1:$port ${1:-} backlog=16384; root $work/www; ${2:-} } }
 EOF
   bench_start /usr/sbin/nginx -p "$work" -c "$work/nginx.conf"
+  # shellcheck disable=SC2034 # for bench_server_cpu_seconds in the scripts
+  nginx_pid=$bench_pid # master_process off: this process serves
   bench_wait_port "$port"
+}
+
+# bench_server_cpu_seconds PID: user + sys CPU seconds the process has used so
+# far (/proc/PID/stat, in clock ticks).
+bench_server_cpu_seconds() {
+  awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat"
 }
 
 # bench_start_fixed_delay_server SERVER DELAY_US: SERVER (fixed_delay_server)
@@ -145,11 +153,17 @@ bench_to_ms() {
 
 # The h2load comparisons (https_vs_h2load.sh, h2_vs_h2load.sh).
 # bench_h2load_measure NAME COMMAND...: runs it under GNU time; appends
-# "requests rps cpu_s" to $work/NAME.rows (NAME h2load*: h2load's report; else
-# loadscope-cli's JSON).
+# "requests rps cpu_s server_cpu_s" to $work/NAME.rows (NAME h2load*: h2load's
+# report; else loadscope-cli's JSON). server_cpu_s is nginx's CPU meanwhile:
+# with nginx's one worker saturated, the rate is the inverse of nginx's CPU
+# per request, and that shows how each client's traffic costs the server.
 bench_h2load_measure() {
   local name=$1; shift
+  local server_before
+  server_before=$(bench_server_cpu_seconds "$nginx_pid")
   bench_run "$name" "$@"
+  local server_cpu
+  server_cpu=$(awk -v a="$server_before" -v b="$(bench_server_cpu_seconds "$nginx_pid")" 'BEGIN {print b - a}')
   local requests rps
   case $name in
     h2load*) requests=$(awk '/^requests:/ {print $8}' "$work/out")
@@ -157,7 +171,7 @@ bench_h2load_measure() {
     *) requests=$(bench_json_number complete)
        rps=$(bench_json_number requests_per_second) ;;
   esac
-  echo "$requests $rps $(bench_cpu_seconds)" >>"$work/$name.rows"
+  echo "$requests $rps $(bench_cpu_seconds) $server_cpu" >>"$work/$name.rows"
   local cipher
   case $name in
     h2load*) cipher=$(awk '/^Cipher:/ {print $2}' "$work/out") ;;
@@ -176,16 +190,29 @@ bench_h2load_tls13=${H2LOAD_TLS13_CIPHERS-TLS_AES_256_GCM_SHA384:TLS_CHACHA20_PO
 bench_h2load_tls=() # h2load's arguments for it: "${bench_h2load_tls[@]}"
 [ -z "$bench_h2load_tls13" ] || bench_h2load_tls=("--tls13-ciphers=$bench_h2load_tls13")
 
-bench_h2load_summary() { # NAME -> "rps cpu_us_per_request" (means over rounds)
-  awk '{req += $1; rps += $2; cpu += $3; n++}
-       END {printf "%.0f %.2f\n", rps / n, cpu * 1e6 / req}' "$work/$1.rows"
+bench_h2load_summary() { # NAME -> "rps cpu_us_per_request server_us_per_request" (means over rounds)
+  awk '{req += $1; rps += $2; cpu += $3; server += $4; n++}
+       END {printf "%.0f %.2f %.2f\n", rps / n, cpu * 1e6 / req, server * 1e6 / req}' "$work/$1.rows"
+}
+
+# bench_h2load_round_ratios A B -> "median min max" of A's rate over B's, round
+# by round (the rows of each run in the same order): a shared machine moves a
+# run's rate by 10-20 %, its neighbour's with it.
+bench_h2load_round_ratios() {
+  paste -d' ' "$work/$1.rows" "$work/$2.rows" |
+    awk '$6 > 0 {print $2 / $6}' | sort -g |
+    awk '{r[NR] = $1} END {m = NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2;
+                          printf "%.2f %.2f %.2f\n", m, r[1], r[NR]}'
 }
 
 bench_h2load_report() { # LABEL SUFFIX: a row of h2loadSUFFIX against loadscopeSUFFIX
-  read -r h_rps h_cpu <<<"$(bench_h2load_summary "h2load$2")"
-  read -r l_rps l_cpu <<<"$(bench_h2load_summary "loadscope$2")"
+  read -r h_rps h_cpu h_server <<<"$(bench_h2load_summary "h2load$2")"
+  read -r l_rps l_cpu l_server <<<"$(bench_h2load_summary "loadscope$2")"
+  read -r median low high <<<"$(bench_h2load_round_ratios "loadscope$2" "h2load$2")"
   printf '%-34s %11s %13s %18s %17s %6s %6s\n' "$1" "$h_rps" "$l_rps" "$h_cpu" "$l_cpu" \
     "$(bench_ratio "$l_rps" "$h_rps")" "$(bench_ratio "$l_cpu" "$h_cpu")"
+  printf '  rps x by round: median %s (%s-%s); nginx CPU us/req: with h2load %s, with loadscope %s (x %s)\n' \
+    "$median" "$low" "$high" "$h_server" "$l_server" "$(bench_ratio "$l_server" "$h_server")"
   if [ -f "$work/h2load$2.ciphers" ] || [ -f "$work/loadscope$2.ciphers" ]; then
     printf '  cipher: h2load %s, loadscope %s\n' \
       "$(sort -u "$work/h2load$2.ciphers" 2>/dev/null | paste -sd/)" \
