@@ -26,10 +26,16 @@ bench_setup
 bench_start_nginx "" ""
 url="http://127.0.0.1:$port/"
 
-# measure NAME COMMAND...: runs it under GNU time; appends "requests rps cpu_s rss_kib" to $work/NAME.rows
+# measure NAME COMMAND...: runs it under GNU time; appends
+# "requests rps cpu_s rss_kib server_cpu_s" to $work/NAME.rows (server_cpu_s:
+# nginx's CPU meanwhile, what its one worker spent serving this client)
 measure() {
   local name=$1; shift
+  local server_before
+  server_before=$(bench_server_cpu_seconds "$nginx_pid")
   bench_run "$name" "$@"
+  local server_cpu
+  server_cpu=$(awk -v a="$server_before" -v b="$(bench_server_cpu_seconds "$nginx_pid")" 'BEGIN {print b - a}')
   local requests rps
   case $name in
     wrk*) requests=$(awk '/requests in/ {print $1}' "$work/out")
@@ -39,7 +45,7 @@ measure() {
     *) requests=$(bench_json_number complete)
        rps=$(bench_json_number requests_per_second) ;;
   esac
-  echo "$requests $rps $(bench_cpu_seconds) $(bench_peak_rss_kib)" >>"$work/$name.rows"
+  echo "$requests $rps $(bench_cpu_seconds) $(bench_peak_rss_kib) $server_cpu" >>"$work/$name.rows"
 }
 
 echo "nginx 1 worker, 4897-byte page, $connections connections, $threads threads, ${seconds}s x $rounds rounds"
@@ -49,21 +55,24 @@ for round in $(seq "$rounds"); do
 done
 measure ab /usr/bin/ab -q -k -c "$connections" -n "$ab_requests" "$url"
 
-summary() { # NAME -> "rps cpu_us_per_request rss_mib" (means over rounds, peak RSS)
-  awk '{req += $1; rps += $2; cpu += $3; if ($4 > rss) rss = $4; n++}
-       END {printf "%.0f %.2f %.1f\n", rps / n, cpu * 1e6 / req, rss / 1024}' "$work/$1.rows"
+summary() { # NAME -> "rps cpu_us_per_request rss_mib server_us_per_request" (means over rounds, peak RSS)
+  awk '{req += $1; rps += $2; cpu += $3; if ($4 > rss) rss = $4; server += $5; n++}
+       END {printf "%.0f %.2f %.1f %.2f\n", rps / n, cpu * 1e6 / req, rss / 1024, server * 1e6 / req}' "$work/$1.rows"
 }
-read -r wrk_rps wrk_cpu wrk_rss <<<"$(summary wrk)"
-printf '\n%-10s %12s %16s %12s %10s %10s\n' tool requests/s 'CPU us/request' 'peak RSS' 'rps/wrk' 'cpu/wrk'
+read -r wrk_rps wrk_cpu wrk_rss _ <<<"$(summary wrk)"
+printf '\n%-10s %12s %16s %12s %10s %10s %18s\n' tool requests/s 'CPU us/request' 'peak RSS' 'rps/wrk' 'cpu/wrk' 'nginx us/request'
 for tool in wrk loadscope ab; do
-  read -r rps cpu rss <<<"$(summary "$tool")"
-  printf '%-10s %12s %16s %9s MiB %10s %10s\n' "$tool" "$rps" "$cpu" "$rss" \
-    "$(bench_ratio "$rps" "$wrk_rps")" "$(bench_ratio "$cpu" "$wrk_cpu")"
+  read -r rps cpu rss server <<<"$(summary "$tool")"
+  printf '%-10s %12s %16s %9s MiB %10s %10s %18s\n' "$tool" "$rps" "$cpu" "$rss" \
+    "$(bench_ratio "$rps" "$wrk_rps")" "$(bench_ratio "$cpu" "$wrk_cpu")" "$server"
 done
+# Round by round, as the machine moves both tools of a round together.
+paste -d' ' "$work/loadscope.rows" "$work/wrk.rows" |
+  awk '{printf "round %d: rps/wrk %.2f, cpu/wrk %.2f\n", NR, $2 / $7, ($3 / $1) / ($8 / $6)}'
 
 echo
 echo "loadscope -c $big_connections (keep-alive, ${seconds}s):"
 measure big "$cli" http -k -c "$big_connections" --threads "$threads" -t "$seconds" -q --json - "$url"
-read -r req rps cpu rss <"$work/big.rows"
+read -r req rps cpu rss _ <"$work/big.rows"
 failed=$(bench_json_number failed)
 printf 'requests/s %s, failed %s, peak RSS %.1f MiB (goal <= 64 MiB)\n' "$rps" "$failed" "$(awk -v r="$rss" 'BEGIN {print r / 1024}')"
