@@ -86,7 +86,6 @@ http { access_log off; keepalive_requests 100000000;
   server { listen 127.0.0.1:$port ${1:-} backlog=16384; root $work/www; ${2:-} } }
 EOF
   bench_start /usr/sbin/nginx -p "$work" -c "$work/nginx.conf"
-  # shellcheck disable=SC2034 # for bench_server_cpu_seconds in the scripts
   nginx_pid=$bench_pid # master_process off: this process serves
   bench_wait_port "$port"
 }
@@ -95,6 +94,17 @@ EOF
 # far (/proc/PID/stat, in clock ticks).
 bench_server_cpu_seconds() {
   awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat"
+}
+
+# bench_run_served NAME COMMAND...: bench_run, and sets bench_served_cpu to the
+# CPU seconds nginx (bench_start_nginx) spent meanwhile: with its one worker
+# saturated, the rate is the inverse of its CPU per request, so this says how
+# much each client's traffic cost the server.
+bench_run_served() {
+  local before
+  before=$(bench_server_cpu_seconds "$nginx_pid")
+  bench_run "$@"
+  bench_served_cpu=$(awk -v a="$before" -v b="$(bench_server_cpu_seconds "$nginx_pid")" 'BEGIN {print b - a}')
 }
 
 # bench_start_fixed_delay_server SERVER DELAY_US: SERVER (fixed_delay_server)
@@ -154,16 +164,10 @@ bench_to_ms() {
 # The h2load comparisons (https_vs_h2load.sh, h2_vs_h2load.sh).
 # bench_h2load_measure NAME COMMAND...: runs it under GNU time; appends
 # "requests rps cpu_s server_cpu_s" to $work/NAME.rows (NAME h2load*: h2load's
-# report; else loadscope-cli's JSON). server_cpu_s is nginx's CPU meanwhile:
-# with nginx's one worker saturated, the rate is the inverse of nginx's CPU
-# per request, and that shows how each client's traffic costs the server.
+# report; else loadscope-cli's JSON; server_cpu_s as bench_run_served).
 bench_h2load_measure() {
   local name=$1; shift
-  local server_before
-  server_before=$(bench_server_cpu_seconds "$nginx_pid")
-  bench_run "$name" "$@"
-  local server_cpu
-  server_cpu=$(awk -v a="$server_before" -v b="$(bench_server_cpu_seconds "$nginx_pid")" 'BEGIN {print b - a}')
+  bench_run_served "$name" "$@"
   local requests rps
   case $name in
     h2load*) requests=$(awk '/^requests:/ {print $8}' "$work/out")
@@ -171,7 +175,7 @@ bench_h2load_measure() {
     *) requests=$(bench_json_number complete)
        rps=$(bench_json_number requests_per_second) ;;
   esac
-  echo "$requests $rps $(bench_cpu_seconds) $server_cpu" >>"$work/$name.rows"
+  echo "$requests $rps $(bench_cpu_seconds) $bench_served_cpu" >>"$work/$name.rows"
   local cipher
   case $name in
     h2load*) cipher=$(awk '/^Cipher:/ {print $2}' "$work/out") ;;

@@ -28,14 +28,10 @@ url="http://127.0.0.1:$port/"
 
 # measure NAME COMMAND...: runs it under GNU time; appends
 # "requests rps cpu_s rss_kib server_cpu_s" to $work/NAME.rows (server_cpu_s:
-# nginx's CPU meanwhile, what its one worker spent serving this client)
+# nginx's CPU meanwhile, bench_run_served)
 measure() {
   local name=$1; shift
-  local server_before
-  server_before=$(bench_server_cpu_seconds "$nginx_pid")
-  bench_run "$name" "$@"
-  local server_cpu
-  server_cpu=$(awk -v a="$server_before" -v b="$(bench_server_cpu_seconds "$nginx_pid")" 'BEGIN {print b - a}')
+  bench_run_served "$name" "$@"
   local requests rps
   case $name in
     wrk*) requests=$(awk '/requests in/ {print $1}' "$work/out")
@@ -45,7 +41,7 @@ measure() {
     *) requests=$(bench_json_number complete)
        rps=$(bench_json_number requests_per_second) ;;
   esac
-  echo "$requests $rps $(bench_cpu_seconds) $(bench_peak_rss_kib) $server_cpu" >>"$work/$name.rows"
+  echo "$requests $rps $(bench_cpu_seconds) $(bench_peak_rss_kib) $bench_served_cpu" >>"$work/$name.rows"
 }
 
 echo "nginx 1 worker, 4897-byte page, $connections connections, $threads threads, ${seconds}s x $rounds rounds"
