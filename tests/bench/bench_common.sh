@@ -151,6 +151,19 @@ bench_ratio() {
   awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else printf "n/a"}'
 }
 
+# bench_round_ratios A B [EXPR] -> "median min max" of EXPR over the rows of
+# $work/A.rows against the same round's row of $work/B.rows (EXPR an awk
+# expression of a row, $2 by default: the rate, in every script's rows). A
+# shared machine moves a run's figures by 10-20 %, its neighbour's with it.
+bench_round_ratios() {
+  # shellcheck disable=SC2016 # an awk field, expanded by awk
+  local expr=${3:-'$2'}
+  paste -d' ' <(awk "{print $expr}" "$work/$1.rows") <(awk "{print $expr}" "$work/$2.rows") |
+    awk '$2 > 0 {print $1 / $2}' | sort -g |
+    awk '{r[NR] = $1} END {m = NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2;
+                          printf "%.2f %.2f %.2f\n", m, r[1], r[NR]}'
+}
+
 # bench_to_ms VALUE-WITH-UNIT (wrk's and wrk2's "2.05ms", "812.00us", "1.20s")
 # -> milliseconds
 bench_to_ms() {
@@ -199,20 +212,10 @@ bench_h2load_summary() { # NAME -> "rps cpu_us_per_request server_us_per_request
        END {printf "%.0f %.2f %.2f\n", rps / n, cpu * 1e6 / req, server * 1e6 / req}' "$work/$1.rows"
 }
 
-# bench_h2load_round_ratios A B -> "median min max" of A's rate over B's, round
-# by round (the rows of each run in the same order): a shared machine moves a
-# run's rate by 10-20 %, its neighbour's with it.
-bench_h2load_round_ratios() {
-  paste -d' ' "$work/$1.rows" "$work/$2.rows" |
-    awk '$6 > 0 {print $2 / $6}' | sort -g |
-    awk '{r[NR] = $1} END {m = NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2;
-                          printf "%.2f %.2f %.2f\n", m, r[1], r[NR]}'
-}
-
 bench_h2load_report() { # LABEL SUFFIX: a row of h2loadSUFFIX against loadscopeSUFFIX
   read -r h_rps h_cpu h_server <<<"$(bench_h2load_summary "h2load$2")"
   read -r l_rps l_cpu l_server <<<"$(bench_h2load_summary "loadscope$2")"
-  read -r median low high <<<"$(bench_h2load_round_ratios "loadscope$2" "h2load$2")"
+  read -r median low high <<<"$(bench_round_ratios "loadscope$2" "h2load$2")"
   printf '%-34s %11s %13s %18s %17s %6s %6s\n' "$1" "$h_rps" "$l_rps" "$h_cpu" "$l_cpu" \
     "$(bench_ratio "$l_rps" "$h_rps")" "$(bench_ratio "$l_cpu" "$h_cpu")"
   printf '  rps x by round: median %s (%s-%s); nginx CPU us/req: with h2load %s, with loadscope %s (x %s)\n' \

@@ -62,9 +62,10 @@ for tool in wrk loadscope ab; do
   printf '%-10s %12s %16s %9s MiB %10s %10s %18s\n' "$tool" "$rps" "$cpu" "$rss" \
     "$(bench_ratio "$rps" "$wrk_rps")" "$(bench_ratio "$cpu" "$wrk_cpu")" "$server"
 done
-# Round by round, as the machine moves both tools of a round together.
-paste -d' ' "$work/loadscope.rows" "$work/wrk.rows" |
-  awk '{printf "round %d: rps/wrk %.2f, cpu/wrk %.2f\n", NR, $2 / $7, ($3 / $1) / ($8 / $6)}'
+read -r rps_median rps_low rps_high <<<"$(bench_round_ratios loadscope wrk)"
+read -r cpu_median cpu_low cpu_high <<<"$(bench_round_ratios loadscope wrk '$3 / $1')"
+printf 'loadscope by round: rps/wrk median %s (%s-%s), cpu/wrk median %s (%s-%s)\n' \
+  "$rps_median" "$rps_low" "$rps_high" "$cpu_median" "$cpu_low" "$cpu_high"
 
 echo
 echo "loadscope -c $big_connections (keep-alive, ${seconds}s):"

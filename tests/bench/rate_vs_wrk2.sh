@@ -2,9 +2,9 @@
 # Fixed rate beside wrk2: loadscope-cli http -R and wrk2 -R (built by
 # /work/shared/peers/build-peers.sh) at the same rates against
 # fixed_delay_server, which answers every request exactly DELAY_US (or
-# DELAY_MS) after it arrived. Prints each tool's corrected p50 minus the true delay (what the
-# client's timers and loop add: wrk2's timers have millisecond granularity)
-# and its CPU per request (user + sys of the tool's process over the
+# DELAY_MS) after it arrived. Prints each tool's corrected p50 minus the true
+# delay (what the client's timers and loop add: wrk2's timers have millisecond
+# granularity) and its CPU per request (user + sys of the tool's process over the
 # requests the server answered), its voluntary context switches per request
 # (how often it slept and was woken), and Loadscope's ratios to wrk2's. Goal:
 # Loadscope's p50 - D no larger than wrk2's, its CPU per request no more. Loadscope
