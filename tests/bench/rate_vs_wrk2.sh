@@ -31,6 +31,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 cli=${1:-$bench_release_cli}
 server=${SERVER:-$(dirname "$cli")/../../tests/bench/fixed_delay_server}
 # In microseconds as DELAY_US, or whole milliseconds as DELAY_MS (default 2).
+case ${DELAY_US:-0}${DELAY_MS:-0} in
+  *[!0-9]*) echo "rate_vs_wrk2.sh: DELAY_US and DELAY_MS take a whole number" >&2; exit 2 ;;
+esac
 delay_us=${DELAY_US:-$((${DELAY_MS:-2} * 1000))}
 delay_ms=$(awk -v us="$delay_us" 'BEGIN {print us / 1000}')
 seconds=${SECONDS_PER_RUN:-10}
