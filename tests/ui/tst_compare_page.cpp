@@ -72,6 +72,7 @@ private Q_SLOTS:
     void initTestCase();
     void cleanup();
     void emptySessionShowsNoBars();
+    void summaryShowsWholeInANarrowWindow();
     void barsEqualTheTableMeans();
     void withinNoiseLabelsAreMuted();
     void significantLabelsAreEmphasised();
@@ -168,6 +169,23 @@ void TestComparePage::emptySessionShowsNoBars() {
     QVERIFY(page->findChild<QLabel*>(QStringLiteral("compareSummary"))
                 ->text()
                 .contains(QStringLiteral("No results")));
+}
+
+void TestComparePage::summaryShowsWholeInANarrowWindow() {
+    app::SessionDocument document;
+    document.reset(test::twoTargetSession());
+    const auto page = pageFor(document);
+    page->resize(900, 700);
+    page->show();
+    QVERIFY(QTest::qWaitForWindowExposed(page.get()));
+    auto* summary = page->findChild<QLabel*>(QStringLiteral("compareSummary"));
+    QVERIFY(summary->text().startsWith(QStringLiteral("baseline: ")));
+    // The whole text fits: on one line, or wrapped within the label's height.
+    const int width = summary->contentsRect().width();
+    const bool oneLine = summary->fontMetrics().horizontalAdvance(summary->text()) <= width;
+    QVERIFY2(oneLine || (summary->wordWrap() &&
+                         summary->heightForWidth(summary->width()) <= summary->height()),
+             qPrintable(QStringLiteral("%1 px for '%2'").arg(width).arg(summary->text())));
 }
 
 void TestComparePage::barsEqualTheTableMeans() {

@@ -182,7 +182,10 @@ void ComparePage::createControls() {
     m_summary->setObjectName(QStringLiteral("compareSummary"));
     m_summary->setTextFormat(Qt::PlainText);
     m_summary->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    // It takes what the controls leave and wraps there: cut to one line, a
+    // narrow window showed its end with the baseline's name cut off.
     m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_summary->setWordWrap(true);
 
     // Only a user's pick sticks; until then each rebuild picks the default
     // (the highest level, the primary metric), which moves as results arrive.
@@ -435,7 +438,7 @@ void ComparePage::updateSummary() {
     if (const app::Target* baseline = session.findTarget(comparison.baselineTargetId()))
         parts << tr("baseline: %1").arg(baseline->displayName());
     parts << tr("%n result(s)", nullptr, int(session.results.size()));
-    parts << tr("error bars: 95% confidence intervals over repetitions");
+    parts << tr("error bars: 95% CI over repetitions");
     m_summary->setText(parts.join(QStringLiteral(" · ")));
 }
 
