@@ -12,6 +12,7 @@
 #include "ui_test_servers.h"
 
 #include <QAbstractItemModelTester>
+#include <QBrush>
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QLineSeries>
@@ -69,6 +70,7 @@ class TestRunPage : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void logModelPassesTheTester();
+    void logNotesTellNoiseFromErrors();
     void buttonsFollowTheSession();
     void hintFollowsTheSession();
     void liveChartsFollowSnapshots();
@@ -106,6 +108,36 @@ void TestRunPage::logModelPassesTheTester() {
             model.index(1, ui::RunLogModel::RequestsPerSecondColumn).data().toString().isEmpty());
     model.clear();
     QCOMPARE(model.rowCount(), 0);
+}
+
+void TestRunPage::logNotesTellNoiseFromErrors() {
+    ui::RunLogModel model;
+    const app::Session session = test::twoTargetSession();
+    app::PointResult noisy = session.results[0];
+    noisy.firstError.clear();
+    noisy.noise = QStringLiteral("other load 31 % of the machine");
+    app::PointResult failing = noisy;
+    failing.noise.clear();
+    failing.failed = 1;
+    failing.firstError = QStringLiteral("connection reset by peer");
+    const app::SweepPoint point{0, session.targets[0].id, 10, 0};
+    model.appendFinished(point, 2, QStringLiteral("host"), Qt::blue, noisy);
+    model.appendFinished(point, 2, QStringLiteral("host"), Qt::blue, failing);
+    QCOMPARE(model.headerData(ui::RunLogModel::NoteColumn, Qt::Horizontal).toString(),
+             QStringLiteral("Notes"));
+    const QModelIndex noiseNote = model.index(0, ui::RunLogModel::NoteColumn);
+    const QModelIndex errorNote = model.index(1, ui::RunLogModel::NoteColumn);
+    QCOMPARE(noiseNote.data().toString(), QStringLiteral("noisy: other load 31 % of the machine"));
+    QCOMPARE(errorNote.data().toString(), QStringLiteral("connection reset by peer"));
+    // A failure reads as one; a noisy point is a warning in another colour.
+    const QColor errorColour = errorNote.data(Qt::ForegroundRole).value<QBrush>().color();
+    const QColor noiseColour = noiseNote.data(Qt::ForegroundRole).value<QBrush>().color();
+    QVERIFY(errorColour.isValid() && noiseColour.isValid());
+    QVERIFY(errorColour != noiseColour);
+    QCOMPARE(errorColour, model.index(1, ui::RunLogModel::FailedColumn)
+                              .data(Qt::ForegroundRole)
+                              .value<QBrush>()
+                              .color());
 }
 
 void TestRunPage::buttonsFollowTheSession() {

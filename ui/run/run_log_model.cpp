@@ -36,6 +36,7 @@ void RunLogModel::appendFinished(const app::SweepPoint& point, int pointCount,
     entry.complete = result.complete;
     entry.failed = result.failed;
     entry.note = app::printableText(result.firstError); // a server's words, escaped
+    entry.noteHasError = !entry.note.isEmpty();
     if (!result.noise.isEmpty())
         entry.note = QStringLiteral("noisy: ") + result.noise +
                      (entry.note.isEmpty() ? QString() : QStringLiteral("; ") + entry.note);
@@ -46,6 +47,7 @@ void RunLogModel::appendFailed(const app::SweepPoint& point, int pointCount, con
                                const QColor& colour, const QString& error) {
     Entry entry = entryFor(point, pointCount, target, colour);
     entry.note = app::printableText(error);
+    entry.noteHasError = true;
     entry.pointFailed = true;
     append(std::move(entry));
 }
@@ -148,8 +150,10 @@ QVariant RunLogModel::data(const QModelIndex& index, int role) const {
         return {};
     case Qt::ForegroundRole:
         if (entry.pointFailed || (column == FailedColumn && entry.failed > 0) ||
-            (column == NoteColumn && !entry.note.isEmpty()))
+            (column == NoteColumn && entry.noteHasError))
             return QBrush(QColor(0xb0, 0x20, 0x20));
+        if (column == NoteColumn && !entry.note.isEmpty())
+            return QBrush(QColor(0x8a, 0x5a, 0x00)); // a warning about the figures, not a failure
         return {};
     case Qt::ToolTipRole:
         if (column == NoteColumn && !entry.note.isEmpty())
@@ -192,7 +196,7 @@ QVariant RunLogModel::headerData(int section, Qt::Orientation orientation, int r
     case FailedColumn:
         return tr("Failed");
     case NoteColumn:
-        return tr("Errors");
+        return tr("Notes");
     case ColumnCount:
         break;
     }

@@ -48,7 +48,8 @@ public:
         std::optional<double> p99Ms;
         uint64_t complete = 0;
         uint64_t failed = 0;
-        QString note; // the point's error, or the first failed request's
+        QString note; // the point's error or the first failed request's, after a noise note
+        bool noteHasError = false; // else it says only that the point was noisy
         bool pointFailed = false;
     };
 
