@@ -10,6 +10,11 @@ namespace loadscope::ui {
 
 namespace {
 
+// A failure in red; a note that only says the point was noisy in amber: a
+// warning about its figures, not a failure.
+const QColor kFailureColour(0xb0, 0x20, 0x20);
+const QColor kNoiseColour(0x8a, 0x5a, 0x00);
+
 QString optionalText(const std::optional<double>& value) {
     return value ? formatValue(*value) : QString();
 }
@@ -151,9 +156,9 @@ QVariant RunLogModel::data(const QModelIndex& index, int role) const {
     case Qt::ForegroundRole:
         if (entry.pointFailed || (column == FailedColumn && entry.failed > 0) ||
             (column == NoteColumn && entry.noteHasError))
-            return QBrush(QColor(0xb0, 0x20, 0x20));
+            return QBrush(kFailureColour);
         if (column == NoteColumn && !entry.note.isEmpty())
-            return QBrush(QColor(0x8a, 0x5a, 0x00)); // a warning about the figures, not a failure
+            return QBrush(kNoiseColour);
         return {};
     case Qt::ToolTipRole:
         if (column == NoteColumn && !entry.note.isEmpty())
