@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages Loadscope needs, only those that are missing.
 #   install-deps.sh build   compiler, CMake, Qt 6, QCoro, OpenSSL, nghttp2
 #   install-deps.sh test    build + the peers the tests and benchmarks start (nginx, Apache,
-#                           memcached, Open vSwitch, ab, wrk, h2load, clang, xvfb, uidmap), and
+#                           memcached, Open vSwitch, ab, wrk, h2load, clang, xvfb, uidmap, python3), and
 #                           docker.io's docker-proxy unpacked into build/deps (see below)
 #   install-deps.sh run     build + an X server for machines without a display
 set -euo pipefail
@@ -11,7 +11,7 @@ build=(cmake ninja-build g++ pkg-config qt6-base-dev qt6-charts-dev qt6-svg-dev
        libqt6opengl6-dev libxkbcommon-dev libgl-dev qcoro-qt6-dev libssl-dev
        libnghttp2-dev)
 test=(nginx-light apache2 memcached wrk apache2-utils nghttp2-client openssl clang
-      libclang-rt-14-dev xvfb xauth time procps iproute2 nftables slirp4netns openvswitch-switch
+      libclang-rt-14-dev xvfb xauth time python3 procps iproute2 nftables slirp4netns openvswitch-switch
       ethtool uidmap fonts-dejavu-core)
 run=(xvfb xauth fonts-dejavu-core)
 

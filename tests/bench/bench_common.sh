@@ -124,13 +124,14 @@ bench_start_fixed_delay_server() {
   exit 1
 }
 
-# bench_run NAME COMMAND...: runs COMMAND under GNU time, its output in
-# $work/out and $work/err and its "user sys peak_rss_kib" in $work/time; when
-# it fails, prints NAME and the end of its errors and exits.
+# bench_run NAME COMMAND...: runs COMMAND under run_timed.py, its output in
+# $work/out and $work/err and its "user sys peak_rss_kib voluntary_switches"
+# in $work/time (CPU to the microsecond); when it fails, prints NAME and the
+# end of its errors and exits.
 bench_run() {
   local name=$1
   shift
-  /usr/bin/time -f '%U %S %M %w' -o "$work/time" "$@" >"$work/out" 2>"$work/err" || {
+  python3 "$bench_dir/run_timed.py" "$work/time" "$@" >"$work/out" 2>"$work/err" || {
     echo "$name failed:" >&2; tail -5 "$work/err" >&2; exit 1; }
 }
 
@@ -175,7 +176,7 @@ bench_to_ms() {
 }
 
 # The h2load comparisons (https_vs_h2load.sh, h2_vs_h2load.sh).
-# bench_h2load_measure NAME COMMAND...: runs it under GNU time; appends
+# bench_h2load_measure NAME COMMAND...: runs it with bench_run; appends
 # "requests rps cpu_s server_cpu_s" to $work/NAME.rows (NAME h2load*: h2load's
 # report; else loadscope-cli's JSON; server_cpu_s as bench_run_served).
 bench_h2load_measure() {

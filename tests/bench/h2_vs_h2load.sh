@@ -24,7 +24,7 @@ connections=${CONNECTIONS:-10}
 streams=${STREAMS:-10}
 threads=${THREADS:-2}
 
-bench_require "scripts/install-deps.sh test; build the release preset" /usr/sbin/nginx /usr/bin/h2load /usr/bin/openssl /usr/bin/time "$cli"
+bench_require "scripts/install-deps.sh test; build the release preset" /usr/sbin/nginx /usr/bin/h2load /usr/bin/openssl /usr/bin/python3 "$cli"
 bench_raise_fd_limit
 bench_setup
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \

@@ -20,13 +20,13 @@ threads=${THREADS:-2}
 ab_requests=${AB_REQUESTS:-200000}
 big_connections=${BIG_CONNECTIONS:-10000}
 
-bench_require "scripts/install-deps.sh test; build the release preset" /usr/sbin/nginx /usr/bin/wrk /usr/bin/ab /usr/bin/time "$cli"
+bench_require "scripts/install-deps.sh test; build the release preset" /usr/sbin/nginx /usr/bin/wrk /usr/bin/ab /usr/bin/python3 "$cli"
 bench_raise_fd_limit
 bench_setup
 bench_start_nginx "" ""
 url="http://127.0.0.1:$port/"
 
-# measure NAME COMMAND...: runs it under GNU time; appends
+# measure NAME COMMAND...: runs it with bench_run; appends
 # "requests rps cpu_s rss_kib server_cpu_s" to $work/NAME.rows (server_cpu_s:
 # nginx's CPU meanwhile, bench_run_served)
 measure() {

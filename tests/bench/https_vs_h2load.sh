@@ -26,7 +26,7 @@ close_connections=${CLOSE_CONNECTIONS:-20}
 # h2load -D never ends when the server closes each connection: that run is by count.
 close_requests=${CLOSE_REQUESTS:-20000}
 
-bench_require "scripts/install-deps.sh test; build the release preset" /usr/sbin/nginx /usr/bin/h2load /usr/bin/openssl /usr/bin/time "$cli"
+bench_require "scripts/install-deps.sh test; build the release preset" /usr/sbin/nginx /usr/bin/h2load /usr/bin/openssl /usr/bin/python3 "$cli"
 bench_raise_fd_limit
 bench_setup
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \

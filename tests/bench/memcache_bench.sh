@@ -4,7 +4,7 @@
 # memtier counts them), both with the same workload: set:get 1:10, random keys
 # (R:R) over 1..10000000, 32-byte values, --test-time SECONDS; in alternating
 # rounds. Prints ops/s and client CPU per operation (user + sys of the whole
-# client process, from GNU time) for each tool, and loadscope's ratios to
+# client process, from bench_run) for each tool, and loadscope's ratios to
 # memtier (goal: client CPU per op at most memtier's).
 #
 #   tests/bench/memcache_bench.sh [path/to/loadscope-cli]
@@ -31,7 +31,7 @@ peers_script=/work/shared/peers/build-peers.sh
 memtier=${MEMTIER:-/tmp/loadscope-peers/bin/memtier_benchmark}
 limit=$((${seconds%.*} + 30)) # seconds any one client run may take before timeout stops it
 
-bench_require "apt-get install memcached time; build loadscope-cli" /usr/bin/memcached /usr/bin/time /usr/bin/timeout "$cli"
+bench_require "apt-get install memcached python3; build loadscope-cli" /usr/bin/memcached /usr/bin/python3 /usr/bin/timeout "$cli"
 if [ ! -x "$memtier" ] && [ -z "${MEMTIER:-}" ] && [ -x "$peers_script" ]; then
   echo "memtier_benchmark not built: running $peers_script" >&2
   timeout 1800 "$peers_script" >&2 || echo "build-peers.sh failed" >&2
@@ -66,7 +66,7 @@ cmd
 1 0.9
 CFG
 
-# measure NAME ROWFILE COMMAND...: runs it under GNU time, bounded by timeout;
+# measure NAME ROWFILE COMMAND...: runs it with bench_run, bounded by timeout;
 # appends "ops rate cpu_s" to ROWFILE.
 measure() {
   local name=$1 rows=$2; shift 2

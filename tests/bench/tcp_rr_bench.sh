@@ -19,7 +19,7 @@
 # of the per-round ratios (loadscope over netperf, over netperf-echo and over
 # the blocking loop; the blocking loop over netperf; the engine over the
 # blocking loop), each client's CPU per transaction (user + sys of the client
-# process over its transactions, from GNU time) and the server's meanwhile
+# process over its transactions, from bench_run) and the server's meanwhile
 # (/proc/PID/stat). Goal: loadscope at least 0.95x netperf's transactions/s on
 # one connection.
 #
@@ -48,7 +48,7 @@ netperf_bin=${NETPERF_BIN:-/tmp/loadscope-peers/bin}
 limit=$((${seconds%.*} + 30)) # seconds any one client run may take before timeout stops it
 
 bench_require "build loadscope-cli, blocking_rr_client and engine_rr_client; apt-get install time" \
-  "$cli" "$blocking" "$engine_only" /usr/bin/taskset /usr/bin/time /usr/bin/timeout
+  "$cli" "$blocking" "$engine_only" /usr/bin/taskset /usr/bin/python3 /usr/bin/timeout
 [ "$(nproc)" -ge 2 ] || { echo "needs two CPUs for the different-CPU case" >&2; exit 1; }
 if { [ ! -x "$netperf_bin/netperf" ] || [ ! -x "$netperf_bin/netserver" ]; } \
    && [ -z "${NETPERF_BIN:-}" ] && [ -x "$peers_script" ]; then
@@ -95,7 +95,7 @@ server_cpu_seconds() {
   awk -v hz="$ticks_per_second" '{sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / hz}' "/proc/$1/stat"
 }
 
-# measure NAME SERVER_PID COMMAND...: runs it under GNU time, bounded by
+# measure NAME SERVER_PID COMMAND...: runs it with bench_run, bounded by
 # timeout; appends "transactions rate cpu_s server_cpu_s" to $work/NAME.rows
 # (server_cpu_s: what the server SERVER_PID used meanwhile).
 measure() {
