@@ -107,12 +107,13 @@ bench_run_served() {
   bench_served_cpu=$(awk -v a="$before" -v b="$(bench_server_cpu_seconds "$nginx_pid")" 'BEGIN {print b - a}')
 }
 
-# bench_start_fixed_delay_server SERVER DELAY_US: SERVER (fixed_delay_server)
-# on a free port, answering DELAY_US after each request; sets $server_pid and
-# $port, and the server writes its report to $work/server.out.
+# bench_start_fixed_delay_server SERVER DELAY_US [PREFIX...]: SERVER
+# (fixed_delay_server) on a free port, answering DELAY_US after each request,
+# run under PREFIX when given (taskset -c 0); sets $server_pid and $port, and
+# the server writes its report to $work/server.out.
 bench_start_fixed_delay_server() {
   rm -f "$work/server.out" # before the new server writes it, so no old port is read
-  bench_start "$1" --delay-us "$2" >"$work/server.out"
+  bench_start "${@:3}" "$1" --delay-us "$2" >"$work/server.out"
   # shellcheck disable=SC2034 # the caller stops it
   server_pid=$bench_pid
   for _ in $(seq 50); do

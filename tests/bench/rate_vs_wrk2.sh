@@ -9,7 +9,19 @@
 # (how often it slept and was woken), and Loadscope's ratios to wrk2's. Goal:
 # Loadscope's p50 - D no larger than wrk2's, its CPU per request no more. Loadscope
 # runs both ways: each request at its own time (default) and with --timer-slack
-# SLACK_US (500), where due requests share a wake-up.
+# SLACK_US (1000), where the requests due within 1 ms share a wake-up, as wrk2's
+# millisecond timers bunch them (each early one's latency is from its send).
+#
+# Where the scheduler puts the client and the server moves each tool's CPU per
+# request by up to twice on a virtual machine: a client on the server's CPU
+# sends and reads without waking the other CPU, one on the other CPU pays for
+# that wake-up (an interrupt between CPUs) and for its own CPU's wake from idle
+# at each request. Left free, the two tools end up placed differently (a
+# client woken by the server's answers is drawn to its CPU; one woken by its
+# own timer is not), so each round runs in three placements (PLACEMENTS): free,
+# both on CPU 0 (same), server on CPU 0 and client on CPU 1 (apart), each tool
+# pinned whole with taskset. Rounds alternate which tool goes first; the
+# summary gives each ratio's median over the rounds and its range.
 #
 # Each tool also runs SHORT_SECONDS (1) at the same rate: the difference of the
 # two runs' CPU over the difference of their answered requests is the steady
@@ -19,7 +31,8 @@
 # a few milliseconds of start-up move the whole-process figure by microseconds.
 #
 #   tests/bench/rate_vs_wrk2.sh [path/to/loadscope-cli]
-#   RATES="1000 4000" CONNECTIONS=16 SECONDS_PER_RUN=10 ROUNDS=1 tests/bench/rate_vs_wrk2.sh
+#   RATES="1000 4000" CONNECTIONS=16 SECONDS_PER_RUN=10 ROUNDS=3 tests/bench/rate_vs_wrk2.sh
+#   PLACEMENTS="same apart" RATES=1000 tests/bench/rate_vs_wrk2.sh
 #   DELAY_US=2500 RATES=1000 tests/bench/rate_vs_wrk2.sh   # answers off the schedule's 1 ms grid
 #
 # Only 127.0.0.1 is loaded; each server is started here and stopped on exit.
@@ -42,27 +55,45 @@ connections=${CONNECTIONS:-16}
 rounds=${ROUNDS:-1}
 wrk2=${WRK2:-/tmp/loadscope-peers/bin/wrk2}
 # Loadscope runs twice: each request at its own time (the default), and with
-# requests due within SLACK_US of each other sharing a wake-up (--timer-slack).
-slack_us=${SLACK_US:-500}
+# requests due within SLACK_US of each other sharing a wake-up (--timer-slack):
+# by default 1000, the granularity of wrk2's timers.
+slack_us=${SLACK_US:-1000}
 short_seconds=${SHORT_SECONDS:-1}
 
-bench_require "build the release preset; /work/shared/peers/build-peers.sh builds wrk2" "$cli" "$server" "$wrk2" /usr/bin/time
+bench_require "build the release preset; /work/shared/peers/build-peers.sh builds wrk2" "$cli" "$server" "$wrk2" /usr/bin/python3 /usr/bin/taskset
 bench_raise_fd_limit
 bench_setup
+placements=${PLACEMENTS:-"free same apart"}
+if [ "$(nproc)" -lt 2 ]; then
+  placements=${placements//apart/}
+  echo "one CPU: the apart placement is left out"
+fi
 
-# run TOOL RATE: prints "p50_ms cpu_seconds answered voluntary_switches"
-run() { # TOOL RATE SECONDS -> "p50 cpu_seconds answered switches"
-  local tool=$1 rate=$2 seconds=$3 url p50
-  bench_start_fixed_delay_server "$server" "$delay_us"
+# pin PLACEMENT ROLE: the command prefix that places ROLE (server, client).
+pin() {
+  case $1/$2 in
+    free/*) ;;
+    same/*|apart/server) echo taskset -c 0 ;;
+    apart/client) echo taskset -c 1 ;;
+    *) echo "rate_vs_wrk2.sh: unknown placement $1 (free, same, apart)" >&2; exit 2 ;;
+  esac
+}
+
+# run TOOL RATE SECONDS PLACEMENT -> "p50_ms cpu_seconds answered voluntary_switches"
+run() {
+  local tool=$1 rate=$2 seconds=$3 url p50 server_pin client_pin
+  read -ra server_pin <<<"$(pin "$4" server)"
+  read -ra client_pin <<<"$(pin "$4" client)"
+  bench_start_fixed_delay_server "$server" "$delay_us" "${server_pin[@]}"
   url="http://127.0.0.1:$port/"
   case $tool in
     loadscope*)
       local slack=()
       [ "$tool" = loadscope-slack ] && slack=(--timer-slack "$slack_us")
-      bench_run "$tool" "$cli" http -k -c "$connections" --threads 1 -R "$rate" "${slack[@]}" -t "$seconds" -q --json - "$url"
+      bench_run "$tool" "${client_pin[@]}" "$cli" http -k -c "$connections" --threads 1 -R "$rate" "${slack[@]}" -t "$seconds" -q --json - "$url"
       p50=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["latency_ms"]["p50"])' "$work/out") ;;
     wrk2)
-      bench_run wrk2 "$wrk2" -t1 -c"$connections" -d"${seconds}s" -R"$rate" --latency "$url"
+      bench_run wrk2 "${client_pin[@]}" "$wrk2" -t1 -c"$connections" -d"${seconds}s" -R"$rate" --latency "$url"
       # The first distribution wrk2 prints is the corrected ("Recorded") one.
       p50=$(bench_to_ms "$(awk '$1 == "50.000%" {print $2; exit}' "$work/out")") ;;
   esac
@@ -71,34 +102,64 @@ run() { # TOOL RATE SECONDS -> "p50 cpu_seconds answered switches"
 }
 
 echo "fixed_delay_server: each answer ${delay_ms} ms after its request arrived; -c ${connections}, one client thread, ${seconds} s per run; loadscope-slack: --timer-slack ${slack_us}"
-printf '%-16s %7s %6s %12s %16s %16s %10s %18s\n' tool rate round "p50-D (ms)" "CPU us/request" "steady us/req" answered "switches/request"
-summary=()
+printf '%-9s %-16s %7s %6s %12s %16s %16s %10s %18s\n' placement tool rate round "p50-D (ms)" "CPU us/request" "steady us/req" answered "switches/request"
+# One line per compared round: "placement rate tool err_ratio cpu_ratio steady_ratio".
+: >"$work/ratios"
+skipped=()
 for rate in $rates; do
   for round in $(seq "$rounds"); do
-    declare -A err cpu steady short
-    for tool in loadscope loadscope-slack wrk2; do
-      read -r p50 seconds_cpu answered switches < <(run "$tool" "$rate" "$seconds")
-      read -r _ short_cpu short_answered _ < <(run "$tool" "$rate" "$short_seconds")
-      err[$tool]=$(awk -v v="$p50" -v d="$delay_ms" 'BEGIN {printf "%.3f", v - d}')
-      cpu[$tool]=$(awk -v c="$seconds_cpu" -v n="$answered" 'BEGIN {printf "%.2f", (n > 0 ? c * 1e6 / n : 0)}')
-      steady[$tool]=$(awk -v c="$seconds_cpu" -v n="$answered" -v cs="$short_cpu" -v ns="$short_answered" \
-        'BEGIN {printf "%.2f", (n > ns ? (c - cs) * 1e6 / (n - ns) : 0)}')
-      # A tool that answered less than the rate offered is not compared at
-      # the same rate: fewer wake-ups a second cost less each (wrk2 has
-      # been seen sending a whole second less of a 6 s run).
-      short[$tool]=$(awk -v n="$answered" -v r="$rate" -v s="$seconds" 'BEGIN {print (n < 0.97 * r * s ? 1 : 0)}')
-      printf '%-16s %7s %6s %12s %16s %16s %10s %18s\n' "$tool" "$rate" "$round" "${err[$tool]}" "${cpu[$tool]}" \
-        "${steady[$tool]}" "$answered" \
-        "$(awk -v s="$switches" -v n="$answered" 'BEGIN {printf "%.2f", (n > 0 ? s / n : 0)}')"
+    order="loadscope loadscope-slack wrk2"
+    [ $((round % 2)) = 0 ] && order="wrk2 loadscope-slack loadscope"
+    for placement in $placements; do
+      declare -A err cpu steady short
+      for tool in $order; do
+        read -r p50 seconds_cpu answered switches < <(run "$tool" "$rate" "$seconds" "$placement")
+        read -r _ short_cpu short_answered _ < <(run "$tool" "$rate" "$short_seconds" "$placement")
+        err[$tool]=$(awk -v v="$p50" -v d="$delay_ms" 'BEGIN {printf "%.3f", v - d}')
+        cpu[$tool]=$(awk -v c="$seconds_cpu" -v n="$answered" 'BEGIN {printf "%.2f", (n > 0 ? c * 1e6 / n : 0)}')
+        steady[$tool]=$(awk -v c="$seconds_cpu" -v n="$answered" -v cs="$short_cpu" -v ns="$short_answered" \
+          'BEGIN {printf "%.2f", (n > ns ? (c - cs) * 1e6 / (n - ns) : 0)}')
+        # A tool that answered less than the rate offered is not compared at
+        # the same rate: fewer wake-ups a second cost less each (wrk2 has
+        # been seen sending a whole second less of a 6 s run).
+        short[$tool]=$(awk -v n="$answered" -v r="$rate" -v s="$seconds" 'BEGIN {print (n < 0.97 * r * s ? 1 : 0)}')
+        printf '%-9s %-16s %7s %6s %12s %16s %16s %10s %18s\n' "$placement" "$tool" "$rate" "$round" "${err[$tool]}" \
+          "${cpu[$tool]}" "${steady[$tool]}" "$answered" \
+          "$(awk -v s="$switches" -v n="$answered" 'BEGIN {printf "%.2f", (n > 0 ? s / n : 0)}')"
+      done
+      for tool in loadscope loadscope-slack; do
+        if [ "${short[$tool]}" = 1 ] || [ "${short[wrk2]}" = 1 ]; then
+          skipped+=("$placement rate $rate round $round: $tool against wrk2 not compared: one of them answered under 97 % of rate x ${seconds} s")
+          continue
+        fi
+        echo "$placement $rate $tool $(bench_ratio "${err[$tool]}" "${err[wrk2]}") $(bench_ratio "${cpu[$tool]}" "${cpu[wrk2]}") $(bench_ratio "${steady[$tool]}" "${steady[wrk2]}")" >>"$work/ratios"
+      done
+      unset err cpu steady short
     done
-    for tool in loadscope loadscope-slack; do
-      if [ "${short[$tool]}" = 1 ] || [ "${short[wrk2]}" = 1 ]; then
-        summary+=("rate $rate round $round: $tool against wrk2 not compared: one of them answered under 97 % of rate x ${seconds} s")
-        continue
-      fi
-      summary+=("rate $rate round $round: (p50-D) $tool/wrk2 = $(bench_ratio "${err[$tool]}" "${err[wrk2]}"), CPU/request $tool/wrk2 = $(bench_ratio "${cpu[$tool]}" "${cpu[wrk2]}"), steady CPU/request $tool/wrk2 = $(bench_ratio "${steady[$tool]}" "${steady[wrk2]}")")
-    done
-    unset err cpu steady short
   done
 done
-printf '%s\n' "${summary[@]}"
+[ ${#skipped[@]} = 0 ] || printf '%s\n' "${skipped[@]}"
+echo "ratios to wrk2, median over the rounds compared (range):"
+printf '%-9s %7s %-16s %22s %22s %22s\n' placement rate tool "(p50-D)" "CPU/request" "steady CPU/request"
+# The median and range of column COLUMN over the lines of one placement, rate and tool.
+sort -k1,1 -k2,2n -k3,3 "$work/ratios" | awk '
+  function cell(list, n,   m) {
+    m = n % 2 ? list[(n + 1) / 2] : (list[n / 2] + list[n / 2 + 1]) / 2
+    return sprintf("%.2f (%.2f-%.2f)", m, list[1], list[n])
+  }
+  function flush(   i, j, k, t, line) {
+    if (n == 0) return
+    line = sprintf("%-9s %7s %-16s", key[1], key[2], key[3])
+    for (k = 4; k <= 6; k++) {
+      for (i = 1; i <= n; i++) sorted[i] = v[k, i]
+      for (i = 2; i <= n; i++) for (j = i; j > 1 && sorted[j - 1] > sorted[j]; j--) {
+        t = sorted[j]; sorted[j] = sorted[j - 1]; sorted[j - 1] = t }
+      line = line sprintf(" %22s", cell(sorted, n))
+    }
+    print line
+    n = 0
+  }
+  { id = $1 " " $2 " " $3
+    if (id != last) { flush(); last = id; key[1] = $1; key[2] = $2; key[3] = $3 }
+    n++; for (k = 4; k <= 6; k++) v[k, n] = $k }
+  END { flush() }'
