@@ -129,8 +129,9 @@ void addRateOptions(QCommandLineParser& parser, bool shortFlag, bool hidden) {
         QStringLiteral("timer-slack"),
         QStringLiteral("At a fixed rate, send the requests due within USEC (0 to 1000) after "
                        "the one that is due with it, on one wake-up: each at most USEC early, "
-                       "its latency from its send; less client CPU at high rates per thread, "
-                       "arrivals bunched within USEC. Default 0: each request at its own time."),
+                       "its latency from its send; fewer wake-ups, so less client CPU, and "
+                       "arrivals bunched within USEC (1000: as wrk2's millisecond timers bunch "
+                       "them). Default 0: each request at its own time."),
         QStringLiteral("USEC"));
     if (hidden) {
         rate.setFlags(QCommandLineOption::HiddenFromHelp);

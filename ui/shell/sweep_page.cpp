@@ -145,8 +145,9 @@ QWidget* SweepPage::buildPlanFields() {
         tr("Requests due within this much after the one that is due go out with it, on one "
            "wake-up: each at most this early, its latency from its send, so no latency "
            "grows (loadscope-cli --timer-slack). Fewer wake-ups cost the client less CPU at "
-           "high rates, and the server sees the requests of a wake-up arrive together; none "
-           "keeps every request to its own due time.")));
+           "high rates, and the server sees the requests of a wake-up arrive together "
+           "(1000 µs bunches them as wrk2's millisecond timers do); none keeps every "
+           "request to its own due time.")));
     m_rateRows << addFormRow(loadForm, tr("Timer s&lack:"), m_timerSlack);
 
     m_byDuration = new QRadioButton(tr("Run each point for a &duration:"));
