@@ -64,6 +64,12 @@ bench_require "build the release preset; /work/shared/peers/build-peers.sh build
 bench_raise_fd_limit
 bench_setup
 placements=${PLACEMENTS:-"free same apart"}
+for placement in $placements; do
+  case $placement in
+    free|same|apart) ;;
+    *) echo "rate_vs_wrk2.sh: unknown placement $placement (free, same, apart)" >&2; exit 2 ;;
+  esac
+done
 if [ "$(nproc)" -lt 2 ]; then
   placements=${placements//apart/}
   echo "one CPU: the apart placement is left out"
@@ -72,11 +78,9 @@ fi
 # pin PLACEMENT ROLE: the command prefix that places ROLE (server, client).
 pin() {
   case $1/$2 in
-    free/*) ;;
     same/*|apart/server) echo taskset -c 0 ;;
     apart/client) echo taskset -c 1 ;;
-    *) echo "rate_vs_wrk2.sh: unknown placement $1 (free, same, apart)" >&2; exit 2 ;;
-  esac
+  esac # free: none
 }
 
 # run TOOL RATE SECONDS PLACEMENT -> "p50_ms cpu_seconds answered voluntary_switches"
