@@ -31,7 +31,7 @@
 # a few milliseconds of start-up move the whole-process figure by microseconds.
 #
 #   tests/bench/rate_vs_wrk2.sh [path/to/loadscope-cli]
-#   RATES="1000 4000" CONNECTIONS=16 SECONDS_PER_RUN=10 ROUNDS=3 tests/bench/rate_vs_wrk2.sh
+#   RATES="1000 4000" CONNECTIONS=16 SECONDS_PER_RUN=10 ROUNDS=3 tests/bench/rate_vs_wrk2.sh  # the defaults
 #   PLACEMENTS="same apart" RATES=1000 tests/bench/rate_vs_wrk2.sh
 #   DELAY_US=2500 RATES=1000 tests/bench/rate_vs_wrk2.sh   # answers off the schedule's 1 ms grid
 #
@@ -52,7 +52,7 @@ delay_ms=$(awk -v us="$delay_us" 'BEGIN {print us / 1000}')
 seconds=${SECONDS_PER_RUN:-10}
 rates=${RATES:-"1000 4000"}
 connections=${CONNECTIONS:-16}
-rounds=${ROUNDS:-1}
+rounds=${ROUNDS:-3} # the summary's medians need a few; 3 rounds of both rates take about 13 minutes
 wrk2=${WRK2:-/tmp/loadscope-peers/bin/wrk2}
 # Loadscope runs twice: each request at its own time (the default), and with
 # requests due within SLACK_US of each other sharing a wake-up (--timer-slack):
