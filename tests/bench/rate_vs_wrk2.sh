@@ -145,25 +145,25 @@ done
 [ ${#skipped[@]} = 0 ] || printf '%s\n' "${skipped[@]}"
 echo "ratios to wrk2, median over the rounds compared (range):"
 printf '%-9s %7s %-16s %22s %22s %22s\n' placement rate tool "(p50-D)" "CPU/request" "steady CPU/request"
-# The median and range of column COLUMN over the lines of one placement, rate and tool.
+# Per placement, rate and tool: each ratio's median and range over its rounds
+# (a ratio that was n/a, to a wrk2 figure that was not positive, is left out).
 sort -k1,1 -k2,2n -k3,3 "$work/ratios" | awk '
-  function cell(list, n,   m) {
-    m = n % 2 ? list[(n + 1) / 2] : (list[n / 2] + list[n / 2 + 1]) / 2
-    return sprintf("%.2f (%.2f-%.2f)", m, list[1], list[n])
+  function cell(k,   i, j, t, m, c) {
+    c = count[k]
+    if (c == 0) return "n/a"
+    for (i = 2; i <= c; i++) for (j = i; j > 1 && v[k, j - 1] > v[k, j]; j--) {
+      t = v[k, j]; v[k, j] = v[k, j - 1]; v[k, j - 1] = t }
+    m = c % 2 ? v[k, (c + 1) / 2] : (v[k, c / 2] + v[k, c / 2 + 1]) / 2
+    return sprintf("%.2f (%.2f-%.2f)", m, v[k, 1], v[k, c])
   }
-  function flush(   i, j, k, t, line) {
-    if (n == 0) return
+  function flush(   k, line) {
+    if (last == "") return
     line = sprintf("%-9s %7s %-16s", key[1], key[2], key[3])
-    for (k = 4; k <= 6; k++) {
-      for (i = 1; i <= n; i++) sorted[i] = v[k, i]
-      for (i = 2; i <= n; i++) for (j = i; j > 1 && sorted[j - 1] > sorted[j]; j--) {
-        t = sorted[j]; sorted[j] = sorted[j - 1]; sorted[j - 1] = t }
-      line = line sprintf(" %22s", cell(sorted, n))
-    }
+    for (k = 4; k <= 6; k++) line = line sprintf(" %22s", cell(k))
     print line
-    n = 0
+    for (k = 4; k <= 6; k++) count[k] = 0
   }
   { id = $1 " " $2 " " $3
     if (id != last) { flush(); last = id; key[1] = $1; key[2] = $2; key[3] = $3 }
-    n++; for (k = 4; k <= 6; k++) v[k, n] = $k }
+    for (k = 4; k <= 6; k++) if ($k != "n/a") v[k, ++count[k]] = $k + 0 }
   END { flush() }'
