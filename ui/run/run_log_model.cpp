@@ -15,6 +15,14 @@ namespace {
 const QColor kFailureColour(0xb0, 0x20, 0x20);
 const QColor kNoiseColour(0x8a, 0x5a, 0x00);
 
+// The noise note first, then the error.
+QString noteText(const RunLogModel::Entry& entry) {
+    if (entry.noise.isEmpty())
+        return entry.error;
+    return QStringLiteral("noisy: ") + entry.noise +
+           (entry.error.isEmpty() ? QString() : QStringLiteral("; ") + entry.error);
+}
+
 QString optionalText(const std::optional<double>& value) {
     return value ? formatValue(*value) : QString();
 }
@@ -40,19 +48,15 @@ void RunLogModel::appendFinished(const app::SweepPoint& point, int pointCount,
     entry.p99Ms = result.total.percentile(99);
     entry.complete = result.complete;
     entry.failed = result.failed;
-    entry.note = app::printableText(result.firstError); // a server's words, escaped
-    entry.noteHasError = !entry.note.isEmpty();
-    if (!result.noise.isEmpty())
-        entry.note = QStringLiteral("noisy: ") + result.noise +
-                     (entry.note.isEmpty() ? QString() : QStringLiteral("; ") + entry.note);
+    entry.error = app::printableText(result.firstError); // a server's words, escaped
+    entry.noise = result.noise;
     append(std::move(entry));
 }
 
 void RunLogModel::appendFailed(const app::SweepPoint& point, int pointCount, const QString& target,
                                const QColor& colour, const QString& error) {
     Entry entry = entryFor(point, pointCount, target, colour);
-    entry.note = app::printableText(error);
-    entry.noteHasError = true;
+    entry.error = app::printableText(error);
     entry.pointFailed = true;
     append(std::move(entry));
 }
@@ -118,7 +122,7 @@ QVariant RunLogModel::display(const Entry& entry, int column) const {
     case FailedColumn:
         return entry.pointFailed ? QString() : formatValue(double(entry.failed));
     case NoteColumn:
-        return entry.pointFailed ? tr("point failed: %1").arg(entry.note) : entry.note;
+        return entry.pointFailed ? tr("point failed: %1").arg(entry.error) : noteText(entry);
     default:
         return {};
     }
@@ -155,14 +159,14 @@ QVariant RunLogModel::data(const QModelIndex& index, int role) const {
         return {};
     case Qt::ForegroundRole:
         if (entry.pointFailed || (column == FailedColumn && entry.failed > 0) ||
-            (column == NoteColumn && entry.noteHasError))
+            (column == NoteColumn && !entry.error.isEmpty()))
             return QBrush(kFailureColour);
-        if (column == NoteColumn && !entry.note.isEmpty())
+        if (column == NoteColumn && !entry.noise.isEmpty())
             return QBrush(kNoiseColour);
         return {};
     case Qt::ToolTipRole:
-        if (column == NoteColumn && !entry.note.isEmpty())
-            return entry.note;
+        if (column == NoteColumn && !(entry.error.isEmpty() && entry.noise.isEmpty()))
+            return noteText(entry);
         return {};
     case Qt::TextAlignmentRole:
         if (column == TargetColumn || column == NoteColumn)

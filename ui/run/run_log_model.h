@@ -48,8 +48,8 @@ public:
         std::optional<double> p99Ms;
         uint64_t complete = 0;
         uint64_t failed = 0;
-        QString note; // the point's error or the first failed request's, after a noise note
-        bool noteHasError = false; // else it says only that the point was noisy
+        QString error; // the point's error, or the first failed request's (escaped)
+        QString noise; // why the point's figures are noisy, empty when they are not
         bool pointFailed = false;
     };
 
