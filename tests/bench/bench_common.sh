@@ -161,9 +161,14 @@ bench_round_ratios() {
   # shellcheck disable=SC2016 # an awk field, expanded by awk
   local expr=${3:-'$2'}
   paste -d' ' <(awk "{print $expr}" "$work/$1.rows") <(awk "{print $expr}" "$work/$2.rows") |
-    awk '$2 > 0 {print $1 / $2}' | sort -g |
-    awk '{r[NR] = $1} END {m = NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2;
-                          printf "%.2f %.2f %.2f\n", m, r[1], r[NR]}'
+    awk '$2 > 0 {print $1 / $2}' | bench_median_range
+}
+
+# bench_median_range: "median min max", to two places, of the numbers on
+# standard input, one a line.
+bench_median_range() {
+  sort -g | awk '{r[NR] = $1} END {m = NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2;
+                                   printf "%.2f %.2f %.2f\n", m, r[1], r[NR]}'
 }
 
 # bench_to_ms VALUE-WITH-UNIT (wrk's and wrk2's "2.05ms", "812.00us", "1.20s")

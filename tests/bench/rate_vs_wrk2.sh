@@ -147,23 +147,17 @@ echo "ratios to wrk2, median over the rounds compared (range):"
 printf '%-9s %7s %-16s %22s %22s %22s\n' placement rate tool "(p50-D)" "CPU/request" "steady CPU/request"
 # Per placement, rate and tool: each ratio's median and range over its rounds
 # (a ratio that was n/a, to a wrk2 figure that was not positive, is left out).
-sort -k1,1 -k2,2n -k3,3 "$work/ratios" | awk '
-  function cell(k,   i, j, t, m, c) {
-    c = count[k]
-    if (c == 0) return "n/a"
-    for (i = 2; i <= c; i++) for (j = i; j > 1 && v[k, j - 1] > v[k, j]; j--) {
-      t = v[k, j]; v[k, j] = v[k, j - 1]; v[k, j - 1] = t }
-    m = c % 2 ? v[k, (c + 1) / 2] : (v[k, c / 2] + v[k, c / 2 + 1]) / 2
-    return sprintf("%.2f (%.2f-%.2f)", m, v[k, 1], v[k, c])
-  }
-  function flush(   k, line) {
-    if (last == "") return
-    line = sprintf("%-9s %7s %-16s", key[1], key[2], key[3])
-    for (k = 4; k <= 6; k++) line = line sprintf(" %22s", cell(k))
-    print line
-    for (k = 4; k <= 6; k++) count[k] = 0
-  }
-  { id = $1 " " $2 " " $3
-    if (id != last) { flush(); last = id; key[1] = $1; key[2] = $2; key[3] = $3 }
-    for (k = 4; k <= 6; k++) if ($k != "n/a") v[k, ++count[k]] = $k + 0 }
-  END { flush() }'
+cut -d' ' -f1-3 "$work/ratios" | sort -u -k1,1 -k2,2n -k3,3 | while read -r placement rate tool; do
+  line=$(printf '%-9s %7s %-16s' "$placement" "$rate" "$tool")
+  for column in 4 5 6; do
+    values=$(awk -v p="$placement" -v r="$rate" -v t="$tool" -v k="$column" \
+      '$1 == p && $2 == r && $3 == t && $k != "n/a" {print $k}' "$work/ratios")
+    cell=n/a
+    if [ -n "$values" ]; then
+      read -r median low high <<<"$(bench_median_range <<<"$values")"
+      cell="$median ($low-$high)"
+    fi
+    line+=$(printf ' %22s' "$cell")
+  done
+  echo "$line"
+done

@@ -47,7 +47,7 @@ peers_script=/work/shared/peers/build-peers.sh
 netperf_bin=${NETPERF_BIN:-/tmp/loadscope-peers/bin}
 limit=$((${seconds%.*} + 30)) # seconds any one client run may take before timeout stops it
 
-bench_require "build loadscope-cli, blocking_rr_client and engine_rr_client; apt-get install time" \
+bench_require "build loadscope-cli, blocking_rr_client and engine_rr_client; apt-get install python3" \
   "$cli" "$blocking" "$engine_only" /usr/bin/taskset /usr/bin/python3 /usr/bin/timeout
 [ "$(nproc)" -ge 2 ] || { echo "needs two CPUs for the different-CPU case" >&2; exit 1; }
 if { [ ! -x "$netperf_bin/netperf" ] || [ ! -x "$netperf_bin/netserver" ]; } \
