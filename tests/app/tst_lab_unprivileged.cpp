@@ -210,10 +210,14 @@ private Q_SLOTS:
         QCOMPARE(built.value(u"modes").toArray().size(), 1);
         const passwd* wwwData = getpwnam("www-data");
         QVERIFY(wwwData);
-        const QSet<uint> uids = labUids();
-        QVERIFY2(uids.contains(uint(NobodyGrantedIds::kStart + wwwData->pw_uid - 1)),
-                 qPrintable(QStringLiteral("uids of the lab: %1").arg(uids.values().size())));
-        QVERIFY(!uids.contains(0)); // nothing of an unprivileged lab is root outside it
+        // The lab is ready once Apache's port accepts, which its parent does before the
+        // workers it forks have changed to www-data: wait for them.
+        const uint wwwDataOutside = uint(NobodyGrantedIds::kStart + wwwData->pw_uid - 1);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            labUids().contains(wwwDataOutside),
+            qPrintable(QStringLiteral("uids of the lab: %1").arg(labUids().values().size())),
+            10000);
+        QVERIFY(!labUids().contains(0)); // nothing of an unprivileged lab is root outside it
         const CliOutcome outcome = lab.fetchAll(built);
         QVERIFY2(outcome.exitCode == 0, outcome.err.constData());
         QCOMPARE(countMatches(outcome.out, QStringLiteral("^Complete requests:\\s+100$")), 1);
