@@ -303,6 +303,12 @@ bool LoadWorker::prepare() {
             return false;
         }
     }
+    // A response's time is when the kernel received its last byte, however
+    // late in a batch of events the loop reads it (SO_TIMESTAMPNS; through
+    // TLS, that of the recv that took its last record). A stream's sink
+    // reads nothing that is timed; a connection per request would pay a
+    // system call per request to ask for it.
+    m_stampedReceives = m_keepAlive && !m_isStream;
     startTickTimer();
     createConnections();
     return true;

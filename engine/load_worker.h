@@ -85,7 +85,16 @@ private:
     void failHandshake(Connection& c, int64_t now, const std::string& reason);
     void issueRequests(Connection& c, int64_t now);
     void flush(Connection& c, int64_t now);
-    // Reads the clock after each recv; `peerClosing`: the event said the
+    // One read of the connection into m_readBuffer (recv `flags`): its
+    // result and errno, and the time of the bytes read: when the kernel
+    // received them (a stamped read), else the clock as the read returned.
+    struct Received {
+        ssize_t n = 0;
+        int error = 0;
+        int64_t atNs = 0;
+    };
+    Received receive(Connection& c, int flags);
+    // Reads until the socket is drained; `peerClosing`: the event said the
     // peer closed or failed, so it reads on to the end of the stream.
     void onReadable(Connection& c, bool peerClosing);
     // When the data of a stamped read arrived, on the loop's clock: the
@@ -148,12 +157,12 @@ private:
     double m_rate = 0; // this worker's share of spec.rate
     int m_scheduleTimer = -1;
     int64_t m_scheduleTimerAtNs = 0; // what it was last armed for
-    // Plain kept-alive connections at a fixed rate read with SO_TIMESTAMPNS:
-    // a response's time is when the kernel received it, however much later
-    // it is read. So while a connection waits idle for the next due time,
-    // the loop sleeps until then (m_sleepUntilNs, 0 when it does not) and
-    // reads what arrived meanwhile as it wakes: one wake-up per due time
-    // instead of another for every response (see planScheduleWake).
+    // Kept-alive connections read with SO_TIMESTAMPNS: a response's
+    // time is when the kernel received it, however much later it is read
+    // (prepare). So at a fixed rate, while a connection waits idle for the
+    // next due time, the loop sleeps until then (m_sleepUntilNs, 0 when it
+    // does not) and reads what arrived meanwhile as it wakes: one wake-up
+    // per due time instead of another for every response (planScheduleWake).
     bool m_stampedReceives = false;
     int64_t m_sleepUntilNs = 0;
     int32_t m_settingUp = 0;           // connections Connecting or Handshaking

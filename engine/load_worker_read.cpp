@@ -2,6 +2,7 @@
 // responses to its session, completing or failing the request at its head.
 #include "engine/load_worker.h"
 #include "engine/load_worker_connection.h"
+#include "engine/stamped_receive.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -10,40 +11,6 @@
 #include <sys/socket.h>
 
 namespace loadscope::engine::detail {
-
-namespace {
-
-int64_t realtimeNs() {
-    timespec ts{};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-// recv that also returns the kernel's receive time of the data read
-// (CLOCK_REALTIME; 0 when the read carried none).
-ssize_t receiveStamped(int fd, char* buffer, size_t size, int64_t& arrivedRealNs) {
-    iovec part{buffer, size};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
-    msghdr message{};
-    message.msg_iov = &part;
-    message.msg_iovlen = 1;
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
-    const ssize_t n = ::recvmsg(fd, &message, MSG_DONTWAIT);
-    arrivedRealNs = 0;
-    if (n <= 0)
-        return n;
-    for (cmsghdr* m = CMSG_FIRSTHDR(&message); m; m = CMSG_NXTHDR(&message, m)) {
-        if (m->cmsg_level == SOL_SOCKET && m->cmsg_type == SCM_TIMESTAMPNS) {
-            timespec at{};
-            std::memcpy(&at, CMSG_DATA(m), sizeof at);
-            arrivedRealNs = int64_t(at.tv_sec) * 1'000'000'000 + at.tv_nsec;
-        }
-    }
-    return n;
-}
-
-} // namespace
 
 int64_t LoadWorker::arrivalNs(Connection& c, int64_t now, int64_t realNow, int64_t arrivedRealNs) {
     // The stamp's age on its own clock, read right before the loop's: no
@@ -58,23 +25,31 @@ int64_t LoadWorker::arrivalNs(Connection& c, int64_t now, int64_t realNow, int64
     return std::clamp(now - age, earliest, now);
 }
 
+LoadWorker::Received LoadWorker::receive(Connection& c, int flags) {
+    int64_t arrivedRealNs = 0;
+    Received r;
+    if (c.tls) {
+        r.n = c.tls->readReady(m_readBuffer.get(), kReadBufferBytes);
+        if (c.stampedReceives && r.n > 0)
+            arrivedRealNs = c.tls->arrivalRealNs();
+    } else if (c.stampedReceives) {
+        r.n = receiveStamped(c.fd, m_readBuffer.get(), kReadBufferBytes, flags, arrivedRealNs);
+    } else {
+        r.n = ::recv(c.fd, m_readBuffer.get(), kReadBufferBytes, flags);
+    }
+    r.error = errno;
+    const int64_t realNow = arrivedRealNs > 0 ? realtimeNs() : 0;
+    const int64_t now = readClock();
+    r.atNs = arrivedRealNs > 0 ? arrivalNs(c, now, realNow, arrivedRealNs) : now;
+    return r;
+}
+
 void LoadWorker::onReadable(Connection& c, bool peerClosing) {
     for (;;) {
-        int64_t arrivedRealNs = 0;
-        const ssize_t n =
-            c.tls ? c.tls->readReady(m_readBuffer.get(), kReadBufferBytes)
-            : c.stampedReceives
-                ? receiveStamped(c.fd, m_readBuffer.get(), kReadBufferBytes, arrivedRealNs)
-                : ::recv(c.fd, m_readBuffer.get(), kReadBufferBytes, MSG_DONTWAIT);
-        const int error = errno;
-        if (n < 0 && error == EINTR)
+        const Received r = receive(c, MSG_DONTWAIT);
+        if (r.n < 0 && r.error == EINTR)
             continue;
-        // The completion and first-byte time of what this read holds: when
-        // it arrived if the kernel says so, else the clock of the read.
-        const int64_t realNow = arrivedRealNs > 0 ? realtimeNs() : 0;
-        const int64_t now = readClock();
-        if (!onReceived(c, n, error,
-                        arrivedRealNs > 0 ? arrivalNs(c, now, realNow, arrivedRealNs) : now))
+        if (!onReceived(c, r.n, r.error, r.atNs))
             return;
         // A short read on a stream socket means no byte is queued. A close or
         // an error the peer already sent is still to be read, and an
@@ -82,7 +57,7 @@ void LoadWorker::onReadable(Connection& c, bool peerClosing) {
         // may leave an error or the end of the stream for the next call, so
         // it reads on until OpenSSL wants the socket, which after the BIO
         // found the socket dry (tls_socket_bio.h) costs no system call.
-        if (size_t(n) < kReadBufferBytes && !peerClosing && !c.tls)
+        if (size_t(r.n) < kReadBufferBytes && !peerClosing && !c.tls)
             return;
     }
 }
@@ -155,12 +130,11 @@ int64_t LoadWorker::awaitSoleResponse() {
     // the server the saved system call is a tenth of a transaction. Used
     // while m_waitChooser finds it the faster of the two.
     Connection& c = *m_soleConnection;
-    const ssize_t n = ::recv(c.fd, m_readBuffer.get(), kReadBufferBytes, 0);
-    const int error = errno;
-    const int64_t now = readClock();
-    if (onReceived(c, n, error, now) && size_t(n) == kReadBufferBytes)
+    const Received r = receive(c, 0);
+    const int64_t woke = m_clockNs;
+    if (onReceived(c, r.n, r.error, r.atNs) && size_t(r.n) == kReadBufferBytes)
         onReadable(c, false);
-    return now;
+    return woke;
 }
 
 void LoadWorker::onEndOfStream(Connection& c, int64_t now, bool reset) {

@@ -107,9 +107,6 @@ void LoadWorker::startSchedule() {
     const int64_t runStartNs = m_shared.measureStartNs - m_spec.warmup.count();
     m_schedule.emplace(m_spec.arrival, m_rate, runStartNs + offset,
                        m_spec.seed * 0x9E3779B97F4A7C15ull + m_index);
-    // TLS reads go through OpenSSL, which returns no receive time; a
-    // stream's sink reads nothing that is timed.
-    m_stampedReceives = m_keepAlive && !m_isStream && !m_tls;
     // The default 50 us timer slack would be added to every request's start.
     ::prctl(PR_SET_TIMERSLACK, 1UL);
     m_scheduleTimer = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);

@@ -8,7 +8,7 @@
 namespace loadscope::engine::detail {
 
 void LoadWorker::startHandshake(Connection& c, int64_t now) {
-    SSL* ssl = m_tls->newConnection(c.fd);
+    SSL* ssl = m_tls->newConnection(c.fd, c.stampedReceives);
     if (!ssl) {
         failHandshake(c, now, "TLS: cannot allocate a connection");
         return;

@@ -128,11 +128,11 @@ int TlsContext::onNewSession(SSL* ssl, SSL_SESSION* session) {
     return 1; // the reference is ours now
 }
 
-SSL* TlsContext::newConnection(int fd) {
+SSL* TlsContext::newConnection(int fd, bool stamped) {
     SSL* ssl = SSL_new(m_ctx);
     if (!ssl)
         return nullptr;
-    BIO* socket = newSocketBio(fd);
+    BIO* socket = newSocketBio(fd, stamped);
     if (!socket) {
         SSL_free(ssl);
         return nullptr;

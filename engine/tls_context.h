@@ -32,7 +32,8 @@ public:
 
     // A new client connection on `fd`: SNI, the name to verify, ALPN and the
     // session to resume set; nullptr when OpenSSL could not allocate one.
-    SSL* newConnection(int fd);
+    // `stamped`: the socket has SO_TIMESTAMPNS (TlsSession::arrivalRealNs).
+    SSL* newConnection(int fd, bool stamped);
 
 private:
     explicit TlsContext(const TlsSpec& spec);

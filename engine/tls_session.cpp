@@ -89,6 +89,10 @@ ssize_t TlsSession::socketResult(int result, bool reading) {
     }
 }
 
+int64_t TlsSession::arrivalRealNs() const {
+    return socketArrivalRealNs(SSL_get_rbio(m_ssl));
+}
+
 void TlsSession::expectInput(bool peerClosed) {
     expectSocketInput(SSL_get_rbio(m_ssl), peerClosed);
 }

@@ -40,6 +40,9 @@ public:
     // end of the stream met after some bytes is the next call's result: for
     // callers that read on until EAGAIN, as an edge-triggered loop does.
     ssize_t readReady(char* buffer, size_t capacity);
+    // When the kernel received the bytes of the last recv from the socket
+    // (CLOCK_REALTIME ns): on a stamped socket BIO of newSocketBio's, 0 else.
+    int64_t arrivalRealNs() const;
     // Writes from the front of `queue` and consumes what went out.
     ssize_t send(RequestQueue& queue);
     ssize_t write(const char* bytes, size_t size);

@@ -1,5 +1,7 @@
 #include "engine/tls_socket_bio.h"
 
+#include "engine/stamped_receive.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -18,8 +20,10 @@ constexpr size_t kReceiveBytes = 64 * 1024;
 
 struct SocketState {
     int fd = -1;
-    bool dry = false;   // a recv found the queue empty since the last expectInput
-    bool toEnd = false; // the peer closed: read until the end of the stream
+    bool stamped = false;      // the socket has SO_TIMESTAMPNS: reads take the stamp
+    int64_t arrivedRealNs = 0; // the stamp of the last recv that took bytes
+    bool dry = false;          // a recv found the queue empty since the last expectInput
+    bool toEnd = false;        // the peer closed: read until the end of the stream
     bool endOfStream = false;
     // What the last recv took and OpenSSL has not asked for yet: it reads a
     // record header, then its body, each served from here with one copy.
@@ -62,8 +66,12 @@ int socketRead(BIO* bio, char* out, int size) {
     }
     for (;;) {
         errno = 0; // as OpenSSL's socket BIO: an end of stream leaves errno 0
-        const ssize_t n = ::recv(s.fd, s.received.get(), kReceiveBytes, MSG_DONTWAIT);
+        int64_t arrived = 0;
+        const ssize_t n =
+            s.stamped ? receiveStamped(s.fd, s.received.get(), kReceiveBytes, MSG_DONTWAIT, arrived)
+                      : ::recv(s.fd, s.received.get(), kReceiveBytes, MSG_DONTWAIT);
         if (n > 0) {
+            s.arrivedRealNs = arrived;
             s.dry = size_t(n) < kReceiveBytes && !s.toEnd;
             s.begin = 0;
             s.end = size_t(n);
@@ -158,12 +166,20 @@ const SocketMethod& socketMethod() {
 
 } // namespace
 
-BIO* newSocketBio(int fd) {
+BIO* newSocketBio(int fd, bool stamped) {
     const SocketMethod& m = socketMethod();
     BIO* bio = m.method ? BIO_new(m.method) : nullptr;
-    if (bio)
+    if (bio) {
         stateOf(bio).fd = fd;
+        stateOf(bio).stamped = stamped;
+    }
     return bio;
+}
+
+int64_t socketArrivalRealNs(BIO* bio) {
+    if (!bio || BIO_method_type(bio) != socketMethod().type)
+        return 0;
+    return stateOf(bio).arrivedRealNs;
 }
 
 void expectSocketInput(BIO* bio, bool toEnd) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+
 using BIO = struct bio_st;
 
 namespace loadscope::engine {
@@ -20,7 +22,14 @@ namespace loadscope::engine {
 // End of stream is reported as OpenSSL's socket BIO reports it (BIO_eof).
 
 // A new BIO on `fd` (not closed with the BIO); nullptr when out of memory.
-BIO* newSocketBio(int fd);
+// `stamped`: the socket has SO_TIMESTAMPNS, and each recv keeps the kernel's
+// receive time of what it took (socketArrivalRealNs).
+BIO* newSocketBio(int fd, bool stamped = false);
+
+// When the kernel received the bytes of the BIO's last recv that took any
+// (CLOCK_REALTIME ns, stamped_receive.h); 0 without stamps, or for a BIO of
+// another kind.
+int64_t socketArrivalRealNs(BIO* bio);
 
 // The socket may hold new bytes: the next read asks the kernel. With
 // `toEnd` (the peer has closed) every read does, a short one included,

@@ -65,7 +65,7 @@ public:
             m_serverFd = ::accept4(m_listener, nullptr, nullptr, SOCK_CLOEXEC);
         const int one = 1; // each piece its own segment, at once
         ::setsockopt(m_serverFd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        if (SSL* ssl = client.newConnection(m_clientFd))
+        if (SSL* ssl = client.newConnection(m_clientFd, false))
             m_client = std::make_unique<TlsSession>(ssl);
         m_server = SSL_new(serverContext);
         SSL_set_bio(m_server, BIO_new(BIO_s_mem()), BIO_new(BIO_s_mem()));
