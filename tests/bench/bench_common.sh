@@ -125,6 +125,35 @@ bench_start_fixed_delay_server() {
   exit 1
 }
 
+# bench_placements LIST: checks that LIST holds only free, same and apart,
+# and prints it, apart left out on a machine with one CPU. Exits with one
+# line for an unknown placement, before any run.
+bench_placements() {
+  local placement
+  for placement in $1; do
+    case $placement in
+      free|same|apart) ;;
+      *) echo "$(basename "$0"): unknown placement $placement (free, same, apart)" >&2; exit 2 ;;
+    esac
+  done
+  if [ "$(nproc)" -lt 2 ]; then
+    echo "one CPU: the apart placement is left out" >&2
+    echo "${1//apart/}"
+  else
+    echo "$1"
+  fi
+}
+
+# bench_pin PLACEMENT ROLE: the command prefix that places ROLE (server,
+# client): free none, same both on CPU 0, apart the server on CPU 0 and the
+# client on CPU 1.
+bench_pin() {
+  case $1/$2 in
+    same/*|apart/server) echo taskset -c 0 ;;
+    apart/client) echo taskset -c 1 ;;
+  esac # free: none
+}
+
 # bench_run NAME COMMAND...: runs COMMAND under run_timed.py, its output in
 # $work/out and $work/err and its "user sys peak_rss_kib voluntary_switches"
 # in $work/time (CPU to the microsecond); when it fails, prints NAME and the
@@ -164,16 +193,17 @@ bench_round_ratios() {
     awk '$2 > 0 {print $1 / $2}' | bench_median_range
 }
 
-# bench_median_range: "median min max", to two places, of the numbers on
-# standard input, one a line.
+# bench_median_range [PLACES]: "median min max", to PLACES (2) places, of the
+# numbers on standard input, one a line.
 bench_median_range() {
-  sort -g | awk '{r[NR] = $1} END {m = NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2;
-                                   printf "%.2f %.2f %.2f\n", m, r[1], r[NR]}'
+  sort -g | awk -v f="%.${1:-2}f" '{r[NR] = $1} END {m = NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2;
+                                                    printf f " " f " " f "\n", m, r[1], r[NR]}'
 }
 
 # bench_to_ms VALUE-WITH-UNIT (wrk's and wrk2's "2.05ms", "812.00us", "1.20s")
-# -> milliseconds
+# -> milliseconds; an empty VALUE (a report without the line) -> nothing
 bench_to_ms() {
+  [ -n "$1" ] || return 0 # no value: none (never 0)
   awk -v v="$1" 'BEGIN {
     if (v ~ /us$/) { sub(/us$/, "", v); print v / 1000 }
     else if (v ~ /ms$/) { sub(/ms$/, "", v); print v + 0 }

@@ -63,31 +63,14 @@ short_seconds=${SHORT_SECONDS:-1}
 bench_require "build the release preset; /work/shared/peers/build-peers.sh builds wrk2" "$cli" "$server" "$wrk2" /usr/bin/python3 /usr/bin/taskset
 bench_raise_fd_limit
 bench_setup
-placements=${PLACEMENTS:-"free same apart"}
-for placement in $placements; do
-  case $placement in
-    free|same|apart) ;;
-    *) echo "rate_vs_wrk2.sh: unknown placement $placement (free, same, apart)" >&2; exit 2 ;;
-  esac
-done
-if [ "$(nproc)" -lt 2 ]; then
-  placements=${placements//apart/}
-  echo "one CPU: the apart placement is left out"
-fi
-
-# pin PLACEMENT ROLE: the command prefix that places ROLE (server, client).
-pin() {
-  case $1/$2 in
-    same/*|apart/server) echo taskset -c 0 ;;
-    apart/client) echo taskset -c 1 ;;
-  esac # free: none
-}
+placements=$(bench_placements "${PLACEMENTS:-"free same apart"}")
 
 # run TOOL RATE SECONDS PLACEMENT -> "p50_ms cpu_seconds answered voluntary_switches"
+# (p50 n/a when the tool printed none)
 run() {
   local tool=$1 rate=$2 seconds=$3 url p50 server_pin client_pin
-  read -ra server_pin <<<"$(pin "$4" server)"
-  read -ra client_pin <<<"$(pin "$4" client)"
+  read -ra server_pin <<<"$(bench_pin "$4" server)"
+  read -ra client_pin <<<"$(bench_pin "$4" client)"
   bench_start_fixed_delay_server "$server" "$delay_us" "${server_pin[@]}"
   url="http://127.0.0.1:$port/"
   case $tool in
@@ -102,7 +85,7 @@ run() {
       p50=$(bench_to_ms "$(awk '$1 == "50.000%" {print $2; exit}' "$work/out")") ;;
   esac
   bench_stop "$server_pid"
-  echo "$p50 $(bench_cpu_seconds) $(awk '/^answered/ {print $2}' "$work/server.out") $(bench_voluntary_switches)"
+  echo "${p50:-n/a} $(bench_cpu_seconds) $(awk '/^answered/ {print $2}' "$work/server.out") $(bench_voluntary_switches)"
 }
 
 echo "fixed_delay_server: each answer ${delay_ms} ms after its request arrived; -c ${connections}, one client thread, ${seconds} s per run; loadscope-slack: --timer-slack ${slack_us}"
@@ -119,7 +102,7 @@ for rate in $rates; do
       for tool in $order; do
         read -r p50 seconds_cpu answered switches < <(run "$tool" "$rate" "$seconds" "$placement")
         read -r _ short_cpu short_answered _ < <(run "$tool" "$rate" "$short_seconds" "$placement")
-        err[$tool]=$(awk -v v="$p50" -v d="$delay_ms" 'BEGIN {printf "%.3f", v - d}')
+        err[$tool]=$(awk -v v="$p50" -v d="$delay_ms" 'BEGIN {if (v == "n/a") print v; else printf "%.3f", v - d}')
         cpu[$tool]=$(awk -v c="$seconds_cpu" -v n="$answered" 'BEGIN {printf "%.2f", (n > 0 ? c * 1e6 / n : 0)}')
         steady[$tool]=$(awk -v c="$seconds_cpu" -v n="$answered" -v cs="$short_cpu" -v ns="$short_answered" \
           'BEGIN {printf "%.2f", (n > ns ? (c - cs) * 1e6 / (n - ns) : 0)}')
