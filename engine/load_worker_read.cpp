@@ -6,8 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
-#include <ctime>
 #include <sys/socket.h>
 
 namespace loadscope::engine::detail {

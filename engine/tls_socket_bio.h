@@ -24,7 +24,7 @@ namespace loadscope::engine {
 // A new BIO on `fd` (not closed with the BIO); nullptr when out of memory.
 // `stamped`: the socket has SO_TIMESTAMPNS, and each recv keeps the kernel's
 // receive time of what it took (socketArrivalRealNs).
-BIO* newSocketBio(int fd, bool stamped = false);
+BIO* newSocketBio(int fd, bool stamped);
 
 // When the kernel received the bytes of the BIO's last recv that took any
 // (CLOCK_REALTIME ns, stamped_receive.h); 0 without stamps, or for a BIO of
