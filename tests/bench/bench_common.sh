@@ -194,10 +194,14 @@ bench_round_ratios() {
 }
 
 # bench_median_range [PLACES]: "median min max", to PLACES (2) places, of the
-# numbers on standard input, one a line.
+# numbers on standard input, one a line; an "n/a" line (a figure a run did not
+# give) is left out, and with no number left it prints "n/a n/a n/a".
 bench_median_range() {
-  sort -g | awk -v f="%.${1:-2}f" '{r[NR] = $1} END {m = NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2;
-                                                    printf f " " f " " f "\n", m, r[1], r[NR]}'
+  { grep -v -x 'n/a' || true; } | sort -g |
+    awk -v f="%.${1:-2}f" '{r[++n] = $1}
+      END {if (!n) {print "n/a n/a n/a"; exit}
+           m = n % 2 ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
+           printf f " " f " " f "\n", m, r[1], r[n]}'
 }
 
 # bench_to_ms VALUE-WITH-UNIT (wrk's and wrk2's "2.05ms", "812.00us", "1.20s")

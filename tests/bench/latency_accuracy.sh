@@ -97,9 +97,8 @@ done
 
 # median PLACEMENT C TOOL COLUMN -> the median of that column over the rounds
 median() {
-  local values
-  values=$(awk -v p="$1" -v c="$2" -v t="$3" -v k="$4" '$1 == p && $2 == c && $3 == t && $k != "n/a" {print $k}' "$work/errors")
-  if [ -n "$values" ]; then bench_median_range 3 <<<"$values" | cut -d' ' -f1; else echo n/a; fi
+  awk -v p="$1" -v c="$2" -v t="$3" -v k="$4" '$1 == p && $2 == c && $3 == t {print $k}' "$work/errors" |
+    bench_median_range 3 | cut -d' ' -f1
 }
 echo
 echo "medians over $rounds rounds (p50-D, p99-D in ms); loadscope/wrk: the ratio of the medians"

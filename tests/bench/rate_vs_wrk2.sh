@@ -133,13 +133,10 @@ printf '%-9s %7s %-16s %22s %22s %22s\n' placement rate tool "(p50-D)" "CPU/requ
 cut -d' ' -f1-3 "$work/ratios" | sort -u -k1,1 -k2,2n -k3,3 | while read -r placement rate tool; do
   line=$(printf '%-9s %7s %-16s' "$placement" "$rate" "$tool")
   for column in 4 5 6; do
-    values=$(awk -v p="$placement" -v r="$rate" -v t="$tool" -v k="$column" \
-      '$1 == p && $2 == r && $3 == t && $k != "n/a" {print $k}' "$work/ratios")
+    read -r median low high < <(awk -v p="$placement" -v r="$rate" -v t="$tool" -v k="$column" \
+      '$1 == p && $2 == r && $3 == t {print $k}' "$work/ratios" | bench_median_range)
     cell=n/a
-    if [ -n "$values" ]; then
-      read -r median low high <<<"$(bench_median_range <<<"$values")"
-      cell="$median ($low-$high)"
-    fi
+    [ "$median" = n/a ] || cell="$median ($low-$high)"
     line+=$(printf ' %22s' "$cell")
   done
   echo "$line"
