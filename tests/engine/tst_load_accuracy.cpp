@@ -63,13 +63,15 @@ private Q_SLOTS:
         qInfo("loopback floor (p50 at c=1, no delay): %.1f us", double(m_floorNs) / 1e3);
     }
 
-    // Each request is answered D after it arrived. The server sees each
-    // connection's cycle: D, how late its timer fired, and the client's
-    // turnaround (loopback both ways, the client's wake-up and work). A
-    // latency is that cycle less the client's work between a response and
-    // the next send, a few microseconds; the cycle grows with the machine's
-    // load, so the check holds on a busy machine too. The phases are spread
-    // so that answers do not come in bursts of c.
+    // Each request is answered D after it arrived. The server measures each
+    // request's residence on the kernel's clocks, from its arrival in the
+    // server's socket to the send of its answer: D, how late its timer fired
+    // and its own wake-up. A response's latency is that residence and the
+    // loopback both ways, a few microseconds; the client's wake-up after the
+    // response arrived and its work before the next send are in neither.
+    // Residence grows with the machine's load, so the check holds on a busy
+    // machine too. The phases are spread so that answers do not come in
+    // bursts of c.
     void medianLatencyIsTheServersDelay_data() {
         QTest::addColumn<int>("concurrency");
         QTest::newRow("c=1") << 1;
@@ -95,14 +97,15 @@ private Q_SLOTS:
         const RunResult r = run.wait();
         QCOMPARE(r.failed, 0u);
         const double d = double(std::chrono::nanoseconds(delay).count());
-        const double cycle = double(server.cyclePercentile(50));
+        const double residence = double(server.residencePercentile(50));
         const double p50 = double(r.total.valueAtPercentile(50));
-        QVERIFY2(std::abs(p50 - cycle) <= 0.03 * d,
-                 qPrintable(QStringLiteral("p50 %1 ms, the server's cycle %2 ms (its timer late "
-                                           "by %3 us; loopback floor %4 us)")
+        QVERIFY2(std::abs(p50 - residence) <= 0.03 * d,
+                 qPrintable(QStringLiteral("p50 %1 ms, the server's residence %2 ms (its timer "
+                                           "late by %3 us; its cycle %4 ms; loopback floor %5 us)")
                                 .arg(ms(p50), 0, 'f', 4)
-                                .arg(ms(cycle), 0, 'f', 4)
+                                .arg(ms(residence), 0, 'f', 4)
                                 .arg(double(server.latenessPercentile(50)) / 1e3, 0, 'f', 1)
+                                .arg(ms(double(server.cyclePercentile(50))), 0, 'f', 4)
                                 .arg(double(m_floorNs) / 1e3, 0, 'f', 1)));
         // A request starts before the server has it, and the server answers
         // D after that: no latency is shorter than D.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <arpa/inet.h>
 #include <cmath>
+#include <cstring>
 #include <ctime>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -15,6 +16,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <unordered_map>
 
@@ -32,7 +34,8 @@ struct FixedDelayServer::Connection {
 };
 
 struct FixedDelayServer::Due {
-    int64_t atNs; // arrival + delay (+ the stagger of a first answer)
+    int64_t atNs;          // arrival + delay (+ the stagger of a first answer)
+    int64_t arrivedRealNs; // the kernel's receive time of the request
     int fd;
     uint64_t connection;
     bool operator>(const Due& other) const { return atNs > other.atNs; }
@@ -68,6 +71,7 @@ FixedDelayServer::FixedDelayServer(Options options)
     }
     m_lateness.reserve(1 << 20);
     m_cycles.reserve(1 << 20);
+    m_residences.reserve(1 << 20);
     m_arrivalGaps.reserve(1 << 20);
     m_port = port;
     m_startNs = monotonicNowNs();
@@ -99,6 +103,34 @@ int64_t percentileOf(std::vector<int64_t> values, double percentile) {
     return values[index];
 }
 
+int64_t realtimeNowNs() {
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// recv that also gives the kernel's receive time of what it read (the socket
+// has SO_TIMESTAMPNS); the clock now when the read carried no stamp. The
+// truth reads its stamps itself, not through the engine it checks.
+ssize_t receiveWithArrival(int fd, char* buffer, size_t size, int64_t& arrivedRealNs) {
+    iovec io{buffer, size};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+    msghdr message{};
+    message.msg_iov = &io;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    const ssize_t n = ::recvmsg(fd, &message, MSG_DONTWAIT);
+    arrivedRealNs = realtimeNowNs();
+    for (cmsghdr* c = CMSG_FIRSTHDR(&message); n > 0 && c; c = CMSG_NXTHDR(&message, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+            timespec ts{};
+            std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
+            arrivedRealNs = int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+        }
+    return n;
+}
+
 double meanOf(const std::vector<int64_t>& values) {
     if (values.empty())
         return 0;
@@ -128,6 +160,11 @@ double FixedDelayServer::meanCycleNs() const {
     return meanOf(m_cycles);
 }
 
+int64_t FixedDelayServer::residencePercentile(double percentile) const {
+    std::lock_guard lock(m_latenessMutex);
+    return percentileOf(m_residences, percentile);
+}
+
 int64_t FixedDelayServer::arrivalGapPercentile(double percentile) const {
     std::lock_guard lock(m_latenessMutex);
     return percentileOf(m_arrivalGaps, percentile);
@@ -137,6 +174,7 @@ void FixedDelayServer::resetFigures() {
     std::lock_guard lock(m_latenessMutex);
     m_lateness.clear();
     m_cycles.clear();
+    m_residences.clear();
     m_arrivalGaps.clear();
 }
 
@@ -171,6 +209,7 @@ void FixedDelayServer::accept() {
             return;
         const int one = 1;
         ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        ::setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
         Connection& c = m_state->connections[fd];
         c = Connection{};
         c.id = ++m_state->accepted;
@@ -190,7 +229,8 @@ void FixedDelayServer::read(int fd) {
         return;
     Connection& c = it->second;
     char buffer[16384];
-    const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+    int64_t arrivedRealNs = 0;
+    const ssize_t n = receiveWithArrival(fd, buffer, sizeof buffer, arrivedRealNs);
     const int64_t arrived = monotonicNowNs();
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
         closeConnection(fd);
@@ -230,7 +270,7 @@ void FixedDelayServer::read(int fd) {
             c.answeredOnce = true;
             extra = c.extraFirst;
         }
-        m_state->due.push(Due{arrived + m_options.delay.count() + extra, fd, c.id});
+        m_state->due.push(Due{arrived + m_options.delay.count() + extra, arrivedRealNs, fd, c.id});
         ++c.answersOwed;
         if (closing) {
             c.closeAfterOwed = true;
@@ -259,6 +299,7 @@ void FixedDelayServer::sendDue(int64_t now) {
         auto it = m_state->connections.find(d.fd);
         if (it == m_state->connections.end() || it->second.id != d.connection)
             continue; // the client went away before its answer was due
+        const int64_t sendingRealNs = realtimeNowNs();
         size_t sent = 0;
         while (sent < m_response.size()) {
             const ssize_t n =
@@ -271,6 +312,7 @@ void FixedDelayServer::sendDue(int64_t now) {
         {
             std::lock_guard lock(m_latenessMutex);
             m_lateness.push_back(late);
+            m_residences.push_back(sendingRealNs - d.arrivedRealNs);
         }
         ++m_answered;
         Connection& c = it->second;

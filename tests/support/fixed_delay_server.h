@@ -20,6 +20,11 @@ namespace loadscope::testing {
 // that is the delay, the lateness and the client's turnaround. A closed-loop
 // client's latency is that cycle less its own work between a response and the
 // next send; c connections complete c / mean cycle requests a second.
+// Each request's residence is also measured on the kernel's clocks: from the
+// moment its last byte reached the server's socket (SO_TIMESTAMPNS) to the
+// send of its answer. A client that times each response by its arrival has
+// a latency of that residence and the loopback both ways, whatever its own
+// wake-ups and work cost.
 // Plain C++ and Linux: usable without Qt.
 class FixedDelayServer {
 public:
@@ -66,6 +71,10 @@ public:
     // cycle of each, which holds the stagger, left out); ns.
     int64_t cyclePercentile(double percentile) const;
     double meanCycleNs() const;
+    // From each request's arrival in the server's socket (the kernel's
+    // receive time) to the send of its answer: the delay, the lateness and
+    // the server's own wake-up; ns.
+    int64_t residencePercentile(double percentile) const;
     // The gaps between consecutive requests over every connection, as they
     // arrived (the arrival pattern a fixed-rate client offers); ns.
     int64_t arrivalGapPercentile(double percentile) const;
@@ -97,6 +106,7 @@ private:
     mutable std::mutex m_latenessMutex;
     std::vector<int64_t> m_lateness;
     std::vector<int64_t> m_cycles;
+    std::vector<int64_t> m_residences;
     std::vector<int64_t> m_arrivalGaps;
     std::thread m_thread;
     struct State;
