@@ -262,6 +262,7 @@ void LoadWorker::tick(int64_t now) {
     if (now >= m_nextPublishNs) {
         m_nextPublishNs = now + kPublishPeriodNs;
         m_recorder.publish();
+        m_coalescer.update(now);
     }
 }
 

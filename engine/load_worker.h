@@ -7,6 +7,7 @@
 #include "engine/run_state.h"
 #include "engine/tls_context.h"
 #include "engine/wait_method_chooser.h"
+#include "engine/wake_coalescer.h"
 #include "engine/worker_recorder.h"
 
 #include <cstdint>
@@ -181,6 +182,9 @@ private:
     // chooser says which of the two is faster here.
     Connection* m_soleConnection = nullptr;
     WaitMethodChooser m_waitChooser;
+    // A closed loop on stamped reads pauses before it waits (waitOnce).
+    WakeCoalescer m_coalescer;
+    bool m_pauseSlackSet = false;
     std::vector<Connection*> m_toOpen;    // closed connections waiting to (re)connect
     std::unique_ptr<char[]> m_readBuffer; // 64 KiB (kReadBufferBytes)
     bool m_budgetExhausted = false;

@@ -50,6 +50,7 @@ void LoadWorker::endStream(Connection& c, const StreamEvent& event, int64_t now)
     switch (event.kind) {
     case StreamEvent::Kind::Complete:
         ++c.responses;
+        m_coalescer.onResponse(now - request.sentNs);
         if (c.responses == 1 && m_serverSoftware.empty())
             m_serverSoftware = std::string(c.session->serverSoftware());
         if (counts(request.budgeted, now))

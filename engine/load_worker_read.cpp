@@ -177,6 +177,7 @@ void LoadWorker::completeHead(Connection& c, const ResponseInfo& info, int64_t n
     const InFlight request = c.pop();
     --m_inFlight;
     ++c.responses;
+    m_coalescer.onResponse(now - request.sentNs);
     if (&c == m_soleConnection)
         m_waitChooser.transactionCompleted(now);
     const bool reuse = info.keepAlive && m_keepAlive;
