@@ -58,6 +58,10 @@ struct LoadSpec {
     // sends, so a high rate per thread trades this much arrival precision
     // for fewer of them (wrk2's tick: 1 ms).
     Nanoseconds timerSlack{0};
+    // In a closed loop on kept-alive connections, pause before waiting while
+    // a busy server's responses come often (WakeCoalescer), so that its writes
+    // do not each wake the worker at its expense; false: wait at once, as wrk.
+    bool wakeCoalescing = true;
 
     // Whose CPU time is the server's over the measured window (RunResult::cpu);
     // empty: the server's CPU is not measured.

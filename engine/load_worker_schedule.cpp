@@ -226,7 +226,8 @@ int LoadWorker::waitOnce(epoll_event* events, int maxEvents, int timeoutMs) {
     if (m_sleepUntilNs == 0) {
         // A closed loop on stamped reads first lets a busy server's
         // responses gather (WakeCoalescer), then takes them without blocking.
-        const int64_t pause = m_schedule || !m_stampedReceives ? 0 : m_coalescer.pauseNs();
+        const int64_t pause =
+            m_schedule || !m_stampedReceives || !m_spec.wakeCoalescing ? 0 : m_coalescer.pauseNs();
         if (pause > 0) {
             if (!m_pauseSlackSet) // the pause's bound holds with the thread's slack
                 m_pauseSlackSet = ::prctl(PR_SET_TIMERSLACK, WakeCoalescer::kPauseSlackNs) == 0;

@@ -100,6 +100,7 @@ void addMemcacheOptions(QCommandLineParser& parser) {
     // Total requests/s over every connection (memtier's --rate-limiting is per connection).
     addRateOptions(parser, false);
     addCpuRunOptions(parser);
+    addWakeCoalescingOption(parser);
 }
 
 struct MemcacheInvocation {

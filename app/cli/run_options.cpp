@@ -40,6 +40,15 @@ void addCommonRunOptions(QCommandLineParser& parser) {
                       QStringLiteral("PATH")});
     parser.addOption({QStringLiteral("q"), QStringLiteral("Do not print progress on stderr.")});
     addCpuRunOptions(parser);
+    addWakeCoalescingOption(parser);
+}
+
+void addWakeCoalescingOption(QCommandLineParser& parser) {
+    parser.addOption(
+        {QStringLiteral("no-wake-coalescing"),
+         QStringLiteral("In a closed loop, wait for responses at once, as wrk does, instead of "
+                        "first pausing 10-25 us while a busy server's responses come often "
+                        "(so that its writes do not each wake the client at its expense).")});
 }
 
 void addCpuRunOptions(QCommandLineParser& parser) {
@@ -105,6 +114,7 @@ Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser, app
             return threshold.error();
         plan.noiseThresholdPercent = *threshold;
     }
+    plan.wakeCoalescing = !parser.isSet(QStringLiteral("no-wake-coalescing"));
     options.jsonPath = parser.value(QStringLiteral("json"));
     options.csvPath = parser.value(QStringLiteral("csv"));
     options.quiet = parser.isSet(QStringLiteral("q")) || !options.printsReport();

@@ -35,12 +35,16 @@ struct OutputOptions {
 };
 
 // --threads, --cpus, --warmup, --json, --csv, -q, --server-pid, --server-cgroup,
-// --noise-threshold.
+// --noise-threshold, --no-wake-coalescing.
 void addCommonRunOptions(QCommandLineParser& parser);
 // --server-pid, --server-cgroup, --noise-threshold alone (for a command that
 // declares the others itself).
 void addCpuRunOptions(QCommandLineParser& parser);
-// --threads, --cpus, --warmup and --noise-threshold into `plan`; the rest into the result.
+// --no-wake-coalescing (engine::LoadSpec::wakeCoalescing), which
+// readCommonRunOptions reads.
+void addWakeCoalescingOption(QCommandLineParser& parser);
+// --threads, --cpus, --warmup, --noise-threshold and --no-wake-coalescing into `plan`;
+// the rest into the result.
 app::Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser,
                                                 app::SweepPlan& plan);
 

@@ -30,7 +30,8 @@
 //               "threads", "cpus", "warmupSeconds", "repetitions", "pauseSeconds",
 //               "order": "interleaved" | "sequential",
 //               ["levelKind": "concurrency" | "rate", "rates": [requests/s],
-//                "rateConnections", "arrival": "constant" | "poisson"], ["timerSlackUs"] },
+//                "rateConnections", "arrival": "constant" | "poisson"], ["timerSlackUs"],
+//                ["wakeCoalescing"] },
 //     (the four rate keys are written together, when any differs from its
 //     default; a rate plan needs "rates", a concurrency plan "concurrency")
 //

@@ -55,6 +55,9 @@ struct SweepPlan {
     // with the one due before it (engine::LoadSpec::timerSlack), in µs,
     // 0 to kMaxTimerSlackUs; 0: each request at its own time.
     int timerSlackUs = 0;
+    // In a closed loop, a worker pauses before it waits while a busy
+    // server's responses come often (engine::LoadSpec::wakeCoalescing).
+    bool wakeCoalescing = true;
     PointLimit limit = PointLimit::Duration;
     uint64_t requestsPerPoint = 10'000; // when limit == Requests
     double durationSeconds = 10;        // when limit == Duration

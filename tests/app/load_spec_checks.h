@@ -44,6 +44,10 @@ inline QString loadSpecDifferences(const engine::LoadSpec& a, const engine::Load
     differ("cpus", a.cpus, b.cpus);
     differ("progressInterval", a.progressInterval, b.progressInterval);
     differ("seed", a.seed, b.seed);
+    differ("rate", a.rate, b.rate);
+    differ("arrival", a.arrival, b.arrival);
+    differ("timerSlack", a.timerSlack, b.timerSlack);
+    differ("wakeCoalescing", a.wakeCoalescing, b.wakeCoalescing);
     if (!a.protocol || !b.protocol) {
         differ("protocol", bool(a.protocol), bool(b.protocol));
         return differences.join(QLatin1Char('\n'));

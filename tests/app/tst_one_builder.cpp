@@ -139,6 +139,7 @@ private Q_SLOTS:
                                                  QStringLiteral("--preload"),
                                                  QStringLiteral("--timeout"),
                                                  QStringLiteral("3"),
+                                                 QStringLiteral("--no-wake-coalescing"),
                                                  QStringLiteral("127.0.0.1:11211")};
         QTest::newRow("tcp-rr") << QStringLiteral("tcp-rr")
                                 << QStringList{
@@ -210,6 +211,7 @@ private Q_SLOTS:
                 cpus.push_back(0);
             QCOMPARE(spec.cpus, cpus);
             QCOMPARE(spec.warmup, std::chrono::nanoseconds(500ms));
+            QVERIFY(spec.wakeCoalescing); // the default
             QCOMPARE(spec.target.toString(), std::string("127.0.0.1:8080"));
             QVERIFY(spec.protocol->keepAlive());
             QVERIFY(!spec.protocol->checksDocumentLength()); // -l
@@ -224,6 +226,7 @@ private Q_SLOTS:
             QCOMPARE(spec.requests, uint64_t(1000)); // -n per client
             QCOMPARE(spec.pipeline, 2u);
             QCOMPARE(spec.requestTimeout, std::chrono::nanoseconds(3s));
+            QVERIFY(!spec.wakeCoalescing);                               // --no-wake-coalescing
             QCOMPARE(spec.protocol->operationNames().size(), size_t(8)); // errors split
             const std::string sent = testing::requestBytes(*spec.protocol, 0, spec.seed, 10);
             QVERIFY2(sent.starts_with("get k-") || sent.starts_with("set k-"), sent.c_str());
@@ -260,7 +263,9 @@ private Q_SLOTS:
         QVERIFY(!target.http.acceptVariableLength);
         QVERIFY(!target.http.http10);
         QCOMPARE(session->plan.requestsTimeLimitSeconds, 0.0);
+        QVERIFY(session->plan.wakeCoalescing);
         // Written back, the defaults add no keys.
+        QVERIFY(!app::sweepPlanToJson(session->plan).contains(QStringLiteral("wakeCoalescing")));
         const QJsonObject saved = app::targetToJson(target);
         QVERIFY(!saved.contains(QStringLiteral("responseTimeoutSeconds")));
         QVERIFY(!saved.value(QStringLiteral("http"))
@@ -401,6 +406,29 @@ private Q_SLOTS:
         QVERIFY(!loaded);
         const QString error = loaded.error().toString();
         QVERIFY2(error.contains(message), qPrintable(error));
+    }
+
+    // Off, the plan's wake coalescing is saved and read back; a value that is
+    // not a boolean is refused, the field named.
+    void wakeCoalescingInTheSessionFile() {
+        const QByteArray target = "'protocol': 'http', 'http': {'url': 'http://127.0.0.1/'}";
+        const auto off = app::sessionFromJson(
+            QJsonDocument::fromJson(sessionFile(target, "'concurrency': [1], 'durationSeconds': 1, "
+                                                        "'wakeCoalescing': false"))
+                .object());
+        QVERIFY2(off, qPrintable(off ? QString() : off.error().toString()));
+        QVERIFY(!off->plan.wakeCoalescing);
+        QCOMPARE(app::sweepPlanToJson(off->plan).value(QStringLiteral("wakeCoalescing")),
+                 QJsonValue(false));
+        const auto spec = specOf(off->targets.front(), 1, off->plan);
+        QVERIFY(spec && !spec->wakeCoalescing);
+        const auto bad = app::sessionFromJson(
+            QJsonDocument::fromJson(sessionFile(target, "'concurrency': [1], 'durationSeconds': 1, "
+                                                        "'wakeCoalescing': 'no'"))
+                .object());
+        QVERIFY(!bad);
+        QVERIFY2(bad.error().toString().contains(QStringLiteral("wakeCoalescing")),
+                 qPrintable(bad.error().toString()));
     }
 
     void endpointRule_data() {

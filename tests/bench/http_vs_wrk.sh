@@ -2,6 +2,8 @@
 # loadscope-cli http against wrk and ab on the same nginx, same connections
 # and threads, alternating rounds. Prints requests/s, client CPU per request
 # (user + sys of the tool's process) and peak RSS, then the ratios to wrk.
+# "unpaused" is loadscope-cli with --no-wake-coalescing: waiting at once, as
+# wrk does, it shows what the pause before each wait spares nginx.
 #
 #   tests/bench/http_vs_wrk.sh [path/to/loadscope-cli]
 #   ROUNDS=3 SECONDS_PER_RUN=5 CONNECTIONS=100 THREADS=2 tests/bench/http_vs_wrk.sh
@@ -48,6 +50,7 @@ echo "nginx 1 worker, 4897-byte page, $connections connections, $threads threads
 for round in $(seq "$rounds"); do
   measure wrk /usr/bin/wrk -t"$threads" -c"$connections" -d"${seconds}s" "$url"
   measure loadscope "$cli" http -k -c "$connections" --threads "$threads" -t "$seconds" -q --json - "$url"
+  measure unpaused "$cli" http -k -c "$connections" --threads "$threads" -t "$seconds" --no-wake-coalescing -q --json - "$url"
 done
 measure ab /usr/bin/ab -q -k -c "$connections" -n "$ab_requests" "$url"
 
@@ -57,7 +60,7 @@ summary() { # NAME -> "rps cpu_us_per_request rss_mib server_us_per_request" (me
 }
 read -r wrk_rps wrk_cpu wrk_rss _ <<<"$(summary wrk)"
 printf '\n%-10s %12s %16s %12s %10s %10s %18s\n' tool requests/s 'CPU us/request' 'peak RSS' 'rps/wrk' 'cpu/wrk' 'nginx us/request'
-for tool in wrk loadscope ab; do
+for tool in wrk loadscope unpaused ab; do
   read -r rps cpu rss server <<<"$(summary "$tool")"
   printf '%-10s %12s %16s %9s MiB %10s %10s %18s\n' "$tool" "$rps" "$cpu" "$rss" \
     "$(bench_ratio "$rps" "$wrk_rps")" "$(bench_ratio "$cpu" "$wrk_cpu")" "$server"

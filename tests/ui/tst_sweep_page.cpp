@@ -5,6 +5,7 @@
 #include "ui/shell/sweep_page.h"
 #include "ui/shell/sweep_plan_text.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
@@ -367,6 +368,19 @@ private Q_SLOTS:
         auto* kind = field<QComboBox>("levelKindCombo");
         kind->setCurrentIndex(kind->findData(int(loadscope::app::SweepLevelKind::Concurrency)));
         QVERIFY(!slack->isVisible());
+    }
+
+    // On unless the plan says otherwise; the box and the plan follow each other.
+    void wakeCoalescingFollowsThePlan() {
+        auto* box = field<QCheckBox>("wakeCoalescingCheck");
+        QVERIFY(plan().wakeCoalescing);
+        QVERIFY(box->isChecked());
+        box->setChecked(false);
+        QVERIFY(!plan().wakeCoalescing);
+        SweepPlan changed = plan();
+        changed.wakeCoalescing = true;
+        m_document->setPlan(changed);
+        QVERIFY(box->isChecked());
     }
 
     void invalidRatesAreSaidAndNotStored() {

@@ -8,6 +8,7 @@
 #include "ui/shell/sweep_plan_text.h"
 
 #include <QButtonGroup>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -195,6 +196,15 @@ QWidget* SweepPage::buildPlanFields() {
     m_cpusError = new FieldError;
     m_cpusError->setObjectName(QStringLiteral("cpusError"));
     addFormRow(placementForm, tr("CPU &pinning:"), m_cpus, m_cpusError);
+    m_wakeCoalescing = new QCheckBox(tr("Pause before waiting while the server is busy"));
+    m_wakeCoalescing->setObjectName(QStringLiteral("wakeCoalescingCheck"));
+    m_wakeCoalescing->setToolTip(wrappedToolTip(
+        tr("At concurrency levels, while responses come often, each worker sleeps 10-25 µs "
+           "before it waits for them (at most a hundredth of the mean latency), so that a busy "
+           "server's writes do not each wake it: the server pays for those wake-ups. No "
+           "latency changes, each response keeps its arrival time. Off: wait at once, as wrk "
+           "(loadscope-cli --no-wake-coalescing).")));
+    addFormRow(placementForm, tr("&Wake coalescing:"), m_wakeCoalescing);
     column->addWidget(placement);
 
     auto* repetition = new QGroupBox(tr("Repetition"));
@@ -273,6 +283,7 @@ QWidget* SweepPage::buildPlanFields() {
         applyFields();
     });
     connect(m_cpus, &QLineEdit::textEdited, this, &SweepPage::applyFields);
+    connect(m_wakeCoalescing, &QCheckBox::toggled, this, &SweepPage::applyFields);
     connect(m_byDuration, &QRadioButton::toggled, this, &SweepPage::applyFields);
     for (QDoubleSpinBox* spin : {m_duration, m_requests, m_warmup, m_pause, m_precision})
         connect(spin, &QDoubleSpinBox::valueChanged, this, &SweepPage::applyFields);
@@ -301,6 +312,7 @@ void SweepPage::loadPlan(const SweepPlan& plan) {
     m_rateConnections->setValue(plan.rateConnections);
     m_arrival->setCurrentIndex(m_arrival->findData(static_cast<int>(plan.arrival)));
     m_timerSlack->setValue(plan.timerSlackUs);
+    m_wakeCoalescing->setChecked(plan.wakeCoalescing);
     m_byDuration->setChecked(plan.limit == PointLimit::Duration);
     m_byRequests->setChecked(plan.limit == PointLimit::Requests);
     m_duration->setValue(plan.durationSeconds);
@@ -355,6 +367,7 @@ void SweepPage::applyFields() {
     plan.rateConnections = m_rateConnections->value();
     plan.arrival = static_cast<engine::Arrival>(m_arrival->currentData().toInt());
     plan.timerSlackUs = m_timerSlack->value();
+    plan.wakeCoalescing = m_wakeCoalescing->isChecked();
     const QString cpusProblem = takeParsed(app::parseCpuList(m_cpus->text()), plan.cpus);
     m_cpusError->setMessage(cpusProblem);
 

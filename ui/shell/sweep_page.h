@@ -6,6 +6,7 @@
 #include <QPointer>
 #include <QWidget>
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
@@ -65,6 +66,7 @@ private:
     QSpinBox* m_rateConnections = nullptr;
     QComboBox* m_arrival = nullptr;
     QSpinBox* m_timerSlack = nullptr;
+    QCheckBox* m_wakeCoalescing = nullptr;
     QFormLayout* m_loadForm = nullptr;
     QList<QWidget*> m_concurrencyRows; // row labels, shown for concurrency levels
     QList<QWidget*> m_rateRows;        // row labels, shown for rate levels
