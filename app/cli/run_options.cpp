@@ -47,7 +47,7 @@ void addWakeCoalescingOption(QCommandLineParser& parser) {
     parser.addOption(
         {QStringLiteral("no-wake-coalescing"),
          QStringLiteral("In a closed loop, wait for responses at once, as wrk does, instead of "
-                        "first pausing 10-25 us while a busy server's responses come often "
+                        "first pausing 10-50 us while a busy server's responses come often "
                         "(so that its writes do not each wake the client at its expense).")});
 }
 

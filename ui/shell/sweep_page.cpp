@@ -199,7 +199,7 @@ QWidget* SweepPage::buildPlanFields() {
     m_wakeCoalescing = new QCheckBox(tr("Pause before waiting while the server is busy"));
     m_wakeCoalescing->setObjectName(QStringLiteral("wakeCoalescingCheck"));
     m_wakeCoalescing->setToolTip(wrappedToolTip(
-        tr("At concurrency levels, while responses come often, each worker sleeps 10-25 µs "
+        tr("At concurrency levels, while responses come often, each worker sleeps 10-50 µs "
            "before it waits for them (at most a hundredth of the mean latency), so that a busy "
            "server's writes do not each wake it: the server pays for those wake-ups. No "
            "latency changes, each response keeps its arrival time. Off: wait at once, as wrk "
