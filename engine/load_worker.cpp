@@ -11,6 +11,7 @@
 #include <netinet/tcp.h>
 #include <sched.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -46,6 +47,8 @@ LoadWorker::LoadWorker(SharedRunState& shared, uint32_t index, uint32_t firstCon
     , m_connectionCount(connectionCount)
     , m_isStream(m_protocol.isStream())
     , m_keepAlive(m_protocol.keepAlive())
+    // A fixed rate sleeps to its due times instead (planScheduleWake).
+    , m_coalescer(m_spec.wakeCoalescing && m_spec.rate <= 0)
     , m_recorder(shared, m_protocol) {}
 
 void LoadWorker::createConnections() {
@@ -266,6 +269,20 @@ void LoadWorker::tick(int64_t now) {
     }
 }
 
+int LoadWorker::waitAfterPause(epoll_event* events, int maxEvents, int timeoutMs) {
+    // A busy server's responses gather while the worker sleeps on its own
+    // timer (WakeCoalescer); then it takes them without blocking, and waits
+    // only when none came. A read without its stamp would time the pause too.
+    const int64_t pause = m_stampedReceives ? m_coalescer.pauseNs() : 0;
+    if (pause > 0) {
+        const timespec span{0, long(pause)};
+        ::clock_nanosleep(CLOCK_MONOTONIC, 0, &span, nullptr);
+        if (const int n = ::epoll_wait(m_epoll, events, maxEvents, 0); n != 0)
+            return n;
+    }
+    return ::epoll_wait(m_epoll, events, maxEvents, timeoutMs);
+}
+
 void LoadWorker::startTickTimer() {
     // The loop's wake-up when nothing happens, as a periodic timer in the
     // epoll set: epoll_wait then blocks without a timeout, which saves the
@@ -310,6 +327,9 @@ bool LoadWorker::prepare() {
     // reads nothing that is timed; a connection per request would pay a
     // system call per request to ask for it.
     m_stampedReceives = m_keepAlive && !m_isStream;
+    // The pause's bound holds with this slack whatever the thread inherited.
+    if (m_coalescer.enabled() && m_stampedReceives)
+        ::prctl(PR_SET_TIMERSLACK, WakeCoalescer::kPauseSlackNs);
     startTickTimer();
     createConnections();
     return true;

@@ -75,6 +75,8 @@ private:
     // epoll_wait; at a fixed rate, also the time the loop spent in it.
     int waitForEvents(epoll_event* events, int maxEvents, int timeoutMs);
     int waitOnce(epoll_event* events, int maxEvents, int timeoutMs);
+    // The closed loop's epoll_wait, after the coalescer's pause if it has one.
+    int waitAfterPause(epoll_event* events, int maxEvents, int timeoutMs);
     void openConnection(Connection& c, int64_t now);
     void onConnected(Connection& c, int64_t now);
     // The connection is ready for requests (connected, and TLS done when used).
@@ -182,9 +184,8 @@ private:
     // chooser says which of the two is faster here.
     Connection* m_soleConnection = nullptr;
     WaitMethodChooser m_waitChooser;
-    // A closed loop on stamped reads pauses before it waits (waitOnce).
+    // A closed loop on stamped reads pauses before it waits (waitAfterPause).
     WakeCoalescer m_coalescer;
-    bool m_pauseSlackSet = false;
     std::vector<Connection*> m_toOpen;    // closed connections waiting to (re)connect
     std::unique_ptr<char[]> m_readBuffer; // 64 KiB (kReadBufferBytes)
     bool m_budgetExhausted = false;

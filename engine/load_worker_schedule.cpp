@@ -223,22 +223,8 @@ int LoadWorker::waitForEvents(epoll_event* events, int maxEvents, int timeoutMs)
 }
 
 int LoadWorker::waitOnce(epoll_event* events, int maxEvents, int timeoutMs) {
-    if (m_sleepUntilNs == 0) {
-        // A closed loop on stamped reads first lets a busy server's
-        // responses gather (WakeCoalescer), then takes them without blocking.
-        const int64_t pause =
-            m_schedule || !m_stampedReceives || !m_spec.wakeCoalescing ? 0 : m_coalescer.pauseNs();
-        if (pause > 0) {
-            if (!m_pauseSlackSet) // the pause's bound holds with the thread's slack
-                m_pauseSlackSet = ::prctl(PR_SET_TIMERSLACK, WakeCoalescer::kPauseSlackNs) == 0;
-            const timespec span{0, long(pause)};
-            ::clock_nanosleep(CLOCK_MONOTONIC, 0, &span, nullptr);
-            const int n = ::epoll_wait(m_epoll, events, maxEvents, 0);
-            if (n != 0)
-                return n;
-        }
-        return ::epoll_wait(m_epoll, events, maxEvents, timeoutMs);
-    }
+    if (m_sleepUntilNs == 0)
+        return waitAfterPause(events, maxEvents, timeoutMs);
     // One system call arms the wake-up and sleeps (the timerfd would take
     // two); then what the sockets got meanwhile, without blocking. A
     // signal's early return only makes the loop look again sooner.

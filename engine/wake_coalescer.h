@@ -37,6 +37,11 @@ public:
     // response per pause and spares nginx a quarter of its CPU per request.
     static constexpr double kResponsesPerPause = 0.25;
 
+    // `enabled`: the worker may pause at all (a closed loop that the spec
+    // lets pause); disabled, the pause stays 0.
+    explicit WakeCoalescer(bool enabled)
+        : m_enabled(enabled) {}
+    bool enabled() const { return m_enabled; }
     // Each response that ends a request, with its latency.
     void onResponse(int64_t latencyNs) {
         ++m_responses;
@@ -48,6 +53,7 @@ public:
     int64_t pauseNs() const { return m_pauseNs; } // 0: none
 
 private:
+    bool m_enabled;
     int64_t m_sinceNs = 0;
     uint64_t m_responses = 0;
     int64_t m_latencySumNs = 0;

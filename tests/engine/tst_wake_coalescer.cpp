@@ -27,7 +27,7 @@ void feedPeriod(WakeCoalescer& coalescer, int64_t& now, int connections, int64_t
 // A coalescer after two periods of such a loop (the first update only starts
 // the clock).
 WakeCoalescer afterLoop(int connections, int64_t latencyNs) {
-    WakeCoalescer coalescer;
+    WakeCoalescer coalescer(true);
     int64_t now = 1 * kMs;
     coalescer.update(now);
     feedPeriod(coalescer, now, connections, latencyNs);
@@ -42,7 +42,7 @@ class TestWakeCoalescer : public QObject {
 
 private Q_SLOTS:
     void noPauseBeforeAPeriodIsMeasured() {
-        WakeCoalescer coalescer;
+        WakeCoalescer coalescer(true);
         QCOMPARE(coalescer.pauseNs(), 0);
         for (int i = 0; i < 1000; ++i)
             coalescer.onResponse(3 * kMs);

@@ -103,12 +103,6 @@ int64_t percentileOf(std::vector<int64_t> values, double percentile) {
     return values[index];
 }
 
-int64_t realtimeNowNs() {
-    timespec ts{};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
 // recv that also gives the kernel's receive time of what it read (the socket
 // has SO_TIMESTAMPNS); the clock now when the read carried no stamp. The
 // truth reads its stamps itself, not through the engine it checks.

@@ -30,10 +30,20 @@ inline int listenOnLoopback(uint16_t port, int backlog, uint16_t& boundPort) {
     return fd;
 }
 
-inline int64_t monotonicNowNs() {
+// `clock` now, in nanoseconds.
+inline int64_t clockNowNs(clockid_t clock) {
     timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+inline int64_t monotonicNowNs() {
+    return clockNowNs(CLOCK_MONOTONIC);
+}
+
+// The clock of SO_TIMESTAMPNS's stamps.
+inline int64_t realtimeNowNs() {
+    return clockNowNs(CLOCK_REALTIME);
 }
 
 } // namespace loadscope::testing
