@@ -1,6 +1,7 @@
 #include "engine/load_run.h"
 
 #include "engine/broken_pipe.h"
+#include "engine/interrupt_accounting.h"
 #include "engine/load_worker.h"
 
 #include <algorithm>
@@ -207,6 +208,9 @@ void LoadRun::Impl::monitorLoop() {
     const CpuSample cpuAtEnd = cpuSampler && cpuAtStart.valid ? cpuSampler->sample() : CpuSample{};
     mergeResults();
     result.cpu = cpuWindow(cpuAtStart, cpuAtEnd, CpuSampler::ticksPerSecond());
+    // After the window, never inside it: the first run of a process measures it (a few ms).
+    if (result.cpu.valid)
+        result.cpu.interruptsInProcessTimes = interruptsInProcessTimes();
     auto last = snapshot(monotonicNs());
     {
         std::lock_guard lock(mutex);
