@@ -93,6 +93,10 @@ QJsonObject cpuWindowToJson(const engine::CpuWindow& w) {
     };
     if (w.serverCpuSeconds)
         json.insert(QStringLiteral("serverCpuSeconds"), *w.serverCpuSeconds);
+    if (w.softirqThreadSeconds)
+        json.insert(QStringLiteral("softirqThreadSeconds"), *w.softirqThreadSeconds);
+    if (w.interruptsInProcessTimes)
+        json.insert(QStringLiteral("interruptsInProcessTimes"), *w.interruptsInProcessTimes);
     return json;
 }
 
@@ -113,6 +117,10 @@ engine::CpuWindow cpuWindowFromJson(const JsonReader& json) {
     w.maxFrequencyKHz = json.count(u"maxFrequencyKHz");
     if (json.has(u"serverCpuSeconds"))
         w.serverCpuSeconds = json.number(u"serverCpuSeconds", 0, kMaxCpuSeconds);
+    if (json.has(u"softirqThreadSeconds"))
+        w.softirqThreadSeconds = json.number(u"softirqThreadSeconds", 0, kMaxCpuSeconds);
+    if (json.has(u"interruptsInProcessTimes"))
+        w.interruptsInProcessTimes = json.boolean(u"interruptsInProcessTimes");
     const JsonArrayReader busy = json.array(u"busyPerCpu");
     for (qsizetype i = 0; i < busy.size() && json.ok(); ++i)
         w.busyPerCpu.push_back(busy.numberAt(i, 0, kMaxCpuSeconds));

@@ -209,9 +209,18 @@ PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& target
     result.clientCpuSeconds = run.clientCpuSeconds;
     if (run.cpu.valid) {
         const engine::CpuWindow& w = run.cpu;
-        result.cpu =
-            CpuUsage{w.wallSeconds, w.cpus,  w.user, w.system,           w.irq,
-                     w.softirq,     w.steal, w.idle, w.serverCpuSeconds, w.frequencyChanged};
+        result.cpu = CpuUsage{w.wallSeconds,
+                              w.cpus,
+                              w.user,
+                              w.system,
+                              w.irq,
+                              w.softirq,
+                              w.steal,
+                              w.idle,
+                              w.serverCpuSeconds,
+                              w.frequencyChanged,
+                              w.softirqThreadSeconds,
+                              w.interruptsInProcessTimes};
         judgeNoise(result, kDefaultNoiseThresholdPercent);
     }
     result.firstError = QString::fromStdString(run.firstError);
