@@ -101,12 +101,9 @@ Result<void> LabTopology::buildWire(int mtu, bool bridged) {
                               "name", "wire0", "mtu", mtuText, "netns", ns(m_client)});
         !made)
         return made.error().prefixed(QStringLiteral("the wire"));
-    // The client's loopback up, as any machine's: a load command measures the kernel's
-    // interrupt accounting over it (engine/interrupt_accounting.h).
     for (auto step : std::vector<std::vector<std::string>>{
              {"addr", "add", std::string(kClientAddress) + "/24", "dev", "wire0"},
-             {"link", "set", "wire0", "up"},
-             {"link", "set", "lo", "up"}}) {
+             {"link", "set", "wire0", "up"}}) {
         if (auto done = ip(m_client, step); !done)
             return done.error().prefixed(QStringLiteral("the wire"));
     }
