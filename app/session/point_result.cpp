@@ -223,6 +223,7 @@ PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& target
                               w.interruptsInProcessTimes};
         judgeNoise(result, kDefaultNoiseThresholdPercent);
     }
+    result.net = netCounterWindow(run.net);
     result.firstError = QString::fromStdString(run.firstError);
     result.cancelled = run.cancelled;
     result.threadCpus = run.threadCpus;
