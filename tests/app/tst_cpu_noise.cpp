@@ -1,13 +1,14 @@
 // Where the CPU went and when the machine was noisy: the /proc parsers against
-// known text, a CPU hog beside a saturated client and server against every
-// process's own /proc/PID/stat, the server's CPU against /usr/bin/time,
+// known text, a CPU hog beside a saturated client and server against what the
+// scheduler charged every task, the server's CPU against /usr/bin/time,
 // softirq through a userland proxy, the kernel's interrupt accounting against
 // its configuration.
 //
 // This machine is shared: other processes load it while the suite runs. Other
-// load is therefore checked against the CPU every process but the client and
-// the server used over the same window, read process by process (the hog's
-// own counters its largest part), not against 0.
+// load is therefore checked against the runtime the scheduler charged every
+// task but the client and the server over the same window (the root cpuacct
+// group's usage, else each process's /proc/PID/stat; the hog's own counters its
+// largest part), not against 0.
 #include "app/servers/http_server.h"
 #include "app/servers/tcp_proxy.h"
 #include "app/session/cpu_usage.h"
@@ -329,15 +330,16 @@ void TestCpuNoise::interruptAccountingMatchesKernel() {
 
 namespace {
 
-// One point beside a saturated client and server, and what every process used meanwhile.
+// One point beside a saturated client and server, and what every task ran meanwhile.
 struct HogPoint {
     app::PointResult result;
     double otherPercent = 0; // the figure under test
-    double truthPercent = 0; // every process's own CPU but the client's and the server's
+    double truthPercent = 0; // every task's runtime but the client's and the server's
     double hogPercent = 0;   // the hog's own, part of the truth
+    QString lost;            // a process whose CPU the census could not follow, if any
 };
 
-HogPoint saturatedPoint(const app::HttpServer& http, pid_t hog) {
+HogPoint measureSaturatedPoint(const app::HttpServer& http, pid_t hog) {
     engine::LoadSpec spec = httpSpec(http.port(), 16, 1500ms);
     spec.serverCpu.threads = http.threadIds();
     HogPoint point;
@@ -345,24 +347,50 @@ HogPoint saturatedPoint(const app::HttpServer& http, pid_t hog) {
         return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
             .count();
     };
-    const double startedAt = wall();
     const test::ProcessCensus before = test::processCensus();
+    const uint64_t softirqStart = test::softirqThreadsRuntimeNs(before);
+    const std::optional<uint64_t> tasksStart = test::tasksRuntimeNs();
+    const double startedAt = wall();
     const uint64_t hogStart = hog > 0 ? processTicks(hog) : 0;
     point.result = runPoint(std::move(spec));
     const uint64_t hogEnd = hog > 0 ? processTicks(hog) : 0;
-    const test::ProcessCensus after = test::processCensus();
     const double bracket = wall() - startedAt;
+    const std::optional<uint64_t> tasksEnd = test::tasksRuntimeNs();
+    const test::ProcessCensus after = test::processCensus();
     if (!point.result.cpu || !point.result.cpu->serverSeconds)
         return point;
     const app::CpuUsage& cpu = *point.result.cpu;
-    // Shares of each one's own span: the census brackets the window by the run's start and end.
+    double tasks = 0; // every task's CPU over the bracket but the softirq threads'
+    if (tasksStart && tasksEnd) {
+        tasks = double(*tasksEnd - *tasksStart) / 1e9 -
+                double(test::softirqThreadsRuntimeNs(after) - softirqStart) / 1e9;
+    } else {
+        const test::CensusDifference census = test::cpuBetween(before, after);
+        point.lost = census.lost;
+        tasks = census.seconds;
+    }
+    // Shares of each one's own span: the truth brackets the window by the run's start and end.
     const double machine = cpu.cpus * bracket;
     const double ours = point.result.clientCpuSeconds + *cpu.serverSeconds;
-    point.truthPercent = 100.0 * (test::cpuSecondsBetween(before, after) / machine -
-                                  ours / (cpu.cpus * cpu.wallSeconds));
+    point.truthPercent = 100.0 * (tasks / machine - ours / (cpu.cpus * cpu.wallSeconds));
     point.hogPercent =
         100.0 * double(hogEnd - hogStart) / double(engine::CpuSampler::ticksPerSecond()) / machine;
     point.otherPercent = app::otherLoadPercent(point.result).value_or(-1);
+    return point;
+}
+
+// The point again while a process that ended during it took CPU the census cannot see with it
+// (without cpuacct, on a machine where others build and test, now and then): the truth would
+// be short by it.
+HogPoint saturatedPoint(const app::HttpServer& http, pid_t hog) {
+    HogPoint point;
+    for (int attempt = 0; attempt < 4; ++attempt) {
+        point = measureSaturatedPoint(http, hog);
+        if (point.lost.isEmpty())
+            break;
+        qInfo("measured again: %s ended during the point and its CPU reached no process",
+              qPrintable(point.lost));
+    }
     return point;
 }
 
@@ -383,8 +411,11 @@ void TestCpuNoise::cpuHogMarksPointNoisy() {
     http.stop();
     for (const HogPoint* point : {&quiet, &loaded}) {
         QVERIFY(point->result.cpu && point->result.cpu->serverSeconds);
+        QVERIFY2(point->lost.isEmpty(),
+                 qPrintable(QStringLiteral("four windows in a row lost a process's CPU: ") +
+                            point->lost));
         const app::CpuUsage& cpu = *point->result.cpu;
-        qInfo("%s: other load %.1f %%, every other process's CPU %.1f %% (the hog's %.1f %%); "
+        qInfo("%s: other load %.1f %%, every other task's runtime %.1f %% (the hog's %.1f %%); "
               "client %.1f %%, server %.1f %%, softirq %.1f %% of the machine, %llu requests",
               point == &quiet ? "quiet" : "hog", point->otherPercent, point->truthPercent,
               point->hogPercent, cpu.percentOfMachine(point->result.clientCpuSeconds),
