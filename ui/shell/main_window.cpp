@@ -2,6 +2,7 @@
 
 #include "app/session/session_document.h"
 #include "app/sweep/sweep_runner.h"
+#include "ui/common/field_error.h"
 #include "ui/common/plural.h"
 #include "ui/compare/compare_page.h"
 #include "ui/run/run_page.h"
@@ -124,6 +125,7 @@ void MainWindow::createPages() {
     m_targetsPage = new TargetsPage(m_document);
     m_sweepPage = new SweepPage(m_document);
     m_runPage = new RunPage(m_document, m_runner);
+    m_runPage->setLaunchCheck([this](const QString& what) { return !refuseFieldInError(what); });
     m_comparePage = new ComparePage(m_document);
     m_pages->addTab(m_targetsPage, tr("Targets"));
     m_pages->addTab(m_sweepPage, tr("Sweep"));
@@ -162,6 +164,30 @@ void MainWindow::writeSettings() const {
 
 void MainWindow::showError(const QString& title, const QString& message) {
     m_prompts.error(title, message);
+}
+
+bool MainWindow::refuseFieldInError(const QString& what) {
+    // A field shown in error never lets an older value go anywhere: the document still holds
+    // the last usable value, which the user has typed over.
+    QString where;
+    QString message;
+    if (const auto target = m_targetsPage->firstFieldInError()) {
+        m_pages->setCurrentWidget(m_targetsPage);
+        m_targetsPage->showFieldInError(*target);
+        where = tr("%1 of target “%2”").arg(target->field.name, target->targetName);
+        message = target->field.message;
+    } else if (const auto plan = m_sweepPage->fieldInError()) {
+        m_pages->setCurrentWidget(m_sweepPage);
+        focusField(plan->field);
+        where = tr("%1 on the Sweep page").arg(plan->name);
+        message = plan->message;
+    } else {
+        return false;
+    }
+    statusBar()->showMessage(tr("%1: %2 is in error").arg(what, where), 5000);
+    showError(tr("%1 Refused").arg(what),
+              tr("%1 is in error: %2\nCorrect it, or undo the edit, first.").arg(where, message));
+    return true;
 }
 
 bool MainWindow::refuseWhileRunning(const QString& what) {
@@ -224,12 +250,16 @@ QCoro::Task<bool> MainWindow::newSession() {
 }
 
 QCoro::Task<bool> MainWindow::saveSession() {
+    if (refuseFieldInError(tr("Save")))
+        co_return false;
     if (m_document->filePath().isEmpty())
         co_return co_await chooseAndSaveAs();
     co_return co_await writeSession(m_document->filePath());
 }
 
 QCoro::Task<bool> MainWindow::saveSessionAs(QString path) {
+    if (refuseFieldInError(tr("Save")))
+        co_return false;
     if (QFileInfo(path).suffix().isEmpty())
         path += QStringLiteral(".loadscope");
     co_return co_await writeSession(path);
