@@ -5,10 +5,12 @@
 #include "app/session/session_document.h"
 #include "ui/common/chart_panel.h"
 #include "ui/common/metric_tooltip.h"
+#include "ui/common/remembered_columns.h"
 #include "ui/common/table_copy.h"
 #include "ui/compare/compare_chart_data.h"
 #include "ui/compare/compare_report.h"
 #include "ui/compare/compare_snapshot.h"
+#include "ui/compare/comparison_filter_model.h"
 #include "ui/compare/comparison_table_model.h"
 #include "ui/compare/mode_bar_chart.h"
 #include "ui/compare/mode_line_chart.h"
@@ -23,12 +25,13 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QSortFilterProxyModel>
+#include <QLineEdit>
 #include <QSplitter>
 #include <QTableView>
 #include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -36,6 +39,9 @@
 namespace loadscope::ui {
 
 namespace {
+
+// The item of the level and metric pickers that shows every row of the table.
+constexpr int kAll = -1;
 
 // Keeps the user's pick (a "userPick" property set when the user chose an
 // item) while it is still offered; otherwise, or when the user has not
@@ -81,9 +87,8 @@ ComparePage::ComparePage(app::SessionDocument* document, QWidget* parent)
     createCharts();
 
     m_tableModel = new ComparisonTableModel(this);
-    m_sortedTable = new QSortFilterProxyModel(this);
+    m_sortedTable = new ComparisonFilterModel(this);
     m_sortedTable->setSourceModel(m_tableModel);
-    m_sortedTable->setSortRole(ComparisonTableModel::kSortRole);
     m_table = new QTableView;
     m_table->setObjectName(QStringLiteral("comparisonTable"));
     m_table->setModel(m_sortedTable);
@@ -91,21 +96,44 @@ ComparePage::ComparePage(app::SessionDocument* document, QWidget* parent)
     m_table->sortByColumn(-1, Qt::AscendingOrder); // the comparison's own order until asked
     m_table->setSelectionBehavior(QAbstractItemView::SelectItems);
     m_table->setAlternatingRowColors(true);
+    m_table->setWordWrap(false);
+    // A series name too long for its column keeps both ends: the target and what tells its
+    // series apart ("host (ab, …ed-rate)"); the tooltip has it whole.
+    m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(
         m_table->verticalHeader()->minimumSectionSize() + 4);
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_table->horizontalHeader()->setDefaultSectionSize(86);
-    m_table->setColumnWidth(ComparisonTableModel::TargetColumn, 140);
-    m_table->setColumnWidth(ComparisonTableModel::ModeColumn, 120);
-    m_table->setColumnWidth(ComparisonTableModel::MetricColumn, 120);
-    m_table->setColumnWidth(ComparisonTableModel::UnitColumn, 60);
-    m_table->setColumnWidth(ComparisonTableModel::RepetitionsColumn, 48);
-    m_table->setColumnWidth(ComparisonTableModel::PValueColumn, 60);
-    m_table->setToolTip(tr("The comparison behind the charts. Click a header to sort; Ctrl+C "
-                           "copies the selected cells as tab-separated text."));
+    m_table->setToolTip(tr("The comparison behind the charts, filtered by the level and metric "
+                           "pickers above. Click a header to sort, drag its edge to size a "
+                           "column (kept for next time); Ctrl+C copies the selected cells as "
+                           "tab-separated text."));
     installTsvCopy(m_table);
+    m_tableColumns = new RememberedColumns(m_table, QStringLiteral("compare/tableColumns"),
+                                           ComparisonTableModel::TargetColumn);
+    m_tableFilter = new QLineEdit;
+    m_tableFilter->setObjectName(QStringLiteral("tableFilter"));
+    m_tableFilter->setClearButtonEnabled(true);
+    m_tableFilter->setPlaceholderText(tr("Filter rows: a target, mode, verdict…"));
+    m_tableFilter->setMaximumWidth(320);
+    connect(m_tableFilter, &QLineEdit::textChanged, this, [this](const QString& text) {
+        m_sortedTable->setText(text);
+        updateRowCount();
+    });
+    m_rowCount = new QLabel;
+    m_rowCount->setObjectName(QStringLiteral("tableRowCount"));
+    auto* tablePanel = new QWidget;
+    auto* tableLayout = new QVBoxLayout(tablePanel);
+    tableLayout->setContentsMargins(0, 0, 0, 0);
+    tableLayout->setSpacing(2);
+    auto* filterRow = new QHBoxLayout;
+    auto* filterLabel = new QLabel(tr("&Rows:"));
+    filterLabel->setBuddy(m_tableFilter);
+    filterRow->addWidget(filterLabel);
+    filterRow->addWidget(m_tableFilter, 1);
+    filterRow->addWidget(m_rowCount);
+    filterRow->addStretch(1);
+    tableLayout->addLayout(filterRow);
+    tableLayout->addWidget(m_table, 1);
 
     auto* chartGrid = new QWidget;
     m_chartGrid = chartGrid;
@@ -122,7 +150,7 @@ ComparePage::ComparePage(app::SessionDocument* document, QWidget* parent)
     m_rateView->hide();
     splitter->addWidget(chartGrid);
     splitter->addWidget(m_rateView);
-    splitter->addWidget(m_table);
+    splitter->addWidget(tablePanel);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 3);
     splitter->setStretchFactor(2, 1);
@@ -160,6 +188,8 @@ ComparePage::ComparePage(app::SessionDocument* document, QWidget* parent)
 
     connect(m_document, &app::SessionDocument::sessionChanged, this, &ComparePage::scheduleRebuild);
     connect(m_document, &app::SessionDocument::resultsChanged, this, &ComparePage::scheduleRebuild);
+    connect(m_document, &app::SessionDocument::sessionReplaced, this,
+            &ComparePage::sessionReplaced);
     // Empty until the first snapshot arrives; an empty session needs none.
     applySnapshot(m_snapshot);
     if (!m_document->session().results.empty() || !m_document->session().targets.empty())
@@ -189,16 +219,75 @@ void ComparePage::createControls() {
 
     // Only a user's pick sticks; until then each rebuild picks the default
     // (the highest level, the primary metric), which moves as results arrive.
+    // "All" filters the table only: the charts keep the last level or metric
+    // picked ("chartPick"), which a chart needs one of.
     for (QComboBox* combo : {m_protocolCombo, m_levelCombo, m_metricCombo}) {
-        connect(combo, &QComboBox::activated, combo,
-                [combo] { combo->setProperty("userPick", combo->currentData()); });
+        connect(combo, &QComboBox::activated, combo, [combo] {
+            combo->setProperty("userPick", combo->currentData());
+            if (combo->currentData().toInt() != kAll)
+                combo->setProperty("chartPick", combo->currentData());
+        });
     }
     connect(m_protocolCombo, &QComboBox::currentIndexChanged, this, [this] {
         updateControls();
         updateCharts();
     });
-    connect(m_levelCombo, &QComboBox::currentIndexChanged, this, &ComparePage::updateCharts);
-    connect(m_metricCombo, &QComboBox::currentIndexChanged, this, &ComparePage::updateCharts);
+    for (QComboBox* combo : {m_levelCombo, m_metricCombo}) {
+        connect(combo, &QComboBox::currentIndexChanged, this, [this] {
+            applyTableFilter();
+            updateCharts();
+        });
+    }
+}
+
+int ComparePage::chartLevel() const {
+    const QVariant picked = m_levelCombo->currentData();
+    if (picked.isValid() && picked.toInt() != kAll)
+        return picked.toInt();
+    const QVariant shown =
+        shownLevel(*m_snapshot->session, m_snapshot->comparison, m_protocolCombo->currentData(),
+                   m_levelCombo->property("chartPick"));
+    return shown.isValid() ? shown.toInt() : 0;
+}
+
+app::Metric ComparePage::chartMetric() const {
+    const auto protocol = app::TargetProtocol(m_protocolCombo->currentData().toInt());
+    const QVariant picked = m_metricCombo->currentData();
+    if (picked.isValid() && picked.toInt() != kAll)
+        return app::Metric(picked.toInt());
+    const QVariant kept = m_metricCombo->property("chartPick");
+    const std::vector<app::Metric> offered = app::metricsFor(protocol);
+    if (kept.isValid() &&
+        std::find(offered.begin(), offered.end(), app::Metric(kept.toInt())) != offered.end())
+        return app::Metric(kept.toInt());
+    return app::primaryMetric(protocol);
+}
+
+void ComparePage::applyTableFilter() {
+    const QVariant level = m_levelCombo->currentData();
+    const QVariant metric = m_metricCombo->currentData();
+    m_sortedTable->setLevel(level.isValid() && level.toInt() != kAll ? std::optional(level.toInt())
+                                                                     : std::nullopt);
+    m_sortedTable->setMetric(metric.isValid() && metric.toInt() != kAll
+                                 ? std::optional(app::Metric(metric.toInt()))
+                                 : std::nullopt);
+    updateRowCount();
+}
+
+void ComparePage::updateRowCount() {
+    m_rowCount->setText(
+        tr("%1 of %2 rows").arg(m_sortedTable->rowCount()).arg(m_tableModel->rowCount()));
+}
+
+void ComparePage::sessionReplaced() {
+    // Another session: the picks, the filter and the sort were about the one before.
+    for (QComboBox* combo : {m_protocolCombo, m_levelCombo, m_metricCombo}) {
+        combo->setProperty("userPick", QVariant());
+        combo->setProperty("chartPick", QVariant());
+    }
+    m_tableFilter->clear();
+    m_table->sortByColumn(-1, Qt::AscendingOrder);
+    m_table->clearSelection();
 }
 
 void ComparePage::createCharts() {
@@ -252,7 +341,7 @@ void ComparePage::rebuild() {
     // but not for a session just opened, whose copy was made where it was read.
     std::shared_ptr<const app::Session> input = m_document->sharedSession();
     const QVariant protocolPick = m_protocolCombo->property("userPick");
-    const QVariant levelPick = m_levelCombo->property("userPick");
+    const QVariant levelPick = m_levelCombo->property("chartPick");
     const app::ComparisonOptions options{m_poolSources->isChecked()};
     m_distributionJob.cancel(); // of the old session
     m_rebuildJob.start(
@@ -330,23 +419,36 @@ void ComparePage::updateControls() {
             : tr("The concurrency the bars and the latency distribution show"));
     QList<std::pair<QString, QVariant>> levels;
     const std::vector<int> compared = comparedLevels(comparison, targets);
+    if (compared.size() > 1)
+        levels.append({naming.namesConnections() ? tr("All connections") : tr("All levels"), kAll});
     for (int level : compared)
         levels.append({naming.levelText(level), level});
     refill(m_levelCombo, levels,
-           shownLevel(session, comparison, int(protocol), m_levelCombo->property("userPick")));
+           shownLevel(session, comparison, int(protocol), m_levelCombo->property("chartPick")));
 
     QList<std::pair<QString, QVariant>> metrics;
+    if (!comparison.isEmpty())
+        metrics.append({tr("All metrics"), kAll});
     for (app::Metric metric : app::metricsFor(protocol))
         metrics.append({app::metricLabel(metric, protocol), int(metric)});
-    refill(m_metricCombo, metrics, int(app::primaryMetric(protocol)));
-    for (int i = 0; i < m_metricCombo->count(); ++i)
+    const QVariant keptMetric = m_metricCombo->property("chartPick");
+    refill(m_metricCombo, metrics,
+           keptMetric.isValid() && m_metricCombo->findData(keptMetric) >= 0
+               ? keptMetric
+               : QVariant(int(app::primaryMetric(protocol))));
+    for (int i = 0; i < m_metricCombo->count(); ++i) {
+        const int metric = m_metricCombo->itemData(i).toInt();
         m_metricCombo->setItemData(
-            i, metricToolTip(app::Metric(m_metricCombo->itemData(i).toInt()), protocol),
+            i,
+            metric == kAll ? tr("Every metric in the table; the charts keep the last one picked")
+                           : metricToolTip(app::Metric(metric), protocol),
             Qt::ToolTipRole);
+    }
     m_metricCombo->setEnabled(m_metricCombo->count() > 0);
 
     // Sorting survives the reset: the proxy re-sorts by its current column.
     m_tableModel->setComparison(session, comparisonOf(m_snapshot), protocol);
+    applyTableFilter();
 }
 
 void ComparePage::updateCharts() {
@@ -357,10 +459,8 @@ void ComparePage::setCharts(ChartPace pace) {
     const app::Session& session = *m_snapshot->session;
     const app::Comparison& comparison = m_snapshot->comparison;
     const auto protocol = app::TargetProtocol(m_protocolCombo->currentData().toInt());
-    const int level = m_levelCombo->currentData().toInt();
-    const auto metric = m_metricCombo->count() > 0
-                            ? app::Metric(m_metricCombo->currentData().toInt())
-                            : app::primaryMetric(protocol);
+    const int level = chartLevel();
+    const app::Metric metric = chartMetric();
 
     // The figures are read now (a fraction of a millisecond); each chart then
     // takes milliseconds to rebuild its series and axes.
@@ -442,6 +542,26 @@ void ComparePage::updateSummary() {
     m_summary->setText(parts.join(QStringLiteral(" · ")));
 }
 
+QString ComparePage::methodSummary() const {
+    // What judged each change, counted over the table's rows: the verdicts are paired where
+    // the runs were interleaved, not one test for the whole report.
+    int paired = 0;
+    int welch = 0;
+    for (int row = 0; row < m_sortedTable->rowCount(); ++row) {
+        const app::ComparisonRow* shown =
+            m_tableModel->rowAt(m_sortedTable->mapToSource(m_sortedTable->index(row, 0)).row());
+        if (shown && shown->method)
+            ++(*shown->method == app::ComparisonMethod::Paired ? paired : welch);
+    }
+    const QString rule =
+        tr("Changes: ratio to the baseline with its 95% interval, significant when the interval "
+           "excludes 0%; the Test column names how each was judged: paired by repetition "
+           "(interleaved runs) or Welch (independent samples)");
+    if (paired + welch == 0)
+        return rule + QLatin1Char('.');
+    return rule + tr(" — here %1 paired, %2 Welch.").arg(paired).arg(welch);
+}
+
 QCoro::Task<app::Result<void>> ComparePage::exportReportPdf(QString path) {
     rebuildIfPending();
     while (!isUpToDate()) {
@@ -449,16 +569,31 @@ QCoro::Task<app::Result<void>> ComparePage::exportReportPdf(QString path) {
             co_return app::makeError(app::ErrorCode::Internal,
                                      tr("the charts were not rebuilt within a minute"));
     }
+    co_return writeCompareReportPdf(report(), path);
+}
+
+CompareReport ComparePage::report() const {
     const app::Session& session = *m_snapshot->session;
     CompareReport report;
     report.title = m_document->displayName();
     const app::Target* baseline = session.findTarget(m_snapshot->comparison.baselineTargetId());
+    const app::LevelNaming naming(
+        comparedTargets(session, m_snapshot->comparison,
+                        app::TargetProtocol(m_protocolCombo->currentData().toInt())));
     report.subtitle << tr("Protocol %1, bars and latency distribution at %2; baseline: %3")
-                           .arg(m_protocolCombo->currentText(), m_levelCombo->currentText(),
+                           .arg(m_protocolCombo->currentText(), naming.levelText(chartLevel()),
                                 baseline ? baseline->displayName() : tr("none"));
-    report.subtitle << tr("%n result(s). Error bars: 95% confidence intervals over repetitions; "
-                          "differences judged by Welch's t-test at p < 0.05.",
-                          nullptr, int(session.results.size()));
+    report.subtitle << tr("%n result(s). Error bars: 95% confidence intervals over repetitions.",
+                          nullptr, int(session.results.size())) +
+                           QLatin1Char(' ') + methodSummary();
+    report.subtitle << tr("Table: %1, %2%3 (%4 of %5 rows).")
+                           .arg(
+                               m_levelCombo->currentText(), m_metricCombo->currentText(),
+                               m_tableFilter->text().trimmed().isEmpty()
+                                   ? QString()
+                                   : tr(", rows holding “%1”").arg(m_tableFilter->text().trimmed()))
+                           .arg(m_sortedTable->rowCount())
+                           .arg(m_tableModel->rowCount());
     report.subtitle << tr("Generated %1 by Loadscope %2")
                            .arg(QDateTime::currentDateTime().toString(Qt::ISODate),
                                 QStringLiteral(LOADSCOPE_VERSION));
@@ -471,7 +606,7 @@ QCoro::Task<app::Result<void>> ComparePage::exportReportPdf(QString path) {
             report.charts << panel->chart();
     }
     report.table = m_sortedTable;
-    co_return writeCompareReportPdf(report, path);
+    return report;
 }
 
 } // namespace loadscope::ui
