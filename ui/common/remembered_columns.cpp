@@ -23,11 +23,13 @@ constexpr double kMostOfView = 0.4;
 
 } // namespace
 
-RememberedColumns::RememberedColumns(QTableView* view, const QString& key, int fillColumn)
+RememberedColumns::RememberedColumns(QTableView* view, const QString& key, int fillColumn,
+                                     Fill fill)
     : QObject(view)
     , m_view(view)
     , m_key(key)
-    , m_fillColumn(fillColumn) {
+    , m_fillColumn(fillColumn)
+    , m_fill(fill) {
     for (const QVariant& width : settings::value(m_key).toList())
         m_userWidths << std::max(0, width.toInt());
     QHeaderView* header = m_view->horizontalHeader();
@@ -37,8 +39,9 @@ RememberedColumns::RememberedColumns(QTableView* view, const QString& key, int f
     // A width counts as the user's while they press on the header (a drag of a section's
     // edge, a double click on it), never when the view or a fit sets it.
     header->viewport()->installEventFilter(this);
-    // The view's width decides how wide a fitted column may be and what is spare.
-    m_view->installEventFilter(this);
+    // The view's width decides how wide a fitted column may be and what is spare: its
+    // viewport's, once the view has laid it out.
+    m_view->viewport()->installEventFilter(this);
     m_storeTimer = new QTimer(this);
     m_storeTimer->setSingleShot(true);
     // Once the drag has ended: a drag resizes the section at every mouse move.
@@ -68,21 +71,31 @@ void RememberedColumns::fit() {
     const int most = std::max(120, int(available * kMostOfView));
     // Public there, protected in QTableView: the same virtual.
     const QAbstractItemView* contents = m_view;
+    const bool filling =
+        m_fillColumn >= 0 && m_fillColumn < columns && m_userWidths.value(m_fillColumn) <= 0;
     m_fitting = true;
-    int used = 0;
+    int others = 0;
+    int fillWidth = 0;
     for (int column = 0; column < columns; ++column) {
-        const int remembered = m_userWidths.value(column);
-        int width = remembered;
+        int width = m_userWidths.value(column);
         if (width <= 0)
             width = std::min(most, std::max(header->sectionSizeHint(column),
                                             contents->sizeHintForColumn(column)));
+        if (filling && column == m_fillColumn) {
+            fillWidth = width;
+            continue;
+        }
         header->resizeSection(column, width);
-        used += width;
+        others += width;
     }
-    // The spare width to the column whose text is cut most often, unless the user sized it.
-    if (m_fillColumn >= 0 && m_fillColumn < columns && m_userWidths.value(m_fillColumn) <= 0 &&
-        used < available)
-        header->resizeSection(m_fillColumn, header->sectionSize(m_fillColumn) + available - used);
+    // The fill column takes whatever the others leave. Names keep at least their fitted
+    // width (a scroll bar rather than cut names); notes may be cut to what is left, whole in
+    // their tooltip, down to a few words.
+    if (filling)
+        header->resizeSection(m_fillColumn,
+                              std::max(available - others, m_fill == Fill::KeepsItsWidth
+                                                               ? fillWidth
+                                                               : std::min(fillWidth, 160)));
     m_fitting = false;
 }
 
@@ -94,7 +107,7 @@ bool RememberedColumns::eventFilter(QObject* watched, QEvent* event) {
         else if (event->type() == QEvent::MouseButtonRelease)
             // After the release's own resize (a double click fits on release).
             QTimer::singleShot(0, this, [this] { m_userResizing = false; });
-    } else if (watched == m_view && event->type() == QEvent::Resize) {
+    } else if (watched == m_view->viewport() && event->type() == QEvent::Resize) {
         fit();
     }
     return QObject::eventFilter(watched, event);

@@ -38,8 +38,9 @@ QLineSeries* addLine(QChart* chart, const QString& name, QValueAxis* x, QValueAx
 QColor tailColour(const QColor& colour) {
     QColor hsl = colour.toHsl();
     const int hue = hsl.hslHue() < 0 ? 0 : (hsl.hslHue() + 120) % 360;
-    const int lightness = hsl.lightness() > 128 ? hsl.lightness() - 70 : hsl.lightness() + 70;
-    return QColor::fromHsl(hue, std::max(hsl.hslSaturation(), 140), std::clamp(lightness, 40, 200));
+    const int lightness = hsl.lightness() > 128 ? hsl.lightness() - 70 : hsl.lightness() + 50;
+    // Dark enough to read as a line on the white plot.
+    return QColor::fromHsl(hue, std::max(hsl.hslSaturation(), 140), std::clamp(lightness, 40, 140));
 }
 
 } // namespace

@@ -98,7 +98,8 @@ RunPage::RunPage(app::SessionDocument* document, app::SweepRunner* runner, QWidg
                                                    4);
     m_log->setAlternatingRowColors(true);
     m_log->setWordWrap(false);
-    new RememberedColumns(m_log, QStringLiteral("run/logColumns"), RunLogModel::NoteColumn);
+    new RememberedColumns(m_log, QStringLiteral("run/logColumns"), RunLogModel::NoteColumn,
+                          RememberedColumns::Fill::MayShrink);
     installTsvCopy(m_log);
     // Follow the newest point.
     connect(m_logModel, &QAbstractItemModel::rowsInserted, m_log,

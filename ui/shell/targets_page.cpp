@@ -242,7 +242,7 @@ QWidget* TargetsPage::buildTargetList() {
     m_table->verticalHeader()->hide();
     m_table->setTextElideMode(Qt::ElideMiddle);
     new RememberedColumns(m_table, QStringLiteral("targets/tableColumns"),
-                          TargetTableModel::OptionsColumn);
+                          TargetTableModel::OptionsColumn, RememberedColumns::Fill::MayShrink);
     m_table->setAccessibleName(tr("Targets"));
     layout->addWidget(m_table, 1);
 
