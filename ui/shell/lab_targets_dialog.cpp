@@ -52,8 +52,8 @@ LabTargetsDialog::LabTargetsDialog(app::SessionDocument* document, QWidget* pare
     m_modes->setUniformItemSizes(false);
     m_modes->setResizeMode(QListView::Adjust);
     m_modes->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    m_modes->setMinimumWidth(m_modes->fontMetrics().averageCharWidth() * 48);
-    m_modes->setMinimumHeight(m_modes->fontMetrics().lineSpacing() * 14);
+    m_modes->setMinimumWidth(m_modes->fontMetrics().averageCharWidth() * 56);
+    m_modes->setMinimumHeight(m_modes->fontMetrics().lineSpacing() * 18);
     m_status = new QLabel;
     m_status->setObjectName(QStringLiteral("labCheckStatus"));
     m_status->setWordWrap(true);

@@ -79,12 +79,14 @@ int LabTopologySketch::modeTextWidth() const {
     bold.setBold(true);
     const QFontMetrics boldMetrics(bold);
     const std::vector<app::lab::LabMode> bridged{app::lab::LabMode::Bridge};
+    // A few pixels more than measured: eliding works on the text's exact width, which the
+    // rounded measure may fall short of.
     int widest = 0;
     for (app::lab::LabMode mode : app::lab::labModes()) {
         widest = std::max(widest, boldMetrics.horizontalAdvance(app::lab::labModeTitle(mode)));
         widest = std::max(widest, fontMetrics().horizontalAdvance(pathOf(mode, bridged)));
     }
-    return widest;
+    return widest + 6;
 }
 
 QRect LabTopologySketch::modeRect(int index) const {
