@@ -614,7 +614,9 @@ void TestComparePageControls::anotherSessionStartsWithTheDefaultPicks() {
     auto* metric = page->findChild<QComboBox*>(QStringLiteral("metricCombo"));
     choose(level, 1);
     choose(metric, int(app::Metric::LatencyP99));
-    page->findChild<QLineEdit*>(QStringLiteral("tableFilter"))->setText(QStringLiteral("nat"));
+    auto* filter = page->findChild<QLineEdit*>(QStringLiteral("tableFilter"));
+    QVERIFY(filter);
+    filter->setText(QStringLiteral("nat"));
     page->findChild<QTableView*>(QStringLiteral("comparisonTable"))
         ->sortByColumn(ui::ComparisonTableModel::MeanColumn, Qt::DescendingOrder);
 
@@ -622,7 +624,7 @@ void TestComparePageControls::anotherSessionStartsWithTheDefaultPicks() {
     QVERIFY(test::chartsCurrent(*page));
     QCOMPARE(level->currentData().toInt(), 10);
     QCOMPARE(metric->currentData().toInt(), int(app::Metric::RequestsPerSecond));
-    QVERIFY(page->findChild<QLineEdit*>(QStringLiteral("tableFilter"))->text().isEmpty());
+    QVERIFY(filter->text().isEmpty());
     QCOMPARE(page->findChild<QTableView*>(QStringLiteral("comparisonTable"))
                  ->horizontalHeader()
                  ->sortIndicatorSection(),
