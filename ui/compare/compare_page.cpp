@@ -5,13 +5,10 @@
 #include "app/session/session_document.h"
 #include "ui/common/chart_panel.h"
 #include "ui/common/metric_tooltip.h"
-#include "ui/common/remembered_columns.h"
-#include "ui/common/table_copy.h"
 #include "ui/compare/compare_chart_data.h"
 #include "ui/compare/compare_report.h"
 #include "ui/compare/compare_snapshot.h"
-#include "ui/compare/comparison_filter_model.h"
-#include "ui/compare/comparison_table_model.h"
+#include "ui/compare/comparison_table_panel.h"
 #include "ui/compare/mode_bar_chart.h"
 #include "ui/compare/mode_line_chart.h"
 #include "ui/compare/rate_sweep_view.h"
@@ -23,11 +20,8 @@
 #include <QDateTime>
 #include <QGridLayout>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
-#include <QLineEdit>
 #include <QSplitter>
-#include <QTableView>
 #include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -86,54 +80,7 @@ ComparePage::ComparePage(app::SessionDocument* document, QWidget* parent)
     createControls();
     createCharts();
 
-    m_tableModel = new ComparisonTableModel(this);
-    m_sortedTable = new ComparisonFilterModel(this);
-    m_sortedTable->setSourceModel(m_tableModel);
-    m_table = new QTableView;
-    m_table->setObjectName(QStringLiteral("comparisonTable"));
-    m_table->setModel(m_sortedTable);
-    m_table->setSortingEnabled(true);
-    m_table->sortByColumn(-1, Qt::AscendingOrder); // the comparison's own order until asked
-    m_table->setSelectionBehavior(QAbstractItemView::SelectItems);
-    m_table->setAlternatingRowColors(true);
-    m_table->setWordWrap(false);
-    // A series name too long for its column keeps both ends: the target and what tells its
-    // series apart ("host (ab, …ed-rate)"); the tooltip has it whole.
-    m_table->setTextElideMode(Qt::ElideMiddle);
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setDefaultSectionSize(
-        m_table->verticalHeader()->minimumSectionSize() + 4);
-    m_table->setToolTip(tr("The comparison behind the charts, filtered by the level and metric "
-                           "pickers above. Click a header to sort, drag its edge to size a "
-                           "column (kept for next time); Ctrl+C copies the selected cells as "
-                           "tab-separated text."));
-    installTsvCopy(m_table);
-    m_tableColumns = new RememberedColumns(m_table, QStringLiteral("compare/tableColumns"),
-                                           ComparisonTableModel::TargetColumn);
-    m_tableFilter = new QLineEdit;
-    m_tableFilter->setObjectName(QStringLiteral("tableFilter"));
-    m_tableFilter->setClearButtonEnabled(true);
-    m_tableFilter->setPlaceholderText(tr("Filter rows: a target, mode, verdict…"));
-    m_tableFilter->setMaximumWidth(320);
-    connect(m_tableFilter, &QLineEdit::textChanged, this, [this](const QString& text) {
-        m_sortedTable->setText(text);
-        updateRowCount();
-    });
-    m_rowCount = new QLabel;
-    m_rowCount->setObjectName(QStringLiteral("tableRowCount"));
-    auto* tablePanel = new QWidget;
-    auto* tableLayout = new QVBoxLayout(tablePanel);
-    tableLayout->setContentsMargins(0, 0, 0, 0);
-    tableLayout->setSpacing(2);
-    auto* filterRow = new QHBoxLayout;
-    auto* filterLabel = new QLabel(tr("&Rows:"));
-    filterLabel->setBuddy(m_tableFilter);
-    filterRow->addWidget(filterLabel);
-    filterRow->addWidget(m_tableFilter, 1);
-    filterRow->addWidget(m_rowCount);
-    filterRow->addStretch(1);
-    tableLayout->addLayout(filterRow);
-    tableLayout->addWidget(m_table, 1);
+    m_table = new ComparisonTablePanel;
 
     auto* chartGrid = new QWidget;
     m_chartGrid = chartGrid;
@@ -150,7 +97,7 @@ ComparePage::ComparePage(app::SessionDocument* document, QWidget* parent)
     m_rateView->hide();
     splitter->addWidget(chartGrid);
     splitter->addWidget(m_rateView);
-    splitter->addWidget(tablePanel);
+    splitter->addWidget(m_table);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 3);
     splitter->setStretchFactor(2, 1);
@@ -266,17 +213,14 @@ app::Metric ComparePage::chartMetric() const {
 void ComparePage::applyTableFilter() {
     const QVariant level = m_levelCombo->currentData();
     const QVariant metric = m_metricCombo->currentData();
-    m_sortedTable->setLevel(level.isValid() && level.toInt() != kAll ? std::optional(level.toInt())
-                                                                     : std::nullopt);
-    m_sortedTable->setMetric(metric.isValid() && metric.toInt() != kAll
-                                 ? std::optional(app::Metric(metric.toInt()))
-                                 : std::nullopt);
-    updateRowCount();
+    m_table->setFilter(
+        level.isValid() && level.toInt() != kAll ? std::optional(level.toInt()) : std::nullopt,
+        metric.isValid() && metric.toInt() != kAll ? std::optional(app::Metric(metric.toInt()))
+                                                   : std::nullopt);
 }
 
-void ComparePage::updateRowCount() {
-    m_rowCount->setText(
-        tr("%1 of %2 rows").arg(m_sortedTable->rowCount()).arg(m_tableModel->rowCount()));
+QTableView* ComparePage::table() const {
+    return m_table->view();
 }
 
 void ComparePage::sessionReplaced() {
@@ -285,9 +229,7 @@ void ComparePage::sessionReplaced() {
         combo->setProperty("userPick", QVariant());
         combo->setProperty("chartPick", QVariant());
     }
-    m_tableFilter->clear();
-    m_table->sortByColumn(-1, Qt::AscendingOrder);
-    m_table->clearSelection();
+    m_table->reset();
 }
 
 void ComparePage::createCharts() {
@@ -446,8 +388,7 @@ void ComparePage::updateControls() {
     }
     m_metricCombo->setEnabled(m_metricCombo->count() > 0);
 
-    // Sorting survives the reset: the proxy re-sorts by its current column.
-    m_tableModel->setComparison(session, comparisonOf(m_snapshot), protocol);
+    m_table->setComparison(session, comparisonOf(m_snapshot), protocol);
     applyTableFilter();
 }
 
@@ -542,26 +483,6 @@ void ComparePage::updateSummary() {
     m_summary->setText(parts.join(QStringLiteral(" · ")));
 }
 
-QString ComparePage::methodSummary() const {
-    // What judged each change, counted over the table's rows: the verdicts are paired where
-    // the runs were interleaved, not one test for the whole report.
-    int paired = 0;
-    int welch = 0;
-    for (int row = 0; row < m_sortedTable->rowCount(); ++row) {
-        const app::ComparisonRow* shown =
-            m_tableModel->rowAt(m_sortedTable->mapToSource(m_sortedTable->index(row, 0)).row());
-        if (shown && shown->method)
-            ++(*shown->method == app::ComparisonMethod::Paired ? paired : welch);
-    }
-    const QString rule =
-        tr("Changes: ratio to the baseline with its 95% interval, significant when the interval "
-           "excludes 0%; the Test column names how each was judged: paired by repetition "
-           "(interleaved runs) or Welch (independent samples)");
-    if (paired + welch == 0)
-        return rule + QLatin1Char('.');
-    return rule + tr(" — here %1 paired, %2 Welch.").arg(paired).arg(welch);
-}
-
 QCoro::Task<app::Result<void>> ComparePage::exportReportPdf(QString path) {
     rebuildIfPending();
     while (!isUpToDate()) {
@@ -585,15 +506,14 @@ CompareReport ComparePage::report() const {
                                 baseline ? baseline->displayName() : tr("none"));
     report.subtitle << tr("%n result(s). Error bars: 95% confidence intervals over repetitions.",
                           nullptr, int(session.results.size())) +
-                           QLatin1Char(' ') + methodSummary();
+                           QLatin1Char(' ') + m_table->methodSummary();
     report.subtitle << tr("Table: %1, %2%3 (%4 of %5 rows).")
-                           .arg(
-                               m_levelCombo->currentText(), m_metricCombo->currentText(),
-                               m_tableFilter->text().trimmed().isEmpty()
-                                   ? QString()
-                                   : tr(", rows holding “%1”").arg(m_tableFilter->text().trimmed()))
-                           .arg(m_sortedTable->rowCount())
-                           .arg(m_tableModel->rowCount());
+                           .arg(m_levelCombo->currentText(), m_metricCombo->currentText(),
+                                m_table->filterText().isEmpty()
+                                    ? QString()
+                                    : tr(", rows holding “%1”").arg(m_table->filterText()))
+                           .arg(m_table->shownRowCount())
+                           .arg(m_table->rowCount());
     report.subtitle << tr("Generated %1 by Loadscope %2")
                            .arg(QDateTime::currentDateTime().toString(Qt::ISODate),
                                 QStringLiteral(LOADSCOPE_VERSION));
@@ -605,7 +525,7 @@ CompareReport ComparePage::report() const {
         for (ChartPanel* panel : m_rateView->chartPanels())
             report.charts << panel->chart();
     }
-    report.table = m_sortedTable;
+    report.table = m_table->shownRows();
     return report;
 }
 

@@ -16,7 +16,6 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
-class QLineEdit;
 class QTableView;
 class QTimer;
 
@@ -27,14 +26,12 @@ class SessionDocument;
 namespace loadscope::ui {
 
 class ChartPanel;
-class ComparisonFilterModel;
-class ComparisonTableModel;
+class ComparisonTablePanel;
 struct CompareSnapshot;
 struct LevelDistributions;
 class ModeBarChart;
 class ModeLineChart;
 class RateSweepView;
-class RememberedColumns;
 
 // The Compare page: every chart of a session's comparison side by side
 // (grouped bars at one concurrency, scaling lines, latency distribution) and
@@ -62,7 +59,7 @@ public:
     CompareReport report() const;
 
     // The comparison table as shown (sorted and filtered).
-    QTableView* table() const { return m_table; }
+    QTableView* table() const;
 
     // Every chart panel of the closed-loop comparison, in reading order
     // (bars, then lines).
@@ -109,10 +106,7 @@ private:
     app::Metric chartMetric() const;
     // The table follows the level and metric pickers, "all" included.
     void applyTableFilter();
-    void updateRowCount();
     void sessionReplaced();
-    // The report's line on how the changes were judged, with the count of each test.
-    QString methodSummary() const;
 
     app::SessionDocument* m_document = nullptr;
     std::shared_ptr<const CompareSnapshot> m_snapshot;         // what is shown
@@ -142,12 +136,7 @@ private:
     QWidget* m_chartGrid = nullptr;
     RateSweepView* m_rateView = nullptr;
 
-    ComparisonTableModel* m_tableModel = nullptr;
-    ComparisonFilterModel* m_sortedTable = nullptr;
-    QTableView* m_table = nullptr;
-    RememberedColumns* m_tableColumns = nullptr;
-    QLineEdit* m_tableFilter = nullptr;
-    QLabel* m_rowCount = nullptr;
+    ComparisonTablePanel* m_table = nullptr;
 };
 
 } // namespace loadscope::ui
