@@ -391,10 +391,10 @@ void TestRunPage::failedPointIsLogged() {
 // Stopped in the middle of the second of three points: the bar shows the one point stored,
 // not a share of the one cancelled.
 void TestRunPage::progressAfterStopCountsOnlyStoredPoints() {
-    app::Session session = timedSession(*m_servers, 0.6);
+    // Points long enough that a loaded machine still stops the second one in its middle.
+    app::Session session = timedSession(*m_servers, 2.0);
     session.plan.concurrencyLevels = {1, 4};
     session.targets.pop_back(); // direct only: points c=1, c=4
-    session.plan.durationSeconds = 0.6;
     app::SessionDocument document;
     document.reset(session);
     app::SweepRunner runner(&document);
@@ -410,7 +410,7 @@ void TestRunPage::progressAfterStopCountsOnlyStoredPoints() {
                         const auto progress =
                             args.at(1).value<std::shared_ptr<const engine::Progress>>();
                         return point.index == 1 && progress && !progress->warmingUp &&
-                               progress->elapsedSeconds > 0.2;
+                               progress->elapsedSeconds > 0.6;
                     }),
         15000);
     auto* progress = page.findChild<QProgressBar*>(QStringLiteral("sweepProgress"));
@@ -426,7 +426,8 @@ void TestRunPage::progressAfterStopCountsOnlyStoredPoints() {
 // What the Run page shows after a stopped sweep belongs to that session: another one opened
 // shows none of its log, charts, words or Resume.
 void TestRunPage::anotherSessionStartsWithAnEmptyRunPage() {
-    app::Session session = timedSession(*m_servers, 0.3);
+    // The second point long enough to be stopped in its middle on a loaded machine.
+    app::Session session = timedSession(*m_servers, 1.5);
     app::SessionDocument document;
     document.reset(session);
     app::SweepRunner runner(&document);
