@@ -9,6 +9,7 @@
 #include "ui/shell/input_blocker.h"
 #include "ui/shell/pending_answer.h"
 #include "ui/shell/recent_files.h"
+#include "ui/shell/session_edits.h"
 #include "ui/shell/sweep_page.h"
 #include "ui/shell/targets_page.h"
 
@@ -25,6 +26,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
+#include <QUndoStack>
 #include <utility>
 
 // Resources of a static library are registered by hand, outside any namespace.
@@ -96,6 +98,9 @@ MainWindow::~MainWindow() {
     // flow waits for one of them is told Cancel, and checks the window is
     // still there, only from the event loop later.
     qDeleteAll(findChildren<QDialog*>(Qt::FindDirectChildrenOnly));
+    // The document goes with the window's children, its undo stack with it, announcing on the
+    // way that nothing is left to undo: not to a window half destroyed.
+    disconnect(SessionEdits::of(m_document)->stack(), nullptr, this, nullptr);
     // The reverse of construction: pages hold the runner and the document,
     // and the runner (stopping a sweep in progress) holds the document.
     delete m_pages;
