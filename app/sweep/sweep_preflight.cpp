@@ -2,12 +2,14 @@
 // each lab target then is), every target's spec and address, the idle
 // machine, and a probe of each target the sweep can reach.
 #include "app/common/background_job.h"
+#include "app/remote/ssh_command.h"
 #include "app/session/statistics_precision.h"
 #include "app/sweep/lab_sandbox_command.h"
 #include "app/sweep/local_server_cpu.h"
 #include "app/sweep/sweep_runner_detail.h"
 #include "app/sweep/target_probe.h"
 
+#include <QProcess>
 #include <QUrl>
 #include <algorithm>
 #include <iterator>
@@ -17,6 +19,19 @@ namespace loadscope::app {
 using namespace sweep_detail;
 
 namespace {
+
+// `local` (CLI lab sandbox ... -- CLI lab agent, with the host's command as
+// CLI) run on `host` over ssh: the command after "--" split into the words
+// the sandbox runs.
+QStringList remoteLabCommand(const Host& host, const SshOptions& ssh, const QStringList& local) {
+    QStringList arguments = local.mid(1);
+    const qsizetype separator = arguments.indexOf(QStringLiteral("--"));
+    if (separator >= 0 && separator + 1 < arguments.size()) {
+        const QStringList inner = arguments.mid(separator + 2);
+        arguments = arguments.mid(0, separator + 1) + QProcess::splitCommand(host.command) + inner;
+    }
+    return sshCommand(host, ssh, arguments);
+}
 
 // A lab target pointed at where the lab serves its mode: the address, and
 // for http the URL's host (its path stays the target's).
@@ -48,17 +63,36 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::openAgent(Sweep& sweep) {
     if (labTargets.empty())
         co_return std::nullopt;
     QStringList command = m_agentCommand;
+    // The lab on one of the session's hosts: the same sandbox and agent, over ssh.
+    const QString labHostName = sweep.session.lab ? sweep.session.lab->host : QString();
+    const Host* labHost = labHostName.isEmpty() ? nullptr : sweep.session.findHost(labHostName);
+    if (!labHostName.isEmpty() && !labHost)
+        co_return failed(
+            sweep.outcome,
+            QStringLiteral("lab: its host '%1' is not among the session's hosts").arg(labHostName));
     if (command.isEmpty()) {
-        const QString cli = m_cliPath.isEmpty() ? defaultCliPath() : m_cliPath;
+        const QString cli =
+            labHost ? labHost->command : (m_cliPath.isEmpty() ? defaultCliPath() : m_cliPath);
         auto built = labSandboxCommand(
             cli, sweep.session, std::vector<const Target*>(labTargets.begin(), labTargets.end()));
         if (!built)
             co_return failed(sweep.outcome, QStringLiteral("lab: %1").arg(built.error().message));
         command = std::move(*built);
+        if (labHost)
+            command = remoteLabCommand(*labHost, m_ssh, command);
     }
-    Q_EMIT statusChanged(m_agentCommand.isEmpty() ? QStringLiteral("building the lab")
-                                                  : QStringLiteral("starting the load agent"));
+    Q_EMIT statusChanged(
+        m_agentCommand.isEmpty()
+            ? (labHost ? QStringLiteral("building the lab on host '%1'").arg(labHost->name)
+                       : QStringLiteral("building the lab"))
+            : QStringLiteral("starting the load agent"));
     auto* agent = new AgentClient(command);
+    if (labHost && m_agentCommand.isEmpty()) {
+        agent->setExitDescriber(
+            [host = *labHost](int exitCode, bool crashed, const QString& lastLine) {
+                return describeSshExit(host, exitCode, crashed, lastLine);
+            });
+    }
     sweep.agent = agent;
     m_opening = agent;
     const Result<void> opened = co_await agent->open(m_agentOpenTimeout);
