@@ -161,8 +161,10 @@ QCoro::Task<bool> LoadAgent::waitUntil(int64_t atUs, QTimer* timer) {
 QCoro::Task<> LoadAgent::watchServer(uint64_t id, AgentWatchRequest request) {
     QPointer<LoadAgent> alive(this);
     // /proc walked and docker asked off the agent's loop: a run's progress goes on.
-    const WatchedServer server =
-        co_await runOnWorkerThread([request] { return findWatchedServer(request); });
+    // The task made in a statement of its own: GCC destroys the temporaries of
+    // a co_await's operand (here the lambda's captured request) twice.
+    auto finding = runOnWorkerThread([request] { return findWatchedServer(request); });
+    const WatchedServer server = co_await finding;
     if (!alive || !m_watches.count(id))
         co_return;
     m_watches[id]->sampler = engine::CpuSampler(server.source);

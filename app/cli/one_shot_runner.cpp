@@ -102,9 +102,11 @@ std::vector<app::AgentShare> OneShotRunner::hostShares() const {
         share.startMs = part.span.startMs;
         share.endMs = part.span.endMs;
         share.error = part.error;
-        if (part.run)
+        if (part.run) {
             share.result.push_back(app::measuredPointResult(*part.run, m_remote->shot.point(),
                                                             m_remote->shot.plan, {}));
+            share.result.back().concurrency = int(part.run->concurrency);
+        }
         shares.push_back(std::move(share));
     }
     return shares;

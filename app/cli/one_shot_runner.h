@@ -8,6 +8,7 @@
 #include "engine/load_spec.h"
 #include "engine/run_result.h"
 
+#include <QUuid>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -32,7 +33,11 @@ template <typename Invocation>
 std::optional<RemoteLoad> remoteLoadOf(const Invocation& invocation) {
     if (invocation.output.agents.empty())
         return std::nullopt;
-    return RemoteLoad{invocation.output.agents, invocation.output.hostOptions, invocation.shot};
+    RemoteLoad remote{invocation.output.agents, invocation.output.hostOptions, invocation.shot};
+    // The agent protocol carries a target as a session holds one: with an id.
+    if (remote.shot.target.id.isNull())
+        remote.shot.target.id = QUuid::createUuid();
+    return remote;
 }
 
 // Runs a one-shot's specs (a preload, then the measured run) one after the

@@ -38,9 +38,10 @@ QCoro::Task<> LocalWindowWatch::takeFirstSample() {
         co_return;
     m_sampling = true;
     QPointer<LocalWindowWatch> alive(this);
-    const engine::CpuSampler sampler = m_sampler;
-    const engine::CpuSample first =
-        co_await runOnWorkerThread([sampler] { return sampler.sample(); });
+    // The task made in a statement of its own: GCC destroys the temporaries of
+    // a co_await's operand (here the lambda's captured sampler) twice.
+    auto sampling = runOnWorkerThread([sampler = m_sampler] { return sampler.sample(); });
+    const engine::CpuSample first = co_await sampling;
     if (!alive)
         co_return;
     m_start = first;
@@ -58,9 +59,8 @@ QCoro::Task<std::optional<engine::CpuWindow>> LocalWindowWatch::end() {
         co_await qCoro(this, &LocalWindowWatch::started);
     if (!alive)
         co_return std::nullopt;
-    const engine::CpuSampler sampler = m_sampler;
-    const engine::CpuSample last =
-        co_await runOnWorkerThread([sampler] { return sampler.sample(); });
+    auto sampling = runOnWorkerThread([sampler = m_sampler] { return sampler.sample(); });
+    const engine::CpuSample last = co_await sampling;
     if (!alive || !m_start->valid || !last.valid)
         co_return std::nullopt;
     co_return engine::cpuWindow(*m_start, last, engine::CpuSampler::ticksPerSecond());

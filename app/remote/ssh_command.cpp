@@ -48,7 +48,9 @@ SshStage sshStageOf(int exitCode, const QString& lastErrorLine) {
 QString describeSshExit(const Host& host, int exitCode, bool crashed,
                         const QString& lastErrorLine) {
     const QString who = QStringLiteral("host '%1' (%2)").arg(host.name, host.destination);
-    const QString said = printableText(lastErrorLine.trimmed());
+    QString said = printableText(lastErrorLine.trimmed());
+    if (said.startsWith(QLatin1String("ssh: ")))
+        said.remove(0, 5); // "ssh: " is said once, below
     if (crashed)
         return QStringLiteral("%1: ssh was killed%2")
             .arg(who, said.isEmpty() ? QString() : QStringLiteral(": ") + said);

@@ -185,8 +185,16 @@ void AgentClient::handleLine(const QByteArray& line) {
             Q_EMIT stateChanged();
             return;
         }
-        if (m.type == AgentMessage::Type::Error)
-            return fail(QStringLiteral("the load agent refused: %1").arg(m.message));
+        if (m.type == AgentMessage::Type::Error) {
+            QString why = QStringLiteral("the load agent refused: %1").arg(m.message);
+            // An older agent's refusal does not say what to do about it.
+            if (!m.message.contains(QLatin1String("install the same")))
+                why += QStringLiteral("; install the same Loadscope version at both ends (this "
+                                      "end runs %1, agent protocol version %2)")
+                           .arg(clientHello().software)
+                           .arg(kAgentProtocolVersion);
+            return fail(why);
+        }
         if (m.type == AgentMessage::Type::Hello)
             return fail(
                 QStringLiteral("the load agent (%1) speaks agent protocol version %2, this "

@@ -64,6 +64,7 @@ std::vector<AgentShare> sharesOf(const std::vector<HostPartOutcome>& parts, cons
         share.error = part.error;
         if (part.run) {
             PointResult own = measuredPointResult(*part.run, point, plan, environment);
+            own.concurrency = int(part.run->concurrency); // its share of the point's
             own.environment.hostName = part.host;
             share.result.push_back(std::move(own));
         }
@@ -194,9 +195,10 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runHostPoint(Sweep& sweep, const Sw
         Q_EMIT statusChanged(QStringLiteral("preloading %1 from host '%2'")
                                  .arg(target->displayName(), target->loadFrom.front()));
         AgentClient* first = sweep.hosts->agent(target->loadFrom.front());
-        AgentRunRequest preload{*target, plan, point.concurrency, 0, true, {}, 0, allow};
-        const Result<engine::RunResult> loaded =
-            co_await runEngine(first->newRun(std::move(preload)), std::nullopt);
+        // Made before the co_await: GCC destroys a co_await operand's temporaries twice.
+        PointRun* preloadRun =
+            first->newRun({*target, plan, point.concurrency, 0, true, {}, 0, allow});
+        const Result<engine::RunResult> loaded = co_await runEngine(preloadRun, std::nullopt);
         if (auto ended = interrupted(sweep, loaded && loaded->cancelled))
             co_return ended;
         if (!loaded || loaded->unreachable)
@@ -239,8 +241,8 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runHostPoint(Sweep& sweep, const Sw
         localWatch->start(windowStartUs);
     }
     auto outcome = std::make_shared<std::vector<HostPartOutcome>>();
-    const Result<engine::RunResult> ran =
-        co_await runEngine(new MultiAgentPointRun(std::move(loads), startUs, outcome), point);
+    PointRun* pointRun = new MultiAgentPointRun(std::move(loads), startUs, outcome);
+    const Result<engine::RunResult> ran = co_await runEngine(pointRun, point);
     const bool cancelledRun = ran && ran->cancelled;
     if (auto ended = interrupted(sweep, cancelledRun)) {
         delete serverWatch;
