@@ -76,7 +76,7 @@ struct AgentRunRequest {
     // The endpoints ("HOST:PORT") of the targets the user chose to load from
     // this agent's host; outside the lab the agent sends only to loopback and
     // to these (agent_safety.h).
-    QStringList allow;
+    QStringList allow = {};
 };
 
 // A server whose CPU an agent on its host watches over a point's measured

@@ -47,7 +47,7 @@ struct LabSetup {
     QString serverCpus;         // CPU list of the server; empty: the lab's default
     std::vector<QString> modes; // the lab modes used (those of the lab targets)
     // The session's host (Session::hosts) the lab is built on, over SSH; empty: this machine.
-    QString host;
+    QString host = {};
 
     friend bool operator==(const LabSetup&, const LabSetup&) = default;
 };

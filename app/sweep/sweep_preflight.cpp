@@ -140,6 +140,10 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::checkTargets(Sweep& sweep) {
                                                     targetLabel(*target), specs.error().message));
             draft = std::move(specs->draft);
         }
+        // Load from other hosts goes where their names resolve, from where
+        // they are: nothing of it is this machine's to resolve or probe.
+        if (!target->loadFrom.empty())
+            continue;
         const Result<engine::SocketAddress> resolved = co_await resolveEndpoint(draft->endpoint);
         if (auto ended = interrupted(sweep))
             co_return ended;
@@ -148,8 +152,8 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::checkTargets(Sweep& sweep) {
                 sweep.outcome,
                 QStringLiteral("%1: %2").arg(targetLabel(*target), resolved.error().message));
         sweep.addresses.insert(target->id, *resolved);
-        if (target->lab)
-            continue; // its server is the lab's (openAgent())
+        if (target->lab || !target->serverHost.isEmpty())
+            continue; // its server is the lab's (openAgent()) or on a host (sweep_hosts.cpp)
         // /proc is walked off this thread: it may be the GUI's.
         const engine::SocketAddress address = *resolved;
         // Only trivial captures: GCC destroys a co_await operand's temporaries twice. The
@@ -195,8 +199,9 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::idleCheck(Sweep& sweep) {
 
 QCoro::Task<SweepRunner::Ended> SweepRunner::probeTargets(Sweep& sweep) {
     for (const Target* target : sweep.targets) {
-        if (target->lab)
-            continue; // out of reach of this namespace; see the class comment
+        if (target->lab || !target->loadFrom.empty())
+            continue; // out of reach of this namespace, or not loaded from here; see the class
+                      // comment
         Q_EMIT statusChanged(
             QStringLiteral("probing %1 (%2)").arg(target->displayName(), target->endpoint()));
         // Not a child, as the bridge in runEngine().

@@ -347,9 +347,8 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::preload(Sweep& sweep, const Target&
     Q_EMIT statusChanged(
         QStringLiteral("preloading %1: %2 keys").arg(target.displayName()).arg(spec.requests));
     const int concurrency = int(spec.concurrency);
-    PointRun* run =
-        newPointRun(sweep.agent, {target, sweep.session.plan, concurrency, 0, true, {}, 0, {}},
-                    std::move(spec));
+    PointRun* run = newPointRun(sweep.agent, {target, sweep.session.plan, concurrency, 0, true},
+                                std::move(spec));
     const Result<engine::RunResult> loaded = co_await runEngine(run, std::nullopt);
     if (auto ended = interrupted(sweep, loaded && loaded->cancelled))
         co_return ended;
@@ -395,7 +394,7 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
     } else {
         PointRun* pointRun = newPointRun(
             sweep.agent,
-            {*target, sweep.session.plan, point.concurrency, point.rate, false, serverCpu, 0, {}},
+            {*target, sweep.session.plan, point.concurrency, point.rate, false, serverCpu},
             std::move(specs->draft.spec));
         ran = co_await runEngine(pointRun, point);
     }

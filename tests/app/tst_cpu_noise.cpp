@@ -203,7 +203,7 @@ void TestCpuNoise::judgesNoiseFromTheWindow() {
     app::PointResult r;
     r.complete = 1000;
     r.clientCpuSeconds = 0.2;
-    r.cpu = app::CpuUsage{1.0, 2, 0.5, 0.3, 0.0, 0.1, 0.04, 1.06, 0.2, false, {}, {}};
+    r.cpu = app::CpuUsage{1.0, 2, 0.5, 0.3, 0.0, 0.1, 0.04, 1.06, 0.2, false};
     QCOMPARE(app::otherLoadPercent(r).value_or(-1), 20.0);
     QCOMPARE(app::serverCpuUsPerRequest(r).value_or(-1), 200.0); // 0.2 s / 1000
     QCOMPARE(app::softirqUsPerRequest(r).value_or(-1), 100.0);
