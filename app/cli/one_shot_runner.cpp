@@ -52,9 +52,14 @@ OneShotRunner::~OneShotRunner() {
     if (!m_hosts)
         return;
     // Each agent's stdin closed, so that it ends and its ssh with it.
+    bool closed = false;
     QEventLoop loop;
-    QCoro::connect(m_hosts->close(), &loop, [&loop] { loop.quit(); });
-    loop.exec();
+    QCoro::connect(m_hosts->close(), &loop, [&] {
+        closed = true;
+        loop.quit();
+    });
+    if (!closed) // the agents may all have ended already
+        loop.exec();
 }
 
 engine::RunResult OneShotRunner::run(engine::LoadSpec spec, bool quiet, bool preload) {
