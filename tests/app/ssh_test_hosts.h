@@ -98,6 +98,37 @@ inline QString commandLineOf(qint64 pid) {
     return QString::fromLocal8Bit(file.readAll().replace('\0', ' ')).trimmed();
 }
 
+// Every process below `root` (its children, theirs...), whatever namespaces
+// they entered: a lab's sandbox under an ssh session included.
+inline std::vector<qint64> descendantsOf(qint64 root) {
+    std::map<qint64, std::vector<qint64>> children;
+    const QStringList entries = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs);
+    for (const QString& entry : entries) {
+        bool numeric = false;
+        const qint64 pid = entry.toLongLong(&numeric);
+        if (!numeric)
+            continue;
+        QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+        if (!stat.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray line = stat.readAll();
+        const QList<QByteArray> fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
+        if (fields.size() > 1)
+            children[fields.at(1).toLongLong()].push_back(pid);
+    }
+    std::vector<qint64> found;
+    std::vector<qint64> pending{root};
+    while (!pending.empty()) {
+        const qint64 pid = pending.back();
+        pending.pop_back();
+        for (const qint64 child : children[pid]) {
+            found.push_back(child);
+            pending.push_back(child);
+        }
+    }
+    return found;
+}
+
 // The children of this process that are ssh clients (a connection left open).
 inline std::vector<qint64> sshClientsOfThisProcess() {
     std::vector<qint64> found;
@@ -355,15 +386,23 @@ public:
                command;
     }
 
-    // What runs in host `name`'s namespace but its sshd listener ("pid: command").
+    // What runs on host `name` but its sshd listener ("pid: command"): in its
+    // network namespace, or below its sshd in any other (a lab's sandbox).
     QStringList leftRunning(const QString& name, const std::vector<qint64>& alsoExpected = {}) {
         std::vector<qint64> except = alsoExpected;
-        except.push_back(m_hosts.at(name)->pid());
+        const qint64 listener = m_hosts.at(name)->pid();
+        except.push_back(listener);
+        std::vector<qint64> found;
+        if (const uint64_t inode = m_hosts.at(name)->netns(); inode != 0)
+            found = processesInNetns(inode, except);
+        // A listener that is gone (killed) has nothing below it to look for.
+        for (const qint64 pid : listener > 1 ? descendantsOf(listener) : std::vector<qint64>{}) {
+            if (std::find(found.begin(), found.end(), pid) == found.end() &&
+                std::find(except.begin(), except.end(), pid) == except.end())
+                found.push_back(pid);
+        }
         QStringList left;
-        const uint64_t inode = m_hosts.at(name)->netns();
-        if (inode == 0)
-            return left; // its sshd, and so its namespace, is gone
-        for (const qint64 pid : processesInNetns(inode, except))
+        for (const qint64 pid : found)
             left << QStringLiteral("%1: %2").arg(pid).arg(commandLineOf(pid));
         return left;
     }
