@@ -8,6 +8,7 @@
 #include "app/session/session.h"
 #include "app/session/session_file.h"
 #include "cli_process.h"
+#include "local_peers.h"
 #include "ssh_test_hosts.h"
 
 #include <QJsonArray>
@@ -67,8 +68,9 @@ private Q_SLOTS:
         QVERIFY2(lines[0].startsWith(
                      "one (one): reachable, authenticated, loadscope " LOADSCOPE_VERSION),
                  lines[0].constData());
-        QVERIFY2(lines[0].contains(QByteArray::number(::sysconf(_SC_NPROCESSORS_ONLN)).append(" CPUs")),
-                 lines[0].constData());
+        QVERIFY2(
+            lines[0].contains(QByteArray::number(::sysconf(_SC_NPROCESSORS_ONLN)).append(" CPUs")),
+            lines[0].constData());
         QVERIFY2(lines[1].contains("reachable, not authenticated") &&
                      lines[1].contains("Permission denied"),
                  lines[1].constData());
@@ -145,6 +147,38 @@ private Q_SLOTS:
         QCOMPARE(integer(run.json(), "complete"), 2000);
         QCOMPARE(qint64(server.stats().requests), 2000);
         server.stop();
+    }
+
+    // memcache from two hosts, preloaded by the first: every get hits, and
+    // memcached's own counters are the merged ones.
+    void memcacheFromTwoHostsWithAPreload() {
+        testing::MemcachedPeer memcached;
+        if (!memcached.isRunning())
+            QSKIP(qPrintable(memcached.error()));
+        const auto before = memcached.stats();
+        const CliOutcome run = runCliProcess(
+            QStringList{QStringLiteral("memcache"), QStringLiteral("--agents"),
+                        QStringLiteral("one,two")} +
+                hostOptions() +
+                QStringList{QStringLiteral("--preload"), QStringLiteral("--key-minimum"),
+                            QStringLiteral("1"), QStringLiteral("--key-maximum"),
+                            QStringLiteral("500"), QStringLiteral("--ratio=0:1"),
+                            QStringLiteral("-c"), QStringLiteral("2"), QStringLiteral("-t"),
+                            QStringLiteral("1"), QStringLiteral("-n"), QStringLiteral("150"),
+                            QStringLiteral("--json"), QStringLiteral("-"),
+                            QStringLiteral("127.0.0.1:%1").arg(memcached.port())},
+            60'000);
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const auto after = memcached.stats();
+        const QJsonObject json = run.json();
+        QCOMPARE(integer(json, "complete"), 300);
+        QCOMPARE(integer(json, "hits"), 300);
+        QCOMPARE(after.value(QStringLiteral("curr_items")), 500);
+        QCOMPARE(after.value(QStringLiteral("cmd_set")) - before.value(QStringLiteral("cmd_set")),
+                 500);
+        QCOMPARE(after.value(QStringLiteral("get_hits")) - before.value(QStringLiteral("get_hits")),
+                 300);
+        QCOMPARE(json.value(u"agents").toArray().size(), 2);
     }
 
     // Every load command takes --agents.
