@@ -47,28 +47,34 @@ bool isNamed(int pid, const QString& name) {
 
 // The first process of a container, from docker or podman on this host.
 std::optional<int> containerPid(const QString& container, QString* why) {
-    QStringList tried;
+    QStringList said;
     for (const char* tool : {"docker", "podman"}) {
         const QString program = QStandardPaths::findExecutable(QLatin1String(tool));
         if (program.isEmpty())
             continue;
-        tried << QLatin1String(tool);
+        // Read-only: asks the engine what it runs, starts and changes nothing.
         QProcess inspect;
         inspect.start(program, {QStringLiteral("inspect"), QStringLiteral("--format"),
                                 QStringLiteral("{{.State.Pid}}"), container});
         if (!inspect.waitForFinished(5000)) {
             inspect.kill();
             inspect.waitForFinished();
+            said << QStringLiteral("%1 inspect did not answer within 5 s").arg(QLatin1String(tool));
             continue;
         }
         bool ok = false;
         const int pid = inspect.readAllStandardOutput().trimmed().toInt(&ok);
         if (inspect.exitCode() == 0 && ok && pid > 0)
             return pid;
+        const QList<QByteArray> errors = inspect.readAllStandardError().trimmed().split('\n');
+        said << QStringLiteral("%1 inspect: %2")
+                    .arg(QLatin1String(tool),
+                         errors.last().isEmpty()
+                             ? QStringLiteral("no running container of that name")
+                             : QString::fromUtf8(errors.last().trimmed()));
     }
-    *why = tried.isEmpty() ? QStringLiteral("neither docker nor podman is on this host's PATH")
-                           : QStringLiteral("%1 know no running container '%2'")
-                                 .arg(tried.join(QStringLiteral(" and ")), container);
+    *why = said.isEmpty() ? QStringLiteral("neither docker nor podman is on this host's PATH")
+                          : said.join(QStringLiteral("; "));
     return std::nullopt;
 }
 

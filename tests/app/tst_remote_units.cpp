@@ -2,6 +2,7 @@
 // pings, the split of a point over hosts, the exact merge of their runs, the
 // ssh command and what its failures say, and the session's hosts on file.
 // Each against a truth worked out by hand or recorded directly.
+#include "app/agent/watched_server.h"
 #include "app/remote/agent_merge.h"
 #include "app/remote/clock_offset.h"
 #include "app/remote/load_split.h"
@@ -9,8 +10,13 @@
 #include "app/session/session.h"
 #include "app/session/session_json.h"
 
+#include <QCoreApplication>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace loadscope;
@@ -328,6 +334,42 @@ private Q_SLOTS:
                 j.insert(QStringLiteral("hosts"), hosts);
             },
             QStringLiteral("repeats the name of another host"));
+    }
+
+    // What a watch takes for the server: a process found by its name (the
+    // oldest of that name; this test's own child, named for the run), nothing
+    // for a name nobody runs or a container no engine here knows, with why.
+    void watchedServerFoundByName() {
+        QTemporaryDir dir;
+        const QString name = QStringLiteral("lsw%1").arg(QCoreApplication::applicationPid());
+        const QString program = dir.filePath(name);
+        QVERIFY(QFile::link(QStandardPaths::findExecutable(QStringLiteral("sleep")), program));
+        QProcess server;
+        server.start(program, {QStringLiteral("30")});
+        QVERIFY(server.waitForStarted());
+        app::AgentWatchRequest request;
+        request.process = name;
+        const app::WatchedServer found = app::findWatchedServer(request);
+        QCOMPARE(found.source.pid, int(server.processId()));
+        QVERIFY(found.source.withChildren);
+        QCOMPARE(found.description,
+                 QStringLiteral("%1: pid %2 with its children").arg(name).arg(server.processId()));
+        server.kill();
+        server.waitForFinished();
+
+        request.process = name + QStringLiteral("x");
+        const app::WatchedServer missing = app::findWatchedServer(request);
+        QVERIFY(missing.source.empty());
+        QVERIFY(missing.description.contains(QStringLiteral("no process named")));
+
+        request.process.clear();
+        request.container =
+            QStringLiteral("no-such-container-%1").arg(QCoreApplication::applicationPid());
+        const app::WatchedServer noContainer = app::findWatchedServer(request);
+        QVERIFY(noContainer.source.empty());
+        QVERIFY2(noContainer.description.startsWith(
+                     QStringLiteral("container %1: ").arg(request.container)),
+                 qPrintable(noContainer.description));
     }
 
     // A result of several hosts keeps each one's own result, whole, in the file.
