@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages Loadscope needs, only those that are missing.
 #   install-deps.sh build   compiler, CMake, Qt 6, QCoro, OpenSSL, nghttp2
 #   install-deps.sh test    build + the peers the tests and benchmarks start (nginx, Apache,
-#                           memcached, Open vSwitch, ab, wrk, h2load, clang, xvfb, uidmap, python3), and
+#                           memcached, Open vSwitch, ab, wrk, h2load, clang, xvfb, uidmap, python3,
+#                           OpenSSH's server for the tests' own sshd, never started as a service), and
 #                           docker.io's docker-proxy unpacked into build/deps (see below)
 #   install-deps.sh run     build + an X server for machines without a display
 set -euo pipefail
@@ -12,7 +13,7 @@ build=(cmake ninja-build g++ pkg-config qt6-base-dev qt6-charts-dev qt6-svg-dev
        libnghttp2-dev)
 test=(nginx-light apache2 memcached wrk apache2-utils nghttp2-client openssl clang
       libclang-rt-14-dev xvfb xauth time python3 procps iproute2 nftables slirp4netns openvswitch-switch
-      ethtool uidmap fonts-dejavu-core)
+      ethtool uidmap fonts-dejavu-core openssh-server openssh-client)
 run=(xvfb xauth fonts-dejavu-core)
 
 wanted=("${build[@]}")

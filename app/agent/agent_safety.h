@@ -1,9 +1,11 @@
 #pragma once
 
 #include "app/common/result.h"
+#include "app/session/target_rules.h"
 #include "engine/socket_address.h"
 
 #include <QString>
+#include <QStringList>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -31,7 +33,9 @@ struct AgentEnvironment {
 };
 
 // Nothing when the agent may send load to `address`: loopback (127.0.0.0/8,
-// ::1) always; anything else only inside the lab, that is when
+// ::1) always; outside the lab, an address of an endpoint the run request
+// allows (the remote agent's rule: only where the user chose to send load in
+// the session); anything else only inside the lab, that is when
 // LOADSCOPE_LAB_HOST_NETNS is set, the agent's own network namespace is not
 // that one, the address lies in LOADSCOPE_LAB_RANGE, and the namespace's most
 // specific route to it leaves by one of the namespace's own links (not `lo`):
@@ -41,6 +45,17 @@ struct AgentEnvironment {
 // their device, destination and mask; lines that do not parse are skipped.
 std::vector<AgentRoute> parseRouteTable(const QByteArray& table);
 
-Result<void> checkAgentTarget(const engine::SocketAddress& address, const AgentEnvironment& env);
+// `allowedByRequest`: the run's endpoint is one its request allows
+// (endpointAllowed()), which outside the lab also lets the agent send to that
+// address, when it is one host's (not unspecified, multicast or broadcast).
+// Inside the lab the lab's rule alone decides.
+Result<void> checkAgentTarget(const engine::SocketAddress& address, const AgentEnvironment& env,
+                              bool allowedByRequest = false);
+
+// True when `endpoint` is one of `allow` (AgentRunRequest::allow: the
+// endpoints of the targets the user chose to load from this agent's host),
+// compared as written, before any name is resolved: the host without regard
+// to case, the port exactly.
+bool endpointAllowed(const Endpoint& endpoint, const QStringList& allow);
 
 } // namespace loadscope::app

@@ -28,6 +28,7 @@ const std::map<QString, Command>& commands() {
         {QStringLiteral("export"), withoutIo<runExportCommand>},
         {QStringLiteral("import"), withoutIo<runImportCommand>},
         {QStringLiteral("lab"), runLabCommand},
+        {QStringLiteral("hosts"), runHostsCommand},
     };
     return table;
 }
@@ -47,7 +48,8 @@ void printUsage(FILE* stream) {
         "  export SESSION         write a saved session's CSV and percentile files\n"
         "  import ...             import ab, wrk, wrk2, h2load, memtier_benchmark, netperf output\n"
         "  lab check|sandbox      the deployment lab: which modes build here; build and run\n"
-        "  lab agent              the load agent the lab and the sweep drive\n"
+        "  lab agent              the load agent the lab, the sweep and other hosts run\n"
+        "  hosts check            reach a session's hosts over ssh and say what runs there\n"
         "\n"
         "'loadscope-cli COMMAND --help' describes a command's options.\n",
         stream);

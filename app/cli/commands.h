@@ -39,5 +39,7 @@ int runImportCommand(const QStringList& arguments);
 // lab check | lab sandbox | lab agent
 int runLabCommand(const QStringList& arguments, const CliIo& io = {});
 int runLabAgentCommand(const QStringList& arguments, const CliIo& io = {});
+// hosts check
+int runHostsCommand(const QStringList& arguments, const CliIo& io = {});
 
 } // namespace loadscope::cli

@@ -37,6 +37,9 @@ public:
         // together otherwise stay in step, and a window then counts whole rounds.
         uint32_t staggerConnections = 0;
         uint16_t port = 0; // 0: a free port
+        // The IPv4 address it listens on, in host byte order: 127.0.0.1
+        // unless a test serves inside a network namespace of its own.
+        uint32_t address = 0x7f000001;
         // Every failEvery-th request the server reads (over all connections)
         // is answered at once with a malformed status line and a close: a
         // known share of requests that fail fast. 0: none fails.
@@ -78,6 +81,9 @@ public:
     // The gaps between consecutive requests over every connection, as they
     // arrived (the arrival pattern a fixed-rate client offers); ns.
     int64_t arrivalGapPercentile(double percentile) const;
+    // From the first request's arrival to the last one's since the server
+    // started, ns: how long clients that start together sent for.
+    int64_t arrivalSpanNs() const;
     // Forgets the lateness and cycles seen so far (say, those of a warm-up).
     void resetFigures();
 

@@ -7,6 +7,7 @@
 #include "ui/common/plural.h"
 #include "ui/common/remembered_columns.h"
 #include "ui/common/vertical_scroll_area.h"
+#include "ui/shell/hosts_dialog.h"
 #include "ui/shell/lab_targets_dialog.h"
 #include "ui/shell/session_edits.h"
 #include "ui/shell/target_editor.h"
@@ -287,6 +288,10 @@ void TargetsPage::createActions() {
     m_addLab = make(tr("Add Lab Targets…"), QStringLiteral("network-workgroup"),
                     tr("Add targets the deployment lab builds: one per mode, same server"), {},
                     &TargetsPage::addLabTargets);
+    m_hosts = make(tr("Hosts…"), QStringLiteral("network-server"),
+                   tr("Your machines reached over ssh: to send load from, to measure a server "
+                      "on, to build the lab on"),
+                   {}, &TargetsPage::editHosts);
     m_duplicate =
         make(tr("Duplicate"), QStringLiteral("edit-copy"), tr("Add a copy of the selected target"),
              {QKeySequence(Qt::CTRL | Qt::Key_D)}, &TargetsPage::duplicateTarget);
@@ -306,6 +311,7 @@ void TargetsPage::createActions() {
                    {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P)}, &TargetsPage::probeTarget);
     m_add->setObjectName(QStringLiteral("addTargetAction"));
     m_addLab->setObjectName(QStringLiteral("addLabTargetsAction"));
+    m_hosts->setObjectName(QStringLiteral("hostsAction"));
     m_duplicate->setObjectName(QStringLiteral("duplicateTargetAction"));
     m_remove->setObjectName(QStringLiteral("removeTargetAction"));
     m_moveUp->setObjectName(QStringLiteral("moveTargetUpAction"));
@@ -315,7 +321,8 @@ void TargetsPage::createActions() {
 }
 
 QList<QAction*> TargetsPage::targetActions() const {
-    return {m_add, m_addLab, m_duplicate, m_remove, m_moveUp, m_moveDown, m_baseline, m_probe};
+    return {m_add,    m_addLab,   m_hosts,    m_duplicate, m_remove,
+            m_moveUp, m_moveDown, m_baseline, m_probe};
 }
 
 QUuid TargetsPage::selectedTargetId() const {
@@ -391,6 +398,13 @@ void TargetsPage::addLabTargets() {
     auto* dialog = new LabTargetsDialog(m_document, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->checkMachine();
+    dialog->open();
+}
+
+void TargetsPage::editHosts() {
+    // Open, not exec(): a Check runs ssh in the background while the dialog shows.
+    auto* dialog = new HostsDialog(m_document, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->open();
 }
 
