@@ -27,7 +27,7 @@
 #include <QStackedWidget>
 #include <QTableView>
 #include <QTimer>
-#include <QToolButton>
+#include <QToolBar>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -217,19 +217,18 @@ QWidget* TargetsPage::buildTargetList() {
     auto* layout = new QVBoxLayout(panel);
     layout->setContentsMargins(0, 0, 0, 0);
 
-    auto* buttons = new QHBoxLayout;
-    buttons->setSpacing(2);
+    // A tool bar rather than a row of buttons: in a narrow window the actions that do not fit
+    // go behind its extension arrow instead of widening the whole window.
+    auto* buttons = new QToolBar;
+    buttons->setObjectName(QStringLiteral("targetActionsBar"));
+    buttons->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    buttons->setIconSize(QSize(16, 16));
     for (QAction* action : targetActions()) {
-        auto* button = new QToolButton;
-        button->setDefaultAction(action);
-        button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-        button->setAutoRaise(true);
-        buttons->addWidget(button);
+        buttons->addAction(action);
         if (action == m_remove || action == m_moveDown || action == m_baseline)
-            buttons->addSpacing(10);
+            buttons->addSeparator();
     }
-    buttons->addStretch();
-    layout->addLayout(buttons);
+    layout->addWidget(buttons);
 
     m_table = new QTableView;
     m_table->setObjectName(QStringLiteral("targetTable"));
