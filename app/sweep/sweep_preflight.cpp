@@ -39,6 +39,12 @@ void placeInLab(Target& target, const LabModeEndpoint& endpoint) {
 
 } // namespace
 
+Result<QString> SweepRunner::labCli() const {
+    if (!m_cliPath.isEmpty())
+        return m_cliPath;
+    return findCli();
+}
+
 QCoro::Task<SweepRunner::Ended> SweepRunner::openAgent(Sweep& sweep) {
     std::vector<Target*> labTargets;
     for (const Target* target : sweep.targets) {
@@ -49,9 +55,11 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::openAgent(Sweep& sweep) {
         co_return std::nullopt;
     QStringList command = m_agentCommand;
     if (command.isEmpty()) {
-        const QString cli = m_cliPath.isEmpty() ? defaultCliPath() : m_cliPath;
+        const Result<QString> cli = labCli();
+        if (!cli)
+            co_return failed(sweep.outcome, QStringLiteral("lab: %1").arg(cli.error().message));
         auto built = labSandboxCommand(
-            cli, sweep.session, std::vector<const Target*>(labTargets.begin(), labTargets.end()));
+            *cli, sweep.session, std::vector<const Target*>(labTargets.begin(), labTargets.end()));
         if (!built)
             co_return failed(sweep.outcome, QStringLiteral("lab: %1").arg(built.error().message));
         command = std::move(*built);

@@ -98,9 +98,12 @@ public:
     // Before the first point, watch the idle machine this long and say how
     // busy it already is (statusChanged, idleCheckFinished); 0: no check (the default).
     void setIdleCheckSeconds(double seconds) { m_idleCheckSeconds = seconds; }
-    // The loadscope-cli that starts the lab and its agent; default: the one
-    // beside this executable.
+    // The loadscope-cli that starts the lab and its agent; default: findCli()'s.
     void setCliPath(const QString& path) { m_cliPath = path; }
+    // The loadscope-cli a lab target's sweep would start: setCliPath()'s, else
+    // findCli()'s, whose error names where it looked. The window asks before
+    // Start, so that a missing one is said before anything runs.
+    Result<QString> labCli() const;
     // Runs lab targets through this command instead of the lab's, as is:
     // an agent started directly (tests, a machine prepared by hand). The lab
     // targets then keep their own addresses.

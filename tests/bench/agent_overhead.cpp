@@ -4,7 +4,7 @@
 // against one embedded HTTP server on 127.0.0.1. Prints requests/s of each
 // round and the ratio of the medians (agent / in-process).
 //
-//   agent_overhead --cli build/release/app/cli/loadscope-cli [--rounds 5]
+//   agent_overhead --cli build/release/bin/loadscope-cli [--rounds 5]
 //                  [--seconds 5] [--connections 100] [--threads 1]
 #include "app/servers/http_server.h"
 #include "app/sweep/agent_client.h"
