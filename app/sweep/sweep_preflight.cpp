@@ -1,6 +1,7 @@
 // SweepRunner's steps before the first point: the lab's agent (and where
 // each lab target then is), every target's spec and address, the idle
 // machine, and a probe of each target the sweep can reach.
+#include "app/agent/agent_safety.h"
 #include "app/common/background_job.h"
 #include "app/session/statistics_precision.h"
 #include "app/sweep/lab_sandbox_command.h"
@@ -169,8 +170,9 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::idleCheck(Sweep& sweep) {
 
 QCoro::Task<SweepRunner::Ended> SweepRunner::probeTargets(Sweep& sweep) {
     for (const Target* target : sweep.targets) {
-        if (target->lab)
-            continue; // out of reach of this namespace; see the class comment
+        // A lab target is reached only inside its lab (its points go to the agent there).
+        if (!checkConnection(*target, Connector::ThisProcess))
+            continue;
         Q_EMIT statusChanged(
             QStringLiteral("probing %1 (%2)").arg(target->displayName(), target->endpoint()));
         // Not a child, as the bridge in runEngine().

@@ -69,9 +69,10 @@ struct SweepOutcome {
 // agent` (lab_sandbox_command.h) for all of them, takes each one's address
 // from the lab's line, runs their points (and preloads) through the agent,
 // and closes it after the last point, on cancel and on failure alike. The
-// other targets run in-process, as before; the probe is skipped for lab
-// targets (the lab is unreachable from the runner's own network namespace;
-// their first point tells).
+// other targets run in-process, as before. Every connection made in-process
+// passes the gate (checkConnection(), agent_safety.h): lab targets are not
+// probed (their address means something only inside the lab; their first
+// point tells) and never run here.
 //
 // A point that reaches no server at all fails and ends the sweep (the server
 // went away; the next points would fail the same). Failed requests within a
