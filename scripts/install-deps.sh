@@ -3,7 +3,7 @@
 #   install-deps.sh build   compiler, CMake, Qt 6, QCoro, OpenSSL, nghttp2
 #   install-deps.sh test    build + the peers the tests and benchmarks start (nginx, Apache,
 #                           memcached, Open vSwitch, ab, wrk, h2load, clang, xvfb, uidmap, python3),
-#                           man-db (the man pages), and
+#                           xdotool (keys for the window under Xvfb), man-db (the man pages), and
 #                           docker.io's docker-proxy unpacked into build/deps (see below)
 #   install-deps.sh run     build + an X server for machines without a display
 #   install-deps.sh package build + dpkg-shlibdeps and file, which CPack's Debian package needs
@@ -14,7 +14,7 @@ build=(cmake ninja-build g++ pkg-config qt6-base-dev qt6-charts-dev qt6-svg-dev
        libnghttp2-dev)
 test=(nginx-light apache2 memcached wrk apache2-utils nghttp2-client openssl clang
       libclang-rt-14-dev xvfb xauth time python3 procps iproute2 nftables slirp4netns openvswitch-switch
-      ethtool uidmap fonts-dejavu-core man-db)
+      ethtool uidmap fonts-dejavu-core xdotool man-db)
 run=(xvfb xauth fonts-dejavu-core)
 package=(dpkg-dev file)
 
