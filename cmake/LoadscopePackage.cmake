@@ -7,7 +7,7 @@
 #   share/loadscope/sessions    the example sessions (app/session; the programs carry them too)
 #   share/doc/loadscope         copyright, changelog.gz
 
-set(LOADSCOPE_PACKAGE_CONTACT "Loadscope maintainers <maintainers@loadscope.org>"
+set(LOADSCOPE_PACKAGE_CONTACT "Loadscope maintainers <maintainers@loadscope.invalid>"
   CACHE STRING "Maintainer of the Debian package, 'Name <address>'")
 
 # Debian wants the package's changelog gzip -9n'd beside its copyright.
@@ -45,16 +45,17 @@ set(CPACK_DEBIAN_PACKAGE_DEPENDS "iproute2")
 # modes and servers fewer sessions use.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "nftables, uidmap, nginx-light | nginx, memcached")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "apache2, openvswitch-switch, ethtool, slirp4netns, docker.io")
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION_SUMMARY}
- Loadscope measures what a deployment choice costs a network server: the
- same nginx, Apache, memcached or custom service on the bare host, in a
- container on the host network, behind NAT port mapping, a Linux or OVS
- bridge, macvlan or a userland proxy. A sweep of concurrency levels with
- repetitions gives requests per second, transfer rate and latency
- percentiles side by side, with 95 % intervals and a verdict on each
- difference.
- .
- The deployment lab builds the modes itself in network namespaces of its
- own. loadscope-cli runs sweeps headless and speaks the options of ab,
- memtier_benchmark and netperf.")
+# CPack puts the summary above it and indents it as a control file wants.
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
+  "Loadscope measures what a deployment choice costs a network server: the
+same nginx, Apache, memcached or custom service on the bare host, in a
+container on the host network, behind NAT port mapping, a Linux or OVS
+bridge, macvlan or a userland proxy. A sweep of concurrency levels with
+repetitions gives requests per second, transfer rate and latency
+percentiles side by side, with 95 % intervals and a verdict on each
+difference.
+
+The deployment lab builds the modes itself in network namespaces of its
+own. loadscope-cli runs sweeps headless and speaks the options of ab,
+memtier_benchmark and netperf.")
 include(CPack)
