@@ -20,7 +20,7 @@
 set -euo pipefail
 
 if [ "$(id -u)" -ne 0 ]; then
-  echo "check-package.sh: run as root (debootstrap and chroot need it)" >&2
+  echo "check-package.sh: run as root (debootstrap, mounts and namespaces need it)" >&2
   exit 2
 fi
 source_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -35,12 +35,6 @@ step() { printf '\n== [%4ds] %s\n' "$((SECONDS - started))" "$*"; }
 mounted=()
 cleanup() {
   local status=$?
-  for root in "$work/build" "$work/install"; do
-    # Whatever still runs inside a chroot (a window, Xvfb) goes with it.
-    for proc in /proc/[0-9]*; do
-      [ "$(readlink "$proc/root" 2>/dev/null)" = "$root" ] && kill -9 "${proc#/proc/}" 2>/dev/null || true
-    done
-  done
   for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[i]}" 2>/dev/null || true; done
   if [ "${KEEP:-0}" = 1 ]; then
     echo "kept $work"
@@ -51,8 +45,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-prepare_root() { # ROOT: the archive, a policy-rc.d, /proc, /sys and /dev
+prepare_root() { # ROOT: the archive, a policy-rc.d, /sys and /dev
   local root=$1
+  # Never the machine's own root: everything below writes into ROOT and mounts on it.
+  case $root in "$work"/?*) ;; *) echo "check-package.sh: '$root' is not under $work" >&2; exit 1 ;; esac
+  [ -d "$root/etc/apt" ] || { echo "check-package.sh: $root is no Debian root" >&2; exit 1; }
   cat >"$root/etc/apt/sources.list" <<EOF
 deb $mirror bookworm main
 deb $mirror bookworm-updates main
@@ -61,16 +58,31 @@ EOF
   printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
   chmod +x "$root/usr/sbin/policy-rc.d"
   cp /etc/resolv.conf "$root/etc/resolv.conf"
-  mount -t proc proc "$root/proc" && mounted+=("$root/proc")
   mount --rbind /sys "$root/sys" && mounted+=("$root/sys")
   mount --rbind /dev "$root/dev" && mounted+=("$root/dev")
 }
-in_root() { # ROOT COMMAND...: as root of ROOT, with a plain environment
+# ROOT COMMAND...: COMMAND as root of ROOT with a plain environment, in mount and PID namespaces
+# of its own. ROOT becomes the mount namespace's root by pivot_root, not chroot: a chrooted
+# process may not make the user namespaces the lab's sandbox is built in. Whatever COMMAND
+# leaves running ends with it (the PID namespace's first process), and with this script.
+in_root() {
   local root=$1
   shift
-  chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
-    ${CMAKE_BUILD_PARALLEL_LEVEL:+CMAKE_BUILD_PARALLEL_LEVEL=$CMAKE_BUILD_PARALLEL_LEVEL} "$@"
+  unshare --mount --propagation private --pid --fork --kill-child -- /bin/bash -c '
+    set -e
+    root=$1
+    shift
+    mount --rbind "$root" "$root"
+    cd "$root"
+    mkdir -p .host-root
+    pivot_root . .host-root
+    cd /
+    mount -t proc proc /proc
+    umount -l /.host-root
+    rmdir /.host-root
+    exec /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+      LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
+  ' in-root "$root" ${CMAKE_BUILD_PARALLEL_LEVEL:+env CMAKE_BUILD_PARALLEL_LEVEL=$CMAKE_BUILD_PARALLEL_LEVEL} "$@"
 }
 
 step "fresh clone of $(git -C "$source_dir" rev-parse --short HEAD)"
@@ -120,10 +132,11 @@ cat >"$work/install/root/press-start.sh" <<'EOF'
 set -euo pipefail
 ip link set lo up 2>/dev/null || true
 mkdir -p /root/window && cd /root/window
-Xvfb :7 -nolisten tcp -screen 0 1280x800x24 >xvfb.log 2>&1 &
+rm -f display
+Xvfb -displayfd 3 -nolisten tcp -screen 0 1280x800x24 3>display >xvfb.log 2>&1 &
 xvfb=$!
-export DISPLAY=:7 HOME=/root/window XDG_RUNTIME_DIR=/root/window
-for _ in $(seq 50); do [ -e /tmp/.X11-unix/X7 ] && break; sleep 0.1; done
+for _ in $(seq 100); do [ -s display ] && break; sleep 0.1; done
+export DISPLAY=":$(cat display)" HOME=/root/window XDG_RUNTIME_DIR=/root/window
 loadscope lab-tcp-rr >window.log 2>&1 &
 window=$!
 id=$(timeout 30 xdotool search --sync --onlyvisible --class loadscope | head -1)
@@ -140,8 +153,9 @@ descendants() { # PID: the command lines of its descendants
 }
 status=1
 for _ in $(seq 300); do
-  sandbox=$(ps -o pid=,args= --ppid "$window" | awk '$3 == "lab" && $4 == "sandbox" {print $1; exit}')
-  if [ -n "$sandbox" ] && descendants "$sandbox" | grep -q '^/usr/bin/loadscope-cli lab agent$'; then
+  sandbox=$(ps -o pid=,args= --ppid "$window" | awk '$3 == "lab" && $4 == "sandbox" {print $1; exit}' || true)
+  inside=$([ -n "$sandbox" ] && descendants "$sandbox" || true)
+  if grep -qx '/usr/bin/loadscope-cli lab agent' <<<"$inside"; then
     echo "Start started $(readlink /proc/"$sandbox"/exe) lab sandbox, and its agent runs in the lab"
     status=0
     break
