@@ -112,4 +112,26 @@ Result<void> checkAgentTarget(const engine::SocketAddress& address, const AgentE
     return {};
 }
 
+Result<void> checkConnection(const Target& target, Connector connector,
+                             const engine::SocketAddress* address,
+                             const AgentEnvironment* environment, bool allowedByRequest) {
+    switch (connector) {
+    case Connector::ThisProcess:
+        if (target.lab)
+            return makeError(
+                ErrorCode::InvalidInput,
+                QStringLiteral("lab target '%1' is reached inside its lab: run the sweep")
+                    .arg(target.displayName()));
+        return {};
+    case Connector::LoadAgent:
+        if (!address || !environment)
+            return makeError(ErrorCode::Internal,
+                             QStringLiteral("refusing to send load for target '%1': its address "
+                                            "was not checked")
+                                 .arg(target.displayName()));
+        return checkAgentTarget(*address, *environment, allowedByRequest);
+    }
+    return makeError(ErrorCode::Internal, QStringLiteral("unknown connector"));
+}
+
 } // namespace loadscope::app

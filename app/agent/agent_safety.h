@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/common/result.h"
+#include "app/session/target.h"
 #include "app/session/target_rules.h"
 #include "engine/socket_address.h"
 
@@ -57,5 +58,28 @@ Result<void> checkAgentTarget(const engine::SocketAddress& address, const AgentE
 // compared as written, before any name is resolved: the host without regard
 // to case, the port exactly.
 bool endpointAllowed(const Endpoint& endpoint, const QStringList& allow);
+
+// Who makes a connection for a target.
+enum class Connector {
+    // This process, in the network namespace it was started in: the window's
+    // probe, a sweep's points and preloads run in-process, the CLI's sweep.
+    ThisProcess,
+    // A load agent (`loadscope-cli lab agent`), inside its lab or alone.
+    LoadAgent,
+};
+
+// The one gate for every outgoing connection made for a target: the window,
+// the CLI and the agent ask it before anything connects (the agent once the
+// address is resolved). A lab target is reached only through its lab: its
+// address means something only inside the lab, and outside it 10.213.0.0/16
+// leads to the machine's real network. So ThisProcess is refused a lab target
+// with one line, "lab target 'host' is reached inside its lab: run the sweep";
+// a load agent sends to `address` only where checkAgentTarget() lets it
+// (loopback, or the lab's range from inside the lab), and is refused without
+// an address or environment to check. `allowedByRequest` is checkAgentTarget()'s.
+Result<void> checkConnection(const Target& target, Connector connector,
+                             const engine::SocketAddress* address = nullptr,
+                             const AgentEnvironment* environment = nullptr,
+                             bool allowedByRequest = false);
 
 } // namespace loadscope::app

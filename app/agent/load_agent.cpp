@@ -246,7 +246,8 @@ QCoro::Task<> LoadAgent::runPoint(uint64_t id, AgentRunRequest request) {
         send(agentError(id, QStringLiteral("%1: %2").arg(prefix, address.error().message)));
         co_return;
     }
-    if (const auto allowed = checkAgentTarget(*address, m_environment, allowedByRequest);
+    if (const auto allowed = checkConnection(request.target, Connector::LoadAgent, &*address,
+                                             &m_environment, allowedByRequest);
         !allowed) {
         send(agentError(id, allowed.error().message));
         co_return;

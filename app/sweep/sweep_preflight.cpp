@@ -1,6 +1,7 @@
 // SweepRunner's steps before the first point: the lab's agent (and where
 // each lab target then is), every target's spec and address, the idle
 // machine, and a probe of each target the sweep can reach.
+#include "app/agent/agent_safety.h"
 #include "app/common/background_job.h"
 #include "app/remote/ssh_command.h"
 #include "app/session/statistics_precision.h"
@@ -54,6 +55,12 @@ void placeInLab(Target& target, const LabModeEndpoint& endpoint) {
 
 } // namespace
 
+Result<QString> SweepRunner::labCli() const {
+    if (!m_cliPath.isEmpty())
+        return m_cliPath;
+    return findCli();
+}
+
 QCoro::Task<SweepRunner::Ended> SweepRunner::openAgent(Sweep& sweep) {
     std::vector<Target*> labTargets;
     for (const Target* target : sweep.targets) {
@@ -71,8 +78,16 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::openAgent(Sweep& sweep) {
             sweep.outcome,
             QStringLiteral("lab: its host '%1' is not among the session's hosts").arg(labHostName));
     if (command.isEmpty()) {
-        const QString cli =
-            labHost ? labHost->command : (m_cliPath.isEmpty() ? defaultCliPath() : m_cliPath);
+        QString cli;
+        if (labHost) {
+            cli = labHost->command;
+        } else {
+            const Result<QString> local = labCli();
+            if (!local)
+                co_return failed(sweep.outcome,
+                                 QStringLiteral("lab: %1").arg(local.error().message));
+            cli = *local;
+        }
         auto built = labSandboxCommand(
             cli, sweep.session, std::vector<const Target*>(labTargets.begin(), labTargets.end()));
         if (!built)
@@ -199,9 +214,10 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::idleCheck(Sweep& sweep) {
 
 QCoro::Task<SweepRunner::Ended> SweepRunner::probeTargets(Sweep& sweep) {
     for (const Target* target : sweep.targets) {
-        if (target->lab || !target->loadFrom.empty())
-            continue; // out of reach of this namespace, or not loaded from here; see the class
-                      // comment
+        // A lab target is reached only inside its lab (its points go to the agent there); a
+        // target loaded from other hosts is not loaded from here.
+        if (!target->loadFrom.empty() || !checkConnection(*target, Connector::ThisProcess))
+            continue;
         Q_EMIT statusChanged(
             QStringLiteral("probing %1 (%2)").arg(target->displayName(), target->endpoint()));
         // Not a child, as the bridge in runEngine().

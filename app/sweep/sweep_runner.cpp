@@ -1,5 +1,6 @@
 #include "app/sweep/sweep_runner.h"
 
+#include "app/agent/agent_safety.h"
 #include "app/common/background_job.h"
 #include "app/common/result.h"
 #include "app/session/session.h"
@@ -333,10 +334,13 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::tighten(Sweep& sweep, int concurren
 
 namespace {
 
-// A lab target's run goes to the load agent inside the lab; any other runs in this process.
-PointRun* newPointRun(AgentClient* agent, AgentRunRequest request, engine::LoadSpec spec) {
+// A lab target's run goes to the load agent inside the lab; any other runs in this process,
+// where the gate refuses a lab target.
+Result<PointRun*> newPointRun(AgentClient* agent, AgentRunRequest request, engine::LoadSpec spec) {
     if (request.target.lab && agent)
         return agent->newRun(std::move(request));
+    if (auto allowed = checkConnection(request.target, Connector::ThisProcess); !allowed)
+        return allowed.error();
     return new LoadRunBridge(std::move(spec));
 }
 
@@ -347,9 +351,12 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::preload(Sweep& sweep, const Target&
     Q_EMIT statusChanged(
         QStringLiteral("preloading %1: %2 keys").arg(target.displayName()).arg(spec.requests));
     const int concurrency = int(spec.concurrency);
-    PointRun* run = newPointRun(sweep.agent, {target, sweep.session.plan, concurrency, 0, true},
-                                std::move(spec));
-    const Result<engine::RunResult> loaded = co_await runEngine(run, std::nullopt);
+    Result<PointRun*> run = newPointRun(
+        sweep.agent, {target, sweep.session.plan, concurrency, 0, true}, std::move(spec));
+    if (!run)
+        co_return failed(sweep.outcome,
+                         QStringLiteral("%1: %2").arg(targetLabel(target), run.error().message));
+    const Result<engine::RunResult> loaded = co_await runEngine(*run, std::nullopt);
     if (auto ended = interrupted(sweep, loaded && loaded->cancelled))
         co_return ended;
     if (!loaded)
@@ -392,11 +399,14 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
     if (m_runSource) {
         ran = m_runSource(specs->draft.spec, point);
     } else {
-        PointRun* pointRun = newPointRun(
+        Result<PointRun*> pointRun = newPointRun(
             sweep.agent,
             {*target, sweep.session.plan, point.concurrency, point.rate, false, serverCpu},
             std::move(specs->draft.spec));
-        ran = co_await runEngine(pointRun, point);
+        if (!pointRun)
+            co_return failed(sweep.outcome, QStringLiteral("%1: %2").arg(targetLabel(*target),
+                                                                         pointRun.error().message));
+        ran = co_await runEngine(*pointRun, point);
     }
     // A point cut short is not a measurement of the plan: keep nothing of it.
     if (auto ended = interrupted(sweep, ran && ran->cancelled)) {

@@ -73,9 +73,10 @@ struct SweepOutcome {
 // agent` (lab_sandbox_command.h) for all of them, takes each one's address
 // from the lab's line, runs their points (and preloads) through the agent,
 // and closes it after the last point, on cancel and on failure alike. The
-// other targets run in-process, as before; the probe is skipped for lab
-// targets (the lab is unreachable from the runner's own network namespace;
-// their first point tells).
+// other targets run in-process, as before. Every connection made in-process
+// passes the gate (checkConnection(), agent_safety.h): lab targets are not
+// probed (their address means something only inside the lab; their first
+// point tells) and never run here.
 //
 // Targets that load from the session's hosts (Target::loadFrom) run on
 // those hosts' agents, over ssh, one agent per host for the whole sweep
@@ -110,9 +111,12 @@ public:
     // Before the first point, watch the idle machine this long and say how
     // busy it already is (statusChanged, idleCheckFinished); 0: no check (the default).
     void setIdleCheckSeconds(double seconds) { m_idleCheckSeconds = seconds; }
-    // The loadscope-cli that starts the lab and its agent; default: the one
-    // beside this executable.
+    // The loadscope-cli that starts the lab and its agent; default: findCli()'s.
     void setCliPath(const QString& path) { m_cliPath = path; }
+    // The loadscope-cli a lab target's sweep would start: setCliPath()'s, else
+    // findCli()'s, whose error names where it looked. The window asks before
+    // Start, so that a missing one is said before anything runs.
+    Result<QString> labCli() const;
     // Runs lab targets through this command instead of the lab's, as is:
     // an agent started directly (tests, a machine prepared by hand). The lab
     // targets then keep their own addresses.

@@ -424,6 +424,71 @@ private Q_SLOTS:
         QVERIFY(checked.error().message.contains(address));
     }
 
+    // The one gate for every connection made for a target: this process never
+    // reaches a lab target, whatever its address; an agent reaches what its
+    // safety rule allows, lab target or not, and nothing it was not given the
+    // address of.
+    void connectionGate_data() {
+        QTest::addColumn<bool>("labTarget");
+        QTest::addColumn<bool>("agent");
+        QTest::addColumn<QString>("address"); // empty: none given
+        QTest::addColumn<bool>("insideLab");
+        QTest::addColumn<QString>("refusal"); // empty: allowed
+        const QString labLine =
+            QStringLiteral("lab target 'host' is reached inside its lab: run the sweep");
+        QTest::newRow("window, lab target") << true << false << QString() << false << labLine;
+        QTest::newRow("window, lab target at loopback")
+            << true << false << QStringLiteral("127.0.0.1") << false << labLine;
+        QTest::newRow("window, lab target, inside a lab")
+            << true << false << QStringLiteral("10.213.0.2") << true << labLine;
+        QTest::newRow("window, own target") << false << false << QString() << false << QString();
+        // A target of the user's own is the user's network; the lab's range is
+        // the lab's only inside the lab.
+        QTest::newRow("window, own target in 10.213/16")
+            << false << false << QStringLiteral("10.213.0.2") << false << QString();
+        QTest::newRow("agent alone, loopback")
+            << true << true << QStringLiteral("127.0.0.1") << false << QString();
+        QTest::newRow("agent alone, lab address")
+            << true << true << QStringLiteral("10.213.0.2") << false
+            << QStringLiteral("refusing to send load to 10.213.0.2");
+        QTest::newRow("agent in the lab")
+            << true << true << QStringLiteral("10.213.0.2") << true << QString();
+        QTest::newRow("agent, no address")
+            << true << true << QString() << true << QStringLiteral("its address was not checked");
+    }
+
+    void connectionGate() {
+        QFETCH(bool, labTarget);
+        QFETCH(bool, agent);
+        QFETCH(QString, address);
+        QFETCH(bool, insideLab);
+        QFETCH(QString, refusal);
+        app::Target target = app::makeTarget(QStringLiteral("host"), app::DeploymentMode::Host, 0);
+        if (labTarget)
+            target.lab = app::LabPlacement{QStringLiteral("host"), QStringLiteral("echo"), {}};
+        app::AgentEnvironment env;
+        env.ownNetns = 4026531840u;
+        env.routes = app::parseRouteTable(kRouteHeader +
+                                          "wire0\t0000D50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\n");
+        if (insideLab) {
+            env.labHostNetns = env.ownNetns + 7;
+            env.labRange = QStringLiteral("10.213.0.0/16");
+        }
+        std::optional<engine::SocketAddress> where;
+        if (!address.isEmpty())
+            where = numeric(address.toLatin1().constData());
+        const auto checked = app::checkConnection(
+            target, agent ? app::Connector::LoadAgent : app::Connector::ThisProcess,
+            where ? &*where : nullptr, &env);
+        if (refusal.isEmpty()) {
+            QVERIFY2(checked.ok(), checked.ok() ? "" : qPrintable(checked.error().message));
+            return;
+        }
+        QVERIFY(!checked);
+        QVERIFY2(checked.error().message.contains(refusal), qPrintable(checked.error().message));
+        QVERIFY(!checked.error().message.contains(QLatin1Char('\n')));
+    }
+
     // The rule holds for a whole run request: refused before any connection.
     void agentRefusesARunOutsideTheRule() {
         AgentUnderTest agent(app::AgentEnvironment::current());

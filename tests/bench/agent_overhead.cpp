@@ -6,7 +6,7 @@
 // round, against one embedded HTTP server on 127.0.0.1. Prints requests/s of
 // each round and the ratios of the medians to in-process.
 //
-//   agent_overhead --cli build/release/app/cli/loadscope-cli [--rounds 5]
+//   agent_overhead --cli build/release/bin/loadscope-cli [--rounds 5]
 //                  [--seconds 5] [--connections 100] [--threads 1]
 //                  [--ssh DESTINATION [--ssh-config FILE]]
 // ssh_agent_overhead.sh runs it with --ssh against a test sshd of its own.

@@ -168,7 +168,9 @@ void LabTargetsDialog::checkMachine() {
         return;
     }
     // Computed here: the worker must not ask QCoreApplication.
-    const std::string cli = app::defaultCliPath().toStdString();
+    // Without one, the embedded servers say that the executable is not known.
+    const app::Result<QString> found = app::findCli();
+    const std::string cli = found ? found->toStdString() : std::string();
     m_check.start(
         [cli](const app::JobCheck&) {
             return LabAvailability{app::lab::checkModes(), app::lab::checkServers(cli)};

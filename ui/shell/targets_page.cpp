@@ -1,5 +1,6 @@
 #include "ui/shell/targets_page.h"
 
+#include "app/agent/agent_safety.h"
 #include "app/session/session_document.h"
 #include "app/sweep/target_probe.h"
 #include "ui/common/field_error.h"
@@ -470,6 +471,13 @@ void TargetsPage::probeTarget() {
     const Target* target = m_document->session().findTarget(selectedTargetId());
     if (!target || m_probing || !m_editor->isValid())
         return;
+    // A lab target is not probed from here: the gate says why in one line.
+    if (auto allowed = app::checkConnection(*target, app::Connector::ThisProcess); !allowed) {
+        m_probeStatus->clear();
+        m_probeError->setMessage(allowed.error().message);
+        Q_EMIT probeFinished(target->id, allowed.error().message, false);
+        return;
+    }
     m_probing = true;
     updateActions();
     m_probeError->setMessage({});
