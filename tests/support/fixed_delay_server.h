@@ -37,9 +37,6 @@ public:
         // together otherwise stay in step, and a window then counts whole rounds.
         uint32_t staggerConnections = 0;
         uint16_t port = 0; // 0: a free port
-        // The IPv4 address it listens on, in host byte order: 127.0.0.1
-        // unless a test serves inside a network namespace of its own.
-        uint32_t address = 0x7f000001;
         // Every failEvery-th request the server reads (over all connections)
         // is answered at once with a malformed status line and a close: a
         // known share of requests that fail fast. 0: none fails.
@@ -51,6 +48,10 @@ public:
         // 0: never stalls.
         std::chrono::nanoseconds stallPeriod{0};
         std::chrono::nanoseconds stallLength{0};
+        // The IPv4 address it listens on, in host byte order: 127.0.0.1
+        // unless a test serves inside a network namespace of its own. Last, so
+        // that the tests' positional initialisers above keep their meaning.
+        uint32_t address = 0x7f000001;
     };
 
     explicit FixedDelayServer(Options options);
