@@ -75,6 +75,28 @@ Result<engine::TlsSpec> tlsSpec(const Options& options, bool enabled, std::strin
         tls.version = engine::TlsVersion::Tls12;
     else if (version == QLatin1String("1.3"))
         tls.version = engine::TlsVersion::Tls13;
+    if (!enabled)
+        return tls;
+    // Read here, through the checked reader, never by OpenSSL from the path
+    // (engine/tls_pem.h): a FIFO or a device is refused at once. A CA file
+    // serves only verification: with --insecure it is not read.
+    const auto read = [](const QString& what, const std::string& path,
+                         std::string& into) -> Result<void> {
+        if (path.empty())
+            return {};
+        auto text = readPemFile(what, QString::fromStdString(path));
+        if (!text)
+            return text.error();
+        into = std::move(*text);
+        return {};
+    };
+    if (tls.verify)
+        if (auto done = read(QStringLiteral("CA file"), tls.caFile, tls.caPem); !done)
+            return done.error();
+    if (auto done = read(QStringLiteral("client certificate"), tls.certFile, tls.certPem); !done)
+        return done.error();
+    if (auto done = read(QStringLiteral("client key"), tls.keyFile, tls.keyPem); !done)
+        return done.error();
     return tls;
 }
 
