@@ -97,6 +97,17 @@ QCoro::Task<> LoadAgent::runPoint(uint64_t id, AgentRunRequest request) {
         send(agentError(id, QStringLiteral("%1: %2").arg(prefix, draft.error().message)));
         co_return;
     }
+    // A name would go to the machine's resolver (and over its network)
+    // before the rule below could see where it leads: only addresses.
+    if (!engine::SocketAddress::fromNumeric(draft->endpoint.host.toStdString(),
+                                            draft->endpoint.port)) {
+        send(agentError(id, QStringLiteral("refusing to send load to %1:%2: the agent takes "
+                                           "addresses, not host names, which it would have to "
+                                           "resolve before its rule could look at them")
+                                .arg(draft->endpoint.host)
+                                .arg(draft->endpoint.port)));
+        co_return;
+    }
     const Result<engine::SocketAddress> address = co_await resolveEndpoint(draft->endpoint);
     if (!alive)
         co_return;
