@@ -238,7 +238,7 @@ private Q_SLOTS:
         request.target.http.url = QStringLiteral("http://10.213.0.2:8080/index.html");
         request.target.lab = app::LabPlacement{QStringLiteral("container-nat"),
                                                QStringLiteral("nginx"),
-                                               {{QStringLiteral("workers"), QStringLiteral("2")}}};
+                                               {{QStringLiteral("size"), QStringLiteral("2")}}};
         request.plan.limit = app::PointLimit::Requests;
         request.plan.requestsPerPoint = 2000;
         request.concurrency = 100;
