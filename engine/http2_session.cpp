@@ -24,6 +24,23 @@ std::string streamText(int32_t id) {
 // At most this much of a text the server chose (its GOAWAY's debug data).
 constexpr size_t kMaxQuotedBytes = 128;
 
+// What a connection error's code says, for a GOAWAY nghttp2 sent without a
+// reason of its own (an HPACK failure has none).
+std::string connectionErrorText(uint32_t code) {
+    switch (code) {
+    case NGHTTP2_COMPRESSION_ERROR:
+        return "a header block HPACK cannot decode";
+    case NGHTTP2_FLOW_CONTROL_ERROR:
+        return "flow control broken";
+    case NGHTTP2_FRAME_SIZE_ERROR:
+        return "a frame of a size not allowed";
+    case NGHTTP2_ENHANCE_YOUR_CALM:
+        return "a flood of frames";
+    default:
+        return "a frame the protocol does not allow";
+    }
+}
+
 // nghttp2's error callback names the field it refused in this form; it also
 // reports fields it merely ignored, which reset nothing.
 constexpr std::string_view kRefusedFieldText = "Invalid HTTP header field was received";
@@ -165,8 +182,9 @@ struct Http2Callbacks {
                         frame->goaway.opaque_data_len);
         if (why.empty())
             why = self.m_protocolError;
-        self.m_lastError = "HTTP/2: the server broke the protocol (" +
-                           (why.empty() ? std::string("no reason given") : why) +
+        if (why.empty())
+            why = connectionErrorText(frame->goaway.error_code);
+        self.m_lastError = "HTTP/2: the server broke the protocol (" + why +
                            "): the client ended the session with GOAWAY " +
                            nghttp2_http2_strerror(frame->goaway.error_code);
         return 0;
