@@ -9,6 +9,7 @@
 #include <QJsonDocument>
 #include <QJsonParseError>
 #include <array>
+#include <limits>
 
 namespace loadscope::app {
 
@@ -165,7 +166,7 @@ Result<AgentMessage> decodeAgentMessage(QByteArrayView line) {
         run.target = targetFromJson(json.object(u"target"));
         run.plan = sweepPlanFromJson(json.object(u"plan"));
         run.concurrency = int(json.integer(u"concurrency", 1, kMaxConcurrency));
-        run.rate = json.number(u"rate", 0, kMaxRate, 0);
+        run.rate = json.number(u"rate", 0, std::numeric_limits<double>::max(), 0);
         // 0 is the closed loop; any other rate is within the one range.
         if (json.ok() && run.rate != 0 && !checkRate(run.rate))
             json.failKey(u"rate", QStringLiteral("is %1, expected 0 (closed loop) or %2")

@@ -9,6 +9,7 @@
 #include "engine/http2_protocol.h"
 #include "engine/http_protocol.h"
 #include "engine/load_run.h"
+#include "fixed_delay_server.h"
 #include "hostile_peer.h"
 #include "loopback_http_spec.h"
 #include "private_network.h"
@@ -136,6 +137,38 @@ private Q_SLOTS:
         QCOMPARE(r.failed, 2u);
         QVERIFY2(r.firstError.find("SETTINGS_MAX_CONCURRENT_STREAMS 0") != std::string::npos,
                  r.firstError.c_str());
+    }
+
+    // A fixed rate far below the run's one request (-R 0.2 -n 1): the run
+    // ends with the answer, not at the schedule's next time 5 s later, and a
+    // cancel that comes after (a late Ctrl-C) leaves it complete.
+    void aCountedFixedRateRunEndsWithItsLastAnswer() {
+        loadscope::testing::FixedDelayServer::Options options;
+        options.delay = 1ms;
+        loadscope::testing::FixedDelayServer server(options);
+        QVERIFY(server.isListening());
+        LoadSpec spec = loadscope::testing::loopbackHttpSpec(server.port(), 1);
+        spec.rate = 0.2;
+        spec.requests = 1;
+        const auto [r, wall] = timedRun(spec, 500ms);
+        QVERIFY2(wall < 1.0, qPrintable(QString::number(wall)));
+        QVERIFY(!r.cancelled);
+        QCOMPARE(r.complete, 1u);
+        QCOMPARE(r.failed, 0u);
+        // Measured to the answer: the server's delay, not a schedule's gap.
+        QVERIFY2(r.durationSeconds < 0.5, qPrintable(QString::number(r.durationSeconds)));
+    }
+
+    // A rate whose gaps no schedule can count is refused before it runs.
+    void aRateBelowTheRangeIsRefused() {
+        LoadSpec spec = loadscope::testing::loopbackHttpSpec(9, 1);
+        spec.requests = 1;
+        for (const double rate : {1e-10, 1e-300, -1.0, 5e8}) {
+            spec.rate = rate;
+            const auto problem = validateLoadSpec(spec);
+            QVERIFY2(problem && problem->find("0.001 to 100000000") != std::string::npos,
+                     problem ? problem->c_str() : "accepted");
+        }
     }
 
     void clientResetsAreCountedAtOnce_data() {
