@@ -23,13 +23,17 @@ inline std::optional<std::string> enterPrivateNetwork() {
     if (::unshare(CLONE_NEWNET) != 0)
         return std::string("unshare(CLONE_NEWNET): ") + std::strerror(errno);
     const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return std::string("socket: ") + std::strerror(errno);
     ifreq request{};
     std::strncpy(request.ifr_name, "lo", IFNAMSIZ - 1);
-    const bool up = fd >= 0 && ::ioctl(fd, SIOCGIFFLAGS, &request) == 0 &&
-                    (request.ifr_flags |= IFF_UP, ::ioctl(fd, SIOCSIFFLAGS, &request) == 0);
+    bool up = ::ioctl(fd, SIOCGIFFLAGS, &request) == 0;
+    if (up) {
+        request.ifr_flags = short(request.ifr_flags | IFF_UP);
+        up = ::ioctl(fd, SIOCSIFFLAGS, &request) == 0;
+    }
     const int error = errno;
-    if (fd >= 0)
-        ::close(fd);
+    ::close(fd);
     if (!up)
         return std::string("cannot bring lo up: ") + std::strerror(error);
     return std::nullopt;
