@@ -113,7 +113,7 @@ Result<void> checkAgentTarget(const engine::SocketAddress& address, const AgentE
     // The lab is what the lab built, which no variable can claim: its client
     // namespace holds the client's end of the wire with the client's address.
     const QString clientLink = QLatin1String(lab::kClientLink);
-    const QHostAddress clientAddress(QLatin1String(lab::kClientAddress));
+    const QHostAddress clientAddress{QLatin1String(lab::kClientAddress)};
     const bool labClient =
         std::any_of(env.linkAddresses.begin(), env.linkAddresses.end(), [&](const auto& link) {
             return link.device == clientLink && link.address == clientAddress.toIPv4Address();
