@@ -61,7 +61,8 @@ struct Http2Callbacks {
         if (Http2Session::Stream* s = stream(session, hd->stream_id)) {
             if (s->firstByteNs == 0)
                 s->firstByteNs = of(user).m_now;
-            s->bytes += kFrameHeaderBytes + hd->length;
+            s->unconfirmed = kFrameHeaderBytes + hd->length;
+            s->bytes += s->unconfirmed;
         }
         return 0;
     }
@@ -100,6 +101,8 @@ struct Http2Callbacks {
     static int frameReceived(nghttp2_session* session, const nghttp2_frame* frame, void* user) {
         Http2Session& self = of(user);
         self.m_callbackError.clear(); // it was about a field this frame's block ignored
+        if (Http2Session::Stream* s = stream(session, frame->hd.stream_id))
+            s->unconfirmed = 0; // received whole
         switch (frame->hd.type) {
         case NGHTTP2_SETTINGS:
             if (!(frame->hd.flags & NGHTTP2_FLAG_ACK))
@@ -344,7 +347,7 @@ void Http2Session::emit(Stream& s, StreamEvent::Kind kind, ErrorClass error, std
     e.kind = kind;
     e.stream = s.id;
     e.info = s.info;
-    e.bytes = s.bytes;
+    e.bytes = s.bytes - s.unconfirmed;
     e.firstByteNs = s.firstByteNs;
     e.error = error;
     e.message = std::move(message);

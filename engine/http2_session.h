@@ -49,6 +49,10 @@ private:
         int32_t id = 0;
         ResponseInfo info;
         uint64_t bytes = 0;
+        // Of `bytes`, the frame begun last and not yet received whole: a
+        // stream that ends meanwhile (reset, the session over) counts only
+        // the frames that came.
+        uint64_t unconfirmed = 0;
         int64_t firstByteNs = 0;
         bool ended = false;       // END_STREAM received
         bool resetByPeer = false; // RST_STREAM received
