@@ -58,9 +58,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           "a run's rate is 0 or within the one range");
     // No file of this machine's is read here: a fuzzed path could name any.
     run.target.http.bodyFile.clear();
-    for (auto* options : {&run.target.http.tlsCaFile, &run.target.http.tlsCertFile,
-                          &run.target.http.tlsKeyFile, &run.target.tcpRr.tlsCaFile,
-                          &run.target.tcpRr.tlsCertFile, &run.target.tcpRr.tlsKeyFile})
+    for (auto* options :
+         {&run.target.http.tlsCaFile, &run.target.http.tlsCertFile, &run.target.http.tlsKeyFile,
+          &run.target.tcpRr.tlsCaFile, &run.target.tcpRr.tlsCertFile, &run.target.tcpRr.tlsKeyFile})
         options->clear();
     auto draft = draftLoadSpec(run.target, run.concurrency, run.plan, run.rate);
     if (!draft) {

@@ -98,7 +98,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
     size_t at = 1;
     while (at + 4 <= size && !mux->over()) {
-        const uint8_t type = data[at] % 12 == 11 ? 0xFA : data[at] % 12; // 10: ORIGIN-like, 11: unknown
+        const uint8_t type =
+            data[at] % 12 == 11 ? 0xFA : data[at] % 12; // 10: ORIGIN-like, 11: unknown
         const uint8_t flags = data[at + 1];
         const uint8_t selector = data[at + 2];
         const size_t length = std::min<size_t>(data[at + 3], size - at - 4);
