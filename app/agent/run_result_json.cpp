@@ -70,8 +70,6 @@ engine::Progress progressFromJson(const JsonReader& json) {
     return progress;
 }
 
-namespace {
-
 QJsonObject cpuWindowToJson(const engine::CpuWindow& w) {
     QJsonArray busy;
     for (double seconds : w.busyPerCpu)
@@ -126,6 +124,8 @@ engine::CpuWindow cpuWindowFromJson(const JsonReader& json) {
         w.busyPerCpu.push_back(busy.numberAt(i, 0, kMaxCpuSeconds));
     return w;
 }
+
+namespace {
 
 // The network counters' window: each namespace's counters by their engine names.
 constexpr struct {

@@ -52,7 +52,8 @@ std::optional<double> otherLoadPercent(const PointResult& r) {
         tasks = *c.interruptsInProcessTimes
                     ? c.user + c.system + c.irq + c.softirq - c.softirqThreadSeconds.value_or(0)
                     : c.user + c.system;
-    const double other = tasks - r.clientCpuSeconds - c.serverSeconds.value_or(0);
+    const double other =
+        tasks - c.clientSecondsHere.value_or(r.clientCpuSeconds) - c.serverSeconds.value_or(0);
     return std::clamp(c.percentOfMachine(other), 0.0, 100.0);
 }
 

@@ -29,6 +29,13 @@ struct CpuUsage {
     // without IRQ time accounting; engine/interrupt_accounting.h): which rule other load
     // follows. nullopt where it was not measured (results saved before it was recorded).
     std::optional<bool> interruptsInProcessTimes;
+    // The session's host these counters are of (the target's server host);
+    // empty: the machine that ran the load.
+    QString host = {};
+    // The load's own CPU on this machine when it is not all of the result's
+    // clientCpuSeconds: the load came from other hosts (0 when none of them
+    // is this one). nullopt: the client ran here, all of it.
+    std::optional<double> clientSecondsHere = {};
 
     // Every counter added up: about cpus x wallSeconds.
     double machineSeconds() const { return user + system + irq + softirq + steal + idle; }

@@ -30,6 +30,10 @@ QJsonObject cpuJson(const PointResult& r) {
         json.insert(QStringLiteral("softirqThreadSeconds"), *c.softirqThreadSeconds);
     if (c.interruptsInProcessTimes)
         json.insert(QStringLiteral("interruptsInProcessTimes"), *c.interruptsInProcessTimes);
+    if (!c.host.isEmpty())
+        json.insert(QStringLiteral("host"), c.host);
+    if (c.clientSecondsHere)
+        json.insert(QStringLiteral("clientSecondsHere"), *c.clientSecondsHere);
     return json;
 }
 
@@ -52,6 +56,8 @@ void readCpuJson(const JsonReader& j, QStringView k, PointResult& r) {
     c.softirqThreadSeconds = cpu->optionalNumber(u"softirqThreadSeconds", -kUnbounded, kUnbounded);
     if (cpu->has(u"interruptsInProcessTimes"))
         c.interruptsInProcessTimes = cpu->boolean(u"interruptsInProcessTimes");
+    c.host = cpu->string(u"host", {});
+    c.clientSecondsHere = cpu->optionalNumber(u"clientSecondsHere", -kUnbounded, kUnbounded);
     r.noise = cpu->string(u"noise", {});
     r.cpu = c;
 }

@@ -1,10 +1,12 @@
 #include "ui/run/run_log_model.h"
 
 #include "app/common/printable_text.h"
+#include "app/report/agent_report.h"
 #include "ui/common/chart_style.h"
 #include "ui/common/table_copy.h"
 
 #include <QBrush>
+#include <QStringList>
 
 namespace loadscope::ui {
 
@@ -15,7 +17,7 @@ namespace {
 const QColor kFailureColour(0xb0, 0x20, 0x20);
 const QColor kNoiseColour(0x8a, 0x5a, 0x00);
 
-// The noise note first, then what the network stack lost, then the error.
+// The noise note first, then what the network stack lost, then the error, then each host's part.
 QString noteText(const RunLogModel::Entry& entry) {
     QStringList parts;
     if (!entry.noise.isEmpty())
@@ -24,6 +26,8 @@ QString noteText(const RunLogModel::Entry& entry) {
         parts << QStringLiteral("network: ") + entry.network;
     if (!entry.error.isEmpty())
         parts << entry.error;
+    if (!entry.agents.isEmpty())
+        parts << QStringLiteral("hosts: ") + entry.agents;
     return parts.join(QStringLiteral("; "));
 }
 
@@ -55,6 +59,7 @@ void RunLogModel::appendFinished(const app::SweepPoint& point, int pointCount,
     entry.error = app::printableText(result.firstError); // a server's words, escaped
     entry.noise = result.noise;
     entry.network = app::netCounterMark(result.net);
+    entry.agents = app::agentSharesSummary(result.agents);
     append(std::move(entry));
 }
 
@@ -92,6 +97,13 @@ void RunLogModel::clear() {
     beginResetModel();
     m_entries.clear();
     endResetModel();
+}
+
+void RunLogModel::setRateLabel(const QString& label) {
+    if (label == m_rateLabel)
+        return;
+    m_rateLabel = label;
+    Q_EMIT headerDataChanged(Qt::Horizontal, RequestsPerSecondColumn, RequestsPerSecondColumn);
 }
 
 int RunLogModel::rowCount(const QModelIndex& parent) const {
@@ -198,7 +210,7 @@ QVariant RunLogModel::headerData(int section, Qt::Orientation orientation, int r
     case RepetitionColumn:
         return tr("Run");
     case RequestsPerSecondColumn:
-        return tr("Requests/s");
+        return m_rateLabel.isEmpty() ? tr("Requests/s") : m_rateLabel;
     case TransferColumn:
         return tr("Transfer (KiB/s)");
     case MeanColumn:

@@ -52,6 +52,8 @@ public:
         QString noise; // why the point's figures are noisy, empty when they are not
         // What the network stack lost or refused during the point (net_counters.h), or empty.
         QString network;
+        // Each host's rate, CPU and saturation when the load came from several.
+        QString agents;
         bool pointFailed = false;
     };
 
@@ -63,6 +65,8 @@ public:
                       const QColor& colour, const QString& error);
     void clear();
     const Entry& entry(int row) const { return m_entries[size_t(row)]; }
+    // The rate column's title in the words of the session's protocol ("Transactions/s").
+    void setRateLabel(const QString& label);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -78,6 +82,7 @@ private:
     QVariant display(const Entry& entry, int column) const;
 
     std::vector<Entry> m_entries;
+    QString m_rateLabel;
 };
 
 } // namespace loadscope::ui

@@ -4,6 +4,7 @@
 #include "ui/common/field_error.h"
 #include "ui/common/form_rows.h"
 #include "ui/common/metric_tooltip.h"
+#include "ui/shell/session_edits.h"
 #include "ui/shell/sweep_estimate_panel.h"
 #include "ui/shell/sweep_plan_text.h"
 
@@ -69,6 +70,9 @@ SweepPage::SweepPage(app::SessionDocument* document, QWidget* parent)
     layout->addWidget(m_estimate, 2);
 
     connect(m_document, &app::SessionDocument::sessionChanged, this, &SweepPage::followDocument);
+    // Another session: a field typed for the one before goes, even when both plans are alike.
+    connect(m_document, &app::SessionDocument::sessionReplaced, this,
+            [this] { loadPlan(m_document->session().plan); });
     connect(m_document, &app::SessionDocument::resultsChanged, this, &SweepPage::updateEstimate);
     loadPlan(m_document->session().plan);
 }
@@ -153,7 +157,8 @@ QWidget* SweepPage::buildPlanFields() {
 
     m_byDuration = new QRadioButton(tr("Run each point for a &duration:"));
     m_byDuration->setObjectName(QStringLiteral("byDurationRadio"));
-    m_duration = secondsSpin(0.1, 24 * 3600, QStringLiteral("durationSpin"));
+    // The plan's own ranges (app::checkSeconds), to the spin box's tenths.
+    m_duration = secondsSpin(0.1, app::kMaxSeconds, QStringLiteral("durationSpin"));
     m_duration->setToolTip(wrappedToolTip(tr("Measured time of each point (wrk -d, ab -t).")));
     m_byRequests = new QRadioButton(tr("Send a fixed number of re&quests:"));
     m_byRequests->setObjectName(QStringLiteral("byRequestsRadio"));
@@ -173,6 +178,7 @@ QWidget* SweepPage::buildPlanFields() {
     loadForm->addRow(m_byRequests, m_requests);
     m_limitWarning = new FieldError;
     m_limitWarning->setObjectName(QStringLiteral("limitWarning"));
+    m_limitWarning->setAdvisory(true);
     loadForm->addRow(m_limitWarning);
     column->addWidget(load);
 
@@ -210,7 +216,7 @@ QWidget* SweepPage::buildPlanFields() {
     auto* repetition = new QGroupBox(tr("Repetition"));
     auto* repetitionForm = new QFormLayout(repetition);
     repetitionForm->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
-    m_warmup = secondsSpin(0, 3600, QStringLiteral("warmupSpin"));
+    m_warmup = secondsSpin(0, app::kMaxSeconds, QStringLiteral("warmupSpin"));
     m_warmup->setToolTip(wrappedToolTip(tr("Load sent before each point and not measured, so "
                                            "that caches and connection pools are warm.")));
     addFormRow(repetitionForm, tr("&Warm-up:"), m_warmup);
@@ -248,7 +254,7 @@ QWidget* SweepPage::buildPlanFields() {
     precisionLayout->addWidget(m_maxRepetitions);
     precisionLayout->addStretch();
     addFormRow(repetitionForm, tr("&Precision:"), precisionCell)->setBuddy(m_precision);
-    m_pause = secondsSpin(0, 3600, QStringLiteral("pauseSpin"));
+    m_pause = secondsSpin(0, app::kMaxSeconds, QStringLiteral("pauseSpin"));
     m_pause->setToolTip(wrappedToolTip(tr("Idle time between two points, to let the server "
                                           "and the network settle (TIME_WAIT, queues).")));
     addFormRow(repetitionForm, tr("P&ause between points:"), m_pause);
@@ -270,6 +276,9 @@ QWidget* SweepPage::buildPlanFields() {
 
     m_planError = new FieldError;
     m_planError->setObjectName(QStringLiteral("planError"));
+    // A rule between fields (precision and repetitions, CPUs and the machine): the plan's
+    // first field is where the user starts reading it again.
+    m_planError->setField(panel, tr("Sweep plan"));
     column->addWidget(m_planError);
     column->addStretch();
 
@@ -294,6 +303,10 @@ QWidget* SweepPage::buildPlanFields() {
         applyFields();
     });
     return panel;
+}
+
+std::optional<FieldInError> SweepPage::fieldInError() const {
+    return firstFieldInError(this);
 }
 
 QString SweepPage::estimateText() const {
@@ -393,7 +406,7 @@ void SweepPage::applyFields() {
         return;
     }
     m_plan = plan;
-    m_document->setPlan(plan);
+    SessionEdits::of(m_document)->setPlan(plan);
     updateEstimate(); // also when setPlan saw no change
 }
 
