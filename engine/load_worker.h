@@ -128,6 +128,29 @@ private:
     void endDrain(Connection& c, int64_t deliveredNs);
     // Bytes written to the socket that its peer has not acknowledged (SIOCOUTQ).
     static uint64_t unacknowledgedBytes(int fd);
+    // UDP (load_worker_datagram.cpp): each connection a connected datagram
+    // socket, each request one datagram, answers matched by their sequence;
+    // a request unanswered within the request timeout is lost, never resent.
+    void openDatagramSocket(Connection& c, int64_t now);
+    void issueDatagrams(Connection& c, int64_t now);
+    void flushDatagrams(Connection& c);
+    // onReceived for a datagram socket: one datagram (or error) read at `now`.
+    bool onDatagramReceived(Connection& c, ssize_t n, int error, int64_t now);
+    void onAnswer(Connection& c, std::string_view data, int64_t now);
+    void completeAnswer(Connection& c, size_t index, uint64_t sequence, size_t bytes, int64_t now);
+    void expireDatagrams(Connection& c, int64_t now);
+    // The peer's port was refused (ICMP), reported by a send or a read.
+    void datagramRefused(Connection& c, int64_t now);
+    // udp-stream: messages back to back, the sink's count asked at the start
+    // (whether a Loadscope sink is there) and at the end (what it received).
+    void streamDatagrams(Connection& c);
+    void sendCountQuery(Connection& c, int64_t now, bool end);
+    void onCountAnswer(Connection& c, std::string_view data, int64_t now);
+    bool drainDatagramStreams(int64_t now);
+    uint32_t newStreamId();
+    bool inCountingWindow(int64_t now) const {
+        return now >= m_shared.measureStartNs && now <= m_shared.deadlineNs;
+    }
     void setWriteInterest(Connection& c, bool wanted);
     // Adds the connection to the epoll set or removes it (while it waits in recv).
     void setWatched(Connection& c, bool watched);
@@ -151,6 +174,11 @@ private:
     // The protocol's traits, read once: the hot path makes no virtual call for them.
     const bool m_isStream;
     const bool m_keepAlive;
+    const DatagramShape* const m_datagrams; // non-null for UDP
+    // How often requests are looked at for their timeout: a UDP loss is
+    // counted that late at most, so short timeouts are looked at sooner.
+    const int64_t m_timeoutScanPeriodNs;
+    uint64_t m_streamIdState = 0; // udp-stream: where new stream ids come from
     int m_epoll = -1;
     int m_tickTimer = -1; // periodic, in the epoll set (startTickTimer)
     // Fixed rate: the intended start times of this worker's share of the

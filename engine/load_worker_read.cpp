@@ -43,6 +43,14 @@ LoadWorker::Received LoadWorker::receive(Connection& c, int flags) {
 }
 
 void LoadWorker::onReadable(Connection& c, bool peerClosing) {
+    if (c.datagram) {
+        // A datagram a read: an edge-triggered socket is read until it is dry.
+        for (;;) {
+            const Received r = receive(c, MSG_DONTWAIT);
+            if (!(r.n < 0 && r.error == EINTR) && !onDatagramReceived(c, r.n, r.error, r.atNs))
+                return;
+        }
+    }
     for (;;) {
         const Received r = receive(c, MSG_DONTWAIT);
         if (r.n < 0 && r.error == EINTR)
@@ -61,6 +69,8 @@ void LoadWorker::onReadable(Connection& c, bool peerClosing) {
 }
 
 bool LoadWorker::onReceived(Connection& c, ssize_t n, int error, int64_t now) {
+    if (c.datagram)
+        return onDatagramReceived(c, n, error, now);
     if (n == 0) {
         onEndOfStream(c, now, false);
         return false;
@@ -130,7 +140,9 @@ int64_t LoadWorker::awaitSoleResponse() {
     Connection& c = *m_soleConnection;
     const Received r = receive(c, 0);
     const int64_t woke = m_clockNs;
-    if (onReceived(c, r.n, r.error, r.atNs) && size_t(r.n) == kReadBufferBytes)
+    // A datagram socket's next datagram waits for the next blocking read: a
+    // read to find it empty would cost a system call per transaction.
+    if (onReceived(c, r.n, r.error, r.atNs) && !c.datagram && size_t(r.n) == kReadBufferBytes)
         onReadable(c, false);
     return woke;
 }
