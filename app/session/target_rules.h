@@ -12,6 +12,8 @@
 namespace loadscope::app {
 
 struct HttpOptions;
+struct UdpRrOptions;
+struct UdpStreamOptions;
 
 // Where the load goes before name resolution.
 struct Endpoint {
@@ -85,6 +87,14 @@ struct MemcacheRatio {
 Result<MemcacheRatio> parseMemcacheRatio(const QString& text);
 // memtier's --key-pattern, SET:GET of R, S or G.
 Result<void> checkKeyPattern(const QString& pattern);
+
+// UDP (udp-rr, udp-stream): a datagram of 1 to kMaxDatagramBytes, the largest UDP payload
+// over IPv4 (netperf caps -m there too); netperf's -b of 0 to kMaxUdpBurst more requests
+// outstanding on a socket. Each refusal is one line naming the option.
+inline constexpr int kMaxDatagramBytes = 65507;
+inline constexpr int kMaxUdpBurst = 256;
+Result<void> checkUdpRr(const UdpRrOptions& options);
+Result<void> checkUdpStream(const UdpStreamOptions& options);
 
 // ab's rule: a point ends after its requests, so it cannot open more
 // connections than it has requests.
