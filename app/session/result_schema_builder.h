@@ -117,6 +117,8 @@ ResultField& addLateErrorClass(ResultSchemaBuilder& b, engine::ErrorClass errorC
 // udp-stream's sends and what the sink received (result_schema_udp.cpp); CSV
 // columns after the HTTP/2 ones, in a session file only when set.
 void addUdpFields(ResultSchemaBuilder& b);
+// UDP's fields without a CSV column (result_schema_udp.cpp).
+void addUdpSessionFields(ResultSchemaBuilder& b);
 
 // The fields in results-CSV column order, then those no CSV column carries.
 void addCsvFields(ResultSchemaBuilder& b);

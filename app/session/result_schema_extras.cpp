@@ -270,6 +270,7 @@ void addSessionAndCliFields(ResultSchemaBuilder& b) {
     addProvenance(b);
     addPlacement(b);
     addMemcache(b);
+    addUdpSessionFields(b);
 }
 
 } // namespace schema_detail

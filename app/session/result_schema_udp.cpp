@@ -50,8 +50,8 @@ void addUdpFields(ResultSchemaBuilder& b) {
     addDatagramCount(b, "send_errors", "datagrams", "datagrams/sendErrors",
                      &DatagramCounts::sendErrors, TargetProtocol::UdpStream);
 
-    // Written whenever the sink said, 0 included: absent means it did not.
-    ResultField& sinkDatagrams = b.saved(
+    // Absent when the sink did not say; a file holds it when it did (sink_reported), 0 or not.
+    ResultField& sinkDatagrams = b.savedWhenSet(
         "sink_datagrams", FieldType::Count, "datagrams",
         [](const PointResult& r) {
             return r.datagrams.sinkDatagrams ? FieldValue(*r.datagrams.sinkDatagrams)
@@ -62,7 +62,6 @@ void addUdpFields(ResultSchemaBuilder& b) {
             if (j.has(k))
                 r.datagrams.sinkDatagrams = j.count(k);
         });
-    sinkDatagrams.omitInSession = true;
     sinkDatagrams.omitInCli = true;
     sinkDatagrams.csvColumn = sinkDatagrams.id;
     sinkDatagrams.cliKeys = only(TargetProtocol::UdpStream, "sink_datagrams");
@@ -107,6 +106,18 @@ void addUdpFields(ResultSchemaBuilder& b) {
     loss.csvColumn = loss.summaryMetric = loss.id;
     loss.cliKeys = only(TargetProtocol::UdpStream, "datagram_loss_percent");
     loss.omitInCli = true;
+}
+
+void addUdpSessionFields(ResultSchemaBuilder& b) {
+    // Whether the sink said what it received: its counts may all be 0, which a file leaves out.
+    b.savedWhenSet(
+        "sink_reported", FieldType::Flag, "",
+        [](const PointResult& r) { return FieldValue(r.datagrams.sinkDatagrams.has_value()); },
+        "datagrams/sinkReported",
+        [](const JsonReader& j, QStringView k, PointResult& r) {
+            if (j.boolean(k, false) && !r.datagrams.sinkDatagrams)
+                r.datagrams.sinkDatagrams = j.count(u"sinkDatagrams", 0);
+        });
 }
 
 } // namespace loadscope::app::schema_detail

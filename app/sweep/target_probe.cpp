@@ -9,12 +9,12 @@
 #include <QCoroSignal>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QNetworkDatagram>
 #include <QNetworkProxy>
 #include <QSslConfiguration>
 #include <QSslKey>
 #include <QSslSocket>
 #include <QTimer>
-#include <QNetworkDatagram>
 #include <QUdpSocket>
 #include <algorithm>
 
