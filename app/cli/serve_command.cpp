@@ -6,6 +6,7 @@
 #include "app/servers/sink_server.h"
 #include "app/servers/tcp_proxy.h"
 #include "app/servers/udp_echo_server.h"
+#include "app/servers/udp_proxy.h"
 #include "app/servers/udp_sink_server.h"
 #include "app/session/target_rules.h"
 #include "engine/udp_datagram.h"
@@ -31,7 +32,7 @@ const char* const kServeUsage =
     "  echo    request/response peer for tcp-rr (--request-size, --response-size, --tls);\n"
     "          with --udp, for udp-rr: answers every datagram\n"
     "  sink    reads and discards, the peer for tcp-stream; with --udp, for udp-stream\n"
-    "  proxy   userland TCP relay to --to HOST:PORT\n"
+    "  proxy   userland TCP relay to --to HOST:PORT; with --udp, of UDP datagrams\n"
     "\n"
     "Once listening it prints one line 'listening on HOST:PORT' on stdout; when stopped it\n"
     "prints a summary on stderr. Exit status: 0 after a signal, 2 for bad arguments or when\n"
@@ -161,6 +162,11 @@ void addKindOptions(QCommandLineParser& parser, const QString& kind) {
             "client's connection and is logged on stderr."));
         parser.addOption({QStringLiteral("to"), QStringLiteral("Upstream to relay to."),
                           QStringLiteral("HOST:PORT")});
+        parser.addOption(
+            {QStringLiteral("udp"),
+             QStringLiteral("Relay UDP instead, as docker-proxy -proto udp: each client address\n"
+                            "gets its own socket to the upstream; a flow idle for\n"
+                            "--idle-timeout is forgotten.")});
     }
 }
 
@@ -266,6 +272,15 @@ app::Result<ServeSetup> buildServer(const QCommandLineParser& parser, const QStr
         const auto upstream = app::parseEndpoint(parser.value(QStringLiteral("to")));
         if (!upstream)
             return upstream.error();
+        if (parser.isSet(QStringLiteral("udp"))) {
+            app::UdpProxyConfig config;
+            fillBase(config);
+            config.upstreamHost = upstream->host.toStdString();
+            config.upstreamPort = upstream->port;
+            setup.udp = std::make_unique<app::UdpProxy>(config);
+            setup.summaryErrors = QStringLiteral("datagrams not relayed");
+            return setup;
+        }
         app::TcpProxyConfig config;
         fillBase(config);
         config.upstreamHost = upstream->host.toStdString();

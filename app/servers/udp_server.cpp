@@ -27,10 +27,6 @@ std::string hostPort(const std::string& host, uint16_t port) {
 // shutdown that wakes it (stopLoops) not reach it.
 constexpr timeval kReadWait{0, 200'000};
 
-void bump(std::atomic<uint64_t>& counter, uint64_t n) {
-    counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
-}
-
 } // namespace
 
 void DatagramReplies::add(size_t slot, std::string_view first, std::string_view second) {
@@ -53,109 +49,108 @@ char* DatagramReplies::addOwn(size_t slot, size_t bytes) {
     return reply.own;
 }
 
-// One socket read and answered by one thread.
+// One socket and the thread that serves it.
 class UdpLoop {
 public:
-    UdpLoop(int fd, std::unique_ptr<DatagramHandler> handler, const std::atomic<bool>& stopping)
+    UdpLoop(int fd, std::unique_ptr<DatagramHandler> handler)
         : m_fd(fd)
-        , m_handler(std::move(handler))
-        , m_stopping(stopping)
-        , m_buffers(new char[DatagramReplies::kBatch * kSlotBytes]) {}
+        , m_handler(std::move(handler)) {}
     ~UdpLoop() { close(); }
+    UdpLoop(const UdpLoop&) = delete;
+    UdpLoop& operator=(const UdpLoop&) = delete;
+
+    void run(UdpServer& server, const std::atomic<bool>& stopping) {
+        server.serveSocket(m_fd, m_handler.get(), counters, stopping);
+    }
+    void wake() { ::shutdown(m_fd, SHUT_RDWR); }
     void close() {
         if (m_fd >= 0)
             ::close(m_fd);
         m_fd = -1;
     }
-    UdpLoop(const UdpLoop&) = delete;
-    UdpLoop& operator=(const UdpLoop&) = delete;
 
-    void run();
-    void wake() { ::shutdown(m_fd, SHUT_RDWR); }
-
-    std::atomic<uint64_t> datagramsReceived{0};
-    std::atomic<uint64_t> bytesReceived{0};
-    std::atomic<uint64_t> datagramsSent{0};
-    std::atomic<uint64_t> bytesSent{0};
-    std::atomic<uint64_t> sendErrors{0};
-    std::atomic<uint64_t> countQueries{0};
+    UdpLoopCounters counters;
 
 private:
-    static constexpr size_t kSlotBytes = 65536; // the largest UDP payload fits
-
-    void answer(DatagramReplies& replies, size_t count);
-
     int m_fd;
     std::unique_ptr<DatagramHandler> m_handler;
-    const std::atomic<bool>& m_stopping;
-    std::unique_ptr<char[]> m_buffers;
-    sockaddr_storage m_peers[DatagramReplies::kBatch]{};
-    mmsghdr m_reads[DatagramReplies::kBatch]{};
-    iovec m_readPieces[DatagramReplies::kBatch]{};
 };
 
-void UdpLoop::run() {
-    for (size_t i = 0; i < DatagramReplies::kBatch; ++i)
-        m_readPieces[i] = {m_buffers.get() + i * kSlotBytes, kSlotBytes};
-    DatagramReplies replies;
-    while (!m_stopping.load(std::memory_order_acquire)) {
-        for (size_t i = 0; i < DatagramReplies::kBatch; ++i) {
-            m_reads[i].msg_hdr = {};
-            m_reads[i].msg_hdr.msg_name = &m_peers[i];
-            m_reads[i].msg_hdr.msg_namelen = sizeof m_peers[i];
-            m_reads[i].msg_hdr.msg_iov = &m_readPieces[i];
-            m_reads[i].msg_hdr.msg_iovlen = 1;
-        }
-        // One blocking call for the first datagram and whatever else is queued behind it.
-        const int n = ::recvmmsg(m_fd, m_reads, DatagramReplies::kBatch, MSG_WAITFORONE, nullptr);
-        if (n <= 0 || m_stopping.load(std::memory_order_acquire))
-            continue; // the read's timeout, a signal, the stop's shutdown or an ICMP error
-        replies.m_count = 0;
-        uint64_t bytes = 0;
-        for (int i = 0; i < n; ++i) {
-            const std::string_view datagram(m_buffers.get() + size_t(i) * kSlotBytes,
-                                            m_reads[i].msg_len);
-            bytes += datagram.size();
-            bool countQuery = false;
-            m_handler->onDatagram(size_t(i), datagram, replies, countQuery);
-            if (countQuery)
-                bump(countQueries, 1);
-        }
-        bump(datagramsReceived, uint64_t(n));
-        bump(bytesReceived, bytes);
-        answer(replies, replies.m_count);
-    }
-}
+namespace {
 
-void UdpLoop::answer(DatagramReplies& replies, size_t count) {
+constexpr size_t kSlotBytes = 65536; // the largest UDP payload fits
+
+// The peers of a batch and its answers, sent back in one sendmmsg.
+void answer(int fd, DatagramReplies::Reply* replies, size_t count, sockaddr_storage* peers,
+            const mmsghdr* reads, UdpLoopCounters& counters) {
     if (count == 0)
         return;
     mmsghdr sends[DatagramReplies::kBatch]{};
     for (size_t i = 0; i < count; ++i) {
-        DatagramReplies::Reply& reply = replies.m_replies[i];
-        sends[i].msg_hdr.msg_name = &m_peers[reply.slot];
-        sends[i].msg_hdr.msg_namelen = m_reads[reply.slot].msg_hdr.msg_namelen;
-        sends[i].msg_hdr.msg_iov = reply.pieces;
-        sends[i].msg_hdr.msg_iovlen = size_t(reply.pieceCount);
+        sends[i].msg_hdr.msg_name = &peers[replies[i].slot];
+        sends[i].msg_hdr.msg_namelen = reads[replies[i].slot].msg_hdr.msg_namelen;
+        sends[i].msg_hdr.msg_iov = replies[i].pieces;
+        sends[i].msg_hdr.msg_iovlen = size_t(replies[i].pieceCount);
     }
     size_t done = 0;
     while (done < count) {
-        const int sent = ::sendmmsg(m_fd, sends + done, unsigned(count - done), MSG_NOSIGNAL);
+        const int sent = ::sendmmsg(fd, sends + done, unsigned(count - done), MSG_NOSIGNAL);
         if (sent < 0) {
             if (errno == EINTR)
                 continue;
             // The first of the rest failed (a peer's closed port, no buffer): it is counted and
             // the others still go.
-            bump(sendErrors, 1);
+            UdpLoopCounters::bump(counters.sendErrors, 1);
             ++done;
             continue;
         }
         uint64_t bytes = 0;
         for (int i = 0; i < sent; ++i)
             bytes += sends[done + size_t(i)].msg_len;
-        bump(datagramsSent, uint64_t(sent));
-        bump(bytesSent, bytes);
+        UdpLoopCounters::bump(counters.datagramsSent, uint64_t(sent));
+        UdpLoopCounters::bump(counters.bytesSent, bytes);
         done += size_t(sent);
+    }
+}
+
+} // namespace
+
+void UdpServer::serveSocket(int fd, DatagramHandler* handler, UdpLoopCounters& counters,
+                            const std::atomic<bool>& stopping) {
+    const std::unique_ptr<char[]> buffers(new char[DatagramReplies::kBatch * kSlotBytes]);
+    sockaddr_storage peers[DatagramReplies::kBatch]{};
+    mmsghdr reads[DatagramReplies::kBatch]{};
+    iovec pieces[DatagramReplies::kBatch]{};
+    for (size_t i = 0; i < DatagramReplies::kBatch; ++i)
+        pieces[i] = {buffers.get() + i * kSlotBytes, kSlotBytes};
+    DatagramReplies replies;
+    while (!stopping.load(std::memory_order_acquire)) {
+        for (size_t i = 0; i < DatagramReplies::kBatch; ++i) {
+            reads[i].msg_hdr = {};
+            reads[i].msg_hdr.msg_name = &peers[i];
+            reads[i].msg_hdr.msg_namelen = sizeof peers[i];
+            reads[i].msg_hdr.msg_iov = &pieces[i];
+            reads[i].msg_hdr.msg_iovlen = 1;
+        }
+        // One blocking call for the first datagram and whatever else is queued behind it.
+        const int n = ::recvmmsg(fd, reads, DatagramReplies::kBatch, MSG_WAITFORONE, nullptr);
+        if (n <= 0 || stopping.load(std::memory_order_acquire))
+            continue; // the read's timeout, a signal, the stop's shutdown or an ICMP error
+        replies.clear();
+        uint64_t bytes = 0;
+        for (int i = 0; i < n; ++i) {
+            const std::string_view datagram(buffers.get() + size_t(i) * kSlotBytes,
+                                            reads[i].msg_len);
+            bytes += datagram.size();
+            bool countQuery = false;
+            if (handler)
+                handler->onDatagram(size_t(i), datagram, replies, countQuery);
+            if (countQuery)
+                UdpLoopCounters::bump(counters.countQueries, 1);
+        }
+        UdpLoopCounters::bump(counters.datagramsReceived, uint64_t(n));
+        UdpLoopCounters::bump(counters.bytesReceived, bytes);
+        answer(fd, replies.replies(), replies.count(), peers, reads, counters);
     }
 }
 
@@ -232,14 +227,14 @@ Result<void> UdpServer::start() {
     m_stopping.store(false, std::memory_order_release);
     m_loops.clear();
     for (const int fd : sockets)
-        m_loops.push_back(std::make_unique<UdpLoop>(fd, createHandler(), m_stopping));
+        m_loops.push_back(std::make_unique<UdpLoop>(fd, createHandler()));
     sockets.clear();
     std::vector<std::atomic<int>> ids(m_loops.size());
     try {
         for (size_t i = 0; i < m_loops.size(); ++i)
-            m_threads.emplace_back([raw = m_loops[i].get(), id = &ids[i]] {
+            m_threads.emplace_back([this, raw = m_loops[i].get(), id = &ids[i]] {
                 id->store(int(gettid()), std::memory_order_release);
-                raw->run();
+                raw->run(*this, m_stopping);
             });
     } catch (const std::system_error& threadError) {
         stopLoops();
@@ -300,12 +295,13 @@ UdpServerStats UdpServer::stats() const {
     std::lock_guard lock(m_mutex);
     UdpServerStats total;
     for (const auto& loop : m_loops) {
-        total.datagramsReceived += loop->datagramsReceived.load(std::memory_order_relaxed);
-        total.bytesReceived += loop->bytesReceived.load(std::memory_order_relaxed);
-        total.datagramsSent += loop->datagramsSent.load(std::memory_order_relaxed);
-        total.bytesSent += loop->bytesSent.load(std::memory_order_relaxed);
-        total.sendErrors += loop->sendErrors.load(std::memory_order_relaxed);
-        total.countQueries += loop->countQueries.load(std::memory_order_relaxed);
+        const UdpLoopCounters& c = loop->counters;
+        total.datagramsReceived += c.datagramsReceived.load(std::memory_order_relaxed);
+        total.bytesReceived += c.bytesReceived.load(std::memory_order_relaxed);
+        total.datagramsSent += c.datagramsSent.load(std::memory_order_relaxed);
+        total.bytesSent += c.bytesSent.load(std::memory_order_relaxed);
+        total.sendErrors += c.sendErrors.load(std::memory_order_relaxed);
+        total.countQueries += c.countQueries.load(std::memory_order_relaxed);
     }
     return total;
 }

@@ -43,16 +43,33 @@ public:
     // Room for an answer of at most kOwnBytes kept with it (a sink's count), filled by the caller.
     char* addOwn(size_t slot, size_t bytes);
 
-private:
-    friend class UdpLoop;
     struct Reply {
         size_t slot = 0;
         iovec pieces[2]{};
         int pieceCount = 0;
         char own[kOwnBytes]{};
     };
+    Reply* replies() { return m_replies; }
+    size_t count() const { return m_count; }
+    void clear() { m_count = 0; }
+
+private:
     Reply m_replies[kBatch];
     size_t m_count = 0;
+};
+
+// One loop's counts: written by its thread alone, read by stats() from any thread.
+struct alignas(64) UdpLoopCounters {
+    std::atomic<uint64_t> datagramsReceived{0};
+    std::atomic<uint64_t> bytesReceived{0};
+    std::atomic<uint64_t> datagramsSent{0};
+    std::atomic<uint64_t> bytesSent{0};
+    std::atomic<uint64_t> sendErrors{0};
+    std::atomic<uint64_t> countQueries{0};
+
+    static void bump(std::atomic<uint64_t>& counter, uint64_t n) {
+        counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+    }
 };
 
 // What one loop does with the datagrams it reads. One per loop, used by its thread alone.
@@ -92,8 +109,13 @@ public:
 protected:
     // Only host, port and threads of `config` apply: a datagram has no connection to time out.
     explicit UdpServer(ServerConfig config);
-    // One handler per loop, made by start() before the loop runs.
-    virtual std::unique_ptr<DatagramHandler> createHandler() = 0;
+    // One handler per loop, made by start() before the loop runs (for serveSocket's default).
+    virtual std::unique_ptr<DatagramHandler> createHandler() { return nullptr; }
+    // A loop's work on its socket `fd` (blocking, SO_RCVTIMEO of 200 ms) until `stopping`:
+    // by default batches read and answered through `handler`. stop() shuts the socket down to
+    // wake it. Called on the loop's own thread.
+    virtual void serveSocket(int fd, DatagramHandler* handler, UdpLoopCounters& counters,
+                             const std::atomic<bool>& stopping);
     // Called by start() before binding; a server refuses to start by returning a one-line error.
     virtual Result<void> prepare();
 
