@@ -295,7 +295,10 @@ private Q_SLOTS:
                 "cpu_user_percent,cpu_system_percent,cpu_irq_percent,cpu_softirq_percent,"
                 "cpu_steal_percent,cpu_idle_percent,server_cpu_s,failed_tls,tls_handshakes,"
                 "tls_resumed,tls_resumed_ratio,tls_protocol,tls_cipher,tls_mean_ms,tls_p50_ms,"
-                "tls_p99_ms,failed_rst_stream,failed_goaway")
+                "tls_p99_ms,failed_rst_stream,failed_goaway,failed_lost,answers_out_of_order,"
+                "answers_duplicate,answers_late,answers_stray,datagrams_sent,send_errors,"
+                "sink_datagrams,sink_bytes,sink_out_of_order,sink_duplicates,delivered_mbit_s,"
+                "datagram_loss_percent")
                 .split(QLatin1Char(','));
         QCOMPARE(resultsCsvColumns(), documented);
     }
