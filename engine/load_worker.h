@@ -144,7 +144,8 @@ private:
     // udp-stream: messages back to back, the sink's count asked at the start
     // (whether a Loadscope sink is there) and at the end (what it received).
     void streamDatagrams(Connection& c);
-    void sendCountQuery(Connection& c, int64_t now, bool end);
+    // `newQuestion`: a new nonce; else the outstanding query is asked again.
+    void sendCountQuery(Connection& c, int64_t now, bool end, bool newQuestion);
     void onCountAnswer(Connection& c, std::string_view data, int64_t now);
     bool drainDatagramStreams(int64_t now);
     uint32_t newStreamId();

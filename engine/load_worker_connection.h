@@ -40,7 +40,6 @@ struct DatagramState {
     std::vector<SequenceFate> history; // udp-rr: by sequence % kHistory
     uint64_t highestAnswered = 0;
     bool answeredAny = false;
-    bool refused = false; // the port was refused (ICMP) before any answer came
     // udp-stream: the stream's id in the header, a new one for the measured
     // stretch, and the count query awaiting its answer (udp_datagram.h).
     uint32_t streamId = 0;

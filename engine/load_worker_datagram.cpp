@@ -26,9 +26,10 @@ namespace {
 
 // The sink's count is asked this often at the end of a udp-stream, this many
 // times, before its figures are given up as unknown (a sink that is not
-// Loadscope's never answers).
+// Loadscope's never answers). Each asks the same question with the same
+// nonce: behind a slow relay the first answer may come after the second query.
 constexpr int64_t kCountQueryAgainNs = 100'000'000;
-constexpr int kCountQueries = 5;
+constexpr int kCountQueries = 10;
 
 bool wouldBlock(int error) {
     return error == EAGAIN || error == EWOULDBLOCK;
@@ -81,7 +82,7 @@ void LoadWorker::openDatagramSocket(Connection& c, int64_t now) {
         // A fresh stream id for the warm-up (if any); the measured stretch gets its own.
         d.streamId = newStreamId();
         d.measuredStream = false;
-        sendCountQuery(c, now, false); // a Loadscope sink answers: the peer is there
+        sendCountQuery(c, now, false, true); // a Loadscope sink answers: the peer is there
         streamDatagrams(c);
         return;
     }
@@ -111,6 +112,7 @@ void LoadWorker::issueDatagrams(Connection& c, int64_t now) {
 
 void LoadWorker::flushDatagrams(Connection& c) {
     DatagramState& d = *c.datagram;
+    bool failedSend = false;
     while (c.unsent > 0) {
         const size_t index = c.count - c.unsent;
         const uint64_t sequence = d.nextSequence;
@@ -119,35 +121,39 @@ void LoadWorker::flushDatagrams(Connection& c) {
         const int64_t sent = readClock();
         const ssize_t n =
             ::send(c.fd, d.payload.data(), d.payload.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-        if (n >= 0) {
-            InFlight& request = c.at(index);
-            request.sentNs = sent;
-            if (request.startsAtSend)
-                request.startNs = sent;
-            request.stream = int32_t(uint32_t(sequence));
-            request.requestBytes = uint32_t(n);
-            if (!d.history.empty())
-                d.fate(sequence) = SequenceFate::Outstanding;
-            ++d.nextSequence;
-            --c.unsent;
-            continue;
-        }
-        const int error = errno;
+        const int error = n < 0 ? errno : 0;
         if (error == EINTR)
             continue;
         if (wouldBlock(error)) {
             setWriteInterest(c, true);
             return;
         }
+        // A datagram a local filter dropped (EPERM: nftables' drop on output) or the kernel
+        // had no buffer for (ENOBUFS) is lost on its way, as one a router drops: it stays
+        // outstanding and is counted lost at its timeout, and the socket goes on.
+        if (n >= 0 || error == EPERM || error == ENOBUFS) {
+            InFlight& request = c.at(index);
+            request.sentNs = sent;
+            if (request.startsAtSend)
+                request.startNs = sent;
+            request.stream = int32_t(uint32_t(sequence));
+            request.requestBytes = uint32_t(n >= 0 ? n : ssize_t(d.payload.size()));
+            if (!d.history.empty())
+                d.fate(sequence) = SequenceFate::Outstanding;
+            ++d.nextSequence;
+            --c.unsent;
+            continue;
+        }
         // Not sent: the request fails here, the refused port as a connect would.
         const InFlight request = c.removeAt(index);
         --m_inFlight;
+        failedSend = true;
         if (error == ECONNREFUSED) {
             if (counts(request.budgeted, sent))
                 m_recorder.failure(ErrorClass::Connect, "connect to " + m_spec.target.toString() +
                                                             ": " + std::strerror(error));
             datagramRefused(c, sent);
-            if (c.fd < 0)
+            if (c.fd < 0 || m_shared.stop.load(std::memory_order_relaxed))
                 return;
             continue;
         }
@@ -155,6 +161,10 @@ void LoadWorker::flushDatagrams(Connection& c) {
             m_recorder.failure(ErrorClass::Write, std::string("send: ") + std::strerror(error));
     }
     setWriteInterest(c, false);
+    // Nothing outstanding after a failed send: nothing would bring the next request. The
+    // socket starts again from the loop, as a TCP connection does after a failed write.
+    if (failedSend && c.count == 0)
+        dropConnection(c, m_clockNs, false);
 }
 
 bool LoadWorker::onDatagramReceived(Connection& c, ssize_t n, int error, int64_t now) {
@@ -238,6 +248,18 @@ void LoadWorker::completeAnswer(Connection& c, size_t index, uint64_t sequence, 
     DatagramState& d = *c.datagram;
     InFlight request = c.removeAt(index);
     --m_inFlight;
+    if (now - request.sentNs > m_spec.requestTimeout.count()) {
+        // Past its timeout before the loop looked (a busy machine): lost, as the timeout
+        // says, and its answer late, whichever the loop saw first.
+        d.fate(sequence) = SequenceFate::Lost;
+        if (counts(request.budgeted, now)) {
+            m_recorder.failure(ErrorClass::Lost,
+                               "no answer within the timeout (a datagram was lost)");
+            ++m_recorder.result().answersLate;
+        }
+        issueDatagrams(c, now);
+        return;
+    }
     ++c.responses;
     d.fate(sequence) = SequenceFate::Answered;
     const bool outOfOrder = d.answeredAny && sequence < d.highestAnswered;
@@ -273,7 +295,7 @@ void LoadWorker::expireDatagrams(Connection& c, int64_t now) {
     if (m_isStream) {
         if (c.draining && c.datagram->queryNonce != 0 && now >= c.datagram->queryAgainNs) {
             if (c.datagram->queriesSent < kCountQueries)
-                sendCountQuery(c, now, true);
+                sendCountQuery(c, now, true, false);
             else
                 endDrain(c, m_shared.deadlineNs); // no Loadscope sink: what it got is unknown
         }
@@ -295,19 +317,18 @@ void LoadWorker::expireDatagrams(Connection& c, int64_t now) {
 }
 
 void LoadWorker::datagramRefused(Connection& c, int64_t now) {
-    DatagramState& d = *c.datagram;
-    if (!d.refused && !c.everConnected && !m_shared.everConnected.load(std::memory_order_relaxed)) {
-        d.refused = true;
-        if (++m_slotsFailedBeforeAnyConnect >= m_connections.size()) {
-            // Every socket of this worker was refused before any answer came:
-            // nothing listens there, and going on would only count the same error.
-            m_shared.unreachable.store(true, std::memory_order_relaxed);
-            m_shared.stop.store(true, std::memory_order_relaxed);
-            m_recorder.keepFirstError("connect to " + m_spec.target.toString() +
-                                      ": Connection refused (no UDP server on that port)");
-        }
+    if (!c.everConnected && !m_shared.everConnected.load(std::memory_order_relaxed)) {
+        // The port was refused before any answer came: nothing listens there, and going on
+        // would only count the same error. One refusal says it, where a TCP run waits for
+        // every connection's: the kernel rate-limits the ICMP that tells the others.
+        m_shared.unreachable.store(true, std::memory_order_relaxed);
+        m_shared.stop.store(true, std::memory_order_relaxed);
+        m_recorder.keepFirstError("connect to " + m_spec.target.toString() +
+                                  ": Connection refused (no UDP server on that port)");
+        return;
     }
-    if (!m_isStream && c.state == Connection::State::Open)
+    // From a read, the request it failed is replaced; a send's loop goes on by itself.
+    if (!m_isStream && c.state == Connection::State::Open && c.unsent == 0)
         issueDatagrams(c, now);
 }
 
@@ -341,9 +362,9 @@ void LoadWorker::streamDatagrams(Connection& c) {
         const int error = errno;
         if (wouldBlock(error) || error == EINTR)
             return;
-        if (error == ENOBUFS) {
-            // As netperf's UDP_STREAM: a send the kernel had no room for is
-            // counted and the stream goes on.
+        if (error == ENOBUFS || error == EPERM) {
+            // As netperf's UDP_STREAM: a send the kernel had no room for (or a
+            // local filter dropped) is counted and the stream goes on.
             r.sendErrors += counted ? 1 : 0;
             return;
         }
@@ -361,10 +382,11 @@ void LoadWorker::streamDatagrams(Connection& c) {
     }
 }
 
-void LoadWorker::sendCountQuery(Connection& c, int64_t now, bool end) {
+void LoadWorker::sendCountQuery(Connection& c, int64_t now, bool end, bool newQuestion) {
     DatagramState& d = *c.datagram;
     d.endQuery = end;
-    d.queryNonce = (uint64_t(newStreamId()) << 32 | newStreamId()) | 1; // never 0
+    if (newQuestion || d.queryNonce == 0)
+        d.queryNonce = (uint64_t(newStreamId()) << 32 | newStreamId()) | 1; // never 0
     d.queryAgainNs = now + kCountQueryAgainNs;
     ++d.queriesSent;
     char query[udp::kCountBytes];
@@ -415,7 +437,7 @@ bool LoadWorker::drainDatagramStreams(int64_t now) {
             ++m_streamsDraining;
             setWriteInterest(c, false);
             c.datagram->queriesSent = 0;
-            sendCountQuery(c, now, true);
+            sendCountQuery(c, now, true, true);
         }
         m_toOpen.clear();
     }
