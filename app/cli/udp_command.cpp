@@ -75,6 +75,7 @@ Result<Invocation> readUdpStreamInvocation(const QCommandLineParser& parser) {
     if (!invocation)
         return invocation;
     app::Target& target = invocation->shot.target;
+    target.responseTimeoutSeconds = app::kDefaultUdpTimeoutSeconds;
     if (parser.isSet(QStringLiteral("m"))) {
         const auto m = parseCount(QStringLiteral("-m"), parser.value(QStringLiteral("m")), 1,
                                   app::kMaxDatagramBytes);
