@@ -102,13 +102,19 @@ private:
     void onReadable(Connection& c, bool peerClosing);
     // When the data of a stamped read arrived, on the loop's clock: the
     // kernel's receive time `arrivedRealNs` (wall clock), aged by the wall
-    // clock `realNow` read just before the loop's `now`; no later than `now`.
+    // clock `realNow` at the loop's `now`; no later than `now`.
     static int64_t arrivalNs(Connection& c, int64_t now, int64_t realNow, int64_t arrivedRealNs);
+    // The wall clock at the loop's `now`, from an offset between the clocks read every
+    // kRealtimeOffsetRefreshNs.
+    int64_t realtimeAt(int64_t now);
     // Handles the result `n` of one recv into m_readBuffer; false when the
     // connection has nothing more to read now (drained, closed or failed).
     bool onReceived(Connection& c, ssize_t n, int error, int64_t now);
     void makeReadsBlocking(Connection& c);
     bool awaitingSoleResponse() const;
+    // The sole connection completed a transaction: the wait chooser's turn, and before its
+    // probe whether the answers wake this thread from its own CPU (SO_INCOMING_CPU).
+    void soleTransactionCompleted(Connection& c, int64_t now);
     int64_t awaitSoleResponse(); // returns the clock after the wait
     void onEndOfStream(Connection& c, int64_t now, bool reset);
     void completeHead(Connection& c, const ResponseInfo& info, int64_t now);
@@ -207,6 +213,15 @@ private:
     int64_t m_heldNs = 0;              // in passes over events longer than kLateDispatchNs
     int64_t m_clockNs = 0;             // the last readClock()
     std::unique_ptr<TlsContext> m_tls; // https: this thread's context and session cache
+
+    // realtimeAt(): the offset, read again after this long; reads that took longer than
+    // kRealtimeOffsetReadNs were preempted and are not taken.
+    static constexpr int64_t kNever = INT64_MIN / 2;
+    static constexpr int64_t kRealtimeOffsetRefreshNs = 1'000'000;
+    static constexpr int64_t kRealtimeOffsetReadNs = 20'000;
+    int64_t m_realtimeMinusMonotonicNs = 0;
+    int64_t m_realtimeOffsetAtNs = kNever;
+
     std::vector<std::unique_ptr<Connection>> m_connections;
     // A worker with one kept-alive request/response connection may wait in
     // recv on it rather than in epoll_wait (see awaitSoleResponse); the

@@ -271,7 +271,7 @@ void LoadWorker::completeAnswer(Connection& c, size_t index, uint64_t sequence, 
     }
     m_coalescer.onResponse(now - request.sentNs);
     if (&c == m_soleConnection)
-        m_waitChooser.transactionCompleted(now);
+        soleTransactionCompleted(c, now);
     // The next request goes out before the bookkeeping of this one.
     issueDatagrams(c, now);
     if (!counts(request.budgeted, now))

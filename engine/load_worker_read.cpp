@@ -6,18 +6,15 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <sched.h>
 #include <sys/socket.h>
 
 namespace loadscope::engine::detail {
 
 int64_t LoadWorker::arrivalNs(Connection& c, int64_t now, int64_t realNow, int64_t arrivedRealNs) {
-    // The stamp's age on its own clock, read right before the loop's: no
-    // offset between the clocks to keep, and a step of the wall clock can
-    // only land between the two reads. Were the thread preempted between
-    // them, the age is too small and the response comes out later than it
-    // arrived, never earlier: a latency is never below the server's own
-    // (the other order made a 1 ms server answer in 0.99 ms on a busy
-    // machine). Nothing answers before the oldest request outstanding went out.
+    // The stamp's age on its own clock, at the loop's `now` (realtimeAt). A
+    // stamp after `now` (a wall clock stepped back) is the response read at
+    // once; nothing answers before the oldest request outstanding went out.
     const int64_t age = realNow - arrivedRealNs;
     const int64_t earliest = c.count > 0 ? std::min(c.front().sentNs, now) : now;
     return std::clamp(now - age, earliest, now);
@@ -36,10 +33,28 @@ LoadWorker::Received LoadWorker::receive(Connection& c, int flags) {
         r.n = ::recv(c.fd, m_readBuffer.get(), kReadBufferBytes, flags);
     }
     r.error = errno;
-    const int64_t realNow = arrivedRealNs > 0 ? realtimeNs() : 0;
     const int64_t now = readClock();
-    r.atNs = arrivedRealNs > 0 ? arrivalNs(c, now, realNow, arrivedRealNs) : now;
+    r.atNs = arrivedRealNs > 0 ? arrivalNs(c, now, realtimeAt(now), arrivedRealNs) : now;
     return r;
+}
+
+int64_t LoadWorker::realtimeAt(int64_t now) {
+    // The wall clock at `now` from an offset read every millisecond, not a read per response:
+    // a clock read costs this VM about 80 ns, 1-2 % of a one-connection transaction. The
+    // offset moves with the wall clock's slew, nanoseconds a millisecond; a step lands in
+    // arrivalNs' clamp.
+    if (now - m_realtimeOffsetAtNs >= kRealtimeOffsetRefreshNs) {
+        const int64_t before = monotonicNs();
+        const int64_t real = realtimeNs();
+        const int64_t after = monotonicNs();
+        // Preempted between the reads, the offset would be off by the pause: read it again
+        // at the next response, keeping the last one meanwhile.
+        if (after - before < kRealtimeOffsetReadNs || m_realtimeOffsetAtNs == kNever) {
+            m_realtimeMinusMonotonicNs = real - (before + (after - before) / 2);
+            m_realtimeOffsetAtNs = after;
+        }
+    }
+    return now + m_realtimeMinusMonotonicNs;
 }
 
 void LoadWorker::onReadable(Connection& c, bool peerClosing) {
@@ -147,6 +162,19 @@ int64_t LoadWorker::awaitSoleResponse() {
     return woke;
 }
 
+void LoadWorker::soleTransactionCompleted(Connection& c, int64_t now) {
+    m_waitChooser.transactionCompleted(now);
+    if (!m_waitChooser.probeStarting())
+        return;
+    // The CPU that handled the answer's arrival is the one whose softirq wakes this thread:
+    // the server's own, over loopback; the interrupt's, from a network card.
+    int incoming = -1;
+    socklen_t length = sizeof incoming;
+    if (::getsockopt(c.fd, SOL_SOCKET, SO_INCOMING_CPU, &incoming, &length) == 0 && incoming >= 0 &&
+        incoming == sched_getcpu())
+        m_waitChooser.keepRecvWithoutProbe();
+}
+
 void LoadWorker::onEndOfStream(Connection& c, int64_t now, bool reset) {
     if (c.draining) {
         // A sink that read everything closes with a FIN; one that closed with
@@ -191,7 +219,7 @@ void LoadWorker::completeHead(Connection& c, const ResponseInfo& info, int64_t n
     ++c.responses;
     m_coalescer.onResponse(now - request.sentNs);
     if (&c == m_soleConnection)
-        m_waitChooser.transactionCompleted(now);
+        soleTransactionCompleted(c, now);
     const bool reuse = info.keepAlive && m_keepAlive;
     if (reuse) {
         // The next request goes out before the bookkeeping of this one, so the
