@@ -80,7 +80,7 @@ rr() {
   bench_run "$name" timeout -k 5 "$limit" "$@"
   after=$(server_cpu "$server")
   case $name in
-    netperf*) transactions=$(kv LOCAL_SEND_CALLS); rate=$(kv THROUGHPUT) ;;
+    netperf*|npe*) transactions=$(kv LOCAL_SEND_CALLS); rate=$(kv THROUGHPUT) ;;
     *) transactions=$(bench_json_number complete); rate=$(bench_json_number transactions_per_second) ;;
   esac
   [ -n "$transactions" ] && [ -n "$rate" ] || { echo "$name: no figures:" >&2; tail -5 "$work/out" >&2; exit 1; }
