@@ -21,7 +21,9 @@
 #   ROUNDS=3 SECONDS_PER_RUN=3 REQUEST=1 RESPONSE=1 MESSAGE=1472 tests/bench/udp_bench.sh
 #
 # netperf and netserver come from /work/shared/peers/build-peers.sh (NETPERF_BIN=DIR
-# for another build), as tcp_rr_bench.sh finds them. Only 127.0.0.1 is used; the
+# for another build); when they are missing the script runs build-peers.sh, as
+# tcp_rr_bench.sh does, and stops with one line if that fails (every figure here
+# is a ratio to netperf's). Only 127.0.0.1 is used; the
 # servers are started here and stopped on exit; every client run is bounded by
 # timeout(1).
 set -euo pipefail
@@ -35,11 +37,17 @@ seconds=${SECONDS_PER_RUN:-3}
 request=${REQUEST:-1}
 response=${RESPONSE:-1}
 message=${MESSAGE:-1472}
+peers_script=/work/shared/peers/build-peers.sh
 netperf_bin=${NETPERF_BIN:-/tmp/loadscope-peers/bin}
 limit=$((${seconds%.*} + 30))
 
 bench_require "build loadscope-cli; apt-get install python3" "$cli" /usr/bin/taskset /usr/bin/python3 /usr/bin/timeout
-bench_require "run /work/shared/peers/build-peers.sh" "$netperf_bin/netperf" "$netperf_bin/netserver"
+if { [ ! -x "$netperf_bin/netperf" ] || [ ! -x "$netperf_bin/netserver" ]; } \
+   && [ -z "${NETPERF_BIN:-}" ] && [ -x "$peers_script" ]; then
+  echo "netperf not built: running $peers_script" >&2
+  timeout 1800 "$peers_script" >&2 || echo "build-peers.sh failed" >&2
+fi
+bench_require "run $peers_script" "$netperf_bin/netperf" "$netperf_bin/netserver"
 [ "$(nproc)" -ge 2 ] || { echo "needs two CPUs for the different-CPU case" >&2; exit 1; }
 netperf=$netperf_bin/netperf
 bench_setup
@@ -83,7 +91,9 @@ rr() {
     netperf*|npe*) transactions=$(kv LOCAL_SEND_CALLS); rate=$(kv THROUGHPUT) ;;
     *) transactions=$(bench_json_number complete); rate=$(bench_json_number transactions_per_second) ;;
   esac
-  [ -n "$transactions" ] && [ -n "$rate" ] || { echo "$name: no figures:" >&2; tail -5 "$work/out" >&2; exit 1; }
+  if [ -z "$transactions" ] || [ -z "$rate" ]; then
+    echo "$name: no figures:" >&2; tail -5 "$work/out" >&2; exit 1
+  fi
   echo "$transactions $rate $(bench_cpu_seconds) $(awk -v a="$before" -v b="$after" 'BEGIN {print b - a}')" >>"$work/$name.rows"
 }
 
@@ -98,7 +108,9 @@ stream() {
     *) messages=$(bench_json_number datagrams_sent); sent=$(bench_json_number throughput_mbit_s)
        delivered=$(bench_json_number delivered_mbit_s) ;;
   esac
-  [ -n "$messages" ] && [ -n "$sent" ] || { echo "$name: no figures:" >&2; tail -5 "$work/out" >&2; exit 1; }
+  if [ -z "$messages" ] || [ -z "$sent" ]; then
+    echo "$name: no figures:" >&2; tail -5 "$work/out" >&2; exit 1
+  fi
   echo "$messages $sent ${delivered:-n/a} $(bench_cpu_seconds)" >>"$work/$name.rows"
 }
 
@@ -159,6 +171,7 @@ for placement in "0 0 same" "1 0 different"; do
       "loadscope $(awk '{print $2}' "$work/loadscope_stream.rows" | median)"
     echo "$label UDP_STREAM received Mbit/s: netperf (netserver) $(awk '{print $3}' "$work/netperf_stream.rows" | median)" \
       "loadscope (its sink) $(awk '{print $3}' "$work/loadscope_stream.rows" | median)"
+    # shellcheck disable=SC2016 # an awk field for bench_round_ratios
     echo "$label UDP_STREAM ratio sent loadscope/netperf $(bench_round_ratios loadscope_stream netperf_stream)" \
       "loadscope/npe $(bench_round_ratios loadscope_stream npe_stream);" \
       "received loadscope/netperf $(bench_round_ratios loadscope_stream netperf_stream '$3')"
