@@ -2,8 +2,9 @@
 // udp-echo and udp-sink servers and udp-rr or udp-stream as the command, in the client
 // namespace. Every buildable mode carries datagrams (NAT's DNAT, the userland relays and
 // slirp4netns' forwarding included); an nftables rule in the lab's client namespace that drops
-// every 100th datagram, counting them, is lost requests the client counts to the one. Every
-// test compares the machine's own network namespace before and after.
+// every 100th datagram, counting them, is lost requests the client counts to the one, and the
+// namespace's own UDP counters (/proc/net/snmp) see every other request leave and its answer
+// come back. Every test compares the machine's own network namespace before and after.
 #include "lab_sandbox_support.h"
 
 #include <QScopeGuard>
@@ -86,6 +87,8 @@ private Q_SLOTS:
 
     // Every 100th datagram the client sends is dropped by nftables in the lab's client
     // namespace (numgen, with a counter): the client's lost requests are the rule's drops, 1 %.
+    // The namespace's own UDP counters (/proc/net/snmp, read there around the run) say what
+    // left it and what came back: every request but the dropped ones, and an answer to each.
     void everyHundredthDatagramDroppedIsOnePercentLost() {
         LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
         if (!m_lab.servers.at(QStringLiteral("udp-echo")).isEmpty())
@@ -101,8 +104,13 @@ private Q_SLOTS:
                 "$N add table ip drops; "
                 "$N add chain ip drops out '{ type filter hook output priority 0; }'; "
                 "$N add rule ip drops out udp dport 8080 numgen inc mod 100 == 0 counter drop; "
+                "snmp() { awk '/^Udp:/ { if (!h) { for (i = 2; i <= NF; i++) c[$i] = i; h = 1; "
+                "next } print $c[\"OutDatagrams\"], $c[\"InDatagrams\"], $c[\"NoPorts\"] }' "
+                "/proc/net/snmp; }; "
+                "before=$(snmp); "
                 "\"$0\" udp-rr -n 10000 -c 4 -r 64,64 --timeout 0.1 -q --json - "
                 "10.213.0.2:8080 | tr -d '\\n'; echo; "
+                "echo \"udp $before $(snmp)\"; "
                 "$N list table ip drops | sed -n 's/.*counter packets \\([0-9]*\\).*/dropped "
                 "\\1/p'")
                 .arg(nft);
@@ -125,6 +133,20 @@ private Q_SLOTS:
         // Counted by the rule from its making, after the lab's readiness check: the run's alone.
         const qint64 drops = dropped.captured(1).toLongLong();
         QCOMPARE(drops, 100);
+        // The client namespace's kernel: datagrams out, in, and in for no socket (an answer
+        // that came after its socket closed), before and after the run.
+        const QRegularExpression udpLine(
+            QStringLiteral("^udp (\\d+) (\\d+) (\\d+) (\\d+) (\\d+) (\\d+)$"),
+            QRegularExpression::MultilineOption);
+        const auto udp = udpLine.match(QString::fromUtf8(outcome.out));
+        QVERIFY2(udp.hasMatch(), outcome.out.constData());
+        const auto delta = [&udp](int counter) {
+            return udp.captured(counter + 3).toLongLong() - udp.captured(counter).toLongLong();
+        };
+        const qint64 left = delta(1);
+        const qint64 answered = delta(2) + delta(3);
+        QCOMPARE(left, 10000 - drops);
+        QCOMPARE(answered, left);
         QCOMPARE(count(run, "complete"), 10000);
         const qint64 lost = count(run, "failed_lost");
         const double share = 100.0 * double(lost) / 10000.0;
