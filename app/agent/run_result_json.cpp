@@ -70,8 +70,6 @@ engine::Progress progressFromJson(const JsonReader& json) {
     return progress;
 }
 
-namespace {
-
 QJsonObject cpuWindowToJson(const engine::CpuWindow& w) {
     QJsonArray busy;
     for (double seconds : w.busyPerCpu)
@@ -118,6 +116,8 @@ engine::CpuWindow cpuWindowFromJson(const JsonReader& json) {
         w.busyPerCpu.push_back(busy.numberAt(i, 0, kMaxCpuSeconds));
     return w;
 }
+
+namespace {
 
 // UDP's counts (added after the protocol's first version: an optional object).
 using DatagramCounter = uint64_t engine::RunResult::*;
