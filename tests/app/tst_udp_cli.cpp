@@ -1,6 +1,7 @@
 // loadscope-cli udp-rr and udp-stream as a user runs them, against the embedded UDP echo,
 // sink and relay run here in-process, so that their own datagram counters are the truth the
-// client's figures are held to; serve's UDP servers and their refusals; bad arguments.
+// client's figures are held to; serve's UDP servers and their refusals, and the lab's; bad
+// arguments.
 #include "app/servers/udp_echo_server.h"
 #include "app/servers/udp_proxy.h"
 #include "app/servers/udp_sink_server.h"
@@ -241,6 +242,31 @@ private Q_SLOTS:
         const CliOutcome serve =
             runCliProcess(QStringList{QStringLiteral("serve")} << arguments, 10000);
         const QString problem = serve.refusalProblem(expected);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    }
+
+    // The lab's udp-echo and udp-sink take serve's options in serve's ranges, by the one rule
+    // a session's lab targets are held to too: each refused in one line, nothing built.
+    void labRefusesUdpServerOptions_data() {
+        QTest::addColumn<QString>("server");
+        QTest::addColumn<QString>("option");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("an echo answer beyond a datagram")
+            << QStringLiteral("udp-echo") << QStringLiteral("response-size=65508")
+            << QStringLiteral("response-size=65508: expected a whole number from 1 to 65507");
+        QTest::newRow("a sink takes none") << QStringLiteral("udp-sink") << QStringLiteral("size=1")
+                                           << QStringLiteral("udp-sink takes no options");
+    }
+    void labRefusesUdpServerOptions() {
+        QFETCH(QString, server);
+        QFETCH(QString, option);
+        QFETCH(QString, expected);
+        const CliOutcome lab = runCliProcess(
+            {QStringLiteral("lab"), QStringLiteral("sandbox"), QStringLiteral("--modes"),
+             QStringLiteral("host"), QStringLiteral("--server"), server,
+             QStringLiteral("--server-opt"), option, QStringLiteral("--"), QStringLiteral("true")},
+            10000);
+        const QString problem = lab.refusalProblem(expected);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
 
