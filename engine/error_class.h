@@ -18,13 +18,14 @@ enum class ErrorClass : uint8_t {
     Tls,       // the TLS handshake failed (verification, protocol, stall) or a record was bad
     RstStream, // HTTP/2: the server reset the stream (RST_STREAM) before its response ended
     Goaway,    // HTTP/2: the request was refused or lost to the server's GOAWAY
+    Lost,      // UDP: no answer within the request timeout (the request or its answer was lost)
 };
-inline constexpr size_t kErrorClassCount = 9;
+inline constexpr size_t kErrorClassCount = 10;
 
 constexpr std::string_view errorClassName(ErrorClass c) {
     constexpr std::array<std::string_view, kErrorClassCount> names{
         "connect", "receive", "length",     "exceptions", "write",
-        "timeout", "tls",     "rst_stream", "goaway"};
+        "timeout", "tls",     "rst_stream", "goaway",     "lost"};
     return names[static_cast<size_t>(c)];
 }
 

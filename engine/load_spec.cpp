@@ -51,6 +51,8 @@ std::optional<std::string> validateLoadSpec(const LoadSpec& spec) {
             return "CPU numbers cannot be negative";
     if (spec.tls.enabled && spec.protocol->isStream())
         return "TLS is not supported for a stream test";
+    if (spec.tls.enabled && spec.protocol->datagrams())
+        return "TLS is not supported over UDP";
     if (const auto* h2 = dynamic_cast<const Http2Protocol*>(spec.protocol.get())) {
         if (h2->settings().tls != spec.tls.enabled)
             return "HTTP/2's :scheme and the connection's TLS disagree";

@@ -23,6 +23,7 @@ namespace {
 constexpr int kMaxEvents = 256;
 constexpr int64_t kPublishPeriodNs = 25'000'000;
 constexpr int64_t kTimeoutScanPeriodNs = 20'000'000;
+constexpr int64_t kShortestTimeoutScanNs = 1'000'000;
 int64_t threadCpuNs() {
     timespec ts{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -47,6 +48,9 @@ LoadWorker::LoadWorker(SharedRunState& shared, uint32_t index, uint32_t firstCon
     , m_connectionCount(connectionCount)
     , m_isStream(m_protocol.isStream())
     , m_keepAlive(m_protocol.keepAlive())
+    , m_datagrams(m_protocol.datagrams())
+    , m_timeoutScanPeriodNs(std::clamp<int64_t>(m_spec.requestTimeout.count() / 8,
+                                                kShortestTimeoutScanNs, kTimeoutScanPeriodNs))
     // A fixed rate sleeps to its due times instead (planScheduleWake).
     , m_coalescer(m_spec.wakeCoalescing && m_spec.rate <= 0)
     , m_recorder(shared, m_protocol) {}
@@ -64,6 +68,12 @@ void LoadWorker::createConnections() {
         c->session =
             m_protocol.newSession(c->index, m_spec.seed * 0x9E3779B97F4A7C15ull + c->index);
         c->mux = c->session->multiplexed();
+        if (m_datagrams) {
+            c->datagram = std::make_unique<DatagramState>();
+            c->datagram->payload = std::string(m_datagrams->payload);
+            if (!m_isStream)
+                c->datagram->history.assign(DatagramState::kHistory, SequenceFate::Unknown);
+        }
         c->ring.resize(m_isStream ? 1 : m_spec.pipeline);
         m_connections.push_back(std::move(c));
     }
@@ -86,6 +96,10 @@ LoadWorker::~LoadWorker() {
 }
 
 void LoadWorker::issueRequests(Connection& c, int64_t now) {
+    if (c.datagram) {
+        issueDatagrams(c, now);
+        return;
+    }
     const bool perConnection = !m_keepAlive;
     Claim claim = Claim::Claimed;
     bool streamsRefused = false;
@@ -147,6 +161,10 @@ void LoadWorker::issueRequests(Connection& c, int64_t now) {
 }
 
 void LoadWorker::flush(Connection& c, int64_t now) {
+    if (c.datagram) {
+        flushDatagrams(c);
+        return;
+    }
     // The requests start when the send that writes their last byte begins (as
     // wrk: before the write), so no request starts after the server has it.
     int64_t sent = now;
@@ -233,6 +251,8 @@ void LoadWorker::checkTimeouts(int64_t now) {
         } else if (c.state == Connection::State::Handshaking &&
                    now - c.connectStartNs > m_spec.connectTimeout.count()) {
             failHandshake(c, now, "not finished within the connect timeout");
+        } else if (c.state == Connection::State::Open && c.datagram) {
+            expireDatagrams(c, now);
         } else if (c.state == Connection::State::Open && c.count > 0 &&
                    now - c.front().startNs > m_spec.requestTimeout.count()) {
             failHead(c, ErrorClass::Timeout, now, "no response within the request timeout");
@@ -257,7 +277,7 @@ void LoadWorker::failRefusedStreams(Connection& c, int64_t now) {
 
 bool LoadWorker::finished(int64_t now) {
     if (m_shared.stop.load(std::memory_order_relaxed)) {
-        if (m_isStream && m_measuring) {
+        if (m_isStream && m_measuring && !m_datagrams) {
             // Cancelled: what is still queued was not delivered.
             uint64_t& sent = m_recorder.result().bytesSent;
             for (auto& c : m_connections)
@@ -267,7 +287,7 @@ bool LoadWorker::finished(int64_t now) {
         return true;
     }
     if (now >= m_shared.deadlineNs)
-        return !m_isStream || drainStreams(now);
+        return !m_isStream || (m_datagrams ? drainDatagramStreams(now) : drainStreams(now));
     // A counted run whose budget is spent has nothing left to send or count,
     // whether or not this worker found it so by a claim: at a fixed rate the
     // next claim may be a schedule's gap away (-R 0.2 -n 1: 5 s after the
@@ -281,7 +301,7 @@ void LoadWorker::tick(int64_t now) {
     if (!m_measuring && now >= m_shared.measureStartNs) {
         m_measuring = true;
         m_cpuAtMeasureStartNs = threadCpuNs();
-        if (m_isStream) {
+        if (m_isStream && !m_datagrams) {
             // Written in warm-up and still queued: delivered inside the measured stretch.
             for (auto& c : m_connections)
                 if (c->state == Connection::State::Open)
@@ -289,7 +309,7 @@ void LoadWorker::tick(int64_t now) {
         }
     }
     if (now >= m_nextTimeoutScanNs) {
-        m_nextTimeoutScanNs = now + kTimeoutScanPeriodNs;
+        m_nextTimeoutScanNs = now + m_timeoutScanPeriodNs;
         checkTimeouts(now);
     }
     if (!m_toOpen.empty())

@@ -106,13 +106,19 @@ private:
     void readDeferred();
     // When the data of a stamped read arrived, on the loop's clock: the
     // kernel's receive time `arrivedRealNs` (wall clock), aged by the wall
-    // clock `realNow` read just before the loop's `now`; no later than `now`.
+    // clock `realNow` at the loop's `now`; no later than `now`.
     static int64_t arrivalNs(Connection& c, int64_t now, int64_t realNow, int64_t arrivedRealNs);
+    // The wall clock at the loop's `now`, from an offset between the clocks read every
+    // kRealtimeOffsetRefreshNs.
+    int64_t realtimeAt(int64_t now);
     // Handles the result `n` of one recv into m_readBuffer; false when the
     // connection has nothing more to read now (drained, closed or failed).
     bool onReceived(Connection& c, ssize_t n, int error, int64_t now);
     void makeReadsBlocking(Connection& c);
     bool awaitingSoleResponse() const;
+    // The sole connection completed a transaction: the wait chooser's turn, and before its
+    // probe whether the answers wake this thread from its own CPU (SO_INCOMING_CPU).
+    void soleTransactionCompleted(Connection& c, int64_t now);
     int64_t awaitSoleResponse(); // returns the clock after the wait
     void onEndOfStream(Connection& c, int64_t now, bool reset);
     void completeHead(Connection& c, const ResponseInfo& info, int64_t now);
@@ -132,6 +138,30 @@ private:
     void endDrain(Connection& c, int64_t deliveredNs);
     // Bytes written to the socket that its peer has not acknowledged (SIOCOUTQ).
     static uint64_t unacknowledgedBytes(int fd);
+    // UDP (load_worker_datagram.cpp): each connection a connected datagram
+    // socket, each request one datagram, answers matched by their sequence;
+    // a request unanswered within the request timeout is lost, never resent.
+    void openDatagramSocket(Connection& c, int64_t now);
+    void issueDatagrams(Connection& c, int64_t now);
+    void flushDatagrams(Connection& c);
+    // onReceived for a datagram socket: one datagram (or error) read at `now`.
+    bool onDatagramReceived(Connection& c, ssize_t n, int error, int64_t now);
+    void onAnswer(Connection& c, std::string_view data, int64_t now);
+    void completeAnswer(Connection& c, size_t index, uint64_t sequence, size_t bytes, int64_t now);
+    void expireDatagrams(Connection& c, int64_t now);
+    // The peer's port was refused (ICMP), reported by a send or a read.
+    void datagramRefused(Connection& c, int64_t now);
+    // udp-stream: messages back to back, the sink's count asked at the start
+    // (whether a Loadscope sink is there) and at the end (what it received).
+    void streamDatagrams(Connection& c);
+    // `newQuestion`: a new nonce; else the outstanding query is asked again.
+    void sendCountQuery(Connection& c, int64_t now, bool end, bool newQuestion);
+    void onCountAnswer(Connection& c, std::string_view data, int64_t now);
+    bool drainDatagramStreams(int64_t now);
+    uint32_t newStreamId();
+    bool inCountingWindow(int64_t now) const {
+        return now >= m_shared.measureStartNs && now <= m_shared.deadlineNs;
+    }
     void setWriteInterest(Connection& c, bool wanted);
     // Adds the connection to the epoll set or removes it (while it waits in recv).
     void setWatched(Connection& c, bool watched);
@@ -159,6 +189,11 @@ private:
     // The protocol's traits, read once: the hot path makes no virtual call for them.
     const bool m_isStream;
     const bool m_keepAlive;
+    const DatagramShape* const m_datagrams; // non-null for UDP
+    // How often requests are looked at for their timeout: a UDP loss is
+    // counted that late at most, so short timeouts are looked at sooner.
+    const int64_t m_timeoutScanPeriodNs;
+    uint64_t m_streamIdState = 0; // udp-stream: where new stream ids come from
     int m_epoll = -1;
     int m_tickTimer = -1; // periodic, in the epoll set (startTickTimer)
     // Fixed rate: the intended start times of this worker's share of the
@@ -186,6 +221,15 @@ private:
     int64_t m_heldNs = 0;              // in passes over events longer than kLateDispatchNs
     int64_t m_clockNs = 0;             // the last readClock()
     std::unique_ptr<TlsContext> m_tls; // https: this thread's context and session cache
+
+    // realtimeAt(): the offset, read again after this long; reads that took longer than
+    // kRealtimeOffsetReadNs were preempted and are not taken.
+    static constexpr int64_t kNever = INT64_MIN / 2;
+    static constexpr int64_t kRealtimeOffsetRefreshNs = 1'000'000;
+    static constexpr int64_t kRealtimeOffsetReadNs = 20'000;
+    int64_t m_realtimeMinusMonotonicNs = 0;
+    int64_t m_realtimeOffsetAtNs = kNever;
+
     std::vector<std::unique_ptr<Connection>> m_connections;
     // A worker with one kept-alive request/response connection may wait in
     // recv on it rather than in epoll_wait (see awaitSoleResponse); the

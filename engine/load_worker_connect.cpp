@@ -21,6 +21,10 @@ void LoadWorker::openConnection(Connection& c, int64_t now) {
     c.wantWrite = true;
     c.connectCharged = false;
     c.blockingReads = false;
+    if (c.datagram) {
+        openDatagramSocket(c, now);
+        return;
+    }
     c.fd = ::socket(m_spec.target.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (c.fd < 0) {
         failConnect(c, now, errno);
@@ -137,7 +141,7 @@ void LoadWorker::dropConnection(Connection& c, int64_t now, bool retryInFlight) 
         c.retries += uint32_t(c.count);
         m_heldClaims += c.count;
     }
-    if (m_isStream && m_measuring && c.state == Connection::State::Open) {
+    if (m_isStream && m_measuring && c.state == Connection::State::Open && !c.datagram) {
         // Bytes still queued when the peer went away were never delivered.
         uint64_t& sent = m_recorder.result().bytesSent;
         sent -= std::min(sent, unacknowledgedBytes(c.fd));

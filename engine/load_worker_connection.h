@@ -6,8 +6,8 @@
 // load_worker_connect.cpp (opening, failing and dropping connections),
 // load_worker_stream.cpp (TCP_STREAM writing and its drain at the end),
 // load_worker_schedule.cpp (claiming requests, the fixed rate),
-// load_worker_tls.cpp (the TLS handshake) and load_worker_h2.cpp (HTTP/2's
-// streams, which complete in any order).
+// load_worker_tls.cpp (the TLS handshake), load_worker_h2.cpp (HTTP/2's
+// streams, which complete in any order) and load_worker_datagram.cpp (UDP).
 #include "engine/load_worker.h"
 #include "engine/request_queue.h"
 #include "engine/tls_session.h"
@@ -30,6 +30,36 @@ inline constexpr int kReadsPerPass = 16;
 
 enum class ConnectionState : uint8_t { Closed, Connecting, Handshaking, Open };
 
+// What became of a recent udp-rr sequence number (DatagramState::history).
+enum class SequenceFate : uint8_t { Unknown, Outstanding, Answered, Lost };
+
+// A UDP socket's own state (load_worker_datagram.cpp): its copy of the
+// payload, stamped before each send, and what it knows of its sequences.
+struct DatagramState {
+    // Sequences this far back keep their fate: an answer to an older one is late.
+    static constexpr uint64_t kHistory = 1024;
+
+    std::string payload;
+    uint64_t nextSequence = 0;         // of the next request (udp-rr) or message (udp-stream)
+    std::vector<SequenceFate> history; // udp-rr: by sequence % kHistory
+    uint64_t highestAnswered = 0;
+    bool answeredAny = false;
+    // udp-stream: the stream's id in the header, a new one for the measured
+    // stretch, and the count query awaiting its answer (udp_datagram.h).
+    uint32_t streamId = 0;
+    bool measuredStream = false;
+    uint64_t queryNonce = 0; // 0: no query outstanding
+    bool endQuery = false;   // the outstanding query is the end's, not the hello's
+    int queriesSent = 0;
+    int64_t queryAgainNs = 0;
+
+    SequenceFate& fate(uint64_t sequence) { return history[sequence % kHistory]; }
+    // The whole sequence of an outstanding request from the low 32 bits it keeps.
+    uint64_t sequenceOf(uint32_t low) const {
+        return nextSequence - uint32_t(uint32_t(nextSequence) - low);
+    }
+};
+
 struct LoadWorker::Connection {
     using State = ConnectionState;
 
@@ -37,8 +67,9 @@ struct LoadWorker::Connection {
     int fd = -1;
     State state = State::Closed; // set by LoadWorker::setState, which keeps its counts
     std::unique_ptr<ProtocolSession> session;
-    MultiplexedSession* mux = nullptr; // session->multiplexed(): read by stream, not in order
-    std::unique_ptr<TlsSession> tls;   // https: reads and writes go through it
+    MultiplexedSession* mux = nullptr;       // session->multiplexed(): read by stream, not in order
+    std::unique_ptr<TlsSession> tls;         // https: reads and writes go through it
+    std::unique_ptr<DatagramState> datagram; // UDP: the socket is a connected datagram socket
     int64_t handshakeStartNs = 0;
     int64_t tlsNs = 0; // the handshake, charged to the first request with connectNs
     int64_t connectStartNs = 0;

@@ -6,19 +6,16 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <sched.h>
 #include <sys/socket.h>
 #include <utility>
 
 namespace loadscope::engine::detail {
 
 int64_t LoadWorker::arrivalNs(Connection& c, int64_t now, int64_t realNow, int64_t arrivedRealNs) {
-    // The stamp's age on its own clock, read right before the loop's: no
-    // offset between the clocks to keep, and a step of the wall clock can
-    // only land between the two reads. Were the thread preempted between
-    // them, the age is too small and the response comes out later than it
-    // arrived, never earlier: a latency is never below the server's own
-    // (the other order made a 1 ms server answer in 0.99 ms on a busy
-    // machine). Nothing answers before the oldest request outstanding went out.
+    // The stamp's age on its own clock, at the loop's `now` (realtimeAt). A
+    // stamp after `now` (a wall clock stepped back) is the response read at
+    // once; nothing answers before the oldest request outstanding went out.
     const int64_t age = realNow - arrivedRealNs;
     const int64_t earliest = c.count > 0 ? std::min(c.front().sentNs, now) : now;
     return std::clamp(now - age, earliest, now);
@@ -37,13 +34,45 @@ LoadWorker::Received LoadWorker::receive(Connection& c, int flags) {
         r.n = ::recv(c.fd, m_readBuffer.get(), kReadBufferBytes, flags);
     }
     r.error = errno;
-    const int64_t realNow = arrivedRealNs > 0 ? realtimeNs() : 0;
     const int64_t now = readClock();
-    r.atNs = arrivedRealNs > 0 ? arrivalNs(c, now, realNow, arrivedRealNs) : now;
+    r.atNs = arrivedRealNs > 0 ? arrivalNs(c, now, realtimeAt(now), arrivedRealNs) : now;
     return r;
 }
 
+int64_t LoadWorker::realtimeAt(int64_t now) {
+    // The wall clock at `now` from an offset read every millisecond, not a read per response:
+    // a clock read costs this VM about 80 ns, 1-2 % of a one-connection transaction. The
+    // offset moves with the wall clock's slew, nanoseconds a millisecond; a step lands in
+    // arrivalNs' clamp.
+    if (now - m_realtimeOffsetAtNs >= kRealtimeOffsetRefreshNs) {
+        const int64_t before = monotonicNs();
+        const int64_t real = realtimeNs();
+        const int64_t after = monotonicNs();
+        // Preempted between the reads, the offset would be off by the pause: read it again
+        // at the next response, keeping the last one meanwhile.
+        if (after - before < kRealtimeOffsetReadNs || m_realtimeOffsetAtNs == kNever) {
+            m_realtimeMinusMonotonicNs = real - (before + (after - before) / 2);
+            m_realtimeOffsetAtNs = after;
+        }
+    }
+    return now + m_realtimeMinusMonotonicNs;
+}
+
 void LoadWorker::onReadable(Connection& c, bool peerClosing) {
+    if (c.datagram) {
+        // A datagram a read: read until the socket is dry (udp-rr's are edge-triggered), or
+        // kReadsPerPass times, the rest left to readDeferred as for a stream of bytes, so that
+        // a flood of answers cannot hold the loop from its deadlines.
+        for (int reads = 0;; ++reads) {
+            if (reads == kReadsPerPass) {
+                deferRead(c, peerClosing);
+                return;
+            }
+            const Received r = receive(c, MSG_DONTWAIT);
+            if (!(r.n < 0 && r.error == EINTR) && !onDatagramReceived(c, r.n, r.error, r.atNs))
+                return;
+        }
+    }
     for (int reads = 0;; ++reads) {
         if (reads == kReadsPerPass) {
             deferRead(c, peerClosing);
@@ -94,6 +123,8 @@ void LoadWorker::readDeferred() {
 }
 
 bool LoadWorker::onReceived(Connection& c, ssize_t n, int error, int64_t now) {
+    if (c.datagram)
+        return onDatagramReceived(c, n, error, now);
     if (n == 0) {
         onEndOfStream(c, now, false);
         return false;
@@ -163,9 +194,24 @@ int64_t LoadWorker::awaitSoleResponse() {
     Connection& c = *m_soleConnection;
     const Received r = receive(c, 0);
     const int64_t woke = m_clockNs;
-    if (onReceived(c, r.n, r.error, r.atNs) && size_t(r.n) == kReadBufferBytes)
+    // A datagram socket's next datagram waits for the next blocking read: a
+    // read to find it empty would cost a system call per transaction.
+    if (onReceived(c, r.n, r.error, r.atNs) && !c.datagram && size_t(r.n) == kReadBufferBytes)
         onReadable(c, false);
     return woke;
+}
+
+void LoadWorker::soleTransactionCompleted(Connection& c, int64_t now) {
+    m_waitChooser.transactionCompleted(now);
+    if (!m_waitChooser.probeStarting())
+        return;
+    // The CPU that handled the answer's arrival is the one whose softirq wakes this thread:
+    // the server's own, over loopback; the interrupt's, from a network card.
+    int incoming = -1;
+    socklen_t length = sizeof incoming;
+    if (::getsockopt(c.fd, SOL_SOCKET, SO_INCOMING_CPU, &incoming, &length) == 0 && incoming >= 0 &&
+        incoming == sched_getcpu())
+        m_waitChooser.keepRecvWithoutProbe();
 }
 
 void LoadWorker::onEndOfStream(Connection& c, int64_t now, bool reset) {
@@ -212,7 +258,7 @@ void LoadWorker::completeHead(Connection& c, const ResponseInfo& info, int64_t n
     ++c.responses;
     m_coalescer.onResponse(now - request.sentNs);
     if (&c == m_soleConnection)
-        m_waitChooser.transactionCompleted(now);
+        soleTransactionCompleted(c, now);
     const bool reuse = info.keepAlive && m_keepAlive;
     if (reuse) {
         // The next request goes out before the bookkeeping of this one, so the

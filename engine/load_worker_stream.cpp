@@ -23,6 +23,10 @@ constexpr int64_t kStreamStallNs = 2'000'000'000;
 } // namespace
 
 void LoadWorker::streamWrite(Connection& c) {
+    if (c.datagram) {
+        streamDatagrams(c);
+        return;
+    }
     if (c.draining)
         return;
     const int64_t now = readClock();

@@ -22,6 +22,15 @@ struct ResponseInfo {
 
 class MultiplexedSession;
 
+// What a datagram workload sends (udp_protocol.h): the worker stamps each
+// request (a stream's each message) and sends it itself, one datagram each,
+// and matches the answers by the sequence they carry (udp_datagram.h).
+struct DatagramShape {
+    std::string_view payload; // a request or a message, before its stamp
+    uint32_t answerBytes = 0; // udp-rr: the size every answer must have; 0 for a stream
+    bool sequenced = false;   // the payload has room for the stamp (sequence, stream header)
+};
+
 struct FeedResult {
     enum class Status : uint8_t {
         NeedMore,  // every byte consumed, the response is not complete yet
@@ -88,6 +97,9 @@ public:
     // continuously and expects nothing back.
     virtual bool isStream() const { return false; }
     virtual std::string_view streamChunk() const { return {}; }
+    // Non-null for UDP (udp_protocol.h): each request is one datagram on a
+    // connected UDP socket, and answers may be lost, late, repeated or reordered.
+    virtual const DatagramShape* datagrams() const { return nullptr; }
 };
 
 } // namespace loadscope::engine

@@ -13,6 +13,17 @@ void accumulate(RunResult& into, const RunResult& part) {
     into.keepAlive += part.keepAlive;
     into.connectionsOpened += part.connectionsOpened;
     into.streamsStalled += part.streamsStalled;
+    into.answersDuplicate += part.answersDuplicate;
+    into.answersLate += part.answersLate;
+    into.answersStray += part.answersStray;
+    into.answersOutOfOrder += part.answersOutOfOrder;
+    into.datagramsSent += part.datagramsSent;
+    into.sendErrors += part.sendErrors;
+    into.sinkReports += part.sinkReports;
+    into.sinkDatagrams += part.sinkDatagrams;
+    into.sinkBytes += part.sinkBytes;
+    into.sinkOutOfOrder += part.sinkOutOfOrder;
+    into.sinkDuplicates += part.sinkDuplicates;
     for (const auto& [code, count] : part.statusCodes)
         into.statusCodes[code] += count;
     into.bytesTotal += part.bytesTotal;

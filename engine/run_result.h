@@ -95,6 +95,28 @@ struct RunResult {
     // in its receive buffer.
     uint32_t streamsStalled = 0;
 
+    // UDP (udp-rr): answers that completed no request, each in one class: a
+    // second answer to a request already answered, an answer to a request
+    // already counted lost (it came after the timeout), or one to no request
+    // this socket sent. Counted when they arrive inside the counting window.
+    uint64_t answersDuplicate = 0;
+    uint64_t answersLate = 0;
+    uint64_t answersStray = 0;
+    // Answers that completed their request after an answer to a later one.
+    uint64_t answersOutOfOrder = 0;
+    // udp-stream: messages sent in the measured time and sends the kernel
+    // refused (ENOBUFS and the like), netperf's "Okay" and "Errors".
+    uint64_t datagramsSent = 0;
+    uint64_t sendErrors = 0;
+    // udp-stream: what Loadscope's sink counted of the measured stretch's
+    // messages, asked in the stream at the end; `sinkReports` is how many
+    // connections' sinks answered (the figures are whole when all did).
+    uint32_t sinkReports = 0;
+    uint64_t sinkDatagrams = 0;
+    uint64_t sinkBytes = 0;
+    uint64_t sinkOutOfOrder = 0;
+    uint64_t sinkDuplicates = 0;
+
     bool cancelled = false;   // stopped by cancel() before its limit
     bool unreachable = false; // no connection could ever be established
 
@@ -116,6 +138,12 @@ struct RunResult {
     // Bytes sent plus received in 10^6 bit/s (tcp-stream: the send rate).
     double throughputMbitps() const {
         return rates::throughputMbitps(bytesSent, bytesTotal, durationSeconds);
+    }
+    // udp-stream: whether every connection's sink said what it received.
+    bool sinkReported() const { return concurrency > 0 && sinkReports >= concurrency; }
+    // udp-stream: the bytes the sinks received in 10^6 bit/s (netperf's remote line).
+    double deliveredMbitps() const {
+        return rates::throughputMbitps(0, sinkBytes, durationSeconds);
     }
     // ab's two "Time per request" lines, in milliseconds.
     double timePerRequestMs() const {

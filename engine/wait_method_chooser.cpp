@@ -30,6 +30,16 @@ void WaitMethodChooser::transactionCompleted(int64_t nowNs) noexcept {
     endProbe();
 }
 
+void WaitMethodChooser::keepRecvWithoutProbe() noexcept {
+    m_spentNs[0] = m_spentNs[1] = 0;
+    m_method = Method::Recv;
+    m_probing = false;
+    m_done = 0;
+    m_doublings =
+        m_lastWinner == m_method ? std::min(m_doublings + 1, m_tuning.maxStretchDoublings) : 0;
+    m_lastWinner = m_method;
+}
+
 void WaitMethodChooser::endProbe() noexcept {
     const int64_t recvNs = m_spentNs[uint8_t(Method::Recv)];
     const int64_t epollNs = m_spentNs[uint8_t(Method::Epoll)];

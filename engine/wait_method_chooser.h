@@ -16,7 +16,11 @@ namespace loadscope::engine {
 // conditions changed. A probe that confirms the previous winner doubles the
 // stretch (up to a cap), since every probe runs the slower method for a while.
 // Epoll must win by a clear margin, since on a shared machine single trials
-// are noisy and recv spends less CPU for the same rate.
+// are noisy and recv spends less CPU for the same rate. Where the answers'
+// wake-ups come from the waiting thread's own CPU (the worker says so before
+// a probe: keepRecvWithoutProbe) no wake-up crosses CPUs, recv is the cheaper
+// wait by construction, and the probe is skipped: its epoll trials cost the
+// rate, and on a busy machine their noise chose epoll for whole stretches.
 class WaitMethodChooser {
 public:
     enum class Method : uint8_t { Recv, Epoll };
@@ -45,6 +49,10 @@ public:
 
     // Called once per completed transaction, with the loop's clock.
     void transactionCompleted(int64_t nowNs) noexcept;
+    // A probe is about to run its first trial: the worker may skip it.
+    bool probeStarting() const noexcept { return m_probing && m_trialsDone == 0 && m_done == 0; }
+    // Recv for the next stretch without trials, as if a probe had chosen it.
+    void keepRecvWithoutProbe() noexcept;
 
 private:
     void endProbe() noexcept;

@@ -25,7 +25,7 @@ struct InFlight {
     uint32_t requestBytes = 0;
     bool startsAtSend = true; // false for the first on a connection (it starts at the connect)
     bool budgeted = false;    // drew one of a counted run's requests when it was claimed
-    int32_t stream = 0;       // HTTP/2: the stream that carries it
+    int32_t stream = 0;       // HTTP/2: the stream that carries it; UDP: its sequence's low 32 bits
 };
 
 // What one worker measured: counts, bytes, error classes and histograms in its

@@ -215,6 +215,35 @@ engine::NetWindow netWindowFromJson(const JsonReader& json) {
     return w;
 }
 
+// UDP's counts (added after the protocol's first version: an optional object).
+using DatagramCounter = uint64_t engine::RunResult::*;
+constexpr std::pair<const char*, DatagramCounter> kDatagramCounts[] = {
+    {"answersDuplicate", &engine::RunResult::answersDuplicate},
+    {"answersLate", &engine::RunResult::answersLate},
+    {"answersStray", &engine::RunResult::answersStray},
+    {"answersOutOfOrder", &engine::RunResult::answersOutOfOrder},
+    {"sent", &engine::RunResult::datagramsSent},
+    {"sendErrors", &engine::RunResult::sendErrors},
+    {"sinkDatagrams", &engine::RunResult::sinkDatagrams},
+    {"sinkBytes", &engine::RunResult::sinkBytes},
+    {"sinkOutOfOrder", &engine::RunResult::sinkOutOfOrder},
+    {"sinkDuplicates", &engine::RunResult::sinkDuplicates},
+};
+
+QJsonObject datagramsToJson(const engine::RunResult& r) {
+    QJsonObject json{{QStringLiteral("sinkReports"), double(r.sinkReports)}};
+    for (const auto& [key, member] : kDatagramCounts)
+        json.insert(QLatin1String(key), double(r.*member));
+    return json;
+}
+
+void datagramsFromJson(const JsonReader& json, engine::RunResult& r) {
+    r.sinkReports =
+        uint32_t(json.integer(u"sinkReports", 0, std::numeric_limits<uint32_t>::max(), 0));
+    for (const auto& [key, member] : kDatagramCounts)
+        r.*member = json.count(QString::fromLatin1(key), 0);
+}
+
 } // namespace
 
 QJsonObject runResultToJson(const engine::RunResult& r) {
@@ -279,6 +308,7 @@ QJsonObject runResultToJson(const engine::RunResult& r) {
         {QStringLiteral("pinned"), r.pinned},
         {QStringLiteral("clientCpuSeconds"), r.clientCpuSeconds},
         {QStringLiteral("streamsStalled"), double(r.streamsStalled)},
+        {QStringLiteral("datagrams"), datagramsToJson(r)},
         {QStringLiteral("cancelled"), r.cancelled},
         {QStringLiteral("unreachable"), r.unreachable},
     };
@@ -292,7 +322,10 @@ engine::RunResult runResultFromJson(const JsonReader& json) {
     const JsonReader errors = json.object(u"errors");
     for (size_t i = 0; i < engine::kErrorClassCount; ++i) {
         const std::string_view name = engine::errorClassName(engine::ErrorClass(i));
-        r.errors[i] = errors.count(QString::fromLatin1(name.data(), qsizetype(name.size())));
+        // A class added after the protocol's first version is optional.
+        const QString key = QString::fromLatin1(name.data(), qsizetype(name.size()));
+        r.errors[i] = engine::ErrorClass(i) == engine::ErrorClass::Lost ? errors.count(key, 0)
+                                                                        : errors.count(key);
     }
     r.non2xx = json.count(u"non2xx");
     r.keepAlive = json.count(u"keepAlive");
@@ -353,6 +386,8 @@ engine::RunResult runResultFromJson(const JsonReader& json) {
     r.pinned = json.boolean(u"pinned");
     r.clientCpuSeconds = json.number(u"clientCpuSeconds", 0, kMaxSeconds);
     r.streamsStalled = uint32_t(json.integer(u"streamsStalled", 0, kMaxU32));
+    if (const auto datagrams = json.optionalObject(u"datagrams"))
+        datagramsFromJson(*datagrams, r);
     r.cancelled = json.boolean(u"cancelled");
     r.unreachable = json.boolean(u"unreachable");
     return r;

@@ -25,6 +25,8 @@ const std::vector<std::pair<QString, Command>>& commands() {
         {QStringLiteral("memcache"), runMemcacheCommand},
         {QStringLiteral("tcp-rr"), runTcpRrCommand},
         {QStringLiteral("tcp-stream"), runTcpStreamCommand},
+        {QStringLiteral("udp-rr"), runUdpRrCommand},
+        {QStringLiteral("udp-stream"), runUdpStreamCommand},
         {QStringLiteral("serve"), withoutIo<runServeCommand>},
         {QStringLiteral("sweep"), runSweepCommand},
         {QStringLiteral("report"), withoutIo<runReportCommand>},
@@ -46,6 +48,8 @@ void printUsage(FILE* stream) {
         "  memcache HOST:PORT     memcached text protocol, memtier_benchmark options\n"
         "  tcp-rr HOST:PORT       TCP request/response, as netperf TCP_RR / TCP_CRR\n"
         "  tcp-stream HOST:PORT   TCP send throughput, as netperf TCP_STREAM\n"
+        "  udp-rr HOST:PORT       UDP request/response, as netperf UDP_RR\n"
+        "  udp-stream HOST:PORT   UDP send throughput and loss, as netperf UDP_STREAM\n"
         "  serve KIND             embedded servers: http, echo, sink, proxy\n"
         "  sweep SESSION          run a session's sweep headless\n"
         "  report SESSION         print a saved session's comparison\n"

@@ -37,6 +37,8 @@ int runHttpCommand(const QStringList& arguments, const CliIo& io = {});
 int runMemcacheCommand(const QStringList& arguments, const CliIo& io = {});
 int runTcpRrCommand(const QStringList& arguments, const CliIo& io = {});
 int runTcpStreamCommand(const QStringList& arguments, const CliIo& io = {});
+int runUdpRrCommand(const QStringList& arguments, const CliIo& io = {});
+int runUdpStreamCommand(const QStringList& arguments, const CliIo& io = {});
 int runSweepCommand(const QStringList& arguments, const CliIo& io = {});
 int runServeCommand(const QStringList& arguments);
 // The servers `serve` runs: http, echo, sink, proxy.

@@ -141,10 +141,10 @@ app::Result<app::lab::LabSpec> parseSandbox(const QCommandLineParser& parser,
     if (!serverKind)
         return app::invalidInput(
             kind.isEmpty()
-                ? QStringLiteral(
-                      "--server: which server? http, echo, sink, nginx, apache or memcached")
+                ? QStringLiteral("--server: which server? http, echo, sink, nginx, apache, "
+                                 "memcached, udp-echo or udp-sink")
                 : QStringLiteral("--server: unknown server '%1': expected http, echo, sink, nginx, "
-                                 "apache or memcached")
+                                 "apache, memcached, udp-echo or udp-sink")
                       .arg(kind));
     spec.server.kind = *serverKind;
     for (const QString& pair : parser.values(QStringLiteral("server-opt"))) {
@@ -186,11 +186,13 @@ int runSandbox(const QStringList& arguments, const CliIo& io) {
                         "rootless-nat (short: host-network, nat, bridge, ovs)."),
          QStringLiteral("LIST")},
         {QStringLiteral("server"),
-         QStringLiteral("http, echo, sink (embedded), nginx, apache or memcached."),
+         QStringLiteral("http, echo, sink, udp-echo, udp-sink (embedded), nginx, apache or\n"
+                        "memcached."),
          QStringLiteral("KIND")},
         {QStringLiteral("server-opt"),
          QStringLiteral("A server option: size=BYTES (http, nginx), request-size=N and\n"
-                        "response-size=N (echo), memory=MIB (memcached)."),
+                        "response-size=N (echo), response-size=N (udp-echo), memory=MIB\n"
+                        "(memcached)."),
          QStringLiteral("KEY=VALUE")},
     });
     // Everything after "--" is the command, whatever it looks like.

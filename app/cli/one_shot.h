@@ -37,5 +37,7 @@ app::Result<OneShot> parseHttpOneShot(const QStringList& arguments);
 app::Result<OneShot> parseMemcacheOneShot(const QStringList& arguments);
 app::Result<OneShot> parseTcpRrOneShot(const QStringList& arguments);
 app::Result<OneShot> parseTcpStreamOneShot(const QStringList& arguments);
+app::Result<OneShot> parseUdpRrOneShot(const QStringList& arguments);
+app::Result<OneShot> parseUdpStreamOneShot(const QStringList& arguments);
 
 } // namespace loadscope::cli

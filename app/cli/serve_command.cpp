@@ -5,7 +5,11 @@
 #include "app/servers/http_server.h"
 #include "app/servers/sink_server.h"
 #include "app/servers/tcp_proxy.h"
+#include "app/servers/udp_echo_server.h"
+#include "app/servers/udp_proxy.h"
+#include "app/servers/udp_sink_server.h"
 #include "app/session/target_rules.h"
+#include "engine/udp_datagram.h"
 
 #include <chrono>
 #include <cmath>
@@ -25,9 +29,10 @@ const char* const kServeUsage =
     "\n"
     "Kinds:\n"
     "  http    keep-alive HTTP/1.1 (and HTTP/2 with --h2), one static document (--size)\n"
-    "  echo    request/response peer for tcp-rr (--request-size, --response-size, --tls)\n"
-    "  sink    reads and discards, the peer for tcp-stream\n"
-    "  proxy   userland TCP relay to --to HOST:PORT\n"
+    "  echo    request/response peer for tcp-rr (--request-size, --response-size, --tls);\n"
+    "          with --udp, for udp-rr: answers every datagram\n"
+    "  sink    reads and discards, the peer for tcp-stream; with --udp, for udp-stream\n"
+    "  proxy   userland TCP relay to --to HOST:PORT; with --udp, of UDP datagrams\n"
     "\n"
     "Once listening it prints one line 'listening on HOST:PORT' on stdout; when stopped it\n"
     "prints a summary on stderr. Exit status: 0 after a signal, 2 for bad arguments or when\n"
@@ -36,9 +41,10 @@ const char* const kServeUsage =
 
 struct ServeSetup {
     std::unique_ptr<app::TcpServer> server;
-    QString summaryRequests; // what stats().requests counts for this kind
-    QString summaryErrors;   // and stats().errors
-    bool selfSigned = false; // http or echo --tls without --cert
+    std::unique_ptr<app::UdpServer> udp; // --udp: instead of `server`
+    QString summaryRequests;             // what stats().requests counts for this kind
+    QString summaryErrors;               // and stats().errors
+    bool selfSigned = false;             // http or echo --tls without --cert
 };
 
 void addCommonOptions(QCommandLineParser& parser) {
@@ -135,10 +141,20 @@ void addKindOptions(QCommandLineParser& parser, const QString& kind) {
              QStringLiteral("S"), QStringLiteral("1")},
         });
         addTlsOptions(parser, QStringLiteral("Raw TLS, for tcp-rr --tls"));
+        parser.addOption(
+            {QStringLiteral("udp"),
+             QStringLiteral("UDP instead of TCP, the peer for 'loadscope-cli udp-rr': every\n"
+                            "datagram is answered with one datagram, of --response-size bytes\n"
+                            "(the request's first bytes, then filler) or, without it, the\n"
+                            "datagram itself. No --request-size: a datagram is a request.")});
     } else if (kind == QLatin1String("sink")) {
         parser.setApplicationDescription(
             QStringLiteral("Reads and discards everything, the peer for 'loadscope-cli "
                            "tcp-stream'; the summary counts the bytes."));
+        parser.addOption(
+            {QStringLiteral("udp"),
+             QStringLiteral("UDP instead of TCP, the peer for 'loadscope-cli udp-stream': counts\n"
+                            "each stream's datagrams and answers the client's count query.")});
     } else {
         parser.setApplicationDescription(QStringLiteral(
             "Userland TCP relay, as a container engine's published-port proxy: every client\n"
@@ -146,6 +162,11 @@ void addKindOptions(QCommandLineParser& parser, const QString& kind) {
             "client's connection and is logged on stderr."));
         parser.addOption({QStringLiteral("to"), QStringLiteral("Upstream to relay to."),
                           QStringLiteral("HOST:PORT")});
+        parser.addOption(
+            {QStringLiteral("udp"),
+             QStringLiteral("Relay UDP instead, as docker-proxy -proto udp: each client address\n"
+                            "gets its own socket to the upstream; a flow idle for\n"
+                            "--idle-timeout is forgotten.")});
     }
 }
 
@@ -197,6 +218,24 @@ app::Result<ServeSetup> buildServer(const QCommandLineParser& parser, const QStr
         setup.server = std::make_unique<app::HttpServer>(config);
         setup.summaryRequests = QStringLiteral("responses");
         setup.summaryErrors = QStringLiteral("bad requests");
+    } else if (kind == QLatin1String("echo") && parser.isSet(QStringLiteral("udp"))) {
+        for (const char* tcpOnly : {"request-size", "tls", "cert", "key"}) {
+            if (parser.isSet(QLatin1String(tcpOnly)))
+                return app::invalidInput(
+                    QStringLiteral("--%1 has no meaning with --udp").arg(QLatin1String(tcpOnly)));
+        }
+        app::UdpEchoServerConfig config;
+        fillBase(config);
+        if (parser.isSet(QStringLiteral("response-size"))) {
+            const auto response =
+                countOption(parser, "response-size", 1, engine::udp::kMaxDatagramBytes);
+            if (!response)
+                return response.error();
+            config.responseSize = size_t(*response);
+        }
+        setup.udp = std::make_unique<app::UdpEchoServer>(config);
+        setup.summaryRequests = QStringLiteral("answers");
+        setup.summaryErrors = QStringLiteral("answers not sent");
     } else if (kind == QLatin1String("echo")) {
         const auto request =
             countOption(parser, "request-size", 1, app::EchoServer::kMaxMessageSize);
@@ -219,6 +258,12 @@ app::Result<ServeSetup> buildServer(const QCommandLineParser& parser, const QStr
     } else if (kind == QLatin1String("sink")) {
         app::ServerConfig config;
         fillBase(config);
+        if (parser.isSet(QStringLiteral("udp"))) {
+            setup.udp = std::make_unique<app::UdpSinkServer>(config);
+            setup.summaryRequests = QStringLiteral("count queries answered");
+            setup.summaryErrors = QStringLiteral("answers not sent");
+            return setup;
+        }
         setup.server = std::make_unique<app::SinkServer>(config);
         setup.summaryErrors = QStringLiteral("accept errors");
     } else {
@@ -227,6 +272,15 @@ app::Result<ServeSetup> buildServer(const QCommandLineParser& parser, const QStr
         const auto upstream = app::parseEndpoint(parser.value(QStringLiteral("to")));
         if (!upstream)
             return upstream.error();
+        if (parser.isSet(QStringLiteral("udp"))) {
+            app::UdpProxyConfig config;
+            fillBase(config);
+            config.upstreamHost = upstream->host.toStdString();
+            config.upstreamPort = upstream->port;
+            setup.udp = std::make_unique<app::UdpProxy>(config);
+            setup.summaryErrors = QStringLiteral("datagrams not relayed");
+            return setup;
+        }
         app::TcpProxyConfig config;
         fillBase(config);
         config.upstreamHost = upstream->host.toStdString();
@@ -239,6 +293,21 @@ app::Result<ServeSetup> buildServer(const QCommandLineParser& parser, const QStr
 }
 
 void printSummary(const QString& command, const ServeSetup& setup) {
+    if (setup.udp) {
+        const app::UdpServerStats stats = setup.udp->stats();
+        QString line = QStringLiteral("stopped after %1 datagrams received (%2 bytes), %3 sent (%4 "
+                                      "bytes)")
+                           .arg(stats.datagramsReceived)
+                           .arg(stats.bytesReceived)
+                           .arg(stats.datagramsSent)
+                           .arg(stats.bytesSent);
+        if (stats.countQueries > 0)
+            line += QStringLiteral(", %1 %2").arg(stats.countQueries).arg(setup.summaryRequests);
+        if (stats.sendErrors > 0)
+            line += QStringLiteral(", %1 %2").arg(stats.sendErrors).arg(setup.summaryErrors);
+        std::fprintf(stderr, "%s: %s\n", qPrintable(command), qPrintable(line));
+        return;
+    }
     const app::ServerStats stats = setup.server->stats();
     QString line = QStringLiteral("stopped after %1 connections").arg(stats.connections);
     if (!setup.summaryRequests.isEmpty())
@@ -305,11 +374,13 @@ int runServeCommand(const QStringList& arguments) {
     sigaddset(&stopSignals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
 
-    if (const auto started = setup->server->start(); !started) {
+    const auto started = setup->udp ? setup->udp->start() : setup->server->start();
+    if (!started) {
         printError(command, started.error().toString());
         return ExitUsage;
     }
-    std::printf("listening on %s\n", setup->server->address().c_str());
+    std::printf("listening on %s%s\n", setup->udp ? "udp " : "",
+                (setup->udp ? setup->udp->address() : setup->server->address()).c_str());
     std::fflush(stdout);
     if (setup->selfSigned)
         std::fprintf(stderr,
@@ -319,7 +390,10 @@ int runServeCommand(const QStringList& arguments) {
 
     int received = 0;
     sigwait(&stopSignals, &received);
-    setup->server->stop();
+    if (setup->udp)
+        setup->udp->stop();
+    else
+        setup->server->stop();
     printSummary(command + QLatin1Char(' ') + kind, *setup);
     return ExitOk;
 }

@@ -18,7 +18,8 @@ void SweepProgressLine::start(const app::SweepPoint& point, int pointCount) {
     const app::Session& session = m_document.session();
     const app::Target* target = session.findTarget(point.targetId);
     m_protocol = target ? target->protocol : app::TargetProtocol::Http;
-    m_rate = app::LiveRate(m_protocol == app::TargetProtocol::TcpStream);
+    m_rate = app::LiveRate(m_protocol == app::TargetProtocol::TcpStream ||
+                           m_protocol == app::TargetProtocol::UdpStream);
     m_head =
         QStringLiteral("point %1/%2: %3 c=%4 rep %5/%6")
             .arg(point.index + 1)

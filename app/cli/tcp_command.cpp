@@ -2,6 +2,7 @@
 // TCP_STREAM workloads with netperf's option letters, netperf's layout.
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
+#include "app/cli/netperf_command_parts.h"
 #include "app/cli/one_shot.h"
 #include "app/cli/run_options.h"
 #include "app/report/ab_report.h"
@@ -12,18 +13,15 @@
 #include <QRegularExpression>
 #include <cstdio>
 #include <sys/socket.h>
+#include <tuple>
 #include <unistd.h>
 
 namespace loadscope::cli {
 
-namespace {
-
 using app::invalidInput;
 using app::Result;
 
-constexpr double kDefaultSeconds = 10; // netperf's -l
-constexpr uint64_t kMaxConnections = 1'000'000;
-constexpr uint64_t kMaxTransactions = uint64_t(1) << 50;
+namespace netperf {
 
 void addConnectionOptions(QCommandLineParser& parser) {
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsCompactedShortOptions);
@@ -34,15 +32,9 @@ void addConnectionOptions(QCommandLineParser& parser) {
                       QStringLiteral("connections")});
 }
 
-struct TcpInvocation {
-    OneShot shot;
-    OutputOptions output;
-    app::NetperfRunSetup setup;
-};
-
-// A new socket's buffer sizes: what the engine's sockets get, since it never sets them.
 void readDefaultSocketSizes(int family, app::NetperfRunSetup& setup) {
-    const int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int type = setup.test.startsWith(QLatin1String("UDP")) ? SOCK_DGRAM : SOCK_STREAM;
+    const int fd = ::socket(family, type | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return;
     socklen_t length = sizeof setup.socketSendBytes;
@@ -52,8 +44,7 @@ void readDefaultSocketSizes(int family, app::NetperfRunSetup& setup) {
     ::close(fd);
 }
 
-// HOST:PORT and -c into a target of `protocol` and its one-point plan.
-Result<TcpInvocation> readCommon(const QCommandLineParser& parser, app::TargetProtocol protocol) {
+Result<Invocation> readCommon(const QCommandLineParser& parser, app::TargetProtocol protocol) {
     if (parser.positionalArguments().size() != 1)
         return invalidInput(QStringLiteral("expected exactly one HOST:PORT (see --help)"));
     app::Target target;
@@ -70,15 +61,12 @@ Result<TcpInvocation> readCommon(const QCommandLineParser& parser, app::TargetPr
             return c.error();
         connections = *c;
     }
-    TcpInvocation invocation;
+    Invocation invocation;
     invocation.setup.server = target.address;
     invocation.shot = oneShotOf(std::move(target), int(connections));
     return invocation;
 }
 
-// -l SECONDS (default 10) into the plan; netperf's "-l -N" (N transactions)
-// and -n are accepted where `transactions` is given; with -n and -l seconds,
-// whichever ends first.
 Result<void> readLength(const QCommandLineParser& parser, app::SweepPlan& plan,
                         std::optional<uint64_t> transactions) {
     double seconds = kDefaultSeconds;
@@ -111,32 +99,64 @@ Result<void> readLength(const QCommandLineParser& parser, app::SweepPlan& plan,
     return {};
 }
 
-// "REQ,RESP", or "N" for both, as netperf's -r.
-Result<void> parseSizes(const QString& text, app::TcpRrOptions& rr) {
+Result<std::pair<int, int>> parseSizes(const QString& text, uint32_t maxBytes) {
     static const QRegularExpression pattern(
         QStringLiteral("^\\s*(\\d{1,10})\\s*(?:,\\s*(\\d{1,10})\\s*)?$"));
     const auto match = pattern.match(text);
     const qulonglong req = match.captured(1).toULongLong();
     const qulonglong resp = match.captured(2).isEmpty() ? req : match.captured(2).toULongLong();
-    if (!match.hasMatch() || req < 1 || resp < 1 || req > engine::kMaxTcpMessageBytes ||
-        resp > engine::kMaxTcpMessageBytes)
+    if (!match.hasMatch() || req < 1 || resp < 1 || req > maxBytes || resp > maxBytes)
         return invalidInput(QStringLiteral("-r wants REQUEST,RESPONSE sizes in bytes from 1 to "
                                            "%1 (e.g. 1,1 or 100,200), not '%2'")
-                                .arg(engine::kMaxTcpMessageBytes)
+                                .arg(maxBytes)
                                 .arg(text));
-    rr.requestSize = int(req);
-    rr.responseSize = int(resp);
-    return {};
+    return std::pair{int(req), int(resp)};
 }
 
-Result<TcpInvocation> readTcpRrInvocation(const QCommandLineParser& parser) {
+int parseAndRun(QCommandLineParser& parser, const QStringList& arguments, const CliIo& io,
+                ReadInvocation read, FormatReport format, ToJson toJson) {
+    const QString command = arguments.value(0);
+    auto prepared = prepareRun(parser, arguments, read, io);
+    if (const int* exit = std::get_if<int>(&prepared))
+        return *exit;
+    auto& [invocation, spec, preload] = std::get<1>(prepared);
+    const app::NetperfRunSetup& setup = invocation.setup;
+    readDefaultSocketSizes(spec.target.family(), invocation.setup);
+    const OutputOptions& output = invocation.output;
+    if (!output.quiet)
+        std::fprintf(io.err, "%s test to %s (be patient)\n", qPrintable(setup.test),
+                     qPrintable(setup.server));
+    OneShotRunner runner(io, remoteLoadOf(invocation));
+    const engine::RunResult result = runner.run(spec, output.quiet);
+    if (result.unreachable) {
+        printError(io, command, QString::fromStdString(result.firstError));
+        return ExitUnreachable;
+    }
+    if (output.printsReport()) {
+        std::fputs(qPrintable(format(result, setup)), io.out);
+        std::fflush(io.out);
+    }
+    const app::PointResult point = oneShotResult(result, invocation.shot);
+    return finishRun(command, result, point, output, toJson(point, setup), runner);
+}
+
+} // namespace netperf
+
+namespace {
+
+using namespace netperf;
+
+Result<Invocation> readTcpRrInvocation(const QCommandLineParser& parser) {
     auto invocation = readCommon(parser, app::TargetProtocol::TcpRr);
     if (!invocation)
         return invocation;
     app::Target& target = invocation->shot.target;
     if (parser.isSet(QStringLiteral("r"))) {
-        if (auto sizes = parseSizes(parser.value(QStringLiteral("r")), target.tcpRr); !sizes)
+        const auto sizes =
+            parseSizes(parser.value(QStringLiteral("r")), engine::kMaxTcpMessageBytes);
+        if (!sizes)
             return sizes.error();
+        std::tie(target.tcpRr.requestSize, target.tcpRr.responseSize) = *sizes;
     }
     target.tcpRr.connectPerRequest = parser.isSet(QStringLiteral("crr"));
     target.tcpRr.tls = parser.isSet(QStringLiteral("tls"));
@@ -176,7 +196,7 @@ Result<TcpInvocation> readTcpRrInvocation(const QCommandLineParser& parser) {
     return invocation;
 }
 
-Result<TcpInvocation> readTcpStreamInvocation(const QCommandLineParser& parser) {
+Result<Invocation> readTcpStreamInvocation(const QCommandLineParser& parser) {
     auto invocation = readCommon(parser, app::TargetProtocol::TcpStream);
     if (!invocation)
         return invocation;
@@ -199,38 +219,6 @@ Result<TcpInvocation> readTcpStreamInvocation(const QCommandLineParser& parser) 
     if (auto rate = readRateOptions(parser, invocation->shot); !rate)
         return rate.error();
     return invocation;
-}
-
-using ReadInvocation = Result<TcpInvocation> (*)(const QCommandLineParser&);
-using FormatReport = QString (*)(const engine::RunResult&, const app::NetperfRunSetup&);
-using ToJson = QJsonObject (*)(const app::PointResult&, const app::NetperfRunSetup&);
-
-// parse -> build -> run -> print, once the options are declared.
-int parseAndRun(QCommandLineParser& parser, const QStringList& arguments, const CliIo& io,
-                ReadInvocation read, FormatReport format, ToJson toJson) {
-    const QString command = arguments.value(0);
-    auto prepared = prepareRun(parser, arguments, read, io);
-    if (const int* exit = std::get_if<int>(&prepared))
-        return *exit;
-    auto& [invocation, spec, preload] = std::get<1>(prepared);
-    const app::NetperfRunSetup& setup = invocation.setup;
-    readDefaultSocketSizes(spec.target.family(), invocation.setup);
-    const OutputOptions& output = invocation.output;
-    if (!output.quiet)
-        std::fprintf(io.err, "%s test to %s (be patient)\n", qPrintable(setup.test),
-                     qPrintable(setup.server));
-    OneShotRunner runner(io, remoteLoadOf(invocation));
-    const engine::RunResult result = runner.run(spec, output.quiet);
-    if (result.unreachable) {
-        printError(io, command, QString::fromStdString(result.firstError));
-        return ExitUnreachable;
-    }
-    if (output.printsReport()) {
-        std::fputs(qPrintable(format(result, setup)), io.out);
-        std::fflush(io.out);
-    }
-    const app::PointResult point = oneShotResult(result, invocation.shot);
-    return finishRun(command, result, point, output, toJson(point, setup), runner);
 }
 
 void addTcpRrOptions(QCommandLineParser& parser) {

@@ -11,6 +11,10 @@ ResultSource importedSource(const ImportedReport& report, const QString& file,
 QString ImportedReport::protocolId() const {
     if (tool == QLatin1StringView("memtier_benchmark"))
         return QStringLiteral("memcache");
+    if (tool == QLatin1StringView("netperf") && test == QLatin1StringView("UDP_RR"))
+        return QStringLiteral("udp-rr");
+    if (tool == QLatin1StringView("netperf") && test == QLatin1StringView("UDP_STREAM"))
+        return QStringLiteral("udp-stream");
     if (tool == QLatin1StringView("netperf"))
         return test == QLatin1StringView("TCP_STREAM") ? QStringLiteral("tcp-stream")
                                                        : QStringLiteral("tcp-rr");

@@ -41,7 +41,23 @@ constexpr Selector kSelectors[] = {
     {"STDDEV_LATENCY", "Stddev Latency Microseconds"},
     {"PROTOCOL", "Protocol"},
     {"COMMAND_LINE", "Command Line"},
+    // UDP_STREAM's send side (its THROUGHPUT is the receiver's) and its message counts.
+    {"LOCAL_SEND_THROUGHPUT", "Local Send Throughput"},
+    {"REMOTE_RECV_THROUGHPUT", "Remote Recv Throughput"},
+    {"LOCAL_SEND_CALLS", "Local Send Calls"},
+    {"REMOTE_RECV_CALLS", "Remote Recv Calls"},
 };
+
+// The tests this import reads, as the refusals name them.
+const char* const kImportedTests = "TCP_RR, TCP_CRR, TCP_STREAM, UDP_RR, UDP_STREAM";
+
+bool isUdpStream(const QString& test) {
+    return test == QLatin1StringView("UDP_STREAM");
+}
+
+bool isStreamTest(const QString& test) {
+    return test == QLatin1StringView("TCP_STREAM") || isUdpStream(test);
+}
 
 QString keyOfTitle(const QString& title) {
     for (const Selector& selector : kSelectors) {
@@ -53,6 +69,10 @@ QString keyOfTitle(const QString& title) {
 
 // The test named by the banner's words, or empty for one not imported.
 QString testOfBanner(const QString& protocol, const QString& kind) {
+    if (protocol == QLatin1StringView("UDP") && kind == QLatin1StringView("REQUEST/RESPONSE"))
+        return QStringLiteral("UDP_RR");
+    if (protocol == QLatin1StringView("UDP") && kind == QLatin1StringView("STREAM"))
+        return QStringLiteral("UDP_STREAM");
     if (protocol != QLatin1StringView("TCP"))
         return {};
     if (kind == QLatin1StringView("REQUEST/RESPONSE"))
@@ -191,6 +211,7 @@ private:
         return m_lines.at(m_last).terminated || !DecimalNumber::parse(lastValue);
     }
     bool readClassic(int index);
+    bool readUdpStreamLines(int index, const QStringList& cells, const QStringList& unitCells);
     bool readCsv(int index);
     bool readKeyValues(int index);
     bool fill();
@@ -209,8 +230,9 @@ bool NetperfReader::read(int start) {
         const QString test = testOfBanner(banner.captured(1), banner.captured(2));
         if (test.isEmpty())
             return refuse(start, QStringLiteral("netperf test '%1 %2' is not one Loadscope imports "
-                                                "(TCP_RR, TCP_CRR, TCP_STREAM)")
-                                     .arg(banner.captured(1), banner.captured(2)));
+                                                "(%3)")
+                                     .arg(banner.captured(1), banner.captured(2),
+                                          QLatin1StringView(kImportedTests)));
         m_report.test = test;
         if (!banner.captured(3).isEmpty())
             m_report.url = banner.captured(3);
@@ -264,6 +286,8 @@ bool NetperfReader::readClassic(int index) {
             return malformed(index, QStringLiteral("result"), cell);
     }
     mark(index, QStringLiteral("result line"));
+    if (isUdpStream(m_report.test))
+        return readUdpStreamLines(index, cells, unitCells);
     const bool stream = m_report.test == QLatin1StringView("TCP_STREAM");
     if (cells.size() < (stream ? 5 : 6))
         return malformed(index, QStringLiteral("result"), m_lines.trimmed(index));
@@ -281,6 +305,36 @@ bool NetperfReader::readClassic(int index) {
             return cutOff();
         mark(remote, QStringLiteral("remote socket sizes"));
     }
+    return m_lines.at(m_last).terminated ? true : cutOff();
+}
+
+bool NetperfReader::readUdpStreamLines(int index, const QStringList& cells,
+                                       const QStringList& unitCells) {
+    // "Socket Message Elapsed Messages(Okay Errors) Throughput", then the receiver's line:
+    // "Socket Elapsed Messages Throughput". Its throughput is what arrived, netperf's figure.
+    if (cells.size() != 6 || unitCells.size() != 6)
+        return malformed(index, QStringLiteral("result"), m_lines.trimmed(index));
+    const int remote = m_lines.skipBlank(index + 1);
+    if (remote >= m_lines.size())
+        return cutOff();
+    const QStringList received = ReportLines::fields(m_lines.text(remote));
+    if (received.size() != 4) {
+        if (received.size() < 4 && !m_lines.at(remote).terminated)
+            return cutOff();
+        return malformed(remote, QStringLiteral("receive line"), m_lines.trimmed(remote));
+    }
+    for (const QString& cell : received) {
+        if (!DecimalNumber::parse(cell))
+            return malformed(remote, QStringLiteral("receive line"), cell);
+    }
+    mark(remote, QStringLiteral("receive line"));
+    m_values[QStringLiteral("ELAPSED_TIME")] = {cells.at(2), index};
+    m_values[QStringLiteral("LOCAL_SEND_CALLS")] = {cells.at(3), index};
+    m_values[QStringLiteral("LOCAL_SEND_ERRORS")] = {cells.at(4), index};
+    m_values[QStringLiteral("LOCAL_SEND_THROUGHPUT")] = {cells.at(5), index};
+    m_values[QStringLiteral("REMOTE_RECV_CALLS")] = {received.at(2), remote};
+    m_values[QStringLiteral("THROUGHPUT")] = {received.at(3), remote};
+    m_values[QStringLiteral("THROUGHPUT_UNITS")] = {unitCells.at(5), index - 1};
     return m_lines.at(m_last).terminated ? true : cutOff();
 }
 
@@ -359,25 +413,40 @@ bool NetperfReader::fill() {
         else if (m_report.test.isEmpty() && !units.isEmpty())
             m_report.test = QStringLiteral("TCP_STREAM");
     }
-    if (m_report.test != QLatin1StringView("TCP_RR") &&
-        m_report.test != QLatin1StringView("TCP_CRR") &&
-        m_report.test != QLatin1StringView("TCP_STREAM"))
+    if (!QString::fromLatin1(kImportedTests).split(QStringLiteral(", ")).contains(m_report.test))
         return refuse(m_last, m_report.test.isEmpty()
                                   ? QStringLiteral("netperf output does not say which test it ran")
                                   : QStringLiteral("netperf test '%1' is not one Loadscope imports "
-                                                   "(TCP_RR, TCP_CRR, TCP_STREAM)")
-                                        .arg(m_report.test));
+                                                   "(%2)")
+                                        .arg(m_report.test, QLatin1StringView(kImportedTests)));
 
     const auto throughput = numberOf("THROUGHPUT");
-    if (m_report.test == QLatin1StringView("TCP_STREAM")) {
+    if (isStreamTest(m_report.test)) {
         if (!throughput)
-            return refuse(m_last, QStringLiteral("netperf TCP_STREAM output has no throughput"));
-        const auto mbit =
-            toMbitps(*throughput, units.isEmpty() ? QStringLiteral("10^6bits/s") : units);
+            return refuse(m_last,
+                          QStringLiteral("netperf %1 output has no throughput").arg(m_report.test));
+        const QString bitUnits = units.isEmpty() ? QStringLiteral("10^6bits/s") : units;
+        const auto mbit = toMbitps(*throughput, bitUnits);
         if (!mbit)
             return malformed(m_values.at(QStringLiteral("THROUGHPUT_UNITS")).second,
                              QStringLiteral("THROUGHPUT_UNITS"), units);
-        result.reportedThroughputMbitps = *mbit;
+        if (isUdpStream(m_report.test)) {
+            // netperf's UDP_STREAM throughput is the receiver's; its send side, when printed,
+            // is the local one.
+            result.reportedDeliveredMbitps = *mbit;
+            if (const auto sent = numberOf("LOCAL_SEND_THROUGHPUT"))
+                result.reportedThroughputMbitps = toMbitps(*sent, bitUnits);
+            const auto countOf = [this](const char* key) -> std::optional<uint64_t> {
+                const auto found = m_values.find(QLatin1StringView(key));
+                return found == m_values.end() ? std::nullopt
+                                               : DecimalNumber::parseCount(found->second.first);
+            };
+            result.datagrams.sent = countOf("LOCAL_SEND_CALLS").value_or(0);
+            result.datagrams.sendErrors = countOf("LOCAL_SEND_ERRORS").value_or(0);
+            result.datagrams.sinkDatagrams = countOf("REMOTE_RECV_CALLS");
+        } else {
+            result.reportedThroughputMbitps = *mbit;
+        }
     } else {
         const bool throughputIsRate =
             throughput && (units.isEmpty() || units == QLatin1StringView("Trans/s"));

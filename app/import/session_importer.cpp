@@ -56,6 +56,12 @@ Target targetFor(const ImportedReport& report, const QString& name, const QStrin
                          QStringLiteral(":12865");
         target.tcpRr.connectPerRequest = report.test == QLatin1StringView("TCP_CRR");
         break;
+    case TargetProtocol::UdpRr:
+    case TargetProtocol::UdpStream:
+        target.address = (report.url.isEmpty() ? QStringLiteral("127.0.0.1") : report.url) +
+                         QStringLiteral(":12865");
+        target.responseTimeoutSeconds = kDefaultUdpTimeoutSeconds;
+        break;
     }
     return target;
 }

@@ -86,6 +86,7 @@ public:
             return fail(QStringLiteral("cannot mount the lab's temporary directory: %1")
                             .arg(QString::fromLocal8Bit(std::strerror(errno))));
         m_topology.setServerCpus(m_spec.serverCpus);
+        m_topology.setDatagrams(servesDatagrams(m_spec.server.kind));
         m_topology.setWorkDir(m_workDir);
         const bool bridged = std::find(m_spec.modes.begin(), m_spec.modes.end(), LabMode::Bridge) !=
                              m_spec.modes.end();
@@ -169,7 +170,8 @@ private:
         if (!server)
             return server.error();
         m_servers.push_back(*server);
-        if (auto ready = waitForServer(*endpoint, m_topology.clientNetns(), *server, 5000);
+        if (auto ready = waitForServer(*endpoint, m_topology.clientNetns(), *server, 5000,
+                                       m_spec.server.kind);
             !ready) {
             const QString why = lastLogLine(log);
             return why.isEmpty() ? ready.error() : ready.error().prefixed(why);

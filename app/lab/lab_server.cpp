@@ -4,6 +4,7 @@
 #include "app/lab/subordinate_ids.h"
 #include "app/servers/http_server.h"
 #include "app/session/target_rules.h"
+#include "engine/udp_datagram.h"
 
 #include <QDir>
 #include <QFile>
@@ -22,13 +23,15 @@ struct KindName {
     const char* id;
 };
 
-constexpr std::array<KindName, 6> kKinds{{
+constexpr std::array<KindName, 8> kKinds{{
     {LabServerKind::Http, "http"},
     {LabServerKind::Echo, "echo"},
     {LabServerKind::Sink, "sink"},
     {LabServerKind::Nginx, "nginx"},
     {LabServerKind::Apache, "apache"},
     {LabServerKind::Memcached, "memcached"},
+    {LabServerKind::UdpEcho, "udp-echo"},
+    {LabServerKind::UdpSink, "udp-sink"},
 }};
 
 QString option(const LabServerSpec& spec, const QString& key, const QString& fallback) {
@@ -207,11 +210,17 @@ Result<void> checkServerSpec(const LabServerSpec& spec) {
     return {};
 }
 
+bool servesDatagrams(LabServerKind kind) {
+    return kind == LabServerKind::UdpEcho || kind == LabServerKind::UdpSink;
+}
+
 Result<QString> labServerVersion(LabServerKind kind, const std::string& cliPath) {
     switch (kind) {
     case LabServerKind::Http:
     case LabServerKind::Echo:
     case LabServerKind::Sink:
+    case LabServerKind::UdpEcho:
+    case LabServerKind::UdpSink:
         if (cliPath.empty())
             return makeError(ErrorCode::Internal,
                              QStringLiteral("the loadscope-cli executable is not known"));
@@ -283,6 +292,18 @@ Result<SpawnSpec> labServerCommand(const LabServerSpec& spec, const ModeEndpoint
     case LabServerKind::Sink:
         command.argv = serve("sink", {});
         break;
+    case LabServerKind::UdpEcho: {
+        // Without a response size every datagram comes back as it came.
+        std::vector<std::string> options{"--udp"};
+        const QString response = option(spec, QStringLiteral("response-size"), QString());
+        if (!response.isEmpty())
+            options.insert(options.end(), {"--response-size", response.toStdString()});
+        command.argv = serve("echo", options);
+        break;
+    }
+    case LabServerKind::UdpSink:
+        command.argv = serve("sink", {"--udp"});
+        break;
     case LabServerKind::Nginx: {
         auto config = writeWebServerFiles(spec, workDir, "nginx-" + std::to_string(index),
                                           nginxConfig(endpoint, workDir, index));
@@ -323,7 +344,19 @@ Result<SpawnSpec> labServerCommand(const LabServerSpec& spec, const ModeEndpoint
 }
 
 Result<void> waitForServer(const ModeEndpoint& endpoint, int clientNetns, pid_t server,
-                           int timeoutMs) {
+                           int timeoutMs, LabServerKind kind) {
+    if (servesDatagrams(kind)) {
+        // The echo answers any datagram, the sink a count query: either way an answer.
+        std::string datagram(engine::udp::kCountBytes, '\0');
+        engine::udp::writeCountQuery(datagram.data(), {0, 1});
+        if (auto answered = waitForDatagramAnswer(
+                endpoint.serverNetns, endpoint.bindAddress, endpoint.bindPort, server, timeoutMs,
+                QStringLiteral("the server's namespace"), datagram);
+            !answered)
+            return answered;
+        return waitForDatagramAnswer(clientNetns, endpoint.address, endpoint.port, server,
+                                     timeoutMs, QStringLiteral("the client namespace"), datagram);
+    }
     if (auto listening =
             waitForListener(endpoint.serverNetns, endpoint.bindAddress, endpoint.bindPort, server,
                             timeoutMs, QStringLiteral("the server's namespace"));

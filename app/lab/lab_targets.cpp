@@ -19,6 +19,10 @@ TargetProtocol labServerProtocol(LabServerKind kind) {
         return TargetProtocol::TcpRr;
     case LabServerKind::Sink:
         return TargetProtocol::TcpStream;
+    case LabServerKind::UdpEcho:
+        return TargetProtocol::UdpRr;
+    case LabServerKind::UdpSink:
+        return TargetProtocol::UdpStream;
     }
     return TargetProtocol::Http;
 }
@@ -83,6 +87,8 @@ Result<LabTargetsEdit> labTargets(const Session& session, const LabTargetChoice&
         if (!deployment)
             target.customMode = id;
         target.protocol = labServerProtocol(choice.server);
+        if (servesDatagrams(choice.server))
+            target.responseTimeoutSeconds = kDefaultUdpTimeoutSeconds;
         if (target.protocol == TargetProtocol::Http)
             target.http.url = QStringLiteral("http://%1/").arg(address);
         else

@@ -24,7 +24,7 @@ struct LabTargetsEdit {
 };
 
 // The protocol a lab server speaks: http for http, nginx and apache; memcache for memcached;
-// tcp-rr for echo; tcp-stream for sink.
+// tcp-rr for echo; tcp-stream for sink; udp-rr for udp-echo; udp-stream for udp-sink.
 TargetProtocol labServerProtocol(LabServerKind kind);
 
 // The session's lab target in `mode`, or nullptr.

@@ -276,8 +276,8 @@ Result<ModeEndpoint> LabTopology::buildNat(ModeEndpoint endpoint) {
     if (findInPath("nft").empty())
         return makeError(ErrorCode::Unreachable,
                          QStringLiteral("nft is not installed (Debian package nftables)"));
-    // Docker's rules for `-p` without the userland proxy, in a table of the lab's own in the
-    // server host's namespace.
+    // Docker's rules for `-p` (TCP and UDP: `-p 8082:8080 -p 8082:8080/udp`) without the
+    // userland proxy, in a table of the lab's own in the server host's namespace.
     const std::string port = std::to_string(endpoint.port);
     const std::string target = container + ":" + std::to_string(kServicePort);
     for (auto rule : std::vector<std::vector<std::string>>{
@@ -286,6 +286,8 @@ Result<ModeEndpoint> LabTopology::buildNat(ModeEndpoint endpoint) {
               "{ type nat hook prerouting priority dstnat; policy accept; }"},
              {"nft", "add", "rule", "ip", "loadscope_lab", "prerouting", "ip", "daddr",
               kServerHostAddress, "tcp", "dport", port, "dnat", "to", target},
+             {"nft", "add", "rule", "ip", "loadscope_lab", "prerouting", "ip", "daddr",
+              kServerHostAddress, "udp", "dport", port, "dnat", "to", target},
              {"nft", "add", "chain", "ip", "loadscope_lab", "postrouting",
               "{ type nat hook postrouting priority srcnat; policy accept; }"},
              {"nft", "add", "rule", "ip", "loadscope_lab", "postrouting", "ip", "saddr",
@@ -307,17 +309,10 @@ Result<ModeEndpoint> LabTopology::buildUserlandProxy(ModeEndpoint endpoint) {
     relay.cpus = m_serverCpus;
     if (!dockerProxy.empty()) {
         endpoint.label = QStringLiteral("Userland proxy (docker-proxy)");
-        relay.argv = {dockerProxy,
-                      "-proto",
-                      "tcp",
-                      "-host-ip",
-                      kServerHostAddress,
-                      "-host-port",
-                      std::to_string(endpoint.port),
-                      "-container-ip",
-                      container,
-                      "-container-port",
-                      std::to_string(kServicePort)};
+        relay.argv = {
+            dockerProxy,        "-proto",          m_datagrams ? "udp" : "tcp",   "-host-ip",
+            kServerHostAddress, "-host-port",      std::to_string(endpoint.port), "-container-ip",
+            container,          "-container-port", std::to_string(kServicePort)};
         noteVersion(QStringLiteral("docker-proxy"),
                     {"dpkg-query", "-W", "-f=${Version}", "docker.io"});
         // A relay on PATH without its package (unpacked from docker.io, a build of
@@ -340,6 +335,8 @@ Result<ModeEndpoint> LabTopology::buildUserlandProxy(ModeEndpoint endpoint) {
                       container + ":" + std::to_string(kServicePort),
                       "--threads",
                       std::to_string(std::max<size_t>(1, m_serverCpus.size()))};
+        if (m_datagrams)
+            relay.argv.push_back("--udp"); // a relay of datagrams, as docker-proxy -proto udp
     }
     endpoint.path = (m_hostDevice == kWireBridge ? QStringLiteral("veth → bridge port")
                                                  : QStringLiteral("veth")) +
@@ -410,7 +407,8 @@ Result<ModeEndpoint> LabTopology::buildRootlessNat(ModeEndpoint endpoint) {
         !started)
         return started.error();
     noteVersion(QStringLiteral("slirp4netns"), {"slirp4netns", "--version"});
-    if (auto forwarded = slirp.forwardPort(kServerHostAddress, endpoint.port, kServicePort);
+    if (auto forwarded =
+            slirp.forwardPort(kServerHostAddress, endpoint.port, kServicePort, m_datagrams);
         !forwarded)
         return forwarded.error();
     return endpoint;

@@ -68,6 +68,10 @@ public:
     // CPUs for the relays a mode runs on the server host (the proxy), as the servers get.
     void setServerCpus(std::vector<int> cpus) { m_serverCpus = std::move(cpus); }
 
+    // The server speaks UDP: the relays a mode runs (docker-proxy, the embedded proxy,
+    // slirp4netns' forwarding) carry datagrams instead of TCP connections. Before buildMode.
+    void setDatagrams(bool datagrams) { m_datagrams = datagrams; }
+
     // A directory of the lab's own for sockets of the relays (slirp4netns' API socket).
     void setWorkDir(std::string dir) { m_workDir = std::move(dir); }
 
@@ -96,6 +100,7 @@ private:
     std::string m_workDir = "/tmp";
     std::vector<int> m_serverCpus;
     int m_mtu = 1500;
+    bool m_datagrams = false;
     int m_client = -1;
     int m_serverHost = -1;
     std::string m_hostDevice = "wire1"; // the server host's wire device, or the bridge over it

@@ -130,6 +130,10 @@ Result<std::string> runInNetns(int netnsFd, std::vector<std::string> argv) {
 }
 
 Result<int> tcpSocketInNetns(int netnsFd) {
+    return socketInNetns(netnsFd, SOCK_STREAM);
+}
+
+Result<int> socketInNetns(int netnsFd, int type) {
     const int original = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
     if (original < 0)
         return makeError(ErrorCode::Io, QStringLiteral("cannot open /proc/self/ns/net"));
@@ -137,7 +141,7 @@ Result<int> tcpSocketInNetns(int netnsFd) {
         close(original);
         return makeError(ErrorCode::Io, QStringLiteral("cannot enter a lab namespace"));
     }
-    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    const int fd = socket(AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     const bool back = setns(original, CLONE_NEWNET) == 0;
     close(original);
     if (!back)
@@ -187,6 +191,58 @@ Result<void> waitForListener(int netnsFd, const std::string& address, uint16_t p
     }
     return makeError(ErrorCode::Unreachable,
                      QStringLiteral("no answer on %1:%2 from %3 in %4 s (%5)")
+                         .arg(QString::fromStdString(address))
+                         .arg(port)
+                         .arg(from)
+                         .arg(timeoutMs / 1000.0)
+                         .arg(QString::fromLocal8Bit(std::strerror(lastError))));
+}
+
+Result<void> waitForDatagramAnswer(int netnsFd, const std::string& address, uint16_t port,
+                                   pid_t server, int timeoutMs, const QString& from,
+                                   const std::string& datagram) {
+    sockaddr_in target{};
+    target.sin_family = AF_INET;
+    target.sin_port = htons(port);
+    if (inet_pton(AF_INET, address.c_str(), &target.sin_addr) != 1)
+        return makeError(ErrorCode::Internal, QStringLiteral("bad lab address"));
+    auto fd = socketInNetns(netnsFd, SOCK_DGRAM);
+    if (!fd)
+        return fd.error();
+    // Connected: only the server's answers are read, and a closed port comes back refused.
+    if (connect(*fd, reinterpret_cast<const sockaddr*>(&target), sizeof target) != 0) {
+        const int error = errno;
+        close(*fd);
+        return makeError(ErrorCode::Unreachable,
+                         QStringLiteral("UDP %1:%2 from %3: %4")
+                             .arg(QString::fromStdString(address))
+                             .arg(port)
+                             .arg(from)
+                             .arg(QString::fromLocal8Bit(std::strerror(error))));
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    int lastError = ETIMEDOUT;
+    while (std::chrono::steady_clock::now() < deadline) {
+        int status = 0;
+        if (server > 0 && waitpid(server, &status, WNOHANG) == server) {
+            close(*fd);
+            return makeError(ErrorCode::Unreachable, QStringLiteral("the server exited"));
+        }
+        if (send(*fd, datagram.data(), datagram.size(), MSG_NOSIGNAL) < 0)
+            lastError = errno;
+        pollfd watched{*fd, POLLIN, 0};
+        if (poll(&watched, 1, 100) == 1) {
+            char answer[256];
+            if (recv(*fd, answer, sizeof answer, MSG_DONTWAIT) >= 0) {
+                close(*fd);
+                return {};
+            }
+            lastError = errno; // a refused port until the server binds
+        }
+    }
+    close(*fd);
+    return makeError(ErrorCode::Unreachable,
+                     QStringLiteral("no UDP answer from %1:%2 to %3 in %4 s (%5)")
                          .arg(QString::fromStdString(address))
                          .arg(port)
                          .arg(from)

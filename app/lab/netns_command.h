@@ -30,12 +30,20 @@ bool readUntilClosed(int fd, std::chrono::milliseconds timeout, std::string* tex
 
 // A TCP socket of the namespace `netnsFd` (close-on-exec); the caller stays where it is.
 Result<int> tcpSocketInNetns(int netnsFd);
+// A socket of `type` (SOCK_STREAM, SOCK_DGRAM) of the namespace `netnsFd`, non-blocking.
+Result<int> socketInNetns(int netnsFd, int type);
 
 // Waits until a TCP connection from `netnsFd` to address:port succeeds, for at most `timeoutMs`;
 // an error as soon as `server` (when > 0) has exited. `from` names the namespace in the error
 // ("the client namespace").
 Result<void> waitForListener(int netnsFd, const std::string& address, uint16_t port, pid_t server,
                              int timeoutMs, const QString& from);
+
+// Sends `datagram` from `netnsFd` to address:port until a datagram comes back, for at most
+// `timeoutMs`: a UDP server's readiness. An error as soon as `server` (when > 0) has exited.
+Result<void> waitForDatagramAnswer(int netnsFd, const std::string& address, uint16_t port,
+                                   pid_t server, int timeoutMs, const QString& from,
+                                   const std::string& datagram);
 
 // Writes `value` to a file of /proc/sys/net as seen from the namespace `netnsFd`.
 Result<void> writeNetSysctl(int netnsFd, const std::string& path, const std::string& value);

@@ -92,11 +92,11 @@ Result<void> SlirpNetwork::start(int hostNetns, int containerNetns, int mtu, con
 }
 
 Result<void> SlirpNetwork::forwardPort(const std::string& hostAddress, uint16_t hostPort,
-                                       uint16_t guestPort) const {
-    const std::string request =
-        R"({"execute":"add_hostfwd","arguments":{"proto":"tcp","host_addr":")" + hostAddress +
-        R"(","host_port":)" + std::to_string(hostPort) + R"(,"guest_port":)" +
-        std::to_string(guestPort) + "}}";
+                                       uint16_t guestPort, bool datagrams) const {
+    const std::string request = std::string(R"({"execute":"add_hostfwd","arguments":{"proto":")") +
+                                (datagrams ? "udp" : "tcp") + R"(","host_addr":")" + hostAddress +
+                                R"(","host_port":)" + std::to_string(hostPort) +
+                                R"(,"guest_port":)" + std::to_string(guestPort) + "}}";
     auto answer = askUnixSocket(m_socketPath, request);
     if (!answer)
         return answer.error().prefixed(QStringLiteral("slirp4netns port forwarding"));

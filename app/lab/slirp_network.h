@@ -24,10 +24,10 @@ public:
     // container, within 5 s.
     Result<void> start(int hostNetns, int containerNetns, int mtu, const std::string& dir,
                        const std::vector<int>& cpus, std::vector<pid_t>& helpers);
-    // TCP connections to hostAddress:hostPort in the server host go to the container's
-    // `guestPort`.
-    Result<void> forwardPort(const std::string& hostAddress, uint16_t hostPort,
-                             uint16_t guestPort) const;
+    // TCP connections (UDP datagrams with `datagrams`) to hostAddress:hostPort in the server
+    // host go to the container's `guestPort`.
+    Result<void> forwardPort(const std::string& hostAddress, uint16_t hostPort, uint16_t guestPort,
+                             bool datagrams = false) const;
 
 private:
     std::string m_socketPath;

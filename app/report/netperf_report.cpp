@@ -38,17 +38,26 @@ QString plural(uint64_t count, const char* singular, const char* pluralForm) {
 }
 
 QString banner(const RunResult& r, const NetperfRunSetup& s) {
+    const bool udp = s.test.startsWith(QLatin1String("UDP"));
     return QStringLiteral("%1 test to %2: %3, %4\n")
-        .arg(s.test, s.server, plural(r.concurrency, "connection", "connections"),
+        .arg(s.test, s.server,
+             udp ? plural(r.concurrency, "socket", "sockets")
+                 : plural(r.concurrency, "connection", "connections"),
              plural(r.threads, "thread", "threads"));
 }
 
-QString failures(const RunResult& r, bool tls = false) {
+QString failures(const RunResult& r, bool tls = false, bool udp = false) {
     const auto errors = [&](ErrorClass c) {
         return r.errors[size_t(c)];
     };
     QString out = QStringLiteral("Failed: %1").arg(r.failed);
-    if (r.failed > 0)
+    if (r.failed > 0 && udp)
+        out += QStringLiteral(" (Lost: %1, Connect: %2, Exceptions: %3, Write: %4)")
+                   .arg(errors(ErrorClass::Lost))
+                   .arg(errors(ErrorClass::Connect))
+                   .arg(errors(ErrorClass::Exception))
+                   .arg(errors(ErrorClass::Write));
+    else if (r.failed > 0)
         out += QStringLiteral(" (Connect: %1, Receive: %2, Exceptions: %3, Timeouts: %4, "
                               "Write: %5%6)")
                    .arg(errors(ErrorClass::Connect))
@@ -102,6 +111,7 @@ QString us(double ns) {
 } // namespace
 
 QString formatNetperfRrReport(const RunResult& r, const NetperfRunSetup& s) {
+    const bool udp = s.test.startsWith(QLatin1String("UDP"));
     const std::initializer_list<int> widths{7, 7, 9, 8, 9, 12};
     QString out = QLatin1String("\n") + banner(r, s);
     out += columns({QStringLiteral("Local"), QStringLiteral("socket")}, {7});
@@ -122,13 +132,29 @@ QString formatNetperfRrReport(const RunResult& r, const NetperfRunSetup& s) {
                    widths);
     out += QLatin1Char('\n');
     out += QStringLiteral("Transactions: %1\n").arg(r.complete);
-    out += failures(r, s.tls);
+    out += failures(r, s.tls, udp);
+    if (udp) {
+        out += QStringLiteral("Lost: no answer within %1 s; a lost request is not sent again\n")
+                   .arg(s.timeoutSeconds);
+        out += QStringLiteral("Answers completing no request: %1 duplicate, %2 late, %3 stray; "
+                              "%4 out of order (%5)\n")
+                   .arg(r.answersDuplicate)
+                   .arg(r.answersLate)
+                   .arg(r.answersStray)
+                   .arg(r.answersOutOfOrder)
+                   .arg(s.requestSize >= 8 && s.responseSize >= 8
+                            ? QStringLiteral("by the sequence numbers in requests and answers")
+                            : QStringLiteral("under 8 bytes there is no sequence number: answers "
+                                             "are taken in order, and none is told apart"));
+    }
     const engine::Histogram& h = r.total;
     out += QStringLiteral("Latency (us): p50 %1, p90 %2, p99 %3, p99.9 %4, max %5\n")
                .arg(us(double(h.valueAtPercentile(50))), us(double(h.valueAtPercentile(90))),
                     us(double(h.valueAtPercentile(99))), us(double(h.valueAtPercentile(99.9))),
                     us(double(h.max())));
-    out += QStringLiteral("Connections opened: %1\n").arg(r.connectionsOpened);
+    out +=
+        (udp ? QStringLiteral("Sockets opened: %1\n") : QStringLiteral("Connections opened: %1\n"))
+            .arg(r.connectionsOpened);
     if (s.tls) {
         // Per handshake, not per transaction: with TCP_CRR one per transaction.
         out += QStringLiteral("TLS: %1, handshakes %2\n")
@@ -138,7 +164,8 @@ QString formatNetperfRrReport(const RunResult& r, const NetperfRunSetup& s) {
                        .arg(us(double(r.tls.valueAtPercentile(50))),
                             us(double(r.tls.valueAtPercentile(99))), us(double(r.tls.max())));
     }
-    out += QStringLiteral("Socket sizes: this host's defaults for a new TCP socket\n");
+    out += udp ? QStringLiteral("Socket sizes: this host's defaults for a new UDP socket\n")
+               : QStringLiteral("Socket sizes: this host's defaults for a new TCP socket\n");
     out += loadGenerator(r);
     return out;
 }
@@ -171,14 +198,71 @@ QString formatNetperfStreamReport(const RunResult& r, const NetperfRunSetup& s) 
     return out;
 }
 
+QString formatNetperfUdpStreamReport(const RunResult& r, const NetperfRunSetup& s) {
+    // netperf's columns and its two lines: what was sent, and what the receiver got.
+    const std::initializer_list<int> widths{8, 9, 13, 12, 7, 13};
+    QString out = QLatin1String("\n") + banner(r, s);
+    out += columns({QStringLiteral("Socket"), QStringLiteral("Message"), QStringLiteral("Elapsed"),
+                    QStringLiteral("Messages")},
+                   widths);
+    out += columns({QStringLiteral("Size"), QStringLiteral("Size"), QStringLiteral("Time"),
+                    QStringLiteral("Okay"), QStringLiteral("Errors"), QStringLiteral("Throughput")},
+                   widths);
+    out += columns({QStringLiteral("bytes"), QStringLiteral("bytes"), QStringLiteral("secs"),
+                    QStringLiteral("#"), QStringLiteral("#"), QStringLiteral("10^6bits/sec")},
+                   widths);
+    out += QLatin1Char('\n');
+    const QString elapsed = QString::number(r.durationSeconds, 'f', 2);
+    out += columns({QString::number(s.socketSendBytes), QString::number(s.sendSize), elapsed,
+                    QString::number(r.datagramsSent), QString::number(r.sendErrors),
+                    QString::number(r.throughputMbitps(), 'f', 2)},
+                   widths);
+    if (r.sinkReported()) {
+        out += columns({QString::number(s.socketRecvBytes), QString(), elapsed,
+                        QString::number(r.sinkDatagrams), QString(),
+                        QString::number(r.deliveredMbitps(), 'f', 2)},
+                       widths);
+        out += QLatin1Char('\n');
+        const uint64_t received = r.sinkDatagrams - std::min(r.sinkDatagrams, r.sinkDuplicates);
+        const uint64_t lost = r.datagramsSent - std::min(r.datagramsSent, received);
+        out += QStringLiteral("Received by the sink: %1 of %2 sent (lost %3, %4%), %5 out of "
+                              "order, %6 duplicate\n")
+                   .arg(r.sinkDatagrams)
+                   .arg(r.datagramsSent)
+                   .arg(lost)
+                   .arg(r.datagramsSent > 0 ? 100.0 * double(lost) / double(r.datagramsSent) : 0, 0,
+                        'f', 2)
+                   .arg(r.sinkOutOfOrder)
+                   .arg(r.sinkDuplicates);
+    } else {
+        out += QLatin1Char('\n');
+        out += QStringLiteral("Received: unknown: %1 (a Loadscope sink, 'serve sink --udp', "
+                              "says what arrived; messages need 16 bytes for its header)\n")
+                   .arg(r.sinkReports > 0 ? QStringLiteral("%1 of %2 sinks answered")
+                                                .arg(r.sinkReports)
+                                                .arg(r.concurrency)
+                                          : QStringLiteral("the receiver did not say"));
+    }
+    out += QStringLiteral("Socket sizes: this host's defaults for a new UDP socket (the "
+                          "receiver's are its own)\n");
+    out += failures(r);
+    out += loadGenerator(r);
+    return out;
+}
+
 void addNetperfSetupJson(QJsonObject& o, const NetperfRunSetup& s) {
     o[QStringLiteral("test")] = s.test;
     o[QStringLiteral("server")] = s.server;
-    if (s.test == u"TCP_STREAM") {
+    if (s.test == u"TCP_STREAM" || s.test == u"UDP_STREAM") {
         o[QStringLiteral("send_size")] = double(s.sendSize);
     } else {
         o[QStringLiteral("request_size")] = double(s.requestSize);
         o[QStringLiteral("response_size")] = double(s.responseSize);
+    }
+    if (s.test == u"UDP_RR") {
+        o[QStringLiteral("burst")] = double(s.burst);
+        o[QStringLiteral("timeout_s")] = s.timeoutSeconds;
+        o[QStringLiteral("sequence_numbers")] = s.requestSize >= 8 && s.responseSize >= 8;
     }
     o[QStringLiteral("socket_send_bytes")] = s.socketSendBytes;
     o[QStringLiteral("socket_recv_bytes")] = s.socketRecvBytes;
@@ -202,6 +286,14 @@ QJsonObject tcpRrResultJson(const PointResult& result, const NetperfRunSetup& s)
 
 QJsonObject tcpStreamResultJson(const PointResult& result, const NetperfRunSetup& s) {
     return netperfResultJson(result, s, TargetProtocol::TcpStream);
+}
+
+QJsonObject udpRrResultJson(const PointResult& result, const NetperfRunSetup& s) {
+    return netperfResultJson(result, s, TargetProtocol::UdpRr);
+}
+
+QJsonObject udpStreamResultJson(const PointResult& result, const NetperfRunSetup& s) {
+    return netperfResultJson(result, s, TargetProtocol::UdpStream);
 }
 
 } // namespace loadscope::app

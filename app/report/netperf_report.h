@@ -9,16 +9,19 @@
 
 namespace loadscope::app {
 
-// What `loadscope-cli tcp-rr` or `tcp-stream` ran, as the report and the JSON describe it.
+// What `loadscope-cli tcp-rr`, `tcp-stream`, `udp-rr` or `udp-stream` ran, as the report and
+// the JSON describe it.
 struct NetperfRunSetup {
-    QString test;   // "TCP_RR", "TCP_CRR" or "TCP_STREAM"
+    QString test;   // "TCP_RR", "TCP_CRR", "TCP_STREAM", "UDP_RR" or "UDP_STREAM"
     QString server; // "HOST:PORT" as given
     uint32_t requestSize = 1;
     uint32_t responseSize = 1;
-    uint32_t sendSize = 0; // TCP_STREAM's -m
-    bool tls = false;      // tcp-rr --tls: the TLS lines and the TLS failure class
-    // This host's default socket buffer sizes (a new TCP socket's SO_SNDBUF and
-    // SO_RCVBUF): the engine leaves them alone, so they are what the run used
+    uint32_t sendSize = 0;     // TCP_STREAM's and UDP_STREAM's -m
+    bool tls = false;          // tcp-rr --tls: the TLS lines and the TLS failure class
+    uint32_t burst = 0;        // UDP_RR's -b
+    double timeoutSeconds = 0; // UDP_RR: when a request counts as lost
+    // This host's default socket buffer sizes (a new TCP or UDP socket's SO_SNDBUF
+    // and SO_RCVBUF): the engine leaves them alone, so they are what the run used
     // locally; the peer's are its own.
     int socketSendBytes = 0;
     int socketRecvBytes = 0;
@@ -29,7 +32,8 @@ struct NetperfRunSetup {
 // rate, then what netperf does not print: transactions and failures by class,
 // latency percentiles (p50, p90, p99, p99.9, max) in microseconds, connections
 // opened and where the load generator's threads ran; with TLS, the protocol and cipher, the
-// handshakes (resumed and full) and their time, as the ab report prints them.
+// handshakes (resumed and full) and their time, as the ab report prints them. UDP_RR adds the
+// lost requests to the failures and a line of the answers that completed no request.
 QString formatNetperfRrReport(const engine::RunResult& result, const NetperfRunSetup& setup);
 
 // netperf's stream layout: receive and send socket sizes, send message size,
@@ -37,6 +41,12 @@ QString formatNetperfRrReport(const engine::RunResult& result, const NetperfRunS
 // the measured time; a sink sends nothing back, so this is the send rate),
 // then bytes sent, failures and thread placement.
 QString formatNetperfStreamReport(const engine::RunResult& result, const NetperfRunSetup& setup);
+
+// netperf UDP_STREAM's layout: the send line (socket size, message size, elapsed time,
+// messages sent and sends refused, throughput) and the receive line (what the sink counted,
+// and its throughput), then the loss, the sink's out-of-order and duplicate counts, failures
+// and thread placement. Without the sink's answer the receive line says it is unknown.
+QString formatNetperfUdpStreamReport(const engine::RunResult& result, const NetperfRunSetup& setup);
 
 // The --json objects below are cliResultJson() of the run as a sweep keeps
 // its point (cli::oneShotResult(): the "cpu" object's noisy and noise_reason
@@ -70,8 +80,18 @@ QJsonObject tcpRrResultJson(const PointResult& result, const NetperfRunSetup& se
 //   socket_send_bytes, socket_recv_bytes  this host's default socket buffers
 QJsonObject tcpStreamResultJson(const PointResult& result, const NetperfRunSetup& setup);
 
+// The --json object of `loadscope-cli udp-rr`: tcp-rr's keys (no TLS) plus failed_lost (in
+// failed), answers_out_of_order, answers_duplicate, answers_late, answers_stray, burst,
+// timeout_s and sequence_numbers (whether requests and answers carry them).
+QJsonObject udpRrResultJson(const PointResult& result, const NetperfRunSetup& setup);
+
+// The --json object of `loadscope-cli udp-stream`: tcp-stream's keys plus datagrams_sent,
+// send_errors and, when the sink said what it received, sink_datagrams, sink_bytes,
+// sink_out_of_order, sink_duplicates, delivered_mbit_s and datagram_loss_percent.
+QJsonObject udpStreamResultJson(const PointResult& result, const NetperfRunSetup& setup);
+
 // The run's options as the --json objects name them: test, server,
-// request_size and response_size (or send_size for TCP_STREAM),
+// request_size and response_size (or send_size for the stream tests),
 // socket_send_bytes, socket_recv_bytes.
 void addNetperfSetupJson(QJsonObject& object, const NetperfRunSetup& setup);
 

@@ -80,6 +80,8 @@ QJsonObject cliResultJson(const PointResult& result, const CliResultContext& con
         break;
     case TargetProtocol::TcpRr:
     case TargetProtocol::TcpStream:
+    case TargetProtocol::UdpRr:
+    case TargetProtocol::UdpStream:
         if (context.netperf)
             addNetperfSetupJson(o, *context.netperf);
         break;

@@ -88,6 +88,12 @@ const std::vector<MetricInfo>& metricRegistry() {
              "CPU the machine spent on neither the client nor the server during the point "
              "(user + system + irq time minus theirs), as a percentage of all its CPUs. Above "
              "the noise threshold the point is marked noisy."),
+        info(Metric::DeliveredThroughput, "delivered_mbit_s", "Delivered throughput", true,
+             "udp-stream: the bytes the sinks received in 10^6 bit/s, netperf UDP_STREAM's "
+             "receive side; Loadscope's sink says what it received of the measured stretch."),
+        info(Metric::DatagramLoss, "datagram_loss_percent", "Datagram loss", false,
+             "udp-stream: the messages sent in the measured stretch that the sinks never "
+             "received, as a percentage of those sent."),
     };
     return registry;
 }
@@ -111,7 +117,7 @@ QString metricLabel(Metric metric, TargetProtocol protocol) {
     if (metric == Metric::RequestsPerSecond) {
         if (protocol == TargetProtocol::Memcache)
             return QStringLiteral("Ops/s");
-        if (protocol == TargetProtocol::TcpRr)
+        if (protocol == TargetProtocol::TcpRr || protocol == TargetProtocol::UdpRr)
             return QStringLiteral("Transactions/s");
     }
     return metricInfo(metric).label;
@@ -121,17 +127,25 @@ QString metricUnit(Metric metric, TargetProtocol protocol) {
     if (metric == Metric::RequestsPerSecond) {
         if (protocol == TargetProtocol::Memcache)
             return QStringLiteral("ops/s");
-        if (protocol == TargetProtocol::TcpRr)
+        if (protocol == TargetProtocol::TcpRr || protocol == TargetProtocol::UdpRr)
             return QStringLiteral("trans/s");
     }
     return metricInfo(metric).unit;
 }
 
 bool metricApplies(Metric metric, TargetProtocol protocol) {
+    const bool stream = metric == Metric::Throughput || metric == Metric::Failed ||
+                        metric == Metric::FailedShare || metric == Metric::OtherLoad;
     if (protocol == TargetProtocol::TcpStream)
-        return metric == Metric::Throughput || metric == Metric::Failed ||
-               metric == Metric::FailedShare || metric == Metric::OtherLoad;
-    return metric != Metric::Throughput;
+        return stream;
+    if (protocol == TargetProtocol::UdpStream)
+        return stream || metric == Metric::DeliveredThroughput || metric == Metric::DatagramLoss;
+    // A UDP request has no connect and no handshake.
+    if (protocol == TargetProtocol::UdpRr &&
+        (metric == Metric::ConnectMean || metric == Metric::TlsMean))
+        return false;
+    return metric != Metric::Throughput && metric != Metric::DeliveredThroughput &&
+           metric != Metric::DatagramLoss;
 }
 
 std::vector<Metric> metricsFor(TargetProtocol protocol) {
@@ -144,7 +158,11 @@ std::vector<Metric> metricsFor(TargetProtocol protocol) {
 }
 
 Metric primaryMetric(TargetProtocol protocol) {
-    return protocol == TargetProtocol::TcpStream ? Metric::Throughput : Metric::RequestsPerSecond;
+    if (protocol == TargetProtocol::TcpStream)
+        return Metric::Throughput;
+    if (protocol == TargetProtocol::UdpStream)
+        return Metric::DeliveredThroughput;
+    return Metric::RequestsPerSecond;
 }
 
 double metricResolution(Metric metric) {

@@ -34,6 +34,9 @@ enum class Metric {
     SoftirqPerRequest,
     ClientCpuPerRequest,
     OtherLoad,
+    // udp-stream: what the sinks received, and the share of the messages they never got.
+    DeliveredThroughput,
+    DatagramLoss,
 };
 
 struct ResultField;
@@ -62,8 +65,8 @@ QString metricUnit(Metric metric, TargetProtocol protocol);
 bool metricApplies(Metric metric, TargetProtocol protocol);
 // The metric applicable to `protocol`, in registry order.
 std::vector<Metric> metricsFor(TargetProtocol protocol);
-// The figure a deployment mode is judged by first: requests/s, or
-// throughput for tcp-stream.
+// The figure a deployment mode is judged by first: requests/s, throughput
+// for tcp-stream, the delivered throughput for udp-stream.
 Metric primaryMetric(TargetProtocol protocol);
 
 // The smallest difference the figure resolves, in its unit: 0.001 ms (the

@@ -5,6 +5,7 @@
 #include "engine/run_result.h"
 
 #include <QStringList>
+#include <algorithm>
 #include <cmath>
 #include <string_view>
 
@@ -86,6 +87,24 @@ double PointResult::throughputMbitps() const {
     if (reportedThroughputMbitps)
         return *reportedThroughputMbitps;
     return engine::rates::throughputMbitps(bytesSent, bytesTotal, durationSeconds);
+}
+
+std::optional<double> PointResult::deliveredMbitps() const {
+    if (reportedDeliveredMbitps)
+        return reportedDeliveredMbitps;
+    if (!datagrams.sinkDatagrams || durationSeconds <= 0)
+        return std::nullopt;
+    return engine::rates::throughputMbitps(0, datagrams.sinkBytes, durationSeconds);
+}
+
+std::optional<double> PointResult::datagramLossPercent() const {
+    if (!datagrams.sinkDatagrams || datagrams.sent == 0)
+        return std::nullopt;
+    // A sink counts repeats too; what it never got is what was sent and not received once.
+    const uint64_t received =
+        *datagrams.sinkDatagrams - std::min(*datagrams.sinkDatagrams, datagrams.sinkDuplicates);
+    const uint64_t lost = datagrams.sent - std::min(datagrams.sent, received);
+    return 100.0 * double(lost) / double(datagrams.sent);
 }
 
 double PointResult::timePerRequestMs() const {
@@ -235,6 +254,19 @@ PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& target
     result.threadCpus = run.threadCpus;
     result.pinned = run.pinned;
     result.connectionsOpened = run.connectionsOpened;
+    DatagramCounts& datagrams = result.datagrams;
+    datagrams.answersOutOfOrder = run.answersOutOfOrder;
+    datagrams.answersDuplicate = run.answersDuplicate;
+    datagrams.answersLate = run.answersLate;
+    datagrams.answersStray = run.answersStray;
+    datagrams.sent = run.datagramsSent;
+    datagrams.sendErrors = run.sendErrors;
+    if (run.sinkReported()) {
+        datagrams.sinkDatagrams = run.sinkDatagrams;
+        datagrams.sinkBytes = run.sinkBytes;
+        datagrams.sinkOutOfOrder = run.sinkOutOfOrder;
+        datagrams.sinkDuplicates = run.sinkDuplicates;
+    }
     if (run.offeredRate > 0) {
         // `total` is then from each request's intended start (corrected).
         result.loadModel = LoadModel::FixedRate;

@@ -90,6 +90,26 @@ struct ErrorReplies {
     friend bool operator==(const ErrorReplies&, const ErrorReplies&) = default;
 };
 
+// UDP's datagram counts (engine::RunResult's): udp-rr's answers that completed
+// no request and those that came out of order; udp-stream's sends and what the
+// sink received of them.
+struct DatagramCounts {
+    uint64_t answersOutOfOrder = 0;
+    uint64_t answersDuplicate = 0;
+    uint64_t answersLate = 0;
+    uint64_t answersStray = 0;
+    uint64_t sent = 0;       // udp-stream: messages sent in the measured time
+    uint64_t sendErrors = 0; // udp-stream: sends the kernel refused
+    // udp-stream: the sink's own counts of the measured stretch; absent when
+    // a sink did not say (not Loadscope's, or its answer was lost).
+    std::optional<uint64_t> sinkDatagrams;
+    uint64_t sinkBytes = 0;
+    uint64_t sinkOutOfOrder = 0;
+    uint64_t sinkDuplicates = 0;
+
+    friend bool operator==(const DatagramCounts&, const DatagramCounts&) = default;
+};
+
 struct PointResult;
 
 // One host's part of a point whose load came from several hosts' agents
@@ -160,11 +180,14 @@ struct PointResult {
     ErrorReplies errorReplies;
     // Replies per operation kind (memcached "set", "get"), error replies included.
     std::map<QString, uint64_t> operationCounts;
+    DatagramCounts datagrams; // udp-rr, udp-stream
 
     // Rates as the tool reported them when imported (they win over derived ones).
     std::optional<double> reportedRequestsPerSecond;
     std::optional<double> reportedTransferKiBps;
     std::optional<double> reportedThroughputMbitps;
+    // netperf UDP_STREAM's receive side, as printed (its -o/-k THROUGHPUT).
+    std::optional<double> reportedDeliveredMbitps;
     // ab's two "Time per request" lines as printed: recomputing them from the
     // rounded "Time taken" would change them.
     std::optional<double> reportedTimePerRequestMs;
@@ -215,6 +238,11 @@ struct PointResult {
     double requestsPerSecond() const;
     double transferRateKiBps() const;
     double throughputMbitps() const;
+    // udp-stream: what the sinks received, in 10^6 bit/s; nullopt when unknown.
+    std::optional<double> deliveredMbitps() const;
+    // udp-stream: the share of the messages sent that the sinks did not
+    // receive, in percent; nullopt when unknown.
+    std::optional<double> datagramLossPercent() const;
     double timePerRequestMs() const; // concurrency x time / complete
     // Mean time per request across all concurrent requests (ab's second line).
     double timePerRequestAcrossMs() const;

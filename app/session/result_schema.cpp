@@ -147,7 +147,7 @@ void addCounts(ResultSchemaBuilder& b) {
         field.csvColumn = column;
         // The CLI has always said "timeouts" where the CSV says "failed_timeout".
         const QString cli = errorClass == ErrorClass::Timeout ? QStringLiteral("timeouts") : column;
-        field.cliKeys = {cli, cli, cli, cli};
+        field.cliKeys.fill(cli);
     }
     ResultField& non2xx = b.saved(
         "non_2xx", FieldType::Count, "responses",
@@ -205,8 +205,10 @@ void addRates(ResultSchemaBuilder& b) {
         });
     rps.csvColumn = rps.summaryMetric = rps.id;
     // The protocol's own word: ab's requests, memtier's ops, netperf's transactions.
-    rps.cliKeys = {QStringLiteral("requests_per_second"), QStringLiteral("ops_per_second"),
-                   QStringLiteral("transactions_per_second"), QString()};
+    rps.cliKeys = only(TargetProtocol::Http, "requests_per_second");
+    rps.cliKeys[size_t(TargetProtocol::Memcache)] = QStringLiteral("ops_per_second");
+    rps.cliKeys[size_t(TargetProtocol::TcpRr)] = QStringLiteral("transactions_per_second");
+    rps.cliKeys[size_t(TargetProtocol::UdpRr)] = QStringLiteral("transactions_per_second");
     ResultField& transfer =
         b.add("transfer_rate_kib_s", FieldType::Real, "KiB/s", [](const PointResult& r) {
             return rate(r, r.reportedTransferKiBps, r.transferRateKiBps());
@@ -219,6 +221,7 @@ void addRates(ResultSchemaBuilder& b) {
         });
     throughput.csvColumn = throughput.summaryMetric = throughput.id;
     throughput.cliKeys = only(TargetProtocol::TcpStream, "throughput_mbit_s");
+    throughput.cliKeys[size_t(TargetProtocol::UdpStream)] = QStringLiteral("throughput_mbit_s");
     ResultField& perRequest =
         b.add("time_per_request_ms", FieldType::Real, "ms",
               [](const PointResult& r) { return positive(r.timePerRequestMs()); });
@@ -401,6 +404,7 @@ void addCsvFields(ResultSchemaBuilder& b) {
     addCpuFields(b);
     addTlsFields(b);
     addHttp2Fields(b);
+    addUdpFields(b);
     addNetCounterFields(b);
 }
 

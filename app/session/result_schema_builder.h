@@ -9,14 +9,15 @@
 // What the files that fill the result schema share; not for use elsewhere.
 namespace loadscope::app::schema_detail {
 
-using Keys = std::array<QString, 4>;
+using Keys = std::array<QString, kTargetProtocolCount>;
 
 inline constexpr double kUnbounded = std::numeric_limits<double>::max();
 
 // The same CLI key in every command.
 inline Keys every(const char* key) {
-    const QString k = QLatin1String(key);
-    return {k, k, k, k};
+    Keys keys;
+    keys.fill(QLatin1String(key));
+    return keys;
 }
 
 // A CLI key in one command only.
@@ -109,6 +110,15 @@ void addTlsFields(ResultSchemaBuilder& b);
 // HTTP/2: the RST_STREAM and GOAWAY failure counts (result_schema_tls.cpp);
 // CSV columns after the TLS ones, in a session file only when set.
 void addHttp2Fields(ResultSchemaBuilder& b);
+// "failed_<class>" of a failure class added after the first release, in a
+// session file only when set (result_schema_tls.cpp).
+ResultField& addLateErrorClass(ResultSchemaBuilder& b, engine::ErrorClass errorClass);
+// UDP: the lost class, the answers out of order, repeated, late and stray,
+// udp-stream's sends and what the sink received (result_schema_udp.cpp); CSV
+// columns after the HTTP/2 ones, in a session file only when set.
+void addUdpFields(ResultSchemaBuilder& b);
+// UDP's fields without a CSV column (result_schema_udp.cpp).
+void addUdpSessionFields(ResultSchemaBuilder& b);
 
 // The fields in results-CSV column order, then those no CSV column carries.
 void addCsvFields(ResultSchemaBuilder& b);

@@ -100,6 +100,8 @@ void addProvenance(ResultSchemaBuilder& b) {
          &PointResult::reportedTimePerRequestMs},
         {"reported_time_per_request_across_ms", "reported/timePerRequestAcrossMs", "ms",
          &PointResult::reportedTimePerRequestAcrossMs},
+        {"reported_delivered_mbit_s", "reported/deliveredMbitps", "Mbit/s",
+         &PointResult::reportedDeliveredMbitps},
     };
     for (const auto& figure : reported) {
         const auto member = figure.member;
@@ -268,6 +270,7 @@ void addSessionAndCliFields(ResultSchemaBuilder& b) {
     addProvenance(b);
     addPlacement(b);
     addMemcache(b);
+    addUdpSessionFields(b);
 }
 
 } // namespace schema_detail

@@ -226,6 +226,18 @@ Result<void> checkResultRanges(const PointResult& r) {
     }
     for (const auto& [name, count] : r.operationCounts)
         check.count(QStringLiteral("operationCounts.") + name, count);
+    const DatagramCounts& d = r.datagrams;
+    for (const auto& [name, count] :
+         {std::pair{"datagrams.answersOutOfOrder", d.answersOutOfOrder},
+          std::pair{"datagrams.answersDuplicate", d.answersDuplicate},
+          std::pair{"datagrams.answersLate", d.answersLate},
+          std::pair{"datagrams.answersStray", d.answersStray}, std::pair{"datagrams.sent", d.sent},
+          std::pair{"datagrams.sendErrors", d.sendErrors},
+          std::pair{"datagrams.sinkDatagrams", d.sinkDatagrams.value_or(0)},
+          std::pair{"datagrams.sinkBytes", d.sinkBytes},
+          std::pair{"datagrams.sinkOutOfOrder", d.sinkOutOfOrder},
+          std::pair{"datagrams.sinkDuplicates", d.sinkDuplicates}})
+        check.count(QLatin1String(name), count);
     check.figure(QStringLiteral("documentLength"), FigureKind::DocumentLength,
                  double(r.documentLength));
     check.figure(QStringLiteral("environment.cores"), FigureKind::Cores, r.environment.cores);
@@ -242,6 +254,8 @@ Result<void> checkResultRanges(const PointResult& r) {
                          r.reportedTimePerRequestMs);
     check.optionalFigure(QStringLiteral("reported.timePerRequestAcrossMs"),
                          FigureKind::Milliseconds, r.reportedTimePerRequestAcrossMs);
+    check.optionalFigure(QStringLiteral("reported.deliveredMbitps"), FigureKind::Rate,
+                         r.reportedDeliveredMbitps);
 
     // A time too short for its counts (1e-300 s) gives rates no machine reaches.
     check.figure(QStringLiteral("requests per second (complete / durationSeconds)"),

@@ -211,6 +211,12 @@ QJsonObject targetToJson(const Target& target) {
         json.insert(QStringLiteral("tcp-stream"),
                     QJsonObject{{QStringLiteral("chunkSize"), target.tcpStream.chunkSize}});
         break;
+    case TargetProtocol::UdpRr:
+        json.insert(QStringLiteral("udp-rr"), udpRrToJson(target.udpRr));
+        break;
+    case TargetProtocol::UdpStream:
+        json.insert(QStringLiteral("udp-stream"), udpStreamToJson(target.udpStream));
+        break;
     }
     if (target.lab)
         json.insert(QStringLiteral("lab"), labPlacementToJson(*target.lab));
@@ -304,6 +310,14 @@ Target targetFromJson(const JsonReader& json) {
         if (const auto options = json.optionalObject(u"tcp-stream"))
             target.tcpStream.chunkSize =
                 int(options->integer(u"chunkSize", 1, kMaxMessageSize, target.tcpStream.chunkSize));
+        break;
+    case TargetProtocol::UdpRr:
+        if (const auto options = json.optionalObject(u"udp-rr"))
+            target.udpRr = udpRrFromJson(*options);
+        break;
+    case TargetProtocol::UdpStream:
+        if (const auto options = json.optionalObject(u"udp-stream"))
+            target.udpStream = udpStreamFromJson(*options);
         break;
     }
     return target;

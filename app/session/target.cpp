@@ -31,11 +31,13 @@ struct ProtocolNames {
     const char* id;
 };
 
-constexpr std::array<ProtocolNames, 4> kProtocolNames{{
+constexpr std::array<ProtocolNames, kTargetProtocolCount> kProtocolNames{{
     {TargetProtocol::Http, "http"},
     {TargetProtocol::Memcache, "memcache"},
     {TargetProtocol::TcpRr, "tcp-rr"},
     {TargetProtocol::TcpStream, "tcp-stream"},
+    {TargetProtocol::UdpRr, "udp-rr"},
+    {TargetProtocol::UdpStream, "udp-stream"},
 }};
 
 } // namespace
@@ -85,16 +87,17 @@ const std::vector<QString>& labModeIds() {
 }
 
 const std::vector<QString>& labServerKinds() {
-    static const std::vector<QString> kinds{QStringLiteral("http"),   QStringLiteral("echo"),
-                                            QStringLiteral("sink"),   QStringLiteral("nginx"),
-                                            QStringLiteral("apache"), QStringLiteral("memcached")};
+    static const std::vector<QString> kinds{QStringLiteral("http"),     QStringLiteral("echo"),
+                                            QStringLiteral("sink"),     QStringLiteral("nginx"),
+                                            QStringLiteral("apache"),   QStringLiteral("memcached"),
+                                            QStringLiteral("udp-echo"), QStringLiteral("udp-sink")};
     return kinds;
 }
 
 const std::vector<TargetProtocol>& targetProtocols() {
     static const std::vector<TargetProtocol> protocols{
-        TargetProtocol::Http, TargetProtocol::Memcache, TargetProtocol::TcpRr,
-        TargetProtocol::TcpStream};
+        TargetProtocol::Http,      TargetProtocol::Memcache, TargetProtocol::TcpRr,
+        TargetProtocol::TcpStream, TargetProtocol::UdpRr,    TargetProtocol::UdpStream};
     return protocols;
 }
 

@@ -36,14 +36,27 @@ std::optional<DeploymentMode> deploymentModeFromId(QStringView id);
 // Human label for pickers: "Container (NAT port mapping)".
 QString deploymentModeTitle(DeploymentMode mode);
 
-enum class TargetProtocol { Http, Memcache, TcpRr, TcpStream };
+enum class TargetProtocol {
+    Http,
+    Memcache,
+    TcpRr,
+    TcpStream,
+    UdpRr,
+    UdpStream,
+};
+// How many there are: what a table by protocol is sized by.
+inline constexpr size_t kTargetProtocolCount = 6;
 
 const std::vector<TargetProtocol>& targetProtocols();
-// "http", "memcache", "tcp-rr", "tcp-stream".
+// "http", "memcache", "tcp-rr", "tcp-stream", "udp-rr", "udp-stream".
 QString targetProtocolId(TargetProtocol protocol);
 std::optional<TargetProtocol> targetProtocolFromId(QStringView id);
 
 inline constexpr double kDefaultResponseTimeoutSeconds = 30;
+// UDP's: a lost datagram costs its socket this long, so it is short, yet long
+// past any round trip a lab or a LAN has (netperf's UDP_RR has none: a lost
+// datagram stalls it for the rest of the test).
+inline constexpr double kDefaultUdpTimeoutSeconds = 1;
 
 // Options of each protocol, with the defaults of the tool users know it from
 // (ab, memtier_benchmark, netperf).
@@ -113,6 +126,23 @@ struct TcpStreamOptions {
     friend bool operator==(const TcpStreamOptions&, const TcpStreamOptions&) = default;
 };
 
+// netperf UDP_RR: a datagram of requestSize bytes, an answer of responseSize bytes.
+struct UdpRrOptions {
+    int requestSize = 1; // netperf -r REQ,RESP
+    int responseSize = 1;
+    int burst = 0; // netperf -b: requests outstanding on a socket beyond the first
+
+    friend bool operator==(const UdpRrOptions&, const UdpRrOptions&) = default;
+};
+
+// netperf UDP_STREAM: datagrams of messageSize bytes back to back.
+struct UdpStreamOptions {
+    // netperf's default -m: the largest UDP payload (a new socket's send buffer is larger).
+    int messageSize = 65507;
+
+    friend bool operator==(const UdpStreamOptions&, const UdpStreamOptions&) = default;
+};
+
 // A target the deployment lab builds and serves: the
 // lab's mode, the server it runs there and that server's options. Its address
 // is not the user's: the lab reports it when it is built.
@@ -126,12 +156,13 @@ struct LabPlacement {
 
 // The modes the lab can be asked for: every deploymentModeId() but "custom".
 const std::vector<QString>& labModeIds();
-// The servers the lab runs: "http", "echo", "sink", "nginx", "apache", "memcached".
+// The servers the lab runs: "http", "echo", "sink", "nginx", "apache", "memcached",
+// "udp-echo", "udp-sink".
 const std::vector<QString>& labServerKinds();
 
 // One server in one deployment mode. Plain value.
 //
-// All four option structs are kept so that switching the protocol in an editor
+// All the option structs are kept so that switching the protocol in an editor
 // and back loses nothing; only the active protocol's options are meaningful
 // (and only those are saved).
 struct Target {
@@ -141,13 +172,14 @@ struct Target {
     QString customMode; // the user's words when mode == Custom
     QString colour;     // "#rrggbb"; kept as text so the model stays free of QtGui
     TargetProtocol protocol = TargetProtocol::Http;
-    // Where to connect, "HOST:PORT" (or "[v6]:PORT"). memcache, tcp-rr and
-    // tcp-stream need it. For http it may stay empty, meaning the URL's host
+    // Where to connect, "HOST:PORT" (or "[v6]:PORT"). Every protocol but http
+    // needs it. For http it may stay empty, meaning the URL's host
     // and port; when set, the connection goes there while the URL still gives
     // the Host header and path (so one URL can be measured through several
     // network paths).
     QString address;
-    // Seconds to wait for each response before counting a timeout (ab -s).
+    // Seconds to wait for each response before counting a timeout (ab -s); for
+    // UDP, before counting the request lost.
     double responseTimeoutSeconds = kDefaultResponseTimeoutSeconds;
     // Whose CPU is the server's over each point, when the server is local: a
     // process, counted with its children (a master's workers), or a cgroup
@@ -173,6 +205,8 @@ struct Target {
     MemcacheOptions memcache;
     TcpRrOptions tcpRr;
     TcpStreamOptions tcpStream;
+    UdpRrOptions udpRr;
+    UdpStreamOptions udpStream;
     // Set for a lab target: the sweep runs it through the lab's load agent, at
     // the address the lab reports (`address` and the URL's host are replaced).
     std::optional<LabPlacement> lab;

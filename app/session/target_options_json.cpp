@@ -188,6 +188,36 @@ TcpRrOptions tcpRrFromJson(const JsonReader& json) {
     return tcpRr;
 }
 
+QJsonObject udpRrToJson(const UdpRrOptions& udpRr) {
+    QJsonObject json{
+        {QStringLiteral("requestSize"), udpRr.requestSize},
+        {QStringLiteral("responseSize"), udpRr.responseSize},
+    };
+    if (udpRr.burst > 0)
+        json.insert(QStringLiteral("burst"), udpRr.burst);
+    return json;
+}
+
+UdpRrOptions udpRrFromJson(const JsonReader& json) {
+    UdpRrOptions udpRr;
+    udpRr.requestSize = int(json.integer(u"requestSize", 1, kMaxDatagramBytes, udpRr.requestSize));
+    udpRr.responseSize =
+        int(json.integer(u"responseSize", 1, kMaxDatagramBytes, udpRr.responseSize));
+    udpRr.burst = int(json.integer(u"burst", 0, kMaxUdpBurst, udpRr.burst));
+    return udpRr;
+}
+
+QJsonObject udpStreamToJson(const UdpStreamOptions& udpStream) {
+    return {{QStringLiteral("messageSize"), udpStream.messageSize}};
+}
+
+UdpStreamOptions udpStreamFromJson(const JsonReader& json) {
+    UdpStreamOptions udpStream;
+    udpStream.messageSize =
+        int(json.integer(u"messageSize", 1, kMaxDatagramBytes, udpStream.messageSize));
+    return udpStream;
+}
+
 QJsonObject labPlacementToJson(const LabPlacement& lab) {
     QJsonArray options;
     for (const auto& [key, value] : lab.serverOptions)

@@ -20,6 +20,10 @@ QJsonObject memcacheToJson(const MemcacheOptions& memcache);
 MemcacheOptions memcacheFromJson(const JsonReader& json);
 QJsonObject tcpRrToJson(const TcpRrOptions& tcpRr);
 TcpRrOptions tcpRrFromJson(const JsonReader& json);
+QJsonObject udpRrToJson(const UdpRrOptions& udpRr);
+UdpRrOptions udpRrFromJson(const JsonReader& json);
+QJsonObject udpStreamToJson(const UdpStreamOptions& udpStream);
+UdpStreamOptions udpStreamFromJson(const JsonReader& json);
 
 QJsonObject labPlacementToJson(const LabPlacement& lab);
 LabPlacement labPlacementFromJson(const JsonReader& json);

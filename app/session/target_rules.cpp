@@ -180,6 +180,35 @@ Result<void> checkKeyPattern(const QString& pattern) {
     return {};
 }
 
+namespace {
+
+Result<void> checkDatagramSize(int size, const char* what) {
+    if (size >= 1 && size <= kMaxDatagramBytes)
+        return {};
+    return invalidInput(QStringLiteral("the %1 must be from 1 to %2 bytes (a UDP datagram), not %3")
+                            .arg(QLatin1String(what))
+                            .arg(kMaxDatagramBytes)
+                            .arg(size));
+}
+
+} // namespace
+
+Result<void> checkUdpRr(const UdpRrOptions& options) {
+    if (auto checked = checkDatagramSize(options.requestSize, "request size"); !checked)
+        return checked;
+    if (auto checked = checkDatagramSize(options.responseSize, "response size"); !checked)
+        return checked;
+    if (options.burst < 0 || options.burst > kMaxUdpBurst)
+        return invalidInput(QStringLiteral("the burst must be from 0 to %1 requests, not %2")
+                                .arg(kMaxUdpBurst)
+                                .arg(options.burst));
+    return {};
+}
+
+Result<void> checkUdpStream(const UdpStreamOptions& options) {
+    return checkDatagramSize(options.messageSize, "message size");
+}
+
 Result<void> checkRequestsCoverConcurrency(uint64_t requests, uint64_t concurrency) {
     if (requests > 0 && requests < concurrency)
         return invalidInput(QStringLiteral("cannot use a concurrency level (%1) greater than the "
@@ -253,6 +282,8 @@ std::vector<LabServerOptionRange> labServerOptionRanges(const QString& server) {
                 {QStringLiteral("response-size"), 1, 1u << 20}};
     if (server == u"memcached")
         return {{QStringLiteral("memory"), 1, 65536}};
+    if (server == u"udp-echo")
+        return {{QStringLiteral("response-size"), 1, uint64_t(kMaxDatagramBytes)}};
     return {};
 }
 

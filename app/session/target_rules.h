@@ -12,6 +12,8 @@
 namespace loadscope::app {
 
 struct HttpOptions;
+struct UdpRrOptions;
+struct UdpStreamOptions;
 
 // Where the load goes before name resolution.
 struct Endpoint {
@@ -88,6 +90,14 @@ Result<MemcacheRatio> parseMemcacheRatio(const QString& text);
 // memtier's --key-pattern, SET:GET of R, S or G.
 Result<void> checkKeyPattern(const QString& pattern);
 
+// UDP (udp-rr, udp-stream): a datagram of 1 to kMaxDatagramBytes, the largest UDP payload
+// over IPv4 (netperf caps -m there too); netperf's -b of 0 to kMaxUdpBurst more requests
+// outstanding on a socket. Each refusal is one line naming the option.
+inline constexpr int kMaxDatagramBytes = 65507;
+inline constexpr int kMaxUdpBurst = 256;
+Result<void> checkUdpRr(const UdpRrOptions& options);
+Result<void> checkUdpStream(const UdpStreamOptions& options);
+
 // A lab server's options (`lab sandbox --server-opt KEY=VALUE`, a lab
 // target's "serverOptions"): the keys a server kind ("http", "nginx", ...)
 // takes, each a whole number in a range. The document of http, nginx and
@@ -100,7 +110,7 @@ struct LabServerOptionRange {
     uint64_t minimum = 0;
     uint64_t maximum = 0;
 };
-// The options `server` takes; none for "sink" or a kind the lab has not.
+// The options `server` takes; none for "sink", "udp-sink" or a kind the lab has not.
 std::vector<LabServerOptionRange> labServerOptionRanges(const QString& server);
 // One option: "size=-1: expected a whole number from 0 to 67108864",
 // "colour: nginx takes size" (the caller names where it came from).

@@ -6,6 +6,7 @@
 #include "engine/http2_protocol.h"
 #include "engine/http_protocol.h"
 #include "engine/tcp_protocol.h"
+#include "engine/udp_protocol.h"
 
 #include <QCoroSignal>
 #include <QFileInfo>
@@ -233,6 +234,30 @@ socketProtocol(const Target& target, int concurrency, const SweepPlan& plan) {
         return std::shared_ptr<const engine::Protocol>(
             std::make_shared<const engine::TcpStreamProtocol>(spec));
     }
+    case TargetProtocol::UdpRr: {
+        if (auto checked = checkUdpRr(target.udpRr); !checked)
+            return checked.error();
+        engine::UdpRrSpec spec;
+        spec.requestSize = uint32_t(target.udpRr.requestSize);
+        spec.responseSize = uint32_t(target.udpRr.responseSize);
+        if (const auto problem = engine::validateUdpRrSpec(spec))
+            return engineProblem(*problem);
+        return std::shared_ptr<const engine::Protocol>(
+            std::make_shared<const engine::UdpRrProtocol>(spec));
+    }
+    case TargetProtocol::UdpStream: {
+        if (plan.limit != PointLimit::Duration)
+            return invalidInput(QStringLiteral("udp-stream sends without replies, so its points "
+                                               "need a duration, not a request count"));
+        if (auto checked = checkUdpStream(target.udpStream); !checked)
+            return checked.error();
+        engine::UdpStreamSpec spec;
+        spec.messageSize = uint32_t(target.udpStream.messageSize);
+        if (const auto problem = engine::validateUdpStreamSpec(spec))
+            return engineProblem(*problem);
+        return std::shared_ptr<const engine::Protocol>(
+            std::make_shared<const engine::UdpStreamProtocol>(spec));
+    }
     }
     return makeError(ErrorCode::Internal, QStringLiteral("unknown protocol"));
 }
@@ -243,8 +268,11 @@ int pipelineOf(const Target& target) {
         return target.http.http2 ? target.http.maxConcurrentStreams : target.http.pipeline;
     case TargetProtocol::Memcache:
         return target.memcache.pipeline;
+    case TargetProtocol::UdpRr:
+        return 1 + target.udpRr.burst;
     case TargetProtocol::TcpRr:
     case TargetProtocol::TcpStream:
+    case TargetProtocol::UdpStream:
         break;
     }
     return 1;

@@ -5,14 +5,17 @@
 #include "app/sweep/load_spec_builder.h"
 #include "engine/http2_protocol.h"
 #include "engine/protocol.h"
+#include "engine/udp_datagram.h"
 
 #include <QCoroSignal>
 #include <QElapsedTimer>
+#include <QNetworkDatagram>
 #include <QNetworkProxy>
 #include <QSslConfiguration>
 #include <QSslKey>
 #include <QSslSocket>
 #include <QTimer>
+#include <QUdpSocket>
 #include <algorithm>
 
 namespace loadscope::app {
@@ -173,6 +176,8 @@ QCoro::Task<ProbeResult> TargetProbe::probe(Target target, std::chrono::millisec
     }
     const Endpoint endpoint = draft->endpoint;
     const bool http = target.protocol == TargetProtocol::Http;
+    if (target.protocol == TargetProtocol::UdpRr || target.protocol == TargetProtocol::UdpStream)
+        co_return co_await probeDatagram(std::move(target), endpoint, timeout);
 
     QSslSocket socket;
     // The engine connects directly; a proxy from the environment would make
@@ -358,6 +363,88 @@ QCoro::Task<ProbeResult> TargetProbe::probe(Target target, std::chrono::millisec
     }
     result.elapsedMs = double(clock.nsecsElapsed()) / 1e6;
     result.ok = true;
+    socket.abort();
+    co_return result;
+}
+
+QCoro::Task<ProbeResult> TargetProbe::probeDatagram(Target target, Endpoint endpoint,
+                                                    std::chrono::milliseconds timeout) {
+    ProbeResult result;
+    QElapsedTimer clock;
+    clock.start();
+    const bool stream = target.protocol == TargetProtocol::UdpStream;
+    QByteArray datagram;
+    if (stream) {
+        datagram.resize(engine::udp::kCountBytes);
+        engine::udp::writeCountQuery(datagram.data(), {0, 1});
+    } else {
+        // A request as the engine's first on a socket: sequence 0, then filler.
+        datagram = QByteArray(target.udpRr.requestSize, 'q');
+        if (datagram.size() >= qsizetype(engine::udp::kSequenceBytes))
+            engine::udp::putU64(datagram.data(), 0);
+    }
+    QUdpSocket socket;
+    socket.setProxy(QNetworkProxy::NoProxy);
+    m_socket = &socket;
+    QTimer deadline;
+    deadline.setSingleShot(true);
+    connect(&deadline, &QTimer::timeout, m_wakeup, &ProbeWakeup::wake);
+    connect(&socket, &QAbstractSocket::stateChanged, m_wakeup, &ProbeWakeup::wake);
+    connect(&socket, &QIODevice::readyRead, m_wakeup, &ProbeWakeup::wake);
+    connect(&socket, &QAbstractSocket::errorOccurred, m_wakeup, &ProbeWakeup::wake);
+    deadline.start(timeout);
+    // A UDP "connection" sends nothing: it fixes the peer, so that a closed port's ICMP
+    // answer comes back as a refused connection.
+    socket.connectToHost(endpoint.host, endpoint.port);
+    bool sent = false;
+    while (!m_aborted && deadline.isActive() && !socket.hasPendingDatagrams() &&
+           socket.error() == QAbstractSocket::UnknownSocketError) {
+        if (!sent && socket.state() == QAbstractSocket::ConnectedState)
+            sent = socket.write(datagram) == datagram.size();
+        co_await nextEvent();
+    }
+    result.elapsedMs = double(clock.nsecsElapsed()) / 1e6;
+    const QByteArray answer =
+        socket.hasPendingDatagrams() ? socket.receiveDatagram(65536).data() : QByteArray();
+    const QString where = hostForDisplay(endpoint);
+    if (m_aborted) {
+        result.error = QStringLiteral("probe aborted");
+    } else if (socket.error() == QAbstractSocket::ConnectionRefusedError) {
+        result.error = QStringLiteral("nothing listens on UDP %1 (port unreachable)").arg(where);
+    } else if (socket.error() == QAbstractSocket::HostNotFoundError) {
+        result.error = QStringLiteral("cannot resolve host '%1'").arg(endpoint.host);
+    } else if (socket.error() != QAbstractSocket::UnknownSocketError) {
+        result.error = QStringLiteral("%1: %2").arg(where, socket.errorString());
+    } else if (!socket.hasPendingDatagrams() && answer.isEmpty() && !deadline.isActive()) {
+        result.error =
+            stream ? QStringLiteral("no Loadscope sink answered at UDP %1 within %2 s: "
+                                    "udp-stream needs one ('serve sink --udp') to say what "
+                                    "it received")
+                         .arg(where, secondsText(timeout))
+                   : QStringLiteral("no answer from UDP %1 within %2 s (nothing listening, or "
+                                    "the datagram was lost)")
+                         .arg(where, secondsText(timeout));
+    } else if (stream) {
+        const std::string_view bytes(answer.constData(), size_t(answer.size()));
+        if (engine::udp::readCountAnswer(bytes)) {
+            result.ok = true;
+            result.serverSoftware = QStringLiteral("Loadscope UDP sink");
+        } else {
+            result.error = QStringLiteral("UDP %1 answered a count query with %2 bytes that are "
+                                          "not a Loadscope sink's count")
+                               .arg(where)
+                               .arg(answer.size());
+        }
+    } else if (answer.size() != target.udpRr.responseSize) {
+        result.error = QStringLiteral("UDP %1 answered with %2 bytes where %3 were expected (the "
+                                      "echo's response size and the target's differ)")
+                           .arg(where)
+                           .arg(answer.size())
+                           .arg(target.udpRr.responseSize);
+    } else {
+        result.ok = true;
+        result.documentLength = answer.size();
+    }
     socket.abort();
     co_return result;
 }

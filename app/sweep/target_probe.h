@@ -2,6 +2,7 @@
 
 #include "app/common/result.h"
 #include "app/session/target.h"
+#include "app/session/target_rules.h"
 #include "engine/tls_spec.h"
 
 #include <QByteArray>
@@ -41,7 +42,10 @@ inline constexpr std::chrono::milliseconds kDefaultProbeTimeout{5000};
 // One probe of one target over Qt's asynchronous QTcpSocket: for http the
 // very request the engine will send (the builder's HttpProtocol writes the
 // bytes, its parser reads the response), memcached's "version", or a bare
-// connect for tcp-rr and tcp-stream. An HTTP/2 target must be answered in
+// connect for tcp-rr and tcp-stream. Over QUdpSocket for udp-rr one request
+// datagram, answered by one of the response size, and for udp-stream a count
+// query that Loadscope's sink answers (udp_datagram.h): without that sink the
+// stream's received figures would be unknown. An HTTP/2 target must be answered in
 // HTTP/2: h2 agreed by ALPN, or HTTP/2 frames after the h2c preface; a server
 // that speaks only HTTP/1.1 is one line saying so. A lab target is not probed: the gate
 // (checkConnection()) refuses it before any socket. Everything is awaited on the caller's
@@ -68,6 +72,9 @@ private:
     static Result<void> configureTls(QSslSocket& socket, const engine::TlsSpec& tls);
     // Resumes after the next event of the probe (socket, reply, deadline, abort).
     QCoro::Task<> nextEvent();
+    // udp-rr and udp-stream: one datagram out, one back.
+    QCoro::Task<ProbeResult> probeDatagram(Target target, Endpoint endpoint,
+                                           std::chrono::milliseconds timeout);
 
     ProbeWakeup* m_wakeup = nullptr;
     QPointer<QAbstractSocket> m_socket;

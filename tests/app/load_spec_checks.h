@@ -60,6 +60,14 @@ inline QString loadSpecDifferences(const engine::LoadSpec& a, const engine::Load
     differ("checksDocumentLength", p.checksDocumentLength(), q.checksDocumentLength());
     differ("isStream", p.isStream(), q.isStream());
     differ("streamChunk", std::string(p.streamChunk()), std::string(q.streamChunk()));
+    const engine::DatagramShape* pd = p.datagrams();
+    const engine::DatagramShape* qd = q.datagrams();
+    differ("datagrams", bool(pd), bool(qd));
+    if (pd && qd) {
+        differ("datagram payload", std::string(pd->payload), std::string(qd->payload));
+        differ("answer size", pd->answerBytes, qd->answerBytes);
+        differ("sequenced", pd->sequenced, qd->sequenced);
+    }
     for (uint32_t connection : {0u, 1u, 7u})
         if (requestBytes(p, connection, a.seed) != requestBytes(q, connection, b.seed))
             differences << QStringLiteral("request bytes of connection %1").arg(connection);

@@ -11,7 +11,8 @@
 
 namespace loadscope::testing {
 
-// `loadscope-cli serve KIND ...` on 127.0.0.1 and a free port, stopped with the test.
+// `loadscope-cli serve KIND ...` on 127.0.0.1 and a free port (TCP, or UDP with --udp),
+// stopped with the test.
 class ServeProcess {
 public:
     explicit ServeProcess(const QStringList& arguments) {
@@ -24,6 +25,9 @@ public:
             m_process.waitForReadyRead(100);
             line += m_process.readLine();
         }
+        // "listening on udp 127.0.0.1:PORT" for a UDP server.
+        if (line.startsWith("listening on udp "))
+            line.remove(13, 4);
         const QByteArray prefix = "listening on 127.0.0.1:";
         if (line.startsWith(prefix))
             m_port = quint16(line.trimmed().mid(prefix.size()).toUInt());

@@ -1,7 +1,7 @@
 // Golden outputs of loadscope-cli: the CLI JSON and CSV of http, memcache,
-// tcp-rr and tcp-stream, the session file a sweep writes, and the results and
-// summary CSVs of export, each run against deterministic servers on 127.0.0.1
-// (the embedded `serve http` and `serve echo`, a canned memcached reply) and
+// tcp-rr, tcp-stream, udp-rr and udp-stream, the session file a sweep writes, and the results
+// and summary CSVs of export, each run against deterministic servers on 127.0.0.1
+// (the embedded `serve http`, `serve echo` and its --udp, a canned memcached reply) and
 // bounded by request count, so that every count and byte field has one known
 // value. Each output must have the fields of its fixture in
 // tests/app/fixtures/golden/, in the same order, with the same value in every
@@ -48,6 +48,8 @@ const QList<Rule> kCliRules{
     {"failed_tls", Kind::Exact},
     {"failed_rst_stream", Kind::Exact},
     {"failed_goaway", Kind::Exact},
+    {"failed_lost", Kind::Exact},
+    {"answers_*", Kind::Exact},
     {"non_2xx", Kind::Exact},
     {"keep_alive", Kind::Exact},
     {"bytes_total", Kind::Exact},
@@ -83,6 +85,9 @@ const QList<Rule> kCliRules{
     {"key_maximum", Kind::Exact},
     {"key_prefix", Kind::Exact},
     {"data_size", Kind::Exact},
+    {"burst", Kind::Exact},
+    {"timeout_s", Kind::Exact},
+    {"sequence_numbers", Kind::Exact},
     // Timing, rates, CPU.
     {"duration_s", Kind::Seconds},
     {"client_cpu_s", Kind::Seconds},
@@ -97,6 +102,12 @@ const QList<Rule> kCliRules{
     {"hits_per_second", Kind::Number},
     {"misses_per_second", Kind::Number},
     {"kb_per_second", Kind::Number},
+    // A stream's counts depend on its time.
+    {"datagrams_sent", Kind::Number},
+    {"send_errors", Kind::Number},
+    {"sink_*", Kind::Number},
+    {"delivered_mbit_s", Kind::Number},
+    {"datagram_loss_percent", Kind::Number},
     {"latency_ms*", Kind::Number},
     {"connect_ms*", Kind::Number},
     {"waiting_ms*", Kind::Number},
@@ -255,6 +266,13 @@ const QList<Rule> kResultsCsvRules{
     // The network stack's counters, of a namespace other processes share.
     {"net_notes", Kind::Present},
     {"net_*", Kind::Signed},
+    // TCP: none of UDP's counts, 0 or empty, exactly.
+    {"answers_*", Kind::Exact},
+    {"datagrams_sent", Kind::Exact},
+    {"send_errors", Kind::Exact},
+    {"sink_*", Kind::Exact},
+    {"delivered_mbit_s", Kind::Exact},
+    {"datagram_loss_percent", Kind::Exact},
 };
 
 // `export --summary-csv`: one row per target x concurrency x metric.
@@ -375,6 +393,8 @@ private:
     std::unique_ptr<ServeProcess> m_http;
     std::unique_ptr<ServeProcess> m_echo;
     std::unique_ptr<ServeProcess> m_sink;
+    std::unique_ptr<ServeProcess> m_udpEcho;
+    std::unique_ptr<ServeProcess> m_udpSink;
     std::unique_ptr<CannedReplyServer> m_memcached;
     QTemporaryDir m_dir;
 };
@@ -399,13 +419,24 @@ void TestGoldenOutputs::initTestCase() {
     m_sink = std::make_unique<ServeProcess>(
         QStringList{QStringLiteral("sink"), QStringLiteral("--port"), QStringLiteral("0"),
                     QStringLiteral("--threads"), QStringLiteral("1")});
-    QVERIFY2(m_http->port() && m_echo->port() && m_sink->port(), "serve did not start");
+    m_udpEcho = std::make_unique<ServeProcess>(
+        QStringList{QStringLiteral("echo"), QStringLiteral("--udp"), QStringLiteral("--port"),
+                    QStringLiteral("0"), QStringLiteral("--threads"), QStringLiteral("1"),
+                    QStringLiteral("--response-size"), QString::number(kResponseSize)});
+    m_udpSink = std::make_unique<ServeProcess>(
+        QStringList{QStringLiteral("sink"), QStringLiteral("--udp"), QStringLiteral("--port"),
+                    QStringLiteral("0"), QStringLiteral("--threads"), QStringLiteral("1")});
+    QVERIFY2(m_http->port() && m_echo->port() && m_sink->port() && m_udpEcho->port() &&
+                 m_udpSink->port(),
+             "serve did not start");
     m_memcached = std::make_unique<CannedReplyServer>(kMemcachedHit, false);
     QVERIFY(m_memcached->isRunning());
 }
 
 void TestGoldenOutputs::cleanupTestCase() {
     m_memcached.reset();
+    m_udpSink.reset();
+    m_udpEcho.reset();
     m_sink.reset();
     m_echo.reset();
     m_http.reset();
@@ -436,6 +467,13 @@ void TestGoldenOutputs::cliOneShot_data() {
                             << false;
     QTest::newRow("tcp-stream") << QStringLiteral("tcp_stream")
                                 << (words("tcp-stream -l 0.3 --threads 1") << m_sink->address())
+                                << true;
+    QTest::newRow("udp-rr") << QStringLiteral("udp_rr")
+                            << (words("udp-rr -n 300 -r 10,20 --threads 1") << m_udpEcho->address())
+                            << false;
+    QTest::newRow("udp-stream") << QStringLiteral("udp_stream")
+                                << (words("udp-stream -l 0.3 -m 1000 --threads 1")
+                                    << m_udpSink->address())
                                 << true;
 }
 

@@ -22,6 +22,8 @@ private Q_SLOTS:
     void memtierJsonAverageFault();
     void netperf_data();
     void netperf();
+    void netperfUdp_data();
+    void netperfUdp();
     void mixedNotes();
     void pastedTextVariants();
     void fingerprints();
@@ -283,6 +285,64 @@ void TestImportParsers::netperf() {
     QCOMPARE(r.reportedRequestsPerSecond.value_or(-1), rate);
     QVERIFY(r.reportedThroughputMbitps.value_or(-1) == throughput);
     QVERIFY(r.total.meanMs.value_or(-1) == meanMs);
+}
+
+void TestImportParsers::netperfUdp_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<int>("index");
+    QTest::addColumn<QString>("test");
+    QTest::addColumn<double>("rate");      // transactions/s, or -1
+    QTest::addColumn<double>("delivered"); // Mbit/s the receiver got, or -1
+    QTest::addColumn<double>("sent");      // Mbit/s sent, or -1
+    QTest::addColumn<qint64>("messages");  // sent, or -1
+    QTest::addColumn<qint64>("received");  // by the receiver, or -1
+    QTest::addColumn<double>("seconds");
+    // Real netperf 2.7.1 outputs against netserver on 127.0.0.1.
+    QTest::newRow("UDP_RR") << "netperf_udp_classic.txt" << 0 << "UDP_RR" << 21202.86 << -1.0
+                            << -1.0 << qint64(-1) << qint64(-1) << 2.01;
+    QTest::newRow("UDP_STREAM's two lines")
+        << "netperf_udp_classic.txt" << 1 << "UDP_STREAM" << -1.0 << 421.44 << 1363.78
+        << qint64(231627) << qint64(71578) << 2.00;
+    QTest::newRow("UDP_RR -o") << "netperf_udp_omni_csv.txt" << 0 << "UDP_RR" << 38339.97 << -1.0
+                               << -1.0 << qint64(-1) << qint64(-1) << 2.00;
+    QTest::newRow("UDP_STREAM -o") << "netperf_udp_omni_csv.txt" << 1 << "UDP_STREAM" << -1.0
+                                   << 363.42 << 1283.18 << qint64(219676) << qint64(62217) << 2.02;
+    QTest::newRow("UDP_STREAM -k") << "netperf_udp_omni_keyval.txt" << 0 << "UDP_STREAM" << -1.0
+                                   << 491.21 << 1711.20 << qint64(292374) << qint64(83928) << 2.01;
+    QTest::newRow("UDP_RR -k") << "netperf_udp_omni_keyval.txt" << 1 << "UDP_RR" << 79403.46 << -1.0
+                               << -1.0 << qint64(-1) << qint64(-1) << 2.00;
+}
+
+void TestImportParsers::netperfUdp() {
+    QFETCH(QString, name);
+    QFETCH(int, index);
+    QFETCH(QString, test);
+    QFETCH(double, rate);
+    QFETCH(double, delivered);
+    QFETCH(double, sent);
+    QFETCH(qint64, messages);
+    QFETCH(qint64, received);
+    QFETCH(double, seconds);
+    const ImportResult imported = importReports(name, fixture(name));
+    QVERIFY2(imported.ok(), qPrintable(errorText(imported)));
+    QCOMPARE(imported->size(), 2);
+    const ImportedReport& report = imported->at(index);
+    const PointResult& r = report.result;
+    QCOMPARE(report.test, test);
+    QCOMPARE(report.protocolId(), test == QLatin1String("UDP_RR") ? QStringLiteral("udp-rr")
+                                                                  : QStringLiteral("udp-stream"));
+    QVERIFY(report.commandLine.startsWith(QLatin1String("netperf ")));
+    QVERIFY(r.durationSeconds == seconds);
+    QCOMPARE(r.reportedRequestsPerSecond.value_or(-1), rate);
+    QCOMPARE(r.reportedDeliveredMbitps.value_or(-1), delivered);
+    QCOMPARE(r.reportedThroughputMbitps.value_or(-1), sent);
+    if (messages >= 0) {
+        QCOMPARE(qint64(r.datagrams.sent), messages);
+        QCOMPARE(qint64(r.datagrams.sinkDatagrams.value_or(0)), received);
+        // The loss is what netperf's two counts say.
+        QVERIFY(qAbs(*r.datagramLossPercent() -
+                     100.0 * double(messages - received) / double(messages)) < 1e-9);
+    }
 }
 
 void TestImportParsers::mixedNotes() {

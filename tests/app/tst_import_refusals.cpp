@@ -139,9 +139,21 @@ void TestImportRefusals::refusals_data() {
     keyvalGarbled.replace("MEAN_LATENCY=83.74", "MEAN_LATENCY=fast");
     QTest::newRow("netperf garbage number")
         << keyvalGarbled << 5 << "netperf report has a malformed 'MEAN_LATENCY' value 'fast'";
-    QTest::newRow("netperf UDP") << QByteArray("MIGRATED UDP STREAM TEST from 0.0.0.0 (0.0.0.0) "
-                                               "port 0 AF_INET to h () port 0 AF_INET\n")
-                                 << 1 << "netperf test 'UDP STREAM' is not one Loadscope imports";
+    QTest::newRow("netperf SCTP") << QByteArray("MIGRATED SCTP STREAM TEST from 0.0.0.0 (0.0.0.0) "
+                                                "port 0 AF_INET to h () port 0 AF_INET\n")
+                                  << 1 << "netperf test 'SCTP STREAM' is not one Loadscope imports";
+    // UDP_STREAM's receive line is its figure: without it the report is cut.
+    const QByteArray udpStream =
+        "MIGRATED UDP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to h () port 0 AF_INET\n"
+        "Socket  Message  Elapsed      Messages\n"
+        "Size    Size     Time         Okay Errors   Throughput\n"
+        "bytes   bytes    secs            #      #   10^6bits/sec\n\n"
+        "212992    1472   2.00       231627      0    1363.78\n";
+    QTest::newRow("netperf UDP_STREAM without its receive line")
+        << udpStream << 6 << "netperf report cut off after 'result line'";
+    QTest::newRow("netperf UDP_STREAM receive line garbled")
+        << udpStream + "212992           2.00        71x78            421.44\n"
+        << 7 << "netperf report has a malformed 'receive line' value '71x78'";
     QTest::newRow("netperf banner only")
         << QByteArray("MIGRATED TCP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to h () port "
                       "0 AF_INET\n")

@@ -2,6 +2,8 @@
 // answer as the engine does: against a scripted peer on this thread's event
 // loop that records what it receives and answers with canned bytes.
 #include "app/servers/http_server.h"
+#include "app/servers/udp_echo_server.h"
+#include "app/servers/udp_sink_server.h"
 #include "app/sweep/target_probe.h"
 
 #include <QCoroTask>
@@ -11,6 +13,7 @@
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUdpSocket>
 
 using namespace loadscope;
 using namespace std::chrono_literals;
@@ -176,6 +179,61 @@ private Q_SLOTS:
                                     "Connection: close\r\nX-Trace: 7\r\n\r\n";
         QCOMPARE(probe.sentRequest(), expected);
         QCOMPARE(peer.received(), expected);
+    }
+
+    // A UDP probe is one datagram and its answer: the echo's or the sink's own count says it
+    // got exactly one.
+    void udpProbeSendsOneDatagram() {
+        app::UdpEchoServerConfig echoConfig;
+        echoConfig.threads = 1;
+        echoConfig.responseSize = 64;
+        app::UdpEchoServer echo(echoConfig);
+        QVERIFY(echo.start());
+        app::Target target = app::makeTarget(QStringLiteral("u"), app::DeploymentMode::Host, 0);
+        target.protocol = app::TargetProtocol::UdpRr;
+        target.address = QStringLiteral("127.0.0.1:%1").arg(echo.port());
+        target.udpRr.requestSize = 64;
+        target.udpRr.responseSize = 64;
+        auto result = probeResult(target, 2s);
+        QVERIFY(result && result->ok);
+        QCOMPARE(result->documentLength, 64);
+        QCOMPARE(echo.stats().datagramsReceived, uint64_t(1));
+        // An answer of another size than the target's is named.
+        target.udpRr.responseSize = 32;
+        result = probeResult(target, 2s);
+        QVERIFY(result && !result->ok);
+        QVERIFY2(result->error.contains(QStringLiteral("64 bytes where 32")),
+                 qPrintable(result->error));
+        // The echo is no sink: it sends the count query back as it came.
+        target.protocol = app::TargetProtocol::UdpStream;
+        result = probeResult(target, 2s);
+        QVERIFY(result && !result->ok);
+        QVERIFY2(result->error.contains(QStringLiteral("not a Loadscope sink's count")),
+                 qPrintable(result->error));
+
+        app::ServerConfig sinkConfig;
+        sinkConfig.threads = 1;
+        app::UdpSinkServer sink(sinkConfig);
+        QVERIFY(sink.start());
+        target.address = QStringLiteral("127.0.0.1:%1").arg(sink.port());
+        result = probeResult(target, 2s);
+        QVERIFY(result && result->ok);
+        QCOMPARE(result->serverSoftware, QStringLiteral("Loadscope UDP sink"));
+        QCOMPARE(sink.stats().countQueries, uint64_t(1));
+    }
+
+    void udpProbeOfASilentPortTimesOut() {
+        QUdpSocket silent;
+        QVERIFY(silent.bind(QHostAddress::LocalHost, 0));
+        app::Target target = app::makeTarget(QStringLiteral("u"), app::DeploymentMode::Host, 0);
+        target.protocol = app::TargetProtocol::UdpRr;
+        target.address = QStringLiteral("127.0.0.1:%1").arg(silent.localPort());
+        auto result = probeResult(target, 300ms);
+        QVERIFY(result && !result->ok);
+        QVERIFY2(result->error.contains(QStringLiteral("no answer from UDP 127.0.0.1:")),
+                 qPrintable(result->error));
+        // (A closed port's ICMP answer is rate-limited by the kernel, so that a probe may hear
+        // nothing at all: not checked here.)
     }
 
     void aPeerThatNeverAnswersTimesOut() {

@@ -3,6 +3,7 @@
 #include "engine/wait_method_chooser.h"
 
 #include <QTest>
+#include <algorithm>
 #include <vector>
 
 using namespace loadscope::engine;
@@ -146,6 +147,32 @@ private Q_SLOTS:
         chooser.transactionCompleted(clock);
         drive(chooser, clock, kProbe - 1, 7000, 7700);
         QCOMPARE(chooser.method(), Method::Recv);
+    }
+
+    // Told before each probe that the answers wake it from its own CPU, it runs no epoll
+    // trial at all: recv, stretch after stretch, each confirmed stretch longer.
+    void aSharedCpuSkipsTheProbe() {
+        WaitMethodChooser chooser(kTuning);
+        int64_t clock = 0;
+        chooser.transactionCompleted(clock); // the first completion starts the clock
+        QVERIFY(chooser.probeStarting());
+        chooser.keepRecvWithoutProbe();
+        QVERIFY(!chooser.probing());
+        std::vector<Method> used;
+        for (const uint64_t stretch : {100, 200, 400}) {
+            QCOMPARE(chooser.stretchTransactions(), stretch);
+            const auto part = drive(chooser, clock, int(stretch), 9000, 1000);
+            used.insert(used.end(), part.begin(), part.end());
+            QVERIFY(chooser.probeStarting());
+            chooser.keepRecvWithoutProbe();
+        }
+        QVERIFY(std::all_of(used.begin(), used.end(), [](Method m) { return m == Method::Recv; }));
+        // Left to probe (the server moved to another CPU), it finds epoll faster.
+        const int stretch = int(chooser.stretchTransactions());
+        drive(chooser, clock, stretch, 9000, 1000);
+        QVERIFY(chooser.probeStarting());
+        drive(chooser, clock, kProbe - 1, 9000, 1000);
+        QCOMPARE(chooser.method(), Method::Epoll);
     }
 
     void oneSlowTrialIsOutweighedByTheOthers() {

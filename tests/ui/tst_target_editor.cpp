@@ -230,6 +230,50 @@ private Q_SLOTS:
         QCOMPARE(target().tcpRr.responseSize, 4096);
     }
 
+    // UDP's forms make the Target the CLI's flags make, its timeout UDP's own.
+    void udpOptionsAreTheClisOptions() {
+        auto* protocol = field<QComboBox>("protocolCombo");
+        protocol->setCurrentIndex(protocol->findData(int(TargetProtocol::UdpRr)));
+        QTest::keyClicks(field<QLineEdit>("udpRrAddressEdit"), QStringLiteral("127.0.0.1:9000"));
+        field<QSpinBox>("udpRequestSizeSpin")->setValue(64);
+        field<QSpinBox>("udpResponseSizeSpin")->setValue(1024);
+        field<QSpinBox>("udpBurstSpin")->setValue(3);
+        QVERIFY(m_editor->isValid());
+        QCOMPARE(target().protocol, TargetProtocol::UdpRr);
+        // The default timeout followed the protocol: a lost datagram would hold TCP's 30 s.
+        QCOMPARE(target().responseTimeoutSeconds, loadscope::app::kDefaultUdpTimeoutSeconds);
+        const auto rr = loadscope::cli::parseUdpRrOneShot(
+            {QStringLiteral("loadscope-cli udp-rr"), QStringLiteral("-r"),
+             QStringLiteral("64,1024"), QStringLiteral("-b"), QStringLiteral("3"),
+             QStringLiteral("127.0.0.1:9000")});
+        QVERIFY2(rr, qPrintable(loadscope::testing::failureOf(rr)));
+        const auto rrFromCli = specOf(rr->target, *rr);
+        const auto rrFromWindow = specOf(target(), *rr);
+        QVERIFY(rrFromCli && rrFromWindow);
+        QString differences = loadscope::testing::loadSpecDifferences(*rrFromCli, *rrFromWindow);
+        QVERIFY2(differences.isEmpty(), qPrintable(differences));
+        QCOMPARE(rrFromWindow->pipeline, 4u);
+
+        protocol->setCurrentIndex(protocol->findData(int(TargetProtocol::UdpStream)));
+        field<QSpinBox>("udpMessageSizeSpin")->setValue(1400);
+        QCOMPARE(target().protocol, TargetProtocol::UdpStream);
+        QCOMPARE(target().address, QStringLiteral("127.0.0.1:9000"));
+        const auto stream = loadscope::cli::parseUdpStreamOneShot(
+            {QStringLiteral("loadscope-cli udp-stream"), QStringLiteral("-m"),
+             QStringLiteral("1400"), QStringLiteral("127.0.0.1:9000")});
+        QVERIFY2(stream, qPrintable(loadscope::testing::failureOf(stream)));
+        const auto streamFromCli = specOf(stream->target, *stream);
+        const auto streamFromWindow = specOf(target(), *stream);
+        QVERIFY(streamFromCli && streamFromWindow);
+        differences = loadscope::testing::loadSpecDifferences(*streamFromCli, *streamFromWindow);
+        QVERIFY2(differences.isEmpty(), qPrintable(differences));
+
+        // Back to TCP, the timeout left at UDP's default goes back to TCP's.
+        protocol->setCurrentIndex(protocol->findData(int(TargetProtocol::TcpRr)));
+        QCOMPARE(target().protocol, TargetProtocol::TcpRr);
+        QCOMPARE(target().responseTimeoutSeconds, loadscope::app::kDefaultResponseTimeoutSeconds);
+    }
+
     void anOwnModeIsTypedIn() {
         auto* mode = field<QComboBox>("modeCombo");
         auto* custom = field<QLineEdit>("customModeEdit");

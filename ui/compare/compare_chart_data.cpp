@@ -211,9 +211,10 @@ latencyDistributionData(const app::Session& session, const app::Comparison& comp
         data.title = tr("Latency by percentile");
         data.emptyText = tr("no results yet");
     } else if (data.lines.empty()) {
-        data.emptyText = protocol == app::TargetProtocol::TcpStream
-                             ? tr("not measured for %1").arg(app::targetProtocolId(protocol))
-                             : tr("no latency figures at %1").arg(naming.levelText(concurrency));
+        const bool stream = protocol == app::TargetProtocol::TcpStream ||
+                            protocol == app::TargetProtocol::UdpStream;
+        data.emptyText = stream ? tr("not measured for %1").arg(app::targetProtocolId(protocol))
+                                : tr("no latency figures at %1").arg(naming.levelText(concurrency));
     }
     return data;
 }

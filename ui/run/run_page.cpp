@@ -42,10 +42,12 @@ QString measuringText(const engine::Progress& progress, app::TargetProtocol prot
             .arg(progress.complete)
             .arg(progress.failed);
     case app::TargetProtocol::TcpRr:
+    case app::TargetProtocol::UdpRr:
         return RunPage::tr("Measuring: %1 transactions, %2 failed")
             .arg(progress.complete)
             .arg(progress.failed);
     case app::TargetProtocol::TcpStream:
+    case app::TargetProtocol::UdpStream:
         return RunPage::tr("Measuring: %1 s").arg(progress.elapsedSeconds, 0, 'f', 1);
     case app::TargetProtocol::Http:
         break;

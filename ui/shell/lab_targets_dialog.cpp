@@ -66,8 +66,9 @@ LabTargetsDialog::LabTargetsDialog(app::SessionDocument* document, QWidget* pare
         m_server->addItem(app::lab::labServerKindId(kind), int(kind));
     m_server->setToolTip(wrappedToolTip(
         tr("The server the lab runs in every mode: the embedded HTTP, echo (TCP request/"
-           "response) or sink (TCP stream) server, or nginx, Apache or memcached when "
-           "installed. The targets' protocol follows from it.")));
+           "response), sink (TCP stream), udp-echo (UDP request/response) or udp-sink (UDP "
+           "stream) server, or nginx, Apache or memcached when installed. The targets' "
+           "protocol follows from it.")));
     m_mtu = new QSpinBox;
     m_mtu->setObjectName(QStringLiteral("labMtuSpin"));
     m_mtu->setRange(app::kMinLabMtu, app::kMaxLabMtu);

@@ -45,16 +45,19 @@ protected:
     // The response timeout (ab -s, memtier's and netperf's --timeout) as a row
     // of `form`, for the protocols that wait for replies; load() fills it and
     // applyResponseTimeout() writes it back.
-    void addResponseTimeoutRow(QFormLayout* form, const QString& objectName) {
+    // UDP's words for it: `label` and `toolTip`.
+    void addResponseTimeoutRow(QFormLayout* form, const QString& objectName,
+                               const QString& label = {}, const QString& toolTip = {}) {
         m_responseTimeout = new QDoubleSpinBox;
         m_responseTimeout->setObjectName(objectName);
         m_responseTimeout->setRange(0.001, 3600);
         m_responseTimeout->setDecimals(3);
         m_responseTimeout->setSuffix(tr(" s"));
         m_responseTimeout->setMinimumWidth(100);
-        m_responseTimeout->setToolTip(
-            wrappedToolTip(tr("How long to wait for each reply before counting a timeout.")));
-        addFormRow(form, tr("Reply &timeout:"), m_responseTimeout);
+        m_responseTimeout->setToolTip(wrappedToolTip(
+            toolTip.isEmpty() ? tr("How long to wait for each reply before counting a timeout.")
+                              : toolTip));
+        addFormRow(form, label.isEmpty() ? tr("Reply &timeout:") : label, m_responseTimeout);
         connect(m_responseTimeout, &QDoubleSpinBox::valueChanged, this,
                 &ProtocolOptionsForm::notifyEdited);
     }

@@ -444,10 +444,12 @@ void SweepPage::updateEstimate() {
         if (plan.requestsPerPoint < static_cast<uint64_t>(highest))
             warning = tr("Level %1 needs at least %1 requests per point").arg(highest);
         const bool stream =
-            std::any_of(session.targets.begin(), session.targets.end(),
-                        [](const auto& t) { return t.protocol == app::TargetProtocol::TcpStream; });
+            std::any_of(session.targets.begin(), session.targets.end(), [](const auto& t) {
+                return t.protocol == app::TargetProtocol::TcpStream ||
+                       t.protocol == app::TargetProtocol::UdpStream;
+            });
         if (stream && warning.isEmpty())
-            warning = tr("TCP stream targets send without replies: they need a duration");
+            warning = tr("Stream targets send without replies: they need a duration");
     }
     m_limitWarning->setMessage(warning);
 

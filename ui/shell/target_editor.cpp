@@ -12,6 +12,7 @@
 #include "ui/shell/target_field_checks.h"
 #include "ui/shell/tcp_rr_options_form.h"
 #include "ui/shell/tcp_stream_options_form.h"
+#include "ui/shell/udp_options_forms.h"
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -41,6 +42,10 @@ QString protocolTitle(TargetProtocol protocol) {
         return QObject::tr("TCP request/response (as netperf TCP_RR)");
     case TargetProtocol::TcpStream:
         return QObject::tr("TCP stream (as netperf TCP_STREAM)");
+    case TargetProtocol::UdpRr:
+        return QObject::tr("UDP request/response (as netperf UDP_RR)");
+    case TargetProtocol::UdpStream:
+        return QObject::tr("UDP stream (as netperf UDP_STREAM)");
     }
     return {};
 }
@@ -127,6 +132,12 @@ void TargetEditor::buildCommonFields() {
             break;
         case TargetProtocol::TcpStream:
             page = new TcpStreamOptionsForm;
+            break;
+        case TargetProtocol::UdpRr:
+            page = new UdpRrOptionsForm;
+            break;
+        case TargetProtocol::UdpStream:
+            page = new UdpStreamOptionsForm;
             break;
         }
         connect(page, &ProtocolOptionsForm::edited, this, &TargetEditor::applyFields);
@@ -383,6 +394,14 @@ void TargetEditor::protocolChosen() {
     // Fields shared by the forms (the address) travel to the new form.
     Target carried = m_target;
     currentForm()->apply(carried);
+    // A timeout left at its default follows the protocol: a lost datagram would hold a UDP
+    // socket up for TCP's 30 s.
+    const auto chosen = static_cast<TargetProtocol>(m_protocol->currentData().toInt());
+    const bool udp = chosen == TargetProtocol::UdpRr || chosen == TargetProtocol::UdpStream;
+    if (udp && carried.responseTimeoutSeconds == app::kDefaultResponseTimeoutSeconds)
+        carried.responseTimeoutSeconds = app::kDefaultUdpTimeoutSeconds;
+    else if (!udp && carried.responseTimeoutSeconds == app::kDefaultUdpTimeoutSeconds)
+        carried.responseTimeoutSeconds = app::kDefaultResponseTimeoutSeconds;
     m_forms->setCurrentIndex(m_protocol->currentIndex());
     currentForm()->load(carried);
     applyFields();

@@ -56,6 +56,17 @@ QString targetOptionsSummary(const Target& target) {
     case TargetProtocol::TcpStream:
         parts << QObject::tr("%1 B chunks").arg(target.tcpStream.chunkSize);
         break;
+    case TargetProtocol::UdpRr:
+        parts << QObject::tr("%1 B request, %2 B answer")
+                     .arg(target.udpRr.requestSize)
+                     .arg(target.udpRr.responseSize);
+        if (target.udpRr.burst > 0)
+            parts << QObject::tr("burst %1").arg(target.udpRr.burst);
+        parts << QObject::tr("lost after %1 s").arg(target.responseTimeoutSeconds);
+        break;
+    case TargetProtocol::UdpStream:
+        parts << QObject::tr("%1 B datagrams").arg(target.udpStream.messageSize);
+        break;
     }
     return parts.join(QStringLiteral(", "));
 }
