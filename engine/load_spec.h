@@ -67,7 +67,10 @@ struct LoadSpec {
     // empty: the server's CPU is not measured.
     ServerCpuSource serverCpu;
     bool sampleCpu = true; // read /proc/stat at the measured window's two ends
-    TlsSpec tls;           // https: each connection does a TLS handshake before its first request
+    // Sample every CPU over the measured window (CpuProfiler): where the CPU
+    // went by process role and kernel path (RunResult::profile).
+    bool profile = false;
+    TlsSpec tls; // https: each connection does a TLS handshake before its first request
 };
 
 // One line describing what is wrong with `spec`, or nullopt when it can run.
