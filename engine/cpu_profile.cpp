@@ -76,8 +76,9 @@ uint64_t CpuProfile::roleSamples(ProcessRole role) const {
 
 uint64_t CpuProfile::pathSamples(CpuPath path) const {
     uint64_t sum = 0;
-    for (const auto& role : counts)
-        sum += role[size_t(path)];
+    for (size_t role = 0; role < kProcessRoleCount; ++role)
+        if (ProcessRole(role) != ProcessRole::Other)
+            sum += counts[role][size_t(path)];
     return sum;
 }
 

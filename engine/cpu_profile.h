@@ -85,6 +85,8 @@ struct CpuProfile {
 
     bool sampled() const { return requested && unavailable.empty(); }
     uint64_t roleSamples(ProcessRole role) const;
+    // The point's own samples on a path: every role's but other's (the
+    // machine's other load is its own figure, not the point's paths).
     uint64_t pathSamples(CpuPath path) const;
     uint64_t busySamples() const; // every role and path
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <climits>
+#include <cstdlib>
 #include <unistd.h>
 
 namespace loadscope::engine {
@@ -51,7 +52,21 @@ int procTidOfThisThread() {
 ProfileRoles::ProfileRoles(ServerCpuSource server)
     : m_server(std::move(server))
     , m_ownPid(procPidOfSelf())
-    , m_serverThreads(m_server.threads) {}
+    , m_serverThreads(m_server.threads) {
+    if (m_server.pid > 0 && m_server.withChildren)
+        m_serverTrees.push_back(m_server.pid);
+    // "7395,7401": the lab's servers, as /proc names them.
+    if (const char* lab = std::getenv("LOADSCOPE_LAB_SERVER_PIDS")) {
+        std::string_view rest(lab);
+        while (!rest.empty()) {
+            const int pid = leadingNumber(rest);
+            if (pid > 0)
+                m_serverTrees.push_back(pid);
+            const size_t comma = rest.find(',');
+            rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+        }
+    }
+}
 
 bool ProfileRoles::isRelay(std::string_view comm, std::string_view cmdline) {
     // The relays a deployment puts between a client and a server: Docker's
@@ -96,11 +111,11 @@ bool ProfileRoles::inCgroup(std::string_view serverCgroupDir, std::string_view p
     return false;
 }
 
-bool ProfileRoles::descendsFromServer(int pid) const {
+bool ProfileRoles::descendsFrom(int pid, const std::vector<int>& roots) const {
     // Up the parents, at most a few dozen generations.
     int current = pid;
     for (int depth = 0; depth < 64 && current > 1; ++depth) {
-        if (current == m_server.pid)
+        if (std::find(roots.begin(), roots.end(), current) != roots.end())
             return true;
         const auto stat = readTextFile(proc(current, "stat"));
         const auto parsed = stat ? parseProcessStat(*stat) : std::nullopt;
@@ -127,8 +142,8 @@ const ProfileRoles::Process& ProfileRoles::lookup(int pid) {
     const bool kernelThread = pid == 2 || (parsed && parsed->ppid == 2);
     if (kernelThread) {
         p.role = ProcessRole::Kernel;
-    } else if (m_server.pid > 0 &&
-               (pid == m_server.pid || (m_server.withChildren && descendsFromServer(pid)))) {
+    } else if ((m_server.pid > 0 && pid == m_server.pid) ||
+               (!m_serverTrees.empty() && descendsFrom(pid, m_serverTrees))) {
         p.role = ProcessRole::Server;
     } else if (!m_server.cgroup.empty() && [&] {
                    const auto cgroup = readTextFile(proc(pid, "cgroup"));

@@ -15,7 +15,8 @@ namespace loadscope::engine {
 //   threads (children of kthreadd, PID 2): kernel;
 // - a thread of the server's own (ServerCpuSource::threads), the server's
 //   PID, with its descendants when asked, a process in the server's cgroup
-//   or below it: server;
+//   or below it, and inside the lab every mode's server with its descendants
+//   (LOADSCOPE_LAB_SERVER_PIDS, which the lab's sandbox sets): server;
 // - this process: client;
 // - a relay by its name: docker-proxy, slirp4netns, ovs-vswitchd, and
 //   loadscope-cli serve proxy (the embedded relay): relay;
@@ -52,11 +53,12 @@ private:
         std::vector<Mapping> executable;
     };
     const Process& lookup(int pid);
-    bool descendsFromServer(int pid) const;
+    bool descendsFrom(int pid, const std::vector<int>& roots) const;
 
     ServerCpuSource m_server;
     int m_ownPid = 0;
     std::vector<int> m_serverThreads;
+    std::vector<int> m_serverTrees; // PIDs whose descendants are the server's too
     std::unordered_map<int, Process> m_processes;
 };
 
