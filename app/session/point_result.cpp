@@ -214,6 +214,8 @@ PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& target
                      w.softirq,     w.steal, w.idle, w.serverCpuSeconds, w.frequencyChanged};
         judgeNoise(result, kDefaultNoiseThresholdPercent);
     }
+    if (run.profile.requested)
+        result.profile = summarizeProfile(run.profile);
     result.firstError = QString::fromStdString(run.firstError);
     result.cancelled = run.cancelled;
     result.threadCpus = run.threadCpus;

@@ -115,5 +115,10 @@ void addCsvFields(ResultSchemaBuilder& b);
 void addSessionAndCliFields(ResultSchemaBuilder& b);
 // Where the CPU went (result_schema_cpu.cpp): CSV columns after every other.
 void addCpuFields(ResultSchemaBuilder& b);
+// The CPU profile (result_schema_profile.cpp): its columns after those.
+void addProfileFields(ResultSchemaBuilder& b);
+// "profile_server_us_per_request", "profile_conntrack_us_per_request".
+QString profileRoleFieldId(engine::ProcessRole role);
+QString profilePathFieldId(engine::CpuPath path);
 
 } // namespace loadscope::app::schema_detail

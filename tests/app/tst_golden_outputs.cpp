@@ -235,6 +235,8 @@ const QList<Rule> kResultsCsvRules{
     {"server_cpu_s", Kind::Signed},
     // Plain http: no handshake, every TLS figure empty, exactly.
     {"tls_*", Kind::Exact},
+    // The sweep takes no CPU profile: every profile figure empty, exactly.
+    {"profile_*", Kind::Exact},
 };
 
 // `export --summary-csv`: one row per target x concurrency x metric.
