@@ -43,6 +43,8 @@ Result<LabTargetsEdit> labTargets(const Session& session, const LabTargetChoice&
     LabTargetsEdit edit;
     edit.lab = session.lab.value_or(LabSetup{});
     edit.lab.mtu = choice.mtu;
+    edit.plan = session.plan;
+    edit.plan.profile = true;
     std::vector<LabMode> modes;
     for (LabMode mode : choice.modes) {
         if (std::find(modes.begin(), modes.end(), mode) == modes.end())

@@ -263,6 +263,7 @@ void LabTargetsDialog::accept() {
     for (app::Target& target : edit->targets)
         m_document->addTarget(std::move(target));
     m_document->setLab(edit->lab);
+    m_document->setPlan(edit->plan);
     QDialog::accept();
 }
 
