@@ -17,6 +17,13 @@ std::optional<double> perRequestUs(const PointResult& r, uint64_t samples) {
     return double(samples) * r.profile->periodUs / double(successful);
 }
 
+// "cc1plus [other];…": a chain of the machine's other load.
+bool isOtherLoad(const std::string& frames) {
+    const size_t end = frames.find(';');
+    const std::string_view first = std::string_view(frames).substr(0, end);
+    return first.ends_with(" [other]");
+}
+
 QString foldedText(std::vector<std::pair<QString, uint64_t>> stacks) {
     std::sort(stacks.begin(), stacks.end(), [](const auto& a, const auto& b) {
         return a.second != b.second ? a.second > b.second : a.first < b.first;
@@ -58,14 +65,21 @@ CpuProfileSummary summarizeProfile(const engine::CpuProfile& profile) {
     summary.profilerSamples = profile.profilerSamples;
     summary.samplerCpuSeconds = profile.samplerCpuSeconds;
     summary.counts = profile.counts;
+    // The point's own chains first (client, server, relays, the kernel), then
+    // other load's, each most samples first, as many as the bytes allow.
     qsizetype bytes = 0;
-    for (const engine::FoldedStack& stack : profile.stacks) {
-        bytes += qsizetype(stack.frames.size());
-        // The first chain is kept whatever its length: a profile without one says nothing.
-        if (bytes > kKeptStackBytes && !summary.stacks.empty())
-            break;
-        summary.stacks.emplace_back(QString::fromStdString(stack.frames), stack.samples);
-    }
+    const auto keep = [&](bool others) {
+        for (const engine::FoldedStack& stack : profile.stacks) {
+            if (isOtherLoad(stack.frames) != others)
+                continue;
+            if (bytes + qsizetype(stack.frames.size()) > kKeptStackBytes)
+                continue; // a shorter chain further down may still fit
+            bytes += qsizetype(stack.frames.size());
+            summary.stacks.emplace_back(QString::fromStdString(stack.frames), stack.samples);
+        }
+    };
+    keep(false);
+    keep(true);
     return summary;
 }
 

@@ -29,7 +29,8 @@ struct CpuProfileSummary {
     double samplerCpuSeconds = 0;
     engine::RolePathCounts counts{};
     // Folded call chains ("nginx [server];[nginx];entry_SYSCALL_64;…") and
-    // their samples, most first: as many as kKeptStackBytes hold.
+    // their samples: the point's own (every role's but other's) most samples
+    // first, then other load's, as many as kKeptStackBytes hold.
     std::vector<std::pair<QString, uint64_t>> stacks;
 
     bool taken() const { return unavailable.isEmpty(); }
@@ -45,7 +46,8 @@ struct CpuProfileSummary {
 // profiled results grows by less than half.
 inline constexpr qsizetype kKeptStackBytes = 1024;
 
-// The summary of an engine profile, its chains cut to kKeptStackBytes.
+// The summary of an engine profile, its chains cut to kKeptStackBytes (a
+// chain longer than that is left out).
 CpuProfileSummary summarizeProfile(const engine::CpuProfile& profile);
 
 // µs of CPU per successful request (per transaction, per op): of a role, of a
