@@ -55,16 +55,22 @@ ProfileRoles::ProfileRoles(ServerCpuSource server)
     , m_serverThreads(m_server.threads) {
     if (m_server.pid > 0 && m_server.withChildren)
         m_serverTrees.push_back(m_server.pid);
-    // "7395,7401": the lab's servers, as /proc names them.
-    if (const char* lab = std::getenv("LOADSCOPE_LAB_SERVER_PIDS")) {
-        std::string_view rest(lab);
+    // "7395,7401": the lab's servers and relays, as /proc names them.
+    const auto pids = [](const char* text, std::vector<int>& into) {
+        std::string_view rest(text);
         while (!rest.empty()) {
             const int pid = leadingNumber(rest);
             if (pid > 0)
-                m_serverTrees.push_back(pid);
+                into.push_back(pid);
             const size_t comma = rest.find(',');
             rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
         }
+    };
+    if (const char* lab = std::getenv("LOADSCOPE_LAB_SERVER_PIDS"))
+        pids(lab, m_serverTrees);
+    if (const char* relays = std::getenv("LOADSCOPE_LAB_RELAY_PIDS")) {
+        m_inLab = true;
+        pids(relays, m_labRelays);
     }
 }
 
@@ -154,8 +160,9 @@ const ProfileRoles::Process& ProfileRoles::lookup(int pid) {
         p.role = ProcessRole::Client;
     } else {
         const auto cmdline = readTextFile(proc(pid, "cmdline"));
-        p.role = isRelay(p.name, cmdline ? *cmdline : std::string()) ? ProcessRole::Relay
-                                                                     : ProcessRole::Other;
+        const bool named = isRelay(p.name, cmdline ? *cmdline : std::string());
+        const bool ours = !m_inLab || (named && descendsFrom(pid, m_labRelays));
+        p.role = named && ours ? ProcessRole::Relay : ProcessRole::Other;
     }
     if (!kernelThread) {
         // The executable mappings, to name a user-space frame by its file.

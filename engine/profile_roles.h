@@ -19,7 +19,9 @@ namespace loadscope::engine {
 //   (LOADSCOPE_LAB_SERVER_PIDS, which the lab's sandbox sets): server;
 // - this process: client;
 // - a relay by its name: docker-proxy, slirp4netns, ovs-vswitchd, and
-//   loadscope-cli serve proxy (the embedded relay): relay;
+//   loadscope-cli serve proxy (the embedded relay); inside the lab only the
+//   lab's own helpers of those names and their descendants
+//   (LOADSCOPE_LAB_RELAY_PIDS, which the lab's sandbox sets): relay;
 // - anything else: other.
 // PIDs are as /proc names them, which is how the perf events a sampler opens
 // in the machine's PID namespace (or the lab's sandbox hands in from there)
@@ -59,6 +61,8 @@ private:
     int m_ownPid = 0;
     std::vector<int> m_serverThreads;
     std::vector<int> m_serverTrees; // PIDs whose descendants are the server's too
+    bool m_inLab = false;           // relays are the lab's helpers alone
+    std::vector<int> m_labRelays;
     std::unordered_map<int, Process> m_processes;
 };
 

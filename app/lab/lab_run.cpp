@@ -225,6 +225,17 @@ private:
         for (size_t i = 0; i < m_serverPids.size(); ++i)
             servers.append(i > 0 ? "," : "").append(std::to_string(m_serverPids[i]));
         command.environment.push_back(servers);
+        // And whose is a relay's: the lab's own helpers, not a process of the same
+        // name elsewhere on the machine (another docker-proxy, another lab's switch).
+        std::string relays = "LOADSCOPE_LAB_RELAY_PIDS=";
+        bool first = true;
+        for (const pid_t helper : m_topology.helpers()) {
+            if (const pid_t pid = procPidOfChild(helper); pid > 0) {
+                relays.append(first ? "" : ",").append(std::to_string(pid));
+                first = false;
+            }
+        }
+        command.environment.push_back(relays);
         auto started = spawnInNetns(command);
         if (!started)
             return fail(started.error().message);
