@@ -24,6 +24,8 @@ QString wrapped(const QStringList& entries, qsizetype indent, qsizetype width) {
         const QString item =
             entries[i] + (i + 1 < entries.size() ? QStringLiteral(", ") : QString());
         if (column + item.size() > width && column > indent) {
+            while (out.endsWith(QLatin1Char(' ')))
+                out.chop(1);
             out += QLatin1Char('\n') + QString(indent, QLatin1Char(' '));
             column = indent;
         }
