@@ -8,6 +8,7 @@
 #include "lab_sandbox_support.h"
 
 #include <QScopeGuard>
+#include <unistd.h>
 
 using namespace loadscope::testing;
 
@@ -187,6 +188,34 @@ private Q_SLOTS:
         QVERIFY(jsonAt(run.json(), QStringLiteral("cpu_profile.unavailable"))
                     .toString()
                     .contains(QStringLiteral("lab sandbox")));
+    }
+
+    // A user without CAP_PERFMON, where kernel.perf_event_paranoid is above 0,
+    // is refused too: one line names the setting and what to set, and the run
+    // goes on (as nobody, switched to by setpriv).
+    void refusedUnprivilegedTheRunGoesOn() {
+        const QString setpriv = QStandardPaths::findExecutable(QStringLiteral("setpriv"));
+        if (setpriv.isEmpty() || geteuid() != 0)
+            QSKIP("needs root and setpriv (util-linux) to run as nobody");
+        const QByteArray paranoid =
+            fileText(QStringLiteral("/proc/sys/kernel/perf_event_paranoid")).trimmed();
+        if (paranoid.toInt() <= 0)
+            QSKIP("kernel.perf_event_paranoid lets any user sample every CPU here");
+        const auto echo = startEcho(1, 1);
+        QVERIFY(echo->port() > 0);
+        const CliOutcome run = runProgram(
+            setpriv, {QStringLiteral("--reuid=65534"), QStringLiteral("--regid=65534"),
+                      QStringLiteral("--clear-groups"), cliPath(), QStringLiteral("tcp-rr"),
+                      QStringLiteral("-n"), QStringLiteral("200"), QStringLiteral("--profile"),
+                      QStringLiteral("--json"), QStringLiteral("-"), address(echo->port())});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QCOMPARE(integer(run.json(), "complete"), qint64(200));
+        const QList<QByteArray> lines = run.errorLines();
+        QCOMPARE(lines.size(), qsizetype(1));
+        QCOMPARE(lines.front(), "no CPU profile: kernel.perf_event_paranoid is " + paranoid +
+                                    ": sampling every CPU needs it at 0 or below without "
+                                    "CAP_PERFMON (as root: sysctl -w "
+                                    "kernel.perf_event_paranoid=0), or run as root");
     }
 };
 
