@@ -11,6 +11,7 @@
 #include "engine/tcp_protocol.h"
 #include "engine/text_file.h"
 #include "loopback_http_spec.h"
+#include "tsan_fork_options.h"
 
 #include <QProcess>
 #include <QTest>
