@@ -500,7 +500,8 @@ QCoro::Task<app::Result<void>> ComparePage::exportReportPdf(QString path) {
                                 QStringLiteral(LOADSCOPE_VERSION));
     if (m_chartGrid->isVisibleTo(this)) {
         for (ChartPanel* panel : std::as_const(m_panels))
-            report.charts << panel->chart();
+            if (!panel->isHidden()) // the CPU breakdown only with profiles
+                report.charts << panel->chart();
     }
     if (m_rateView->isVisibleTo(this)) {
         for (ChartPanel* panel : m_rateView->chartPanels())
