@@ -47,6 +47,7 @@ void SessionDocument::reset(Session session, std::shared_ptr<const Session> shar
     Q_EMIT sessionChanged();
     Q_EMIT resultsChanged();
     setModified(false);
+    Q_EMIT sessionReplaced();
 }
 
 Result<void> SessionDocument::open(const QString& pathOrExampleName) {
@@ -191,6 +192,16 @@ bool SessionDocument::setBaseline(const QUuid& id) {
 void SessionDocument::putResult(PointResult result) {
     dropShared();
     m_session.putResult(std::move(result));
+    Q_EMIT resultsChanged();
+    setModified(true);
+}
+
+void SessionDocument::putResults(std::vector<PointResult> results) {
+    if (results.empty())
+        return;
+    dropShared();
+    for (PointResult& result : results)
+        m_session.putResult(std::move(result));
     Q_EMIT resultsChanged();
     setModified(true);
 }

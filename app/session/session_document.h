@@ -77,6 +77,8 @@ public:
     // Adds a result or replaces the one with the same target, concurrency and
     // repetition (see Session::putResult()).
     void putResult(PointResult result);
+    // The same for many, with one resultsChanged() (a removed target's results put back).
+    void putResults(std::vector<PointResult> results);
     void clearResults();
 
     void setModified(bool modified);
@@ -86,6 +88,10 @@ Q_SIGNALS:
     void sessionChanged();
     // Results were added, replaced or removed.
     void resultsChanged();
+    // reset() put another session in place (new, opened), after sessionChanged() and
+    // resultsChanged(): what a view kept of the session before (a run's log, a half-typed
+    // field, a pick) is no longer about this one.
+    void sessionReplaced();
     void modifiedChanged(bool modified);
     void filePathChanged(const QString& filePath);
     // A write of saveInBackground() ended, well or not.

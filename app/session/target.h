@@ -20,6 +20,8 @@ enum class DeploymentMode {
     OvsBridge,
     Macvlan,
     UserlandProxy,
+    Ipvlan,
+    RootlessNat,
     Custom,
 };
 
@@ -27,7 +29,7 @@ enum class DeploymentMode {
 const std::vector<DeploymentMode>& deploymentModes();
 // Stable identifier used in session files, CSV and reports: "host",
 // "container-host-network", "container-nat", "linux-bridge", "ovs-bridge",
-// "macvlan", "userland-proxy"; "custom" for Custom.
+// "macvlan", "userland-proxy", "ipvlan", "rootless-nat"; "custom" for Custom.
 QString deploymentModeId(DeploymentMode mode);
 // nullopt for anything that is not one of the identifiers above (not even "custom").
 std::optional<DeploymentMode> deploymentModeFromId(QStringView id);
@@ -122,8 +124,7 @@ struct LabPlacement {
     friend bool operator==(const LabPlacement&, const LabPlacement&) = default;
 };
 
-// The modes the lab can be asked for: every deploymentModeId() but "custom",
-// then the lab-only "ipvlan" and "rootless-nat".
+// The modes the lab can be asked for: every deploymentModeId() but "custom".
 const std::vector<QString>& labModeIds();
 // The servers the lab runs: "http", "echo", "sink", "nginx", "apache", "memcached".
 const std::vector<QString>& labServerKinds();

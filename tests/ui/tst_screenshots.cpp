@@ -37,8 +37,8 @@ void TestScreenshots::scriptRendersEveryPage() {
     QCOMPARE(script.exitStatus(), QProcess::NormalExit);
     QVERIFY2(script.exitCode() == 0, printed.constData());
 
-    for (const char* page :
-         {"targets", "sweep", "run", "compare", "compare-cpu", "compare-cpu-paths"}) {
+    for (const char* page : {"targets", "sweep", "run", "compare", "compare-cpu", "compare-table",
+                             "lab-dialog", "compare-cpu-paths"}) {
         const QString path = out.filePath(QString::fromLatin1(page) + QStringLiteral(".png"));
         QImage image;
         QVERIFY2(image.load(path), qPrintable(path));

@@ -82,6 +82,13 @@ PathBreakdownData pathBreakdownData(const app::Session& session, const app::Comp
                            .arg(baseline ? baseline->displayName() : tr("the baseline"), level)
                      : tr("CPU per request by path at %1").arg(level);
     data.axisTitle = difference ? tr("Difference (µs per request)") : tr("CPU (µs per request)");
+    if (concurrency <= 0) {
+        // No level to name: nothing was measured yet.
+        data.title = difference ? tr("CPU per request by path, difference from the baseline")
+                                : tr("CPU per request by path");
+        data.emptyText = tr("no results yet");
+        return data;
+    }
     if (protocol == app::TargetProtocol::TcpStream) {
         data.emptyText = tr("not measured for %1").arg(app::targetProtocolId(protocol));
         return data;

@@ -89,6 +89,13 @@ void RunLogModel::clear() {
     endResetModel();
 }
 
+void RunLogModel::setRateLabel(const QString& label) {
+    if (label == m_rateLabel)
+        return;
+    m_rateLabel = label;
+    Q_EMIT headerDataChanged(Qt::Horizontal, RequestsPerSecondColumn, RequestsPerSecondColumn);
+}
+
 int RunLogModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : int(m_entries.size());
 }
@@ -193,7 +200,7 @@ QVariant RunLogModel::headerData(int section, Qt::Orientation orientation, int r
     case RepetitionColumn:
         return tr("Run");
     case RequestsPerSecondColumn:
-        return tr("Requests/s");
+        return m_rateLabel.isEmpty() ? tr("Requests/s") : m_rateLabel;
     case TransferColumn:
         return tr("Transfer (KiB/s)");
     case MeanColumn:

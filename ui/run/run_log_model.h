@@ -61,6 +61,8 @@ public:
                       const QColor& colour, const QString& error);
     void clear();
     const Entry& entry(int row) const { return m_entries[size_t(row)]; }
+    // The rate column's title in the words of the session's protocol ("Transactions/s").
+    void setRateLabel(const QString& label);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -76,6 +78,7 @@ private:
     QVariant display(const Entry& entry, int column) const;
 
     std::vector<Entry> m_entries;
+    QString m_rateLabel;
 };
 
 } // namespace loadscope::ui

@@ -4,11 +4,14 @@
 #include "app/sweep/lab_sandbox_command.h"
 #include "ui/common/field_error.h"
 #include "ui/common/metric_tooltip.h"
+#include "ui/common/vertical_scroll_area.h"
 #include "ui/shell/lab_topology_sketch.h"
+#include "ui/shell/session_edits.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
@@ -26,6 +29,7 @@ using app::lab::LabServerKind;
 namespace {
 
 constexpr int kModeRole = Qt::UserRole + 1;
+constexpr int kPresentRole = Qt::UserRole + 2; // the session has this mode's lab target
 
 } // namespace
 
@@ -43,7 +47,13 @@ LabTargetsDialog::LabTargetsDialog(app::SessionDocument* document, QWidget* pare
     m_modes = new QListWidget;
     m_modes->setObjectName(QStringLiteral("labModeList"));
     m_modes->setAccessibleName(tr("Lab modes"));
-    m_modes->setMinimumHeight(m_modes->fontMetrics().lineSpacing() * 10);
+    // A mode's reason wraps under its title instead of running off the list's edge.
+    m_modes->setWordWrap(true);
+    m_modes->setUniformItemSizes(false);
+    m_modes->setResizeMode(QListView::Adjust);
+    m_modes->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_modes->setMinimumWidth(m_modes->fontMetrics().averageCharWidth() * 56);
+    m_modes->setMinimumHeight(m_modes->fontMetrics().lineSpacing() * 18);
     m_status = new QLabel;
     m_status->setObjectName(QStringLiteral("labCheckStatus"));
     m_status->setWordWrap(true);
@@ -85,6 +95,12 @@ LabTargetsDialog::LabTargetsDialog(app::SessionDocument* document, QWidget* pare
     form->addRow(mtuLabel, m_mtu);
 
     m_sketch = new LabTopologySketch;
+    // The sketch scrolls within a height of its own: ticking modes never grows the dialog.
+    auto* sketchScroll = new VerticalScrollArea;
+    sketchScroll->setObjectName(QStringLiteral("labSketchScroll"));
+    sketchScroll->setForm(m_sketch);
+    sketchScroll->setFixedHeight(m_modes->minimumHeight() +
+                                 m_modes->fontMetrics().lineSpacing() * 2);
     m_error = new FieldError;
     m_error->setObjectName(QStringLiteral("labTargetsError"));
     m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
@@ -94,13 +110,21 @@ LabTargetsDialog::LabTargetsDialog(app::SessionDocument* document, QWidget* pare
 
     auto* modesLabel = new QLabel(tr("M&odes:"));
     modesLabel->setBuddy(m_modes);
+    auto* modesColumn = new QVBoxLayout;
+    modesColumn->addWidget(modesLabel);
+    modesColumn->addWidget(m_modes, 1);
+    modesColumn->addWidget(m_status);
+    auto* sketchColumn = new QVBoxLayout;
+    sketchColumn->addWidget(new QLabel(tr("The lab:")));
+    sketchColumn->addWidget(sketchScroll);
+    sketchColumn->addStretch();
+    auto* columns = new QHBoxLayout;
+    columns->addLayout(modesColumn, 1);
+    columns->addLayout(sketchColumn);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(intro);
-    layout->addWidget(modesLabel);
-    layout->addWidget(m_modes, 1);
-    layout->addWidget(m_status);
+    layout->addLayout(columns, 1);
     layout->addLayout(form);
-    layout->addWidget(m_sketch);
     layout->addWidget(m_error);
     layout->addWidget(m_buttons);
 
@@ -164,11 +188,26 @@ void LabTargetsDialog::fillModes() {
         }
         const QString title =
             QStringLiteral("%1 (%2)").arg(app::lab::labModeTitle(mode), app::lab::labModeId(mode));
-        auto* item =
-            new QListWidgetItem(can || reason.isEmpty() ? title : tr("%1 — %2").arg(title, reason));
+        // How the mode is built where it can be ("embedded proxy; docker-proxy is not
+        // installed"), why not where it cannot: what `lab check` says, in the list.
+        const app::Target* present =
+            m_document ? app::lab::labTargetOf(m_document->session(), mode) : nullptr;
+        QString note = reason;
+        if (present)
+            note = tr("in the session as “%1”").arg(present->displayName());
+        auto* item = new QListWidgetItem(note.isEmpty() ? title : tr("%1 — %2").arg(title, note));
         item->setData(kModeRole, int(mode));
-        item->setToolTip(wrappedToolTip(reason.isEmpty() ? app::lab::labModePath(mode) : reason));
-        if (can) {
+        item->setToolTip(
+            wrappedToolTip((reason.isEmpty() ? QString() : reason + QStringLiteral("\n")) +
+                           tr("Path from the wire: %1").arg(app::lab::labModePath(mode))));
+        if (present) {
+            // A mode keeps its one lab target: shown as part of the lab, not to be added again.
+            item->setData(kPresentRole, true);
+            item->setFlags(Qt::ItemIsUserCheckable);
+            item->setCheckState(Qt::Checked);
+            if (can)
+                ++available;
+        } else if (can) {
             ++available;
             item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
             item->setCheckState(ticked.contains(mode) ? Qt::Checked : Qt::Unchecked);
@@ -216,10 +255,22 @@ app::lab::LabTargetChoice LabTargetsDialog::choice() const {
     choice.mtu = m_mtu->value();
     for (int row = 0; row < m_modes->count(); ++row) {
         const QListWidgetItem* item = m_modes->item(row);
-        if (item->data(kModeRole).isValid() && item->checkState() == Qt::Checked)
+        if (item->data(kModeRole).isValid() && !item->data(kPresentRole).toBool() &&
+            item->checkState() == Qt::Checked)
             choice.modes.push_back(LabMode(item->data(kModeRole).toInt()));
     }
     return choice;
+}
+
+std::vector<LabMode> LabTargetsDialog::presentModes() const {
+    std::vector<LabMode> present;
+    if (!m_document)
+        return present;
+    for (LabMode mode : app::lab::labModes()) {
+        if (app::lab::labTargetOf(m_document->session(), mode))
+            present.push_back(mode);
+    }
+    return present;
 }
 
 void LabTargetsDialog::setModeChecked(LabMode mode, bool checked) {
@@ -240,7 +291,10 @@ void LabTargetsDialog::setServer(LabServerKind kind) {
 void LabTargetsDialog::choiceChanged() {
     const app::lab::LabTargetChoice now = choice();
     m_sketch->setMtu(now.mtu);
-    m_sketch->setModes(now.modes);
+    // The lab as it will be: the session's lab modes and the ones ticked to add.
+    std::vector<LabMode> lab = presentModes();
+    lab.insert(lab.end(), now.modes.begin(), now.modes.end());
+    m_sketch->setModes(lab);
     QString problem;
     if (!now.modes.empty() && m_document) {
         if (auto edit = app::lab::labTargets(m_document->session(), now); !edit)
@@ -258,12 +312,9 @@ void LabTargetsDialog::accept() {
         m_error->setMessage(edit.error().message);
         return;
     }
-    // The document's own edits, as "Add" makes them: the first target of an empty session
-    // becomes its baseline there.
-    for (app::Target& target : edit->targets)
-        m_document->addTarget(std::move(target));
-    m_document->setLab(edit->lab);
-    m_document->setPlan(edit->plan);
+    // The document's own edits, as "Add" makes them (the first target of an empty session
+    // becomes its baseline there), and the plan's profile turned on, as one step to undo.
+    SessionEdits::of(m_document)->addLabTargets(std::move(edit->targets), edit->lab, edit->plan);
     QDialog::accept();
 }
 

@@ -33,8 +33,10 @@ struct LabAvailability {
 };
 
 // "Add lab targets…": tick the lab's modes, pick its server and the wire's MTU, and get one
-// lab target per mode (app::lab::labTargets()) added to the document as any other edit.
-// Modes and servers this machine cannot build or run are greyed, saying why.
+// lab target per mode (app::lab::labTargets()) added to the document as one edit to undo.
+// Modes and servers this machine cannot build or run are greyed, saying why; a mode the
+// session has a lab target in is ticked and greyed, saying which; a mode built a way worth
+// knowing says how ("embedded proxy; docker-proxy is not installed"), as `lab check` does.
 class LabTargetsDialog : public QDialog {
     Q_OBJECT
 
@@ -48,7 +50,8 @@ public:
     void setAvailability(const LabAvailability& availability);
     bool isChecking() const { return m_check.isRunning(); }
 
-    // What is ticked and picked now.
+    // What is ticked and picked now; the modes the session has lab targets in are shown
+    // ticked and greyed, and are not part of it.
     app::lab::LabTargetChoice choice() const;
     void setModeChecked(app::lab::LabMode mode, bool checked);
     void setServer(app::lab::LabServerKind kind);
@@ -63,6 +66,7 @@ private:
     void fillModes();
     void fillServers();
     void choiceChanged();
+    std::vector<app::lab::LabMode> presentModes() const;
 
     QPointer<app::SessionDocument> m_document;
     app::BackgroundJob m_check{this};

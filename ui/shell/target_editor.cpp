@@ -8,6 +8,7 @@
 #include "ui/common/metric_tooltip.h"
 #include "ui/shell/http_options_form.h"
 #include "ui/shell/memcache_options_form.h"
+#include "ui/shell/session_edits.h"
 #include "ui/shell/target_field_checks.h"
 #include "ui/shell/tcp_rr_options_form.h"
 #include "ui/shell/tcp_stream_options_form.h"
@@ -56,6 +57,13 @@ TargetEditor::TargetEditor(app::SessionDocument* document, QWidget* parent)
 void TargetEditor::buildCommonFields() {
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
+
+    m_labNote = new QLabel;
+    m_labNote->setObjectName(QStringLiteral("labNote"));
+    m_labNote->setWordWrap(true);
+    m_labNote->setTextFormat(Qt::PlainText);
+    m_labNote->setVisible(false);
+    outer->addWidget(m_labNote);
 
     auto* identity = new QGroupBox(tr("Target"));
     auto* form = new QFormLayout(identity);
@@ -126,6 +134,7 @@ void TargetEditor::buildCommonFields() {
     optionsLayout->addWidget(m_forms);
     m_targetError = new FieldError;
     m_targetError->setObjectName(QStringLiteral("targetError"));
+    m_targetError->setField(m_forms, tr("Protocol options"));
     optionsLayout->addWidget(m_targetError);
     outer->addWidget(options);
     outer->addWidget(buildServerCpuFields());
@@ -205,6 +214,10 @@ ProtocolOptionsForm* TargetEditor::currentForm() const {
     return qobject_cast<ProtocolOptionsForm*>(m_forms->currentWidget());
 }
 
+std::optional<FieldInError> TargetEditor::fieldInError() const {
+    return m_target.id.isNull() ? std::nullopt : firstFieldInError(this);
+}
+
 void TargetEditor::setTargetId(const QUuid& id) {
     const Target* target = m_document ? m_document->session().findTarget(id) : nullptr;
     setEnabled(target != nullptr);
@@ -228,6 +241,12 @@ void TargetEditor::loadTarget(const Target& target) {
     // The lab starts a lab target's server and knows its process itself.
     m_serverPid->setEnabled(!target.lab);
     m_serverCgroup->setEnabled(!target.lab);
+    m_labNote->setVisible(bool(target.lab));
+    if (target.lab)
+        m_labNote->setText(tr("A lab target: the deployment lab builds mode %1 and runs the %2 "
+                              "server in it. The sweep reaches it at the address the lab gives "
+                              "the mode; the address below only stands in until then.")
+                               .arg(target.lab->mode, target.lab->server));
     m_loading = false;
 
     // A target read from a file may already be unusable: say so at once.
@@ -290,7 +309,7 @@ void TargetEditor::applyFields() {
     if (!valid)
         return;
     m_target = edited;
-    m_document->updateTarget(edited);
+    SessionEdits::of(m_document)->updateTarget(edited);
 }
 
 void TargetEditor::setValid(bool valid) {
