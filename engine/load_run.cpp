@@ -2,6 +2,7 @@
 
 #include "engine/broken_pipe.h"
 #include "engine/cpu_profiler.h"
+#include "engine/interrupt_accounting.h"
 #include "engine/load_worker.h"
 
 #include <algorithm>
@@ -13,6 +14,21 @@ namespace loadscope::engine {
 
 using detail::LoadWorker;
 using detail::monotonicNs;
+
+namespace {
+
+// Whose network counters a run reads (LoadSpec::netNamespaces): the client's first, so that a
+// namespace the client shares with the server or the machine is named for it first.
+std::vector<NetNamespaceSource> netSources(const LoadSpec& spec) {
+    std::vector<NetNamespaceSource> sources{{NetRole::Client, 0}};
+    if (spec.serverCpu.pid > 0)
+        sources.push_back({NetRole::Server, spec.serverCpu.pid});
+    sources.insert(sources.end(), spec.netNamespaces.begin(), spec.netNamespaces.end());
+    sources.push_back({NetRole::Machine, 1});
+    return sources;
+}
+
+} // namespace
 
 struct LoadRun::Impl {
     explicit Impl(LoadSpec s)
@@ -45,6 +61,9 @@ struct LoadRun::Impl {
     CpuSample cpuAtStart;
     bool windowOpened = false;
     CpuProfile refusedProfile; // what the profile says when its events could not be opened
+    // The network counters, read just before each CPU sample.
+    std::unique_ptr<NetCounterSampler> netSampler;
+    NetSample netAtStart;
     bool watchesWindow() const { return cpuSampler || profiler; }
     void openWindow();
     void openWindowAtMeasureStart(int64_t now);
@@ -89,8 +108,10 @@ void LoadRun::start() {
     }
     const LoadSpec& spec = d->spec;
     const uint32_t threadCount = std::min(spec.threads, spec.concurrency);
-    if (spec.sampleCpu)
+    if (spec.sampleCpu) {
         d->cpuSampler = std::make_unique<CpuSampler>(spec.serverCpu);
+        d->netSampler = std::make_unique<NetCounterSampler>(netSources(spec));
+    }
     if (spec.profile) {
         d->profiler = std::make_unique<CpuProfiler>(spec.serverCpu);
         // Refused (unprivileged, a user namespace): the run goes on, and
@@ -132,10 +153,13 @@ void LoadRun::start() {
 }
 
 void LoadRun::cancel() noexcept {
-    if (!d->shared.stop.exchange(true)) {
-        std::lock_guard lock(d->mutex);
+    std::lock_guard lock(d->mutex);
+    // A run whose workers all ended by its own bounds is complete: a cancel
+    // that comes after (a Ctrl-C as the report is written) changes nothing.
+    if (d->started && d->workersRunning == 0)
+        return;
+    if (!d->shared.stop.exchange(true))
         d->cancelledAtNs = monotonicNs();
-    }
 }
 
 RunResult LoadRun::wait() {
@@ -187,10 +211,12 @@ void detail::SharedRunState::workerReady() {
 }
 
 void LoadRun::Impl::openWindow() {
-    if (cpuSampler)
+    if (cpuSampler) {
+        netAtStart = netSampler->sample();
         cpuAtStart = cpuSampler->sample();
+    }
     if (profiler)
-        profiler->enable(); // after /proc is read: the sample above is no part of the profile
+        profiler->enable(); // after /proc is read: the samples above are no part of the profile
     windowOpened = true;
 }
 
@@ -231,9 +257,15 @@ void LoadRun::Impl::monitorLoop() {
     // that reading /proc below is no part of it.
     if (profiler)
         profiler->disable();
-    const CpuSample cpuAtEnd = cpuSampler && cpuAtStart.valid ? cpuSampler->sample() : CpuSample{};
+    const bool sampled = cpuSampler && cpuAtStart.valid;
+    const NetSample netAtEnd = sampled ? netSampler->sample() : NetSample{};
+    const CpuSample cpuAtEnd = sampled ? cpuSampler->sample() : CpuSample{};
     mergeResults();
     result.cpu = cpuWindow(cpuAtStart, cpuAtEnd, CpuSampler::ticksPerSecond());
+    result.net = netWindow(netAtStart, netAtEnd);
+    // After the window, never inside it: the first run of a process measures it (a few ms).
+    if (result.cpu.valid)
+        result.cpu.interruptsInProcessTimes = interruptsInProcessTimes();
     // Attributed after the window: reading symbols and /proc is not measured.
     result.profile = profiler ? profiler->finish() : refusedProfile;
     auto last = snapshot(monotonicNs());
@@ -274,6 +306,7 @@ void LoadRun::Impl::mergeResults() {
         measuredEnd = std::min(end, shared.deadlineNs);
     }
     merged.durationSeconds = std::max(0.0, double(measuredEnd - shared.measureStartNs) / 1e9);
+    merged.measureStartNs = shared.measureStartNs;
     result = std::move(merged);
 }
 

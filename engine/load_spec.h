@@ -1,6 +1,7 @@
 #pragma once
 
 #include "engine/cpu_sampler.h"
+#include "engine/net_counters.h"
 #include "engine/protocol.h"
 #include "engine/socket_address.h"
 #include "engine/tls_spec.h"
@@ -70,6 +71,10 @@ struct LoadSpec {
     // Sample every CPU over the measured window (CpuProfiler): where the CPU
     // went by process role and kernel path (RunResult::profile).
     bool profile = false;
+    // With sampleCpu, the network stack's counters are read at the same instants
+    // (RunResult::net) in the client's namespace (the starting thread's), the server's
+    // (serverCpu.pid's), these (the lab's server host) and the machine's (PID 1's).
+    std::vector<NetNamespaceSource> netNamespaces;
     TlsSpec tls; // https: each connection does a TLS handshake before its first request
 };
 

@@ -4,6 +4,7 @@
 #include "engine/cpu_sampler.h"
 #include "engine/error_class.h"
 #include "engine/histogram.h"
+#include "engine/net_counters.h"
 #include "engine/run_rates.h"
 
 #include <cstdint>
@@ -43,6 +44,10 @@ struct RunResult {
     uint64_t bytesSent = 0;
 
     double durationSeconds = 0; // measured time, warm-up excluded
+    // When the measured time began (the end of warm-up), on CLOCK_MONOTONIC of
+    // the machine that ran it; 0 when unknown. Runs of several machines are
+    // placed on one timeline by it (their common window).
+    int64_t measureStartNs = 0;
     uint32_t concurrency = 0;
     uint32_t threads = 0;
 
@@ -85,6 +90,8 @@ struct RunResult {
     // Over the same window, when the spec asked for it: every CPU sampled,
     // by process role and kernel path (cpu_profiler.h).
     CpuProfile profile;
+    // The network stack's counters over the same window, per namespace the point used.
+    NetWindow net;
 
     // tcp-stream: connections whose peer stopped taking bytes (its window
     // closed, nothing acknowledged for a while) and never closed. What such a

@@ -102,6 +102,7 @@ void addMemcacheOptions(QCommandLineParser& parser) {
     addCpuRunOptions(parser);
     addWakeCoalescingOption(parser);
     addProfileOptions(parser);
+    addAgentsOptions(parser);
 }
 
 struct MemcacheInvocation {
@@ -254,7 +255,7 @@ engine::RunResult preload(engine::LoadSpec spec, bool quiet, OneShotRunner& runn
     if (!quiet)
         std::fprintf(runner.io().err, "Preloading %llu keys\n",
                      static_cast<unsigned long long>(spec.requests));
-    return runner.run(std::move(spec), true);
+    return runner.run(std::move(spec), true, true);
 }
 
 } // namespace
@@ -281,7 +282,7 @@ int runMemcacheCommand(const QStringList& arguments, const CliIo& io) {
     setup.workload = *workload;
     const OutputOptions& output = invocation.output;
 
-    OneShotRunner runner(io);
+    OneShotRunner runner(io, remoteLoadOf(invocation));
     if (preloadSpec) {
         const engine::RunResult loaded = preload(std::move(*preloadSpec), output.quiet, runner);
         if (loaded.unreachable) {

@@ -4,8 +4,10 @@
 #include "app/cli/stop_signals.h"
 #include "app/common/json_bytes.h"
 #include "app/report/ab_report.h"
+#include "app/report/agent_report.h"
 #include "app/report/cpu_report.h"
 #include "app/report/fixed_rate_report.h"
+#include "app/report/net_report.h"
 #include "app/report/profile_report.h"
 #include "app/report/result_json.h"
 #include "app/sweep/local_server_cpu.h"
@@ -43,6 +45,7 @@ void addCommonRunOptions(QCommandLineParser& parser) {
     addCpuRunOptions(parser);
     addWakeCoalescingOption(parser);
     addProfileOptions(parser);
+    addAgentsOptions(parser);
 }
 
 void addProfileOptions(QCommandLineParser& parser) {
@@ -56,6 +59,17 @@ void addProfileOptions(QCommandLineParser& parser) {
                       QStringLiteral("With a profile (implies --profile): write its call chains "
                                      "to PATH in the folded form FlameGraph and speedscope read."),
                       QStringLiteral("PATH")});
+}
+
+void addAgentsOptions(QCommandLineParser& parser) {
+    parser.addOption(
+        {QStringLiteral("agents"),
+         QStringLiteral("Send the load from these hosts, comma-separated SSH destinations (a "
+                        "Host of your ssh config or [user@]host[:port]) that run loadscope-cli: "
+                        "the connections, a rate and -n split over them, all started together, "
+                        "their results merged exactly."),
+         QStringLiteral("LIST")});
+    addHostOptions(parser);
 }
 
 void addWakeCoalescingOption(QCommandLineParser& parser) {
@@ -86,7 +100,7 @@ Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser, app
     if (parser.isSet(QStringLiteral("threads"))) {
         const auto threads =
             parseCount(QStringLiteral("--threads"), parser.value(QStringLiteral("threads")), 1,
-                       uint64_t(std::min(1024, app::kMaxThreads)));
+                       uint64_t(app::kMaxThreads));
         if (!threads)
             return threads.error();
         plan.threads = int(*threads);
@@ -133,6 +147,20 @@ Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser, app
     plan.profile =
         parser.isSet(QStringLiteral("profile")) || parser.isSet(QStringLiteral("folded"));
     options.foldedPath = parser.value(QStringLiteral("folded"));
+    auto hostOptions = readHostOptions(parser);
+    if (!hostOptions)
+        return hostOptions.error();
+    options.hostOptions = *hostOptions;
+    if (parser.isSet(QStringLiteral("agents"))) {
+        const QStringList destinations =
+            parser.value(QStringLiteral("agents")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        auto agents = hostsOfDestinations(destinations, options.hostOptions);
+        if (!agents)
+            return agents.error().prefixed(QStringLiteral("--agents"));
+        if (agents->empty())
+            return app::invalidInput(QStringLiteral("--agents names no host"));
+        options.agents = std::move(*agents);
+    }
     options.jsonPath = parser.value(QStringLiteral("json"));
     options.csvPath = parser.value(QStringLiteral("csv"));
     options.quiet = parser.isSet(QStringLiteral("q")) || !options.printsReport();
@@ -179,10 +207,9 @@ Result<void> readRateOptions(const QCommandLineParser& parser, OneShot& shot) {
         const QString text = parser.value(QStringLiteral("rate"));
         bool ok = false;
         const double rate = text.trimmed().toDouble(&ok);
-        if (!ok || !std::isfinite(rate) || rate <= 0 || rate > 1e9)
-            return app::invalidInput(
-                QStringLiteral("%1 wants requests/s above 0 and at most 1e9, not '%2'")
-                    .arg(name, text));
+        if (!ok || !app::checkRate(rate))
+            return app::invalidInput(QStringLiteral("%1 wants requests/s from %2, not '%3'")
+                                         .arg(name, app::rateRangeText(), text));
         shot.rate = rate;
     }
     if (parser.isSet(QStringLiteral("arrival"))) {
@@ -236,8 +263,12 @@ Result<app::PointSpecs> buildOneShotSpecs(const OneShot& shot) {
         return limit.error();
     // A command line may block on a name lookup: nothing else waits for it.
     std::string resolveError;
-    const auto address = engine::resolveAddress(draft.endpoint.host.toStdString(),
-                                                draft.endpoint.port, &resolveError);
+    auto address = engine::resolveAddress(draft.endpoint.host.toStdString(), draft.endpoint.port,
+                                          &resolveError);
+    // Load from other hosts goes where their names resolve; this spec only
+    // shapes the report, and is never run here.
+    if (!address && !shot.target.loadFrom.empty())
+        address = engine::resolveAddress("0.0.0.0", draft.endpoint.port, &resolveError);
     if (!address)
         return app::makeError(app::ErrorCode::Unreachable, QString::fromStdString(resolveError));
     auto specs = app::pointSpecs(shot.target, point, shot.plan, &*address);
@@ -297,9 +328,12 @@ int finishRun(const QString& command, const engine::RunResult& result,
         std::fputs(qPrintable(app::formatFixedRateReport(result)), io.out);
         std::fflush(io.out);
     }
+    const std::vector<app::AgentShare> agents = runner.hostShares();
     if (output.printsReport()) {
+        std::fputs(qPrintable(app::formatAgentShares(agents)), io.out);
         std::fputs(qPrintable(app::formatCpuBlock(point)), io.out);
         std::fputs(qPrintable(app::formatProfileBlock(point)), io.out);
+        std::fputs(qPrintable(app::formatNetBlock(point)), io.out);
         std::fputs(qPrintable(QLatin1Char('\n') + app::oneShotAdvice(point)), io.out);
         std::fflush(io.out);
     }
@@ -315,6 +349,8 @@ int finishRun(const QString& command, const engine::RunResult& result,
         std::fprintf(io.err, "%s\n", qPrintable(warning));
     QJsonObject written = json;
     app::addFixedRateJson(written, result);
+    if (!agents.empty())
+        written.insert(QStringLiteral("agents"), app::agentSharesCliJson(agents));
     if (auto done = writeMachineOutputs(output, written, io); !done) {
         printError(io, command, done.error().toString());
         return ExitInternal;
@@ -328,7 +364,9 @@ int finishRun(const QString& command, const engine::RunResult& result,
             return ExitInternal;
         }
     }
-    if (const int signal = runner.interruptingSignal()) {
+    // A signal that came after the run had ended by its own bounds cut
+    // nothing short: the run is complete, and so is the command.
+    if (const int signal = runner.interruptingSignal(); signal != 0 && result.cancelled) {
         printError(io, command,
                    QStringLiteral("interrupted by %1: the report covers the %2 s that ran")
                        .arg(QLatin1String(signal == SIGINT ? "SIGINT" : "SIGTERM"))

@@ -401,6 +401,7 @@ void addCsvFields(ResultSchemaBuilder& b) {
     addCpuFields(b);
     addTlsFields(b);
     addHttp2Fields(b);
+    addNetCounterFields(b);
     addProfileFields(b);
 }
 

@@ -115,6 +115,8 @@ void addCsvFields(ResultSchemaBuilder& b);
 void addSessionAndCliFields(ResultSchemaBuilder& b);
 // Where the CPU went (result_schema_cpu.cpp): CSV columns after every other.
 void addCpuFields(ResultSchemaBuilder& b);
+// The network stack's counters (result_schema_net.cpp): CSV columns after the HTTP/2 ones.
+void addNetCounterFields(ResultSchemaBuilder& b);
 // The CPU profile (result_schema_profile.cpp): its columns after those.
 void addProfileFields(ResultSchemaBuilder& b);
 // "profile_server_us_per_request", "profile_conntrack_us_per_request".

@@ -4,6 +4,7 @@
 
 #include <QJsonArray>
 #include <algorithm>
+#include <utility>
 
 namespace loadscope::app {
 
@@ -212,7 +213,19 @@ LabPlacement labPlacementFromJson(const JsonReader& json) {
             option.failKey(
                 u"key",
                 QStringLiteral("is \"%1\", expected a name without '='").arg(printable(key)));
-        lab.serverOptions.emplace_back(std::move(key), option.string(u"value"));
+        QString value = option.string(u"value");
+        // The lab's own rule, on load: what `lab sandbox --server-opt` would
+        // refuse when the sweep starts is refused here, with its field.
+        if (option.ok()) {
+            const auto ranges = labServerOptionRanges(lab.server);
+            const bool known = std::any_of(ranges.begin(), ranges.end(),
+                                           [&](const auto& range) { return range.key == key; });
+            if (auto checked = checkLabServerOption(lab.server, key, value); !checked)
+                option.failKey(
+                    known ? u"value" : u"key",
+                    QStringLiteral("is not what the lab takes (%1)").arg(checked.error().message));
+        }
+        lab.serverOptions.emplace_back(std::move(key), std::move(value));
     }
     return lab;
 }
@@ -221,10 +234,13 @@ QJsonObject labSetupToJson(const LabSetup& lab) {
     QJsonArray modes;
     for (const QString& mode : lab.modes)
         modes.append(mode);
-    return {{QStringLiteral("mtu"), lab.mtu},
-            {QStringLiteral("clientCpus"), lab.clientCpus},
-            {QStringLiteral("serverCpus"), lab.serverCpus},
-            {QStringLiteral("modes"), modes}};
+    QJsonObject json{{QStringLiteral("mtu"), lab.mtu},
+                     {QStringLiteral("clientCpus"), lab.clientCpus},
+                     {QStringLiteral("serverCpus"), lab.serverCpus},
+                     {QStringLiteral("modes"), modes}};
+    if (!lab.host.isEmpty())
+        json.insert(QStringLiteral("host"), lab.host);
+    return json;
 }
 
 LabSetup labSetupFromJson(const JsonReader& json) {
@@ -232,6 +248,13 @@ LabSetup labSetupFromJson(const JsonReader& json) {
     lab.mtu = int(json.integer(u"mtu", kMinLabMtu, kMaxLabMtu, lab.mtu));
     lab.clientCpus = json.string(u"clientCpus", {});
     lab.serverCpus = json.string(u"serverCpus", {});
+    // Only the syntax: a session may name another machine's CPUs.
+    for (const auto& [key, cpus] :
+         {std::pair{u"clientCpus", &lab.clientCpus}, std::pair{u"serverCpus", &lab.serverCpus}})
+        if (json.ok())
+            if (auto parsed = parseCpuList(*cpus); !parsed)
+                json.failKey(QStringView(key), QStringLiteral("is \"%1\", not a CPU list (%2)")
+                                                   .arg(printable(*cpus), parsed.error().message));
     const JsonArrayReader modes = json.array(u"modes", false);
     for (qsizetype i = 0; i < modes.size() && json.ok(); ++i) {
         const QString mode = modes.stringAt(i);
@@ -240,7 +263,40 @@ LabSetup labSetupFromJson(const JsonReader& json) {
                       QStringLiteral("has an unknown value \"%1\"").arg(printable(mode)));
         lab.modes.push_back(mode);
     }
+    lab.host = json.string(u"host", {});
+    if (json.ok() && !lab.host.isEmpty()) {
+        if (auto checked = checkHostName(lab.host); !checked)
+            json.failKey(u"host", checked.error().message);
+    }
     return lab;
+}
+
+QJsonObject hostToJson(const Host& host) {
+    QJsonObject json{{QStringLiteral("name"), host.name},
+                     {QStringLiteral("destination"), host.destination}};
+    if (host.command != QLatin1String(kDefaultHostCommand))
+        json.insert(QStringLiteral("command"), host.command);
+    return json;
+}
+
+Host hostFromJson(const JsonReader& json) {
+    Host host;
+    host.name = json.string(u"name");
+    if (json.ok()) {
+        if (auto checked = checkHostName(host.name); !checked)
+            json.failKey(u"name", checked.error().message);
+    }
+    host.destination = json.string(u"destination");
+    if (json.ok()) {
+        if (auto checked = checkSshDestination(host.destination); !checked)
+            json.failKey(u"destination", checked.error().message);
+    }
+    host.command = json.string(u"command", host.command);
+    if (json.ok()) {
+        if (auto checked = checkHostCommand(host.command); !checked)
+            json.failKey(u"command", checked.error().message);
+    }
+    return host;
 }
 
 } // namespace loadscope::app

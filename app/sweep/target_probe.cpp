@@ -1,5 +1,6 @@
 #include "app/sweep/target_probe.h"
 
+#include "app/agent/agent_safety.h"
 #include "app/common/printable_text.h"
 #include "app/sweep/load_spec_builder.h"
 #include "engine/http2_protocol.h"
@@ -7,7 +8,6 @@
 
 #include <QCoroSignal>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QNetworkProxy>
 #include <QSslConfiguration>
 #include <QSslKey>
@@ -114,18 +114,22 @@ Result<void> TargetProbe::configureTls(QSslSocket& socket, const engine::TlsSpec
                               : tls.version == engine::TlsVersion::Tls13 ? QSsl::TlsV1_3
                                                                          : QSsl::TlsV1_2OrLater);
     configuration.setPeerVerifyMode(tls.verify ? QSslSocket::VerifyPeer : QSslSocket::VerifyNone);
-    if (!tls.caFile.empty()) {
+    // The files' text as the builder read it (checked_file_reader.h): the
+    // probe opens no path itself.
+    if (tls.verify && !tls.caFile.empty()) {
         const QString file = QString::fromStdString(tls.caFile);
-        const QList<QSslCertificate> authorities = QSslCertificate::fromPath(file);
+        const QList<QSslCertificate> authorities =
+            QSslCertificate::fromData(QByteArray::fromStdString(tls.caPem));
         if (authorities.isEmpty())
             return invalidInput(QStringLiteral("no certificate in CA file '%1'").arg(file));
         configuration.setCaCertificates(authorities);
     }
     if (!tls.certFile.empty()) {
         const QString file = QString::fromStdString(tls.certFile);
-        const QList<QSslCertificate> chain = QSslCertificate::fromPath(file);
-        QFile keyFile(QString::fromStdString(tls.keyFile.empty() ? tls.certFile : tls.keyFile));
-        const QByteArray pem = keyFile.open(QIODevice::ReadOnly) ? keyFile.readAll() : QByteArray();
+        const QList<QSslCertificate> chain =
+            QSslCertificate::fromData(QByteArray::fromStdString(tls.certPem));
+        const QByteArray pem =
+            QByteArray::fromStdString(tls.keyFile.empty() ? tls.certPem : tls.keyPem);
         QSslKey key;
         for (QSsl::KeyAlgorithm algorithm : {QSsl::Ec, QSsl::Rsa})
             if (key.isNull() && !pem.isEmpty())
@@ -154,6 +158,12 @@ QCoro::Task<ProbeResult> TargetProbe::probe(Target target, std::chrono::millisec
     ProbeResult result;
     QElapsedTimer clock;
     clock.start();
+    // A lab target's address leads out of the machine from here: refused
+    // before any lookup or socket.
+    if (auto allowed = checkConnection(target, Connector::ThisProcess); !allowed) {
+        result.error = allowed.error().message;
+        co_return result;
+    }
     // The one builder: what the engine would refuse, the probe refuses with
     // the same words, and an HTTP probe sends the engine's own request bytes.
     const auto draft = draftLoadSpec(target, 1, SweepPlan{});
