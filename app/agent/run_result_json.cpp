@@ -1,5 +1,7 @@
 #include "app/agent/run_result_json.h"
 
+#include "app/agent/cpu_profile_json.h"
+
 #include <QJsonArray>
 #include <limits>
 #include <string>
@@ -269,7 +271,7 @@ QJsonObject runResultToJson(const engine::RunResult& r) {
     QJsonArray threadCpus;
     for (int cpu : r.threadCpus)
         threadCpus.append(cpu);
-    return {
+    QJsonObject json{
         {QStringLiteral("complete"), double(r.complete)},
         {QStringLiteral("failed"), double(r.failed)},
         {QStringLiteral("errors"), errors},
@@ -312,6 +314,10 @@ QJsonObject runResultToJson(const engine::RunResult& r) {
         {QStringLiteral("cancelled"), r.cancelled},
         {QStringLiteral("unreachable"), r.unreachable},
     };
+    // Optional: an agent that profiled nothing says nothing of it.
+    if (r.profile.requested)
+        json.insert(QStringLiteral("profile"), cpuProfileToJson(r.profile));
+    return json;
 }
 
 engine::RunResult runResultFromJson(const JsonReader& json) {
@@ -390,6 +396,8 @@ engine::RunResult runResultFromJson(const JsonReader& json) {
         datagramsFromJson(*datagrams, r);
     r.cancelled = json.boolean(u"cancelled");
     r.unreachable = json.boolean(u"unreachable");
+    if (const auto profile = json.optionalObject(u"profile"))
+        r.profile = cpuProfileFromJson(*profile);
     return r;
 }
 

@@ -101,6 +101,7 @@ void addMemcacheOptions(QCommandLineParser& parser) {
     addRateOptions(parser, false);
     addCpuRunOptions(parser);
     addWakeCoalescingOption(parser);
+    addProfileOptions(parser);
     addAgentsOptions(parser);
 }
 
