@@ -64,6 +64,9 @@ public:
     virtual std::string_view serverSoftware() const { return {}; }
     // Text of the last Malformed result or error reply, for the report.
     virtual std::string_view lastError() const { return {}; }
+    // The class of the last error reply, where the protocol's error replies name
+    // one (Redis: "ERR", "WRONGTYPE", "MOVED"); empty where they do not.
+    virtual std::string_view errorReplyCode() const { return {}; }
     // Non-null for a session whose responses complete out of order (HTTP/2,
     // multiplexed_session.h): the worker reads it by stream, not by feed().
     virtual MultiplexedSession* multiplexed() { return nullptr; }
