@@ -144,7 +144,7 @@ QJsonObject runResultToJson(const engine::RunResult& r) {
     QJsonArray threadCpus;
     for (int cpu : r.threadCpus)
         threadCpus.append(cpu);
-    return {
+    QJsonObject object{
         {QStringLiteral("complete"), double(r.complete)},
         {QStringLiteral("failed"), double(r.failed)},
         {QStringLiteral("errors"), errors},
@@ -185,6 +185,14 @@ QJsonObject runResultToJson(const engine::RunResult& r) {
         {QStringLiteral("cancelled"), r.cancelled},
         {QStringLiteral("unreachable"), r.unreachable},
     };
+    // Optional: an agent that does not know it leaves it out, and none is read as none.
+    if (!r.errorReplyCodes.empty()) {
+        QJsonObject codes;
+        for (const auto& [code, count] : r.errorReplyCodes)
+            codes.insert(text(code), double(count));
+        object.insert(QStringLiteral("errorReplyCodes"), codes);
+    }
+    return object;
 }
 
 engine::RunResult runResultFromJson(const JsonReader& json) {
@@ -210,6 +218,9 @@ engine::RunResult runResultFromJson(const JsonReader& json) {
         }
         r.statusCodes[code] = statusCodes.count(key);
     }
+    if (const auto codes = json.optionalObject(u"errorReplyCodes"))
+        for (const QString& code : codes->keys())
+            r.errorReplyCodes[code.toStdString()] = codes->count(code);
     r.bytesTotal = json.count(u"bytesTotal");
     r.bytesBody = json.count(u"bytesBody");
     r.bytesSent = json.count(u"bytesSent");

@@ -219,6 +219,8 @@ PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& target
     result.threadCpus = run.threadCpus;
     result.pinned = run.pinned;
     result.connectionsOpened = run.connectionsOpened;
+    for (const auto& [code, count] : run.errorReplyCodes)
+        result.errorReplyCodes[QString::fromStdString(code)] = count;
     if (run.offeredRate > 0) {
         // `total` is then from each request's intended start (corrected).
         result.loadModel = LoadModel::FixedRate;

@@ -147,7 +147,7 @@ void addCounts(ResultSchemaBuilder& b) {
         field.csvColumn = column;
         // The CLI has always said "timeouts" where the CSV says "failed_timeout".
         const QString cli = errorClass == ErrorClass::Timeout ? QStringLiteral("timeouts") : column;
-        field.cliKeys = {cli, cli, cli, cli};
+        field.cliKeys.fill(cli);
     }
     ResultField& non2xx = b.saved(
         "non_2xx", FieldType::Count, "responses",
@@ -181,13 +181,13 @@ void addCounts(ResultSchemaBuilder& b) {
         "hits", FieldType::Count, "gets", [](const PointResult& r) { return FieldValue(r.hits); },
         "hits", readCount(&PointResult::hits));
     hits.csvColumn = hits.id;
-    hits.cliKeys = only(TargetProtocol::Memcache, "hits");
+    hits.cliKeys = memtierCommands("hits");
     ResultField& misses = b.saved(
         "misses", FieldType::Count, "gets",
         [](const PointResult& r) { return FieldValue(r.misses); }, "misses",
         readCount(&PointResult::misses));
     misses.csvColumn = misses.id;
-    misses.cliKeys = only(TargetProtocol::Memcache, "misses");
+    misses.cliKeys = memtierCommands("misses");
     ResultField& cpu = b.saved(
         "client_cpu_s", FieldType::Real, "s",
         [](const PointResult& r) { return FieldValue(r.clientCpuSeconds); }, "clientCpuSeconds",
@@ -206,7 +206,8 @@ void addRates(ResultSchemaBuilder& b) {
     rps.csvColumn = rps.summaryMetric = rps.id;
     // The protocol's own word: ab's requests, memtier's ops, netperf's transactions.
     rps.cliKeys = {QStringLiteral("requests_per_second"), QStringLiteral("ops_per_second"),
-                   QStringLiteral("transactions_per_second"), QString()};
+                   QStringLiteral("transactions_per_second"), QString(),
+                   QStringLiteral("ops_per_second")};
     ResultField& transfer =
         b.add("transfer_rate_kib_s", FieldType::Real, "KiB/s", [](const PointResult& r) {
             return rate(r, r.reportedTransferKiBps, r.transferRateKiBps());

@@ -56,7 +56,7 @@ struct ResultField {
     std::function<void(const JsonReader& object, QStringView key, PointResult& into)> read;
     // `loadscope-cli --json` key per command (indexed by TargetProtocol);
     // "object/key" nests one level. Empty: that command's JSON does not carry it.
-    std::array<QString, 4> cliKeys;
+    std::array<QString, kTargetProtocolCount> cliKeys;
     QString csvColumn;     // results CSV column; empty: not a column
     QString summaryMetric; // summary CSV "metric" (a MetricInfo id); empty: not compared
 

@@ -9,20 +9,28 @@
 // What the files that fill the result schema share; not for use elsewhere.
 namespace loadscope::app::schema_detail {
 
-using Keys = std::array<QString, 4>;
+using Keys = std::array<QString, kTargetProtocolCount>;
 
 inline constexpr double kUnbounded = std::numeric_limits<double>::max();
 
 // The same CLI key in every command.
 inline Keys every(const char* key) {
-    const QString k = QLatin1String(key);
-    return {k, k, k, k};
+    Keys keys;
+    keys.fill(QLatin1String(key));
+    return keys;
 }
 
 // A CLI key in one command only.
 inline Keys only(TargetProtocol protocol, const char* key) {
     Keys keys;
     keys[static_cast<size_t>(protocol)] = QLatin1String(key);
+    return keys;
+}
+
+// A CLI key in the two commands of memtier's workload model, memcache and redis.
+inline Keys memtierCommands(const char* key) {
+    Keys keys = only(TargetProtocol::Memcache, key);
+    keys[static_cast<size_t>(TargetProtocol::Redis)] = QLatin1String(key);
     return keys;
 }
 

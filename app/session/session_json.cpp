@@ -201,6 +201,9 @@ QJsonObject targetToJson(const Target& target) {
         json.insert(QStringLiteral("tcp-stream"),
                     QJsonObject{{QStringLiteral("chunkSize"), target.tcpStream.chunkSize}});
         break;
+    case TargetProtocol::Redis:
+        json.insert(QStringLiteral("redis"), redisToJson(target.redis));
+        break;
     }
     if (target.lab)
         json.insert(QStringLiteral("lab"), labPlacementToJson(*target.lab));
@@ -267,6 +270,10 @@ Target targetFromJson(const JsonReader& json) {
         if (const auto options = json.optionalObject(u"tcp-stream"))
             target.tcpStream.chunkSize =
                 int(options->integer(u"chunkSize", 1, kMaxMessageSize, target.tcpStream.chunkSize));
+        break;
+    case TargetProtocol::Redis:
+        if (const auto options = json.optionalObject(u"redis"))
+            target.redis = redisFromJson(*options);
         break;
     }
     return target;

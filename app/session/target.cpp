@@ -31,11 +31,12 @@ struct ProtocolNames {
     const char* id;
 };
 
-constexpr std::array<ProtocolNames, 4> kProtocolNames{{
+constexpr std::array<ProtocolNames, kTargetProtocolCount> kProtocolNames{{
     {TargetProtocol::Http, "http"},
     {TargetProtocol::Memcache, "memcache"},
     {TargetProtocol::TcpRr, "tcp-rr"},
     {TargetProtocol::TcpStream, "tcp-stream"},
+    {TargetProtocol::Redis, "redis"},
 }};
 
 } // namespace
@@ -87,14 +88,15 @@ const std::vector<QString>& labModeIds() {
 const std::vector<QString>& labServerKinds() {
     static const std::vector<QString> kinds{QStringLiteral("http"),   QStringLiteral("echo"),
                                             QStringLiteral("sink"),   QStringLiteral("nginx"),
-                                            QStringLiteral("apache"), QStringLiteral("memcached")};
+                                            QStringLiteral("apache"), QStringLiteral("memcached"),
+                                            QStringLiteral("redis")};
     return kinds;
 }
 
 const std::vector<TargetProtocol>& targetProtocols() {
     static const std::vector<TargetProtocol> protocols{
         TargetProtocol::Http, TargetProtocol::Memcache, TargetProtocol::TcpRr,
-        TargetProtocol::TcpStream};
+        TargetProtocol::TcpStream, TargetProtocol::Redis};
     return protocols;
 }
 

@@ -3,6 +3,7 @@
 #include <QJsonObject>
 #include <QString>
 #include <QUuid>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -36,10 +37,18 @@ std::optional<DeploymentMode> deploymentModeFromId(QStringView id);
 // Human label for pickers: "Container (NAT port mapping)".
 QString deploymentModeTitle(DeploymentMode mode);
 
-enum class TargetProtocol { Http, Memcache, TcpRr, TcpStream };
+enum class TargetProtocol {
+    Http,
+    Memcache,
+    TcpRr,
+    TcpStream,
+    Redis,
+};
+// How many there are: the size of what is kept per protocol (a CLI key per command).
+inline constexpr size_t kTargetProtocolCount = 5;
 
 const std::vector<TargetProtocol>& targetProtocols();
-// "http", "memcache", "tcp-rr", "tcp-stream".
+// "http", "memcache", "tcp-rr", "tcp-stream", "redis".
 QString targetProtocolId(TargetProtocol protocol);
 std::optional<TargetProtocol> targetProtocolFromId(QStringView id);
 
@@ -90,6 +99,29 @@ struct MemcacheOptions {
     friend bool operator==(const MemcacheOptions&, const MemcacheOptions&) = default;
 };
 
+// One of memtier_benchmark's --command, with its --command-ratio and
+// --command-key-pattern.
+struct RedisCommand {
+    QString command;                          // "SET __key__ __data__", quoted as memtier takes it
+    int ratio = 1;                            // sent this many times in a row
+    QString keyPattern = QStringLiteral("R"); // of its __key__ words: R, S or G
+
+    friend bool operator==(const RedisCommand&, const RedisCommand&) = default;
+};
+
+// A Redis target: memtier_benchmark's -P redis on the memcache workload model
+// (--ratio of SET:GET, --key-pattern, the key range and prefix, -d, --pipeline,
+// the preload), or arbitrary commands that replace the SET:GET mix.
+struct RedisOptions {
+    MemcacheOptions workload;
+    // memtier -P: "redis" (RESP2 without a handshake), "resp2" or "resp3"
+    // (HELLO 2 or HELLO 3 opens every connection).
+    QString protocol = QStringLiteral("redis");
+    std::vector<RedisCommand> commands;
+
+    friend bool operator==(const RedisOptions&, const RedisOptions&) = default;
+};
+
 struct TcpRrOptions {
     int requestSize = 1; // netperf -r REQ,RESP
     int responseSize = 1;
@@ -126,12 +158,13 @@ struct LabPlacement {
 
 // The modes the lab can be asked for: every deploymentModeId() but "custom".
 const std::vector<QString>& labModeIds();
-// The servers the lab runs: "http", "echo", "sink", "nginx", "apache", "memcached".
+// The servers the lab runs: "http", "echo", "sink", "nginx", "apache", "memcached",
+// "redis".
 const std::vector<QString>& labServerKinds();
 
 // One server in one deployment mode. Plain value.
 //
-// All four option structs are kept so that switching the protocol in an editor
+// Every option struct is kept so that switching the protocol in an editor
 // and back loses nothing; only the active protocol's options are meaningful
 // (and only those are saved).
 struct Target {
@@ -141,8 +174,8 @@ struct Target {
     QString customMode; // the user's words when mode == Custom
     QString colour;     // "#rrggbb"; kept as text so the model stays free of QtGui
     TargetProtocol protocol = TargetProtocol::Http;
-    // Where to connect, "HOST:PORT" (or "[v6]:PORT"). memcache, tcp-rr and
-    // tcp-stream need it. For http it may stay empty, meaning the URL's host
+    // Where to connect, "HOST:PORT" (or "[v6]:PORT"). memcache, redis, tcp-rr
+    // and tcp-stream need it. For http it may stay empty, meaning the URL's host
     // and port; when set, the connection goes there while the URL still gives
     // the Host header and path (so one URL can be measured through several
     // network paths).
@@ -160,6 +193,7 @@ struct Target {
     MemcacheOptions memcache;
     TcpRrOptions tcpRr;
     TcpStreamOptions tcpStream;
+    RedisOptions redis;
     // Set for a lab target: the sweep runs it through the lab's load agent, at
     // the address the lab reports (`address` and the URL's host are replaced).
     std::optional<LabPlacement> lab;

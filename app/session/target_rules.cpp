@@ -3,6 +3,7 @@
 #include "app/common/printable_text.h"
 #include "app/session/target.h"
 #include "engine/memcache_protocol.h"
+#include "engine/redis_protocol.h"
 
 #include <QRegularExpression>
 #include <QStringList>
@@ -170,6 +171,31 @@ Result<void> checkKeyPattern(const QString& pattern) {
         return invalidInput(QStringLiteral("key pattern wants SET:GET, each R, S or G (e.g. "
                                            "R:R), not '%1'")
                                 .arg(pattern));
+    return {};
+}
+
+Result<void> checkRedisProtocol(const QString& protocol) {
+    const QString p = protocol.trimmed();
+    if (p == QLatin1String("redis") || p == QLatin1String("resp2") || p == QLatin1String("resp3"))
+        return {};
+    return invalidInput(
+        QStringLiteral("Redis protocol '%1' is not one of redis, resp2 and resp3").arg(p));
+}
+
+Result<void> checkRedisCommand(const RedisCommand& command) {
+    std::vector<engine::RedisCommandArgument> arguments;
+    if (const auto problem = engine::parseRedisCommand(command.command.toStdString(), arguments))
+        return invalidInput(QStringLiteral("command '%1': %2")
+                                .arg(command.command, QString::fromStdString(*problem)));
+    if (command.ratio < 1 || command.ratio > kMaxRedisCommandRatio)
+        return invalidInput(QStringLiteral("command '%1': its ratio %2 is not 1 to %3")
+                                .arg(command.command)
+                                .arg(command.ratio)
+                                .arg(kMaxRedisCommandRatio));
+    const QString pattern = command.keyPattern.trimmed().toUpper();
+    if (pattern.size() != 1 || !engine::keyPatternFromLetter(pattern.front().toLatin1()))
+        return invalidInput(QStringLiteral("command '%1': key pattern '%2' is not R, S or G")
+                                .arg(command.command, command.keyPattern));
     return {};
 }
 

@@ -12,6 +12,7 @@
 namespace loadscope::app {
 
 struct HttpOptions;
+struct RedisCommand;
 
 // Where the load goes before name resolution.
 struct Endpoint {
@@ -85,6 +86,14 @@ struct MemcacheRatio {
 Result<MemcacheRatio> parseMemcacheRatio(const QString& text);
 // memtier's --key-pattern, SET:GET of R, S or G.
 Result<void> checkKeyPattern(const QString& pattern);
+
+// memtier_benchmark's -P for Redis: "redis", "resp2" or "resp3".
+Result<void> checkRedisProtocol(const QString& protocol);
+// memtier's --command-ratio goes up to this.
+inline constexpr int kMaxRedisCommandRatio = 1'000'000;
+// One --command: its words split as memtier splits them (quotes, __key__,
+// __data__), a ratio of 1 to kMaxRedisCommandRatio, a key pattern R, S or G.
+Result<void> checkRedisCommand(const RedisCommand& command);
 
 // ab's rule: a point ends after its requests, so it cannot open more
 // connections than it has requests.
