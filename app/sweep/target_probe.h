@@ -22,7 +22,7 @@ class ProbeWakeup;
 // a port costs seconds instead of a whole sweep.
 struct ProbeResult {
     bool ok = false;
-    QString serverSoftware;     // HTTP "Server" header, or "memcached 1.6.18"
+    QString serverSoftware;     // HTTP "Server" header, "memcached 1.6.18" or "redis 7.0.15"
     qint64 documentLength = -1; // HTTP body bytes of the probe response; -1 when none
     int statusCode = 0;         // HTTP status; 0 for the other protocols
     // The HTTP the answer came in: "HTTP/1.1" or "HTTP/1.0" (the status line's), "h2" (agreed
@@ -40,8 +40,9 @@ inline constexpr std::chrono::milliseconds kDefaultProbeTimeout{5000};
 
 // One probe of one target over Qt's asynchronous QTcpSocket: for http the
 // very request the engine will send (the builder's HttpProtocol writes the
-// bytes, its parser reads the response), memcached's "version", or a bare
-// connect for tcp-rr and tcp-stream. An HTTP/2 target must be answered in
+// bytes, its parser reads the response), memcached's "version", Redis's PING
+// (after the HELLO that -P resp2 and resp3 send; INFO server names the
+// version), or a bare connect for tcp-rr and tcp-stream. An HTTP/2 target must be answered in
 // HTTP/2: h2 agreed by ALPN, or HTTP/2 frames after the h2c preface; a server
 // that speaks only HTTP/1.1 is one line saying so. Everything is awaited on the caller's
 // event loop; nothing blocks it.
