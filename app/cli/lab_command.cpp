@@ -140,9 +140,9 @@ app::Result<app::lab::LabSpec> parseSandbox(const QCommandLineParser& parser,
         return app::invalidInput(
             kind.isEmpty()
                 ? QStringLiteral(
-                      "--server: which server? http, echo, sink, nginx, apache or memcached")
+                      "--server: which server? http, echo, sink, nginx, apache, memcached or redis")
                 : QStringLiteral("--server: unknown server '%1': expected http, echo, sink, nginx, "
-                                 "apache or memcached")
+                                 "apache, memcached or redis")
                       .arg(kind));
     spec.server.kind = *serverKind;
     for (const QString& pair : parser.values(QStringLiteral("server-opt"))) {
@@ -184,11 +184,11 @@ int runSandbox(const QStringList& arguments, const CliIo& io) {
                         "rootless-nat (short: host-network, nat, bridge, ovs)."),
          QStringLiteral("LIST")},
         {QStringLiteral("server"),
-         QStringLiteral("http, echo, sink (embedded), nginx, apache or memcached."),
+         QStringLiteral("http, echo, sink (embedded), nginx, apache, memcached or redis."),
          QStringLiteral("KIND")},
         {QStringLiteral("server-opt"),
          QStringLiteral("A server option: size=BYTES (http, nginx), request-size=N and\n"
-                        "response-size=N (echo), memory=MIB (memcached)."),
+                        "response-size=N (echo), memory=MIB (memcached, redis)."),
          QStringLiteral("KEY=VALUE")},
     });
     // Everything after "--" is the command, whatever it looks like.

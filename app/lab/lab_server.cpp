@@ -21,13 +21,14 @@ struct KindName {
     const char* id;
 };
 
-constexpr std::array<KindName, 6> kKinds{{
+constexpr std::array<KindName, 7> kKinds{{
     {LabServerKind::Http, "http"},
     {LabServerKind::Echo, "echo"},
     {LabServerKind::Sink, "sink"},
     {LabServerKind::Nginx, "nginx"},
     {LabServerKind::Apache, "apache"},
     {LabServerKind::Memcached, "memcached"},
+    {LabServerKind::Redis, "redis"},
 }};
 
 // Keys each kind takes, with the largest value it accepts.
@@ -41,6 +42,7 @@ std::vector<std::pair<QString, uint64_t>> optionKeys(LabServerKind kind) {
         return {{QStringLiteral("request-size"), 1u << 20},
                 {QStringLiteral("response-size"), 1u << 20}};
     case LabServerKind::Memcached:
+    case LabServerKind::Redis:
         return {{QStringLiteral("memory"), 65536}};
     case LabServerKind::Sink:
         return {};
@@ -270,6 +272,19 @@ Result<QString> labServerVersion(LabServerKind kind, const std::string& cliPath)
                 QStringLiteral("memcached is not installed (Debian package memcached)"));
         return firstLineOf({memcached, "-V"});
     }
+    case LabServerKind::Redis: {
+        const std::string redis = findInPath("redis-server");
+        if (redis.empty())
+            return makeError(
+                ErrorCode::Unreachable,
+                QStringLiteral("redis-server is not installed (Debian package redis-server)"));
+        // "Redis server v=7.0.15 sha=00000000:0 malloc=jemalloc-5.3.0 bits=64 build=..."
+        const QString line = firstLineOf({redis, "--version"});
+        const qsizetype at = line.indexOf(QLatin1String("v="));
+        return at < 0 ? line
+                      : QStringLiteral("redis %1")
+                            .arg(line.mid(at + 2).section(QLatin1Char(' '), 0, 0));
+    }
     case LabServerKind::Apache: {
         const std::string apache = findInPath("apache2");
         if (apache.empty())
@@ -345,6 +360,31 @@ Result<SpawnSpec> labServerCommand(const LabServerSpec& spec, const ModeEndpoint
                         "root",
                         "-m",
                         option(spec, QStringLiteral("memory"), QStringLiteral("64")).toStdString()};
+        break;
+    case LabServerKind::Redis:
+        // No snapshot or log on disk, reachable from the client's namespace (protected mode
+        // would refuse it without a password); as memcached -m, a memory bound past which
+        // the least recently used keys go.
+        command.argv = {"redis-server",
+                        "--bind",
+                        endpoint.bindAddress,
+                        "--port",
+                        port,
+                        "--save",
+                        "",
+                        "--appendonly",
+                        "no",
+                        "--protected-mode",
+                        "no",
+                        "--daemonize",
+                        "no",
+                        "--dir",
+                        workDir,
+                        "--maxmemory",
+                        option(spec, QStringLiteral("memory"), QStringLiteral("64")).toStdString() +
+                            "mb",
+                        "--maxmemory-policy",
+                        "allkeys-lru"};
         break;
     case LabServerKind::Apache: {
         auto config = writeWebServerFiles(spec, workDir, "apache-" + std::to_string(index),

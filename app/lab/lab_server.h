@@ -15,17 +15,25 @@ namespace loadscope::app::lab {
 
 // The servers the lab runs, the same one in every mode: the embedded ones, or a Debian
 // package's with a configuration the lab writes.
-enum class LabServerKind { Http, Echo, Sink, Nginx, Apache, Memcached };
+enum class LabServerKind {
+    Http,
+    Echo,
+    Sink,
+    Nginx,
+    Apache,
+    Memcached,
+    Redis,
+};
 
 const std::vector<LabServerKind>& labServerKinds();
-// "http", "echo", "sink", "nginx", "apache", "memcached".
+// "http", "echo", "sink", "nginx", "apache", "memcached", "redis".
 QString labServerKindId(LabServerKind kind);
 std::optional<LabServerKind> labServerKindFromId(QStringView id);
 
 struct LabServerSpec {
     LabServerKind kind = LabServerKind::Http;
     // --server-opt KEY=VALUE, in order: http, nginx and apache "size" (document bytes), echo
-    // "request-size" and "response-size", memcached "memory" (MiB).
+    // "request-size" and "response-size", memcached and redis "memory" (MiB).
     std::vector<std::pair<QString, QString>> options;
 };
 
