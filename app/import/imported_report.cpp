@@ -9,12 +9,23 @@ ResultSource importedSource(const ImportedReport& report, const QString& file,
 }
 
 QString ImportedReport::protocolId() const {
-    if (tool == QLatin1StringView("memtier_benchmark"))
-        return QStringLiteral("memcache");
+    if (tool == QLatin1StringView("memtier_benchmark")) {
+        const bool redis = memtierProtocol == QLatin1StringView("redis") ||
+                           memtierProtocol == QLatin1StringView("resp2") ||
+                           memtierProtocol == QLatin1StringView("resp3");
+        return redis ? QStringLiteral("redis") : QStringLiteral("memcache");
+    }
     if (tool == QLatin1StringView("netperf"))
         return test == QLatin1StringView("TCP_STREAM") ? QStringLiteral("tcp-stream")
                                                        : QStringLiteral("tcp-rr");
     return QStringLiteral("http");
+}
+
+bool ImportedReport::fitsProtocol(const QString& protocol) const {
+    if (protocol == protocolId())
+        return true;
+    return tool == QLatin1StringView("memtier_benchmark") && memtierProtocol.isEmpty() &&
+           protocol == QLatin1StringView("redis");
 }
 
 QString ImportedReport::description() const {
@@ -23,6 +34,8 @@ QString ImportedReport::description() const {
         text += QLatin1Char(' ') + test;
     if (!version.isEmpty())
         text += QLatin1Char(' ') + version;
+    if (!memtierProtocol.isEmpty())
+        text += QStringLiteral(" -P ") + memtierProtocol;
     QStringList parts;
     parts << (concurrency ? QStringLiteral("concurrency %1").arg(*concurrency)
                           : QStringLiteral("concurrency unknown"));
