@@ -40,6 +40,8 @@ QString protocolTitle(TargetProtocol protocol) {
         return QObject::tr("TCP request/response (as netperf TCP_RR)");
     case TargetProtocol::TcpStream:
         return QObject::tr("TCP stream (as netperf TCP_STREAM)");
+    case TargetProtocol::Redis:
+        return QObject::tr("Redis, RESP2 or RESP3 (as memtier_benchmark -P redis)");
     }
     return {};
 }
@@ -126,6 +128,9 @@ void TargetEditor::buildCommonFields() {
             break;
         case TargetProtocol::TcpStream:
             page = new TcpStreamOptionsForm;
+            break;
+        case TargetProtocol::Redis:
+            page = new MemcacheOptionsForm(TargetProtocol::Redis);
             break;
         }
         connect(page, &ProtocolOptionsForm::edited, this, &TargetEditor::applyFields);
