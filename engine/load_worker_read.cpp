@@ -23,7 +23,7 @@ int64_t LoadWorker::arrivalNs(Connection& c, int64_t now, int64_t realNow, int64
     return std::clamp(now - age, earliest, now);
 }
 
-LoadWorker::Received LoadWorker::receive(Connection& c, int flags) {
+LoadWorker::Received LoadWorker::receive(Connection& c, int flags, size_t length) {
     int64_t arrivedRealNs = 0;
     Received r;
     if (c.tls) {
@@ -31,9 +31,9 @@ LoadWorker::Received LoadWorker::receive(Connection& c, int flags) {
         if (c.stampedReceives && r.n > 0)
             arrivedRealNs = c.tls->arrivalRealNs();
     } else if (c.stampedReceives) {
-        r.n = receiveStamped(c.fd, m_readBuffer.get(), kReadBufferBytes, flags, arrivedRealNs);
+        r.n = receiveStamped(c.fd, m_readBuffer.get(), length, flags, arrivedRealNs);
     } else {
-        r.n = ::recv(c.fd, m_readBuffer.get(), kReadBufferBytes, flags);
+        r.n = ::recv(c.fd, m_readBuffer.get(), length, flags);
     }
     r.error = errno;
     const int64_t realNow = arrivedRealNs > 0 ? realtimeNs() : 0;
@@ -42,9 +42,32 @@ LoadWorker::Received LoadWorker::receive(Connection& c, int flags) {
     return r;
 }
 
+uint64_t LoadWorker::discardable(const Connection& c) const {
+    // A body shorter than this costs less to copy than a read of its own.
+    constexpr uint64_t kDiscardFromBytes = kReadBufferBytes / 4;
+    // One read discards at most this much: a body that runs to the close has no end to ask for.
+    constexpr uint64_t kMostDiscardedAtOnce = uint64_t(1) << 30;
+    if (c.tls || c.mux || c.count == 0)
+        return 0;
+    const uint64_t skippable = c.session->skippableBytes();
+    return skippable < kDiscardFromBytes ? 0 : std::min(skippable, kMostDiscardedAtOnce);
+}
+
 void LoadWorker::onReadable(Connection& c, bool peerClosing) {
     for (;;) {
-        const Received r = receive(c, MSG_DONTWAIT);
+        // Body bytes the session only counts are taken from the socket without
+        // a copy: the copy to user space was most of a large response's cost.
+        if (const uint64_t length = discardable(c)) {
+            const Received r = receive(c, MSG_DONTWAIT | MSG_TRUNC, size_t(length));
+            if (r.n < 0 && r.error == EINTR)
+                continue;
+            if (!onDiscarded(c, r.n, r.error, r.atNs))
+                return;
+            if (uint64_t(r.n) < length && !peerClosing)
+                return;
+            continue;
+        }
+        const Received r = receive(c, MSG_DONTWAIT, kReadBufferBytes);
         if (r.n < 0 && r.error == EINTR)
             continue;
         if (!onReceived(c, r.n, r.error, r.atNs))
@@ -115,6 +138,21 @@ bool LoadWorker::onReceived(Connection& c, ssize_t n, int error, int64_t now) {
     return true;
 }
 
+bool LoadWorker::onDiscarded(Connection& c, ssize_t n, int error, int64_t now) {
+    if (n <= 0)
+        return onReceived(c, n, error, now); // the end of the stream or an error, as any read
+    InFlight& head = c.front();
+    if (head.firstByteNs == 0)
+        head.firstByteNs = now;
+    head.bytesReceived += uint64_t(n);
+    const FeedResult r = c.session->skip(uint64_t(n));
+    if (r.status != FeedResult::Status::Complete)
+        return true;
+    const int fd = c.fd;
+    completeHead(c, r.info, now);
+    return c.fd == fd; // false: the connection was closed or replaced
+}
+
 bool LoadWorker::awaitingSoleResponse() const {
     const Connection* c = m_soleConnection;
     return c && c->blockingReads && c->state == Connection::State::Open && c->count > 0 &&
@@ -128,7 +166,7 @@ int64_t LoadWorker::awaitSoleResponse() {
     // the server the saved system call is a tenth of a transaction. Used
     // while m_waitChooser finds it the faster of the two.
     Connection& c = *m_soleConnection;
-    const Received r = receive(c, 0);
+    const Received r = receive(c, 0, kReadBufferBytes);
     const int64_t woke = m_clockNs;
     if (onReceived(c, r.n, r.error, r.atNs) && size_t(r.n) == kReadBufferBytes)
         onReadable(c, false);

@@ -57,6 +57,17 @@ public:
     // returns Malformed when a response was cut short, NeedMore when none was
     // in progress.
     virtual FeedResult finishAtEof() = 0;
+    // How many of the bytes to come the session only counts, never looks at
+    // (what is left of a body of known length, or of a body that runs to the
+    // close), so that the engine may take them from the socket without
+    // copying them (recv with MSG_TRUNC); 0 when the next byte matters.
+    virtual uint64_t skippableBytes() const { return 0; }
+    // Consumes `n` such bytes (at most skippableBytes()) as feed() would
+    // consume them: Complete when they end the response, else NeedMore.
+    virtual FeedResult skip(uint64_t n) {
+        (void)n;
+        return {};
+    }
     // A new connection starts: forget partial responses and outstanding requests.
     virtual void resetConnection() = 0;
 
