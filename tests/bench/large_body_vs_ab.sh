@@ -113,6 +113,7 @@ us=$((1000000 / requests)) # seconds per run -> us per request
 echo
 printf '%-10s %9s %10s %8s %8s %10s %10s %14s\n' tool "req/s" "client us" user sys "nginx us" "softirq us" "client+nginx"
 for tool in ab loadscope; do
+  # shellcheck disable=SC2016 # awk fields
   printf '%-10s %9s %10s %8s %8s %10s %10s %14s\n' "$tool" "$(median_of "$tool" '$1')" \
     "$(median_of "$tool" "(\$2 + \$3) * $us")" "$(median_of "$tool" "\$2 * $us")" \
     "$(median_of "$tool" "\$3 * $us")" "$(median_of "$tool" "\$4 * $us")" \
@@ -122,6 +123,7 @@ done
 read -r client_median client_low client_high <<<"$(bench_round_ratios loadscope ab '($2 + $3)')"
 # shellcheck disable=SC2016
 read -r both_median both_low both_high <<<"$(bench_round_ratios loadscope ab '($2 + $3 + $4)')"
+# shellcheck disable=SC2016
 read -r rate_median _ _ <<<"$(bench_round_ratios loadscope ab '$1')"
 echo "loadscope / ab by round: client CPU per request median $client_median ($client_low-$client_high)," \
   "client + nginx $both_median ($both_low-$both_high), req/s $rate_median"
