@@ -223,20 +223,20 @@ struct RedisRequestParts {
             data[i] = static_cast<char>('a' + i % 26);
         value = bulkString(data);
         if (spec.handshake != RedisHandshake::None) {
-            const char version = spec.handshake == RedisHandshake::Resp3 ? '3' : '2';
-            hello =
-                std::string("*2\r\n") + bulkString("HELLO") + bulkString(std::string(1, version));
+            const std::string version = spec.handshake == RedisHandshake::Resp3 ? "3" : "2";
+            hello = std::string("*2\r\n") + bulkString("HELLO") + bulkString(version);
+            helloName = "HELLO " + version;
         }
-        for (const RedisCommandSpec& spec_ : spec.commands) {
+        for (const RedisCommandSpec& given : spec.commands) {
             Command command;
-            command.ratio = std::max<uint32_t>(spec_.ratio, 1);
-            const std::string name = spec_.name();
+            command.ratio = std::max<uint32_t>(given.ratio, 1);
+            const std::string name = given.name();
             const auto known = std::find(operationNames.begin(), operationNames.end(), name);
             command.operation = static_cast<uint8_t>(known - operationNames.begin());
             if (known == operationNames.end())
                 operationNames.push_back(name);
-            std::string fixed = '*' + std::to_string(spec_.arguments.size()) + "\r\n";
-            for (const RedisCommandArgument& argument : spec_.arguments) {
+            std::string fixed = '*' + std::to_string(given.arguments.size()) + "\r\n";
+            for (const RedisCommandArgument& argument : given.arguments) {
                 if (argument.kind == RedisCommandArgument::Kind::Text) {
                     fixed += bulkString(argument.text);
                     continue;
@@ -285,8 +285,9 @@ struct RedisRequestParts {
     }
 
     KeyFormatter keys;
-    std::string value; // the value as a bulk string, "$<d>\r\n<d bytes>\r\n"
-    std::string hello; // HELLO 2 or HELLO 3; empty for plain RESP2
+    std::string value;     // the value as a bulk string, "$<d>\r\n<d bytes>\r\n"
+    std::string hello;     // HELLO 2 or HELLO 3 as sent; empty for plain RESP2
+    std::string helloName; // "HELLO 3", for the report
     std::vector<Command> commands;
     std::vector<std::string> operationNames;
 
@@ -317,8 +318,8 @@ public:
                     return r;
                 }
                 if (r.info.errorReply) {
-                    m_sessionError =
-                        "the server refused " + helloName() + ": " + std::string(m_parser.error());
+                    m_sessionError = "the server refused " + m_parts->helloName + ": " +
+                                     std::string(m_parser.error());
                     return {FeedResult::Status::Malformed, before + r.consumed, {}};
                 }
                 m_awaitingHello = false;
@@ -395,10 +396,6 @@ protected:
     const RedisRequestParts& parts() const { return *m_parts; }
 
 private:
-    std::string helloName() const {
-        return m_parts->hello.find("\r\n3\r\n") != std::string::npos ? "HELLO 3" : "HELLO 2";
-    }
-
     std::shared_ptr<const RedisRequestParts> m_parts;
     const bool m_countsHits;
     RespReplyParser m_parser;
