@@ -122,6 +122,7 @@ void addMemcacheOptions(QCommandLineParser& parser) {
     addRateOptions(parser, false);
     addCpuRunOptions(parser);
     addWakeCoalescingOption(parser);
+    addAgentsOptions(parser);
 }
 
 struct MemcacheInvocation {
@@ -346,7 +347,7 @@ engine::RunResult preload(engine::LoadSpec spec, bool quiet, OneShotRunner& runn
     if (!quiet)
         std::fprintf(runner.io().err, "Preloading %llu keys\n",
                      static_cast<unsigned long long>(spec.requests));
-    return runner.run(std::move(spec), true);
+    return runner.run(std::move(spec), true, true);
 }
 
 } // namespace
@@ -382,7 +383,7 @@ int runMemcacheCommand(const QStringList& arguments, const CliIo& io) {
     }
     const OutputOptions& output = invocation.output;
 
-    OneShotRunner runner(io);
+    OneShotRunner runner(io, remoteLoadOf(invocation));
     if (preloadSpec) {
         const engine::RunResult loaded = preload(std::move(*preloadSpec), output.quiet, runner);
         if (loaded.unreachable) {

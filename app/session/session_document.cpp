@@ -7,6 +7,7 @@
 #include <QFileInfo>
 #include <QPointer>
 #include <QThreadPool>
+#include <algorithm>
 #include <utility>
 
 namespace loadscope::app {
@@ -133,6 +134,39 @@ void SessionDocument::setLab(const std::optional<LabSetup>& lab) {
         return;
     m_session.lab = lab;
     markEdited(false);
+}
+
+Result<void> SessionDocument::setHosts(const std::vector<Host>& hosts) {
+    for (size_t i = 0; i < hosts.size(); ++i) {
+        if (auto checked = checkHost(hosts[i]); !checked)
+            return checked;
+        for (size_t k = 0; k < i; ++k) {
+            if (hosts[k].name == hosts[i].name)
+                return invalidInput(QStringLiteral("two hosts are named '%1'").arg(hosts[i].name));
+        }
+    }
+    const auto has = [&hosts](const QString& name) {
+        return name.isEmpty() || std::any_of(hosts.begin(), hosts.end(),
+                                             [&name](const Host& h) { return h.name == name; });
+    };
+    for (const Target& target : m_session.targets) {
+        for (const QString& name : target.loadFrom) {
+            if (!has(name))
+                return invalidInput(QStringLiteral("target '%1' loads from host '%2'")
+                                        .arg(target.displayName(), name));
+        }
+        if (!has(target.serverHost))
+            return invalidInput(QStringLiteral("target '%1' has its server on host '%2'")
+                                    .arg(target.displayName(), target.serverHost));
+    }
+    if (m_session.lab && !has(m_session.lab->host))
+        return invalidInput(
+            QStringLiteral("the lab is built on host '%1'").arg(m_session.lab->host));
+    if (m_session.hosts == hosts)
+        return {};
+    m_session.hosts = hosts;
+    markEdited(false);
+    return {};
 }
 
 QUuid SessionDocument::addTarget(Target target) {

@@ -65,6 +65,10 @@ public:
     void setPlan(const SweepPlan& plan);
     // The deployment lab of the session's lab targets (nullopt: none).
     void setLab(const std::optional<LabSetup>& lab);
+    // The session's hosts; refused in one line, the session unchanged, when one
+    // breaks a rule of host.h, two share a name, or a target or the lab names a
+    // host the list no longer has.
+    Result<void> setHosts(const std::vector<Host>& hosts);
     // Adds a target (a fresh id is given when it has none) and returns its id.
     QUuid addTarget(Target target);
     // Replaces the target with the same id; false when there is none.

@@ -188,6 +188,19 @@ struct Target {
     // target's port. A lab target's server is the lab's own, so these go unused.
     int serverPid = 0;
     QString serverCgroup;
+    // The server on one of the session's hosts (Session::hosts, by name): its
+    // CPU, the host's softirq and other load are read there by that host's
+    // agent, serverPid and serverCgroup in that host's terms. Empty: this machine.
+    QString serverHost;
+    // The server found by name on its host when the sweep starts (the oldest
+    // process of that name, with its children), or a container's cgroup found
+    // through docker or podman there; instead of serverPid and serverCgroup.
+    QString serverProcess;
+    QString serverContainer;
+    // The hosts whose load agents send this target's load, over SSH, their
+    // results merged into the point's (DESIGN.md "Load from several hosts");
+    // empty: this machine alone.
+    std::vector<QString> loadFrom;
 
     HttpOptions http;
     MemcacheOptions memcache;

@@ -34,6 +34,8 @@ struct SweepRunner::Sweep {
     // The load agent of the lab targets, from before the first point to
     // after the last; not a child of the runner, as the runs.
     QPointer<AgentClient> agent;
+    // The agents of the session's hosts the sweep uses, as long; null without any.
+    QPointer<HostAgents> hosts;
 };
 
 namespace sweep_detail {

@@ -4,6 +4,7 @@
 
 #include "app/servers/echo_server.h"
 #include "app/session/session_document.h"
+#include "app/session/session_file.h"
 #include "app/sweep/sweep_runner.h"
 #include "engine/progress.h"
 #include "tests/app/session_test_data.h"
@@ -24,7 +25,9 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QValueAxis>
 
@@ -79,6 +82,7 @@ private Q_SLOTS:
     void logNotesTellNoiseFromErrors();
     void buttonsFollowTheSession();
     void hintFollowsTheSession();
+    void labSessionSaysBeforeStartWhereItLookedForTheCli();
     void liveChartsFollowSnapshots();
     void startRunsTheSweepWithLiveCharts();
     void stopEndsTheSweepAndResumeFinishesIt();
@@ -198,6 +202,41 @@ void TestRunPage::hintFollowsTheSession() {
     document.reset(test::twoTargetSession());
     ui::RunPage fresh(&document, &runner);
     QVERIFY(fresh.findChild<QLabel*>(QStringLiteral("runStatus"))->text().isEmpty());
+}
+
+// A lab session needs loadscope-cli to build its lab: without one beside this
+// program or on PATH, Start stays off and the page says where it looked, before
+// anything runs; once there is one on PATH, Start is offered.
+void TestRunPage::labSessionSaysBeforeStartWhereItLookedForTheCli() {
+    const QString beside =
+        QCoreApplication::applicationDirPath() + QStringLiteral("/loadscope-cli");
+    QVERIFY2(!QFile::exists(beside), qPrintable(beside));
+    QTemporaryDir path;
+    QVERIFY(path.isValid());
+    const QByteArray oldPath = qgetenv("PATH");
+    qputenv("PATH", path.path().toLocal8Bit());
+    const auto restore = qScopeGuard([&oldPath] { qputenv("PATH", oldPath); });
+
+    app::SessionDocument document;
+    app::SweepRunner runner(&document);
+    ui::RunPage page(&document, &runner);
+    auto lab = app::loadExampleSession(QStringLiteral("lab-tcp-rr"));
+    QVERIFY(lab);
+    document.reset(*lab);
+    QVERIFY(!button(page, "startButton")->isEnabled());
+    QCOMPARE(statusText(page),
+             QStringLiteral("The lab cannot be started: loadscope-cli is not beside this program "
+                            "(%1) nor on PATH (%2)")
+                 .arg(beside, path.path()));
+
+    QFile cli(path.filePath(QStringLiteral("loadscope-cli")));
+    QVERIFY(cli.open(QIODevice::WriteOnly));
+    cli.write("#!/bin/sh\nexit 2\n");
+    cli.close();
+    QVERIFY(cli.setPermissions(cli.permissions() | QFile::ExeOwner));
+    document.reset(*lab);
+    QVERIFY(button(page, "startButton")->isEnabled());
+    QVERIFY2(statusText(page).isEmpty(), qPrintable(statusText(page)));
 }
 
 void TestRunPage::liveChartsFollowSnapshots() {

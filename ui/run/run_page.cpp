@@ -334,7 +334,21 @@ void RunPage::sweepFinished(const app::SweepOutcome& outcome) {
 void RunPage::updateButtons() {
     const bool running = m_busy || m_asking || m_runner->isRunning();
     const app::Session& session = m_document->session();
-    const bool runnable = !session.targets.empty() && app::validateSweepPlan(session.plan).ok();
+    QString cannotRun;
+    bool cannotRunIsError = false;
+    if (session.targets.empty()) {
+        cannotRun = tr("Add targets on the Targets page to run a sweep.");
+    } else if (const auto plan = app::validateSweepPlan(session.plan); !plan) {
+        cannotRun = plan.error().message;
+    } else if (std::any_of(session.targets.begin(), session.targets.end(),
+                           [](const app::Target& target) { return target.lab.has_value(); })) {
+        // Said before Start, not at its failure: where the window looked for the CLI.
+        if (const auto cli = m_runner->labCli(); !cli) {
+            cannotRun = tr("The lab cannot be started: %1").arg(cli.error().message);
+            cannotRunIsError = true;
+        }
+    }
+    const bool runnable = cannotRun.isEmpty();
     // Points and done points once: this runs on every change of the session.
     const std::vector<app::SweepPoint> points = app::sweepPoints(session);
     const app::DonePoints done(session);
@@ -352,8 +366,7 @@ void RunPage::updateButtons() {
     if (running || m_currentPoint >= 0)
         return;
     if (!runnable) {
-        showStatus(session.targets.empty() ? tr("Add targets on the Targets page to run a sweep.")
-                                           : app::validateSweepPlan(session.plan).error().message);
+        showStatus(cannotRun, cannotRunIsError);
         m_statusIsHint = true;
     } else if (m_statusIsHint) {
         showStatus(QString());

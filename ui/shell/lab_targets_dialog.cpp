@@ -12,6 +12,7 @@
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QJsonArray>
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
@@ -19,6 +20,7 @@
 #include <QStandardItemModel>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <chrono>
 #include <set>
 
 namespace loadscope::ui {
@@ -86,7 +88,23 @@ LabTargetsDialog::LabTargetsDialog(app::SessionDocument* document, QWidget* pare
         break;
     }
 
+    m_host = new QComboBox;
+    m_host->setObjectName(QStringLiteral("labHostCombo"));
+    m_host->addItem(tr("This machine"), QString());
+    for (const app::Host& host : session.hosts)
+        m_host->addItem(QStringLiteral("%1 (%2)").arg(host.name, host.destination), host.name);
+    if (session.lab && !session.lab->host.isEmpty())
+        m_host->setCurrentIndex(std::max(0, m_host->findData(session.lab->host)));
+    m_host->setToolTip(wrappedToolTip(
+        tr("Where the lab is built: this machine, or one of the session's hosts (Targets ▸ "
+           "Hosts…), where the sandbox, its servers and the load agent then run over ssh while "
+           "this window drives them. One lab for every lab target.")));
+    connect(m_host, &QComboBox::currentIndexChanged, this, &LabTargetsDialog::checkMachine);
+
     auto* form = new QFormLayout;
+    auto* hostLabel = new QLabel(tr("&Build on:"));
+    hostLabel->setBuddy(m_host);
+    form->addRow(hostLabel, m_host);
     auto* serverLabel = new QLabel(tr("&Server:"));
     serverLabel->setBuddy(m_server);
     form->addRow(serverLabel, m_server);
@@ -136,11 +154,23 @@ LabTargetsDialog::LabTargetsDialog(app::SessionDocument* document, QWidget* pare
     choiceChanged();
 }
 
+QString LabTargetsDialog::hostName() const {
+    return m_host->currentData().toString();
+}
+
 void LabTargetsDialog::checkMachine() {
     m_known = false;
     fillModes();
+    const app::Host* host = m_document ? m_document->session().findHost(hostName()) : nullptr;
+    if (host) {
+        m_check.cancel();
+        QCoro::connect(checkHost(*host, ++m_hostRound), this, [] {});
+        return;
+    }
     // Computed here: the worker must not ask QCoreApplication.
-    const std::string cli = app::defaultCliPath().toStdString();
+    // Without one, the embedded servers say that the executable is not known.
+    const app::Result<QString> found = app::findCli();
+    const std::string cli = found ? found->toStdString() : std::string();
     m_check.start(
         [cli](const app::JobCheck&) {
             return LabAvailability{app::lab::checkModes(), app::lab::checkServers(cli)};
@@ -148,8 +178,42 @@ void LabTargetsDialog::checkMachine() {
         [this](const LabAvailability& availability) { setAvailability(availability); });
 }
 
+QCoro::Task<> LabTargetsDialog::checkHost(app::Host host, quint64 round) {
+    QPointer<LabTargetsDialog> alive(this);
+    m_status->setText(tr("Checking what the lab can build on %1…").arg(host.name));
+    // Made before the co_await: GCC destroys a co_await operand's temporaries twice.
+    auto checking = app::checkHostOverSsh(host, m_ssh, true, app::kDefaultMaxClockOffsetMs,
+                                          std::chrono::seconds(20));
+    const app::HostCheck checked = co_await checking;
+    if (!alive || round != m_hostRound)
+        co_return;
+    setAvailability(availabilityOf(checked));
+}
+
+LabAvailability LabTargetsDialog::availabilityOf(const app::HostCheck& checked) {
+    LabAvailability availability;
+    if (checked.lab.isEmpty()) {
+        availability.modes =
+            app::invalidInput(checked.error.isEmpty() ? checked.labError : checked.error);
+        return availability;
+    }
+    std::vector<app::lab::ModeAvailability> modes;
+    for (const QJsonValue& mode : checked.lab.value(u"modes").toArray()) {
+        if (const auto known = app::lab::labModeFromId(mode[u"mode"].toString()))
+            modes.push_back({*known, mode[u"available"].toBool(), mode[u"reason"].toString()});
+    }
+    availability.modes = modes;
+    for (const QJsonValue& server : checked.lab.value(u"servers").toArray()) {
+        if (const auto kind = app::lab::labServerKindFromId(server[u"server"].toString()))
+            availability.servers.push_back(
+                {*kind, server[u"available"].toBool(), server[u"detail"].toString()});
+    }
+    return availability;
+}
+
 void LabTargetsDialog::setAvailability(const LabAvailability& availability) {
     m_check.cancel(); // an answer given by hand replaces the one on its way
+    ++m_hostRound;
     m_availability = availability;
     m_known = true;
     fillModes();
@@ -314,6 +378,7 @@ void LabTargetsDialog::accept() {
     }
     // The document's own edits, as "Add" makes them (the first target of an empty session
     // becomes its baseline there), as one step to undo.
+    edit->lab.host = hostName();
     SessionEdits::of(m_document)->addLabTargets(std::move(edit->targets), edit->lab);
     QDialog::accept();
 }

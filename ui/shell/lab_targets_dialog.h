@@ -4,7 +4,11 @@
 #include "app/common/result.h"
 #include "app/lab/lab_targets.h"
 #include "app/lab/mode_check.h"
+#include "app/remote/host_agents.h"
+#include "app/remote/host_check.h"
+#include "app/remote/ssh_command.h"
 
+#include <QCoroTask>
 #include <QDialog>
 #include <QPointer>
 #include <vector>
@@ -44,8 +48,15 @@ public:
     explicit LabTargetsDialog(app::SessionDocument* document, QWidget* parent = nullptr);
 
     // Asks the machine on a worker thread (the checks build throwaway sandboxes and run the
-    // servers' -v); the list says so meanwhile and fills in when the answer arrives.
+    // servers' -v), or the host chosen to build on with `lab check` over ssh; the list says
+    // so meanwhile and fills in when the answer arrives.
     void checkMachine();
+    // How a host chosen to build on is reached (the user's ssh config by default).
+    void setSshOptions(const app::SshOptions& options) { m_ssh = options; }
+    // The session's host the lab is built on; empty: this machine.
+    QString hostName() const;
+    // What a host's check says the lab can build there.
+    static LabAvailability availabilityOf(const app::HostCheck& checked);
     // Shows `availability`; what checkMachine() ends with, and what a test calls instead.
     void setAvailability(const LabAvailability& availability);
     bool isChecking() const { return m_check.isRunning(); }
@@ -63,6 +74,7 @@ Q_SIGNALS:
     void availabilityChanged();
 
 private:
+    QCoro::Task<> checkHost(app::Host host, quint64 round);
     void fillModes();
     void fillServers();
     void choiceChanged();
@@ -73,6 +85,9 @@ private:
     LabAvailability m_availability;
     bool m_known = false; // m_availability is an answer, not the default
 
+    app::SshOptions m_ssh;
+    quint64 m_hostRound = 0; // a later check or answer drops a host's answer on its way
+    QComboBox* m_host = nullptr;
     QListWidget* m_modes = nullptr;
     QComboBox* m_server = nullptr;
     QSpinBox* m_mtu = nullptr;

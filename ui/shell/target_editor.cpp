@@ -21,6 +21,7 @@
 #include <QLineEdit>
 #include <QStackedWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace loadscope::ui {
 
@@ -143,6 +144,7 @@ void TargetEditor::buildCommonFields() {
     optionsLayout->addWidget(m_targetError);
     outer->addWidget(options);
     outer->addWidget(buildServerCpuFields());
+    outer->addWidget(buildHostFields());
     outer->addStretch();
 
     connect(m_name, &QLineEdit::textEdited, this, &TargetEditor::applyFields);
@@ -215,6 +217,93 @@ bool TargetEditor::applyServerCpuFields(Target& edited) {
     return ok;
 }
 
+QWidget* TargetEditor::buildHostFields() {
+    auto* group = new QGroupBox(tr("Hosts"));
+    group->setObjectName(QStringLiteral("hostsGroup"));
+    auto* form = new QFormLayout(group);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    const auto addField = [this, form](const QString& name, const QString& label,
+                                       const QString& placeholder, const QString& tip,
+                                       FieldError** error) {
+        auto* edit = new QLineEdit;
+        edit->setObjectName(name + QStringLiteral("Edit"));
+        edit->setPlaceholderText(placeholder);
+        edit->setToolTip(wrappedToolTip(tip));
+        *error = new FieldError;
+        (*error)->setObjectName(name + QStringLiteral("Error"));
+        addFormRow(form, label, edit, *error);
+        connect(edit, &QLineEdit::textEdited, this, &TargetEditor::applyFields);
+        return edit;
+    };
+    m_loadFrom = addField(
+        QStringLiteral("loadFrom"), tr("&Load from:"), tr("this machine"),
+        tr("The session's hosts (Targets ▸ Hosts…) that send this target's load, comma-separated: "
+           "each gets its share of the connections and rate, all start together, and their "
+           "results merge exactly. Empty: this machine."),
+        &m_loadFromError);
+    m_serverHost = addField(
+        QStringLiteral("serverHost"), tr("Server &host:"), tr("this machine"),
+        tr("The session's host the server runs on: its CPU, the host's softirq and other load "
+           "are read there over each point (with the PID or cgroup above, or the process or "
+           "container below, in that host's terms)."),
+        &m_serverHostError);
+    m_serverProcess = addField(
+        QStringLiteral("serverProcess"), tr("Server p&rocess:"), tr("e.g. nginx"),
+        tr("The server found by its name on its host when the sweep starts: the oldest process "
+           "of that name, with its children."),
+        &m_serverProcessError);
+    m_serverContainer = addField(
+        QStringLiteral("serverContainer"), tr("Server con&tainer:"), tr("e.g. web-1"),
+        tr("A container whose cgroup is the server's, found through docker or podman on the "
+           "server's host."),
+        &m_serverContainerError);
+    return group;
+}
+
+bool TargetEditor::applyHostFields(Target& edited) {
+    const app::Session* session = m_document ? &m_document->session() : nullptr;
+    const auto hostProblem = [session](const QString& name) -> QString {
+        if (auto checked = app::checkHostName(name); !checked)
+            return checked.error().message;
+        if (session && !session->findHost(name))
+            return tr("the session has no host '%1' (Targets ▸ Hosts…)").arg(name);
+        return {};
+    };
+    std::vector<QString> loadFrom;
+    QString loadFromProblem;
+    for (const QString& part : m_loadFrom->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const QString name = part.trimmed();
+        if (name.isEmpty())
+            continue;
+        if (loadFromProblem.isEmpty())
+            loadFromProblem = hostProblem(name);
+        if (loadFromProblem.isEmpty() &&
+            std::find(loadFrom.begin(), loadFrom.end(), name) != loadFrom.end())
+            loadFromProblem = tr("host '%1' is named twice").arg(name);
+        loadFrom.push_back(name);
+    }
+    m_loadFromError->setMessage(loadFromProblem);
+    const QString serverHost = m_serverHost->text().trimmed();
+    m_serverHostError->setMessage(serverHost.isEmpty() ? QString() : hostProblem(serverHost));
+    const QString process = m_serverProcess->text().trimmed();
+    const auto processChecked = app::checkServerProcessName(process);
+    m_serverProcessError->setMessage(
+        process.isEmpty() || processChecked ? QString() : processChecked.error().message);
+    const QString container = m_serverContainer->text().trimmed();
+    const auto containerChecked = app::checkContainerName(container);
+    m_serverContainerError->setMessage(
+        container.isEmpty() || containerChecked ? QString() : containerChecked.error().message);
+    const bool ok = !m_loadFromError->hasMessage() && !m_serverHostError->hasMessage() &&
+                    !m_serverProcessError->hasMessage() && !m_serverContainerError->hasMessage();
+    if (ok) {
+        edited.loadFrom = std::move(loadFrom);
+        edited.serverHost = serverHost;
+        edited.serverProcess = process;
+        edited.serverContainer = container;
+    }
+    return ok;
+}
+
 ProtocolOptionsForm* TargetEditor::currentForm() const {
     return qobject_cast<ProtocolOptionsForm*>(m_forms->currentWidget());
 }
@@ -252,6 +341,16 @@ void TargetEditor::loadTarget(const Target& target) {
                               "server in it. The sweep reaches it at the address the lab gives "
                               "the mode; the address below only stands in until then.")
                                .arg(target.lab->mode, target.lab->server));
+    QStringList loadFrom;
+    for (const QString& host : target.loadFrom)
+        loadFrom << host;
+    m_loadFrom->setText(loadFrom.join(QStringLiteral(", ")));
+    m_serverHost->setText(target.serverHost);
+    m_serverProcess->setText(target.serverProcess);
+    m_serverContainer->setText(target.serverContainer);
+    // A lab target's load and server are the lab's.
+    for (QLineEdit* edit : {m_loadFrom, m_serverHost, m_serverProcess, m_serverContainer})
+        edit->setEnabled(!target.lab);
     m_loading = false;
 
     // A target read from a file may already be unusable: say so at once.
@@ -263,7 +362,8 @@ void TargetEditor::loadTarget(const Target& target) {
     }
     Target checked = target;
     const bool serverCpuOk = applyServerCpuFields(checked);
-    const bool fieldsOk = currentForm()->apply(checked) && serverCpuOk;
+    const bool hostsOk = applyHostFields(checked);
+    const bool fieldsOk = currentForm()->apply(checked) && serverCpuOk && hostsOk;
     m_targetError->setMessage(fieldsOk ? targetProblem(checked) : QString());
     setValid(fieldsOk && !m_targetError->hasMessage());
 }
@@ -305,9 +405,10 @@ void TargetEditor::applyFields() {
         edited.colour = m_colour->colour().name();
     edited.protocol = static_cast<TargetProtocol>(m_protocol->currentData().toInt());
 
-    // Both, so that each shows its own message.
+    // Each, so that each shows its own message.
     const bool serverCpuOk = applyServerCpuFields(edited);
-    const bool fieldsOk = currentForm()->apply(edited) && serverCpuOk;
+    const bool hostsOk = applyHostFields(edited);
+    const bool fieldsOk = currentForm()->apply(edited) && serverCpuOk && hostsOk;
     m_targetError->setMessage(fieldsOk ? targetProblem(edited) : QString());
     const bool valid = fieldsOk && !m_targetError->hasMessage();
     setValid(valid);

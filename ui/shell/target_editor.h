@@ -51,6 +51,9 @@ private:
     QWidget* buildServerCpuFields();
     // Reads the server CPU fields into `edited`; false while one is unusable.
     bool applyServerCpuFields(app::Target& edited);
+    // The session's hosts the load comes from and the server runs on.
+    QWidget* buildHostFields();
+    bool applyHostFields(app::Target& edited);
     void loadTarget(const app::Target& target);
     void followDocument();
     // Reads every field into a copy of the target and stores it when usable.
@@ -77,6 +80,14 @@ private:
     QLineEdit* m_serverCgroup = nullptr;
     FieldError* m_serverCgroupError = nullptr;
     QLabel* m_serverCpuWarning = nullptr;
+    QLineEdit* m_loadFrom = nullptr;
+    FieldError* m_loadFromError = nullptr;
+    QLineEdit* m_serverHost = nullptr;
+    FieldError* m_serverHostError = nullptr;
+    QLineEdit* m_serverProcess = nullptr;
+    FieldError* m_serverProcessError = nullptr;
+    QLineEdit* m_serverContainer = nullptr;
+    FieldError* m_serverContainerError = nullptr;
 };
 
 } // namespace loadscope::ui

@@ -1,5 +1,6 @@
 #include "ui/shell/targets_page.h"
 
+#include "app/agent/agent_safety.h"
 #include "app/session/session_document.h"
 #include "app/sweep/target_probe.h"
 #include "ui/common/field_error.h"
@@ -7,6 +8,7 @@
 #include "ui/common/plural.h"
 #include "ui/common/remembered_columns.h"
 #include "ui/common/vertical_scroll_area.h"
+#include "ui/shell/hosts_dialog.h"
 #include "ui/shell/lab_targets_dialog.h"
 #include "ui/shell/session_edits.h"
 #include "ui/shell/target_editor.h"
@@ -26,7 +28,7 @@
 #include <QStackedWidget>
 #include <QTableView>
 #include <QTimer>
-#include <QToolButton>
+#include <QToolBar>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -216,19 +218,18 @@ QWidget* TargetsPage::buildTargetList() {
     auto* layout = new QVBoxLayout(panel);
     layout->setContentsMargins(0, 0, 0, 0);
 
-    auto* buttons = new QHBoxLayout;
-    buttons->setSpacing(2);
+    // A tool bar rather than a row of buttons: in a narrow window the actions that do not fit
+    // go behind its extension arrow instead of widening the whole window.
+    auto* buttons = new QToolBar;
+    buttons->setObjectName(QStringLiteral("targetActionsBar"));
+    buttons->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    buttons->setIconSize(QSize(16, 16));
     for (QAction* action : targetActions()) {
-        auto* button = new QToolButton;
-        button->setDefaultAction(action);
-        button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-        button->setAutoRaise(true);
-        buttons->addWidget(button);
+        buttons->addAction(action);
         if (action == m_remove || action == m_moveDown || action == m_baseline)
-            buttons->addSpacing(10);
+            buttons->addSeparator();
     }
-    buttons->addStretch();
-    layout->addLayout(buttons);
+    layout->addWidget(buttons);
 
     m_table = new QTableView;
     m_table->setObjectName(QStringLiteral("targetTable"));
@@ -287,6 +288,10 @@ void TargetsPage::createActions() {
     m_addLab = make(tr("Add Lab Targets…"), QStringLiteral("network-workgroup"),
                     tr("Add targets the deployment lab builds: one per mode, same server"), {},
                     &TargetsPage::addLabTargets);
+    m_hosts = make(tr("Hosts…"), QStringLiteral("network-server"),
+                   tr("Your machines reached over ssh: to send load from, to measure a server "
+                      "on, to build the lab on"),
+                   {}, &TargetsPage::editHosts);
     m_duplicate =
         make(tr("Duplicate"), QStringLiteral("edit-copy"), tr("Add a copy of the selected target"),
              {QKeySequence(Qt::CTRL | Qt::Key_D)}, &TargetsPage::duplicateTarget);
@@ -306,6 +311,7 @@ void TargetsPage::createActions() {
                    {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P)}, &TargetsPage::probeTarget);
     m_add->setObjectName(QStringLiteral("addTargetAction"));
     m_addLab->setObjectName(QStringLiteral("addLabTargetsAction"));
+    m_hosts->setObjectName(QStringLiteral("hostsAction"));
     m_duplicate->setObjectName(QStringLiteral("duplicateTargetAction"));
     m_remove->setObjectName(QStringLiteral("removeTargetAction"));
     m_moveUp->setObjectName(QStringLiteral("moveTargetUpAction"));
@@ -315,7 +321,8 @@ void TargetsPage::createActions() {
 }
 
 QList<QAction*> TargetsPage::targetActions() const {
-    return {m_add, m_addLab, m_duplicate, m_remove, m_moveUp, m_moveDown, m_baseline, m_probe};
+    return {m_add,    m_addLab,   m_hosts,    m_duplicate, m_remove,
+            m_moveUp, m_moveDown, m_baseline, m_probe};
 }
 
 QUuid TargetsPage::selectedTargetId() const {
@@ -394,6 +401,13 @@ void TargetsPage::addLabTargets() {
     dialog->open();
 }
 
+void TargetsPage::editHosts() {
+    // Open, not exec(): a Check runs ssh in the background while the dialog shows.
+    auto* dialog = new HostsDialog(m_document, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
+}
+
 void TargetsPage::duplicateTarget() {
     const Target* selected = m_document->session().findTarget(selectedTargetId());
     if (!selected)
@@ -457,6 +471,13 @@ void TargetsPage::probeTarget() {
     const Target* target = m_document->session().findTarget(selectedTargetId());
     if (!target || m_probing || !m_editor->isValid())
         return;
+    // A lab target is not probed from here: the gate says why in one line.
+    if (auto allowed = app::checkConnection(*target, app::Connector::ThisProcess); !allowed) {
+        m_probeStatus->clear();
+        m_probeError->setMessage(allowed.error().message);
+        Q_EMIT probeFinished(target->id, allowed.error().message, false);
+        return;
+    }
     m_probing = true;
     updateActions();
     m_probeError->setMessage({});

@@ -26,7 +26,8 @@ class TargetEditor;
 class TargetTableModel;
 
 // The Targets page: the session's name and notes, the table of targets with
-// the actions on them (add, add lab targets, duplicate, remove, reorder, baseline, probe) and
+// the actions on them (add, add lab targets, the session's hosts, duplicate, remove, reorder,
+// baseline, probe) and
 // the editor of the selected one.
 class TargetsPage : public QWidget {
     Q_OBJECT
@@ -76,6 +77,7 @@ private:
 
     void addTarget();
     void addLabTargets();
+    void editHosts();
     void duplicateTarget();
     void removeTarget();
     void moveTarget(int offset);
@@ -96,6 +98,7 @@ private:
 
     QAction* m_add = nullptr;
     QAction* m_addLab = nullptr;
+    QAction* m_hosts = nullptr;
     QAction* m_duplicate = nullptr;
     QAction* m_remove = nullptr;
     QAction* m_moveUp = nullptr;
