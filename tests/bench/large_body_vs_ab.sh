@@ -35,7 +35,7 @@
 # fewer, larger reads the softirq charged to the client no longer exceeds ab's.
 #
 #   tests/bench/large_body_vs_ab.sh [path/to/loadscope-cli]
-#   ROUNDS=7 PLACEMENT=apart tests/bench/large_body_vs_ab.sh build/ci/app/cli/loadscope-cli
+#   ROUNDS=7 PLACEMENT=apart tests/bench/large_body_vs_ab.sh build/ci/bin/loadscope-cli
 #   SIZE=18874368 REQUESTS=100 tests/bench/large_body_vs_ab.sh   # the 18 MB file
 #
 # PLACEMENT: free (default), same (client and nginx on CPU 0) or apart (nginx

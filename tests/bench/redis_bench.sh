@@ -13,7 +13,7 @@
 # server less per op shows here.
 #
 #   tests/bench/redis_bench.sh [path/to/loadscope-cli]
-#   ROUNDS=5 SECONDS_PER_RUN=5 tests/bench/redis_bench.sh build/ci/app/cli/loadscope-cli
+#   ROUNDS=5 SECONDS_PER_RUN=5 tests/bench/redis_bench.sh build/ci/bin/loadscope-cli
 #   PROTOCOL=resp3 tests/bench/redis_bench.sh          # both tools with -P resp3
 #
 # memtier_benchmark comes from /work/shared/peers/build-peers.sh (MEMTIER=PATH
