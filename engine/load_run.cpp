@@ -117,10 +117,13 @@ void LoadRun::start() {
 }
 
 void LoadRun::cancel() noexcept {
-    if (!d->shared.stop.exchange(true)) {
-        std::lock_guard lock(d->mutex);
+    std::lock_guard lock(d->mutex);
+    // A run whose workers all ended by its own bounds is complete: a cancel
+    // that comes after (a Ctrl-C as the report is written) changes nothing.
+    if (d->started && d->workersRunning == 0)
+        return;
+    if (!d->shared.stop.exchange(true))
         d->cancelledAtNs = monotonicNs();
-    }
 }
 
 RunResult LoadRun::wait() {

@@ -101,9 +101,13 @@ private:
     // taken from the socket without being copied anywhere (TCP), and may be
     // more than the buffer holds.
     Received receive(Connection& c, int flags, size_t length);
-    // Reads until the socket is drained; `peerClosing`: the event said the
-    // peer closed or failed, so it reads on to the end of the stream.
+    // Reads until the socket is drained, or kReadsPerPass times, leaving the
+    // rest for the loop's next pass (deferRead); `peerClosing`: the event said
+    // the peer closed or failed, so it reads on to the end of the stream.
     void onReadable(Connection& c, bool peerClosing);
+    void deferRead(Connection& c, bool peerClosing);
+    // The reads deferRead left, each again at most kReadsPerPass.
+    void readDeferred();
     // Bytes of the response in progress that the next read may take without
     // copying them (ProtocolSession::skippableBytes), when there are enough to
     // be worth a read of their own; 0 otherwise.
@@ -149,6 +153,10 @@ private:
     void openQueued(int64_t now);
     void tick(int64_t now);
     void checkTimeouts(int64_t now);
+    // HTTP/2: a connection that could open no stream for the request timeout
+    // (see Connection::streamsRefusedSinceNs) fails the request it would
+    // have sent, and closes.
+    void failRefusedStreams(Connection& c, int64_t now);
     bool finished(int64_t now);
     void createConnections(); // on the worker's own thread, from its own malloc arena
 
@@ -196,7 +204,11 @@ private:
     WaitMethodChooser m_waitChooser;
     // A closed loop on stamped reads pauses before it waits (waitAfterPause).
     WakeCoalescer m_coalescer;
-    std::vector<Connection*> m_toOpen;    // closed connections waiting to (re)connect
+    std::vector<Connection*> m_toOpen; // closed connections waiting to (re)connect
+    // Connections with bytes left to read (Connection::unread), and the
+    // batch readDeferred is going through: two, so that neither allocates.
+    std::vector<Connection*> m_unread;
+    std::vector<Connection*> m_unreadBatch;
     std::unique_ptr<char[]> m_readBuffer; // 64 KiB (kReadBufferBytes)
     bool m_budgetExhausted = false;
     bool m_measuring = false;

@@ -242,7 +242,7 @@ private Q_SLOTS:
         request.target.http.url = QStringLiteral("http://10.213.0.2:8080/index.html");
         request.target.lab = app::LabPlacement{QStringLiteral("container-nat"),
                                                QStringLiteral("nginx"),
-                                               {{QStringLiteral("workers"), QStringLiteral("2")}}};
+                                               {{QStringLiteral("size"), QStringLiteral("2")}}};
         request.plan.limit = app::PointLimit::Requests;
         request.plan.requestsPerPoint = 2000;
         request.concurrency = 100;
@@ -357,35 +357,87 @@ private Q_SLOTS:
         QTest::addColumn<bool>("sameNetns");
         QTest::addColumn<QByteArray>("routeTable"); // as /proc/self/net/route
         QTest::addColumn<QString>("refusal");       // empty: allowed
+        QTest::addColumn<QString>("rangeVariable"); // LOADSCOPE_LAB_RANGE
+        QTest::addColumn<QString>("clientLink");    // the link holding 10.213.0.1
+        QTest::addColumn<bool>("initNetnsIsOwn");   // PID 1's namespace is the agent's
         // A lab client's namespace, as `ip route` in it would list it:
         // 10.213.0.0/24 dev wire0 and 10.213.4.0/24 via 10.213.0.1.
         const QByteArray lab = kRouteHeader +
                                "wire0\t0000D50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\n"
                                "wire0\t0004D50A\t0100D50A\t0003\t0\t0\t0\t00FFFFFF\n";
-        QTest::newRow("loopback") << "127.0.0.1" << false << false << QByteArray() << QString();
-        QTest::newRow("loopback /8") << "127.45.6.7" << false << false << QByteArray() << QString();
-        QTest::newRow("v6 loopback") << "::1" << false << false << QByteArray() << QString();
+        QTest::newRow("loopback") << "127.0.0.1" << false << false << QByteArray() << QString()
+                                  << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0")
+                                  << false;
+        QTest::newRow("loopback /8")
+            << "127.45.6.7" << false << false << QByteArray() << QString()
+            << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0") << false;
+        QTest::newRow("v6 loopback")
+            << "::1" << false << false << QByteArray() << QString()
+            << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0") << false;
         QTest::newRow("no lab") << "10.213.0.2" << false << false << lab
-                                << "LOADSCOPE_LAB_HOST_NETNS is not set";
+                                << "LOADSCOPE_LAB_HOST_NETNS is not set"
+                                << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0")
+                                << false;
         QTest::newRow("public, no lab")
-            << "192.0.2.1" << false << false << lab << "127.0.0.0/8 or ::1";
+            << "192.0.2.1" << false << false << lab << "127.0.0.0/8 or ::1"
+            << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0") << false;
         QTest::newRow("host namespace")
-            << "10.213.0.2" << true << true << lab << "machine's own network namespace";
-        QTest::newRow("in the lab") << "10.213.4.2" << true << false << lab << QString();
+            << "10.213.0.2" << true << true << lab << "machine's own network namespace"
+            << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0") << false;
+        QTest::newRow("in the lab")
+            << "10.213.4.2" << true << false << lab << QString() << QStringLiteral("10.213.0.0/16")
+            << QStringLiteral("wire0") << false;
         QTest::newRow("outside the range")
-            << "10.214.0.2" << true << false << lab << "not in the lab's range 10.213.0.0/16";
+            << "10.214.0.2" << true << false << lab << "not in the lab's range 10.213.0.0/16"
+            << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0") << false;
         QTest::newRow("no route") << "10.213.9.2" << true << false << lab
-                                  << "no route to it in the agent's network namespace";
+                                  << "no route to it in the agent's network namespace"
+                                  << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0")
+                                  << false;
         QTest::newRow("no route table")
-            << "10.213.0.2" << true << false << QByteArray() << "no route to it";
+            << "10.213.0.2" << true << false << QByteArray() << "no route to it"
+            << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0") << false;
         // The more specific route decides: here a /32 through lo.
         QTest::newRow("route by lo") << "10.213.4.2" << true << false
                                      << lab + "lo\t0204D50A\t00000000\t0005\t0\t0\t0\tFFFFFFFF\n"
-                                     << "its route leaves by lo";
+                                     << "its route leaves by lo" << QStringLiteral("10.213.0.0/16")
+                                     << QStringLiteral("wire0") << false;
         // A route that is down does not count, even when it is the most specific.
         QTest::newRow("route down") << "10.213.9.2" << true << false
                                     << lab + "wire0\t0009D50A\t00000000\t0000\t0\t0\t0\t00FFFFFF\n"
-                                    << "no route to it";
+                                    << "no route to it" << QStringLiteral("10.213.0.0/16")
+                                    << QStringLiteral("wire0") << false;
+        // What the environment says cannot make a lab: the namespace must be
+        // the lab's client namespace, and the range may only narrow.
+        QTest::newRow("spoofed: no wire0")
+            << "10.213.4.2" << true << false << lab << "not the lab's client namespace"
+            << QStringLiteral("10.213.0.0/16") << QStringLiteral("eth0") << false;
+        QTest::newRow("spoofed: PID 1's namespace")
+            << "10.213.4.2" << true << false << lab << "machine's own network namespace"
+            << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0") << true;
+        QTest::newRow("range widened to everything")
+            << "10.213.4.2" << true << false << lab << "it may narrow the range, never widen it"
+            << QStringLiteral("0.0.0.0/0") << QStringLiteral("wire0") << false;
+        QTest::newRow("range widened to 10/8")
+            << "10.213.4.2" << true << false << lab << "it may narrow the range, never widen it"
+            << QStringLiteral("10.0.0.0/8") << QStringLiteral("wire0") << false;
+        QTest::newRow("range outside the lab")
+            << "10.213.4.2" << true << false << lab << "it may narrow the range, never widen it"
+            << QStringLiteral("192.0.2.0/24") << QStringLiteral("wire0") << false;
+        QTest::newRow("range narrowed, inside")
+            << "10.213.4.2" << true << false << lab << QString() << QStringLiteral("10.213.4.0/24")
+            << QStringLiteral("wire0") << false;
+        QTest::newRow("range narrowed, outside")
+            << "10.213.0.2" << true << false << lab << "not in the lab's range 10.213.4.0/24"
+            << QStringLiteral("10.213.4.0/24") << QStringLiteral("wire0") << false;
+        QTest::newRow("no range variable: the lab's")
+            << "10.213.4.2" << true << false << lab << QString() << QString()
+            << QStringLiteral("wire0") << false;
+        QTest::newRow("route by another link")
+            << "10.213.4.2" << true << false
+            << kRouteHeader + "eth1\t0004D50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\n"
+            << "its route leaves by eth1, not by the lab's link wire0"
+            << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0") << false;
     }
 
     // The table's own parse: columns by position, hex in memory order, lines
@@ -407,12 +459,18 @@ private Q_SLOTS:
         QFETCH(bool, sameNetns);
         QFETCH(QByteArray, routeTable);
         QFETCH(QString, refusal);
+        QFETCH(QString, rangeVariable);
+        QFETCH(QString, clientLink);
+        QFETCH(bool, initNetnsIsOwn);
         app::AgentEnvironment env;
         env.ownNetns = 4026531840u;
         env.routes = app::parseRouteTable(routeTable);
+        env.linkAddresses = {{QStringLiteral("lo"), 0x7F000001u}, {clientLink, 0x0AD50001u}};
+        if (initNetnsIsOwn)
+            env.initNetns = env.ownNetns;
         if (labSet) {
             env.labHostNetns = sameNetns ? env.ownNetns : env.ownNetns + 7;
-            env.labRange = QStringLiteral("10.213.0.0/16");
+            env.labRange = rangeVariable;
         }
         const auto checked = app::checkAgentTarget(numeric(address.toLatin1().constData()), env);
         if (refusal.isEmpty()) {
@@ -473,6 +531,7 @@ private Q_SLOTS:
         if (insideLab) {
             env.labHostNetns = env.ownNetns + 7;
             env.labRange = QStringLiteral("10.213.0.0/16");
+            env.linkAddresses = {{QStringLiteral("wire0"), 0x0AD50001u}};
         }
         std::optional<engine::SocketAddress> where;
         if (!address.isEmpty())
@@ -642,6 +701,7 @@ private Q_SLOTS:
         if (inLab) {
             env.labHostNetns = env.ownNetns + 7;
             env.labRange = QStringLiteral("10.213.0.0/16");
+            env.linkAddresses = {{QStringLiteral("wire0"), 0x0AD50001u}};
         }
         const auto checked =
             app::checkAgentTarget(numeric(address.toLatin1().constData()), env, allowed);
