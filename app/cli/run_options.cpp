@@ -7,6 +7,7 @@
 #include "app/report/agent_report.h"
 #include "app/report/cpu_report.h"
 #include "app/report/fixed_rate_report.h"
+#include "app/report/net_report.h"
 #include "app/report/result_json.h"
 #include "app/sweep/local_server_cpu.h"
 #include "app/sweep/point_steps.h"
@@ -313,6 +314,7 @@ int finishRun(const QString& command, const engine::RunResult& result,
     if (output.printsReport()) {
         std::fputs(qPrintable(app::formatAgentShares(agents)), io.out);
         std::fputs(qPrintable(app::formatCpuBlock(point)), io.out);
+        std::fputs(qPrintable(app::formatNetBlock(point)), io.out);
         std::fputs(qPrintable(QLatin1Char('\n') + app::oneShotAdvice(point)), io.out);
         std::fflush(io.out);
     }

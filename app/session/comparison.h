@@ -79,8 +79,12 @@ struct ComparisonRow {
     // What is set against the baseline: the samples, but the failed share
     // (per cent of the requests that ended) for the Failed count.
     std::vector<double> comparedSamples;
-    int noisy = 0;         // samples from points marked noisy (cpu_usage.h)
-    QString noise;         // the first noisy one's reason
+    int noisy = 0; // samples from points marked noisy (cpu_usage.h)
+    QString noise; // the first noisy one's reason
+    // Samples from points whose network stack lost or refused packets (net_counters.h), and
+    // the first one's notes.
+    int netMarked = 0;
+    QString netNote;
 };
 
 // Results turned into the table every chart and CSV reads:

@@ -402,6 +402,7 @@ void addCsvFields(ResultSchemaBuilder& b) {
     addCpuFields(b);
     addTlsFields(b);
     addHttp2Fields(b);
+    addNetCounterFields(b);
 }
 
 } // namespace loadscope::app::schema_detail

@@ -46,6 +46,17 @@ nanoseconds seconds(double s) {
     return duration_cast<nanoseconds>(duration<double>(s));
 }
 
+// Inside the lab (`lab sandbox` sets LOADSCOPE_LAB_SERVER_HOST_PID for its command), the server
+// host's network counters are read through the process the lab keeps in its namespace; the
+// client's, the server's and the machine's the engine finds itself.
+std::vector<engine::NetNamespaceSource> labNetNamespaces() {
+    bool ok = false;
+    const int pid = qEnvironmentVariableIntValue("LOADSCOPE_LAB_SERVER_HOST_PID", &ok);
+    if (!ok || pid <= 0)
+        return {};
+    return {{engine::NetRole::ServerHost, pid}};
+}
+
 Error engineProblem(const std::string& problem) {
     return invalidInput(QString::fromStdString(problem));
 }
@@ -427,6 +438,7 @@ Result<LoadSpecDraft> draftLoadSpec(const Target& target, int concurrency, const
     } else {
         spec.duration = seconds(plan.durationSeconds);
     }
+    spec.netNamespaces = labNetNamespaces();
     return draft;
 }
 

@@ -78,6 +78,23 @@ engine::RunResult fullResult() {
     r.cpu.minFrequencyKHz = 800000;
     r.cpu.maxFrequencyKHz = 3400000;
     r.cpu.busyPerCpu = {1.0, 1.01};
+    r.cpu.softirqThreadSeconds = 0.03;
+    r.cpu.interruptsInProcessTimes = true;
+    // Two namespaces, every counter a different figure.
+    r.net.valid = true;
+    engine::NetNamespaceSample client;
+    client.roles = {engine::NetRole::Client};
+    client.id = 4026532001;
+    client.valid = true;
+    client.counters = {1, 2, 3, 4, 5, 6, 7, true, 8, 9, 10, 11, {{"wire0", 12, 13}}};
+    engine::NetNamespaceSample host = client;
+    host.roles = {engine::NetRole::Server, engine::NetRole::ServerHost};
+    host.id = 4026532002;
+    host.counters.conntrack = false;
+    host.counters.links.clear();
+    host.counters.tcpRetransmits = 14;
+    r.net.namespaces = {client, host};
+    r.net.softnet = engine::SoftnetCounters{15, 16};
     engine::OperationStats get;
     get.name = "get";
     get.count = 100;
@@ -191,6 +208,40 @@ private Q_SLOTS:
         QCOMPARE(r.cpu.minFrequencyKHz, sent.cpu.minFrequencyKHz);
         QCOMPARE(r.cpu.maxFrequencyKHz, sent.cpu.maxFrequencyKHz);
         QCOMPARE(r.cpu.busyPerCpu, sent.cpu.busyPerCpu);
+        QCOMPARE(r.cpu.softirqThreadSeconds, sent.cpu.softirqThreadSeconds);
+        QCOMPARE(r.cpu.interruptsInProcessTimes, sent.cpu.interruptsInProcessTimes);
+        QVERIFY(r.net.valid);
+        QCOMPARE(r.net.namespaces.size(), size_t(2));
+        for (size_t i = 0; i < 2; ++i) {
+            const engine::NetNamespaceSample& got = r.net.namespaces[i];
+            const engine::NetNamespaceSample& want = sent.net.namespaces[i];
+            QVERIFY(got.roles == want.roles);
+            QCOMPARE(got.id, want.id);
+            QCOMPARE(got.valid, want.valid);
+            const engine::NetCounters& g = got.counters;
+            const engine::NetCounters& w = want.counters;
+            QCOMPARE(g.tcpRetransmits, w.tcpRetransmits);
+            QCOMPARE(g.synRetransmits, w.synRetransmits);
+            QCOMPARE(g.listenOverflows, w.listenOverflows);
+            QCOMPARE(g.listenDrops, w.listenDrops);
+            QCOMPARE(g.tcpTimeouts, w.tcpTimeouts);
+            QCOMPARE(g.resetsSent, w.resetsSent);
+            QCOMPARE(g.establishedResets, w.establishedResets);
+            QCOMPARE(g.conntrack, w.conntrack);
+            QCOMPARE(g.conntrackInsertFailed, w.conntrackInsertFailed);
+            QCOMPARE(g.conntrackDrop, w.conntrackDrop);
+            QCOMPARE(g.conntrackEarlyDrop, w.conntrackEarlyDrop);
+            QCOMPARE(g.conntrackInvalid, w.conntrackInvalid);
+            QCOMPARE(g.links.size(), w.links.size());
+            for (size_t l = 0; l < g.links.size(); ++l) {
+                QCOMPARE(g.links[l].name, w.links[l].name);
+                QCOMPARE(g.links[l].received, w.links[l].received);
+                QCOMPARE(g.links[l].sent, w.links[l].sent);
+            }
+        }
+        QVERIFY(r.net.softnet);
+        QCOMPARE(r.net.softnet->dropped, uint64_t(15));
+        QCOMPARE(r.net.softnet->timeSqueeze, uint64_t(16));
         QCOMPARE(r.operations.size(), size_t(1));
         QCOMPARE(r.operations[0].name, std::string("get"));
         QCOMPARE(r.operations[0].hits, 60u);
