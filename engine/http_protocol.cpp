@@ -37,6 +37,9 @@ public:
 
     FeedResult finishAtEof() override { return settle(m_parser.finishAtEof()); }
 
+    uint64_t skippableBytes() const override { return m_parser.skippableBytes(); }
+    FeedResult skip(uint64_t n) override { return settle(m_parser.skip(n)); }
+
     void resetConnection() override { m_parser.begin(m_head); }
 
     std::string_view serverSoftware() const override { return m_server; }

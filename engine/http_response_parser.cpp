@@ -136,6 +136,35 @@ FeedResult HttpResponseParser::feed(std::string_view data) {
     return result(step, pos);
 }
 
+uint64_t HttpResponseParser::skippableBytes() const {
+    switch (m_state) {
+    case State::Body:
+    case State::ChunkData:
+        return m_remaining;
+    case State::UntilClose:
+        return std::numeric_limits<uint64_t>::max();
+    default:
+        return 0;
+    }
+}
+
+FeedResult HttpResponseParser::skip(uint64_t n) {
+    Step step = Step::Continue;
+    n = std::min(n, skippableBytes());
+    m_bodyBytes += n;
+    m_bytesThisResponse += n;
+    if (m_state != State::UntilClose) {
+        m_remaining -= n;
+        if (m_remaining == 0) {
+            if (m_state == State::Body)
+                step = complete();
+            else
+                m_state = State::ChunkDataCR;
+        }
+    }
+    return result(step, size_t(n));
+}
+
 FeedResult HttpResponseParser::finishAtEof() {
     Step step = Step::Failed;
     switch (m_state) {

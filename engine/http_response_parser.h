@@ -25,6 +25,12 @@ public:
     FeedResult feed(std::string_view data);
     // The peer closed the stream (see ProtocolSession::finishAtEof).
     FeedResult finishAtEof();
+    // Body bytes to come that are only counted (see ProtocolSession::skippableBytes):
+    // the rest of a Content-Length body or of a chunk's data, or any number for a
+    // body that runs to the close; 0 elsewhere.
+    uint64_t skippableBytes() const;
+    // Counts `n` of those bytes as feed() would count them, without the bytes.
+    FeedResult skip(uint64_t n);
     // Some bytes of a response (an interim 1xx one included) arrived and it
     // has not completed yet. Blank lines before a status line do not count.
     bool inProgress() const {

@@ -96,7 +96,11 @@ private:
         int error = 0;
         int64_t atNs = 0;
     };
-    Received receive(Connection& c, int flags);
+    // `length`: at most that many bytes (kReadBufferBytes, the buffer's size,
+    // for a read that keeps them); with MSG_TRUNC in `flags` they are
+    // taken from the socket without being copied anywhere (TCP), and may be
+    // more than the buffer holds.
+    Received receive(Connection& c, int flags, size_t length);
     // Reads until the socket is drained, or kReadsPerPass times, leaving the
     // rest for the loop's next pass (deferRead); `peerClosing`: the event said
     // the peer closed or failed, so it reads on to the end of the stream.
@@ -104,6 +108,12 @@ private:
     void deferRead(Connection& c, bool peerClosing);
     // The reads deferRead left, each again at most kReadsPerPass.
     void readDeferred();
+    // Bytes of the response in progress that the next read may take without
+    // copying them (ProtocolSession::skippableBytes), when there are enough to
+    // be worth a read of their own; 0 otherwise.
+    uint64_t discardable(const Connection& c) const;
+    // Handles the result `n` of a read that discarded as many bytes; as onReceived.
+    bool onDiscarded(Connection& c, ssize_t n, int error, int64_t now);
     // When the data of a stamped read arrived, on the loop's clock: the
     // kernel's receive time `arrivedRealNs` (wall clock), aged by the wall
     // clock `realNow` at the loop's `now`; no later than `now`.

@@ -21,7 +21,7 @@ int64_t LoadWorker::arrivalNs(Connection& c, int64_t now, int64_t realNow, int64
     return std::clamp(now - age, earliest, now);
 }
 
-LoadWorker::Received LoadWorker::receive(Connection& c, int flags) {
+LoadWorker::Received LoadWorker::receive(Connection& c, int flags, size_t length) {
     int64_t arrivedRealNs = 0;
     Received r;
     if (c.tls) {
@@ -29,9 +29,9 @@ LoadWorker::Received LoadWorker::receive(Connection& c, int flags) {
         if (c.stampedReceives && r.n > 0)
             arrivedRealNs = c.tls->arrivalRealNs();
     } else if (c.stampedReceives) {
-        r.n = receiveStamped(c.fd, m_readBuffer.get(), kReadBufferBytes, flags, arrivedRealNs);
+        r.n = receiveStamped(c.fd, m_readBuffer.get(), length, flags, arrivedRealNs);
     } else {
-        r.n = ::recv(c.fd, m_readBuffer.get(), kReadBufferBytes, flags);
+        r.n = ::recv(c.fd, m_readBuffer.get(), length, flags);
     }
     r.error = errno;
     const int64_t now = readClock();
@@ -58,6 +58,17 @@ int64_t LoadWorker::realtimeAt(int64_t now) {
     return now + m_realtimeMinusMonotonicNs;
 }
 
+uint64_t LoadWorker::discardable(const Connection& c) const {
+    // A body shorter than this costs less to copy than a read of its own.
+    constexpr uint64_t kDiscardFromBytes = kReadBufferBytes / 4;
+    // One read discards at most this much: a body that runs to the close has no end to ask for.
+    constexpr uint64_t kMostDiscardedAtOnce = uint64_t(1) << 30;
+    if (c.tls || c.mux || c.count == 0)
+        return 0;
+    const uint64_t skippable = c.session->skippableBytes();
+    return skippable < kDiscardFromBytes ? 0 : std::min(skippable, kMostDiscardedAtOnce);
+}
+
 void LoadWorker::onReadable(Connection& c, bool peerClosing) {
     if (c.datagram) {
         // A datagram a read: read until the socket is dry (udp-rr's are edge-triggered), or
@@ -78,7 +89,20 @@ void LoadWorker::onReadable(Connection& c, bool peerClosing) {
             deferRead(c, peerClosing);
             return;
         }
-        const Received r = receive(c, MSG_DONTWAIT);
+        // Body bytes the session only counts are taken from the socket without
+        // a copy: the copy to user space was most of a large response's cost.
+        // Such a read is one of the pass's reads as any other.
+        if (const uint64_t length = discardable(c)) {
+            const Received r = receive(c, MSG_DONTWAIT | MSG_TRUNC, size_t(length));
+            if (r.n < 0 && r.error == EINTR)
+                continue;
+            if (!onDiscarded(c, r.n, r.error, r.atNs))
+                return;
+            if (uint64_t(r.n) < length && !peerClosing)
+                return;
+            continue;
+        }
+        const Received r = receive(c, MSG_DONTWAIT, kReadBufferBytes);
         if (r.n < 0 && r.error == EINTR)
             continue;
         if (!onReceived(c, r.n, r.error, r.atNs))
@@ -179,6 +203,21 @@ bool LoadWorker::onReceived(Connection& c, ssize_t n, int error, int64_t now) {
     return true;
 }
 
+bool LoadWorker::onDiscarded(Connection& c, ssize_t n, int error, int64_t now) {
+    if (n <= 0)
+        return onReceived(c, n, error, now); // the end of the stream or an error, as any read
+    InFlight& head = c.front();
+    if (head.firstByteNs == 0)
+        head.firstByteNs = now;
+    head.bytesReceived += uint64_t(n);
+    const FeedResult r = c.session->skip(uint64_t(n));
+    if (r.status != FeedResult::Status::Complete)
+        return true;
+    const int fd = c.fd;
+    completeHead(c, r.info, now);
+    return c.fd == fd; // false: the connection was closed or replaced
+}
+
 bool LoadWorker::awaitingSoleResponse() const {
     const Connection* c = m_soleConnection;
     return c && c->blockingReads && c->state == Connection::State::Open && c->count > 0 &&
@@ -192,7 +231,7 @@ int64_t LoadWorker::awaitSoleResponse() {
     // the server the saved system call is a tenth of a transaction. Used
     // while m_waitChooser finds it the faster of the two.
     Connection& c = *m_soleConnection;
-    const Received r = receive(c, 0);
+    const Received r = receive(c, 0, kReadBufferBytes);
     const int64_t woke = m_clockNs;
     // A datagram socket's next datagram waits for the next blocking read: a
     // read to find it empty would cost a system call per transaction.

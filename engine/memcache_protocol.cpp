@@ -2,6 +2,7 @@
 
 #include "engine/available_memory.h"
 #include "engine/memcache_reply_parser.h"
+#include "engine/operation_queue.h"
 
 #include <algorithm>
 #include <atomic>
@@ -40,41 +41,6 @@ constexpr size_t kMaxMemcacheKeyBytes = 250;
 // Streams of deriveSeed(): one random generator per command kind.
 constexpr uint64_t kSetKeyStream = 1;
 constexpr uint64_t kGetKeyStream = 2;
-
-// Outstanding operation kinds, oldest first. Grows to the pipeline depth once
-// and then never allocates again.
-class OperationQueue {
-public:
-    bool empty() const { return m_count == 0; }
-    uint8_t front() const { return m_slots[m_head]; }
-    void push(uint8_t operation) {
-        if (m_count == m_slots.size())
-            grow();
-        m_slots[(m_head + m_count) & (m_slots.size() - 1)] = operation;
-        ++m_count;
-    }
-    void pop() {
-        m_head = (m_head + 1) & (m_slots.size() - 1);
-        --m_count;
-    }
-    void clear() {
-        m_head = 0;
-        m_count = 0;
-    }
-
-private:
-    void grow() {
-        std::vector<uint8_t> larger(std::max<size_t>(8, m_slots.size() * 2));
-        for (size_t i = 0; i < m_count; ++i)
-            larger[i] = m_slots[(m_head + i) & (m_slots.size() - 1)];
-        m_slots = std::move(larger);
-        m_head = 0;
-    }
-
-    std::vector<uint8_t> m_slots; // size is a power of two
-    size_t m_head = 0;
-    size_t m_count = 0;
-};
 
 MemcacheCommandKind commandKind(uint8_t operation) {
     return operation == kMemcacheGetOperation ? MemcacheCommandKind::Retrieval

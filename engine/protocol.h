@@ -66,6 +66,17 @@ public:
     // returns Malformed when a response was cut short, NeedMore when none was
     // in progress.
     virtual FeedResult finishAtEof() = 0;
+    // How many of the bytes to come the session only counts, never looks at
+    // (what is left of a body of known length, or of a body that runs to the
+    // close), so that the engine may take them from the socket without
+    // copying them (recv with MSG_TRUNC); 0 when the next byte matters.
+    virtual uint64_t skippableBytes() const { return 0; }
+    // Consumes `n` such bytes (at most skippableBytes()) as feed() would
+    // consume them: Complete when they end the response, else NeedMore.
+    virtual FeedResult skip(uint64_t n) {
+        (void)n;
+        return {};
+    }
     // A new connection starts: forget partial responses and outstanding requests.
     virtual void resetConnection() = 0;
 
@@ -73,6 +84,9 @@ public:
     virtual std::string_view serverSoftware() const { return {}; }
     // Text of the last Malformed result or error reply, for the report.
     virtual std::string_view lastError() const { return {}; }
+    // The class of the last error reply, where the protocol's error replies name
+    // one (Redis: "ERR", "WRONGTYPE", "MOVED"); empty where they do not.
+    virtual std::string_view errorReplyCode() const { return {}; }
     // Non-null for a session whose responses complete out of order (HTTP/2,
     // multiplexed_session.h): the worker reads it by stream, not by feed().
     virtual MultiplexedSession* multiplexed() { return nullptr; }

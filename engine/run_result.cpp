@@ -26,6 +26,8 @@ void accumulate(RunResult& into, const RunResult& part) {
     into.sinkDuplicates += part.sinkDuplicates;
     for (const auto& [code, count] : part.statusCodes)
         into.statusCodes[code] += count;
+    for (const auto& [code, count] : part.errorReplyCodes)
+        into.errorReplyCodes[code] += count;
     into.bytesTotal += part.bytesTotal;
     into.bytesBody += part.bytesBody;
     into.bytesSent += part.bytesSent;

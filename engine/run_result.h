@@ -8,6 +8,7 @@
 #include "engine/run_rates.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -24,6 +25,10 @@ struct OperationStats {
     Histogram latency;
 };
 
+// Classes of error replies one worker thread tells apart, so that a server
+// inventing a new word per reply cannot grow a result without bound.
+inline constexpr size_t kMaxErrorReplyCodes = 32;
+
 // Everything one load run measured, merged over its worker threads.
 // Plain value; metric definitions follow DESIGN.md "Metrics".
 struct RunResult {
@@ -37,6 +42,10 @@ struct RunResult {
     uint64_t keepAlive = 0; // responses after which the server kept the connection open
     uint64_t connectionsOpened = 0;
     std::map<int, uint64_t> statusCodes;
+    // Error replies by the class their protocol names (Redis: "ERR",
+    // "WRONGTYPE"; ProtocolSession::errorReplyCode()), each also an Exception.
+    // At most kMaxErrorReplyCodes classes per thread; the rest count as "OTHER".
+    std::map<std::string, uint64_t, std::less<>> errorReplyCodes;
 
     // Of the successful responses and their requests only (see WorkerRecorder::response).
     uint64_t bytesTotal = 0; // received: headers + bodies ("Total transferred")

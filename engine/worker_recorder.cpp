@@ -86,6 +86,7 @@ void WorkerRecorder::response(const InFlight& request, const ResponseInfo& info,
         ++r.errors[size_t(ErrorClass::Exception)];
         if (r.firstError.empty())
             r.firstError = std::string(session.lastError());
+        countErrorReplyCode(session.errorReplyCode());
         return;
     }
     if (m_checksDocumentLength) {
@@ -111,6 +112,19 @@ void WorkerRecorder::response(const InFlight& request, const ResponseInfo& info,
     r.bytesTotal += request.bytesReceived;
     r.bytesBody += info.bodyBytes;
     r.bytesSent += request.requestBytes;
+}
+
+void WorkerRecorder::countErrorReplyCode(std::string_view code) {
+    if (code.empty())
+        return;
+    auto& codes = m_result.errorReplyCodes;
+    auto found = codes.find(code);
+    if (found == codes.end()) {
+        // A new class is an allocation, on a failed request only.
+        const std::string_view kept = codes.size() < kMaxErrorReplyCodes ? code : "OTHER";
+        found = codes.try_emplace(std::string(kept), 0).first;
+    }
+    ++found->second;
 }
 
 void WorkerRecorder::failure(ErrorClass error, std::string_view message) {

@@ -71,6 +71,9 @@ public:
     int64_t lastCompletionNs() const { return m_lastCompletionNs; }
 
 private:
+    // An error reply's class, in the result's errorReplyCodes.
+    void countErrorReplyCode(std::string_view code);
+
     SharedRunState& m_shared;
     const bool m_keepAlive;
     const bool m_checksDocumentLength;

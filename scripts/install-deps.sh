@@ -2,9 +2,10 @@
 # Installs the Debian 12 packages Loadscope needs, only those that are missing.
 #   install-deps.sh build   compiler, CMake, Qt 6, QCoro, OpenSSL, nghttp2
 #   install-deps.sh test    build + the peers the tests and benchmarks start (nginx, Apache,
-#                           memcached, Open vSwitch, ab, wrk, h2load, clang, xvfb, uidmap, python3,
-#                           OpenSSH's server for the tests' own sshd, never started as a service),
-#                           xdotool (keys for the window under Xvfb), man-db (the man pages), and
+#                           memcached, redis-server, Open vSwitch, ab, wrk, h2load, clang, xvfb,
+#                           uidmap, python3, OpenSSH's server for the tests' own sshd, never
+#                           started as a service), xdotool (keys for the window under Xvfb),
+#                           man-db (the man pages), and
 #                           docker.io's docker-proxy unpacked into build/deps (see below)
 #   install-deps.sh run     build + an X server for machines without a display
 #   install-deps.sh package build + dpkg-shlibdeps and file, which CPack's Debian package needs
@@ -13,7 +14,7 @@ set -euo pipefail
 build=(cmake ninja-build g++ pkg-config qt6-base-dev qt6-charts-dev qt6-svg-dev
        libqt6opengl6-dev libxkbcommon-dev libgl-dev qcoro-qt6-dev libssl-dev
        libnghttp2-dev)
-test=(nginx-light apache2 memcached wrk apache2-utils nghttp2-client openssl clang
+test=(nginx-light apache2 memcached redis-server wrk apache2-utils nghttp2-client openssl clang
       libclang-rt-14-dev xvfb xauth time python3 procps iproute2 nftables slirp4netns openvswitch-switch
       ethtool uidmap fonts-dejavu-core openssh-server openssh-client xdotool man-db)
 run=(xvfb xauth fonts-dejavu-core)
@@ -68,7 +69,7 @@ fi
 echo "Installing: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-# Debian starts packaged servers on install (apache2 on port 80, ovsdb-server and ovs-vswitchd
+# Debian starts packaged servers on install (apache2 on port 80, redis-server on 6379, ovsdb-server and ovs-vswitchd
 # in the machine's namespace); the tests and the lab start their own. A policy-rc.d that denies
 # every start keeps them stopped; one the machine already has (a container's) stays as it is.
 policy=/usr/sbin/policy-rc.d
@@ -79,7 +80,7 @@ if [ ! -e "$policy" ]; then
 fi
 apt-get install -y -qq --no-install-recommends "${missing[@]}"
 # Servers a machine's own policy-rc.d let start: the tests start their own on free ports.
-for svc in nginx memcached apache2 openvswitch-switch; do
+for svc in nginx memcached redis-server apache2 openvswitch-switch; do
   if command -v service >/dev/null 2>&1; then service "$svc" stop >/dev/null 2>&1 || true; fi
 done
 [ "${1:-build}" = test ] && unpack_docker_proxy

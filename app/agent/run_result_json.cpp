@@ -317,6 +317,13 @@ QJsonObject runResultToJson(const engine::RunResult& r) {
     // Optional: an agent that profiled nothing says nothing of it.
     if (r.profile.requested)
         json.insert(QStringLiteral("profile"), cpuProfileToJson(r.profile));
+    // Optional: an agent that does not know it leaves it out, and none is read as none.
+    if (!r.errorReplyCodes.empty()) {
+        QJsonObject codes;
+        for (const auto& [code, count] : r.errorReplyCodes)
+            codes.insert(text(code), double(count));
+        json.insert(QStringLiteral("errorReplyCodes"), codes);
+    }
     return json;
 }
 
@@ -346,6 +353,9 @@ engine::RunResult runResultFromJson(const JsonReader& json) {
         }
         r.statusCodes[code] = statusCodes.count(key);
     }
+    if (const auto codes = json.optionalObject(u"errorReplyCodes"))
+        for (const QString& code : codes->keys())
+            r.errorReplyCodes[code.toStdString()] = codes->count(code);
     r.bytesTotal = json.count(u"bytesTotal");
     r.bytesBody = json.count(u"bytesBody");
     r.bytesSent = json.count(u"bytesSent");

@@ -142,9 +142,9 @@ app::Result<app::lab::LabSpec> parseSandbox(const QCommandLineParser& parser,
         return app::invalidInput(
             kind.isEmpty()
                 ? QStringLiteral("--server: which server? http, echo, sink, nginx, apache, "
-                                 "memcached, udp-echo or udp-sink")
+                                 "memcached, redis, udp-echo or udp-sink")
                 : QStringLiteral("--server: unknown server '%1': expected http, echo, sink, nginx, "
-                                 "apache, memcached, udp-echo or udp-sink")
+                                 "apache, memcached, redis, udp-echo or udp-sink")
                       .arg(kind));
     spec.server.kind = *serverKind;
     for (const QString& pair : parser.values(QStringLiteral("server-opt"))) {
@@ -186,13 +186,13 @@ int runSandbox(const QStringList& arguments, const CliIo& io) {
                         "rootless-nat (short: host-network, nat, bridge, ovs)."),
          QStringLiteral("LIST")},
         {QStringLiteral("server"),
-         QStringLiteral("http, echo, sink, udp-echo, udp-sink (embedded), nginx, apache or\n"
-                        "memcached."),
+         QStringLiteral("http, echo, sink, udp-echo, udp-sink (embedded), nginx, apache,\n"
+                        "memcached or redis."),
          QStringLiteral("KIND")},
         {QStringLiteral("server-opt"),
          QStringLiteral("A server option: size=BYTES (http, nginx), request-size=N and\n"
                         "response-size=N (echo), response-size=N (udp-echo), memory=MIB\n"
-                        "(memcached)."),
+                        "(memcached, redis)."),
          QStringLiteral("KEY=VALUE")},
     });
     // Everything after "--" is the command, whatever it looks like.

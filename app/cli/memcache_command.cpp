@@ -1,5 +1,12 @@
 // loadscope-cli memcache: memtier_benchmark's options, the engine's memcached
-// text-protocol workload, memtier's ALL STATS table.
+// text-protocol workload or, with -P redis, resp2 or resp3, its Redis workload,
+// memtier's ALL STATS table.
+//
+// Redis is a -P of this command rather than a command of its own because that
+// is what memtier's users type: memtier_benchmark -P redis (its default) and
+// -P memcache_text are one tool with one set of flags, and a command line
+// copied from memtier keeps working with its -P. This command's default stays
+// memcache_text, as it was before Redis, so that what ran then runs the same.
 //
 // -t/--threads is memtier's (worker threads, default 4) and replaces the
 // shared --threads of the other load commands, with the same meaning; -c is
@@ -34,16 +41,30 @@ constexpr uint64_t kMaxRequests = uint64_t(1) << 50;
 
 void addMemcacheOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(QStringLiteral(
-        "memcached text-protocol load (get and set) against HOST:PORT with memtier_benchmark's\n"
-        "options; prints memtier's ALL STATS table. Connections: clients (-c) x threads (-t).\n"
-        "Requests: -n per client or --test-time; without either, -n 10000. The run sends\n"
-        "exactly n x c x t requests, a budget its connections share as they go, so one\n"
-        "connection may send a few more than n and another a few less."));
+        "memcached text-protocol or Redis load (get and set, or --command) against HOST:PORT\n"
+        "with memtier_benchmark's options; prints memtier's ALL STATS table. Connections:\n"
+        "clients (-c) x threads (-t). Requests: -n per client or --test-time; without either,\n"
+        "-n 10000. The run sends exactly n x c x t requests, a budget its connections share\n"
+        "as they go, so one connection may send a few more than n and another a few less."));
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsCompactedShortOptions);
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("HOST:PORT"),
                                  QStringLiteral("memcached server, e.g. 127.0.0.1:11211"));
     parser.addOptions({
+        {{QStringLiteral("P"), QStringLiteral("protocol")},
+         QStringLiteral("memcache_text (default), or Redis: redis (RESP2), resp2 or resp3 "
+                        "(HELLO 2 or HELLO 3 opens each connection)."),
+         QStringLiteral("PROTOCOL")},
+        {QStringLiteral("command"),
+         QStringLiteral("Redis: a command to send instead of SET and GET, quoted as memtier "
+                        "takes it, with __key__ and __data__ (repeatable)."),
+         QStringLiteral("COMMAND")},
+        {QStringLiteral("command-ratio"),
+         QStringLiteral("Times the last --command is sent in a row (default 1)."),
+         QStringLiteral("N")},
+        {QStringLiteral("command-key-pattern"),
+         QStringLiteral("Key pattern of the last --command: R, S or G (default R)."),
+         QStringLiteral("R|S|G")},
         {{QStringLiteral("c"), QStringLiteral("clients")},
          QStringLiteral("Clients (connections) per thread (default 50)."),
          QStringLiteral("N")},
@@ -177,6 +198,43 @@ Result<void> readWorkload(const QCommandLineParser& parser, app::MemcacheOptions
     return {};
 }
 
+// memtier's --command, --command-ratio and --command-key-pattern: the last two
+// apply to the --command before them, so their order matters.
+Result<std::vector<app::RedisCommand>> readRedisCommands(const QCommandLineParser& parser) {
+    std::vector<app::RedisCommand> commands;
+    const QStringList texts = parser.values(QStringLiteral("command"));
+    const QStringList ratios = parser.values(QStringLiteral("command-ratio"));
+    const QStringList patterns = parser.values(QStringLiteral("command-key-pattern"));
+    qsizetype ratio = 0;
+    qsizetype pattern = 0;
+    for (const QString& name : parser.optionNames()) {
+        if (name == QLatin1String("command")) {
+            commands.push_back(
+                app::RedisCommand{texts.at(qsizetype(commands.size())), 1, QStringLiteral("R")});
+            continue;
+        }
+        const bool isRatio = name == QLatin1String("command-ratio");
+        if (!isRatio && name != QLatin1String("command-key-pattern"))
+            continue;
+        if (commands.empty())
+            return invalidInput(
+                QStringLiteral("--%1 applies to a --command given before it").arg(name));
+        if (isRatio) {
+            const auto value = parseCount(QStringLiteral("--command-ratio"), ratios.at(ratio++), 1,
+                                          app::kMaxRedisCommandRatio);
+            if (!value)
+                return value.error();
+            commands.back().ratio = int(*value);
+        } else {
+            commands.back().keyPattern = patterns.at(pattern++).trimmed().toUpper();
+        }
+    }
+    for (const app::RedisCommand& command : commands)
+        if (auto checked = app::checkRedisCommand(command); !checked)
+            return checked.error().prefixed(QStringLiteral("--command"));
+    return commands;
+}
+
 Result<MemcacheInvocation> readMemcacheInvocation(const QCommandLineParser& parser) {
     const auto isSet = [&](const char* name) {
         return parser.isSet(QLatin1String(name));
@@ -192,6 +250,40 @@ Result<MemcacheInvocation> readMemcacheInvocation(const QCommandLineParser& pars
 
     app::MemcacheRunSetup setup;
     setup.server = target.address;
+    if (isSet("P")) {
+        setup.protocol = parser.value(QStringLiteral("P")).trimmed().toLower();
+        if (setup.protocol == QLatin1String("memcache_binary"))
+            return invalidInput(QStringLiteral("-P memcache_binary is not supported: use "
+                                               "memcache_text, redis, resp2 or resp3"));
+        if (setup.protocol != QLatin1String("memcache_text") &&
+            !app::checkRedisProtocol(setup.protocol))
+            return invalidInput(QStringLiteral("-P wants memcache_text, redis, resp2 or resp3, "
+                                               "not '%1'")
+                                    .arg(parser.value(QStringLiteral("P"))));
+    }
+    const bool redis = app::isRedisRun(setup);
+    auto commands = readRedisCommands(parser);
+    if (!commands)
+        return commands.error();
+    setup.commands = std::move(*commands);
+    if (!setup.commands.empty()) {
+        if (!redis)
+            return invalidInput(
+                QStringLiteral("--command needs Redis: add -P redis, resp2 or resp3"));
+        // As memtier: with arbitrary commands these say nothing, so they are refused.
+        if (isSet("ratio"))
+            return invalidInput(QStringLiteral("--ratio does not apply to --command: give "
+                                               "each its --command-ratio"));
+        if (isSet("key-pattern"))
+            return invalidInput(QStringLiteral("--key-pattern does not apply to --command: "
+                                               "give each its --command-key-pattern"));
+    }
+    if (redis) {
+        target.name = QStringLiteral("redis");
+        target.protocol = app::TargetProtocol::Redis;
+        target.redis.protocol = setup.protocol;
+        target.redis.commands = setup.commands;
+    }
     setup.threads = kDefaultThreads;
     setup.clientsPerThread = kDefaultClients;
     for (auto read : {readCount(parser, "t", 1, 1024, setup.threads),
@@ -216,10 +308,11 @@ Result<MemcacheInvocation> readMemcacheInvocation(const QCommandLineParser& pars
             return timeout.error();
         target.responseTimeoutSeconds = *timeout;
     }
-    if (auto read = readWorkload(parser, target.memcache); !read)
+    app::MemcacheOptions& workload = redis ? target.redis.workload : target.memcache;
+    if (auto read = readWorkload(parser, workload); !read)
         return read.error();
-    target.memcache.pipeline = int(setup.pipeline);
-    target.memcache.preload = isSet("preload");
+    workload.pipeline = int(setup.pipeline);
+    workload.preload = isSet("preload");
 
     MemcacheInvocation invocation{oneShotOf(std::move(target), int(connections)), {}, setup};
     app::SweepPlan& plan = invocation.shot.plan;
@@ -273,13 +366,22 @@ int runMemcacheCommand(const QStringList& arguments, const CliIo& io) {
         return *exit;
     auto& [invocation, spec, preloadSpec] = std::get<1>(prepared);
     const app::Target& target = invocation.shot.target;
-    auto workload = app::memcacheWorkload(target.memcache, invocation.shot.concurrency());
-    if (!workload) {
-        printError(io, command, workload.error().message);
-        return exitCodeFor(workload.error());
-    }
     app::MemcacheRunSetup& setup = invocation.setup;
-    setup.workload = *workload;
+    if (target.protocol == app::TargetProtocol::Redis) {
+        auto workload = app::redisWorkload(target.redis, invocation.shot.concurrency());
+        if (!workload) {
+            printError(io, command, workload.error().message);
+            return exitCodeFor(workload.error());
+        }
+        setup.workload = workload->workload;
+    } else {
+        auto workload = app::memcacheWorkload(target.memcache, invocation.shot.concurrency());
+        if (!workload) {
+            printError(io, command, workload.error().message);
+            return exitCodeFor(workload.error());
+        }
+        setup.workload = *workload;
+    }
     const OutputOptions& output = invocation.output;
 
     OneShotRunner runner(io, remoteLoadOf(invocation));

@@ -9,8 +9,12 @@ ResultSource importedSource(const ImportedReport& report, const QString& file,
 }
 
 QString ImportedReport::protocolId() const {
-    if (tool == QLatin1StringView("memtier_benchmark"))
-        return QStringLiteral("memcache");
+    if (tool == QLatin1StringView("memtier_benchmark")) {
+        const bool redis = memtierProtocol == QLatin1StringView("redis") ||
+                           memtierProtocol == QLatin1StringView("resp2") ||
+                           memtierProtocol == QLatin1StringView("resp3");
+        return redis ? QStringLiteral("redis") : QStringLiteral("memcache");
+    }
     if (tool == QLatin1StringView("netperf") && test == QLatin1StringView("UDP_RR"))
         return QStringLiteral("udp-rr");
     if (tool == QLatin1StringView("netperf") && test == QLatin1StringView("UDP_STREAM"))
@@ -21,12 +25,21 @@ QString ImportedReport::protocolId() const {
     return QStringLiteral("http");
 }
 
+bool ImportedReport::fitsProtocol(const QString& protocol) const {
+    if (protocol == protocolId())
+        return true;
+    return tool == QLatin1StringView("memtier_benchmark") && memtierProtocol.isEmpty() &&
+           protocol == QLatin1StringView("redis");
+}
+
 QString ImportedReport::description() const {
     QString text = tool;
     if (!test.isEmpty())
         text += QLatin1Char(' ') + test;
     if (!version.isEmpty())
         text += QLatin1Char(' ') + version;
+    if (!memtierProtocol.isEmpty())
+        text += QStringLiteral(" -P ") + memtierProtocol;
     QStringList parts;
     parts << (concurrency ? QStringLiteral("concurrency %1").arg(*concurrency)
                           : QStringLiteral("concurrency unknown"));

@@ -27,6 +27,10 @@ struct ImportedReport {
     std::optional<int> threads;
     std::optional<int> streams;  // h2load -m: streams at once per connection (from the command)
     QString applicationProtocol; // h2load: "h2", "h2c", "http/1.1" as negotiated
+    // memtier_benchmark's -P as the output says it ("redis", "resp3", "memcache_text": its
+    // JSON's configuration, or the command typed, whose default is redis); empty when the
+    // output does not say, which fits a memcache target or a redis one.
+    QString memtierProtocol;
 
     // h2load's request counts as printed. The result keeps them as ab would: every request that
     // ended (succeeded + failed) as complete, `errored` (no response) as failed, 3xx to 5xx
@@ -51,8 +55,12 @@ struct ImportedReport {
     int lastLine = 0;
     PointResult result;
 
-    // The target protocol this output measures: "http", "memcache", "tcp-rr", "tcp-stream".
+    // The target protocol this output measures: "http", "memcache", "redis", "tcp-rr",
+    // "tcp-stream" (memcache for a memtier output that does not say).
     QString protocolId() const;
+    // Whether a target of `protocol` may hold this output: its own protocol, or, for a memtier
+    // output that does not say, memcache or redis.
+    bool fitsProtocol(const QString& protocol) const;
     // What the import recognised, for one line of a listing:
     // "ab 2.3: concurrency 10, 2000 requests, 71093.42 requests/s".
     QString description() const;

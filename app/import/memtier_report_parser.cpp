@@ -37,6 +37,7 @@ struct RunSettings {
     QString server;
     QString port;
     QString commandLine;
+    QString protocol; // -P; memtier's default, redis, when a command without one was typed
 };
 
 void readCommand(const ReportLines::Command& command, RunSettings& settings) {
@@ -45,6 +46,7 @@ void readCommand(const ReportLines::Command& command, RunSettings& settings) {
     int threads = 4;
     int clients = 50;
     std::optional<uint64_t> requests = 10000;
+    settings.protocol = QStringLiteral("redis");
     for (qsizetype i = 0; i < command.words.size(); ++i) {
         QString name = command.words.at(i);
         QString value;
@@ -64,7 +66,8 @@ void readCommand(const ReportLines::Command& command, RunSettings& settings) {
             QStringLiteral("-n"),          QStringLiteral("--requests"),
             QStringLiteral("--test-time"), QStringLiteral("-s"),
             QStringLiteral("--server"),    QStringLiteral("-p"),
-            QStringLiteral("--port")};
+            QStringLiteral("--port"),      QStringLiteral("-P"),
+            QStringLiteral("--protocol")};
         if (!valued.contains(name))
             continue;
         if (value.isEmpty())
@@ -79,6 +82,8 @@ void readCommand(const ReportLines::Command& command, RunSettings& settings) {
             requests.reset();
         else if (name == QLatin1StringView("-s") || name == QLatin1StringView("--server"))
             settings.server = value;
+        else if (name == QLatin1StringView("-P") || name == QLatin1StringView("--protocol"))
+            settings.protocol = value.trimmed().toLower();
         else
             settings.port = value;
     }
@@ -92,6 +97,7 @@ void readCommand(const ReportLines::Command& command, RunSettings& settings) {
 void fillCommon(ImportedReport& report, const RunSettings& settings) {
     report.tool = kTool;
     report.commandLine = settings.commandLine;
+    report.memtierProtocol = settings.protocol;
     if (!settings.server.isEmpty() || !settings.port.isEmpty())
         report.url = (settings.server.isEmpty() ? QStringLiteral("localhost") : settings.server) +
                      QLatin1Char(':') +
@@ -371,6 +377,8 @@ ImportResult MemtierReportParser::parseJson(const QByteArray& content, const QSt
     const QJsonObject run = root.value(QLatin1StringView("run information")).toObject();
     RunSettings settings;
     settings.server = configuration.value(QLatin1StringView("server")).toString();
+    settings.protocol =
+        configuration.value(QLatin1StringView("protocol")).toString().trimmed().toLower();
     const QJsonValue port = configuration.value(QLatin1StringView("port"));
     settings.port = port.isDouble() ? QString::number(port.toInt()) : port.toString();
     const auto positive = [](const QJsonValue& value) -> std::optional<int> {

@@ -49,6 +49,12 @@ Target targetFor(const ImportedReport& report, const QString& name, const QStrin
     case TargetProtocol::Memcache:
         target.address = report.url.isEmpty() ? QStringLiteral("127.0.0.1:11211") : report.url;
         break;
+    case TargetProtocol::Redis:
+        target.address = report.url.isEmpty() ? QStringLiteral("127.0.0.1:6379") : report.url;
+        if (report.memtierProtocol == QLatin1StringView("resp2") ||
+            report.memtierProtocol == QLatin1StringView("resp3"))
+            target.redis.protocol = report.memtierProtocol;
+        break;
     case TargetProtocol::TcpRr:
     case TargetProtocol::TcpStream:
         // netperf names the host only; 12865 is netserver's port.
@@ -126,7 +132,7 @@ Result<SessionImport> importIntoSession(Session& session, const QString& targetN
     for (ImportedReport& report : reports) {
         const QString what =
             report.test.isEmpty() ? report.tool : report.tool + QLatin1Char(' ') + report.test;
-        if (report.protocolId() != protocol)
+        if (!report.fitsProtocol(protocol))
             return refusal(ErrorCode::InvalidInput, report,
                            QStringLiteral("%1 measures %2, but target '%3' measures %4")
                                .arg(what, report.protocolId(), targetName, protocol));

@@ -23,7 +23,7 @@ struct KindName {
     const char* id;
 };
 
-constexpr std::array<KindName, 8> kKinds{{
+constexpr std::array<KindName, 9> kKinds{{
     {LabServerKind::Http, "http"},
     {LabServerKind::Echo, "echo"},
     {LabServerKind::Sink, "sink"},
@@ -32,6 +32,7 @@ constexpr std::array<KindName, 8> kKinds{{
     {LabServerKind::Memcached, "memcached"},
     {LabServerKind::UdpEcho, "udp-echo"},
     {LabServerKind::UdpSink, "udp-sink"},
+    {LabServerKind::Redis, "redis"},
 }};
 
 QString option(const LabServerSpec& spec, const QString& key, const QString& fallback) {
@@ -242,6 +243,19 @@ Result<QString> labServerVersion(LabServerKind kind, const std::string& cliPath)
                 QStringLiteral("memcached is not installed (Debian package memcached)"));
         return firstLineOf({memcached, "-V"});
     }
+    case LabServerKind::Redis: {
+        const std::string redis = findInPath("redis-server");
+        if (redis.empty())
+            return makeError(
+                ErrorCode::Unreachable,
+                QStringLiteral("redis-server is not installed (Debian package redis-server)"));
+        // "Redis server v=7.0.15 sha=00000000:0 malloc=jemalloc-5.3.0 bits=64 build=..."
+        const QString line = firstLineOf({redis, "--version"});
+        const qsizetype at = line.indexOf(QLatin1String("v="));
+        return at < 0 ? line
+                      : QStringLiteral("redis %1")
+                            .arg(line.mid(at + 2).section(QLatin1Char(' '), 0, 0));
+    }
     case LabServerKind::Apache: {
         const std::string apache = findInPath("apache2");
         if (apache.empty())
@@ -329,6 +343,31 @@ Result<SpawnSpec> labServerCommand(const LabServerSpec& spec, const ModeEndpoint
                         "root",
                         "-m",
                         option(spec, QStringLiteral("memory"), QStringLiteral("64")).toStdString()};
+        break;
+    case LabServerKind::Redis:
+        // No snapshot or log on disk, reachable from the client's namespace (protected mode
+        // would refuse it without a password); as memcached -m, a memory bound past which
+        // the least recently used keys go.
+        command.argv = {"redis-server",
+                        "--bind",
+                        endpoint.bindAddress,
+                        "--port",
+                        port,
+                        "--save",
+                        "",
+                        "--appendonly",
+                        "no",
+                        "--protected-mode",
+                        "no",
+                        "--daemonize",
+                        "no",
+                        "--dir",
+                        workDir,
+                        "--maxmemory",
+                        option(spec, QStringLiteral("memory"), QStringLiteral("64")).toStdString() +
+                            "mb",
+                        "--maxmemory-policy",
+                        "allkeys-lru"};
         break;
     case LabServerKind::Apache: {
         auto config = writeWebServerFiles(spec, workDir, "apache-" + std::to_string(index),

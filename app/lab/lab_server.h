@@ -24,17 +24,19 @@ enum class LabServerKind {
     Memcached,
     UdpEcho, // the embedded echo over UDP (serve echo --udp), for udp-rr
     UdpSink, // the embedded sink over UDP (serve sink --udp), for udp-stream
+    Redis,
 };
 
 const std::vector<LabServerKind>& labServerKinds();
-// "http", "echo", "sink", "nginx", "apache", "memcached", "udp-echo", "udp-sink".
+// "http", "echo", "sink", "nginx", "apache", "memcached", "udp-echo", "udp-sink", "redis".
 QString labServerKindId(LabServerKind kind);
 std::optional<LabServerKind> labServerKindFromId(QStringView id);
 
 struct LabServerSpec {
     LabServerKind kind = LabServerKind::Http;
     // --server-opt KEY=VALUE, in order: http, nginx and apache "size" (document bytes), echo
-    // "request-size" and "response-size", udp-echo "response-size", memcached "memory" (MiB).
+    // "request-size" and "response-size", udp-echo "response-size", memcached and redis
+    // "memory" (MiB).
     std::vector<std::pair<QString, QString>> options;
 };
 

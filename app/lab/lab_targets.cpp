@@ -15,6 +15,8 @@ TargetProtocol labServerProtocol(LabServerKind kind) {
         return TargetProtocol::Http;
     case LabServerKind::Memcached:
         return TargetProtocol::Memcache;
+    case LabServerKind::Redis:
+        return TargetProtocol::Redis;
     case LabServerKind::Echo:
         return TargetProtocol::TcpRr;
     case LabServerKind::Sink:

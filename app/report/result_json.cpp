@@ -75,6 +75,7 @@ QJsonObject cliResultJson(const PointResult& result, const CliResultContext& con
         o[QStringLiteral("pipeline")] = double(context.pipeline);
         break;
     case TargetProtocol::Memcache:
+    case TargetProtocol::Redis:
         if (context.memcache)
             addMemcacheSetupJson(o, *context.memcache);
         break;

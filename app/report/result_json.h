@@ -18,7 +18,7 @@ struct CliResultContext {
     TargetProtocol protocol = TargetProtocol::Http;
     QString url;                              // http: the URL as given
     uint32_t pipeline = 1;                    // http: requests outstanding per connection
-    std::optional<MemcacheRunSetup> memcache; // memcache: the run's options
+    std::optional<MemcacheRunSetup> memcache; // memcache and redis: the run's options
     std::optional<NetperfRunSetup> netperf;   // tcp-rr, tcp-stream: the run's options
 };
 

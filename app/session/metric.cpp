@@ -206,7 +206,7 @@ std::optional<Metric> metricFromId(QStringView id) {
 
 QString metricLabel(Metric metric, TargetProtocol protocol) {
     if (metric == Metric::RequestsPerSecond) {
-        if (protocol == TargetProtocol::Memcache)
+        if (protocol == TargetProtocol::Memcache || protocol == TargetProtocol::Redis)
             return QStringLiteral("Ops/s");
         if (protocol == TargetProtocol::TcpRr || protocol == TargetProtocol::UdpRr)
             return QStringLiteral("Transactions/s");
@@ -216,7 +216,7 @@ QString metricLabel(Metric metric, TargetProtocol protocol) {
 
 QString metricUnit(Metric metric, TargetProtocol protocol) {
     if (metric == Metric::RequestsPerSecond) {
-        if (protocol == TargetProtocol::Memcache)
+        if (protocol == TargetProtocol::Memcache || protocol == TargetProtocol::Redis)
             return QStringLiteral("ops/s");
         if (protocol == TargetProtocol::TcpRr || protocol == TargetProtocol::UdpRr)
             return QStringLiteral("trans/s");

@@ -269,6 +269,8 @@ PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& target
         datagrams.sinkOutOfOrder = run.sinkOutOfOrder;
         datagrams.sinkDuplicates = run.sinkDuplicates;
     }
+    for (const auto& [code, count] : run.errorReplyCodes)
+        result.errorReplyCodes[QString::fromStdString(code)] = count;
     if (run.offeredRate > 0) {
         // `total` is then from each request's intended start (corrected).
         result.loadModel = LoadModel::FixedRate;

@@ -182,6 +182,10 @@ struct PointResult {
     bool pinned = false;
     uint64_t connectionsOpened = 0;
     ErrorReplies errorReplies;
+    // Redis's error replies by class, the first word of each ("ERR", "WRONGTYPE",
+    // "MOVED"; "OTHER" for a reply that starts with no such word); all of them
+    // are also Exception failures.
+    std::map<QString, uint64_t> errorReplyCodes;
     // Replies per operation kind (memcached "set", "get"), error replies included.
     std::map<QString, uint64_t> operationCounts;
     DatagramCounts datagrams; // udp-rr, udp-stream

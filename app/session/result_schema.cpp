@@ -181,13 +181,13 @@ void addCounts(ResultSchemaBuilder& b) {
         "hits", FieldType::Count, "gets", [](const PointResult& r) { return FieldValue(r.hits); },
         "hits", readCount(&PointResult::hits));
     hits.csvColumn = hits.id;
-    hits.cliKeys = only(TargetProtocol::Memcache, "hits");
+    hits.cliKeys = memtierCommands("hits");
     ResultField& misses = b.saved(
         "misses", FieldType::Count, "gets",
         [](const PointResult& r) { return FieldValue(r.misses); }, "misses",
         readCount(&PointResult::misses));
     misses.csvColumn = misses.id;
-    misses.cliKeys = only(TargetProtocol::Memcache, "misses");
+    misses.cliKeys = memtierCommands("misses");
     ResultField& cpu = b.saved(
         "client_cpu_s", FieldType::Real, "s",
         [](const PointResult& r) { return FieldValue(r.clientCpuSeconds); }, "clientCpuSeconds",
@@ -209,6 +209,7 @@ void addRates(ResultSchemaBuilder& b) {
     rps.cliKeys[size_t(TargetProtocol::Memcache)] = QStringLiteral("ops_per_second");
     rps.cliKeys[size_t(TargetProtocol::TcpRr)] = QStringLiteral("transactions_per_second");
     rps.cliKeys[size_t(TargetProtocol::UdpRr)] = QStringLiteral("transactions_per_second");
+    rps.cliKeys[size_t(TargetProtocol::Redis)] = QStringLiteral("ops_per_second");
     ResultField& transfer =
         b.add("transfer_rate_kib_s", FieldType::Real, "KiB/s", [](const PointResult& r) {
             return rate(r, r.reportedTransferKiBps, r.transferRateKiBps());

@@ -27,6 +27,13 @@ inline Keys only(TargetProtocol protocol, const char* key) {
     return keys;
 }
 
+// A CLI key in the two commands of memtier's workload model, memcache and redis.
+inline Keys memtierCommands(const char* key) {
+    Keys keys = only(TargetProtocol::Memcache, key);
+    keys[static_cast<size_t>(TargetProtocol::Redis)] = QLatin1String(key);
+    return keys;
+}
+
 inline FieldValue optionalValue(const std::optional<double>& value) {
     return value ? FieldValue(*value) : FieldValue();
 }

@@ -199,28 +199,46 @@ void addMemcache(ResultSchemaBuilder& b) {
              })
             .cliKeys = only(kMemcache, reply.cli);
     }
+    // Redis's error replies by class (the first word of each), saved when any came.
     b.savedWhenSet(
-        "operation_counts", FieldType::Json, "replies",
-        [](const PointResult& r) {
-            QJsonObject counts;
-            for (const auto& [name, count] : r.operationCounts)
-                counts.insert(name, double(count));
-            return FieldValue(QJsonValue(counts));
-        },
-        "operationCounts",
-        [](const JsonReader& j, QStringView k, PointResult& r) {
-            if (const auto counts = j.optionalObject(k))
-                for (const QString& name : counts->keys())
-                    r.operationCounts[name] = counts->count(name);
-        });
+         "error_reply_codes", FieldType::Json, "replies",
+         [](const PointResult& r) {
+             QJsonObject codes;
+             for (const auto& [code, count] : r.errorReplyCodes)
+                 codes.insert(code, double(count));
+             return FieldValue(QJsonValue(codes));
+         },
+         "errorReplyCodes",
+         [](const JsonReader& j, QStringView k, PointResult& r) {
+             if (const auto codes = j.optionalObject(k))
+                 for (const QString& code : codes->keys())
+                     r.errorReplyCodes[code] = codes->count(code);
+         })
+        .cliKeys = only(TargetProtocol::Redis, "error_replies");
+    // Redis's --command runs name their own operations ("hset": 300, "hget": 100).
+    b.savedWhenSet(
+         "operation_counts", FieldType::Json, "replies",
+         [](const PointResult& r) {
+             QJsonObject counts;
+             for (const auto& [name, count] : r.operationCounts)
+                 counts.insert(name, double(count));
+             return FieldValue(QJsonValue(counts));
+         },
+         "operationCounts",
+         [](const JsonReader& j, QStringView k, PointResult& r) {
+             if (const auto counts = j.optionalObject(k))
+                 for (const QString& name : counts->keys())
+                     r.operationCounts[name] = counts->count(name);
+         })
+        .cliKeys = only(TargetProtocol::Redis, "operations");
 
     // memtier's figures per command: replies, rates, hits and misses.
     b.add("sets", FieldType::Count, "replies", [](const PointResult& r) {
          return FieldValue(operationCount(r, "set"));
-     }).cliKeys = only(kMemcache, "sets");
+     }).cliKeys = memtierCommands("sets");
     b.add("gets", FieldType::Count, "replies", [](const PointResult& r) {
          return FieldValue(operationCount(r, "get"));
-     }).cliKeys = only(kMemcache, "gets");
+     }).cliKeys = memtierCommands("gets");
     const struct {
         const char* id;
         uint64_t (*count)(const PointResult&);
@@ -246,20 +264,20 @@ void addMemcache(ResultSchemaBuilder& b) {
         const auto count = figure.count;
         b.add(figure.id, FieldType::Real, "ops/s", [count](const PointResult& r) {
              return FieldValue(rates::perSecond(double(count(r)), r.durationSeconds));
-         }).cliKeys = only(kMemcache, figure.id);
+         }).cliKeys = memtierCommands(figure.id);
     }
     b.add("hit_ratio", FieldType::Real, "", [](const PointResult& r) {
          return FieldValue(rates::hitRatio(r.hits, r.misses));
-     }).cliKeys = only(kMemcache, "hit_ratio");
+     }).cliKeys = memtierCommands("hit_ratio");
     b.add("kb_per_second", FieldType::Real, "KiB/s", [](const PointResult& r) {
          return FieldValue(rates::wireKiBps(r.bytesSent, r.bytesTotal, r.durationSeconds));
-     }).cliKeys = only(kMemcache, "kb_per_second");
+     }).cliKeys = memtierCommands("kb_per_second");
     addLatencyFields(
-        b, QStringLiteral("set_latency"), only(kMemcache, "set_latency_ms"),
+        b, QStringLiteral("set_latency"), memtierCommands("set_latency_ms"),
         [](const PointResult& r) -> const LatencySummary& { return operationSummary(r, "set"); },
         {}, {});
     addLatencyFields(
-        b, QStringLiteral("get_latency"), only(kMemcache, "get_latency_ms"),
+        b, QStringLiteral("get_latency"), memtierCommands("get_latency_ms"),
         [](const PointResult& r) -> const LatencySummary& { return operationSummary(r, "get"); },
         {}, {});
 }

@@ -217,6 +217,9 @@ QJsonObject targetToJson(const Target& target) {
     case TargetProtocol::UdpStream:
         json.insert(QStringLiteral("udp-stream"), udpStreamToJson(target.udpStream));
         break;
+    case TargetProtocol::Redis:
+        json.insert(QStringLiteral("redis"), redisToJson(target.redis));
+        break;
     }
     if (target.lab)
         json.insert(QStringLiteral("lab"), labPlacementToJson(*target.lab));
@@ -318,6 +321,10 @@ Target targetFromJson(const JsonReader& json) {
     case TargetProtocol::UdpStream:
         if (const auto options = json.optionalObject(u"udp-stream"))
             target.udpStream = udpStreamFromJson(*options);
+        break;
+    case TargetProtocol::Redis:
+        if (const auto options = json.optionalObject(u"redis"))
+            target.redis = redisFromJson(*options);
         break;
     }
     return target;

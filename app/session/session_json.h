@@ -19,7 +19,7 @@
 //     "baseline": target id (absent: the first target),
 //     "targets": [ { "id", "name", "mode": mode id or the user's words,
 //                    "colour": "#rrggbb", "protocol": "http" | "memcache" |
-//                    "tcp-rr" | "tcp-stream" | "udp-rr" | "udp-stream", "address",
+//                    "tcp-rr" | "tcp-stream" | "udp-rr" | "udp-stream" | "redis", "address",
 //                    ["responseTimeoutSeconds"], ["serverPid"], ["serverCgroup"],
 //                    "<protocol>": { that protocol's options },
 //                    ["lab": { "mode": lab mode id, "server": server kind,
@@ -35,10 +35,10 @@
 //     (the four rate keys are written together, when any differs from its
 //     default; a rate plan needs "rates", a concurrency plan "concurrency")
 //
-// Keys in [brackets] (and http's "acceptVariableLength", memcache's
-// "keyStddev" and "keyMedian", udp-rr's "burst") are written only when they differ from their
-// defaults, so a file that never used them reads and writes as before. Field
-// values obey the rules of target_rules.h, as the CLI and the window do.
+// Keys in [brackets] (and http's "acceptVariableLength", memcache's and
+// redis's "keyStddev" and "keyMedian", redis's "commands", udp-rr's "burst") are written only
+// when they differ from their defaults, so a file that never used them reads and writes as
+// before. Field values obey the rules of target_rules.h, as the CLI and the window do.
 //     "results": [ point results, see pointResultToJson() ] }
 //
 // A result that breaks a rule (a wrong type, a figure outside the ranges of

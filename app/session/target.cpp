@@ -38,6 +38,7 @@ constexpr std::array<ProtocolNames, kTargetProtocolCount> kProtocolNames{{
     {TargetProtocol::TcpStream, "tcp-stream"},
     {TargetProtocol::UdpRr, "udp-rr"},
     {TargetProtocol::UdpStream, "udp-stream"},
+    {TargetProtocol::Redis, "redis"},
 }};
 
 } // namespace
@@ -87,17 +88,18 @@ const std::vector<QString>& labModeIds() {
 }
 
 const std::vector<QString>& labServerKinds() {
-    static const std::vector<QString> kinds{QStringLiteral("http"),     QStringLiteral("echo"),
-                                            QStringLiteral("sink"),     QStringLiteral("nginx"),
-                                            QStringLiteral("apache"),   QStringLiteral("memcached"),
-                                            QStringLiteral("udp-echo"), QStringLiteral("udp-sink")};
+    static const std::vector<QString> kinds{
+        QStringLiteral("http"),     QStringLiteral("echo"),     QStringLiteral("sink"),
+        QStringLiteral("nginx"),    QStringLiteral("apache"),   QStringLiteral("memcached"),
+        QStringLiteral("udp-echo"), QStringLiteral("udp-sink"), QStringLiteral("redis")};
     return kinds;
 }
 
 const std::vector<TargetProtocol>& targetProtocols() {
     static const std::vector<TargetProtocol> protocols{
         TargetProtocol::Http,      TargetProtocol::Memcache, TargetProtocol::TcpRr,
-        TargetProtocol::TcpStream, TargetProtocol::UdpRr,    TargetProtocol::UdpStream};
+        TargetProtocol::TcpStream, TargetProtocol::UdpRr,    TargetProtocol::UdpStream,
+        TargetProtocol::Redis};
     return protocols;
 }
 

@@ -3,6 +3,7 @@
 #include <QJsonObject>
 #include <QString>
 #include <QUuid>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -43,12 +44,13 @@ enum class TargetProtocol {
     TcpStream,
     UdpRr,
     UdpStream,
+    Redis,
 };
-// How many there are: what a table by protocol is sized by.
-inline constexpr size_t kTargetProtocolCount = 6;
+// How many there are: what a table by protocol is sized by (a CLI key per command).
+inline constexpr size_t kTargetProtocolCount = 7;
 
 const std::vector<TargetProtocol>& targetProtocols();
-// "http", "memcache", "tcp-rr", "tcp-stream", "udp-rr", "udp-stream".
+// "http", "memcache", "tcp-rr", "tcp-stream", "udp-rr", "udp-stream", "redis".
 QString targetProtocolId(TargetProtocol protocol);
 std::optional<TargetProtocol> targetProtocolFromId(QStringView id);
 
@@ -101,6 +103,29 @@ struct MemcacheOptions {
     std::optional<double> keyMedian; // memtier --key-median; none: the middle of the range
 
     friend bool operator==(const MemcacheOptions&, const MemcacheOptions&) = default;
+};
+
+// One of memtier_benchmark's --command, with its --command-ratio and
+// --command-key-pattern.
+struct RedisCommand {
+    QString command;                          // "SET __key__ __data__", quoted as memtier takes it
+    int ratio = 1;                            // sent this many times in a row
+    QString keyPattern = QStringLiteral("R"); // of its __key__ words: R, S or G
+
+    friend bool operator==(const RedisCommand&, const RedisCommand&) = default;
+};
+
+// A Redis target: memtier_benchmark's -P redis on the memcache workload model
+// (--ratio of SET:GET, --key-pattern, the key range and prefix, -d, --pipeline,
+// the preload), or arbitrary commands that replace the SET:GET mix.
+struct RedisOptions {
+    MemcacheOptions workload;
+    // memtier -P: "redis" (RESP2 without a handshake), "resp2" or "resp3"
+    // (HELLO 2 or HELLO 3 opens every connection).
+    QString protocol = QStringLiteral("redis");
+    std::vector<RedisCommand> commands;
+
+    friend bool operator==(const RedisOptions&, const RedisOptions&) = default;
 };
 
 struct TcpRrOptions {
@@ -157,12 +182,12 @@ struct LabPlacement {
 // The modes the lab can be asked for: every deploymentModeId() but "custom".
 const std::vector<QString>& labModeIds();
 // The servers the lab runs: "http", "echo", "sink", "nginx", "apache", "memcached",
-// "udp-echo", "udp-sink".
+// "udp-echo", "udp-sink", "redis".
 const std::vector<QString>& labServerKinds();
 
 // One server in one deployment mode. Plain value.
 //
-// All the option structs are kept so that switching the protocol in an editor
+// Every option struct is kept so that switching the protocol in an editor
 // and back loses nothing; only the active protocol's options are meaningful
 // (and only those are saved).
 struct Target {
@@ -207,6 +232,7 @@ struct Target {
     TcpStreamOptions tcpStream;
     UdpRrOptions udpRr;
     UdpStreamOptions udpStream;
+    RedisOptions redis;
     // Set for a lab target: the sweep runs it through the lab's load agent, at
     // the address the lab reports (`address` and the URL's host are replaced).
     std::optional<LabPlacement> lab;

@@ -164,6 +164,47 @@ MemcacheOptions memcacheFromJson(const JsonReader& json) {
     return memcache;
 }
 
+QJsonObject redisToJson(const RedisOptions& redis) {
+    // The workload's keys as memcache writes them, and the protocol beside them.
+    QJsonObject json = memcacheToJson(redis.workload);
+    json.insert(QStringLiteral("protocol"), redis.protocol);
+    if (!redis.commands.empty()) {
+        QJsonArray commands;
+        for (const RedisCommand& command : redis.commands)
+            commands.append(QJsonObject{{QStringLiteral("command"), command.command},
+                                        {QStringLiteral("ratio"), command.ratio},
+                                        {QStringLiteral("keyPattern"), command.keyPattern}});
+        json.insert(QStringLiteral("commands"), commands);
+    }
+    return json;
+}
+
+RedisOptions redisFromJson(const JsonReader& json) {
+    RedisOptions redis;
+    redis.workload = memcacheFromJson(json);
+    redis.protocol = json.string(u"protocol", redis.protocol);
+    if (json.ok() && !checkRedisProtocol(redis.protocol))
+        json.failUnknownValue(u"protocol", redis.protocol);
+    const JsonArrayReader commands = json.array(u"commands", false);
+    for (qsizetype i = 0; i < commands.size() && json.ok(); ++i) {
+        const JsonReader entry = commands.objectAt(i);
+        RedisCommand command;
+        command.command = entry.string(u"command");
+        command.ratio = int(entry.integer(u"ratio", 1, kMaxRedisCommandRatio, command.ratio));
+        command.keyPattern = entry.string(u"keyPattern", command.keyPattern);
+        if (!json.ok())
+            break;
+        if (auto checked = checkRedisCommand(command); !checked) {
+            entry.failKey(u"command",
+                          QStringLiteral("is \"%1\": %2")
+                              .arg(printable(command.command), printable(checked.error().message)));
+            break;
+        }
+        redis.commands.push_back(command);
+    }
+    return redis;
+}
+
 QJsonObject tcpRrToJson(const TcpRrOptions& tcpRr) {
     QJsonObject json{
         {QStringLiteral("requestSize"), tcpRr.requestSize},

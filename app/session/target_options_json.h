@@ -18,6 +18,10 @@ QJsonObject httpToJson(const HttpOptions& http);
 HttpOptions httpFromJson(const JsonReader& json);
 QJsonObject memcacheToJson(const MemcacheOptions& memcache);
 MemcacheOptions memcacheFromJson(const JsonReader& json);
+// memcacheToJson()'s keys, then "protocol" and, when any, "commands":
+// [{"command", "ratio", "keyPattern"}].
+QJsonObject redisToJson(const RedisOptions& redis);
+RedisOptions redisFromJson(const JsonReader& json);
 QJsonObject tcpRrToJson(const TcpRrOptions& tcpRr);
 TcpRrOptions tcpRrFromJson(const JsonReader& json);
 QJsonObject udpRrToJson(const UdpRrOptions& udpRr);

@@ -3,6 +3,7 @@
 #include "app/common/printable_text.h"
 #include "app/session/target.h"
 #include "engine/memcache_protocol.h"
+#include "engine/redis_protocol.h"
 
 #include <QRegularExpression>
 #include <QStringList>
@@ -209,6 +210,31 @@ Result<void> checkUdpStream(const UdpStreamOptions& options) {
     return checkDatagramSize(options.messageSize, "message size");
 }
 
+Result<void> checkRedisProtocol(const QString& protocol) {
+    const QString p = protocol.trimmed();
+    if (p == QLatin1String("redis") || p == QLatin1String("resp2") || p == QLatin1String("resp3"))
+        return {};
+    return invalidInput(
+        QStringLiteral("Redis protocol '%1' is not one of redis, resp2 and resp3").arg(p));
+}
+
+Result<void> checkRedisCommand(const RedisCommand& command) {
+    std::vector<engine::RedisCommandArgument> arguments;
+    if (const auto problem = engine::parseRedisCommand(command.command.toStdString(), arguments))
+        return invalidInput(QStringLiteral("command '%1': %2")
+                                .arg(command.command, QString::fromStdString(*problem)));
+    if (command.ratio < 1 || command.ratio > kMaxRedisCommandRatio)
+        return invalidInput(QStringLiteral("command '%1': its ratio %2 is not 1 to %3")
+                                .arg(command.command)
+                                .arg(command.ratio)
+                                .arg(kMaxRedisCommandRatio));
+    const QString pattern = command.keyPattern.trimmed().toUpper();
+    if (pattern.size() != 1 || !engine::keyPatternFromLetter(pattern.front().toLatin1()))
+        return invalidInput(QStringLiteral("command '%1': key pattern '%2' is not R, S or G")
+                                .arg(command.command, command.keyPattern));
+    return {};
+}
+
 Result<void> checkRequestsCoverConcurrency(uint64_t requests, uint64_t concurrency) {
     if (requests > 0 && requests < concurrency)
         return invalidInput(QStringLiteral("cannot use a concurrency level (%1) greater than the "
@@ -280,7 +306,7 @@ std::vector<LabServerOptionRange> labServerOptionRanges(const QString& server) {
     if (server == u"echo")
         return {{QStringLiteral("request-size"), 1, 1u << 20},
                 {QStringLiteral("response-size"), 1, 1u << 20}};
-    if (server == u"memcached")
+    if (server == u"memcached" || server == u"redis")
         return {{QStringLiteral("memory"), 1, 65536}};
     if (server == u"udp-echo")
         return {{QStringLiteral("response-size"), 1, uint64_t(kMaxDatagramBytes)}};

@@ -14,6 +14,7 @@ namespace loadscope::app {
 struct HttpOptions;
 struct UdpRrOptions;
 struct UdpStreamOptions;
+struct RedisCommand;
 
 // Where the load goes before name resolution.
 struct Endpoint {
@@ -97,6 +98,13 @@ inline constexpr int kMaxDatagramBytes = 65507;
 inline constexpr int kMaxUdpBurst = 256;
 Result<void> checkUdpRr(const UdpRrOptions& options);
 Result<void> checkUdpStream(const UdpStreamOptions& options);
+// memtier_benchmark's -P for Redis: "redis", "resp2" or "resp3".
+Result<void> checkRedisProtocol(const QString& protocol);
+// memtier's --command-ratio goes up to this.
+inline constexpr int kMaxRedisCommandRatio = 1'000'000;
+// One --command: its words split as memtier splits them (quotes, __key__,
+// __data__), a ratio of 1 to kMaxRedisCommandRatio, a key pattern R, S or G.
+Result<void> checkRedisCommand(const RedisCommand& command);
 
 // A lab server's options (`lab sandbox --server-opt KEY=VALUE`, a lab
 // target's "serverOptions"): the keys a server kind ("http", "nginx", ...)

@@ -5,6 +5,7 @@
 #include "engine/available_memory.h"
 #include "engine/http2_protocol.h"
 #include "engine/http_protocol.h"
+#include "engine/redis_protocol.h"
 #include "engine/tcp_protocol.h"
 #include "engine/udp_protocol.h"
 
@@ -208,6 +209,23 @@ socketProtocol(const Target& target, int concurrency, const SweepPlan& plan) {
             std::make_shared<const ErrorReplyCountingProtocol>(
                 std::make_shared<const engine::MemcacheProtocol>(std::move(*spec))));
     }
+    case TargetProtocol::Redis: {
+        auto spec = redisWorkload(target.redis, concurrency);
+        if (!spec)
+            return spec.error();
+        if (target.redis.workload.preload) {
+            const uint64_t keys = engine::RedisPreloadProtocol(*spec).keyCount();
+            if (keys > kMaxPreloadKeys)
+                return invalidInput(QStringLiteral("a preload of %1 keys is more than %2: narrow "
+                                                   "the key range")
+                                        .arg(keys)
+                                        .arg(kMaxPreloadKeys));
+        }
+        // Error replies are told apart by their class in the engine itself
+        // (ProtocolSession::errorReplyCode()): no wrapper.
+        return std::shared_ptr<const engine::Protocol>(
+            std::make_shared<const engine::RedisProtocol>(std::move(*spec)));
+    }
     case TargetProtocol::TcpRr: {
         if (target.tcpRr.requestSize < 1 || target.tcpRr.responseSize < 1)
             return invalidInput(
@@ -270,6 +288,8 @@ int pipelineOf(const Target& target) {
         return target.memcache.pipeline;
     case TargetProtocol::UdpRr:
         return 1 + target.udpRr.burst;
+    case TargetProtocol::Redis:
+        return target.redis.workload.pipeline;
     case TargetProtocol::TcpRr:
     case TargetProtocol::TcpStream:
     case TargetProtocol::UdpStream:
@@ -280,7 +300,11 @@ int pipelineOf(const Target& target) {
 
 } // namespace
 
-Result<engine::MemcacheSpec> memcacheWorkload(const MemcacheOptions& options, int connections) {
+namespace {
+
+// memtier's workload model as memcached and Redis share it, checked by the
+// rules they share; each protocol's own follow.
+Result<engine::MemcacheSpec> workloadSpec(const MemcacheOptions& options, int connections) {
     engine::MemcacheSpec spec;
     if (options.setRatio < 0 || options.getRatio < 0 || options.setRatio + options.getRatio == 0)
         return invalidInput(QStringLiteral("ratio %1:%2 sends nothing")
@@ -308,7 +332,46 @@ Result<engine::MemcacheSpec> memcacheWorkload(const MemcacheOptions& options, in
         return invalidInput(QStringLiteral("value size must be at least 1 byte"));
     spec.valueSize = uint32_t(options.valueSize);
     spec.connections = uint32_t(std::max(connections, 1));
-    if (const auto problem = engine::validateMemcacheSpec(spec))
+    return spec;
+}
+
+} // namespace
+
+Result<engine::MemcacheSpec> memcacheWorkload(const MemcacheOptions& options, int connections) {
+    auto spec = workloadSpec(options, connections);
+    if (!spec)
+        return spec.error();
+    if (const auto problem = engine::validateMemcacheSpec(*spec))
+        return engineProblem(*problem);
+    return spec;
+}
+
+Result<engine::RedisSpec> redisWorkload(const RedisOptions& options, int connections) {
+    engine::RedisSpec spec;
+    if (auto checked = checkRedisProtocol(options.protocol); !checked)
+        return checked.error();
+    const QString protocol = options.protocol.trimmed();
+    spec.handshake = protocol == QLatin1String("resp3")   ? engine::RedisHandshake::Resp3
+                     : protocol == QLatin1String("resp2") ? engine::RedisHandshake::Resp2
+                                                          : engine::RedisHandshake::None;
+    MemcacheOptions workload = options.workload;
+    if (!options.commands.empty() && workload.setRatio + workload.getRatio <= 0)
+        workload.setRatio = 1; // the commands replace the ratio, which then says nothing
+    auto common = workloadSpec(workload, connections);
+    if (!common)
+        return common.error();
+    spec.workload = std::move(*common);
+    for (const RedisCommand& command : options.commands) {
+        if (auto checked = checkRedisCommand(command); !checked)
+            return checked.error();
+        engine::RedisCommandSpec parsed;
+        engine::parseRedisCommand(command.command.toStdString(), parsed.arguments);
+        parsed.ratio = uint32_t(command.ratio);
+        parsed.keyPattern = *engine::keyPatternFromLetter(
+            command.keyPattern.trimmed().toUpper().front().toLatin1());
+        spec.commands.push_back(std::move(parsed));
+    }
+    if (const auto problem = engine::validateRedisSpec(spec))
         return engineProblem(*problem);
     return spec;
 }
@@ -441,20 +504,35 @@ QCoro::Task<Result<engine::SocketAddress>> resolveEndpoint(Endpoint endpoint) {
 
 Result<std::optional<engine::LoadSpec>> memcachePreloadSpec(const Target& target,
                                                             const engine::LoadSpec& measured) {
-    if (target.protocol != TargetProtocol::Memcache || !target.memcache.preload)
+    std::shared_ptr<const engine::Protocol> protocol;
+    uint64_t keyCount = 0;
+    uint64_t span = 0; // keys - 1, never overflows
+    if (target.protocol == TargetProtocol::Memcache && target.memcache.preload) {
+        auto spec = memcacheWorkload(target.memcache, 1);
+        if (!spec)
+            return spec.error();
+        auto memcache = std::make_shared<const engine::MemcachePreloadProtocol>(*spec);
+        keyCount = memcache->keyCount();
+        span = spec->keyMaximum - spec->keyMinimum;
+        protocol = std::move(memcache);
+    } else if (target.protocol == TargetProtocol::Redis && target.redis.workload.preload) {
+        auto spec = redisWorkload(target.redis, 1);
+        if (!spec)
+            return spec.error();
+        auto redis = std::make_shared<const engine::RedisPreloadProtocol>(*spec);
+        keyCount = redis->keyCount();
+        span = spec->workload.keyMaximum - spec->workload.keyMinimum;
+        protocol = std::move(redis);
+    } else {
         return std::optional<engine::LoadSpec>();
-    auto spec = memcacheWorkload(target.memcache, 1);
-    if (!spec)
-        return spec.error();
+    }
     // A few connections per thread keep every worker busy without making the
     // preload itself a concurrency test; the protocol covers the range once
     // however the engine spreads the requests over them.
     const uint32_t threads = std::max(measured.threads, 1u);
-    const uint64_t span = spec->keyMaximum - spec->keyMinimum; // keys - 1, never overflows
     uint64_t connections = uint64_t(threads) * 4;
     if (span < connections - 1)
         connections = span + 1;
-    auto protocol = std::make_shared<const engine::MemcachePreloadProtocol>(*spec);
     engine::LoadSpec preload;
     preload.target = measured.target;
     preload.threads = threads;
@@ -462,7 +540,7 @@ Result<std::optional<engine::LoadSpec>> memcachePreloadSpec(const Target& target
     preload.concurrency = uint32_t(connections);
     preload.pipeline = measured.pipeline;
     preload.requestTimeout = measured.requestTimeout;
-    preload.requests = protocol->keyCount();
+    preload.requests = keyCount;
     preload.protocol = std::move(protocol);
     return std::optional<engine::LoadSpec>(std::move(preload));
 }

@@ -6,6 +6,7 @@
 #include "app/session/target_rules.h"
 #include "engine/load_spec.h"
 #include "engine/memcache_protocol.h"
+#include "engine/redis_protocol.h"
 
 #include <QCoroTask>
 #include <QString>
@@ -43,9 +44,15 @@ QCoro::Task<Result<engine::SocketAddress>> resolveEndpoint(Endpoint endpoint);
 // The memcached workload of `options` for a run of `connections` connections.
 Result<engine::MemcacheSpec> memcacheWorkload(const MemcacheOptions& options, int connections);
 
-// The unmeasured preload of a memcache target: every key of its range set
-// once, with the measured spec's address, threads, CPUs and timeout. Nothing
-// for any other protocol or when the target does not ask for a preload.
+// The Redis workload of `options` (memtier's -P redis, resp2 or resp3) for a
+// run of `connections` connections: the memcache workload's rules but
+// memcached's own (Redis keys may be long and hold blanks), the protocol and
+// the commands checked by target_rules.h.
+Result<engine::RedisSpec> redisWorkload(const RedisOptions& options, int connections);
+
+// The unmeasured preload of a memcache or redis target: every key of its range
+// set once, with the measured spec's address, threads, CPUs and timeout.
+// Nothing for any other protocol or when the target does not ask for a preload.
 Result<std::optional<engine::LoadSpec>> memcachePreloadSpec(const Target& target,
                                                             const engine::LoadSpec& measured);
 

@@ -5,6 +5,7 @@
 #include "app/sweep/load_spec_builder.h"
 #include "engine/http2_protocol.h"
 #include "engine/protocol.h"
+#include "engine/resp_reply_parser.h"
 #include "engine/udp_datagram.h"
 
 #include <QCoroSignal>
@@ -360,6 +361,98 @@ QCoro::Task<ProbeResult> TargetProbe::probe(Target target, std::chrono::millisec
         }
         result.serverSoftware =
             QStringLiteral("memcached %1").arg(QString::fromLatin1(line.mid(8)));
+    }
+    if (target.protocol == TargetProtocol::Redis) {
+        // HELLO as the engine opens each connection (-P resp2, resp3), then PING; INFO
+        // server names the version. Each reply is read whole by the engine's parser.
+        const QString protocol = target.redis.protocol.trimmed();
+        const QByteArray hello = protocol == QLatin1String("resp3")   ? QByteArray("3")
+                                 : protocol == QLatin1String("resp2") ? QByteArray("2")
+                                                                      : QByteArray();
+        QByteArray request;
+        if (!hello.isEmpty())
+            request += "*2\r\n$5\r\nHELLO\r\n$1\r\n" + hello + "\r\n";
+        request += "*1\r\n$4\r\nPING\r\n*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n";
+        const int expected = hello.isEmpty() ? 2 : 3;
+        socket.write(request);
+        // Far more than any INFO server; what a confused peer sends beyond is not read.
+        constexpr qsizetype kMaxProbeReply = 64 * 1024;
+        QList<QByteArray> replies;
+        QList<bool> errors;
+        QByteArray pending; // bytes of the reply being read
+        engine::RespReplyParser parser;
+        parser.begin();
+        QString malformed;
+        bool closed = false;
+        while (replies.size() < expected && malformed.isEmpty() && !closed) {
+            const QByteArray bytes = socket.read(kMaxProbeReply);
+            std::string_view rest(bytes.constData(), size_t(bytes.size()));
+            while (!rest.empty() && replies.size() < expected) {
+                const engine::FeedResult fed = parser.feed(rest);
+                pending += QByteArray(rest.data(), qsizetype(fed.consumed));
+                rest.remove_prefix(fed.consumed);
+                if (fed.status == engine::FeedResult::Status::Malformed) {
+                    malformed = QString::fromStdString(std::string(parser.error()));
+                    break;
+                }
+                if (fed.status == engine::FeedResult::Status::NeedMore)
+                    break;
+                replies << (fed.info.errorReply
+                                ? QByteArray::fromStdString(std::string(parser.error()))
+                                : pending);
+                errors << fed.info.errorReply;
+                pending.clear();
+                parser.begin();
+            }
+            if (pending.size() > kMaxProbeReply)
+                malformed = QStringLiteral("a reply longer than %1 bytes").arg(kMaxProbeReply);
+            if (replies.size() == expected || !malformed.isEmpty() || !bytes.isEmpty())
+                continue;
+            if (socket.state() != QAbstractSocket::ConnectedState || expired() || m_aborted) {
+                closed = true;
+                break;
+            }
+            co_await nextEvent();
+        }
+        const QString where = hostForDisplay(endpoint);
+        const auto quoted = [](const QByteArray& reply) {
+            return printableText(QString::fromLatin1(reply.left(80)).trimmed());
+        };
+        if (!malformed.isEmpty()) {
+            result.error = QStringLiteral("%1 is not a Redis server: %2").arg(where, malformed);
+        } else if (replies.size() < expected) {
+            result.error =
+                m_aborted   ? QStringLiteral("probe aborted")
+                : expired() ? QStringLiteral("no reply to PING from %1 within %2 s")
+                                  .arg(where, secondsText(timeout))
+                            : QStringLiteral("%1 closed the connection without a reply").arg(where);
+        } else if (!hello.isEmpty() && errors.front()) {
+            result.error =
+                QStringLiteral("%1 refused HELLO %2 (-P %3): %4; a Redis before 6 "
+                               "speaks only -P redis")
+                    .arg(where, QString::fromLatin1(hello), protocol, quoted(replies.front()));
+        } else {
+            const QByteArray& pong = replies.at(expected - 2);
+            if (errors.at(expected - 2)) {
+                result.error = QStringLiteral("%1 refused PING: %2").arg(where, quoted(pong));
+            } else if (pong != "+PONG\r\n") {
+                result.error = QStringLiteral("%1 is not a Redis server: it answered '%2' to PING")
+                                   .arg(where, quoted(pong));
+            }
+        }
+        if (!result.error.isEmpty()) {
+            socket.abort();
+            co_return result;
+        }
+        // "redis_version:7.0.15" in INFO's text; a server that refused INFO is still Redis.
+        const QByteArray& info = replies.back();
+        const qsizetype at = info.indexOf("redis_version:");
+        const QByteArray version =
+            at < 0 ? QByteArray() : info.mid(at + 14, info.indexOf('\r', at) - at - 14).left(40);
+        result.serverSoftware =
+            (version.isEmpty() ? QStringLiteral("redis")
+                               : QStringLiteral("redis %1").arg(QString::fromLatin1(version))) +
+            (hello == "3" ? QStringLiteral(" (RESP3)") : QString());
     }
     result.elapsedMs = double(clock.nsecsElapsed()) / 1e6;
     result.ok = true;

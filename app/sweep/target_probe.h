@@ -23,7 +23,7 @@ class ProbeWakeup;
 // a port costs seconds instead of a whole sweep.
 struct ProbeResult {
     bool ok = false;
-    QString serverSoftware;     // HTTP "Server" header, or "memcached 1.6.18"
+    QString serverSoftware;     // HTTP "Server" header, "memcached 1.6.18" or "redis 7.0.15"
     qint64 documentLength = -1; // HTTP body bytes of the probe response; -1 when none
     int statusCode = 0;         // HTTP status; 0 for the other protocols
     // The HTTP the answer came in: "HTTP/1.1" or "HTTP/1.0" (the status line's), "h2" (agreed
@@ -41,9 +41,10 @@ inline constexpr std::chrono::milliseconds kDefaultProbeTimeout{5000};
 
 // One probe of one target over Qt's asynchronous QTcpSocket: for http the
 // very request the engine will send (the builder's HttpProtocol writes the
-// bytes, its parser reads the response), memcached's "version", or a bare
-// connect for tcp-rr and tcp-stream. Over QUdpSocket for udp-rr one request
-// datagram, answered by one of the response size, and for udp-stream a count
+// bytes, its parser reads the response), memcached's "version", Redis's PING
+// (after the HELLO that -P resp2 and resp3 send; INFO server names the
+// version), or a bare connect for tcp-rr and tcp-stream. Over QUdpSocket for udp-rr one
+// request datagram, answered by one of the response size, and for udp-stream a count
 // query that Loadscope's sink answers (udp_datagram.h): without that sink the
 // stream's received figures would be unknown. An HTTP/2 target must be answered in
 // HTTP/2: h2 agreed by ALPN, or HTTP/2 frames after the h2c preface; a server

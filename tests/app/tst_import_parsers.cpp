@@ -20,6 +20,10 @@ private Q_SLOTS:
     void memtierTable();
     void memtierOldTable();
     void memtierJsonAverageFault();
+    void memtierRedis_data();
+    void memtierRedis();
+    void memtierRedisCommands_data();
+    void memtierRedisCommands();
     void netperf_data();
     void netperf();
     void netperfUdp_data();
@@ -216,6 +220,68 @@ void TestImportParsers::memtierOldTable() {
     QVERIFY(r.total.meanMs == 2.137);
     QVERIFY(r.total.percentilesMs.empty());
     QVERIFY(r.perOperation.at(QStringLiteral("get")).meanMs == 2.136);
+}
+
+// memtier_benchmark 2.3.1 against redis-server 7.0.15: the default -P redis (the command
+// typed names none), its JSON, and -P resp3 with two --command rows.
+void TestImportParsers::memtierRedis_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("ALL STATS, -P left at its default")
+        << QStringLiteral("memtier_redis_default.txt");
+    QTest::newRow("JSON") << QStringLiteral("memtier_redis.json");
+}
+
+void TestImportParsers::memtierRedis() {
+    QFETCH(QString, file);
+    const ImportResult imported = importReports(file, fixture(file));
+    QVERIFY2(imported.ok(), qPrintable(errorText(imported)));
+    QCOMPARE(imported->size(), 1);
+    const ImportedReport& report = imported->first();
+    const PointResult& r = report.result;
+    QCOMPARE(report.memtierProtocol, QStringLiteral("redis"));
+    QCOMPARE(report.protocolId(), QStringLiteral("redis"));
+    QVERIFY(report.fitsProtocol(QStringLiteral("redis")));
+    QVERIFY(!report.fitsProtocol(QStringLiteral("memcache")));
+    QCOMPARE(report.concurrency, std::optional<int>(2));
+    QCOMPARE(report.requests, std::optional<uint64_t>(1000));
+    QCOMPARE(report.url, QStringLiteral("127.0.0.1:16391"));
+    if (file.endsWith(QLatin1String(".txt"))) {
+        QVERIFY(*r.reportedRequestsPerSecond == 10244.22);
+        QVERIFY(*r.reportedTransferKiBps == 632.94);
+        QVERIFY(r.total.meanMs == 0.19661);
+        QVERIFY(r.perOperation.at(QStringLiteral("get")).percentile(99.9) == 68.607);
+    } else {
+        QVERIFY(*r.reportedRequestsPerSecond == 24499.00);
+        QCOMPARE(r.complete, 1000ULL);
+        QVERIFY(r.perOperation.count(QStringLiteral("set")) == 1);
+    }
+    QVERIFY(!r.perOperation.count(QStringLiteral("wait")));
+}
+
+void TestImportParsers::memtierRedisCommands_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("ALL STATS") << QStringLiteral("memtier_resp3_commands.txt");
+    QTest::newRow("JSON") << QStringLiteral("memtier_resp3_commands.json");
+}
+
+void TestImportParsers::memtierRedisCommands() {
+    QFETCH(QString, file);
+    const ImportResult imported = importReports(file, fixture(file));
+    QVERIFY2(imported.ok(), qPrintable(errorText(imported)));
+    QCOMPARE(imported->size(), 1);
+    const ImportedReport& report = imported->first();
+    const PointResult& r = report.result;
+    QCOMPARE(report.memtierProtocol, QStringLiteral("resp3"));
+    QCOMPARE(report.protocolId(), QStringLiteral("redis"));
+    QCOMPARE(report.concurrency, std::optional<int>(10));
+    // A row per command, named as memtier names them ("Hsets" is hset's).
+    QCOMPARE(static_cast<int>(r.perOperation.size()), 2);
+    QVERIFY(r.perOperation.count(QStringLiteral("set")) == 1);
+    QVERIFY(r.perOperation.count(QStringLiteral("hset")) == 1);
+    if (file.endsWith(QLatin1String(".txt"))) {
+        QVERIFY(*r.reportedRequestsPerSecond == 32399.68);
+        QVERIFY(r.perOperation.at(QStringLiteral("hset")).meanMs == 0.27614);
+    }
 }
 
 void TestImportParsers::memtierJsonAverageFault() {

@@ -2,6 +2,9 @@
 // (`loadscope-cli sweep lab-…`): the sweep builds the lab, runs every
 // target's points through its agent and tears it down; each result is held
 // to what its server sends, where it ran, and whose CPU was the server's.
+// Beside them, Redis's lab targets swept the same way.
+#include "app/lab/lab_targets.h"
+#include "app/session/session_file.h"
 #include "lab_sandbox_support.h"
 
 #include <QSet>
@@ -9,6 +12,7 @@
 #include <QTest>
 #include <cmath>
 
+using namespace loadscope;
 using namespace loadscope::testing;
 
 class TestLabExamples : public QObject {
@@ -91,6 +95,65 @@ private Q_SLOTS:
         QVERIFY(!paths.contains(QString()));
         checkServerCpu(targets, results);
         checkProfiles(results);
+        QVERIFY(labProcesses().empty());
+    }
+
+    // Debian's redis-server as the lab's server, on the host and behind the container NAT's
+    // DNAT and conntrack: every SET and GET answered, none an error reply.
+    void redisTargetsSweepThroughTheLab() {
+        LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
+        const std::vector<app::lab::LabMode> modes{app::lab::LabMode::Host, app::lab::LabMode::Nat};
+        for (const app::lab::LabMode mode : modes)
+            if (!m_lab.reasons.at(app::lab::labModeId(mode)).isEmpty())
+                QSKIP(qPrintable(m_lab.reasons.at(app::lab::labModeId(mode))));
+        if (!m_lab.servers.at(QStringLiteral("redis")).isEmpty())
+            QSKIP(qPrintable(m_lab.servers.at(QStringLiteral("redis"))));
+        app::Session session;
+        const auto edit =
+            app::lab::labTargets(session, {app::lab::LabServerKind::Redis, modes, 1500});
+        QVERIFY(edit.ok());
+        session.targets = edit->targets;
+        session.lab = edit->lab;
+        for (app::Target& target : session.targets) {
+            QCOMPARE(target.protocol, app::TargetProtocol::Redis);
+            target.redis.protocol = QStringLiteral("resp3");
+            target.redis.workload.setRatio = 1;
+            target.redis.workload.getRatio = 1;
+            target.redis.workload.keyMaximum = 99;
+        }
+        session.plan.concurrencyLevels = {2};
+        session.plan.limit = app::PointLimit::Requests;
+        // Enough work for the server's CPU to show: /proc counts it in 10 ms ticks, and 400
+        // requests cost Redis a few milliseconds.
+        session.plan.requestsPerPoint = 20'000;
+        session.plan.repetitions = 1;
+        session.plan.warmupSeconds = 0;
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("redis.loadscope"));
+        QVERIFY(app::saveSessionFile(session, path));
+        const CliOutcome sweep = runCliProcess(
+            {QStringLiteral("sweep"), path, QStringLiteral("--idle-check"), QStringLiteral("0")},
+            90'000);
+        QVERIFY2(sweep.exitCode == 0, sweep.err.constData());
+        const auto saved = app::loadSessionFile(path);
+        QVERIFY2(saved, saved ? "" : qPrintable(saved.error().toString()));
+        QCOMPARE(saved->results.size(), modes.size());
+        for (const app::PointResult& result : saved->results) {
+            QCOMPARE(result.complete, uint64_t(20'000));
+            QCOMPARE(result.failed, uint64_t(0));
+            QVERIFY(result.errorReplyCodes.empty());
+            QCOMPARE(result.operationCounts.at(QStringLiteral("set")) +
+                         result.operationCounts.at(QStringLiteral("get")),
+                     uint64_t(20'000));
+            QCOMPARE(result.hits + result.misses, result.operationCounts.at(QStringLiteral("get")));
+            QVERIFY2(result.environment.labVersions.contains(QStringLiteral("redis ")),
+                     qPrintable(result.environment.labVersions));
+            QVERIFY2(result.cpu && result.cpu->serverSeconds && *result.cpu->serverSeconds > 0,
+                     qPrintable(QStringLiteral("server CPU %1 s")
+                                    .arg(result.cpu && result.cpu->serverSeconds
+                                             ? *result.cpu->serverSeconds
+                                             : -1.0)));
+        }
         QVERIFY(labProcesses().empty());
     }
 

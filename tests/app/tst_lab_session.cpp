@@ -151,6 +151,45 @@ private Q_SLOTS:
         QVERIFY(!read.error().message.contains(QLatin1Char('\n')));
     }
 
+    // A Redis lab server takes memcached's option, memory=MIB (its maxmemory), by the rule
+    // the sandbox applies, and nothing else.
+    void redisLabServerTakesMemory_data() {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("refused"); // the field named, empty when accepted
+        QTest::newRow("memory") << "memory"
+                                << "64"
+                                << "";
+        QTest::newRow("memory past 64 GiB") << "memory"
+                                            << "65537"
+                                            << "targets[0].lab.serverOptions[0].value";
+        QTest::newRow("a web server's size") << "size"
+                                             << "4897"
+                                             << "targets[0].lab.serverOptions[0].key";
+    }
+
+    void redisLabServerTakesMemory() {
+        QFETCH(QString, key);
+        QFETCH(QString, value);
+        QFETCH(QString, refused);
+        app::Session session = labSession();
+        session.targets.resize(1);
+        app::Target& target = session.targets[0];
+        target.protocol = app::TargetProtocol::Redis;
+        target.address = QStringLiteral("lab:6379");
+        target.lab =
+            app::LabPlacement{QStringLiteral("host"), QStringLiteral("redis"), {{key, value}}};
+        const auto read = app::sessionFromJson(app::sessionToJson(session));
+        if (refused.isEmpty()) {
+            QVERIFY2(read.ok(), read.ok() ? "" : qPrintable(read.error().message));
+            QVERIFY(read->targets[0].lab == target.lab);
+            return;
+        }
+        QVERIFY(!read);
+        QVERIFY2(read.error().message.contains(refused), qPrintable(read.error().message));
+        QVERIFY(!read.error().message.contains(QLatin1Char('\n')));
+    }
+
     // The session refuses at load the wire MTUs the sandbox would refuse at
     // sweep time, so a sweep never fails after its plan has been accepted.
     void labMtuOutsideTheSandboxRangeIsRefused_data() {

@@ -146,6 +146,7 @@ private Q_SLOTS:
         QTest::newRow("nginx") << LabServerKind::Nginx << QStringLiteral("http");
         QTest::newRow("apache") << LabServerKind::Apache << QStringLiteral("http");
         QTest::newRow("memcached") << LabServerKind::Memcached << QStringLiteral("memcache");
+        QTest::newRow("redis") << LabServerKind::Redis << QStringLiteral("redis");
         QTest::newRow("echo") << LabServerKind::Echo << QStringLiteral("tcp-rr");
         QTest::newRow("sink") << LabServerKind::Sink << QStringLiteral("tcp-stream");
     }

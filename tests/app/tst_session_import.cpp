@@ -48,6 +48,7 @@ private Q_SLOTS:
     void allOrNothing_data();
     void allOrNothing();
     void survivesSaveAndOpen();
+    void memtierThatDoesNotSayFitsRedis();
     void abTimePerRequestAsPrinted();
 };
 
@@ -84,6 +85,16 @@ void TestSessionImport::createsTargetFromTool_data() {
                                   << "memcache"
                                   << "ovs-bridge"
                                   << "127.0.0.1:11211" << 1;
+    QTest::newRow("memtier -P redis") << "memtier_redis_default.txt"
+                                      << ""
+                                      << "redis"
+                                      << "host"
+                                      << "127.0.0.1:16391" << 1;
+    QTest::newRow("memtier -P resp3 JSON") << "memtier_resp3_commands.json"
+                                           << "container-nat"
+                                           << "redis"
+                                           << "container-nat"
+                                           << "127.0.0.1:16391" << 1;
     QTest::newRow("TCP_RR") << "netperf_tcp_rr.txt"
                             << "linux-bridge"
                             << "tcp-rr"
@@ -251,6 +262,9 @@ void TestSessionImport::allOrNothing_data() {
         << "web" << QByteArray(ab).replace("  99%      1", "  99%      0")
         << "second.txt:1: the ab report has a figure out of range: latency.total.percentiles "
            "decrease: 99 is 0, below 98 at 1";
+    QTest::newRow("Redis into memcached")
+        << "cache" << readFixture(QFINDTESTDATA("fixtures/import/memtier_redis_default.txt"))
+        << "second.txt:7: memtier_benchmark measures redis, but target 'cache' measures memcache";
     // The same for figures that contradict each other.
     QTest::newRow("h2load min above max")
         << "web"
@@ -296,6 +310,29 @@ void TestSessionImport::allOrNothing() {
     QVERIFY(!imported.ok());
     // Neither the good first file nor a new target was added.
     QCOMPARE(serializeSession(session), before);
+}
+
+void TestSessionImport::memtierThatDoesNotSayFitsRedis() {
+    // A Redis target, then an ALL STATS table with no command above it: memtier's table is
+    // the same for both protocols, so it may join a Redis target as it may a memcached one.
+    Session session;
+    QVERIFY(importIntoSession(session, QStringLiteral("kv"), QString(),
+                              {fixtureFile(QStringLiteral("memtier_redis_default.txt"))})
+                .ok());
+    QCOMPARE(session.targets.front().protocol, TargetProtocol::Redis);
+    const auto imported = importIntoSession(session, QStringLiteral("kv"), QString(),
+                                            {fixtureFile(QStringLiteral("memtier_table_1.2.txt"))});
+    QVERIFY2(imported.ok(), qPrintable(errorText(imported)));
+    QCOMPARE(static_cast<int>(session.results.size()), 2);
+    // A memcache_text run says so, and stays out.
+    const auto refused =
+        importIntoSession(session, QStringLiteral("kv"), QString(),
+                          {fixtureFile(QStringLiteral("memtier_totals_average_fault.json"))});
+    QVERIFY(!refused.ok());
+    QVERIFY2(errorText(refused).contains(
+                 QStringLiteral("memtier_benchmark measures memcache, but target 'kv' measures "
+                                "redis")),
+             qPrintable(errorText(refused)));
 }
 
 void TestSessionImport::abTimePerRequestAsPrinted() {

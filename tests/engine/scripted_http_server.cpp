@@ -3,8 +3,10 @@
 #include "loopback_listener.h"
 
 #include <arpa/inet.h>
+#include <cerrno>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdexcept>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -18,6 +20,12 @@ void sendAll(int fd, const std::string& bytes) {
     size_t sent = 0;
     while (sent < bytes.size()) {
         const ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            // A large body fills the socket: wait (bounded) for the client to read.
+            pollfd writable{fd, POLLOUT, 0};
+            if (::poll(&writable, 1, 5000) > 0)
+                continue;
+        }
         if (n <= 0)
             return; // the client went away; the test looks at what it counted
         sent += size_t(n);

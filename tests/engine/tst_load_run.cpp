@@ -42,16 +42,24 @@ private Q_SLOTS:
         QTest::addColumn<int>("threads");
         QTest::addColumn<int>("pipeline");
         QTest::addColumn<int>("requests");
-        QTest::newRow("keep-alive c10") << true << 10 << 2 << 1 << 1000;
-        QTest::newRow("keep-alive c1 one thread") << true << 1 << 1 << 1 << 1000;
-        QTest::newRow("no keep-alive c10") << false << 10 << 2 << 1 << 1000;
-        QTest::newRow("keep-alive c7 3 threads") << true << 7 << 3 << 1 << 1000;
-        QTest::newRow("pipelined x4") << true << 5 << 2 << 4 << 1000;
+        QTest::addColumn<int>("bodySize");
+        QTest::newRow("keep-alive c10") << true << 10 << 2 << 1 << 1000 << 4897;
+        QTest::newRow("keep-alive c1 one thread") << true << 1 << 1 << 1 << 1000 << 4897;
+        QTest::newRow("no keep-alive c10") << false << 10 << 2 << 1 << 1000 << 4897;
+        QTest::newRow("keep-alive c7 3 threads") << true << 7 << 3 << 1 << 1000 << 4897;
+        QTest::newRow("pipelined x4") << true << 5 << 2 << 4 << 1000 << 4897;
         // One connection per worker reads in blocking recv or in epoll, as the
         // wait chooser decides; 3000 requests reach its second trial (epoll).
-        QTest::newRow("c1 through both wait methods") << true << 1 << 1 << 1 << 3000;
-        QTest::newRow("c1 pipelined x4") << true << 1 << 1 << 4 << 3000;
-        QTest::newRow("c2 on 2 threads, no keep-alive") << false << 2 << 2 << 1 << 1000;
+        QTest::newRow("c1 through both wait methods") << true << 1 << 1 << 1 << 3000 << 4897;
+        QTest::newRow("c1 pipelined x4") << true << 1 << 1 << 4 << 3000 << 4897;
+        QTest::newRow("c2 on 2 threads, no keep-alive") << false << 2 << 2 << 1 << 1000 << 4897;
+        // Bodies the engine takes from the socket without copying them (MSG_TRUNC):
+        // counted to the byte, the responses after them found where they start.
+        QTest::newRow("300 kB, keep-alive, pipelined x4") << true << 4 << 2 << 4 << 200 << 300000;
+        QTest::newRow("300 kB, no keep-alive") << false << 4 << 2 << 1 << 200 << 300000;
+        QTest::newRow("300 kB, c1 through both wait methods")
+            << true << 1 << 1 << 1 << 400 << 300000;
+        QTest::newRow("just above a discard, pipelined x8") << true << 3 << 1 << 8 << 600 << 16385;
     }
     void exactCountsAndBytes() {
         QFETCH(bool, keepAlive);
@@ -59,17 +67,18 @@ private Q_SLOTS:
         QFETCH(int, threads);
         QFETCH(int, pipeline);
         QFETCH(int, requests);
+        QFETCH(int, bodySize);
         const auto n = uint64_t(requests);
-        ScriptedHttpServer server(Behaviour::KeepAlive);
+        ScriptedHttpServer server(Behaviour::KeepAlive, size_t(bodySize));
         LoadSpec spec = httpSpec(server.port(), keepAlive, uint32_t(concurrency), n);
         spec.threads = uint32_t(threads);
         spec.pipeline = uint32_t(pipeline);
         const RunResult r = runToEnd(spec);
         QCOMPARE(r.complete, n);
         QCOMPARE(r.failed, 0u);
-        QCOMPARE(r.bytesBody, n * 4897u);
+        QCOMPARE(r.bytesBody, n * uint64_t(bodySize));
         QCOMPARE(r.bytesTotal, n * server.responseSize(!keepAlive));
-        QCOMPARE(r.documentLength, 4897);
+        QCOMPARE(r.documentLength, bodySize);
         QCOMPARE(r.serverSoftware, std::string("scripted/1.0"));
         QCOMPARE(r.statusCodes.at(200), n);
         QCOMPARE(r.keepAlive, keepAlive ? n : 0u);
@@ -108,22 +117,28 @@ private Q_SLOTS:
     void faultsAreCountedByClass_data() {
         QTest::addColumn<int>("behaviour");
         QTest::addColumn<int>("errorClass");
+        QTest::addColumn<int>("bodySize");
         QTest::newRow("malformed status")
-            << int(Behaviour::MalformedStatus) << int(ErrorClass::Exception);
+            << int(Behaviour::MalformedStatus) << int(ErrorClass::Exception) << 4897;
         QTest::newRow("reset mid-response")
-            << int(Behaviour::ResetMidResponse) << int(ErrorClass::Receive);
+            << int(Behaviour::ResetMidResponse) << int(ErrorClass::Receive) << 4897;
+        // Reset in the middle of a body being discarded without a copy.
+        QTest::newRow("reset mid-response, 1 MB body")
+            << int(Behaviour::ResetMidResponse) << int(ErrorClass::Receive) << 1000000;
         QTest::newRow("short body then close")
-            << int(Behaviour::ShortBody) << int(ErrorClass::Receive);
+            << int(Behaviour::ShortBody) << int(ErrorClass::Receive) << 4897;
         QTest::newRow("headers over 64 KiB")
-            << int(Behaviour::HugeHeaders) << int(ErrorClass::Exception);
+            << int(Behaviour::HugeHeaders) << int(ErrorClass::Exception) << 4897;
         QTest::newRow("bad chunk size")
-            << int(Behaviour::BadChunkSize) << int(ErrorClass::Exception);
-        QTest::newRow("varying length") << int(Behaviour::VaryingLength) << int(ErrorClass::Length);
+            << int(Behaviour::BadChunkSize) << int(ErrorClass::Exception) << 4897;
+        QTest::newRow("varying length")
+            << int(Behaviour::VaryingLength) << int(ErrorClass::Length) << 4897;
     }
     void faultsAreCountedByClass() {
         QFETCH(int, behaviour);
         QFETCH(int, errorClass);
-        ScriptedHttpServer server{Behaviour(behaviour)};
+        QFETCH(int, bodySize);
+        ScriptedHttpServer server{Behaviour(behaviour), size_t(bodySize)};
         const RunResult r = runToEnd(httpSpec(server.port(), true, 2, 20));
         QCOMPARE(r.complete, 20u);
         const uint64_t expected = Behaviour(behaviour) == Behaviour::VaryingLength ? 10u : 20u;

@@ -183,4 +183,86 @@ QMap<QString, qint64> MemcachedPeer::stats() const {
     return memcachedStats(m_port);
 }
 
+RedisPeer::RedisPeer(const QStringList& arguments) {
+    const QString redis = QStringLiteral("/usr/bin/redis-server");
+    if (!QFile::exists(redis)) {
+        m_error = QStringLiteral("redis-server is not installed (Debian package redis-server)");
+        return;
+    }
+    for (int attempt = 0; attempt < 5 && m_port == 0; ++attempt) {
+        const quint16 port = freeLoopbackPort();
+        stopWithTest(m_process);
+        m_process.start(redis, QStringList{QStringLiteral("--port"), QString::number(port),
+                                           QStringLiteral("--bind"), QStringLiteral("127.0.0.1"),
+                                           QStringLiteral("--save"), QString(),
+                                           QStringLiteral("--appendonly"), QStringLiteral("no"),
+                                           QStringLiteral("--daemonize"), QStringLiteral("no"),
+                                           QStringLiteral("--dir"), m_dir.path(),
+                                           QStringLiteral("--logfile"), QString()} +
+                                   arguments);
+        if (m_process.waitForStarted(5000) && waitForListener(port)) {
+            m_port = port;
+            return;
+        }
+        stopProcess(m_process);
+    }
+    m_error =
+        QStringLiteral("redis-server did not start: ") +
+        QString::fromUtf8(m_process.readAllStandardOutput() + m_process.readAllStandardError());
+}
+
+RedisPeer::~RedisPeer() {
+    stopProcess(m_process);
+}
+
+QByteArray RedisPeer::command(const QList<QByteArray>& words) const {
+    QTcpSocket socket;
+    socket.connectToHost(QHostAddress::LocalHost, m_port);
+    if (!socket.waitForConnected(2000))
+        return {};
+    QByteArray request = '*' + QByteArray::number(words.size()) + "\r\n";
+    for (const QByteArray& word : words)
+        request += '$' + QByteArray::number(word.size()) + "\r\n" + word + "\r\n";
+    socket.write(request);
+    QByteArray reply;
+    QDeadlineTimer deadline(5000);
+    const auto complete = [&] {
+        const qsizetype lineEnd = reply.indexOf("\r\n");
+        if (lineEnd < 0)
+            return false;
+        if (!reply.startsWith('$'))
+            return true;
+        const qsizetype length = reply.mid(1, lineEnd - 1).toLongLong();
+        return length < 0 || reply.size() >= lineEnd + 2 + length + 2;
+    };
+    while (!complete() && !deadline.hasExpired() && socket.waitForReadyRead(1000))
+        reply += socket.readAll();
+    return complete() ? reply : QByteArray();
+}
+
+QMap<QString, QString> RedisPeer::info(const QString& section) const {
+    QMap<QString, QString> values;
+    const QByteArray reply = command({"INFO", section.toLatin1()});
+    for (const QByteArray& line : reply.split('\n')) {
+        const QByteArray trimmed = line.trimmed();
+        const qsizetype colon = trimmed.indexOf(':');
+        if (colon > 0 && !trimmed.startsWith('#') && !trimmed.startsWith('$'))
+            values.insert(QString::fromLatin1(trimmed.left(colon)),
+                          QString::fromLatin1(trimmed.mid(colon + 1)));
+    }
+    return values;
+}
+
+QMap<QString, qint64> redisInfoFields(const QString& value) {
+    QMap<QString, qint64> fields;
+    for (const QString& pair : value.split(QLatin1Char(','))) {
+        const qsizetype equals = pair.indexOf(QLatin1Char('='));
+        bool number = false;
+        const qint64 n = pair.mid(equals + 1).toLongLong(&number);
+        if (equals > 0 && number)
+            fields.insert(pair.left(equals), n);
+    }
+    return fields;
+}
+
 } // namespace loadscope::testing

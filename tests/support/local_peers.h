@@ -3,6 +3,7 @@
 #include <QMap>
 #include <QProcess>
 #include <QString>
+#include <QStringList>
 #include <QTemporaryDir>
 #include <memory>
 #include <string>
@@ -69,5 +70,36 @@ private:
 // The "stats" counters (cmd_get, cmd_set, get_hits, ...) of the memcached on
 // 127.0.0.1:port; empty when it does not answer within a few seconds.
 QMap<QString, qint64> memcachedStats(quint16 port);
+
+// Debian's redis-server on a free loopback port: no snapshot, no append-only
+// file, its working directory the test's own; stopped with the test.
+class RedisPeer {
+public:
+    // `arguments` are added to the command line ("--maxmemory", "1mb").
+    explicit RedisPeer(const QStringList& arguments = {});
+    ~RedisPeer();
+
+    bool isRunning() const { return m_port != 0; }
+    QString error() const { return m_error; }
+    quint16 port() const { return m_port; }
+    QString address() const { return QStringLiteral("127.0.0.1:%1").arg(m_port); }
+    // The reply to one command, as the server sent it ("+OK\r\n", "$5\r\nvalue\r\n");
+    // empty when none came within a few seconds. Only for replies of one line or one bulk.
+    QByteArray command(const QList<QByteArray>& words) const;
+    // INFO `section` as its lines say: "cmdstat_set" -> "calls=802,usec=276,...",
+    // "keyspace_hits" -> "2839".
+    QMap<QString, QString> info(const QString& section) const;
+
+private:
+    QTemporaryDir m_dir;
+    QProcess m_process;
+    quint16 m_port = 0;
+    QString m_error;
+};
+
+// The fields of an INFO value such as "calls=802,usec=276,rejected_calls=0":
+// {"calls": 802, "usec": 276, "rejected_calls": 0}. Fields that are not whole
+// numbers are left out.
+QMap<QString, qint64> redisInfoFields(const QString& value);
 
 } // namespace loadscope::testing

@@ -17,11 +17,13 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QPushButton>
 #include <QSet>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTest>
+#include <tuple>
 
 using loadscope::app::DeploymentMode;
 using loadscope::app::SessionDocument;
@@ -220,6 +222,61 @@ private Q_SLOTS:
         QVERIFY(loadscope::ui::targetProblem(target()).isEmpty());
     }
 
+    void redisOptionsAreCheckedAndReachTheSession() {
+        auto* protocol = field<QComboBox>("protocolCombo");
+        protocol->setCurrentIndex(protocol->findData(int(TargetProtocol::Redis)));
+        QVERIFY(!m_editor->isValid()); // no address yet
+        auto* address = field<QLineEdit>("redisMemcacheAddressEdit");
+        QVERIFY(address->isVisible());
+        QTest::keyClicks(address, QStringLiteral("127.0.0.1:6379"));
+        QCOMPARE(target().protocol, TargetProtocol::Redis);
+        QCOMPARE(target().redis.protocol, QStringLiteral("redis"));
+        auto* version = field<QComboBox>("redisProtocolCombo");
+        version->setCurrentIndex(version->findData(QStringLiteral("resp3")));
+        QCOMPARE(target().redis.protocol, QStringLiteral("resp3"));
+        // Redis keys may hold blanks, unlike memcached's.
+        auto* prefix = field<QLineEdit>("redisKeyPrefixEdit");
+        prefix->selectAll();
+        QTest::keyClicks(prefix, QStringLiteral("user key:"));
+        QVERIFY(m_editor->isValid());
+        QCOMPARE(target().redis.workload.keyPrefix, QStringLiteral("user key:"));
+
+        // A command added, typed, and checked as the CLI checks --command.
+        auto* commands = field<QTableWidget>("redisCommandsTable");
+        auto* ratio = field<QSpinBox>("redisSetRatioSpin");
+        QVERIFY(ratio->isEnabled());
+        QTest::mouseClick(field<QPushButton>("redisAddCommandButton"), Qt::LeftButton);
+        QCOMPARE(commands->rowCount(), 1);
+        QVERIFY(!ratio->isEnabled()); // the commands replace SET:GET
+        commands->item(0, 0)->setText(QStringLiteral("SET \"unclosed __data__"));
+        QVERIFY(!m_editor->isValid());
+        auto* error = field<FieldError>("redisCommandsError");
+        QVERIFY(error->isVisible());
+        QCOMPARE(error->message(), QStringLiteral("Row 1: command 'SET \"unclosed __data__': "
+                                                  "unbalanced quotes in the command"));
+        // The document kept the last usable commands: the one the button added.
+        QCOMPARE(target().redis.commands.size(), size_t(1));
+        QCOMPARE(target().redis.commands.front().command, QStringLiteral("SET __key__ __data__"));
+        commands->item(0, 0)->setText(QStringLiteral("HSET h:__key__ f __data__"));
+        commands->item(0, 1)->setText(QStringLiteral("0"));
+        QVERIFY(!m_editor->isValid()); // a ratio of 0 sends nothing
+        commands->item(0, 1)->setText(QStringLiteral("3"));
+        commands->item(0, 2)->setText(QStringLiteral("Z"));
+        QVERIFY(!m_editor->isValid()); // R, S or G only
+        commands->item(0, 2)->setText(QStringLiteral("s"));
+        QVERIFY(m_editor->isValid());
+        QCOMPARE(target().redis.commands.size(), size_t(1));
+        QCOMPARE(target().redis.commands.front().command,
+                 QStringLiteral("HSET h:__key__ f __data__"));
+        QCOMPARE(target().redis.commands.front().ratio, 3);
+        QCOMPARE(target().redis.commands.front().keyPattern, QStringLiteral("S"));
+        QVERIFY(loadscope::ui::targetProblem(target()).isEmpty());
+        commands->setCurrentCell(0, 0);
+        QTest::mouseClick(field<QPushButton>("redisRemoveCommandButton"), Qt::LeftButton);
+        QVERIFY(target().redis.commands.empty());
+        QVERIFY(ratio->isEnabled());
+    }
+
     void tcpRrOptionsReachTheSession() {
         auto* protocol = field<QComboBox>("protocolCombo");
         protocol->setCurrentIndex(protocol->findData(int(TargetProtocol::TcpRr)));
@@ -378,6 +435,29 @@ private Q_SLOTS:
                                                  QStringLiteral("--timeout"),
                                                  QStringLiteral("3"),
                                                  QStringLiteral("127.0.0.1:11211")};
+        QTest::newRow("redis") << QStringList{QStringLiteral("loadscope-cli memcache"),
+                                              QStringLiteral("-P"),
+                                              QStringLiteral("resp3"),
+                                              QStringLiteral("-c"),
+                                              QStringLiteral("2"),
+                                              QStringLiteral("-t"),
+                                              QStringLiteral("2"),
+                                              QStringLiteral("-n"),
+                                              QStringLiteral("50"),
+                                              QStringLiteral("--command"),
+                                              QStringLiteral("HSET h:__key__ f __data__"),
+                                              QStringLiteral("--command-ratio=3"),
+                                              QStringLiteral("--command-key-pattern=S"),
+                                              QStringLiteral("--command=HGET h:__key__ f"),
+                                              QStringLiteral("--key-maximum"),
+                                              QStringLiteral("999"),
+                                              QStringLiteral("-d"),
+                                              QStringLiteral("64"),
+                                              QStringLiteral("--pipeline"),
+                                              QStringLiteral("3"),
+                                              QStringLiteral("--timeout"),
+                                              QStringLiteral("3"),
+                                              QStringLiteral("127.0.0.1:6379")};
     }
     void theEditorAndTheCliGiveTheSameSpec() {
         QFETCH(QStringList, arguments);
@@ -411,6 +491,29 @@ private Q_SLOTS:
             field<QCheckBox>("acceptVariableLengthCheck")->setChecked(true);
             field<QCheckBox>("http10Check")->setChecked(true);
             field<QDoubleSpinBox>("httpTimeoutSpin")->setValue(2.5);
+        } else if (arguments.contains(QStringLiteral("resp3"))) {
+            auto* protocol = field<QComboBox>("protocolCombo");
+            protocol->setCurrentIndex(protocol->findData(int(TargetProtocol::Redis)));
+            QTest::keyClicks(field<QLineEdit>("redisMemcacheAddressEdit"),
+                             QStringLiteral("127.0.0.1:6379"));
+            auto* version = field<QComboBox>("redisProtocolCombo");
+            version->setCurrentIndex(version->findData(QStringLiteral("resp3")));
+            auto* commands = field<QTableWidget>("redisCommandsTable");
+            for (const auto& [command, ratio, pattern] :
+                 {std::tuple{"HSET h:__key__ f __data__", "3", "S"},
+                  std::tuple{"HGET h:__key__ f", "1", "R"}}) {
+                QTest::mouseClick(field<QPushButton>("redisAddCommandButton"), Qt::LeftButton);
+                const int row = commands->rowCount() - 1;
+                commands->item(row, 0)->setText(QLatin1String(command));
+                commands->item(row, 1)->setText(QLatin1String(ratio));
+                commands->item(row, 2)->setText(QLatin1String(pattern));
+            }
+            auto* maximum = field<QLineEdit>("redisKeyMaximumEdit");
+            maximum->selectAll();
+            QTest::keyClicks(maximum, QStringLiteral("999"));
+            field<QSpinBox>("redisValueSizeSpin")->setValue(64);
+            field<QSpinBox>("redisMemcachePipelineSpin")->setValue(3);
+            field<QDoubleSpinBox>("redisMemcacheTimeoutSpin")->setValue(3);
         } else {
             auto* protocol = field<QComboBox>("protocolCombo");
             protocol->setCurrentIndex(protocol->findData(int(TargetProtocol::Memcache)));

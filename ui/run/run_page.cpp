@@ -38,6 +38,7 @@ app::TargetProtocol protocolOf(const app::Session& session, const app::SweepPoin
 QString measuringText(const engine::Progress& progress, app::TargetProtocol protocol) {
     switch (protocol) {
     case app::TargetProtocol::Memcache:
+    case app::TargetProtocol::Redis:
         return RunPage::tr("Measuring: %1 operations, %2 failed")
             .arg(progress.complete)
             .arg(progress.failed);

@@ -46,6 +46,8 @@ QString protocolTitle(TargetProtocol protocol) {
         return QObject::tr("UDP request/response (as netperf UDP_RR)");
     case TargetProtocol::UdpStream:
         return QObject::tr("UDP stream (as netperf UDP_STREAM)");
+    case TargetProtocol::Redis:
+        return QObject::tr("Redis, RESP2 or RESP3 (as memtier_benchmark -P redis)");
     }
     return {};
 }
@@ -138,6 +140,9 @@ void TargetEditor::buildCommonFields() {
             break;
         case TargetProtocol::UdpStream:
             page = new UdpStreamOptionsForm;
+            break;
+        case TargetProtocol::Redis:
+            page = new MemcacheOptionsForm(TargetProtocol::Redis);
             break;
         }
         connect(page, &ProtocolOptionsForm::edited, this, &TargetEditor::applyFields);

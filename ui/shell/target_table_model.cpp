@@ -67,6 +67,23 @@ QString targetOptionsSummary(const Target& target) {
     case TargetProtocol::UdpStream:
         parts << QObject::tr("%1 B datagrams").arg(target.udpStream.messageSize);
         break;
+    case TargetProtocol::Redis: {
+        const app::MemcacheOptions& w = target.redis.workload;
+        parts << target.redis.protocol;
+        if (target.redis.commands.empty()) {
+            parts << QObject::tr("SET:GET %1:%2").arg(w.setRatio).arg(w.getRatio);
+            parts << QObject::tr("keys %1").arg(w.keyPattern);
+        } else {
+            parts << plural(qsizetype(target.redis.commands.size()), QObject::tr("1 command"),
+                            QObject::tr("%1 commands"));
+        }
+        parts << QObject::tr("%1 B values").arg(w.valueSize);
+        if (w.pipeline > 1)
+            parts << QObject::tr("pipeline %1").arg(w.pipeline);
+        if (w.preload)
+            parts << QObject::tr("preload");
+        break;
+    }
     }
     return parts.join(QStringLiteral(", "));
 }
