@@ -295,7 +295,7 @@ private Q_SLOTS:
                 "cpu_user_percent,cpu_system_percent,cpu_irq_percent,cpu_softirq_percent,"
                 "cpu_steal_percent,cpu_idle_percent,server_cpu_s,failed_tls,tls_handshakes,"
                 "tls_resumed,tls_resumed_ratio,tls_protocol,tls_cipher,tls_mean_ms,tls_p50_ms,"
-                "tls_p99_ms,failed_rst_stream,failed_goaway")
+                "tls_p99_ms,failed_rst_stream,failed_goaway,capacity_step")
                 .split(QLatin1Char(','));
         QCOMPARE(resultsCsvColumns(), documented);
     }
