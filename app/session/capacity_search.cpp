@@ -29,7 +29,7 @@ bool connectionsWereTheLimit(const CapacityStepRecord& step, double lightestMean
     if (!meanMs || connections <= 0)
         return false;
     const double busy = step.result->requestsPerSecond() * *meanMs / 1000.0;
-    return busy >= 0.9 * connections && *meanMs <= 1.5 * lightestMeanMs;
+    return busy >= 0.9 * connections && *meanMs <= 1.25 * lightestMeanMs;
 }
 
 } // namespace
@@ -185,6 +185,7 @@ CapacitySearch capacitySearch(const SweepPlan& plan, const QUuid& targetId, int 
             lightestRate = step.rate;
         }
     }
+    std::optional<size_t> connectionLimited;
     for (size_t i = 0; i < search.steps.size(); ++i) {
         CapacityStepRecord& step = search.steps[i];
         if (step.judgement.verdict == StepVerdict::Missed && lightestMeanMs &&
@@ -195,9 +196,43 @@ CapacitySearch capacitySearch(const SweepPlan& plan, const QUuid& targetId, int 
                                "fast as at %2: more connections would offer more")
                     .arg(plan.rateConnections)
                     .arg(rateText(lightestRate));
+            if (!connectionLimited)
+                connectionLimited = i;
         }
-        if (step.judgement.verdict == StepVerdict::ClientLimited && !search.clientLimited)
-            search.clientLimited = i;
+    }
+    // Runs of steps at one rate the client could not keep on schedule.
+    struct Run {
+        size_t last = 0;
+        int attempts = 0;
+        bool fellShort = true; // achieved below kCapacityOfferedShare of offered in each
+    };
+    std::optional<Run> retry; // the run the search ends with, when it does
+    for (size_t i = 0; i < search.steps.size(); ++i) {
+        if (search.steps[i].judgement.verdict != StepVerdict::ClientLimited || connectionLimited)
+            continue;
+        Run run;
+        for (size_t j = i; j < search.steps.size() &&
+                           search.steps[j].judgement.verdict == StepVerdict::ClientLimited &&
+                           search.steps[j].rate == search.steps[i].rate;
+             ++j) {
+            const auto achieved = search.steps[j].judgement.achievedPercent;
+            run.fellShort = run.fellShort && achieved && *achieved < kCapacityOfferedShare * 100;
+            run.last = j;
+            ++run.attempts;
+        }
+        if (run.last + 1 == search.steps.size()) {
+            retry = run;
+        } else if (run.attempts > kCapacityClientRetries && !run.fellShort) {
+            CapacityStepRecord& counted = search.steps[run.last];
+            counted.judgement.verdict = StepVerdict::Missed;
+            counted.judgement.why += QStringLiteral(", in %1 attempts").arg(run.attempts);
+        }
+        i = run.last;
+    }
+    if (retry && retry->attempts > kCapacityClientRetries && !retry->fellShort) {
+        CapacityStepRecord& counted = search.steps[retry->last];
+        counted.judgement.verdict = StepVerdict::Missed;
+        counted.judgement.why += QStringLiteral(", in %1 attempts").arg(retry->attempts);
     }
 
     for (size_t i = 0; i < search.steps.size(); ++i) {
@@ -219,7 +254,24 @@ CapacitySearch capacitySearch(const SweepPlan& plan, const QUuid& targetId, int 
             search.highestMet = i;
     }
 
-    if (search.clientLimited) {
+    // Too few connections do not go away when asked again: the search ends.
+    if (connectionLimited) {
+        search.clientLimited = connectionLimited;
+        search.stop = CapacityStop::ClientLimited;
+        return search;
+    }
+    // A step the client could not keep on schedule is asked again (other load
+    // may have kept the client from its CPU for a moment), at most
+    // kCapacityClientRetries times. Asked enough, it stops the search when
+    // the client fell short of the rate every time; when it did offer the
+    // rate, merely late, its last attempt counts as the miss it was.
+    if (retry && retry->attempts <= kCapacityClientRetries &&
+        int(search.steps.size()) < capacity.maxSteps) {
+        search.nextRate = search.steps.back().rate;
+        return search;
+    }
+    if (retry && retry->fellShort) {
+        search.clientLimited = search.steps.size() - 1;
         search.stop = CapacityStop::ClientLimited;
         return search;
     }
@@ -234,14 +286,23 @@ CapacitySearch capacitySearch(const SweepPlan& plan, const QUuid& targetId, int 
         // objective, or a miss far below where the search began, ends it.
         std::vector<const CapacityStepRecord*> misses;
         for (const CapacityStepRecord& step : search.steps)
-            misses.push_back(&step);
+            if (step.judgement.verdict == StepVerdict::Missed)
+                misses.push_back(&step);
         std::sort(misses.begin(), misses.end(),
                   [](const auto* a, const auto* b) { return a->rate < b->rate; });
-        const double firstRate = search.steps.front().rate;
+        // The lowest miss against the lowest at twice its rate or more.
+        const auto twice = std::find_if(misses.begin(), misses.end(), [&](const auto* step) {
+            return step->rate >= 2 * misses.front()->rate;
+        });
         const bool flat =
-            misses.size() >= 2 && misses[0]->judgement.excess >=
-                                      (1.0 - kCapacityFlatExcess) * misses[1]->judgement.excess;
-        const double next = *missed / (search.steps.size() == 1 ? 2.0 : 4.0);
+            twice != misses.end() && misses.front()->judgement.excess >=
+                                         (1.0 - kCapacityFlatExcess) * (*twice)->judgement.excess;
+        // The first conclusive step is where the search began.
+        const double firstRate =
+            std::find_if(search.steps.begin(), search.steps.end(), [](const auto& step) {
+                return step.judgement.verdict != StepVerdict::ClientLimited;
+            })->rate;
+        const double next = *missed * (misses.size() == 1 ? kCapacitySecondStepFraction : 0.25);
         if (flat || *missed <= firstRate * kCapacityFloorFraction * 1.0001 || next < kMinRate) {
             search.stop = CapacityStop::NoRateMeets;
             return search;

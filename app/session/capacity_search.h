@@ -18,18 +18,25 @@
 //    Its throughput is the order of magnitude; it is not kept.
 // 2. Fixed-rate steps, the first at the probe's throughput. While every step
 //    met the objective, the next doubles the highest; while every step
-//    missed, the next halves the lowest (the first time) or quarters it.
+//    missed, the next is three quarters of the first (a server's capacity at
+//    a latency objective is most often a large part of what it does
+//    saturated, and a bracket of 4/3 takes one bisection less than one of
+//    2), then a quarter of the lowest.
 // 3. Once one rate met and a higher one missed, bisection between the
 //    highest that met and the lowest that missed, at their geometric mean
 //    (rates are bracketed by ratios, and the mean halves the ratio's log).
 // 4. It stops when the lowest miss is within the plan's precision above the
 //    highest meet; when the step budget is spent; when the client was the
-//    limit of a step (its CPU, or every connection busy while the server
-//    answered as fast as when lightly loaded), which it says rather than
-//    taking the client's limit for the server's; or when no rate meets the
-//    objective: two misses at rates a factor apart as far from it as each
-//    other (lower load did not help: the server's unloaded latency is above
-//    the bound), or a miss at 1/64 of the first step's rate.
+//    limit of a step, which it says rather than taking the client's limit
+//    for the server's: every connection busy while the server answered as
+//    fast as when lightly loaded, or a client that could not keep the
+//    schedule (StepVerdict::ClientLimited) and fell short of the rate at the
+//    same step twice more (other load may keep it from its CPU for a moment:
+//    such a step is asked again before it counts, and one that did offer
+//    the rate, merely late, counts as a miss); or when no rate meets the
+//    objective: two misses at rates a factor 2 or more apart as far from it
+//    as each other (lower load did not help: the server's unloaded latency
+//    is above the bound), or a miss at 1/64 of the first step's rate.
 // The answer is the highest rate that met the objective, with the lowest
 // that did not above it. A step that met above a lower miss does not count
 // (the mode had already given way; as the knee of a rate sweep).
@@ -50,9 +57,17 @@ inline constexpr int kCapacityTailSamples = 10;
 // The search gives up on a target whose lowest step missed at this fraction
 // of its first step's rate.
 inline constexpr double kCapacityFloorFraction = 1.0 / 64;
-// Two misses whose excess (StepJudgement::excess) differ by less than this
-// share show that lower load did not bring the step nearer to the objective.
+// The lowest miss and the lowest at twice its rate or more, whose excess
+// (StepJudgement::excess) differ by less than this share, show that lower
+// load did not bring the step nearer to the objective.
 inline constexpr double kCapacityFlatExcess = 0.2;
+// How many times a step the client could not keep on schedule is asked again
+// before it counts: as the client's limit when it achieved less than
+// kCapacityOfferedShare of the offered rate every time, else as a miss.
+inline constexpr int kCapacityClientRetries = 2;
+inline constexpr double kCapacityOfferedShare = 0.95;
+// The second step's rate, as a share of the first's, when the first missed.
+inline constexpr double kCapacitySecondStepFraction = 0.75;
 
 // How long a step at `rate` runs (its measured time, warm-up apart).
 double capacityStepSeconds(const CapacityPlan& plan, double rate);

@@ -2,6 +2,7 @@
 
 #include "app/common/background_job.h"
 #include "app/common/result.h"
+#include "app/session/capacity_search.h"
 #include "app/session/session.h"
 #include "app/session/session_document.h"
 #include "app/session/statistics_precision.h"
@@ -227,6 +228,11 @@ QCoro::Task<SweepOutcome> SweepRunner::runSteps(Sweep& sweep) {
         if (auto ended = co_await probeTargets(sweep))
             co_return *ended;
     }
+    if (session.plan.levelKind == SweepLevelKind::Capacity) {
+        if (auto ended = co_await runSearches(sweep))
+            co_return *ended;
+        co_return sweep.outcome;
+    }
     if (!precise) {
         if (auto ended = co_await runPoints(sweep, sweep.missing))
             co_return *ended;
@@ -320,16 +326,12 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::tighten(Sweep& sweep, int concurren
     }
 }
 
-namespace {
-
-// A lab target's run goes to the load agent inside the lab; any other runs in this process.
-PointRun* newPointRun(AgentClient* agent, AgentRunRequest request, engine::LoadSpec spec) {
+PointRun* sweep_detail::newPointRun(AgentClient* agent, AgentRunRequest request,
+                                    engine::LoadSpec spec) {
     if (request.target.lab && agent)
         return agent->newRun(std::move(request));
     return new LoadRunBridge(std::move(spec));
 }
-
-} // namespace
 
 QCoro::Task<SweepRunner::Ended> SweepRunner::preload(Sweep& sweep, const Target& target,
                                                      engine::LoadSpec spec) {
@@ -354,7 +356,9 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::preload(Sweep& sweep, const Target&
 QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepPoint& point) {
     const Target* target = sweep.session.findTarget(point.targetId);
     const engine::SocketAddress address = sweep.addresses.value(target->id);
-    auto specs = pointSpecs(*target, point, sweep.session.plan, &address);
+    // A capacity search's step runs with a plan of its own (capacity_search.h).
+    const SweepPlan plan = pointPlan(sweep.session.plan, point);
+    auto specs = pointSpecs(*target, point, plan, &address);
     if (!specs) // checked before the first point; only a changed body file gets here
         co_return failed(sweep.outcome,
                          QStringLiteral("%1: %2").arg(targetLabel(*target), specs.error().message));
@@ -373,8 +377,7 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
         ran = m_runSource(specs->draft.spec, point);
     } else {
         PointRun* pointRun = newPointRun(
-            sweep.agent,
-            {*target, sweep.session.plan, point.concurrency, point.rate, false, serverCpu},
+            sweep.agent, {*target, plan, point.concurrency, point.rate, false, serverCpu},
             std::move(specs->draft.spec));
         ran = co_await runEngine(pointRun, point);
     }
@@ -389,8 +392,7 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
         Q_EMIT pointFailed(point, message);
         co_return unreachable(sweep.outcome, message);
     }
-    PointResult result =
-        measuredPointResult(run, point, sweep.session.plan, currentRunEnvironment(startedAt));
+    PointResult result = measuredPointResult(run, point, plan, currentRunEnvironment(startedAt));
     if (target->lab && sweep.agent && sweep.agent->lab())
         recordLabEnvironment(result.environment, *sweep.agent->lab(), target->lab->mode);
     co_await storeResult(sweep, point, std::move(result));

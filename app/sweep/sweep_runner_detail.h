@@ -58,6 +58,9 @@ inline QString targetLabel(const Target& target) {
     return QStringLiteral("target '%1'").arg(target.displayName());
 }
 
+// A lab target's run goes to the load agent inside the lab; any other runs in this process.
+PointRun* newPointRun(AgentClient* agent, AgentRunRequest request, engine::LoadSpec spec);
+
 } // namespace sweep_detail
 
 } // namespace loadscope::app
