@@ -235,6 +235,8 @@ const QList<Rule> kResultsCsvRules{
     {"server_cpu_s", Kind::Signed},
     // Plain http: no handshake, every TLS figure empty, exactly.
     {"tls_*", Kind::Exact},
+    // Not a capacity search's step: empty, exactly.
+    {"capacity_step", Kind::Exact},
 };
 
 // `export --summary-csv`: one row per target x concurrency x metric.
