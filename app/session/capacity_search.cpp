@@ -319,7 +319,11 @@ CapacitySearch capacitySearch(const SweepPlan& plan, const QUuid& targetId, int 
         return search;
     }
     if (!missed) {
-        const double next = *met * 2;
+        const auto counted =
+            std::count_if(search.steps.begin(), search.steps.end(), [](const auto& step) {
+                return step.judgement.verdict == StepVerdict::Met;
+            });
+        const double next = *met * (counted == 1 ? 1 / kCapacitySecondStepFraction : 2.0);
         if (next > kMaxRate) {
             search.stop = CapacityStop::RateCeiling;
             return search;

@@ -16,12 +16,12 @@
 // The method, per target and repetition:
 // 1. A probe: a closed loop at the plan's connections for the shortest step.
 //    Its throughput is the order of magnitude; it is not kept.
-// 2. Fixed-rate steps, the first at the probe's throughput. While every step
-//    met the objective, the next doubles the highest; while every step
-//    missed, the next is three quarters of the first (a server's capacity at
-//    a latency objective is most often a large part of what it does
-//    saturated, and a bracket of 4/3 takes one bisection less than one of
-//    2), then a quarter of the lowest.
+// 2. Fixed-rate steps, the first at the probe's throughput. The second is
+//    three quarters of the first when it missed, four thirds when it met: a
+//    server's capacity at a latency objective is most often near what it
+//    does saturated, and a bracket of 4/3 takes one bisection less than one
+//    of 2. After that, while every step met the objective the next doubles
+//    the highest; while every step missed, it is a quarter of the lowest.
 // 3. Once one rate met and a higher one missed, bisection between the
 //    highest that met and the lowest that missed, at their geometric mean
 //    (rates are bracketed by ratios, and the mean halves the ratio's log).
@@ -66,7 +66,8 @@ inline constexpr double kCapacityFlatExcess = 0.2;
 // kCapacityOfferedShare of the offered rate every time, else as a miss.
 inline constexpr int kCapacityClientRetries = 2;
 inline constexpr double kCapacityOfferedShare = 0.95;
-// The second step's rate, as a share of the first's, when the first missed.
+// The second step's rate, as a share of the first's, when the first missed
+// (its inverse when the first met).
 inline constexpr double kCapacitySecondStepFraction = 0.75;
 
 // How long a step at `rate` runs (its measured time, warm-up apart).
