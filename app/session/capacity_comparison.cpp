@@ -176,8 +176,7 @@ QString capacityReport(const Session& session, const CapacityComparison& compari
         nameWidth = std::max(nameWidth, names[i].size());
         cellWidth = std::max(cellWidth, cells[i].size());
     }
-    text += padded(QString(), nameWidth) + QStringLiteral("   ") +
-            padded(QStringLiteral("req/s"), cellWidth) + QLatin1Char('\n');
+    text += padded(QString(), nameWidth) + QStringLiteral("   req/s\n");
     for (qsizetype i = 0; i < names.size(); ++i) {
         QString line = padded(names[i], nameWidth) + QStringLiteral("   ") +
                        padded(cells[i], cellWidth) + QStringLiteral("  ") + changes[i];

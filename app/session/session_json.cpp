@@ -363,9 +363,11 @@ SweepPlan sweepPlanFromJson(const JsonReader& json) {
     else if (json.ok())
         json.failUnknownValue(u"levelKind", kind);
     const bool byRate = plan.levelKind == SweepLevelKind::Rate;
-    // The levels of the plan's kind must be there; the others may be absent.
-    const JsonArrayReader levels = json.array(u"concurrency", !byRate);
-    if (levels.size() > 0 || !byRate)
+    const bool byConcurrency = plan.levelKind == SweepLevelKind::Concurrency;
+    // The levels of the plan's kind must be there; the others may be absent
+    // (a capacity plan has none).
+    const JsonArrayReader levels = json.array(u"concurrency", byConcurrency);
+    if (levels.size() > 0 || byConcurrency)
         plan.concurrencyLevels.clear();
     std::set<int> seen;
     for (qsizetype i = 0; i < levels.size() && json.ok(); ++i) {
