@@ -64,6 +64,14 @@ SweepPlan capacityProbePlan(const SweepPlan& plan) {
     return probe;
 }
 
+int typicalCapacitySteps(const CapacityPlan& plan) {
+    const double precision = std::clamp(plan.precisionPercent / 100, 1e-6, 0.99);
+    // Each bisection halves the log of the bracket's ratio.
+    const double halvings =
+        std::log2(std::log(1 / kCapacitySecondStepFraction) / -std::log(1 - precision));
+    return std::min(plan.maxSteps, 2 + std::max(0, int(std::ceil(halvings))));
+}
+
 SweepPlan pointPlan(const SweepPlan& plan, const SweepPoint& point) {
     if (plan.levelKind != SweepLevelKind::Capacity)
         return plan;

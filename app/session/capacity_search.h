@@ -78,6 +78,11 @@ SweepPlan capacityStepPlan(const SweepPlan& plan, double rate);
 // The plan of the probe: a closed loop at the plan's connections for the
 // shortest step.
 SweepPlan capacityProbePlan(const SweepPlan& plan);
+// The steps a search takes when the server gives way near its saturated
+// throughput: the opening two, then the bisections from a bracket of 4/3 to
+// the plan's precision. Searches that must climb or descend take more, those
+// asked again more still, at most plan.maxSteps.
+int typicalCapacitySteps(const CapacityPlan& plan);
 // The plan `point` runs with: a capacity plan's search point (step 0) its
 // probe's, a step its step's; any other point the plan itself.
 SweepPlan pointPlan(const SweepPlan& plan, const SweepPoint& point);
