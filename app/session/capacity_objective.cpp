@@ -141,16 +141,29 @@ QString stepVerdictId(StepVerdict verdict) {
     return QStringLiteral("missed");
 }
 
-std::optional<double> correctedLatencyAt(const PointResult& result, double percentile) {
-    if (const auto stored = result.total.percentile(percentile))
+namespace {
+
+std::optional<double> latencyAt(const LatencySummary& summary, const QByteArray& bytes,
+                                double percentile) {
+    if (const auto stored = summary.percentile(percentile))
         return stored;
-    if (result.totalHistogram.isEmpty())
+    if (bytes.isEmpty())
         return std::nullopt;
-    const auto histogram = engine::Histogram::deserialize(
-        std::string_view(result.totalHistogram.constData(), size_t(result.totalHistogram.size())));
+    const auto histogram =
+        engine::Histogram::deserialize(std::string_view(bytes.constData(), size_t(bytes.size())));
     if (!histogram || histogram->count() == 0)
         return std::nullopt;
     return double(histogram->valueAtPercentile(percentile)) / 1e6;
+}
+
+} // namespace
+
+std::optional<double> correctedLatencyAt(const PointResult& result, double percentile) {
+    return latencyAt(result.total, result.totalHistogram, percentile);
+}
+
+std::optional<double> uncorrectedLatencyAt(const PointResult& result, double percentile) {
+    return latencyAt(result.uncorrected, result.uncorrectedHistogram, percentile);
 }
 
 StepJudgement judgeCapacityStep(const PointResult& step, const CapacityObjective& objective) {
@@ -158,6 +171,7 @@ StepJudgement judgeCapacityStep(const PointResult& step, const CapacityObjective
     const QString label = objectivePercentileLabel(objective.percentile);
     QStringList misses;
     judgement.latencyMs = correctedLatencyAt(step, objective.percentile);
+    judgement.sentLatencyMs = uncorrectedLatencyAt(step, objective.percentile);
     if (judgement.latencyMs) {
         judgement.excess = *judgement.latencyMs / objective.boundMs;
         if (*judgement.latencyMs > objective.boundMs)

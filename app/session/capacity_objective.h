@@ -68,6 +68,9 @@ struct StepJudgement {
     // The objective's percentile of the corrected latency; absent when no
     // request succeeded.
     std::optional<double> latencyMs;
+    // The same percentile from each request's actual send: what the
+    // client's own lateness does not reach.
+    std::optional<double> sentLatencyMs;
     std::optional<double> failedPercent;   // absent when no request ended
     std::optional<double> achievedPercent; // achieved / offered x 100
     // How far the step is from the objective: the largest of latency / bound,
@@ -87,5 +90,7 @@ StepJudgement judgeCapacityStep(const PointResult& step, const CapacityObjective
 // figure when it is one of the standard percentiles, else read from the
 // stored histogram; absent when neither holds it.
 std::optional<double> correctedLatencyAt(const PointResult& result, double percentile);
+// The same of its latency from each request's actual send (uncorrected).
+std::optional<double> uncorrectedLatencyAt(const PointResult& result, double percentile);
 
 } // namespace loadscope::app

@@ -213,7 +213,12 @@ CapacitySearch capacitySearch(const SweepPlan& plan, const QUuid& targetId, int 
         size_t last = 0;
         int attempts = 0;
         bool fellShort = true; // achieved below kCapacityOfferedShare of offered in each
+        // The last attempt missed the bound even from each request's actual
+        // send: the server was slow, not only the client late.
+        bool serverSlow = false;
+        bool countsAsMiss() const { return !fellShort && serverSlow; }
     };
+    const double bound = capacity.objective.boundMs;
     std::optional<Run> retry; // the run the search ends with, when it does
     for (size_t i = 0; i < search.steps.size(); ++i) {
         if (search.steps[i].judgement.verdict != StepVerdict::ClientLimited || connectionLimited)
@@ -225,19 +230,21 @@ CapacitySearch capacitySearch(const SweepPlan& plan, const QUuid& targetId, int 
              ++j) {
             const auto achieved = search.steps[j].judgement.achievedPercent;
             run.fellShort = run.fellShort && achieved && *achieved < kCapacityOfferedShare * 100;
+            const auto sent = search.steps[j].judgement.sentLatencyMs;
+            run.serverSlow = !sent || *sent > bound;
             run.last = j;
             ++run.attempts;
         }
         if (run.last + 1 == search.steps.size()) {
             retry = run;
-        } else if (run.attempts > kCapacityClientRetries && !run.fellShort) {
+        } else if (run.attempts > kCapacityClientRetries && run.countsAsMiss()) {
             CapacityStepRecord& counted = search.steps[run.last];
             counted.judgement.verdict = StepVerdict::Missed;
             counted.judgement.why += QStringLiteral(", in %1 attempts").arg(run.attempts);
         }
         i = run.last;
     }
-    if (retry && retry->attempts > kCapacityClientRetries && !retry->fellShort) {
+    if (retry && retry->attempts > kCapacityClientRetries && retry->countsAsMiss()) {
         CapacityStepRecord& counted = search.steps[retry->last];
         counted.judgement.verdict = StepVerdict::Missed;
         counted.judgement.why += QStringLiteral(", in %1 attempts").arg(retry->attempts);
@@ -270,15 +277,15 @@ CapacitySearch capacitySearch(const SweepPlan& plan, const QUuid& targetId, int 
     }
     // A step the client could not keep on schedule is asked again (other load
     // may have kept the client from its CPU for a moment), at most
-    // kCapacityClientRetries times. Asked enough, it stops the search when
-    // the client fell short of the rate every time; when it did offer the
-    // rate, merely late, its last attempt counts as the miss it was.
+    // kCapacityClientRetries times. Asked enough, it counts as a miss when
+    // the client did offer the rate and the server was slow even from each
+    // request's actual send; otherwise the client was the limit.
     if (retry && retry->attempts <= kCapacityClientRetries &&
         int(search.steps.size()) < capacity.maxSteps) {
         search.nextRate = search.steps.back().rate;
         return search;
     }
-    if (retry && retry->fellShort) {
+    if (retry && !retry->countsAsMiss()) {
         search.clientLimited = search.steps.size() - 1;
         search.stop = CapacityStop::ClientLimited;
         return search;

@@ -30,10 +30,11 @@
 //    limit of a step, which it says rather than taking the client's limit
 //    for the server's: every connection busy while the server answered as
 //    fast as when lightly loaded, or a client that could not keep the
-//    schedule (StepVerdict::ClientLimited) and fell short of the rate at the
-//    same step twice more (other load may keep it from its CPU for a moment:
-//    such a step is asked again before it counts, and one that did offer
-//    the rate, merely late, counts as a miss); or when no rate meets the
+//    schedule (StepVerdict::ClientLimited) at the same step twice more
+//    (other load may keep it from its CPU for a moment: such a step is asked
+//    again before it counts, and counts as a miss only when the client did
+//    offer the rate and the server missed the bound even from each
+//    request's actual send); or when no rate meets the
 //    objective: two misses at rates a factor 2 or more apart as far from it
 //    as each other (lower load did not help: the server's unloaded latency
 //    is above the bound), or a miss at 1/64 of the first step's rate.
@@ -62,8 +63,9 @@ inline constexpr double kCapacityFloorFraction = 1.0 / 64;
 // load did not bring the step nearer to the objective.
 inline constexpr double kCapacityFlatExcess = 0.2;
 // How many times a step the client could not keep on schedule is asked again
-// before it counts: as the client's limit when it achieved less than
-// kCapacityOfferedShare of the offered rate every time, else as a miss.
+// before it counts: as a miss when it achieved kCapacityOfferedShare of the
+// offered rate and missed the bound from the actual send too, else as the
+// client's limit.
 inline constexpr int kCapacityClientRetries = 2;
 inline constexpr double kCapacityOfferedShare = 0.95;
 // The second step's rate, as a share of the first's, when the first missed

@@ -31,6 +31,8 @@ struct Model {
     std::function<double(double rate)> achieved = [](double rate) {
         return rate;
     };
+    // The p99 from each request's actual send; unset: p99Ms (a client on time).
+    std::function<double(double rate)> sentP99Ms;
     // Whether the client could not keep the schedule at `rate` (asked once per step).
     std::function<bool(double rate)> clientLate = [](double) {
         return false;
@@ -49,6 +51,8 @@ PointResult modelStep(const Model& model, double rate, int number, int connectio
     step.total.percentilesMs[99] = model.p99Ms(rate);
     step.total.percentilesMs[50] = model.p99Ms(rate) / 2;
     step.uncorrected.meanMs = model.sentMeanMs(rate);
+    step.uncorrected.percentilesMs[99] =
+        model.sentP99Ms ? model.sentP99Ms(rate) : model.p99Ms(rate);
     step.clientSaturated = model.clientLate(rate);
     return step;
 }
@@ -282,6 +286,8 @@ void TestCapacitySearch::aLateClientIsAskedAgainThenCountsAsAMiss() {
     QCOMPARE(search.steps[2].rate, search.steps[1].rate);
     QVERIFY2(*search.capacity() > 855 && *search.capacity() <= 900, qPrintable(search.summary()));
 
+    // Late at 1000 req/s and above in every attempt, the server slow there
+    // too (from the actual send): a miss, said so.
     Model lateEveryTime = cliff(2000, 1.0);
     lateEveryTime.clientLate = [](double rate) {
         return rate >= 1000;
@@ -296,6 +302,17 @@ void TestCapacitySearch::aLateClientIsAskedAgainThenCountsAsAMiss() {
     QVERIFY2(lateSearch.summary().contains(
                  QStringLiteral("while the client could not keep the schedule, in 3 attempts")),
              qPrintable(lateSearch.summary()));
+
+    // The same, but the server answered each request within the bound once
+    // sent: the client's lateness alone missed it. Not the server's capacity.
+    Model onlyLate = lateEveryTime;
+    onlyLate.sentP99Ms = [](double) {
+        return 1.0;
+    };
+    const CapacitySearch onlyLateSearch = searchModel(capacityPlan(5), onlyLate, 1600, stored);
+    QCOMPARE(stopText(onlyLateSearch), QStringLiteral("client-limited"));
+    QVERIFY2(onlyLateSearch.summary().contains(QStringLiteral("the client was the limit at ")),
+             qPrintable(onlyLateSearch.summary()));
 }
 
 void TestCapacitySearch::stopsWhenTheConnectionsAreTheLimit() {
