@@ -2,20 +2,23 @@
 // servers whose capacity is known (tests/support/fixed_delay_server.h): one
 // that serves one request at a time in D = 1 ms (capacity 1000/s), the same
 // with 4 workers (4000/s), and one whose delay of D grows by a known law
-// above 1270 req/s (1300/s at 4 ms). The objective is p99 <= 4 D = 4 ms, and each
+// above 2940 req/s (3000/s at 4 ms). The objective is p99 <= 4 D = 4 ms, and each
 // target is searched three times, interleaved: every search must end at its
 // precision with an answer within 10 % below the truth. The answers' ratio
 // between the 4-worker server and the single one is their capacities'.
 #include "app/session/capacity_comparison.h"
 #include "app/session/capacity_search.h"
 #include "app/session/session_document.h"
+#include "app/sweep/load_spec_builder.h"
 #include "app/sweep/sweep_runner.h"
+#include "engine/load_run.h"
 #include "fixed_delay_server.h"
 #include "sweep_run_to_end.h"
 #include "sweep_test_session.h"
 
 #include <QElapsedTimer>
 #include <QTest>
+#include <limits>
 #include <memory>
 
 using namespace loadscope;
@@ -31,6 +34,30 @@ struct KnownServer {
     QString name;
     std::unique_ptr<testing::FixedDelayServer> server;
 };
+
+// The corrected p99 (ms) of a light fixed-rate run against `server` (a
+// quarter of a 1000/s capacity, one second): what the machine itself adds
+// to a request when nothing queues.
+double lightLoadP99Ms(const testing::FixedDelayServer& server) {
+    app::Target target =
+        test::httpTarget(QStringLiteral("light"), app::DeploymentMode::Host, 0,
+                         QStringLiteral("http://127.0.0.1:%1/").arg(server.port()));
+    target.http.keepAlive = true;
+    app::SweepPlan plan;
+    plan.levelKind = app::SweepLevelKind::Rate;
+    plan.rateConnections = 16;
+    plan.threads = 1;
+    plan.warmupSeconds = 0.1;
+    plan.durationSeconds = 1;
+    auto draft = app::draftLoadSpec(target, 16, plan, 250);
+    if (!draft)
+        return std::numeric_limits<double>::infinity();
+    draft->spec.target = *engine::SocketAddress::fromNumeric("127.0.0.1", server.port());
+    engine::LoadRun run(draft->spec);
+    run.start();
+    const engine::RunResult result = run.wait();
+    return double(result.total.valueAtPercentile(99)) / 1e6;
+}
 
 } // namespace
 
@@ -54,14 +81,25 @@ void TestCapacityAccuracy::searchFindsEachKnownCapacityThreeTimes() {
         {QStringLiteral("four workers"), std::make_unique<testing::FixedDelayServer>(four)});
     testing::FixedDelayServer::Options growing;
     growing.delay = kDelay;
-    // 3 ms more at 30 req/s above 1270: steep, so that a millisecond of
-    // scheduling moves the rate at the bound by 10 req/s only; its rate is
-    // counted over 250 ms, so that a burst after a stall moves it little.
-    growing.growthAboveRate = 1270;
-    growing.delayGrowth = 100us;
+    // 3 ms more at 60 req/s above 2940: steep, so that a millisecond of
+    // scheduling moves the rate at the bound by 20 req/s only; its rate is the
+    // count of the last 250 ms, which a stall of a few ms shifts, not swells.
+    growing.growthAboveRate = 2940;
+    growing.delayGrowth = 50us;
     growing.loadWindow = 250ms;
     servers.push_back(
         {QStringLiteral("growing delay"), std::make_unique<testing::FixedDelayServer>(growing)});
+
+    // The truth, capacity at p99 <= 4 D, presumes a machine that adds well
+    // under 3 D to a request's p99 when nothing queues. One too busy for that
+    // (other builds, a load average of ten on two CPUs) has no such capacity
+    // to find: the suite says so and measures nothing.
+    const double light = lightLoadP99Ms(*servers[1].server);
+    if (light > 2.0 * std::chrono::duration<double, std::milli>(kDelay).count())
+        QSKIP(qPrintable(QStringLiteral("this machine adds too much to a request right now: p99 "
+                                        "%1 ms at a quarter of a 1000 req/s capacity, over 2 D "
+                                        "(rerun on a quieter machine)")
+                             .arg(light, 0, 'f', 2)));
 
     app::Session session;
     session.name = QStringLiteral("capacity at p99 <= 4 ms");
@@ -102,8 +140,8 @@ void TestCapacityAccuracy::searchFindsEachKnownCapacityThreeTimes() {
     const app::Session& done = document.session();
     QVERIFY(app::missingPoints(done).empty());
     const std::vector<app::CapacitySearch> searches = app::capacitySearches(done);
-    QStringList failures;
     QCOMPARE(searches.size(), size_t(9));
+    QStringList problems;
     for (const app::CapacitySearch& search : searches) {
         const int index = done.targetIndex(search.targetId);
         const double truth = servers[size_t(index)].server->capacityWithin(kBound);
@@ -113,21 +151,25 @@ void TestCapacityAccuracy::searchFindsEachKnownCapacityThreeTimes() {
                                  .arg(truth)
                                  .arg(search.summary());
         qInfo("%s", qPrintable(line));
-        for (const app::CapacityStepRecord& step : search.steps)
-            qInfo("  step %d at %.0f req/s: achieved %.0f, %s, %s%s, backlog %llu", step.number,
-                  step.rate, step.result->requestsPerSecond(),
-                  qPrintable(app::stepVerdictId(step.judgement.verdict)),
-                  qPrintable(step.judgement.why),
-                  step.result->clientSaturated ? ", client saturated" : "",
-                  static_cast<unsigned long long>(step.result->maxBacklog));
+        // Stopped at its precision, within 10 % below the truth; above it by
+        // no more than the schedule's and the server's clocks could make it.
+        QString problem;
         if (search.stop != app::CapacityStop::Precision)
-            failures << line;
-        continue;
-        QVERIFY2(*search.bracketPercent() <= kPrecisionPercent, qPrintable(line));
-        // Within 10 % below the truth; above it by no more than the
-        // schedule's and the server's clocks could make it.
-        QVERIFY2(*search.capacity() >= 0.9 * truth, qPrintable(line));
-        QVERIFY2(*search.capacity() <= 1.02 * truth, qPrintable(line));
+            problem = QStringLiteral("did not stop at its precision");
+        else if (*search.bracketPercent() > kPrecisionPercent)
+            problem = QStringLiteral("wider than its precision");
+        else if (*search.capacity() < 0.9 * truth)
+            problem = QStringLiteral("more than 10 % below the truth");
+        else if (*search.capacity() > 1.02 * truth)
+            problem = QStringLiteral("above the truth");
+        if (!problem.isEmpty()) {
+            problems << line + QStringLiteral(": ") + problem;
+            for (const app::CapacityStepRecord& step : search.steps)
+                qInfo("  step %d at %.0f req/s: achieved %.0f, %s, %s", step.number, step.rate,
+                      step.result->requestsPerSecond(),
+                      qPrintable(app::stepVerdictId(step.judgement.verdict)),
+                      qPrintable(step.judgement.why));
+        }
         // Every step is kept: a rate sweep of its own, each step as long as
         // the percentile needs.
         for (const app::CapacityStepRecord& step : search.steps) {
@@ -136,6 +178,7 @@ void TestCapacityAccuracy::searchFindsEachKnownCapacityThreeTimes() {
                     0.95 * app::capacityStepSeconds(plan.capacity, step.rate));
         }
     }
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
 
     // Capacities compared as the comparison compares every figure: four
     // workers take four times the single one's rate, paired by repetition.
