@@ -74,9 +74,15 @@ SweepRunner::probeCapacity(Sweep& sweep, const SweepPoint& search) {
             .arg(search.repetition + 1)
             .arg(search.concurrency)
             .arg(plan.durationSeconds));
-    PointRun* run = newPointRun(sweep.agent, {*target, plan, search.concurrency, 0, false},
-                                std::move(specs->draft.spec));
-    const Result<engine::RunResult> probed = co_await runEngine(run, std::nullopt);
+    // Not a conditional expression: GCC mishandles a co_await inside one.
+    Result<engine::RunResult> probed = engine::RunResult{};
+    if (m_runSource) {
+        probed = m_runSource(specs->draft.spec, search);
+    } else {
+        PointRun* run = newPointRun(sweep.agent, {*target, plan, search.concurrency, 0, false},
+                                    std::move(specs->draft.spec));
+        probed = co_await runEngine(run, std::nullopt);
+    }
     if (auto ended = interrupted(sweep, probed && probed->cancelled))
         co_return ended;
     const QString why = !probed               ? probed.error().message

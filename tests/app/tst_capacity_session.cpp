@@ -10,15 +10,22 @@
 #include "app/session/comparison_report.h"
 #include "app/session/csv_export.h"
 #include "app/session/json_reader.h"
+#include "app/session/session_document.h"
 #include "app/session/session_file.h"
 #include "app/session/session_json.h"
+#include "app/sweep/sweep_runner.h"
 #include "cli_process.h"
+#include "engine/run_result.h"
+#include "sweep_run_to_end.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <cmath>
+#include <memory>
 
 using namespace loadscope::app;
 
@@ -84,6 +91,47 @@ Session measuredTwoModes() {
                           kHost[repetition] * kNatShare[repetition]);
     }
     return session;
+}
+
+// A server of `capacity` req/s at p99 <= 5 ms, as a run of `spec` would
+// measure it: below the capacity every request takes 1 ms, above it 2 % take
+// 40 ms; the probe (a closed loop) achieves the capacity.
+loadscope::engine::RunResult modelledRun(double capacity, const loadscope::engine::LoadSpec& spec) {
+    loadscope::engine::RunResult run;
+    run.durationSeconds = double(spec.duration.count()) / 1e9;
+    run.threads = 1;
+    run.offeredRate = spec.rate;
+    const double achieved = spec.rate > 0 ? std::min(spec.rate, capacity) : capacity;
+    run.complete = uint64_t(achieved * run.durationSeconds);
+    const uint64_t slow = spec.rate > capacity ? run.complete / 50 : 0;
+    for (loadscope::engine::Histogram* latency : {&run.total, &run.uncorrected}) {
+        latency->recordN(1'000'000, run.complete - slow);
+        latency->recordN(40'000'000, slow);
+    }
+    return run;
+}
+
+struct RunSeen {
+    SweepPoint point;
+    double rate = 0;
+    double seconds = 0;
+    double warmupSeconds = 0;
+};
+
+// A runner of `document` whose runs come from modelledRun(): host 5000 req/s,
+// nat 4000; each run it is asked for noted in `seen`.
+std::unique_ptr<SweepRunner> modelledRunner(SessionDocument& document, const Session& session,
+                                            std::vector<RunSeen>& seen) {
+    auto runner = std::make_unique<SweepRunner>(&document);
+    runner->setProbeEnabled(false);
+    const QUuid host = session.targets[0].id;
+    runner->setRunSource(
+        [host, &seen](const loadscope::engine::LoadSpec& spec, const SweepPoint& point) {
+            seen.push_back({point, spec.rate, double(spec.duration.count()) / 1e9,
+                            double(spec.warmup.count()) / 1e9});
+            return modelledRun(point.targetId == host ? 5000 : 4000, spec);
+        });
+    return runner;
 }
 
 } // namespace
@@ -279,6 +327,91 @@ private Q_SLOTS:
         QVERIFY(capacityRows[0].contains(",50,capacity,req/s,3,1050,"));
         QVERIFY(capacityRows[0].endsWith(",baseline,false,loadscope,capacity at p99 <= 5 ms,"));
         QVERIFY(capacityRows[1].contains(",true,significant,false,loadscope,"));
+    }
+
+    void theRunnerSearchesInterleavedAndResumes() {
+        Session session = twoModes();
+        session.plan.repetitions = 2;
+        session.plan.warmupSeconds = 0.2;
+        session.plan.capacity.minStepSeconds = 0.5;
+        SessionDocument document;
+        document.reset(session);
+        std::vector<RunSeen> seen;
+        const auto runner = modelledRunner(document, session, seen);
+        QSignalSpy started(runner.get(), &SweepRunner::pointStarted);
+        const SweepOutcome outcome = loadscope::test::runToEnd(*runner);
+        QVERIFY2(outcome.status == SweepOutcome::Status::Completed, qPrintable(outcome.error));
+        QCOMPARE(outcome.pointCount, 4);
+
+        // Every search found its server's capacity to within its precision.
+        const std::vector<CapacitySearch> searches = capacitySearches(document.session());
+        QCOMPARE(searches.size(), size_t(4));
+        for (const CapacitySearch& search : searches) {
+            const double truth = search.targetId == session.targets[0].id ? 5000 : 4000;
+            QCOMPARE(search.stop, std::optional(CapacityStop::Precision));
+            QVERIFY2(*search.capacity() <= truth && *search.capacity() >= 0.95 * truth,
+                     qPrintable(search.summary()));
+        }
+        // One search after another, interleaved: host's first, nat's first,
+        // host's second, nat's second; each a probe (a closed loop at the
+        // plan's connections for the shortest step), then its steps.
+        std::vector<std::pair<QUuid, int>> order;
+        for (const RunSeen& run : seen) {
+            const std::pair<QUuid, int> search{run.point.targetId, run.point.repetition};
+            if (order.empty() || order.back() != search)
+                order.push_back(search);
+            QCOMPARE(run.warmupSeconds, 0.2);
+            if (run.point.capacityStep == 0) {
+                QCOMPARE(run.rate, 0.0);
+                QCOMPARE(run.seconds, 0.5);
+            } else {
+                QCOMPARE(run.rate, run.point.rate);
+                QVERIFY(std::fabs(run.seconds -
+                                  capacityStepSeconds(session.plan.capacity, run.rate)) < 1e-6);
+            }
+        }
+        const QUuid host = session.targets[0].id;
+        const QUuid nat = session.targets[1].id;
+        QCOMPARE(order,
+                 (std::vector<std::pair<QUuid, int>>{{host, 0}, {nat, 0}, {host, 1}, {nat, 1}}));
+        QCOMPARE(std::count_if(seen.begin(), seen.end(),
+                               [](const RunSeen& run) { return run.point.capacityStep == 0; }),
+                 4);
+        // A step is started as a point of its search.
+        for (const QList<QVariant>& arguments : started) {
+            const auto point = arguments.at(0).value<SweepPoint>();
+            QCOMPARE(point.index, 2 * point.repetition + (point.targetId == nat ? 1 : 0));
+            QCOMPARE(arguments.at(1).toInt(), 4);
+        }
+
+        // Cut short at nat's third step of its first search, then resumed:
+        // it goes on from its second step, without a probe, to the same answers.
+        SessionDocument cut;
+        cut.reset(session);
+        std::vector<RunSeen> first;
+        const auto interrupted = modelledRunner(cut, session, first);
+        SweepRunner* interruptedRunner = interrupted.get();
+        interrupted->setRunSource(
+            [&](const loadscope::engine::LoadSpec& spec, const SweepPoint& point) {
+                first.push_back({point, spec.rate, 0, 0});
+                if (point.targetId == nat && point.capacityStep == 3)
+                    interruptedRunner->cancel();
+                return modelledRun(point.targetId == host ? 5000 : 4000, spec);
+            });
+        QCOMPARE(loadscope::test::runToEnd(*interrupted).status, SweepOutcome::Status::Cancelled);
+        QCOMPARE(missingPoints(cut.session()).size(), size_t(3));
+        std::vector<RunSeen> resumed;
+        const auto again = modelledRunner(cut, session, resumed);
+        QCOMPARE(loadscope::test::runToEnd(*again).status, SweepOutcome::Status::Completed);
+        QCOMPARE(resumed.front().point.targetId, nat);
+        QCOMPARE(resumed.front().point.capacityStep, 3);
+        const std::vector<CapacitySearch> after = capacitySearches(cut.session());
+        for (size_t i = 0; i < after.size(); ++i) {
+            QCOMPARE(after[i].capacity(), searches[i].capacity());
+            QCOMPARE(after[i].steps.size(), searches[i].steps.size());
+            for (size_t n = 0; n < after[i].steps.size(); ++n)
+                QCOMPARE(after[i].steps[n].number, int(n) + 1);
+        }
     }
 
     void reportCommandPrintsTheCapacity() {
