@@ -82,11 +82,10 @@ void TestCapacityAccuracy::searchFindsEachKnownCapacityThreeTimes() {
     testing::FixedDelayServer::Options growing;
     growing.delay = kDelay;
     // 3 ms more at 60 req/s above 2940: steep, so that a millisecond of
-    // scheduling moves the rate at the bound by 20 req/s only; its rate is the
-    // count of the last 250 ms, which a stall of a few ms shifts, not swells.
+    // scheduling moves the rate at the bound by 20 req/s only.
     growing.growthAboveRate = 2940;
     growing.delayGrowth = 50us;
-    growing.loadWindow = 250ms;
+    growing.loadWindow = 100ms;
     servers.push_back(
         {QStringLiteral("growing delay"), std::make_unique<testing::FixedDelayServer>(growing)});
 
@@ -117,10 +116,10 @@ void TestCapacityAccuracy::searchFindsEachKnownCapacityThreeTimes() {
     plan.threads = 1;
     plan.repetitions = 3;
     plan.order = app::SweepOrder::Interleaved;
-    // The growing server's count of the last 250 ms holds the earlier step's
-    // tail, and the gap between them, for a while: a warm-up shortens it.
-    // What is left lowers the count, never raises it.
-    plan.warmupSeconds = 0.15;
+    // The growing server's rate (weighted over 100 ms) holds the earlier
+    // step's for a while: two of its time constants leave 14 % of it, too
+    // little to lift a step's rate over 2940 unless it is near it already.
+    plan.warmupSeconds = 0.2;
     plan.capacity.objective.percentile = 99;
     plan.capacity.objective.boundMs = std::chrono::duration<double, std::milli>(kBound).count();
     plan.capacity.precisionPercent = kPrecisionPercent;

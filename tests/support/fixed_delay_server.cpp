@@ -47,7 +47,10 @@ struct FixedDelayServer::State {
     std::priority_queue<Due, std::vector<Due>, std::greater<>> due;
     // Options::workers: when each worker is next free (monotonic ns).
     std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> workerFreeAt;
-    std::deque<int64_t> recentArrivals; // Options::loadWindow's, for the growth
+    // Options::growthAboveRate: the arrival rate, exponentially weighted, and when it was last
+    // moved.
+    double loadRate = 0;
+    int64_t lastLoadArrivalNs = 0;
     uint64_t accepted = 0;
     uint64_t requests = 0;     // over every connection, for failEvery
     int64_t lastArrivalNs = 0; // over every connection
@@ -282,12 +285,13 @@ void FixedDelayServer::read(int fd) {
 int64_t FixedDelayServer::answerTime(int64_t arrivedNs) {
     int64_t delay = m_options.delay.count();
     if (m_options.growthAboveRate > 0 && m_options.delayGrowth.count() > 0) {
-        std::deque<int64_t>& recent = m_state->recentArrivals;
-        recent.push_back(arrivedNs);
-        const int64_t window = m_options.loadWindow.count();
-        while (!recent.empty() && recent.front() <= arrivedNs - window)
-            recent.pop_front();
-        const double rate = double(recent.size()) * 1e9 / double(window);
+        // Each arrival adds 1/tau to a rate that decays by e^(-t/tau): at a
+        // constant rate r it settles at r (within 1/(2 tau)).
+        const double tau = double(m_options.loadWindow.count()) / 1e9;
+        const double since = double(arrivedNs - m_state->lastLoadArrivalNs) / 1e9;
+        m_state->loadRate = m_state->loadRate * std::exp(-since / tau) + 1 / tau;
+        m_state->lastLoadArrivalNs = arrivedNs;
+        const double rate = m_state->loadRate;
         if (rate > m_options.growthAboveRate)
             delay +=
                 int64_t((rate - m_options.growthAboveRate) * double(m_options.delayGrowth.count()));

@@ -59,14 +59,18 @@ public:
         uint32_t workers = 0;
         // A server whose latency grows with its load in a known way: a
         // request's delay is `delay` + delayGrowth x (r - growthAboveRate)
-        // when r, the requests that arrived over the last loadWindow (all
-        // connections) per second, exceeds growthAboveRate; `delay` below
-        // it. At a constant offered rate r the latency is that delay, so
-        // the highest rate whose latency stays within a bound B is
+        // when r, its arrival rate (all connections), exceeds
+        // growthAboveRate; `delay` below it. r is an exponentially weighted
+        // mean with time constant loadWindow: a stall that holds requests
+        // back and then lets them come at once moves it little (the gap takes
+        // away about what the burst adds), where a count over a sliding
+        // window would jump as the gap left it. At a constant offered rate r
+        // (steady for a few loadWindows) the latency is that delay, so the
+        // highest rate whose latency stays within a bound B is
         // growthAboveRate + (B - delay) / delayGrowth. 0: no growth.
         double growthAboveRate = 0;
         std::chrono::nanoseconds delayGrowth{0}; // per request a second above the rate
-        std::chrono::nanoseconds loadWindow{std::chrono::milliseconds(250)};
+        std::chrono::nanoseconds loadWindow{std::chrono::milliseconds(100)};
     };
 
     explicit FixedDelayServer(Options options);
