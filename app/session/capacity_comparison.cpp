@@ -135,12 +135,20 @@ QString capacityCell(const CapacityRow& row) {
             text += QLatin1Char('!');
         return text;
     }
-    if (!row.lowerBounds.empty())
-        return QStringLiteral("≥ %1 (client-limited)")
-            .arg(formatFigure(*std::min_element(row.lowerBounds.begin(), row.lowerBounds.end())));
+    // No capacity: what the searches that finished found instead.
+    QStringList why;
+    if (row.clientLimited > 0)
+        why << QStringLiteral("%1 client-limited").arg(row.clientLimited);
     if (row.noRateMeets > 0)
-        return QStringLiteral("no rate meets it");
-    return QStringLiteral("-");
+        why << QStringLiteral("%1 met by no rate").arg(row.noRateMeets);
+    if (why.isEmpty())
+        return QStringLiteral("-");
+    const QString searches = QStringLiteral("(%1)").arg(why.join(QStringLiteral(", ")));
+    if (!row.lowerBounds.empty())
+        return QStringLiteral("≥ %1 %2").arg(
+            formatFigure(*std::min_element(row.lowerBounds.begin(), row.lowerBounds.end())),
+            searches);
+    return QStringLiteral("none %1").arg(searches);
 }
 
 } // namespace

@@ -298,6 +298,14 @@ private Q_SLOTS:
         QVERIFY2(report.contains(QStringLiteral("nat, search 3: at least 900 req/s: the client "
                                                 "was the limit at 1200 req/s")),
                  qPrintable(report));
+
+        // With no search of its own left to state one, the mode's row says why.
+        std::erase_if(session.results, [&](const PointResult& r) {
+            return r.targetId == session.targets[1].id && r.repetition < 2;
+        });
+        const QString none = capacityReport(session, CapacityComparison(session));
+        QVERIFY2(none.contains(QStringLiteral("nat    ≥ 900.0 (1 client-limited)")),
+                 qPrintable(none));
     }
 
     void reportAndSummaryCsvCarryTheCapacity() {
