@@ -60,7 +60,8 @@ QJsonObject capacityJson(const OneShot& shot, const app::CapacitySearch& search,
             {QStringLiteral("why"), step.judgement.why},
             {QStringLiteral("latency_at_objective_ms"), optionalJson(step.judgement.latencyMs)},
             {QStringLiteral("counted"),
-             !step.inconsistent && step.judgement.verdict != app::StepVerdict::ClientLimited},
+             !step.inconsistent && !step.askedAgain &&
+                 step.judgement.verdict != app::StepVerdict::ClientLimited},
             {QStringLiteral("result"), result},
         });
     }
@@ -119,6 +120,8 @@ QString capacityReportText(const OneShot& shot, const app::CapacitySearch& searc
             verdict += QStringLiteral(": ") + judged.why;
         if (step.inconsistent)
             verdict += QStringLiteral(" (above a miss: not counted)");
+        if (step.askedAgain)
+            verdict += QStringLiteral(" (asked again)");
         text +=
             QStringLiteral("%1  %2  %3  %4  %5  %6  %7\n")
                 .arg(padded(QString::number(step.number), 4),

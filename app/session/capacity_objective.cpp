@@ -215,6 +215,11 @@ StepJudgement judgeCapacityStep(const PointResult& step, const CapacityObjective
         return judgement;
     }
     judgement.why = misses.join(QStringLiteral(", "));
+    if (misses.size() == 1 && judgement.latencyMs && *judgement.latencyMs > objective.boundMs &&
+        objective.percentile >= 90) {
+        const auto median = correctedLatencyAt(step, 50);
+        judgement.tailOnly = median && *median <= objective.boundMs;
+    }
     if (step.clientSaturated) {
         judgement.verdict = StepVerdict::ClientLimited;
         judgement.why += QStringLiteral(" while the client could not keep the schedule");

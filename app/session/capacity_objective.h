@@ -77,6 +77,10 @@ struct StepJudgement {
     // failed share / its bound and the achieved share's bound / achieved share;
     // above 1 it misses. The search compares it between steps.
     double excess = 0;
+    // Missed on the latency alone, in the tail: the objective's percentile
+    // (p90 or above) over the bound while the median is within it, as a
+    // stall of the machine leaves a step. The search asks such a step again.
+    bool tailOnly = false;
     QString why; // "p99 12.4 ms > 5 ms"; "p99 3.1 ms" when met
 };
 

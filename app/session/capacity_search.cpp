@@ -141,8 +141,11 @@ QString CapacitySearch::summary() const {
                              });
         const QString text = QStringLiteral("at %1 (the lowest step) %2")
                                  .arg(rateText(lowest->rate), lowest->judgement.why);
-        return finished() ? QStringLiteral("no rate meets it: ") + text
-                          : QStringLiteral("no rate has met it yet: ") + text;
+        if (!finished())
+            return QStringLiteral("no rate has met it yet: ") + text;
+        if (stop == CapacityStop::StepBudget)
+            return QStringLiteral("no rate met it before the step budget was spent: ") + text;
+        return QStringLiteral("no rate meets it: ") + text;
     }
     QString text = rateText(*capacity());
     if (lowestMissed) {
@@ -208,58 +211,74 @@ CapacitySearch capacitySearch(const SweepPlan& plan, const QUuid& targetId, int 
                 connectionLimited = i;
         }
     }
-    // Runs of steps at one rate the client could not keep on schedule.
-    struct Run {
-        size_t last = 0;
-        int attempts = 0;
-        bool fellShort = true; // achieved below kCapacityOfferedShare of offered in each
-        // The last attempt missed the bound even from each request's actual
-        // send: the server was slow, not only the client late.
-        bool serverSlow = false;
-        bool countsAsMiss() const { return !fellShort && serverSlow; }
-    };
+    // Attempts at one rate: consecutive steps at the same rate, which only a
+    // step asked again makes. The last attempt speaks for the rate; the
+    // earlier ones were asked again and count for nothing.
     const double bound = capacity.objective.boundMs;
-    std::optional<Run> retry; // the run the search ends with, when it does
-    for (size_t i = 0; i < search.steps.size(); ++i) {
-        if (search.steps[i].judgement.verdict != StepVerdict::ClientLimited || connectionLimited)
-            continue;
-        Run run;
-        for (size_t j = i; j < search.steps.size() &&
-                           search.steps[j].judgement.verdict == StepVerdict::ClientLimited &&
-                           search.steps[j].rate == search.steps[i].rate;
-             ++j) {
-            const auto achieved = search.steps[j].judgement.achievedPercent;
-            run.fellShort = run.fellShort && achieved && *achieved < kCapacityOfferedShare * 100;
-            const auto sent = search.steps[j].judgement.sentLatencyMs;
-            run.serverSlow = !sent || *sent > bound;
-            run.last = j;
-            ++run.attempts;
+    const bool budgetLeft = int(search.steps.size()) < capacity.maxSteps;
+    bool askAgain = false;   // the last step is to be asked again
+    bool clientStop = false; // the client was the limit of the last step
+    for (size_t first = 0; first < search.steps.size();) {
+        size_t last = first;
+        while (last + 1 < search.steps.size() &&
+               search.steps[last + 1].rate == search.steps[first].rate)
+            ++last;
+        for (size_t k = first; k < last; ++k)
+            search.steps[k].askedAgain = true;
+        const bool trailing = last + 1 == search.steps.size();
+        CapacityStepRecord& decisive = search.steps[last];
+        StepJudgement& judged = decisive.judgement;
+        if (judged.verdict == StepVerdict::ClientLimited && !connectionLimited) {
+            // A client that could not keep the schedule may have been kept
+            // from its CPU by other load for a moment: asked again, at most
+            // kCapacityClientRetries times. Then the step counts as a miss
+            // when the client did offer the rate and the server missed the
+            // bound even from each request's actual send; otherwise the
+            // client was the limit.
+            int late = 0;
+            bool fellShort = true;
+            for (size_t k = last + 1;
+                 k-- > first && search.steps[k].judgement.verdict == StepVerdict::ClientLimited;) {
+                const auto achieved = search.steps[k].judgement.achievedPercent;
+                fellShort = fellShort && achieved && *achieved < kCapacityOfferedShare * 100;
+                ++late;
+            }
+            const bool serverSlow = !judged.sentLatencyMs || *judged.sentLatencyMs > bound;
+            const bool asked = late > kCapacityClientRetries;
+            if (trailing && !asked && budgetLeft) {
+                askAgain = true;
+            } else if (asked && !fellShort && serverSlow) {
+                judged.verdict = StepVerdict::Missed;
+                judged.why += QStringLiteral(", in %1 attempts").arg(late);
+            } else if (trailing && (fellShort || !serverSlow)) {
+                clientStop = true;
+            }
+            // Otherwise the budget was spent before the step was asked
+            // enough to count as a miss: it counts as neither.
+        } else if (trailing && judged.verdict == StepVerdict::Missed && judged.tailOnly &&
+                   budgetLeft) {
+            // A miss in the tail alone, as a stall of the machine leaves one,
+            // is asked again once before it counts.
+            const auto tailMisses = std::count_if(
+                search.steps.begin() + std::ptrdiff_t(first),
+                search.steps.begin() + std::ptrdiff_t(last) + 1, [](const auto& step) {
+                    return step.judgement.verdict == StepVerdict::Missed && step.judgement.tailOnly;
+                });
+            askAgain = tailMisses <= kCapacityTailRetries;
         }
-        if (run.last + 1 == search.steps.size()) {
-            retry = run;
-        } else if (run.attempts > kCapacityClientRetries && run.countsAsMiss()) {
-            CapacityStepRecord& counted = search.steps[run.last];
-            counted.judgement.verdict = StepVerdict::Missed;
-            counted.judgement.why += QStringLiteral(", in %1 attempts").arg(run.attempts);
-        }
-        i = run.last;
-    }
-    if (retry && retry->attempts > kCapacityClientRetries && retry->countsAsMiss()) {
-        CapacityStepRecord& counted = search.steps[retry->last];
-        counted.judgement.verdict = StepVerdict::Missed;
-        counted.judgement.why += QStringLiteral(", in %1 attempts").arg(retry->attempts);
+        first = last + 1;
     }
 
     for (size_t i = 0; i < search.steps.size(); ++i) {
         const CapacityStepRecord& step = search.steps[i];
-        if (step.judgement.verdict == StepVerdict::Missed &&
+        if (step.judgement.verdict == StepVerdict::Missed && !step.askedAgain &&
             (!search.lowestMissed || step.rate < search.steps[*search.lowestMissed].rate))
             search.lowestMissed = i;
     }
     const std::optional<double> ceiling = search.lowestMissedRate();
     for (size_t i = 0; i < search.steps.size(); ++i) {
         CapacityStepRecord& step = search.steps[i];
-        if (step.judgement.verdict != StepVerdict::Met)
+        if (step.judgement.verdict != StepVerdict::Met || step.askedAgain)
             continue;
         if (ceiling && step.rate >= *ceiling) {
             step.inconsistent = true;
@@ -275,17 +294,11 @@ CapacitySearch capacitySearch(const SweepPlan& plan, const QUuid& targetId, int 
         search.stop = CapacityStop::ClientLimited;
         return search;
     }
-    // A step the client could not keep on schedule is asked again (other load
-    // may have kept the client from its CPU for a moment), at most
-    // kCapacityClientRetries times. Asked enough, it counts as a miss when
-    // the client did offer the rate and the server was slow even from each
-    // request's actual send; otherwise the client was the limit.
-    if (retry && retry->attempts <= kCapacityClientRetries &&
-        int(search.steps.size()) < capacity.maxSteps) {
+    if (askAgain) {
         search.nextRate = search.steps.back().rate;
         return search;
     }
-    if (retry && !retry->countsAsMiss()) {
+    if (clientStop) {
         search.clientLimited = search.steps.size() - 1;
         search.stop = CapacityStop::ClientLimited;
         return search;
@@ -296,12 +309,21 @@ CapacitySearch capacitySearch(const SweepPlan& plan, const QUuid& targetId, int 
         search.stop = CapacityStop::Precision;
         return search;
     }
+    if (!met && !missed) {
+        // No step counted either way: the budget ran out while a late
+        // client's step was still being asked again.
+        if (int(search.steps.size()) >= capacity.maxSteps)
+            search.stop = CapacityStop::StepBudget;
+        else
+            search.nextRate = search.steps.back().rate;
+        return search;
+    }
     if (!met) {
         // Every step missed. Lower load that brought no step nearer to the
         // objective, or a miss far below where the search began, ends it.
         std::vector<const CapacityStepRecord*> misses;
         for (const CapacityStepRecord& step : search.steps)
-            if (step.judgement.verdict == StepVerdict::Missed)
+            if (step.judgement.verdict == StepVerdict::Missed && !step.askedAgain)
                 misses.push_back(&step);
         std::sort(misses.begin(), misses.end(),
                   [](const auto* a, const auto* b) { return a->rate < b->rate; });
@@ -315,7 +337,7 @@ CapacitySearch capacitySearch(const SweepPlan& plan, const QUuid& targetId, int 
         // The first conclusive step is where the search began.
         const double firstRate =
             std::find_if(search.steps.begin(), search.steps.end(), [](const auto& step) {
-                return step.judgement.verdict != StepVerdict::ClientLimited;
+                return step.judgement.verdict != StepVerdict::ClientLimited && !step.askedAgain;
             })->rate;
         const double next = *missed * (misses.size() == 1 ? kCapacitySecondStepFraction : 0.25);
         if (flat || *missed <= firstRate * kCapacityFloorFraction * 1.0001 || next < kMinRate) {
@@ -336,7 +358,7 @@ CapacitySearch capacitySearch(const SweepPlan& plan, const QUuid& targetId, int 
     if (!missed) {
         const auto counted =
             std::count_if(search.steps.begin(), search.steps.end(), [](const auto& step) {
-                return step.judgement.verdict == StepVerdict::Met;
+                return step.judgement.verdict == StepVerdict::Met && !step.askedAgain;
             });
         const double next = *met * (counted == 1 ? 1 / kCapacitySecondStepFraction : 2.0);
         if (next > kMaxRate) {

@@ -34,7 +34,10 @@
 //    (other load may keep it from its CPU for a moment: such a step is asked
 //    again before it counts, and counts as a miss only when the client did
 //    offer the rate and the server missed the bound even from each
-//    request's actual send); or when no rate meets the
+//    request's actual send); or when no rate meets the objective (below).
+//    A step that missed in the tail alone (StepJudgement::tailOnly: the
+//    median within the bound, as a stall of the machine leaves a step) is
+//    asked again once before it counts. No rate meets the
 //    objective: two misses at rates a factor 2 or more apart as far from it
 //    as each other (lower load did not help: the server's unloaded latency
 //    is above the bound), or a miss at 1/64 of the first step's rate.
@@ -67,6 +70,9 @@ inline constexpr double kCapacityFlatExcess = 0.2;
 // offered rate and missed the bound from the actual send too, else as the
 // client's limit.
 inline constexpr int kCapacityClientRetries = 2;
+// How many times a miss in the tail alone (StepJudgement::tailOnly) is
+// asked again before it counts: a stall of the machine misses that way once.
+inline constexpr int kCapacityTailRetries = 1;
 inline constexpr double kCapacityOfferedShare = 0.95;
 // The second step's rate, as a share of the first's, when the first missed
 // (its inverse when the first met).
@@ -108,6 +114,8 @@ struct CapacityStepRecord {
     StepJudgement judgement;
     // Met above a lower miss: not counted (see above).
     bool inconsistent = false;
+    // Asked again at the same rate by the next step, which counts instead.
+    bool askedAgain = false;
 };
 
 // One search of one target: its steps and what they add up to.

@@ -31,6 +31,8 @@ struct Model {
     std::function<double(double rate)> achieved = [](double rate) {
         return rate;
     };
+    // The median; unset: p99Ms (every request alike).
+    std::function<double(double rate)> p50Ms;
     // The p99 from each request's actual send; unset: p99Ms (a client on time).
     std::function<double(double rate)> sentP99Ms;
     // Whether the client could not keep the schedule at `rate` (asked once per step).
@@ -49,7 +51,7 @@ PointResult modelStep(const Model& model, double rate, int number, int connectio
     step.durationSeconds = 2;
     step.complete = uint64_t(std::llround(model.achieved(rate) * step.durationSeconds));
     step.total.percentilesMs[99] = model.p99Ms(rate);
-    step.total.percentilesMs[50] = model.p99Ms(rate) / 2;
+    step.total.percentilesMs[50] = model.p50Ms ? model.p50Ms(rate) : model.p99Ms(rate);
     step.uncorrected.meanMs = model.sentMeanMs(rate);
     step.uncorrected.percentilesMs[99] =
         model.sentP99Ms ? model.sentP99Ms(rate) : model.p99Ms(rate);
@@ -125,6 +127,7 @@ private Q_SLOTS:
     void latencyThatKeepsFallingStopsAtTheFloor();
     void stopsWhenTheClientCpuIsTheLimit();
     void aLateClientIsAskedAgainThenCountsAsAMiss();
+    void aMissInTheTailAloneIsAskedAgain();
     void stopsWhenTheConnectionsAreTheLimit();
     void aMetStepAboveAMissDoesNotCount();
     void stopsAtTheStepBudget();
@@ -313,6 +316,60 @@ void TestCapacitySearch::aLateClientIsAskedAgainThenCountsAsAMiss() {
     QCOMPARE(stopText(onlyLateSearch), QStringLiteral("client-limited"));
     QVERIFY2(onlyLateSearch.summary().contains(QStringLiteral("the client was the limit at ")),
              qPrintable(onlyLateSearch.summary()));
+
+    // The budget spent on the first attempt at 1600 req/s (the first step,
+    // after two steps' budget): asked once, it counts neither as a miss nor
+    // as the client's limit; the search stops at its budget with no answer.
+    const CapacitySearch spent = searchModel(capacityPlan(5, 5, 2), lateEveryTime, 1600, stored);
+    QCOMPARE(stopText(spent), QStringLiteral("step-budget"));
+    QCOMPARE(spent.steps.size(), size_t(2));
+    QCOMPARE(spent.steps[1].rate, spent.steps[0].rate);
+    QVERIFY(spent.steps[0].askedAgain);
+    QCOMPARE(spent.steps[1].judgement.verdict, StepVerdict::ClientLimited);
+    QVERIFY2(!spent.lowestMissed && !spent.capacity(), qPrintable(spent.summary()));
+    QVERIFY2(spent.summary().startsWith(
+                 QStringLiteral("no rate met it before the step budget was spent: at 1600 req/s")),
+             qPrintable(spent.summary()));
+}
+
+void TestCapacitySearch::aMissInTheTailAloneIsAskedAgain() {
+    // A stall of the machine in the first step at 953 req/s (the third: 1100
+    // misses, 825 meets, then their geometric mean): its p99 far over the
+    // bound, its median at the server's 1 ms. Asked again, the step meets,
+    // and the search goes on from it as if the stall never was.
+    Model model = cliff(1000, 1.0);
+    const double stalled = std::sqrt(825.0 * 1100.0);
+    int p99Calls = 0;
+    int p50Calls = 0;
+    const auto server = model.p99Ms;
+    model.p99Ms = [&p99Calls, stalled, server](double rate) {
+        return std::fabs(rate - stalled) < 0.01 && p99Calls++ == 0 ? 100.0 : server(rate);
+    };
+    model.p50Ms = [&p50Calls, stalled, server](double rate) {
+        return std::fabs(rate - stalled) < 0.01 && p50Calls++ == 0 ? 1.0 : server(rate);
+    };
+    std::vector<PointResult> stored;
+    const CapacitySearch search = searchModel(capacityPlan(5), model, 1100, stored);
+    QCOMPARE(stopText(search), QStringLiteral("precision"));
+    QCOMPARE(search.steps[2].rate, stalled);
+    QVERIFY(search.steps[2].judgement.tailOnly);
+    QVERIFY(search.steps[2].askedAgain);
+    QCOMPARE(search.steps[3].rate, stalled);
+    QCOMPARE(search.steps[3].judgement.verdict, StepVerdict::Met);
+    QVERIFY2(*search.capacity() >= 950 && *search.capacity() <= 1000, qPrintable(search.summary()));
+    // A server that misses in the tail every time (a stop-the-world pause)
+    // misses there after the second asking.
+    Model pausing = cliff(1000, 1.0);
+    pausing.p99Ms = [](double rate) {
+        return rate >= 900 ? 20.0 : 1.0;
+    };
+    pausing.p50Ms = [](double) {
+        return 1.0;
+    };
+    const CapacitySearch paused = searchModel(capacityPlan(5), pausing, 1000, stored);
+    QCOMPARE(stopText(paused), QStringLiteral("precision"));
+    QVERIFY2(*paused.capacity() < 900 && *paused.lowestMissedRate() >= 900,
+             qPrintable(paused.summary()));
 }
 
 void TestCapacitySearch::stopsWhenTheConnectionsAreTheLimit() {
