@@ -245,6 +245,7 @@ void LoadRun::Impl::mergeResults() {
         measuredEnd = std::min(end, shared.deadlineNs);
     }
     merged.durationSeconds = std::max(0.0, double(measuredEnd - shared.measureStartNs) / 1e9);
+    merged.measureStartNs = shared.measureStartNs;
     result = std::move(merged);
 }
 

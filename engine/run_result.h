@@ -42,6 +42,10 @@ struct RunResult {
     uint64_t bytesSent = 0;
 
     double durationSeconds = 0; // measured time, warm-up excluded
+    // When the measured time began (the end of warm-up), on CLOCK_MONOTONIC of
+    // the machine that ran it; 0 when unknown. Runs of several machines are
+    // placed on one timeline by it (their common window).
+    int64_t measureStartNs = 0;
     uint32_t concurrency = 0;
     uint32_t threads = 0;
 

@@ -2,9 +2,12 @@
 # Installs the Debian 12 packages Loadscope needs, only those that are missing.
 #   install-deps.sh build   compiler, CMake, Qt 6, QCoro, OpenSSL, nghttp2
 #   install-deps.sh test    build + the peers the tests and benchmarks start (nginx, Apache,
-#                           memcached, Open vSwitch, ab, wrk, h2load, clang, xvfb, uidmap, python3), and
+#                           memcached, Open vSwitch, ab, wrk, h2load, clang, xvfb, uidmap, python3,
+#                           OpenSSH's server for the tests' own sshd, never started as a service),
+#                           xdotool (keys for the window under Xvfb), man-db (the man pages), and
 #                           docker.io's docker-proxy unpacked into build/deps (see below)
 #   install-deps.sh run     build + an X server for machines without a display
+#   install-deps.sh package build + dpkg-shlibdeps and file, which CPack's Debian package needs
 set -euo pipefail
 
 build=(cmake ninja-build g++ pkg-config qt6-base-dev qt6-charts-dev qt6-svg-dev
@@ -12,15 +15,17 @@ build=(cmake ninja-build g++ pkg-config qt6-base-dev qt6-charts-dev qt6-svg-dev
        libnghttp2-dev)
 test=(nginx-light apache2 memcached wrk apache2-utils nghttp2-client openssl clang
       libclang-rt-14-dev xvfb xauth time python3 procps iproute2 nftables slirp4netns openvswitch-switch
-      ethtool uidmap fonts-dejavu-core)
+      ethtool uidmap fonts-dejavu-core openssh-server openssh-client xdotool man-db)
 run=(xvfb xauth fonts-dejavu-core)
+package=(dpkg-dev file)
 
 wanted=("${build[@]}")
 case "${1:-build}" in
   build) ;;
   test) wanted+=("${test[@]}") ;;
   run) wanted+=("${run[@]}") ;;
-  *) echo "install-deps.sh: unknown set '$1' (build, test or run)" >&2; exit 2 ;;
+  package) wanted+=("${package[@]}") ;;
+  *) echo "install-deps.sh: unknown set '$1' (build, test, run or package)" >&2; exit 2 ;;
 esac
 
 # The lab's userland-proxy mode runs Debian's real docker-proxy when it can find one. Installing

@@ -11,7 +11,7 @@ bash scripts/install-deps.sh run
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$(nproc)" --target loadscope loadscope-cli
 
-bin=build/release/app
+bin=build/release/bin # both programs, side by side as installed
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -22,7 +22,7 @@ trap cleanup EXIT
 start_server() { # args...: starts `loadscope-cli serve ...`, waits for its "listening on" line
   local log
   log=$(mktemp)
-  "$bin/cli/loadscope-cli" serve "$@" >"$log" 2>&1 &
+  "$bin/loadscope-cli" serve "$@" >"$log" 2>&1 &
   pids+=($!)
   for _ in $(seq 50); do
     grep -q 'listening on' "$log" && { sed -n 's/^/  /p' "$log" | head -1; return 0; }
@@ -40,11 +40,11 @@ start_server http --port 18443 --tls
 start_server proxy --port 18444 --to 127.0.0.1:18443
 
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
-  "$bin/gui/loadscope" "${1:-demo-proxy}"
+  "$bin/loadscope" "${1:-demo-proxy}"
 else
   echo "No display: running the demo sweep headless (the window needs X11 or Wayland)."
   out=$(mktemp --suffix=.loadscope)
   rm -f "$out"
-  "$bin/cli/loadscope-cli" sweep "${1:-demo-proxy}" --out "$out"
-  echo "Results saved in $out; open it in the window with: $bin/gui/loadscope $out"
+  "$bin/loadscope-cli" sweep "${1:-demo-proxy}" --out "$out"
+  echo "Results saved in $out; open it in the window with: $bin/loadscope $out"
 fi

@@ -2,13 +2,18 @@
 
 #include "app/agent/run_result_json.h"
 #include "app/common/json_bytes.h"
+#include "app/common/printable_text.h"
 #include "app/session/json_reader.h"
 #include "app/session/session_json.h"
 #include "app/session/target_rules.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
+#include <QSysInfo>
+#include <algorithm>
 #include <array>
+#include <unistd.h>
 
 namespace loadscope::app {
 
@@ -19,14 +24,23 @@ struct TypeName {
     const char* name;
 };
 
-constexpr std::array<TypeName, 6> kTypeNames{{
+constexpr std::array<TypeName, 11> kTypeNames{{
     {AgentMessage::Type::Hello, "hello"},
     {AgentMessage::Type::Run, "run"},
     {AgentMessage::Type::Cancel, "cancel"},
     {AgentMessage::Type::Progress, "progress"},
     {AgentMessage::Type::Result, "result"},
     {AgentMessage::Type::Error, "error"},
+    {AgentMessage::Type::Ping, "ping"},
+    {AgentMessage::Type::Pong, "pong"},
+    {AgentMessage::Type::Watch, "watch"},
+    {AgentMessage::Type::Unwatch, "unwatch"},
+    {AgentMessage::Type::Window, "window"},
 }};
+
+// Microseconds since the epoch: exact in a JSON number (below 2^53) for
+// another quarter of a million years.
+constexpr int64_t kMaxClockUs = JsonReader::kMaxExactInteger;
 
 QString typeName(AgentMessage::Type type) {
     for (const TypeName& entry : kTypeNames) {
@@ -66,12 +80,28 @@ engine::ServerCpuSource serverCpuFromJson(const JsonReader& json) {
 
 } // namespace
 
-AgentMessage agentHello(uint64_t netns) {
+AgentMessage clientHello() {
     AgentMessage hello;
     hello.type = AgentMessage::Type::Hello;
     hello.software = QStringLiteral("loadscope " LOADSCOPE_VERSION);
-    hello.netns = netns;
     return hello;
+}
+
+AgentMessage agentHello(uint64_t netns) {
+    AgentMessage hello = clientHello();
+    hello.netns = netns;
+    hello.hostName = QSysInfo::machineHostName();
+    hello.cpus = int(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+    hello.kernel = QSysInfo::kernelVersion();
+    return hello;
+}
+
+QString versionSkewLine(const QString& agentSoftware) {
+    const QString mine = clientHello().software;
+    if (agentSoftware.isEmpty() || agentSoftware == mine)
+        return {};
+    return QStringLiteral("version skew: the agent runs %1, this end %2")
+        .arg(printableText(agentSoftware), mine);
 }
 
 AgentMessage agentError(uint64_t id, QString message) {
@@ -92,6 +122,12 @@ QByteArray encodeAgentMessage(const AgentMessage& m) {
         json.insert(QStringLiteral("software"), m.software);
         if (m.netns)
             json.insert(QStringLiteral("netns"), double(m.netns));
+        if (!m.hostName.isEmpty())
+            json.insert(QStringLiteral("host"), m.hostName);
+        if (m.cpus > 0)
+            json.insert(QStringLiteral("cpus"), m.cpus);
+        if (!m.kernel.isEmpty())
+            json.insert(QStringLiteral("kernel"), m.kernel);
         break;
     case AgentMessage::Type::Run:
         if (m.run) {
@@ -100,11 +136,40 @@ QByteArray encodeAgentMessage(const AgentMessage& m) {
             json.insert(QStringLiteral("concurrency"), m.run->concurrency);
             json.insert(QStringLiteral("rate"), m.run->rate);
             json.insert(QStringLiteral("preload"), m.run->preload);
+            if (m.run->startAtUs > 0)
+                json.insert(QStringLiteral("startAtUs"), double(m.run->startAtUs));
+            if (!m.run->allow.isEmpty())
+                json.insert(QStringLiteral("allow"), QJsonArray::fromStringList(m.run->allow));
             if (!m.run->serverCpu.empty())
                 json.insert(QStringLiteral("serverCpu"), serverCpuToJson(m.run->serverCpu));
         }
         break;
     case AgentMessage::Type::Cancel:
+    case AgentMessage::Type::Ping:
+    case AgentMessage::Type::Unwatch:
+        break;
+    case AgentMessage::Type::Pong:
+        json.insert(QStringLiteral("clockUs"), double(m.clockUs));
+        break;
+    case AgentMessage::Type::Watch:
+        if (m.watch) {
+            if (!m.watch->serverCpu.empty())
+                json.insert(QStringLiteral("serverCpu"), serverCpuToJson(m.watch->serverCpu));
+            if (!m.watch->process.isEmpty())
+                json.insert(QStringLiteral("process"), m.watch->process);
+            if (!m.watch->container.isEmpty())
+                json.insert(QStringLiteral("container"), m.watch->container);
+            if (m.watch->atUs > 0)
+                json.insert(QStringLiteral("atUs"), double(m.watch->atUs));
+        }
+        break;
+    case AgentMessage::Type::Window:
+        if (m.window) {
+            json.insert(QStringLiteral("cpu"), cpuWindowToJson(m.window->cpu));
+            json.insert(QStringLiteral("fromUs"), double(m.window->fromUs));
+            json.insert(QStringLiteral("toUs"), double(m.window->toUs));
+            json.insert(QStringLiteral("server"), oneLine(m.window->server));
+        }
         break;
     case AgentMessage::Type::Progress:
         if (m.progress)
@@ -113,6 +178,8 @@ QByteArray encodeAgentMessage(const AgentMessage& m) {
     case AgentMessage::Type::Result:
         if (m.result)
             json.insert(QStringLiteral("result"), runResultToJson(*m.result));
+        if (m.measuredFromUs > 0)
+            json.insert(QStringLiteral("measuredFromUs"), double(m.measuredFromUs));
         break;
     case AgentMessage::Type::Error:
         json.insert(QStringLiteral("message"), oneLine(m.message));
@@ -157,8 +224,11 @@ Result<AgentMessage> decodeAgentMessage(QByteArrayView line) {
     switch (m.type) {
     case AgentMessage::Type::Hello:
         m.protocol = int(json.integer(u"protocol", 1, 1 << 30));
-        m.software = json.string(u"software", {});
+        m.software = oneLine(json.string(u"software", {}));
         m.netns = json.count(u"netns", 0);
+        m.hostName = oneLine(json.string(u"host", {}));
+        m.cpus = int(json.integer(u"cpus", 0, 1 << 20, 0));
+        m.kernel = oneLine(json.string(u"kernel", {}));
         break;
     case AgentMessage::Type::Run: {
         AgentRunRequest run;
@@ -167,13 +237,49 @@ Result<AgentMessage> decodeAgentMessage(QByteArrayView line) {
         run.concurrency = int(json.integer(u"concurrency", 1, kMaxConcurrency));
         run.rate = json.number(u"rate", 0, 1e9, 0);
         run.preload = json.boolean(u"preload", false);
+        run.startAtUs = json.integer(u"startAtUs", 0, kMaxClockUs, 0);
+        const JsonArrayReader allow = json.array(u"allow", false);
+        for (qsizetype i = 0; i < allow.size() && json.ok(); ++i) {
+            const QString endpoint = allow.stringAt(i);
+            if (json.ok() && !parseEndpoint(endpoint))
+                json.fail(allow.pathAt(i), QStringLiteral("is not HOST:PORT"));
+            run.allow << endpoint;
+        }
         if (const auto serverCpu = json.optionalObject(u"serverCpu"))
             run.serverCpu = serverCpuFromJson(*serverCpu);
         m.run = std::move(run);
         break;
     }
     case AgentMessage::Type::Cancel:
+    case AgentMessage::Type::Ping:
+    case AgentMessage::Type::Unwatch:
         break;
+    case AgentMessage::Type::Pong:
+        m.clockUs = json.integer(u"clockUs", 0, kMaxClockUs);
+        break;
+    case AgentMessage::Type::Watch: {
+        AgentWatchRequest watch;
+        if (const auto serverCpu = json.optionalObject(u"serverCpu"))
+            watch.serverCpu = serverCpuFromJson(*serverCpu);
+        watch.process = json.string(u"process", {});
+        if (json.ok() && !watch.process.isEmpty() && !checkServerProcessName(watch.process))
+            json.failKey(u"process", checkServerProcessName(watch.process).error().message);
+        watch.container = json.string(u"container", {});
+        if (json.ok() && !watch.container.isEmpty() && !checkContainerName(watch.container))
+            json.failKey(u"container", checkContainerName(watch.container).error().message);
+        watch.atUs = json.integer(u"atUs", 0, kMaxClockUs, 0);
+        m.watch = std::move(watch);
+        break;
+    }
+    case AgentMessage::Type::Window: {
+        AgentWindow window;
+        window.cpu = cpuWindowFromJson(json.object(u"cpu"));
+        window.fromUs = json.integer(u"fromUs", 0, kMaxClockUs);
+        window.toUs = json.integer(u"toUs", 0, kMaxClockUs);
+        window.server = oneLine(json.string(u"server", {}));
+        m.window = std::move(window);
+        break;
+    }
     case AgentMessage::Type::Progress:
         m.progress =
             std::make_shared<const engine::Progress>(progressFromJson(json.object(u"progress")));
@@ -181,6 +287,7 @@ Result<AgentMessage> decodeAgentMessage(QByteArrayView line) {
     case AgentMessage::Type::Result:
         m.result =
             std::make_shared<const engine::RunResult>(runResultFromJson(json.object(u"result")));
+        m.measuredFromUs = json.integer(u"measuredFromUs", 0, kMaxClockUs, 0);
         break;
     case AgentMessage::Type::Error:
         m.message = oneLine(json.string(u"message"));
@@ -189,13 +296,17 @@ Result<AgentMessage> decodeAgentMessage(QByteArrayView line) {
     return json.result(std::move(m));
 }
 
-Result<void> checkAgentProtocol(int clientVersion) {
+Result<void> checkAgentProtocol(int clientVersion, const QString& clientSoftware) {
     if (clientVersion == kAgentProtocolVersion)
         return {};
+    const QString client =
+        clientSoftware.isEmpty() ? QStringLiteral("the client") : printableText(clientSoftware);
     return makeError(ErrorCode::InvalidInput,
-                     QStringLiteral("agent protocol version %1 is not spoken here (this agent "
-                                    "speaks version %2)")
+                     QStringLiteral("agent protocol version %1 (%2) is not spoken here: this "
+                                    "agent, %3, speaks version %4; install the same Loadscope "
+                                    "version at both ends")
                          .arg(clientVersion)
+                         .arg(client, clientHello().software)
                          .arg(kAgentProtocolVersion));
 }
 

@@ -64,7 +64,18 @@ const AgentRoute* routeTo(uint32_t address, const std::vector<AgentRoute>& route
 
 } // namespace
 
-Result<void> checkAgentTarget(const engine::SocketAddress& address, const AgentEnvironment& env) {
+bool endpointAllowed(const Endpoint& endpoint, const QStringList& allow) {
+    for (const QString& text : allow) {
+        const auto allowed = parseEndpoint(text);
+        if (allowed && allowed->port == endpoint.port &&
+            allowed->host.compare(endpoint.host, Qt::CaseInsensitive) == 0)
+            return true;
+    }
+    return false;
+}
+
+Result<void> checkAgentTarget(const engine::SocketAddress& address, const AgentEnvironment& env,
+                              bool allowedByRequest) {
     QHostAddress host(address.data());
     if (host.isLoopback())
         return {};
@@ -73,9 +84,16 @@ Result<void> checkAgentTarget(const engine::SocketAddress& address, const AgentE
         return makeError(ErrorCode::InvalidInput,
                          QStringLiteral("refusing to send load to %1: %2").arg(where, why));
     };
-    if (!env.labHostNetns)
-        return refuse(QStringLiteral("outside the lab (LOADSCOPE_LAB_HOST_NETNS is not set) the "
-                                     "agent sends load only to 127.0.0.0/8 or ::1"));
+    if (!env.labHostNetns) {
+        if (!allowedByRequest)
+            return refuse(QStringLiteral(
+                "outside the lab (LOADSCOPE_LAB_HOST_NETNS is not set) the agent sends load only "
+                "to 127.0.0.0/8 or ::1, and to an endpoint its run request allows"));
+        if (host.isNull() || host == QHostAddress::AnyIPv4 || host == QHostAddress::AnyIPv6 ||
+            host.isMulticast() || host.isBroadcast())
+            return refuse(QStringLiteral("not one host's address"));
+        return {};
+    }
     if (env.ownNetns == 0 || env.ownNetns == *env.labHostNetns)
         return refuse(QStringLiteral("the agent runs in the machine's own network namespace "
                                      "(inode %1), not inside the lab")
@@ -92,6 +110,28 @@ Result<void> checkAgentTarget(const engine::SocketAddress& address, const AgentE
     if (route->device == QLatin1String("lo"))
         return refuse(QStringLiteral("its route leaves by lo, not by a link into the lab"));
     return {};
+}
+
+Result<void> checkConnection(const Target& target, Connector connector,
+                             const engine::SocketAddress* address,
+                             const AgentEnvironment* environment, bool allowedByRequest) {
+    switch (connector) {
+    case Connector::ThisProcess:
+        if (target.lab)
+            return makeError(
+                ErrorCode::InvalidInput,
+                QStringLiteral("lab target '%1' is reached inside its lab: run the sweep")
+                    .arg(target.displayName()));
+        return {};
+    case Connector::LoadAgent:
+        if (!address || !environment)
+            return makeError(ErrorCode::Internal,
+                             QStringLiteral("refusing to send load for target '%1': its address "
+                                            "was not checked")
+                                 .arg(target.displayName()));
+        return checkAgentTarget(*address, *environment, allowedByRequest);
+    }
+    return makeError(ErrorCode::Internal, QStringLiteral("unknown connector"));
 }
 
 } // namespace loadscope::app

@@ -1,9 +1,12 @@
 #pragma once
 
 #include "app/common/result.h"
+#include "app/session/target.h"
+#include "app/session/target_rules.h"
 #include "engine/socket_address.h"
 
 #include <QString>
+#include <QStringList>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -31,7 +34,9 @@ struct AgentEnvironment {
 };
 
 // Nothing when the agent may send load to `address`: loopback (127.0.0.0/8,
-// ::1) always; anything else only inside the lab, that is when
+// ::1) always; outside the lab, an address of an endpoint the run request
+// allows (the remote agent's rule: only where the user chose to send load in
+// the session); anything else only inside the lab, that is when
 // LOADSCOPE_LAB_HOST_NETNS is set, the agent's own network namespace is not
 // that one, the address lies in LOADSCOPE_LAB_RANGE, and the namespace's most
 // specific route to it leaves by one of the namespace's own links (not `lo`):
@@ -41,6 +46,40 @@ struct AgentEnvironment {
 // their device, destination and mask; lines that do not parse are skipped.
 std::vector<AgentRoute> parseRouteTable(const QByteArray& table);
 
-Result<void> checkAgentTarget(const engine::SocketAddress& address, const AgentEnvironment& env);
+// `allowedByRequest`: the run's endpoint is one its request allows
+// (endpointAllowed()), which outside the lab also lets the agent send to that
+// address, when it is one host's (not unspecified, multicast or broadcast).
+// Inside the lab the lab's rule alone decides.
+Result<void> checkAgentTarget(const engine::SocketAddress& address, const AgentEnvironment& env,
+                              bool allowedByRequest = false);
+
+// True when `endpoint` is one of `allow` (AgentRunRequest::allow: the
+// endpoints of the targets the user chose to load from this agent's host),
+// compared as written, before any name is resolved: the host without regard
+// to case, the port exactly.
+bool endpointAllowed(const Endpoint& endpoint, const QStringList& allow);
+
+// Who makes a connection for a target.
+enum class Connector {
+    // This process, in the network namespace it was started in: the window's
+    // probe, a sweep's points and preloads run in-process, the CLI's sweep.
+    ThisProcess,
+    // A load agent (`loadscope-cli lab agent`), inside its lab or alone.
+    LoadAgent,
+};
+
+// The one gate for every outgoing connection made for a target: the window,
+// the CLI and the agent ask it before anything connects (the agent once the
+// address is resolved). A lab target is reached only through its lab: its
+// address means something only inside the lab, and outside it 10.213.0.0/16
+// leads to the machine's real network. So ThisProcess is refused a lab target
+// with one line, "lab target 'host' is reached inside its lab: run the sweep";
+// a load agent sends to `address` only where checkAgentTarget() lets it
+// (loopback, or the lab's range from inside the lab), and is refused without
+// an address or environment to check. `allowedByRequest` is checkAgentTarget()'s.
+Result<void> checkConnection(const Target& target, Connector connector,
+                             const engine::SocketAddress* address = nullptr,
+                             const AgentEnvironment* environment = nullptr,
+                             bool allowedByRequest = false);
 
 } // namespace loadscope::app

@@ -70,8 +70,6 @@ engine::Progress progressFromJson(const JsonReader& json) {
     return progress;
 }
 
-namespace {
-
 QJsonObject cpuWindowToJson(const engine::CpuWindow& w) {
     QJsonArray busy;
     for (double seconds : w.busyPerCpu)
@@ -118,8 +116,6 @@ engine::CpuWindow cpuWindowFromJson(const JsonReader& json) {
         w.busyPerCpu.push_back(busy.numberAt(i, 0, kMaxCpuSeconds));
     return w;
 }
-
-} // namespace
 
 QJsonObject runResultToJson(const engine::RunResult& r) {
     QJsonObject errors;

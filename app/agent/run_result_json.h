@@ -19,6 +19,10 @@ QJsonObject progressToJson(const engine::Progress& progress);
 engine::Progress progressFromJson(const JsonReader& json);
 
 QJsonObject runResultToJson(const engine::RunResult& result);
+// The machine's and the server's CPU over a window, as a result carries it
+// and as an agent watching a server host reports it.
+QJsonObject cpuWindowToJson(const engine::CpuWindow& window);
+engine::CpuWindow cpuWindowFromJson(const JsonReader& json);
 engine::RunResult runResultFromJson(const JsonReader& json);
 
 } // namespace loadscope::app

@@ -2,8 +2,10 @@
 #include "app/common/atomic_file_writer.h"
 
 #include <QString>
+#include <algorithm>
 #include <functional>
-#include <map>
+#include <utility>
+#include <vector>
 
 namespace loadscope::cli {
 
@@ -16,8 +18,9 @@ int withoutIo(const QStringList& arguments, const CliIo&) {
     return run(arguments);
 }
 
-const std::map<QString, Command>& commands() {
-    static const std::map<QString, Command> table{
+// In the order the usage lists them.
+const std::vector<std::pair<QString, Command>>& commands() {
+    static const std::vector<std::pair<QString, Command>> table{
         {QStringLiteral("http"), runHttpCommand},
         {QStringLiteral("memcache"), runMemcacheCommand},
         {QStringLiteral("tcp-rr"), runTcpRrCommand},
@@ -28,6 +31,7 @@ const std::map<QString, Command>& commands() {
         {QStringLiteral("export"), withoutIo<runExportCommand>},
         {QStringLiteral("import"), withoutIo<runImportCommand>},
         {QStringLiteral("lab"), runLabCommand},
+        {QStringLiteral("hosts"), runHostsCommand},
     };
     return table;
 }
@@ -35,6 +39,7 @@ const std::map<QString, Command>& commands() {
 void printUsage(FILE* stream) {
     std::fputs(
         "Usage: loadscope-cli COMMAND [options] ...\n"
+        "Load, sweeps, reports and the deployment lab of Loadscope, without the window.\n"
         "\n"
         "Commands:\n"
         "  http URL               HTTP/1.1 and HTTP/2 load, ab-compatible options and report\n"
@@ -47,13 +52,33 @@ void printUsage(FILE* stream) {
         "  export SESSION         write a saved session's CSV and percentile files\n"
         "  import ...             import ab, wrk, wrk2, h2load, memtier_benchmark, netperf output\n"
         "  lab check|sandbox      the deployment lab: which modes build here; build and run\n"
-        "  lab agent              the load agent the lab and the sweep drive\n"
+        "  lab agent              the load agent the lab, the sweep and other hosts run\n"
+        "  hosts check            reach a session's hosts over ssh and say what runs there\n"
         "\n"
-        "'loadscope-cli COMMAND --help' describes a command's options.\n",
+        "'loadscope-cli COMMAND --help' describes a command's options.\n"
+        "\n"
+        "Exit status: 0 when the command did what it was asked, 1 for an internal error, 2 for\n"
+        "bad arguments or input, 3 when a target could not be reached; a load command stopped\n"
+        "by SIGINT or SIGTERM exits 130 or 143 after its report.\n",
         stream);
 }
 
 } // namespace
+
+QStringList commandNames() {
+    QStringList names;
+    for (const auto& [name, run] : commands())
+        names << name;
+    return names;
+}
+
+QStringList subcommandNames(const QString& command) {
+    if (command == QLatin1String("lab"))
+        return labSubcommands();
+    if (command == QLatin1String("serve"))
+        return serveKinds();
+    return {};
+}
 
 int runCli(const QStringList& arguments, const CliIo& io) {
     if (arguments.isEmpty()) {
@@ -69,7 +94,9 @@ int runCli(const QStringList& arguments, const CliIo& io) {
         std::fprintf(io.out, "loadscope-cli %s\n", LOADSCOPE_VERSION);
         return ExitOk;
     }
-    const auto found = commands().find(command);
+    const auto found =
+        std::find_if(commands().begin(), commands().end(),
+                     [&command](const auto& entry) { return entry.first == command; });
     if (found == commands().end()) {
         std::fprintf(io.err, "loadscope-cli: unknown command '%s' (see loadscope-cli --help)\n",
                      qPrintable(command));

@@ -26,6 +26,12 @@ struct CliIo {
 // and --version included; returns the exit status.
 int runCli(const QStringList& arguments, const CliIo& io = {});
 
+// Every command runCli() knows, in the order its usage lists them; and the
+// words a command takes next (lab's subcommands, serve's kinds), each with its
+// own --help. The man page walks both (man_page.h).
+QStringList commandNames();
+QStringList subcommandNames(const QString& command);
+
 // Each sub-command gets its own arguments, argv[0] being "loadscope-cli <command>".
 int runHttpCommand(const QStringList& arguments, const CliIo& io = {});
 int runMemcacheCommand(const QStringList& arguments, const CliIo& io = {});
@@ -33,11 +39,16 @@ int runTcpRrCommand(const QStringList& arguments, const CliIo& io = {});
 int runTcpStreamCommand(const QStringList& arguments, const CliIo& io = {});
 int runSweepCommand(const QStringList& arguments, const CliIo& io = {});
 int runServeCommand(const QStringList& arguments);
+// The servers `serve` runs: http, echo, sink, proxy.
+QStringList serveKinds();
 int runReportCommand(const QStringList& arguments);
 int runExportCommand(const QStringList& arguments);
 int runImportCommand(const QStringList& arguments);
 // lab check | lab sandbox | lab agent
 int runLabCommand(const QStringList& arguments, const CliIo& io = {});
+QStringList labSubcommands();
 int runLabAgentCommand(const QStringList& arguments, const CliIo& io = {});
+// hosts check
+int runHostsCommand(const QStringList& arguments, const CliIo& io = {});
 
 } // namespace loadscope::cli

@@ -231,7 +231,7 @@ int runHttpCommand(const QStringList& arguments, const CliIo& io) {
     const auto url = engine::parseHttpUrl(invocation.shot.target.http.url.toStdString(), &urlError);
     if (!output.quiet)
         std::fprintf(io.err, "Benchmarking %s (be patient)\n", url ? url->host.c_str() : "");
-    OneShotRunner runner(io);
+    OneShotRunner runner(io, remoteLoadOf(invocation));
     const engine::RunResult result = runner.run(spec, output.quiet);
     if (result.unreachable) {
         printError(io, command, QString::fromStdString(result.firstError));

@@ -6,6 +6,8 @@
 #include <QCoreApplication>
 #include <QSocketNotifier>
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <unistd.h>
 
 namespace loadscope::cli {
@@ -47,14 +49,34 @@ private:
 } // namespace
 
 int runLabAgentCommand(const QStringList& arguments, const CliIo& io) {
-    if (arguments.size() > 1) {
-        const bool help = arguments.at(1) == QLatin1String("--help");
-        std::fputs("Usage: loadscope-cli lab agent\n"
-                   "Runs load points sent as agent protocol requests on stdin (one JSON object\n"
-                   "per line) and answers on stdout: progress snapshots, results, errors.\n"
-                   "Load goes only to 127.0.0.0/8 and ::1, or, inside the lab, to its range.\n",
-                   help ? io.out : io.err);
-        return help ? ExitOk : ExitUsage;
+    static const char* const kUsage =
+        "Usage: loadscope-cli lab agent [--clock-skew-ms MS]\n"
+        "Runs load points sent as agent protocol requests on stdin (one JSON object\n"
+        "per line) and answers on stdout: progress snapshots, results, errors, its\n"
+        "clock, windows of a watched server's CPU. This is what Loadscope runs on\n"
+        "another host over ssh. Load goes only to 127.0.0.0/8 and ::1, to the\n"
+        "endpoints a run request allows (the targets the user chose to load from\n"
+        "this host), or, inside the lab, to its range.\n"
+        "  --clock-skew-ms MS  For tests: report and keep every time as a host whose\n"
+        "                      clock is MS ahead (negative: behind) would.\n";
+    std::chrono::milliseconds skew{0};
+    for (qsizetype i = 1; i < arguments.size(); ++i) {
+        const QString& argument = arguments.at(i);
+        if (argument == QLatin1String("--help")) {
+            std::fputs(kUsage, io.out);
+            return ExitOk;
+        }
+        bool ok = false;
+        const qlonglong ms = arguments.value(i + 1).toLongLong(&ok);
+        if (argument == QLatin1String("--clock-skew-ms") && ok &&
+            std::abs(ms) <= 365LL * 24 * 3600 * 1000) {
+            skew = std::chrono::milliseconds(ms);
+            ++i;
+            continue;
+        }
+        std::fprintf(io.err, "loadscope-cli lab agent: unknown or malformed argument '%s'\n%s",
+                     qPrintable(argument), kUsage);
+        return ExitUsage;
     }
     FILE* out = io.out;
     // Flushed line by line: the client reads each as it arrives.
@@ -63,6 +85,7 @@ int runLabAgentCommand(const QStringList& arguments, const CliIo& io) {
         std::fflush(out);
     };
     app::LoadAgent agent(writeLine, app::AgentEnvironment::current());
+    agent.setClockSkew(skew);
     int status = ExitOk;
     QObject::connect(&agent, &app::LoadAgent::finished, &agent, [&status](int code) {
         status = code;

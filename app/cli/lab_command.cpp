@@ -10,6 +10,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <utility>
+#include <vector>
 
 namespace loadscope::cli {
 
@@ -219,6 +221,28 @@ int runSandbox(const QStringList& arguments, const CliIo& io) {
 
 } // namespace
 
+namespace {
+
+using Subcommand = int (*)(const QStringList&, const CliIo&);
+
+const std::vector<std::pair<QString, Subcommand>>& subcommandTable() {
+    static const std::vector<std::pair<QString, Subcommand>> table{
+        {QStringLiteral("check"), runCheck},
+        {QStringLiteral("sandbox"), runSandbox},
+        {QStringLiteral("agent"), runLabAgentCommand},
+    };
+    return table;
+}
+
+} // namespace
+
+QStringList labSubcommands() {
+    QStringList names;
+    for (const auto& [name, run] : subcommandTable())
+        names << name;
+    return names;
+}
+
 int runLabCommand(const QStringList& arguments, const CliIo& io) {
     const QString command = arguments.value(0);
     const QString sub = arguments.value(1);
@@ -229,12 +253,10 @@ int runLabCommand(const QStringList& arguments, const CliIo& io) {
     QStringList rest = arguments.mid(1);
     if (!rest.isEmpty())
         rest[0] = command + QLatin1Char(' ') + sub;
-    if (sub == QLatin1String("check"))
-        return runCheck(rest, io);
-    if (sub == QLatin1String("sandbox"))
-        return runSandbox(rest, io);
-    if (sub == QLatin1String("agent"))
-        return runLabAgentCommand(rest, io);
+    for (const auto& [name, run] : subcommandTable()) {
+        if (sub == name)
+            return run(rest, io);
+    }
     printError(
         io, command,
         sub.isEmpty()

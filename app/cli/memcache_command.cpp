@@ -103,6 +103,7 @@ void addMemcacheOptions(QCommandLineParser& parser) {
     addCapacityOptions(parser);
     addCpuRunOptions(parser);
     addWakeCoalescingOption(parser);
+    addAgentsOptions(parser);
 }
 
 struct MemcacheInvocation {
@@ -259,7 +260,7 @@ engine::RunResult preload(engine::LoadSpec spec, bool quiet, OneShotRunner& runn
     if (!quiet)
         std::fprintf(runner.io().err, "Preloading %llu keys\n",
                      static_cast<unsigned long long>(spec.requests));
-    return runner.run(std::move(spec), true);
+    return runner.run(std::move(spec), true, true);
 }
 
 } // namespace
@@ -293,7 +294,7 @@ int runMemcacheCommand(const QStringList& arguments, const CliIo& io) {
                                  context, io);
     }
 
-    OneShotRunner runner(io);
+    OneShotRunner runner(io, remoteLoadOf(invocation));
     if (preloadSpec) {
         const engine::RunResult loaded = preload(std::move(*preloadSpec), output.quiet, runner);
         if (loaded.unreachable) {

@@ -4,6 +4,7 @@
 #include "app/cli/stop_signals.h"
 #include "app/common/json_bytes.h"
 #include "app/report/ab_report.h"
+#include "app/report/agent_report.h"
 #include "app/report/cpu_report.h"
 #include "app/report/fixed_rate_report.h"
 #include "app/report/result_json.h"
@@ -41,6 +42,18 @@ void addCommonRunOptions(QCommandLineParser& parser) {
     parser.addOption({QStringLiteral("q"), QStringLiteral("Do not print progress on stderr.")});
     addCpuRunOptions(parser);
     addWakeCoalescingOption(parser);
+    addAgentsOptions(parser);
+}
+
+void addAgentsOptions(QCommandLineParser& parser) {
+    parser.addOption(
+        {QStringLiteral("agents"),
+         QStringLiteral("Send the load from these hosts, comma-separated SSH destinations (a "
+                        "Host of your ssh config or [user@]host[:port]) that run loadscope-cli: "
+                        "the connections, a rate and -n split over them, all started together, "
+                        "their results merged exactly."),
+         QStringLiteral("LIST")});
+    addHostOptions(parser);
 }
 
 void addWakeCoalescingOption(QCommandLineParser& parser) {
@@ -115,6 +128,20 @@ Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser, app
         plan.noiseThresholdPercent = *threshold;
     }
     plan.wakeCoalescing = !parser.isSet(QStringLiteral("no-wake-coalescing"));
+    auto hostOptions = readHostOptions(parser);
+    if (!hostOptions)
+        return hostOptions.error();
+    options.hostOptions = *hostOptions;
+    if (parser.isSet(QStringLiteral("agents"))) {
+        const QStringList destinations =
+            parser.value(QStringLiteral("agents")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        auto agents = hostsOfDestinations(destinations, options.hostOptions);
+        if (!agents)
+            return agents.error().prefixed(QStringLiteral("--agents"));
+        if (agents->empty())
+            return app::invalidInput(QStringLiteral("--agents names no host"));
+        options.agents = std::move(*agents);
+    }
     options.jsonPath = parser.value(QStringLiteral("json"));
     options.csvPath = parser.value(QStringLiteral("csv"));
     options.quiet = parser.isSet(QStringLiteral("q")) || !options.printsReport();
@@ -227,8 +254,12 @@ Result<app::PointSpecs> buildOneShotSpecs(const OneShot& shot) {
         return limit.error();
     // A command line may block on a name lookup: nothing else waits for it.
     std::string resolveError;
-    const auto address = engine::resolveAddress(draft.endpoint.host.toStdString(),
-                                                draft.endpoint.port, &resolveError);
+    auto address = engine::resolveAddress(draft.endpoint.host.toStdString(), draft.endpoint.port,
+                                          &resolveError);
+    // Load from other hosts goes where their names resolve; this spec only
+    // shapes the report, and is never run here.
+    if (!address && !shot.target.loadFrom.empty())
+        address = engine::resolveAddress("0.0.0.0", draft.endpoint.port, &resolveError);
     if (!address)
         return app::makeError(app::ErrorCode::Unreachable, QString::fromStdString(resolveError));
     auto specs = app::pointSpecs(shot.target, point, shot.plan, &*address);
@@ -288,7 +319,9 @@ int finishRun(const QString& command, const engine::RunResult& result,
         std::fputs(qPrintable(app::formatFixedRateReport(result)), io.out);
         std::fflush(io.out);
     }
+    const std::vector<app::AgentShare> agents = runner.hostShares();
     if (output.printsReport()) {
+        std::fputs(qPrintable(app::formatAgentShares(agents)), io.out);
         std::fputs(qPrintable(app::formatCpuBlock(point)), io.out);
         std::fputs(qPrintable(QLatin1Char('\n') + app::oneShotAdvice(point)), io.out);
         std::fflush(io.out);
@@ -301,6 +334,8 @@ int finishRun(const QString& command, const engine::RunResult& result,
         std::fprintf(io.err, "%s\n", qPrintable(warning));
     QJsonObject written = json;
     app::addFixedRateJson(written, point);
+    if (!agents.empty())
+        written.insert(QStringLiteral("agents"), app::agentSharesCliJson(agents));
     if (auto done = writeMachineOutputs(output, written, io); !done) {
         printError(io, command, done.error().toString());
         return ExitInternal;

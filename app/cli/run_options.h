@@ -2,6 +2,7 @@
 
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
+#include "app/cli/host_options.h"
 #include "app/cli/one_shot.h"
 #include "app/cli/one_shot_runner.h"
 #include "app/common/result.h"
@@ -27,6 +28,10 @@ struct OutputOptions {
     // --server-pid, --server-cgroup: whose CPU is the server's. Empty: the
     // process listening on the target's loopback port, when there is one.
     engine::ServerCpuSource serverCpu;
+    // --agents: the hosts whose agents send the load, over ssh, their results
+    // merged; empty: this process sends it.
+    std::vector<app::Host> agents;
+    HostOptions hostOptions;
 
     // The human report goes to stdout unless JSON or CSV does.
     bool printsReport() const {
@@ -43,6 +48,9 @@ void addCpuRunOptions(QCommandLineParser& parser);
 // --no-wake-coalescing (engine::LoadSpec::wakeCoalescing), which
 // readCommonRunOptions reads.
 void addWakeCoalescingOption(QCommandLineParser& parser);
+// --agents LIST with the host options (host_options.h), which
+// readCommonRunOptions reads: the load sent from other hosts over ssh.
+void addAgentsOptions(QCommandLineParser& parser);
 // --threads, --cpus, --warmup, --noise-threshold and --no-wake-coalescing into `plan`;
 // the rest into the result.
 app::Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser,
@@ -137,13 +145,17 @@ prepareRun(QCommandLineParser& parser, const QStringList& arguments,
         printError(io, command, invocation.error().message);
         return int(ExitUsage);
     }
+    for (const app::Host& host : invocation->output.agents)
+        invocation->shot.target.loadFrom.push_back(host.name);
     auto specs = buildOneShotSpecs(invocation->shot);
     if (!specs) {
         printError(io, command, specs.error().message);
         return exitCodeFor(specs.error());
     }
     engine::LoadSpec& spec = specs->draft.spec;
-    spec.serverCpu = serverCpuFor(invocation->output, spec.target);
+    // Load from other hosts: a loopback address is theirs, not this machine's.
+    if (invocation->output.agents.empty())
+        spec.serverCpu = serverCpuFor(invocation->output, spec.target);
     return PreparedRun<Invocation>{std::move(*invocation), std::move(spec),
                                    std::move(specs->preload)};
 }

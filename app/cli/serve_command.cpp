@@ -253,6 +253,11 @@ void printSummary(const QString& command, const ServeSetup& setup) {
 
 } // namespace
 
+QStringList serveKinds() {
+    return {QStringLiteral("http"), QStringLiteral("echo"), QStringLiteral("sink"),
+            QStringLiteral("proxy")};
+}
+
 int runServeCommand(const QStringList& arguments) {
     const QString command = arguments.value(0);
     const QString kind = arguments.value(1);
@@ -260,9 +265,7 @@ int runServeCommand(const QStringList& arguments) {
         std::fputs(kServeUsage, stdout);
         return ExitOk;
     }
-    const QStringList kinds{QStringLiteral("http"), QStringLiteral("echo"), QStringLiteral("sink"),
-                            QStringLiteral("proxy")};
-    if (!kinds.contains(kind)) {
+    if (!serveKinds().contains(kind)) {
         printError(command, kind.isEmpty() ? QStringLiteral("which server? http, echo, sink or "
                                                             "proxy (see --help)")
                                            : QStringLiteral("unknown server '%1': expected http, "

@@ -54,7 +54,9 @@ int runReportCommand(const QStringList& arguments) {
         QStringLiteral("Prints a saved session's comparison: per concurrency level the modes "
                        "side by side (mean ±95% confidence interval over the runs, change "
                        "against the baseline), then one line per mode saying whether the "
-                       "change exceeds run-to-run noise (Welch's t-test, 5%)."));
+                       "change exceeds run-to-run noise: significant when its 95% interval "
+                       "excludes 0%, the interval paired by repetition where the runs were "
+                       "interleaved, else Welch's; each line names the test it used."));
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("SESSION"), sessionArgumentHelp());
     parser.addOption(poolSourcesOption());

@@ -2,6 +2,7 @@
 // as the window, saving after every point, then prints the comparison.
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
+#include "app/cli/host_options.h"
 #include "app/cli/run_options.h"
 #include "app/cli/stop_signals.h"
 #include "app/cli/sweep_progress_line.h"
@@ -64,6 +65,7 @@ struct SweepArguments {
     std::optional<int> maxRepetitions;      // --max-repetitions
     double idleCheckSeconds = 2;
     std::optional<double> noiseThresholdPercent;
+    HostOptions hosts; // --ssh-config, --max-clock-offset
 };
 
 bool samePath(const QString& a, const QString& b) {
@@ -204,6 +206,7 @@ void addSweepOptions(QCommandLineParser& parser) {
                         "(percent; default: the plan's, 10). Saved in the plan."),
          QStringLiteral("PERCENT")},
     });
+    addSshOptions(parser);
 }
 
 app::Result<SweepArguments> readSweepArguments(const QCommandLineParser& parser) {
@@ -255,6 +258,10 @@ app::Result<SweepArguments> readSweepArguments(const QCommandLineParser& parser)
             return threshold.error();
         args.noiseThresholdPercent = *threshold;
     }
+    auto hosts = readHostOptions(parser, false);
+    if (!hosts)
+        return hosts.error();
+    args.hosts = *hosts;
     if (args.resume && args.fresh)
         return app::invalidInput(QStringLiteral("--resume and --fresh contradict each other"));
     if (args.csvPath == u"-" && args.summaryCsvPath == u"-")
@@ -315,6 +322,8 @@ int runSweepCommand(const QStringList& arguments, const CliIo& io) {
     runner.setProbeEnabled(args->probe);
     runner.setIdleCheckSeconds(args->idleCheckSeconds);
     runner.setSessionLock(start->lock);
+    runner.setSshOptions(args->hosts.ssh);
+    runner.setMaxClockOffsetMs(args->hosts.maxClockOffsetMs);
     QObject::connect(&runner, &app::SweepRunner::statusChanged, &runner,
                      [&](const QString& text) { progress.message(text); });
     QObject::connect(&runner, &app::SweepRunner::probeFinished, &runner,

@@ -231,7 +231,7 @@ int parseAndRun(QCommandLineParser& parser, const QStringList& arguments, const 
     if (!output.quiet)
         std::fprintf(io.err, "%s test to %s (be patient)\n", qPrintable(setup.test),
                      qPrintable(setup.server));
-    OneShotRunner runner(io);
+    OneShotRunner runner(io, remoteLoadOf(invocation));
     const engine::RunResult result = runner.run(spec, output.quiet);
     if (result.unreachable) {
         printError(io, command, QString::fromStdString(result.firstError));

@@ -1,5 +1,5 @@
 // The workbench window's entry point: arguments in, window out.
-#include "app/session/session_file.h"
+#include "app/gui/window_options.h"
 #include "engine/file_limit.h"
 #include "ui/shell/main_window.h"
 
@@ -17,16 +17,7 @@ int main(int argc, char* argv[]) {
     QApplication::setDesktopFileName(QStringLiteral("loadscope"));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QApplication::translate("main", "Compare how network servers perform under load "
-                                        "across deployment modes."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument(
-        QStringLiteral("session"),
-        QApplication::translate("main", "A .loadscope file, or an example's name: %1.")
-            .arg(loadscope::app::exampleSessionNames().join(QStringLiteral(", "))),
-        QStringLiteral("[session]"));
+    loadscope::app::addWindowOptions(parser);
     parser.process(application);
 
     // A sweep at c=1000 through the local proxy holds over 2000 descriptors;

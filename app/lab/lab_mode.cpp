@@ -32,9 +32,9 @@ constexpr std::array<ModeName, 9> kNames{{
      "OVS bridge (userspace datapath) → veth"},
     {LabMode::Macvlan, DeploymentMode::Macvlan, nullptr, nullptr, "macvlan (bridge mode)",
      "macvlan"},
-    {LabMode::Ipvlan, std::nullopt, "ipvlan", nullptr, "ipvlan (L2)", "ipvlan"},
-    {LabMode::RootlessNat, std::nullopt, "rootless-nat", nullptr, "Rootless NAT (slirp4netns)",
-     "slirp4netns → tap"},
+    {LabMode::Ipvlan, DeploymentMode::Ipvlan, nullptr, nullptr, "ipvlan (L2)", "ipvlan"},
+    {LabMode::RootlessNat, DeploymentMode::RootlessNat, nullptr, nullptr,
+     "Rootless NAT (slirp4netns)", "slirp4netns → tap"},
 }};
 
 const ModeName* nameOf(LabMode mode) {

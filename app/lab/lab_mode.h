@@ -10,7 +10,7 @@
 namespace loadscope::app::lab {
 
 // The deployment modes the lab can build inside its sandbox. Where a mode is one of
-// app::DeploymentMode it has the same identifier; ipvlan and rootless-nat exist only here.
+// app::DeploymentMode it has the same identifier; every lab mode is one today.
 enum class LabMode {
     Host,
     HostNetwork,
@@ -30,7 +30,7 @@ const std::vector<LabMode>& labModes();
 QString labModeId(LabMode mode);
 // The identifiers above, and the short names users type: "host-network", "nat", "bridge", "ovs".
 std::optional<LabMode> labModeFromId(QStringView id);
-// The session's mode for a lab mode; nullopt for ipvlan and rootless-nat.
+// The session's mode for a lab mode; nullopt for a lab mode the session does not know.
 std::optional<DeploymentMode> deploymentModeOf(LabMode mode);
 // What the lab builds for a mode, for a picker and a topology sketch: "NAT (nftables DNAT)".
 QString labModeTitle(LabMode mode);

@@ -2,6 +2,7 @@
 
 #include "app/lab/lab_topology.h"
 
+#include <QStringList>
 #include <algorithm>
 
 namespace loadscope::app::lab {
@@ -20,6 +21,15 @@ TargetProtocol labServerProtocol(LabServerKind kind) {
         return TargetProtocol::TcpStream;
     }
     return TargetProtocol::Http;
+}
+
+const Target* labTargetOf(const Session& session, LabMode mode) {
+    const QString id = labModeId(mode);
+    for (const Target& target : session.targets) {
+        if (target.lab && target.lab->mode == id)
+            return &target;
+    }
+    return nullptr;
 }
 
 Result<LabTargetsEdit> labTargets(const Session& session, const LabTargetChoice& choice) {
@@ -44,10 +54,23 @@ Result<LabTargetsEdit> labTargets(const Session& session, const LabTargetChoice&
     edit.lab = session.lab.value_or(LabSetup{});
     edit.lab.mtu = choice.mtu;
     std::vector<LabMode> modes;
+    QStringList present;
     for (LabMode mode : choice.modes) {
-        if (std::find(modes.begin(), modes.end(), mode) == modes.end())
-            modes.push_back(mode);
+        if (std::find(modes.begin(), modes.end(), mode) != modes.end())
+            continue;
+        // A mode the session's lab already builds keeps its one target: a second would
+        // measure the same path again under another name.
+        if (const Target* existing = labTargetOf(session, mode)) {
+            present << QStringLiteral("%1 (\u201c%2\u201d)")
+                           .arg(labModeId(mode), existing->displayName());
+            continue;
+        }
+        modes.push_back(mode);
     }
+    if (modes.empty())
+        return invalidInput(QStringLiteral("the session has a lab target for every chosen mode "
+                                           "already: %1")
+                                .arg(present.join(QStringLiteral(", "))));
     // Where the lab serves; the sweep replaces it with the address the lab reports for the
     // mode, but the target is complete (and valid in the editor) before then.
     const QString address =

@@ -27,12 +27,15 @@ struct LabTargetsEdit {
 // tcp-rr for echo; tcp-stream for sink.
 TargetProtocol labServerProtocol(LabServerKind kind);
 
-// One target per chosen mode, named by the mode's identifier, in the next colours of the
-// session's palette, with the protocol of the server and its defaults. The lab keeps the
-// session's CPUs and modes and adds the new modes; the MTU is the chosen one (one wire for
-// every lab target). Refused in one line without modes, with an MTU outside
-// kMinLabMtu..kMaxLabMtu, or when the session's lab targets run another server (one lab runs
-// one server).
+// The session's lab target in `mode`, or nullptr.
+const Target* labTargetOf(const Session& session, LabMode mode);
+
+// One target per chosen mode that has no lab target in the session yet, named by the mode's
+// identifier, in the next colours of the session's palette, with the protocol of the server
+// and its defaults. The lab keeps the session's CPUs and modes and adds the new modes; the MTU
+// is the chosen one (one wire for every lab target). Refused in one line without modes, when
+// every chosen mode has its lab target already, with an MTU outside kMinLabMtu..kMaxLabMtu, or
+// when the session's lab targets run another server (one lab runs one server).
 Result<LabTargetsEdit> labTargets(const Session& session, const LabTargetChoice& choice);
 
 } // namespace loadscope::app::lab

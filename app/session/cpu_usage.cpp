@@ -47,8 +47,9 @@ std::optional<double> otherLoadPercent(const PointResult& r) {
     const CpuUsage& c = *r.cpu;
     if (c.machineSeconds() <= 0)
         return 0.0; // a window shorter than a clock tick saw nothing
-    const double other =
-        c.user + c.system + c.irq - r.clientCpuSeconds - c.serverSeconds.value_or(0);
+    const double other = c.user + c.system + c.irq -
+                         c.clientSecondsHere.value_or(r.clientCpuSeconds) -
+                         c.serverSeconds.value_or(0);
     return std::clamp(c.percentOfMachine(other), 0.0, 100.0);
 }
 

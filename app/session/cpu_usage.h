@@ -23,6 +23,13 @@ struct CpuUsage {
     // embedded server's threads); nullopt otherwise.
     std::optional<double> serverSeconds;
     bool frequencyChanged = false; // some CPU's clock moved by over 10 % end to end
+    // The session's host these counters are of (the target's server host);
+    // empty: the machine that ran the load.
+    QString host = {};
+    // The load's own CPU on this machine when it is not all of the result's
+    // clientCpuSeconds: the load came from other hosts (0 when none of them
+    // is this one). nullopt: the client ran here, all of it.
+    std::optional<double> clientSecondsHere = {};
 
     // Every counter added up: about cpus x wallSeconds.
     double machineSeconds() const { return user + system + irq + softirq + steal + idle; }

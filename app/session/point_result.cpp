@@ -175,6 +175,21 @@ LatencySummary summarize(const QByteArray& serializedHistogram) {
     return summarizeSerialized(serializedHistogram).value_or(LatencySummary{});
 }
 
+CpuUsage cpuUsageOf(const engine::CpuWindow& w) {
+    CpuUsage usage;
+    usage.wallSeconds = w.wallSeconds;
+    usage.cpus = w.cpus;
+    usage.user = w.user;
+    usage.system = w.system;
+    usage.irq = w.irq;
+    usage.softirq = w.softirq;
+    usage.steal = w.steal;
+    usage.idle = w.idle;
+    usage.serverSeconds = w.serverCpuSeconds;
+    usage.frequencyChanged = w.frequencyChanged;
+    return usage;
+}
+
 PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& targetId, int concurrency,
                                int repetition, const RunEnvironment& environment) {
     PointResult result;
@@ -209,9 +224,7 @@ PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& target
     result.clientCpuSeconds = run.clientCpuSeconds;
     if (run.cpu.valid) {
         const engine::CpuWindow& w = run.cpu;
-        result.cpu =
-            CpuUsage{w.wallSeconds, w.cpus,  w.user, w.system,           w.irq,
-                     w.softirq,     w.steal, w.idle, w.serverCpuSeconds, w.frequencyChanged};
+        result.cpu = cpuUsageOf(w);
         judgeNoise(result, kDefaultNoiseThresholdPercent);
     }
     result.firstError = QString::fromStdString(run.firstError);

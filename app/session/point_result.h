@@ -15,6 +15,7 @@
 
 namespace loadscope::engine {
 class Histogram;
+struct CpuWindow;
 struct RunResult;
 } // namespace loadscope::engine
 
@@ -86,6 +87,31 @@ struct ErrorReplies {
     uint64_t serverError = 0; // "SERVER_ERROR <message>"
 
     friend bool operator==(const ErrorReplies&, const ErrorReplies&) = default;
+};
+
+struct PointResult;
+
+// One host's part of a point whose load came from several hosts' agents
+// (Target::loadFrom): the point's own figures are the exact merge of the
+// parts (DESIGN.md "Load from several hosts"); each part is kept whole.
+struct AgentShare {
+    QString host;     // the session's name of the host
+    QString software; // what its agent said in its hello: "loadscope 0.1.0"
+    // Its clock minus this machine's, as measured over the agent protocol
+    // before the point (the exchange with the shortest round trip), and the
+    // half round trip that bounds the error.
+    double clockOffsetMs = 0;
+    double clockUncertaintyMs = 0;
+    // Its measured time's start and end after the point's common window began,
+    // on this machine's clock (its own times less its offset).
+    double startMs = 0;
+    double endMs = 0;
+    QString error; // why this agent failed the point; empty when it measured
+    // Its own result as a point of one host keeps it; empty when it failed
+    // before it measured anything. (A vector: PointResult is incomplete here.)
+    std::vector<PointResult> result;
+
+    friend bool operator==(const AgentShare&, const AgentShare&) = default;
 };
 
 // One point of a sweep: one target at one level (concurrency, or offered
@@ -174,6 +200,10 @@ struct PointResult {
     QByteArray tlsHistogram;
     std::map<QString, QByteArray> perOperationHistograms;
 
+    // The load came from these hosts' agents (Target::loadFrom), in the
+    // order of the target's loadFrom; empty: from this machine alone.
+    std::vector<AgentShare> agents;
+
     // Keys of the file a newer Loadscope wrote that this one does not know,
     // kept as read and saved again (session_json.h).
     QJsonObject unknownFields;
@@ -215,6 +245,8 @@ std::optional<LatencySummary> summarizeSerialized(const QByteArray& serializedHi
 // runs of buckets are not walked).
 std::optional<LatencySummary> serializedHeader(const QByteArray& serializedHistogram);
 LatencySummary summarize(const engine::Histogram& histogram);
+// The engine's window as a result keeps it (no host: the machine that sampled it).
+CpuUsage cpuUsageOf(const engine::CpuWindow& window);
 PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& targetId, int concurrency,
                                int repetition, const RunEnvironment& environment);
 

@@ -217,8 +217,57 @@ QJsonObject pointResultToJson(const PointResult& result) {
     }
     json.insert(QStringLiteral("latency"), latency);
     json.insert(QStringLiteral("operations"), operations);
+    if (!result.agents.empty())
+        json.insert(QStringLiteral("agents"), agentSharesToJson(result.agents));
     keepUnknown(json, result.unknownFields);
     return json;
+}
+
+QJsonArray agentSharesToJson(const std::vector<AgentShare>& agents) {
+    QJsonArray array;
+    for (const AgentShare& agent : agents) {
+        QJsonObject json{
+            {QStringLiteral("host"), agent.host},
+            {QStringLiteral("clockOffsetMs"), agent.clockOffsetMs},
+            {QStringLiteral("clockUncertaintyMs"), agent.clockUncertaintyMs},
+            {QStringLiteral("startMs"), agent.startMs},
+            {QStringLiteral("endMs"), agent.endMs},
+        };
+        if (!agent.software.isEmpty())
+            json.insert(QStringLiteral("software"), agent.software);
+        if (!agent.error.isEmpty())
+            json.insert(QStringLiteral("error"), agent.error);
+        if (!agent.result.empty())
+            json.insert(QStringLiteral("result"), pointResultToJson(agent.result.front()));
+        array.append(json);
+    }
+    return array;
+}
+
+std::vector<AgentShare> agentSharesFromJson(const JsonArrayReader& array) {
+    std::vector<AgentShare> agents;
+    constexpr double kAnyTime = 1e12; // ms: any clock offset a machine can have
+    for (qsizetype i = 0; i < array.size(); ++i) {
+        const JsonReader json = array.objectAt(i);
+        if (!json.ok())
+            break;
+        AgentShare agent;
+        agent.host = json.string(u"host");
+        agent.software = json.string(u"software", {});
+        agent.clockOffsetMs = json.number(u"clockOffsetMs", -kAnyTime, kAnyTime);
+        agent.clockUncertaintyMs = json.number(u"clockUncertaintyMs", 0, kAnyTime);
+        agent.startMs = json.number(u"startMs", -kAnyTime, kAnyTime);
+        agent.endMs = json.number(u"endMs", -kAnyTime, kAnyTime);
+        agent.error = json.string(u"error", {});
+        if (const auto result = json.optionalObject(u"result")) {
+            PointResult part = pointResultFromJson(*result);
+            if (result->has(u"agents"))
+                result->failKey(u"agents", QStringLiteral("is nested in an agent's result"));
+            agent.result.push_back(std::move(part));
+        }
+        agents.push_back(std::move(agent));
+    }
+    return agents;
 }
 
 namespace {
@@ -226,7 +275,8 @@ namespace {
 // The top-level keys a result's fields and distributions use.
 const QSet<QString>& knownResultKeys() {
     static const QSet<QString> known = [] {
-        QSet<QString> keys{QStringLiteral("latency"), QStringLiteral("operations")};
+        QSet<QString> keys{QStringLiteral("latency"), QStringLiteral("operations"),
+                           QStringLiteral("agents")};
         for (const ResultField& field : resultSchema()) {
             if (!field.sessionKey.isEmpty())
                 keys.insert(field.sessionKey.section(QLatin1Char('/'), 0, 0));
@@ -325,6 +375,8 @@ PointResult pointResultFromJson(const JsonReader& json, const std::vector<CutHis
                 result.perOperationHistograms[name] = histogram;
         }
     }
+    if (json.ok() && json.has(u"agents"))
+        result.agents = agentSharesFromJson(json.array(u"agents"));
     return result;
 }
 

@@ -25,6 +25,10 @@ QJsonObject cpuJson(const PointResult& r) {
                      {QStringLiteral("noise"), r.noise}};
     if (c.serverSeconds)
         json.insert(QStringLiteral("serverSeconds"), *c.serverSeconds);
+    if (!c.host.isEmpty())
+        json.insert(QStringLiteral("host"), c.host);
+    if (c.clientSecondsHere)
+        json.insert(QStringLiteral("clientSecondsHere"), *c.clientSecondsHere);
     return json;
 }
 
@@ -44,6 +48,8 @@ void readCpuJson(const JsonReader& j, QStringView k, PointResult& r) {
     c.idle = cpu->number(u"idle", -kUnbounded, kUnbounded, 0);
     c.serverSeconds = cpu->optionalNumber(u"serverSeconds", -kUnbounded, kUnbounded);
     c.frequencyChanged = cpu->boolean(u"frequencyChanged", false);
+    c.host = cpu->string(u"host", {});
+    c.clientSecondsHere = cpu->optionalNumber(u"clientSecondsHere", -kUnbounded, kUnbounded);
     r.noise = cpu->string(u"noise", {});
     r.cpu = c;
 }

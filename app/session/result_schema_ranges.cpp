@@ -167,6 +167,8 @@ Result<void> checkResultRanges(const PointResult& r) {
         check.figure(QStringLiteral("cpu.idle"), FigureKind::CpuSeconds, c.idle);
         check.optionalFigure(QStringLiteral("cpu.serverSeconds"), FigureKind::CpuSeconds,
                              c.serverSeconds);
+        check.optionalFigure(QStringLiteral("cpu.clientSecondsHere"), FigureKind::CpuSeconds,
+                             c.clientSecondsHere);
     }
 
     check.count(QStringLiteral("complete"), r.complete);

@@ -9,6 +9,14 @@
 
 namespace loadscope::app {
 
+const Host* Session::findHost(const QString& hostName) const {
+    for (const Host& host : hosts) {
+        if (host.name == hostName)
+            return &host;
+    }
+    return nullptr;
+}
+
 const Target* Session::findTarget(const QUuid& id) const {
     const auto found = std::find_if(targets.begin(), targets.end(),
                                     [&id](const Target& target) { return target.id == id; });

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "app/session/host.h"
 #include "app/session/point_result.h"
 #include "app/session/sweep_plan.h"
 #include "app/session/target.h"
@@ -45,6 +46,8 @@ struct LabSetup {
     QString clientCpus;         // CPU list of the load ("0-1"); empty: the lab's default
     QString serverCpus;         // CPU list of the server; empty: the lab's default
     std::vector<QString> modes; // the lab modes used (those of the lab targets)
+    // The session's host (Session::hosts) the lab is built on, over SSH; empty: this machine.
+    QString host = {};
 
     friend bool operator==(const LabSetup&, const LabSetup&) = default;
 };
@@ -58,7 +61,10 @@ struct Session {
     QString name;
     QString notes;
     std::vector<Target> targets; // in display order
-    QUuid baselineTargetId;      // null or unknown: the first target is the baseline
+    // The user's machines reached over SSH, by name (host.h); targets, their
+    // load and the lab name them.
+    std::vector<Host> hosts;
+    QUuid baselineTargetId; // null or unknown: the first target is the baseline
     SweepPlan plan;
     std::optional<LabSetup> lab;          // set when the session has lab targets
     std::vector<PointResult> results;     // in the order they were measured or imported
@@ -67,6 +73,7 @@ struct Session {
     // kept as read and saved again (session_json.h).
     QJsonObject unknownFields;
 
+    const Host* findHost(const QString& hostName) const;
     const Target* findTarget(const QUuid& id) const;
     Target* findTarget(const QUuid& id);
     int targetIndex(const QUuid& id) const; // -1 when absent

@@ -7,6 +7,7 @@
 #include <QFileInfo>
 #include <QPointer>
 #include <QThreadPool>
+#include <algorithm>
 #include <utility>
 
 namespace loadscope::app {
@@ -47,6 +48,7 @@ void SessionDocument::reset(Session session, std::shared_ptr<const Session> shar
     Q_EMIT sessionChanged();
     Q_EMIT resultsChanged();
     setModified(false);
+    Q_EMIT sessionReplaced();
 }
 
 Result<void> SessionDocument::open(const QString& pathOrExampleName) {
@@ -134,6 +136,39 @@ void SessionDocument::setLab(const std::optional<LabSetup>& lab) {
     markEdited(false);
 }
 
+Result<void> SessionDocument::setHosts(const std::vector<Host>& hosts) {
+    for (size_t i = 0; i < hosts.size(); ++i) {
+        if (auto checked = checkHost(hosts[i]); !checked)
+            return checked;
+        for (size_t k = 0; k < i; ++k) {
+            if (hosts[k].name == hosts[i].name)
+                return invalidInput(QStringLiteral("two hosts are named '%1'").arg(hosts[i].name));
+        }
+    }
+    const auto has = [&hosts](const QString& name) {
+        return name.isEmpty() || std::any_of(hosts.begin(), hosts.end(),
+                                             [&name](const Host& h) { return h.name == name; });
+    };
+    for (const Target& target : m_session.targets) {
+        for (const QString& name : target.loadFrom) {
+            if (!has(name))
+                return invalidInput(QStringLiteral("target '%1' loads from host '%2'")
+                                        .arg(target.displayName(), name));
+        }
+        if (!has(target.serverHost))
+            return invalidInput(QStringLiteral("target '%1' has its server on host '%2'")
+                                    .arg(target.displayName(), target.serverHost));
+    }
+    if (m_session.lab && !has(m_session.lab->host))
+        return invalidInput(
+            QStringLiteral("the lab is built on host '%1'").arg(m_session.lab->host));
+    if (m_session.hosts == hosts)
+        return {};
+    m_session.hosts = hosts;
+    markEdited(false);
+    return {};
+}
+
 QUuid SessionDocument::addTarget(Target target) {
     if (target.id.isNull() || m_session.findTarget(target.id))
         target.id = QUuid::createUuid();
@@ -191,6 +226,16 @@ bool SessionDocument::setBaseline(const QUuid& id) {
 void SessionDocument::putResult(PointResult result) {
     dropShared();
     m_session.putResult(std::move(result));
+    Q_EMIT resultsChanged();
+    setModified(true);
+}
+
+void SessionDocument::putResults(std::vector<PointResult> results) {
+    if (results.empty())
+        return;
+    dropShared();
+    for (PointResult& result : results)
+        m_session.putResult(std::move(result));
     Q_EMIT resultsChanged();
     setModified(true);
 }

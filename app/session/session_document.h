@@ -65,6 +65,10 @@ public:
     void setPlan(const SweepPlan& plan);
     // The deployment lab of the session's lab targets (nullopt: none).
     void setLab(const std::optional<LabSetup>& lab);
+    // The session's hosts; refused in one line, the session unchanged, when one
+    // breaks a rule of host.h, two share a name, or a target or the lab names a
+    // host the list no longer has.
+    Result<void> setHosts(const std::vector<Host>& hosts);
     // Adds a target (a fresh id is given when it has none) and returns its id.
     QUuid addTarget(Target target);
     // Replaces the target with the same id; false when there is none.
@@ -77,6 +81,8 @@ public:
     // Adds a result or replaces the one with the same target, concurrency and
     // repetition (see Session::putResult()).
     void putResult(PointResult result);
+    // The same for many, with one resultsChanged() (a removed target's results put back).
+    void putResults(std::vector<PointResult> results);
     void clearResults();
 
     void setModified(bool modified);
@@ -86,6 +92,10 @@ Q_SIGNALS:
     void sessionChanged();
     // Results were added, replaced or removed.
     void resultsChanged();
+    // reset() put another session in place (new, opened), after sessionChanged() and
+    // resultsChanged(): what a view kept of the session before (a run's log, a half-typed
+    // field, a pick) is no longer about this one.
+    void sessionReplaced();
     void modifiedChanged(bool modified);
     void filePathChanged(const QString& filePath);
     // A write of saveInBackground() ended, well or not.

@@ -187,6 +187,18 @@ QJsonObject targetToJson(const Target& target) {
         json.insert(QStringLiteral("serverPid"), target.serverPid);
     if (!target.serverCgroup.isEmpty())
         json.insert(QStringLiteral("serverCgroup"), target.serverCgroup);
+    if (!target.serverHost.isEmpty())
+        json.insert(QStringLiteral("serverHost"), target.serverHost);
+    if (!target.serverProcess.isEmpty())
+        json.insert(QStringLiteral("serverProcess"), target.serverProcess);
+    if (!target.serverContainer.isEmpty())
+        json.insert(QStringLiteral("serverContainer"), target.serverContainer);
+    if (!target.loadFrom.empty()) {
+        QJsonArray hosts;
+        for (const QString& host : target.loadFrom)
+            hosts.append(host);
+        json.insert(QStringLiteral("loadFrom"), hosts);
+    }
     switch (target.protocol) {
     case TargetProtocol::Http:
         json.insert(QStringLiteral("http"), httpToJson(target.http));
@@ -249,6 +261,33 @@ Target targetFromJson(const JsonReader& json) {
         json.failKey(u"serverCgroup",
                      QStringLiteral("is \"%1\", expected an absolute directory path of one line")
                          .arg(printableText(target.serverCgroup)));
+    target.serverHost = json.string(u"serverHost", {});
+    if (json.ok() && !target.serverHost.isEmpty()) {
+        if (auto checked = checkHostName(target.serverHost); !checked)
+            json.failKey(u"serverHost", checked.error().message);
+    }
+    target.serverProcess = json.string(u"serverProcess", {});
+    if (json.ok() && !target.serverProcess.isEmpty()) {
+        if (auto checked = checkServerProcessName(target.serverProcess); !checked)
+            json.failKey(u"serverProcess", checked.error().message);
+    }
+    target.serverContainer = json.string(u"serverContainer", {});
+    if (json.ok() && !target.serverContainer.isEmpty()) {
+        if (auto checked = checkContainerName(target.serverContainer); !checked)
+            json.failKey(u"serverContainer", checked.error().message);
+    }
+    const JsonArrayReader loadFrom = json.array(u"loadFrom", false);
+    for (qsizetype i = 0; i < loadFrom.size() && json.ok(); ++i) {
+        const QString host = loadFrom.stringAt(i);
+        if (!json.ok())
+            break;
+        if (auto checked = checkHostName(host); !checked)
+            json.fail(loadFrom.pathAt(i), checked.error().message);
+        else if (std::find(target.loadFrom.begin(), target.loadFrom.end(), host) !=
+                 target.loadFrom.end())
+            json.fail(loadFrom.pathAt(i), QStringLiteral("names host '%1' twice").arg(host));
+        target.loadFrom.push_back(host);
+    }
     if (const auto lab = json.optionalObject(u"lab"))
         target.lab = labPlacementFromJson(*lab);
     switch (target.protocol) {
@@ -447,6 +486,9 @@ QJsonObject sessionToJson(const Session& session) {
     // Back where they were read, so that open -> save keeps the file's bytes.
     for (const SetAsideResult& kept : session.setAside)
         results.insert(std::min(kept.index, results.size()), kept.json);
+    QJsonArray hosts;
+    for (const Host& host : session.hosts)
+        hosts.append(hostToJson(host));
     QJsonObject root{
         {QStringLiteral("format"), QString(kSessionFormatName)},
         {QStringLiteral("version"), kSessionFormatVersion},
@@ -460,6 +502,8 @@ QJsonObject sessionToJson(const Session& session) {
         root.insert(QStringLiteral("baseline"), uuidText(session.baselineTargetId));
     if (session.lab)
         root.insert(QStringLiteral("lab"), labSetupToJson(*session.lab));
+    if (!session.hosts.empty())
+        root.insert(QStringLiteral("hosts"), hosts);
     keepUnknown(root, session.unknownFields);
     return root;
 }
@@ -500,6 +544,15 @@ std::optional<Result<Session>> readSession(const QJsonObject& root, const Result
     session.name = json.string(u"name", {});
     session.notes = json.string(u"notes", {});
 
+    const JsonArrayReader hosts = json.array(u"hosts", false);
+    for (qsizetype i = 0; i < hosts.size() && json.ok(); ++i) {
+        const JsonReader hostJson = hosts.objectAt(i);
+        Host host = hostFromJson(hostJson);
+        if (json.ok() && session.findHost(host.name))
+            hostJson.failKey(u"name", QStringLiteral("repeats the name of another host"));
+        session.hosts.push_back(std::move(host));
+    }
+
     const JsonArrayReader targets = json.array(u"targets");
     for (qsizetype i = 0; i < targets.size() && json.ok(); ++i) {
         const JsonReader targetJson = targets.objectAt(i);
@@ -508,6 +561,20 @@ std::optional<Result<Session>> readSession(const QJsonObject& root, const Result
         if (json.ok() && session.findTarget(target.id))
             targetJson.failKey(u"id", QStringLiteral("repeats the id of another target"));
         session.targets.push_back(std::move(target));
+    }
+
+    // Every host a target or the lab names is one of the session's.
+    const auto checkHostRef = [&](const QString& path, const QString& name) {
+        if (json.ok() && !name.isEmpty() && !session.findHost(name))
+            json.fail(path, QStringLiteral("names host '%1', which the session's hosts lack")
+                                .arg(printable(name)));
+    };
+    for (qsizetype i = 0; i < qsizetype(session.targets.size()) && json.ok(); ++i) {
+        const Target& target = session.targets[size_t(i)];
+        const QString path = QStringLiteral("targets[%1]").arg(i);
+        checkHostRef(path + QStringLiteral(".serverHost"), target.serverHost);
+        for (size_t k = 0; k < target.loadFrom.size(); ++k)
+            checkHostRef(path + QStringLiteral(".loadFrom[%1]").arg(k), target.loadFrom[k]);
     }
 
     if (json.has(u"baseline")) {
@@ -519,6 +586,8 @@ std::optional<Result<Session>> readSession(const QJsonObject& root, const Result
     session.plan = sweepPlanFromJson(json.object(u"plan"));
     if (const auto lab = json.optionalObject(u"lab"))
         session.lab = labSetupFromJson(*lab);
+    if (session.lab)
+        checkHostRef(QStringLiteral("lab.host"), session.lab->host);
 
     // Each result is read on its own: one that breaks a rule is set aside,
     // not a reason to refuse every other result of the file.
@@ -562,6 +631,7 @@ std::optional<Result<Session>> readSession(const QJsonObject& root, const Result
         keysOnly.baselineTargetId = session.baselineTargetId;
         keysOnly.targets = session.targets;
         keysOnly.lab = session.lab;
+        keysOnly.hosts = session.hosts;
         session.unknownFields = unknownKeys(root, sessionToJson(keysOnly));
     }
     return json.result(std::move(session));

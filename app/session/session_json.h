@@ -108,6 +108,10 @@ QJsonObject pointResultToJson(const PointResult& result);
 PointResult pointResultFromJson(const JsonReader& json, const std::vector<CutHistogram>& cut = {});
 // The keys of a saved result that no result field or distribution uses.
 QJsonObject unknownResultKeys(const QJsonObject& read);
+// A result's "agents": each host's part of a point loaded from several hosts,
+// its own result nested as pointResultToJson() writes one.
+QJsonArray agentSharesToJson(const std::vector<AgentShare>& agents);
+std::vector<AgentShare> agentSharesFromJson(const JsonArrayReader& array);
 // Whether every one of a result's keys, as written in its text, is one the
 // result fields or distributions use: then unknownResultKeys() is empty.
 bool areKnownResultKeys(const std::vector<QByteArrayView>& keys);

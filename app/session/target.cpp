@@ -13,7 +13,7 @@ struct ModeNames {
 };
 
 // Identifiers are written to files and CSV: never change them.
-constexpr std::array<ModeNames, 8> kModeNames{{
+constexpr std::array<ModeNames, 10> kModeNames{{
     {DeploymentMode::Host, "host", "Host"},
     {DeploymentMode::ContainerHostNetwork, "container-host-network", "Container (host network)"},
     {DeploymentMode::ContainerNat, "container-nat", "Container (NAT port mapping)"},
@@ -21,6 +21,8 @@ constexpr std::array<ModeNames, 8> kModeNames{{
     {DeploymentMode::OvsBridge, "ovs-bridge", "OVS bridge"},
     {DeploymentMode::Macvlan, "macvlan", "macvlan"},
     {DeploymentMode::UserlandProxy, "userland-proxy", "Userland proxy"},
+    {DeploymentMode::Ipvlan, "ipvlan", "ipvlan"},
+    {DeploymentMode::RootlessNat, "rootless-nat", "Rootless NAT (slirp4netns)"},
     {DeploymentMode::Custom, "custom", "Other"},
 }};
 
@@ -40,10 +42,11 @@ constexpr std::array<ProtocolNames, 4> kProtocolNames{{
 
 const std::vector<DeploymentMode>& deploymentModes() {
     static const std::vector<DeploymentMode> modes{
-        DeploymentMode::Host,         DeploymentMode::ContainerHostNetwork,
-        DeploymentMode::ContainerNat, DeploymentMode::LinuxBridge,
-        DeploymentMode::OvsBridge,    DeploymentMode::Macvlan,
-        DeploymentMode::UserlandProxy};
+        DeploymentMode::Host,          DeploymentMode::ContainerHostNetwork,
+        DeploymentMode::ContainerNat,  DeploymentMode::LinuxBridge,
+        DeploymentMode::OvsBridge,     DeploymentMode::Macvlan,
+        DeploymentMode::UserlandProxy, DeploymentMode::Ipvlan,
+        DeploymentMode::RootlessNat};
     return modes;
 }
 
@@ -76,8 +79,6 @@ const std::vector<QString>& labModeIds() {
         std::vector<QString> all;
         for (DeploymentMode mode : deploymentModes())
             all.push_back(deploymentModeId(mode));
-        all.push_back(QStringLiteral("ipvlan"));
-        all.push_back(QStringLiteral("rootless-nat"));
         return all;
     }();
     return ids;
@@ -131,11 +132,13 @@ QString Target::endpoint() const {
 }
 
 const std::vector<QString>& defaultTargetColours() {
-    // Okabe-Ito: distinguishable with the common colour-vision deficiencies.
+    // Okabe-Ito: distinguishable with the common colour-vision deficiencies. Its black is
+    // replaced by Tol's wine: a black bar or line read as the chart's own ink (axes, error
+    // bars, labels), not as a target.
     static const std::vector<QString> colours{QStringLiteral("#0072b2"), QStringLiteral("#e69f00"),
                                               QStringLiteral("#009e73"), QStringLiteral("#d55e00"),
                                               QStringLiteral("#cc79a7"), QStringLiteral("#56b4e9"),
-                                              QStringLiteral("#f0e442"), QStringLiteral("#000000")};
+                                              QStringLiteral("#f0e442"), QStringLiteral("#882255")};
     return colours;
 }
 

@@ -20,6 +20,8 @@ enum class DeploymentMode {
     OvsBridge,
     Macvlan,
     UserlandProxy,
+    Ipvlan,
+    RootlessNat,
     Custom,
 };
 
@@ -27,7 +29,7 @@ enum class DeploymentMode {
 const std::vector<DeploymentMode>& deploymentModes();
 // Stable identifier used in session files, CSV and reports: "host",
 // "container-host-network", "container-nat", "linux-bridge", "ovs-bridge",
-// "macvlan", "userland-proxy"; "custom" for Custom.
+// "macvlan", "userland-proxy", "ipvlan", "rootless-nat"; "custom" for Custom.
 QString deploymentModeId(DeploymentMode mode);
 // nullopt for anything that is not one of the identifiers above (not even "custom").
 std::optional<DeploymentMode> deploymentModeFromId(QStringView id);
@@ -122,8 +124,7 @@ struct LabPlacement {
     friend bool operator==(const LabPlacement&, const LabPlacement&) = default;
 };
 
-// The modes the lab can be asked for: every deploymentModeId() but "custom",
-// then the lab-only "ipvlan" and "rootless-nat".
+// The modes the lab can be asked for: every deploymentModeId() but "custom".
 const std::vector<QString>& labModeIds();
 // The servers the lab runs: "http", "echo", "sink", "nginx", "apache", "memcached".
 const std::vector<QString>& labServerKinds();
@@ -154,6 +155,19 @@ struct Target {
     // target's port. A lab target's server is the lab's own, so these go unused.
     int serverPid = 0;
     QString serverCgroup;
+    // The server on one of the session's hosts (Session::hosts, by name): its
+    // CPU, the host's softirq and other load are read there by that host's
+    // agent, serverPid and serverCgroup in that host's terms. Empty: this machine.
+    QString serverHost;
+    // The server found by name on its host when the sweep starts (the oldest
+    // process of that name, with its children), or a container's cgroup found
+    // through docker or podman there; instead of serverPid and serverCgroup.
+    QString serverProcess;
+    QString serverContainer;
+    // The hosts whose load agents send this target's load, over SSH, their
+    // results merged into the point's (DESIGN.md "Load from several hosts");
+    // empty: this machine alone.
+    std::vector<QString> loadFrom;
 
     HttpOptions http;
     MemcacheOptions memcache;

@@ -221,10 +221,13 @@ QJsonObject labSetupToJson(const LabSetup& lab) {
     QJsonArray modes;
     for (const QString& mode : lab.modes)
         modes.append(mode);
-    return {{QStringLiteral("mtu"), lab.mtu},
-            {QStringLiteral("clientCpus"), lab.clientCpus},
-            {QStringLiteral("serverCpus"), lab.serverCpus},
-            {QStringLiteral("modes"), modes}};
+    QJsonObject json{{QStringLiteral("mtu"), lab.mtu},
+                     {QStringLiteral("clientCpus"), lab.clientCpus},
+                     {QStringLiteral("serverCpus"), lab.serverCpus},
+                     {QStringLiteral("modes"), modes}};
+    if (!lab.host.isEmpty())
+        json.insert(QStringLiteral("host"), lab.host);
+    return json;
 }
 
 LabSetup labSetupFromJson(const JsonReader& json) {
@@ -240,7 +243,40 @@ LabSetup labSetupFromJson(const JsonReader& json) {
                       QStringLiteral("has an unknown value \"%1\"").arg(printable(mode)));
         lab.modes.push_back(mode);
     }
+    lab.host = json.string(u"host", {});
+    if (json.ok() && !lab.host.isEmpty()) {
+        if (auto checked = checkHostName(lab.host); !checked)
+            json.failKey(u"host", checked.error().message);
+    }
     return lab;
+}
+
+QJsonObject hostToJson(const Host& host) {
+    QJsonObject json{{QStringLiteral("name"), host.name},
+                     {QStringLiteral("destination"), host.destination}};
+    if (host.command != QLatin1String(kDefaultHostCommand))
+        json.insert(QStringLiteral("command"), host.command);
+    return json;
+}
+
+Host hostFromJson(const JsonReader& json) {
+    Host host;
+    host.name = json.string(u"name");
+    if (json.ok()) {
+        if (auto checked = checkHostName(host.name); !checked)
+            json.failKey(u"name", checked.error().message);
+    }
+    host.destination = json.string(u"destination");
+    if (json.ok()) {
+        if (auto checked = checkSshDestination(host.destination); !checked)
+            json.failKey(u"destination", checked.error().message);
+    }
+    host.command = json.string(u"command", host.command);
+    if (json.ok()) {
+        if (auto checked = checkHostCommand(host.command); !checked)
+            json.failKey(u"command", checked.error().message);
+    }
+    return host;
 }
 
 } // namespace loadscope::app

@@ -25,5 +25,9 @@ QJsonObject labPlacementToJson(const LabPlacement& lab);
 LabPlacement labPlacementFromJson(const JsonReader& json);
 QJsonObject labSetupToJson(const LabSetup& lab);
 LabSetup labSetupFromJson(const JsonReader& json);
+// A session's host: {"name","destination"[,"command"]} (the command only when
+// it is not the default), each field checked by host.h's rules.
+QJsonObject hostToJson(const Host& host);
+Host hostFromJson(const JsonReader& json);
 
 } // namespace loadscope::app

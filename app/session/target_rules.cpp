@@ -14,6 +14,13 @@
 
 namespace loadscope::app {
 
+QString endpointText(const Endpoint& endpoint) {
+    const QString host = endpoint.host.contains(QLatin1Char(':'))
+                             ? QStringLiteral("[%1]").arg(endpoint.host)
+                             : endpoint.host;
+    return QStringLiteral("%1:%2").arg(host).arg(endpoint.port);
+}
+
 Result<Endpoint> parseEndpoint(const QString& text) {
     static const QRegularExpression pattern(
         QStringLiteral("^(?:\\[([0-9A-Fa-f:.]+)\\]|([^:\\[\\]\\s]+)):([0-9]{1,5})$"));

@@ -23,6 +23,8 @@ struct Endpoint {
 
 // "HOST:PORT" or "[v6]:PORT", port 1 to 65535.
 Result<Endpoint> parseEndpoint(const QString& text);
+// The endpoint as parseEndpoint() reads it.
+QString endpointText(const Endpoint& endpoint);
 
 // The bytes HTTP allows on the wire, so that what is typed cannot put a
 // second request or header there (RFC 9110 5.1, 5.5, 9.1). Each refusal is

@@ -10,6 +10,8 @@
 #include <QPointer>
 #include <QStringList>
 #include <chrono>
+#include <functional>
+#include <map>
 #include <optional>
 
 class QProcess;
@@ -18,6 +20,15 @@ class QTimer;
 namespace loadscope::app {
 
 class AgentPointRun;
+class AgentWatch;
+
+// One ping: the client's clock when it was sent and when the pong came back,
+// and the agent's clock in between (µs since the epoch).
+struct ClockReading {
+    int64_t sentUs = 0;
+    int64_t agentUs = 0;
+    int64_t receivedUs = 0;
+};
 
 // A load agent process (`loadscope-cli lab agent`, alone or behind
 // `loadscope-cli lab sandbox ... --`) and the agent protocol spoken with it,
@@ -44,8 +55,24 @@ public:
     // The lab the sandbox printed; nullopt for an agent started alone.
     const std::optional<LabInfo>& lab() const { return m_lab; }
 
+    // The agent's hello (its software, host name, CPUs, kernel), once open.
+    const AgentMessage& hello() const { return m_hello; }
+
     // A run of one point through this agent; start() sends it. The caller owns it.
     AgentPointRun* newRun(AgentRunRequest request);
+    // A watch of a server on the agent's host; start() sends it, end() asks
+    // for its window. The caller owns it. Watches run beside a point.
+    AgentWatch* newWatch(AgentWatchRequest request);
+    // One ping and its pong, within `timeout`; an error when the agent fails
+    // or does not answer in time.
+    QCoro::Task<Result<ClockReading>> ping(std::chrono::milliseconds timeout);
+
+    // How a process's end is told, instead of "the load agent exited with
+    // status N: <its last line on stderr>": an agent behind ssh, whose exit
+    // status and last line are ssh's or the remote shell's.
+    using ExitDescriber =
+        std::function<QString(int exitCode, bool crashed, const QString& lastErrorLine)>;
+    void setExitDescriber(ExitDescriber describe) { m_describeExit = std::move(describe); }
 
     // Closes the agent's stdin, so that it ends (and its lab is torn down
     // with it), and waits up to `grace` before killing it.
@@ -67,6 +94,7 @@ Q_SIGNALS:
 
 private:
     friend class AgentPointRun;
+    friend class AgentWatch;
     void send(const AgentMessage& message);
     void readLines();
     void readErrors();
@@ -85,6 +113,10 @@ private:
     QByteArray m_partialError;
     uint64_t m_nextId = 1;
     QPointer<AgentPointRun> m_active;
+    std::map<uint64_t, QPointer<AgentWatch>> m_watches;
+    std::map<uint64_t, int64_t> m_pongs; // ping id -> the agent's clock, once answered
+    AgentMessage m_hello;
+    ExitDescriber m_describeExit;
     std::chrono::milliseconds m_silenceTimeout{std::chrono::seconds(15)};
 };
 
@@ -98,6 +130,9 @@ public:
     void start() override;
     void cancel() noexcept override;
     QCoro::Task<Result<engine::RunResult>> result() override;
+    // When its measured time began on the agent's clock (µs since the epoch),
+    // once it finished; 0 when the agent did not say.
+    int64_t measuredFromUs() const { return m_measuredFromUs; }
 
 private:
     friend class AgentClient;
@@ -112,7 +147,36 @@ private:
     bool m_finished = false;
     bool m_cancelling = false; // its deadline is the cancel's, progress no longer extends it
     std::optional<Result<engine::RunResult>> m_result;
+    int64_t m_measuredFromUs = 0;
     QTimer* m_watchdog = nullptr;
+};
+
+// A server watched by the agent on its host over one point's window.
+class AgentWatch : public QObject {
+    Q_OBJECT
+
+public:
+    ~AgentWatch() override;
+
+    void start();
+    // Asks for the window (the agent takes its second sample now) and awaits
+    // it, at most `timeout`.
+    QCoro::Task<Result<AgentWindow>> end(std::chrono::milliseconds timeout);
+
+Q_SIGNALS:
+    void windowArrived();
+
+private:
+    friend class AgentClient;
+    AgentWatch(AgentClient* client, AgentWatchRequest request);
+    void handle(const AgentMessage& message);
+    void finish(Result<AgentWindow> window);
+
+    QPointer<AgentClient> m_client;
+    AgentWatchRequest m_request;
+    uint64_t m_id = 0;
+    bool m_started = false;
+    std::optional<Result<AgentWindow>> m_window;
 };
 
 } // namespace loadscope::app

@@ -7,13 +7,19 @@
 
 namespace loadscope::app {
 
-QString defaultCliPath() {
-    const QString beside =
-        QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("loadscope-cli"));
-    if (QFileInfo(beside).isExecutable())
+Result<QString> findCli() {
+    const QString name = QStringLiteral("loadscope-cli");
+    const QString beside = QDir(QCoreApplication::applicationDirPath()).filePath(name);
+    const QFileInfo besideInfo(beside);
+    if (besideInfo.isFile() && besideInfo.isExecutable())
         return beside;
-    const QString onPath = QStandardPaths::findExecutable(QStringLiteral("loadscope-cli"));
-    return onPath.isEmpty() ? beside : onPath;
+    const QString onPath = QStandardPaths::findExecutable(name);
+    if (!onPath.isEmpty())
+        return onPath;
+    const QString path = qEnvironmentVariable("PATH");
+    return makeError(ErrorCode::Io,
+                     QStringLiteral("%1 is not beside this program (%2) nor on PATH (%3)")
+                         .arg(name, beside, path.isEmpty() ? QStringLiteral("empty") : path));
 }
 
 Result<QStringList> labSandboxCommand(const QString& cli, const Session& session,

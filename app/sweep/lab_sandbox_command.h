@@ -9,9 +9,11 @@
 
 namespace loadscope::app {
 
-// The loadscope-cli beside this executable (an installation, the CLI itself),
-// else the one on PATH (a build tree, where the window is elsewhere).
-QString defaultCliPath();
+// The loadscope-cli that starts a lab, looked for in this order: beside this
+// executable (the build tree's bin/ and an installation's bin/ hold both
+// programs; the CLI finds itself), then on PATH. The error is one line naming
+// every place looked.
+Result<QString> findCli();
 
 // The command that builds a session's lab and runs the load agent inside it:
 //   CLI lab sandbox --mtu N [--client-cpus L] [--server-cpus L] --modes M,M...

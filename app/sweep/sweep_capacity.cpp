@@ -79,9 +79,13 @@ SweepRunner::probeCapacity(Sweep& sweep, const SweepPoint& search) {
     if (m_runSource) {
         probed = m_runSource(specs->draft.spec, search);
     } else {
-        PointRun* run = newPointRun(sweep.agent, {*target, plan, search.concurrency, 0, false},
-                                    std::move(specs->draft.spec));
-        probed = co_await runEngine(run, std::nullopt);
+        Result<PointRun*> run =
+            newPointRun(sweep.agent, {*target, plan, search.concurrency, 0, false},
+                        std::move(specs->draft.spec));
+        if (!run)
+            co_return failed(sweep.outcome, QStringLiteral("%1: %2").arg(targetLabel(*target),
+                                                                         run.error().message));
+        probed = co_await runEngine(*run, std::nullopt);
     }
     if (auto ended = interrupted(sweep, probed && probed->cancelled))
         co_return ended;

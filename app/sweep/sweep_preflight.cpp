@@ -1,13 +1,16 @@
 // SweepRunner's steps before the first point: the lab's agent (and where
 // each lab target then is), every target's spec and address, the idle
 // machine, and a probe of each target the sweep can reach.
+#include "app/agent/agent_safety.h"
 #include "app/common/background_job.h"
+#include "app/remote/ssh_command.h"
 #include "app/session/statistics_precision.h"
 #include "app/sweep/lab_sandbox_command.h"
 #include "app/sweep/local_server_cpu.h"
 #include "app/sweep/sweep_runner_detail.h"
 #include "app/sweep/target_probe.h"
 
+#include <QProcess>
 #include <QUrl>
 #include <algorithm>
 #include <iterator>
@@ -17,6 +20,19 @@ namespace loadscope::app {
 using namespace sweep_detail;
 
 namespace {
+
+// `local` (CLI lab sandbox ... -- CLI lab agent, with the host's command as
+// CLI) run on `host` over ssh: the command after "--" split into the words
+// the sandbox runs.
+QStringList remoteLabCommand(const Host& host, const SshOptions& ssh, const QStringList& local) {
+    QStringList arguments = local.mid(1);
+    const qsizetype separator = arguments.indexOf(QStringLiteral("--"));
+    if (separator >= 0 && separator + 1 < arguments.size()) {
+        const QStringList inner = arguments.mid(separator + 2);
+        arguments = arguments.mid(0, separator + 1) + QProcess::splitCommand(host.command) + inner;
+    }
+    return sshCommand(host, ssh, arguments);
+}
 
 // A lab target pointed at where the lab serves its mode: the address, and
 // for http the URL's host (its path stays the target's).
@@ -39,6 +55,12 @@ void placeInLab(Target& target, const LabModeEndpoint& endpoint) {
 
 } // namespace
 
+Result<QString> SweepRunner::labCli() const {
+    if (!m_cliPath.isEmpty())
+        return m_cliPath;
+    return findCli();
+}
+
 QCoro::Task<SweepRunner::Ended> SweepRunner::openAgent(Sweep& sweep) {
     std::vector<Target*> labTargets;
     for (const Target* target : sweep.targets) {
@@ -48,17 +70,44 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::openAgent(Sweep& sweep) {
     if (labTargets.empty())
         co_return std::nullopt;
     QStringList command = m_agentCommand;
+    // The lab on one of the session's hosts: the same sandbox and agent, over ssh.
+    const QString labHostName = sweep.session.lab ? sweep.session.lab->host : QString();
+    const Host* labHost = labHostName.isEmpty() ? nullptr : sweep.session.findHost(labHostName);
+    if (!labHostName.isEmpty() && !labHost)
+        co_return failed(
+            sweep.outcome,
+            QStringLiteral("lab: its host '%1' is not among the session's hosts").arg(labHostName));
     if (command.isEmpty()) {
-        const QString cli = m_cliPath.isEmpty() ? defaultCliPath() : m_cliPath;
+        QString cli;
+        if (labHost) {
+            cli = labHost->command;
+        } else {
+            const Result<QString> local = labCli();
+            if (!local)
+                co_return failed(sweep.outcome,
+                                 QStringLiteral("lab: %1").arg(local.error().message));
+            cli = *local;
+        }
         auto built = labSandboxCommand(
             cli, sweep.session, std::vector<const Target*>(labTargets.begin(), labTargets.end()));
         if (!built)
             co_return failed(sweep.outcome, QStringLiteral("lab: %1").arg(built.error().message));
         command = std::move(*built);
+        if (labHost)
+            command = remoteLabCommand(*labHost, m_ssh, command);
     }
-    Q_EMIT statusChanged(m_agentCommand.isEmpty() ? QStringLiteral("building the lab")
-                                                  : QStringLiteral("starting the load agent"));
+    Q_EMIT statusChanged(
+        m_agentCommand.isEmpty()
+            ? (labHost ? QStringLiteral("building the lab on host '%1'").arg(labHost->name)
+                       : QStringLiteral("building the lab"))
+            : QStringLiteral("starting the load agent"));
     auto* agent = new AgentClient(command);
+    if (labHost && m_agentCommand.isEmpty()) {
+        agent->setExitDescriber(
+            [host = *labHost](int exitCode, bool crashed, const QString& lastLine) {
+                return describeSshExit(host, exitCode, crashed, lastLine);
+            });
+    }
     sweep.agent = agent;
     m_opening = agent;
     const Result<void> opened = co_await agent->open(m_agentOpenTimeout);
@@ -106,6 +155,17 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::checkTargets(Sweep& sweep) {
                                                     targetLabel(*target), specs.error().message));
             draft = std::move(specs->draft);
         }
+        // A capacity search's probe and steps run from this machine (or the
+        // lab's agent) alone: load from other hosts is refused, not ignored.
+        if (!target->loadFrom.empty() && sweep.session.plan.levelKind == SweepLevelKind::Capacity)
+            co_return failed(sweep.outcome,
+                             QStringLiteral("%1: a capacity search runs its load from this "
+                                            "machine; remove the target's load from other hosts")
+                                 .arg(targetLabel(*target)));
+        // Load from other hosts goes where their names resolve, from where
+        // they are: nothing of it is this machine's to resolve or probe.
+        if (!target->loadFrom.empty())
+            continue;
         const Result<engine::SocketAddress> resolved = co_await resolveEndpoint(draft->endpoint);
         if (auto ended = interrupted(sweep))
             co_return ended;
@@ -114,8 +174,8 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::checkTargets(Sweep& sweep) {
                 sweep.outcome,
                 QStringLiteral("%1: %2").arg(targetLabel(*target), resolved.error().message));
         sweep.addresses.insert(target->id, *resolved);
-        if (target->lab)
-            continue; // its server is the lab's (openAgent())
+        if (target->lab || !target->serverHost.isEmpty())
+            continue; // its server is the lab's (openAgent()) or on a host (sweep_hosts.cpp)
         // /proc is walked off this thread: it may be the GUI's.
         const engine::SocketAddress address = *resolved;
         // Only trivial captures: GCC destroys a co_await operand's temporaries twice. The
@@ -161,8 +221,10 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::idleCheck(Sweep& sweep) {
 
 QCoro::Task<SweepRunner::Ended> SweepRunner::probeTargets(Sweep& sweep) {
     for (const Target* target : sweep.targets) {
-        if (target->lab)
-            continue; // out of reach of this namespace; see the class comment
+        // A lab target is reached only inside its lab (its points go to the agent there); a
+        // target loaded from other hosts is not loaded from here.
+        if (!target->loadFrom.empty() || !checkConnection(*target, Connector::ThisProcess))
+            continue;
         Q_EMIT statusChanged(
             QStringLiteral("probing %1 (%2)").arg(target->displayName(), target->endpoint()));
         // Not a child, as the bridge in runEngine().

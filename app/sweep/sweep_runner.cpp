@@ -1,5 +1,6 @@
 #include "app/sweep/sweep_runner.h"
 
+#include "app/agent/agent_safety.h"
 #include "app/common/background_job.h"
 #include "app/common/result.h"
 #include "app/session/capacity_search.h"
@@ -83,6 +84,8 @@ SweepRunner::~SweepRunner() {
         m_run->cancel();
     if (m_opening)
         m_opening->abort();
+    if (m_openingHosts)
+        m_openingHosts->abort();
     if (m_probe)
         m_probe->abort();
     if (m_pauseTimer && m_pauseTimer->isActive())
@@ -104,6 +107,8 @@ void SweepRunner::cancel() {
         m_run->cancel();
     if (m_opening)
         m_opening->abort();
+    if (m_openingHosts)
+        m_openingHosts->abort();
     if (m_probe)
         m_probe->abort();
     // Only while it still runs: a second timeout before the awaiting coroutine
@@ -179,6 +184,11 @@ QCoro::Task<SweepOutcome> SweepRunner::runSweep(quint64 job) {
         co_await agent->close();
         agent->deleteLater();
     }
+    // And the hosts' agents, whose ssh connections end with them.
+    if (HostAgents* hosts = sweep.hosts) {
+        co_await hosts->close();
+        hosts->deleteLater();
+    }
     co_return outcome;
 }
 
@@ -217,6 +227,8 @@ QCoro::Task<SweepOutcome> SweepRunner::runSteps(Sweep& sweep) {
     }
 
     if (auto ended = co_await openAgent(sweep))
+        co_return *ended;
+    if (auto ended = co_await openHosts(sweep))
         co_return *ended;
     if (auto ended = co_await checkTargets(sweep))
         co_return *ended;
@@ -326,10 +338,12 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::tighten(Sweep& sweep, int concurren
     }
 }
 
-PointRun* sweep_detail::newPointRun(AgentClient* agent, AgentRunRequest request,
-                                    engine::LoadSpec spec) {
+Result<PointRun*> sweep_detail::newPointRun(AgentClient* agent, AgentRunRequest request,
+                                            engine::LoadSpec spec) {
     if (request.target.lab && agent)
         return agent->newRun(std::move(request));
+    if (auto allowed = checkConnection(request.target, Connector::ThisProcess); !allowed)
+        return allowed.error();
     return new LoadRunBridge(std::move(spec));
 }
 
@@ -338,9 +352,12 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::preload(Sweep& sweep, const Target&
     Q_EMIT statusChanged(
         QStringLiteral("preloading %1: %2 keys").arg(target.displayName()).arg(spec.requests));
     const int concurrency = int(spec.concurrency);
-    PointRun* run = newPointRun(sweep.agent, {target, sweep.session.plan, concurrency, 0, true},
-                                std::move(spec));
-    const Result<engine::RunResult> loaded = co_await runEngine(run, std::nullopt);
+    Result<PointRun*> run = newPointRun(
+        sweep.agent, {target, sweep.session.plan, concurrency, 0, true}, std::move(spec));
+    if (!run)
+        co_return failed(sweep.outcome,
+                         QStringLiteral("%1: %2").arg(targetLabel(target), run.error().message));
+    const Result<engine::RunResult> loaded = co_await runEngine(*run, std::nullopt);
     if (auto ended = interrupted(sweep, loaded && loaded->cancelled))
         co_return ended;
     if (!loaded)
@@ -355,6 +372,8 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::preload(Sweep& sweep, const Target&
 
 QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepPoint& point) {
     const Target* target = sweep.session.findTarget(point.targetId);
+    if (!target->loadFrom.empty() && !m_runSource)
+        co_return co_await runHostPoint(sweep, point);
     const engine::SocketAddress address = sweep.addresses.value(target->id);
     // A capacity search's step runs with a plan of its own (capacity_search.h).
     const SweepPlan plan = pointPlan(sweep.session.plan, point);
@@ -371,30 +390,48 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
     specs->draft.spec.serverCpu = serverCpu;
     Q_EMIT pointStarted(point, sweep.outcome.pointCount);
     const QDateTime startedAt = QDateTime::currentDateTime();
+    // A server on a host of the session is watched there from the end of
+    // warm-up (the engine's set-up before it is a few ms).
+    AgentWatch* serverWatch =
+        target->lab ? nullptr
+                    : startServerWatch(sweep, *target,
+                                       startedAt.toMSecsSinceEpoch() * 1000 +
+                                           int64_t(sweep.session.plan.warmupSeconds * 1e6));
     // Not a conditional expression: GCC mishandles a co_await inside one.
     Result<engine::RunResult> ran = engine::RunResult{};
     if (m_runSource) {
         ran = m_runSource(specs->draft.spec, point);
     } else {
-        PointRun* pointRun = newPointRun(
+        Result<PointRun*> pointRun = newPointRun(
             sweep.agent, {*target, plan, point.concurrency, point.rate, false, serverCpu},
             std::move(specs->draft.spec));
-        ran = co_await runEngine(pointRun, point);
+        if (!pointRun)
+            co_return failed(sweep.outcome, QStringLiteral("%1: %2").arg(targetLabel(*target),
+                                                                         pointRun.error().message));
+        ran = co_await runEngine(*pointRun, point);
     }
     // A point cut short is not a measurement of the plan: keep nothing of it.
-    if (auto ended = interrupted(sweep, ran && ran->cancelled))
+    if (auto ended = interrupted(sweep, ran && ran->cancelled)) {
+        delete serverWatch;
         co_return ended;
+    }
     const engine::RunResult run = ran ? *ran : engine::RunResult{};
     if (const QString why = ran ? runFailure(run) : ran.error().message; !why.isEmpty()) {
         const QString message =
             QStringLiteral("%1 at %2: %3").arg(targetLabel(*target), levelText(point), why);
         ++sweep.outcome.pointsFailed;
+        delete serverWatch;
         Q_EMIT pointFailed(point, message);
         co_return unreachable(sweep.outcome, message);
     }
     PointResult result = measuredPointResult(run, point, plan, currentRunEnvironment(startedAt));
     if (target->lab && sweep.agent && sweep.agent->lab())
         recordLabEnvironment(result.environment, *sweep.agent->lab(), target->lab->mode);
+    if (serverWatch) {
+        co_await takeServerWindow(sweep, serverWatch, *target, result, 0.0);
+        if (auto ended = interrupted(sweep))
+            co_return ended;
+    }
     co_await storeResult(sweep, point, std::move(result));
     co_return std::nullopt;
 }

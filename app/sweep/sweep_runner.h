@@ -1,5 +1,7 @@
 #pragma once
 
+#include "app/remote/host_agents.h"
+#include "app/remote/ssh_command.h"
 #include "app/session/point_result.h"
 #include "app/session/session_lock.h"
 #include "app/session/sweep_plan.h"
@@ -26,6 +28,8 @@ class QTimer;
 namespace loadscope::app {
 
 class AgentClient;
+class AgentWatch;
+class HostAgents;
 class PointRun;
 class SessionDocument;
 
@@ -75,9 +79,18 @@ struct SweepOutcome {
 // agent` (lab_sandbox_command.h) for all of them, takes each one's address
 // from the lab's line, runs their points (and preloads) through the agent,
 // and closes it after the last point, on cancel and on failure alike. The
-// other targets run in-process, as before; the probe is skipped for lab
-// targets (the lab is unreachable from the runner's own network namespace;
-// their first point tells).
+// other targets run in-process, as before. Every connection made in-process
+// passes the gate (checkConnection(), agent_safety.h): lab targets are not
+// probed (their address means something only inside the lab; their first
+// point tells) and never run here.
+//
+// Targets that load from the session's hosts (Target::loadFrom) run on
+// those hosts' agents, over ssh, one agent per host for the whole sweep
+// (HostAgents): before the first point every host is reached and its clock
+// measured; each point is split over the hosts (splitLoad), started on all of
+// them together and merged (MultiAgentPointRun). A target whose server is on
+// a host (Target::serverHost) gets that host's CPU and its server's over each
+// point from the agent there. Neither kind is probed from here.
 //
 // A point that reaches no server at all fails and ends the sweep (the server
 // went away; the next points would fail the same). Failed requests within a
@@ -104,15 +117,23 @@ public:
     // Before the first point, watch the idle machine this long and say how
     // busy it already is (statusChanged, idleCheckFinished); 0: no check (the default).
     void setIdleCheckSeconds(double seconds) { m_idleCheckSeconds = seconds; }
-    // The loadscope-cli that starts the lab and its agent; default: the one
-    // beside this executable.
+    // The loadscope-cli that starts the lab and its agent; default: findCli()'s.
     void setCliPath(const QString& path) { m_cliPath = path; }
+    // The loadscope-cli a lab target's sweep would start: setCliPath()'s, else
+    // findCli()'s, whose error names where it looked. The window asks before
+    // Start, so that a missing one is said before anything runs.
+    Result<QString> labCli() const;
     // Runs lab targets through this command instead of the lab's, as is:
     // an agent started directly (tests, a machine prepared by hand). The lab
     // targets then keep their own addresses.
     void setAgentCommand(const QStringList& command) { m_agentCommand = command; }
     // How long the agent (and the lab it builds) may take to say hello.
     void setAgentOpenTimeout(std::chrono::milliseconds timeout) { m_agentOpenTimeout = timeout; }
+    // How the session's hosts are reached: the ssh config file (ssh -F) and
+    // the bounds on a host that does not answer.
+    void setSshOptions(const SshOptions& options) { m_ssh = options; }
+    // The largest clock offset a host may have (HostAgents).
+    void setMaxClockOffsetMs(double ms) { m_maxClockOffsetMs = ms; }
 
     bool isRunning() const { return m_running; }
 
@@ -162,6 +183,19 @@ private:
     QCoro::Task<SweepOutcome> runSteps(Sweep& sweep);
     // The steps of runSteps(), each ending the sweep or letting it go on.
     QCoro::Task<Ended> openAgent(Sweep& sweep);
+    // The agents of the hosts the targets load from or serve on (sweep_hosts.cpp).
+    QCoro::Task<Ended> openHosts(Sweep& sweep);
+    // A point loaded from the target's hosts, their parts merged; with the
+    // server host's window when it has one.
+    QCoro::Task<Ended> runHostPoint(Sweep& sweep, const SweepPoint& point);
+    // The target's server host watched from `windowStartUs` (this machine's
+    // clock), when it has one; null otherwise. The caller owns it.
+    AgentWatch* startServerWatch(Sweep& sweep, const Target& target, int64_t windowStartUs);
+    // The watch's window as the result's CPU (its host's; `clientSecondsHere`
+    // of the load ran there) and the noise judged again; a warning says what
+    // the server host could not find. Deletes the watch.
+    QCoro::Task<> takeServerWindow(Sweep& sweep, AgentWatch* watch, const Target& target,
+                                   PointResult& result, double clientSecondsHere);
     QCoro::Task<Ended> checkTargets(Sweep& sweep);
     QCoro::Task<Ended> probeTargets(Sweep& sweep);
     QCoro::Task<Ended> runPoints(Sweep& sweep, const std::vector<SweepPoint>& points);
@@ -197,6 +231,8 @@ private:
     QString m_cliPath;
     QStringList m_agentCommand;
     std::chrono::milliseconds m_agentOpenTimeout{std::chrono::seconds(120)};
+    SshOptions m_ssh;
+    double m_maxClockOffsetMs = kDefaultMaxClockOffsetMs;
     std::shared_ptr<const SessionLock> m_sessionLock;
     RunSource m_runSource;
     bool m_running = false;
@@ -204,6 +240,7 @@ private:
     // What cancel() must stop; each is set only while it is awaited.
     QPointer<PointRun> m_run;
     QPointer<AgentClient> m_opening; // the agent while it opens
+    QPointer<HostAgents> m_openingHosts;
     QPointer<TargetProbe> m_probe;
     QPointer<QTimer> m_pauseTimer;
 };

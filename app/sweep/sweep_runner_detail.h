@@ -34,6 +34,8 @@ struct SweepRunner::Sweep {
     // The load agent of the lab targets, from before the first point to
     // after the last; not a child of the runner, as the runs.
     QPointer<AgentClient> agent;
+    // The agents of the session's hosts the sweep uses, as long; null without any.
+    QPointer<HostAgents> hosts;
 };
 
 namespace sweep_detail {
@@ -58,8 +60,9 @@ inline QString targetLabel(const Target& target) {
     return QStringLiteral("target '%1'").arg(target.displayName());
 }
 
-// A lab target's run goes to the load agent inside the lab; any other runs in this process.
-PointRun* newPointRun(AgentClient* agent, AgentRunRequest request, engine::LoadSpec spec);
+// A lab target's run goes to the load agent inside the lab; any other runs in this process,
+// where the gate refuses a lab target.
+Result<PointRun*> newPointRun(AgentClient* agent, AgentRunRequest request, engine::LoadSpec spec);
 
 } // namespace sweep_detail
 

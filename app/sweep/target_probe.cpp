@@ -1,5 +1,6 @@
 #include "app/sweep/target_probe.h"
 
+#include "app/agent/agent_safety.h"
 #include "app/common/printable_text.h"
 #include "app/sweep/load_spec_builder.h"
 #include "engine/http2_protocol.h"
@@ -154,6 +155,12 @@ QCoro::Task<ProbeResult> TargetProbe::probe(Target target, std::chrono::millisec
     ProbeResult result;
     QElapsedTimer clock;
     clock.start();
+    // A lab target's address leads out of the machine from here: refused
+    // before any lookup or socket.
+    if (auto allowed = checkConnection(target, Connector::ThisProcess); !allowed) {
+        result.error = allowed.error().message;
+        co_return result;
+    }
     // The one builder: what the engine would refuse, the probe refuses with
     // the same words, and an HTTP probe sends the engine's own request bytes.
     const auto draft = draftLoadSpec(target, 1, SweepPlan{});

@@ -43,7 +43,8 @@ inline constexpr std::chrono::milliseconds kDefaultProbeTimeout{5000};
 // bytes, its parser reads the response), memcached's "version", or a bare
 // connect for tcp-rr and tcp-stream. An HTTP/2 target must be answered in
 // HTTP/2: h2 agreed by ALPN, or HTTP/2 frames after the h2c preface; a server
-// that speaks only HTTP/1.1 is one line saying so. Everything is awaited on the caller's
+// that speaks only HTTP/1.1 is one line saying so. A lab target is not probed: the gate
+// (checkConnection()) refuses it before any socket. Everything is awaited on the caller's
 // event loop; nothing blocks it.
 // abort() ends a probe in progress at once with "probe aborted".
 class TargetProbe : public QObject {

@@ -6,10 +6,14 @@
 #include "app/agent/lab_info.h"
 #include "app/agent/load_agent.h"
 
+#include <QElapsedTimer>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
 #include <QTest>
+#include <chrono>
+#include <cmath>
+#include <sys/resource.h>
 
 using namespace loadscope;
 using app::AgentMessage;
@@ -420,6 +424,71 @@ private Q_SLOTS:
         QVERIFY(checked.error().message.contains(address));
     }
 
+    // The one gate for every connection made for a target: this process never
+    // reaches a lab target, whatever its address; an agent reaches what its
+    // safety rule allows, lab target or not, and nothing it was not given the
+    // address of.
+    void connectionGate_data() {
+        QTest::addColumn<bool>("labTarget");
+        QTest::addColumn<bool>("agent");
+        QTest::addColumn<QString>("address"); // empty: none given
+        QTest::addColumn<bool>("insideLab");
+        QTest::addColumn<QString>("refusal"); // empty: allowed
+        const QString labLine =
+            QStringLiteral("lab target 'host' is reached inside its lab: run the sweep");
+        QTest::newRow("window, lab target") << true << false << QString() << false << labLine;
+        QTest::newRow("window, lab target at loopback")
+            << true << false << QStringLiteral("127.0.0.1") << false << labLine;
+        QTest::newRow("window, lab target, inside a lab")
+            << true << false << QStringLiteral("10.213.0.2") << true << labLine;
+        QTest::newRow("window, own target") << false << false << QString() << false << QString();
+        // A target of the user's own is the user's network; the lab's range is
+        // the lab's only inside the lab.
+        QTest::newRow("window, own target in 10.213/16")
+            << false << false << QStringLiteral("10.213.0.2") << false << QString();
+        QTest::newRow("agent alone, loopback")
+            << true << true << QStringLiteral("127.0.0.1") << false << QString();
+        QTest::newRow("agent alone, lab address")
+            << true << true << QStringLiteral("10.213.0.2") << false
+            << QStringLiteral("refusing to send load to 10.213.0.2");
+        QTest::newRow("agent in the lab")
+            << true << true << QStringLiteral("10.213.0.2") << true << QString();
+        QTest::newRow("agent, no address")
+            << true << true << QString() << true << QStringLiteral("its address was not checked");
+    }
+
+    void connectionGate() {
+        QFETCH(bool, labTarget);
+        QFETCH(bool, agent);
+        QFETCH(QString, address);
+        QFETCH(bool, insideLab);
+        QFETCH(QString, refusal);
+        app::Target target = app::makeTarget(QStringLiteral("host"), app::DeploymentMode::Host, 0);
+        if (labTarget)
+            target.lab = app::LabPlacement{QStringLiteral("host"), QStringLiteral("echo"), {}};
+        app::AgentEnvironment env;
+        env.ownNetns = 4026531840u;
+        env.routes = app::parseRouteTable(kRouteHeader +
+                                          "wire0\t0000D50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\n");
+        if (insideLab) {
+            env.labHostNetns = env.ownNetns + 7;
+            env.labRange = QStringLiteral("10.213.0.0/16");
+        }
+        std::optional<engine::SocketAddress> where;
+        if (!address.isEmpty())
+            where = numeric(address.toLatin1().constData());
+        const auto checked = app::checkConnection(
+            target, agent ? app::Connector::LoadAgent : app::Connector::ThisProcess,
+            where ? &*where : nullptr, &env);
+        if (refusal.isEmpty()) {
+            QVERIFY2(checked.ok(), checked.ok() ? "" : qPrintable(checked.error().message));
+            return;
+        }
+        QVERIFY(!checked);
+        QVERIFY2(checked.error().message.contains(refusal), qPrintable(checked.error().message));
+        QVERIFY(!checked.error().message.contains(QLatin1Char('\n')));
+    }
+
     // The rule holds for a whole run request: refused before any connection.
     void agentRefusesARunOutsideTheRule() {
         AgentUnderTest agent(app::AgentEnvironment::current());
@@ -465,6 +534,234 @@ private Q_SLOTS:
         QVERIFY(!broken);
         QVERIFY2(broken.error().message.contains(QStringLiteral("modes[0].mode")),
                  qPrintable(broken.error().message));
+    }
+
+    // Version 2's messages: pings and pongs, a run's start and allowed
+    // endpoints, a result's start, watches and their windows, the hello's host.
+    void hostMessagesRoundTrip() {
+        AgentMessage pong;
+        pong.type = AgentMessage::Type::Pong;
+        pong.id = 7;
+        pong.clockUs = 1'796'525'085'138'375; // µs since the epoch: exact in JSON
+        QCOMPARE(decoded(app::encodeAgentMessage(pong)).clockUs, pong.clockUs);
+
+        AgentMessage run;
+        run.type = AgentMessage::Type::Run;
+        run.id = 8;
+        run.run = app::AgentRunRequest{};
+        run.run->target = app::makeTarget(QStringLiteral("n"), app::DeploymentMode::Host, 0);
+        run.run->startAtUs = 1'796'525'085'500'000;
+        run.run->allow = {QStringLiteral("10.0.0.7:80"), QStringLiteral("[fd00::7]:8080")};
+        const AgentMessage runBack = decoded(app::encodeAgentMessage(run));
+        QCOMPARE(runBack.run->startAtUs, run.run->startAtUs);
+        QCOMPARE(runBack.run->allow, run.run->allow);
+
+        AgentMessage result;
+        result.type = AgentMessage::Type::Result;
+        result.id = 8;
+        result.result = std::make_shared<const engine::RunResult>();
+        result.measuredFromUs = 1'796'525'085'501'234;
+        QCOMPARE(decoded(app::encodeAgentMessage(result)).measuredFromUs, result.measuredFromUs);
+
+        AgentMessage watch;
+        watch.type = AgentMessage::Type::Watch;
+        watch.id = 9;
+        watch.watch = app::AgentWatchRequest{};
+        watch.watch->process = QStringLiteral("nginx");
+        watch.watch->container = QStringLiteral("web-1");
+        watch.watch->atUs = 1'796'525'085'600'000;
+        const AgentMessage watchBack = decoded(app::encodeAgentMessage(watch));
+        QCOMPARE(watchBack.watch->process, QStringLiteral("nginx"));
+        QCOMPARE(watchBack.watch->container, QStringLiteral("web-1"));
+        QCOMPARE(watchBack.watch->atUs, watch.watch->atUs);
+
+        AgentMessage window;
+        window.type = AgentMessage::Type::Window;
+        window.id = 9;
+        window.window = app::AgentWindow{};
+        window.window->cpu = fullResult().cpu;
+        window.window->fromUs = 10;
+        window.window->toUs = 20;
+        window.window->server = QStringLiteral("nginx: pid 8 with its children");
+        const AgentMessage windowBack = decoded(app::encodeAgentMessage(window));
+        QCOMPARE(windowBack.window->cpu.serverCpuSeconds, window.window->cpu.serverCpuSeconds);
+        QCOMPARE(windowBack.window->toUs, 20);
+        QCOMPARE(windowBack.window->server, window.window->server);
+
+        const AgentMessage hello = decoded(app::encodeAgentMessage(app::agentHello(5)));
+        QVERIFY(hello.cpus >= 1);
+        QVERIFY(!hello.hostName.isEmpty());
+        QVERIFY(!hello.kernel.isEmpty());
+
+        const auto badAllow = app::decodeAgentMessage(
+            "{\"type\":\"run\",\"id\":1,\"target\":{},\"plan\":{},\"concurrency\":1,"
+            "\"allow\":[\"no port\"]}");
+        QVERIFY(!badAllow);
+    }
+
+    // A refusal of the hello names both ends and what to do.
+    void versionRefusalNamesBothEnds() {
+        const auto refused = app::checkAgentProtocol(1, QStringLiteral("loadscope 0.0.9"));
+        QVERIFY(!refused);
+        const QString& message = refused.error().message;
+        QVERIFY2(message.contains(QStringLiteral("version 1 (loadscope 0.0.9)")),
+                 qPrintable(message));
+        QVERIFY2(
+            message.contains(QStringLiteral("speaks version %1").arg(app::kAgentProtocolVersion)),
+            qPrintable(message));
+        QVERIFY(message.contains(QStringLiteral("install the same Loadscope version")));
+        QVERIFY(app::versionSkewLine(app::clientHello().software).isEmpty());
+        QVERIFY(app::versionSkewLine(QStringLiteral("loadscope 9.9.9"))
+                    .contains(QStringLiteral("loadscope 9.9.9")));
+    }
+
+    // Outside the lab an endpoint the run request allows may be sent to, if it
+    // is one host's address; inside the lab the lab's rule alone decides.
+    void safetyRuleWithAllowedEndpoints_data() {
+        QTest::addColumn<QString>("address");
+        QTest::addColumn<bool>("inLab");
+        QTest::addColumn<bool>("allowed");
+        QTest::addColumn<QString>("refusal"); // empty: sent to
+        QTest::newRow("allowed") << "192.0.2.7" << false << true << QString();
+        QTest::newRow("allowed v6") << "2001:db8::7" << false << true << QString();
+        QTest::newRow("not allowed") << "192.0.2.7" << false << false << "127.0.0.0/8 or ::1";
+        QTest::newRow("unspecified") << "0.0.0.0" << false << true << "not one host's address";
+        QTest::newRow("multicast") << "224.0.0.1" << false << true << "not one host's address";
+        QTest::newRow("broadcast")
+            << "255.255.255.255" << false << true << "not one host's address";
+        QTest::newRow("lab: allow ignored")
+            << "192.0.2.7" << true << true << "not in the lab's range";
+    }
+    void safetyRuleWithAllowedEndpoints() {
+        QFETCH(QString, address);
+        QFETCH(bool, inLab);
+        QFETCH(bool, allowed);
+        QFETCH(QString, refusal);
+        app::AgentEnvironment env;
+        env.ownNetns = 4026531840u;
+        if (inLab) {
+            env.labHostNetns = env.ownNetns + 7;
+            env.labRange = QStringLiteral("10.213.0.0/16");
+        }
+        const auto checked =
+            app::checkAgentTarget(numeric(address.toLatin1().constData()), env, allowed);
+        if (refusal.isEmpty()) {
+            QVERIFY2(checked.ok(), checked.ok() ? "" : qPrintable(checked.error().message));
+            return;
+        }
+        QVERIFY(!checked);
+        QVERIFY2(checked.error().message.contains(refusal), qPrintable(checked.error().message));
+    }
+
+    void endpointsAllowedAsWritten() {
+        const QStringList allow{QStringLiteral("Web.Internal:8080"),
+                                QStringLiteral("[fd00::7]:80")};
+        QVERIFY(app::endpointAllowed({QStringLiteral("web.internal"), 8080}, allow));
+        QVERIFY(app::endpointAllowed({QStringLiteral("fd00::7"), 80}, allow));
+        QVERIFY(!app::endpointAllowed({QStringLiteral("web.internal"), 8081}, allow));
+        QVERIFY(!app::endpointAllowed({QStringLiteral("10.0.0.1"), 8080}, allow));
+        QVERIFY(!app::endpointAllowed({QStringLiteral("web.internal"), 8080}, {}));
+    }
+
+    // A run allowed to an address outside loopback goes there: the refusal of
+    // the same run without it is the rule's, not the network's.
+    void agentSendsOnlyWhereTheRequestAllows() {
+        for (const bool allow : {false, true}) {
+            AgentUnderTest agent;
+            agent.agent.handleLine(helloLine(app::kAgentProtocolVersion));
+            AgentMessage run;
+            run.type = AgentMessage::Type::Run;
+            run.id = 5;
+            app::AgentRunRequest request;
+            request.target = app::makeTarget(QStringLiteral("far"), app::DeploymentMode::Host, 0);
+            // Unspecified: refused by the rule either way, so nothing is sent.
+            request.target.http.url = QStringLiteral("http://0.0.0.0:9/");
+            request.plan.limit = app::PointLimit::Requests;
+            request.plan.requestsPerPoint = 10;
+            if (allow)
+                request.allow = {QStringLiteral("0.0.0.0:9")};
+            run.run = request;
+            agent.agent.handleLine(app::encodeAgentMessage(run));
+            QTRY_COMPARE_WITH_TIMEOUT(agent.lines.size(), 2, 5000);
+            const QString message = agent.last().message;
+            QVERIFY2(message.contains(allow ? QStringLiteral("not one host's address")
+                                            : QStringLiteral("127.0.0.0/8 or ::1")),
+                     qPrintable(message));
+        }
+    }
+
+    // Pings are answered with the agent's clock (and a skew, when set, as a
+    // host whose clock is that far ahead); a start further than a minute
+    // ahead of it is refused.
+    void agentClock() {
+        AgentUnderTest agent;
+        agent.agent.setClockSkew(std::chrono::milliseconds(5000));
+        agent.agent.handleLine(helloLine(app::kAgentProtocolVersion));
+        const auto now = [] {
+            return std::chrono::duration_cast<std::chrono::microseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                .count();
+        };
+        const int64_t before = now();
+        agent.agent.handleLine("{\"type\":\"ping\",\"id\":3}");
+        const int64_t after = now();
+        const AgentMessage pong = agent.last();
+        QCOMPARE(int(pong.type), int(AgentMessage::Type::Pong));
+        QCOMPARE(pong.id, 3u);
+        QVERIFY(pong.clockUs >= before + 5'000'000 && pong.clockUs <= after + 5'000'000);
+
+        AgentMessage run;
+        run.type = AgentMessage::Type::Run;
+        run.id = 4;
+        run.run = app::AgentRunRequest{};
+        run.run->target = app::makeTarget(QStringLiteral("n"), app::DeploymentMode::Host, 0);
+        run.run->target.http.url = QStringLiteral("http://127.0.0.1:9/");
+        run.run->startAtUs = agent.agent.clockUs() + 90'000'000;
+        agent.agent.handleLine(app::encodeAgentMessage(run));
+        QTRY_COMPARE_WITH_TIMEOUT(agent.lines.size(), 3, 5000);
+        QVERIFY2(agent.last().message.contains(QStringLiteral("s ahead of this host's clock")),
+                 qPrintable(agent.last().message));
+    }
+
+    // A watch of this very process: its window's server CPU is what the
+    // kernel counted for the process meanwhile (getrusage), to a tick or two.
+    void agentWatchesAServer() {
+        AgentUnderTest agent;
+        agent.agent.handleLine(helloLine(app::kAgentProtocolVersion));
+        AgentMessage watch;
+        watch.type = AgentMessage::Type::Watch;
+        watch.id = 11;
+        watch.watch = app::AgentWatchRequest{};
+        watch.watch->serverCpu.pid = int(QCoreApplication::applicationPid());
+        agent.agent.handleLine(app::encodeAgentMessage(watch));
+        QTest::qWait(100); // the server is found and the first sample taken
+        const auto cpuSeconds = [] {
+            rusage usage{};
+            ::getrusage(RUSAGE_SELF, &usage);
+            return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                   double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+        };
+        const double from = cpuSeconds();
+        QElapsedTimer busy;
+        busy.start();
+        volatile uint64_t spin = 0;
+        while (busy.elapsed() < 300)
+            spin = spin + 1;
+        const double used = cpuSeconds() - from;
+        agent.agent.handleLine("{\"type\":\"unwatch\",\"id\":11}");
+        QTRY_COMPARE_WITH_TIMEOUT(int(agent.last().type), int(AgentMessage::Type::Window), 5000);
+        const AgentMessage window = agent.last();
+        QCOMPARE(window.id, 11u);
+        QVERIFY(window.window->cpu.valid);
+        QVERIFY(window.window->cpu.serverCpuSeconds);
+        const double ticks = 1.0 / double(engine::CpuSampler::ticksPerSecond());
+        QVERIFY2(
+            std::abs(*window.window->cpu.serverCpuSeconds - used) <= 3 * ticks + 0.02,
+            qPrintable(
+                QStringLiteral("%1 vs %2").arg(*window.window->cpu.serverCpuSeconds).arg(used)));
+        QVERIFY(window.window->toUs > window.window->fromUs);
+        QVERIFY(window.window->server.contains(
+            QStringLiteral("pid %1").arg(QCoreApplication::applicationPid())));
     }
 };
 

@@ -422,6 +422,25 @@ private Q_SLOTS:
         }
     }
 
+    void aTargetLoadedFromHostsIsRefused() {
+        // A search's probe and steps run from this machine: a target whose
+        // load comes from other hosts is refused in one line before any run.
+        Session session = twoModes();
+        session.hosts.push_back(Host{QStringLiteral("load1"), QStringLiteral("127.0.0.1")});
+        session.targets[1].loadFrom = {QStringLiteral("load1")};
+        SessionDocument document;
+        document.reset(session);
+        std::vector<RunSeen> seen;
+        const auto runner = modelledRunner(document, session, seen);
+        const SweepOutcome outcome = loadscope::test::runToEnd(*runner);
+        QVERIFY(outcome.status != SweepOutcome::Status::Completed);
+        QVERIFY2(outcome.error.contains(QStringLiteral("a capacity search runs its load from this "
+                                                       "machine")) &&
+                     !outcome.error.contains(QLatin1Char('\n')),
+                 qPrintable(outcome.error));
+        QVERIFY(seen.empty());
+    }
+
     void reportCommandPrintsTheCapacity() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("capacity.loadscope"));

@@ -50,9 +50,9 @@ private Q_SLOTS:
                 (app::LabPlacement{QStringLiteral("container-nat"), QStringLiteral("echo"), {}}));
         QCOMPARE(nat.protocol, app::TargetProtocol::TcpRr);
         QVERIFY(!nat.address.isEmpty()); // valid before the lab says where it serves
-        // ipvlan is the lab's own mode: a custom mode in the session's words.
+        // ipvlan is one of the session's modes, as every lab mode is.
         QCOMPARE(ipvlan.name, QStringLiteral("ipvlan"));
-        QCOMPARE(ipvlan.mode, app::DeploymentMode::Custom);
+        QCOMPARE(ipvlan.mode, app::DeploymentMode::Ipvlan);
         QCOMPARE(ipvlan.modeLabel(), QStringLiteral("ipvlan"));
         QCOMPARE(ipvlan.lab->mode, QStringLiteral("ipvlan"));
         // The session has one target: the new ones take the palette's second and third colour.
@@ -93,12 +93,44 @@ private Q_SLOTS:
         const auto edit = app::lab::labTargets(
             session, {LabServerKind::Http, {LabMode::Macvlan, LabMode::Host}, 576});
         QVERIFY(edit.ok());
-        QCOMPARE(edit->targets.size(), size_t(2));
+        // host has its lab target already: only macvlan's is added.
+        QCOMPARE(edit->targets.size(), size_t(1));
+        QCOMPARE(edit->targets[0].lab->mode, QStringLiteral("macvlan"));
         QCOMPARE(edit->targets[0].http.url.startsWith(QStringLiteral("http://")), true);
         QVERIFY(edit->lab == (app::LabSetup{576,
                                             QStringLiteral("0"),
                                             QStringLiteral("1"),
                                             {QStringLiteral("host"), QStringLiteral("macvlan")}}));
+    }
+
+    // Adding the lab's modes again (the dialog ticked as it was) adds no second "host" beside
+    // the first: a mode keeps its one lab target, whatever the targets are named.
+    void aModeWithItsLabTargetIsNotAddedAgain() {
+        app::Session session;
+        const auto first = app::lab::labTargets(
+            session, {LabServerKind::Echo, {LabMode::Host, LabMode::UserlandProxy}, 1500});
+        QVERIFY(first.ok());
+        for (const app::Target& target : first->targets)
+            session.targets.push_back(target);
+        session.targets[0].name = QStringLiteral("bare metal");
+        session.lab = first->lab;
+        QCOMPARE(app::lab::labTargetOf(session, LabMode::Host), &session.targets[0]);
+        QCOMPARE(app::lab::labTargetOf(session, LabMode::Nat), nullptr);
+
+        const auto again = app::lab::labTargets(
+            session,
+            {LabServerKind::Echo, {LabMode::Host, LabMode::UserlandProxy, LabMode::Nat}, 1500});
+        QVERIFY(again.ok());
+        QCOMPARE(again->targets.size(), size_t(1));
+        QCOMPARE(again->targets[0].lab->mode, QStringLiteral("container-nat"));
+
+        const auto nothingNew = app::lab::labTargets(
+            session, {LabServerKind::Echo, {LabMode::Host, LabMode::UserlandProxy}, 1500});
+        QVERIFY(!nothingNew.ok());
+        QCOMPARE(nothingNew.error().message,
+                 QStringLiteral("the session has a lab target for every chosen mode already: "
+                                "host (\u201cbare metal\u201d), userland-proxy "
+                                "(\u201cuserland-proxy\u201d)"));
     }
 
     void theServerGivesTheProtocol_data() {

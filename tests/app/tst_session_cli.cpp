@@ -50,6 +50,7 @@ private Q_SLOTS:
     void initTestCase();
     void reportPrintsTheComparison();
     void reportOpensExamplesByName();
+    void reportHelpNamesBothTests();
     void refusals_data();
     void refusals();
     void exportWritesEveryFile();
@@ -97,6 +98,17 @@ void TestSessionCli::reportOpensExamplesByName() {
     QCOMPARE(run.exitCode, 0);
     QVERIFY2(run.out.contains("Embedded HTTP server"), run.out.constData());
     QVERIFY2(run.out.contains("planned points done: 0 of 18"), run.out.constData());
+}
+
+// The verdicts are paired where the runs were interleaved: the help does not promise one test
+// (Welch's) for all of them.
+void TestSessionCli::reportHelpNamesBothTests() {
+    const Run run = runCli({QStringLiteral("report"), QStringLiteral("--help")});
+    QCOMPARE(run.exitCode, 0);
+    const QString help = QString::fromUtf8(run.out).simplified();
+    QVERIFY2(!help.contains(QStringLiteral("Welch's t-test")), qPrintable(help));
+    QVERIFY2(help.contains(QStringLiteral("paired by repetition")), qPrintable(help));
+    QVERIFY2(help.contains(QStringLiteral("Welch's")), qPrintable(help));
 }
 
 void TestSessionCli::refusals_data() {

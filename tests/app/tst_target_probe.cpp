@@ -29,6 +29,7 @@ public:
         m_server.listen(QHostAddress::LocalHost, 0);
         connect(&m_server, &QTcpServer::newConnection, this, [this] {
             while (QTcpSocket* socket = m_server.nextPendingConnection()) {
+                ++m_accepted;
                 socket->setParent(this);
                 connect(socket, &QTcpSocket::readyRead, this, [this, socket] {
                     m_received += socket->readAll();
@@ -44,6 +45,7 @@ public:
     }
     quint16 port() const { return m_server.serverPort(); }
     QByteArray received() const { return m_received; }
+    int accepted() const { return m_accepted; }
 
 private:
     QTcpServer m_server;
@@ -51,6 +53,7 @@ private:
     bool m_closeAfterReply;
     QByteArray m_received;
     bool m_answered = false;
+    int m_accepted = 0;
 };
 
 app::Target httpTarget(const QString& url) {
@@ -297,6 +300,29 @@ private Q_SLOTS:
         QCOMPARE(result->httpVersion, QStringLiteral("HTTP/1.1"));
         QVERIFY2(!result->summary().contains(QStringLiteral("over h2")),
                  qPrintable(result->summary()));
+    }
+
+    // A lab target's address means something only inside its lab: the probe refuses it
+    // with one line before any socket, whatever address it holds. The same target
+    // without its lab placement reaches the peer, so the peer would have seen a probe.
+    void aLabTargetIsRefusedBeforeAnySocket() {
+        ScriptedPeer peer("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", true);
+        app::Target target = httpTarget(QStringLiteral("http://127.0.0.1:%1/").arg(peer.port()));
+        target.name = QStringLiteral("host");
+        target.lab = app::LabPlacement{QStringLiteral("host"), QStringLiteral("http"), {}};
+        const auto refused = probeResult(target, 2s);
+        QVERIFY(refused);
+        QVERIFY(!refused->ok);
+        QCOMPARE(refused->error,
+                 QStringLiteral("lab target 'host' is reached inside its lab: run the sweep"));
+        QTest::qWait(200); // a connection made would be pending by now
+        QCOMPARE(peer.accepted(), 0);
+
+        target.lab.reset();
+        const auto reached = probeResult(target, 2s);
+        QVERIFY(reached);
+        QVERIFY2(reached->ok, qPrintable(reached->error));
+        QCOMPARE(peer.accepted(), 1);
     }
 
     void whatTheBuilderRefusesTheProbeRefuses() {

@@ -7,7 +7,7 @@
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # Where the release preset builds loadscope-cli: each script's default.
 # shellcheck disable=SC2034
-bench_release_cli=$bench_dir/../../build/release/app/cli/loadscope-cli
+bench_release_cli=$bench_dir/../../build/release/bin/loadscope-cli
 
 bench_pids=()
 

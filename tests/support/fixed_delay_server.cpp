@@ -64,7 +64,7 @@ FixedDelayServer::FixedDelayServer(Options options)
         "HTTP/1.1 200 OK\r\nServer: fixed-delay\r\nContent-Length: " + std::to_string(body.size()) +
         "\r\n\r\n" + body;
     uint16_t port = 0;
-    m_listen = listenOnLoopback(m_options.port, 4096, port);
+    m_listen = listenOnLoopback(m_options.port, 4096, port, m_options.address);
     if (m_listen < 0)
         return;
     m_epoll = ::epoll_create1(EPOLL_CLOEXEC);
@@ -171,6 +171,14 @@ int64_t FixedDelayServer::residencePercentile(double percentile) const {
 int64_t FixedDelayServer::arrivalGapPercentile(double percentile) const {
     std::lock_guard lock(m_latenessMutex);
     return percentileOf(m_arrivalGaps, percentile);
+}
+
+int64_t FixedDelayServer::arrivalSpanNs() const {
+    std::lock_guard lock(m_latenessMutex);
+    int64_t span = 0;
+    for (const int64_t gap : m_arrivalGaps)
+        span += gap;
+    return span;
 }
 
 void FixedDelayServer::resetFigures() {

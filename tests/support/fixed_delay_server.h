@@ -71,6 +71,10 @@ public:
         double growthAboveRate = 0;
         std::chrono::nanoseconds delayGrowth{0}; // per request a second above the rate
         std::chrono::nanoseconds loadWindow{std::chrono::milliseconds(100)};
+        // The IPv4 address it listens on, in host byte order: 127.0.0.1
+        // unless a test serves inside a network namespace of its own. Last, so
+        // that the tests' positional initialisers above keep their meaning.
+        uint32_t address = 0x7f000001;
     };
 
     explicit FixedDelayServer(Options options);
@@ -105,6 +109,9 @@ public:
     // The gaps between consecutive requests over every connection, as they
     // arrived (the arrival pattern a fixed-rate client offers); ns.
     int64_t arrivalGapPercentile(double percentile) const;
+    // From the first request's arrival to the last one's since the server
+    // started, ns: how long clients that start together sent for.
+    int64_t arrivalSpanNs() const;
     // Forgets the lateness and cycles seen so far (say, those of a warm-up).
     void resetFigures();
 

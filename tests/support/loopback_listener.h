@@ -10,14 +10,16 @@
 namespace loadscope::testing {
 
 // A non-blocking listening socket on 127.0.0.1:`port` (0: a free one); -1 when
-// it cannot listen. `boundPort` receives the port it listens on.
-inline int listenOnLoopback(uint16_t port, int backlog, uint16_t& boundPort) {
+// it cannot listen. `boundPort` receives the port it listens on. `hostOrder`:
+// another IPv4 address, in host byte order (a test's own network namespace).
+inline int listenOnLoopback(uint16_t port, int backlog, uint16_t& boundPort,
+                            uint32_t hostOrder = INADDR_LOOPBACK) {
     const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     const int one = 1;
     ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     sockaddr_in address{};
     address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_addr.s_addr = htonl(hostOrder);
     address.sin_port = htons(port);
     if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
         ::listen(fd, backlog) != 0) {

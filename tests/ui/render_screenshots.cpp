@@ -2,8 +2,11 @@
 // PNGs, offscreen: the README's screenshots. The demo's two targets (the
 // embedded HTTP server, direct and through a userland proxy) are served in
 // process, a short real sweep runs through the Run page, and each page is
-// grabbed once it shows what a user would see; the Compare page twice, the
-// second time with the CPU metrics (compare-cpu.png).
+// grabbed once it shows what a user would see; the Compare page three times,
+// the second time with the CPU metrics (compare-cpu.png), the third with its
+// table filtered to p99 at every level (compare-table.png); and the Add Lab
+// Targets dialog over the window, every mode this machine builds ticked
+// (lab-dialog.png).
 //
 //   render_screenshots --screenshots DIR [--point-seconds S]
 //   render_screenshots --rate-sweep DIR [--rates R,R,...] [--point-seconds S]
@@ -13,13 +16,17 @@
 // would) and grabs the Compare page, latency against achieved throughput with
 // each mode's knee, as compare-rate-sweep.png.
 
+#include "app/lab/lab_mode.h"
 #include "app/session/metric.h"
 #include "app/session/session_document.h"
 #include "app/sweep/sweep_runner.h"
+#include "ui/compare/compare_page.h"
+#include "ui/shell/lab_targets_dialog.h"
 #include "ui/shell/main_window.h"
 #include "ui_test_servers.h"
 
 #include <QAbstractItemModel>
+#include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QCommandLineParser>
@@ -27,6 +34,8 @@
 #include <QCoroTask>
 #include <QCoroTimer>
 #include <QDir>
+#include <QPainter>
+#include <QPixmap>
 #include <QPushButton>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -52,8 +61,14 @@ void fail(const QString& message) {
 
 QCoro::Task<bool> grabPage(ui::MainWindow& window, int page, const QDir& out, const QString& name) {
     window.pages()->setCurrentIndex(page);
+    // The Compare page rebuilds on a worker thread and sets its charts one per turn of the
+    // event loop: on a busy machine that is longer than a moment.
+    if (auto* compare = qobject_cast<ui::ComparePage*>(window.pages()->widget(page))) {
+        for (int waited = 0; waited < 200 && !compare->isUpToDate(); ++waited)
+            co_await QCoro::sleepFor(50ms);
+    }
     // Charts lay out on posted events: let them run before the picture.
-    co_await QCoro::sleepFor(200ms);
+    co_await QCoro::sleepFor(300ms);
     const QString path = out.filePath(name + QStringLiteral(".png"));
     if (!window.grab().save(path, "PNG")) {
         fail(QStringLiteral("cannot write %1").arg(path));
@@ -155,6 +170,70 @@ QCoro::Task<bool> runThroughRunPage(ui::MainWindow& window, const QDir* out, dou
     co_return true;
 }
 
+// The Compare page with its table filtered to one metric at every level: compare-table.png.
+QCoro::Task<bool> grabFilteredTable(ui::MainWindow& window, const QDir& out) {
+    QWidget* compare = window.pages()->widget(3);
+    auto* level = compare->findChild<QComboBox*>(QStringLiteral("concurrencyCombo"));
+    auto* metric = compare->findChild<QComboBox*>(QStringLiteral("metricCombo"));
+    const int all = level ? level->findData(-1) : -1;
+    const int p99 = metric ? metric->findData(int(app::Metric::LatencyP99)) : -1;
+    if (all < 0 || p99 < 0) {
+        fail(QStringLiteral("the Compare page has no \"all levels\" pick or no p99 metric"));
+        co_return false;
+    }
+    // As a user picks: the item, then activated.
+    level->setCurrentIndex(all);
+    Q_EMIT level->activated(all);
+    metric->setCurrentIndex(p99);
+    Q_EMIT metric->activated(p99);
+    co_await QCoro::sleepFor(500ms);
+    co_return co_await grabPage(window, 3, out, QStringLiteral("compare-table"));
+}
+
+// The Add Lab Targets dialog over the Targets page, once it has checked this machine, with
+// every mode it can build ticked: lab-dialog.png.
+QCoro::Task<bool> grabLabDialog(ui::MainWindow& window, const QDir& out) {
+    window.pages()->setCurrentIndex(0);
+    auto* add = window.findChild<QAction*>(QStringLiteral("addLabTargetsAction"));
+    if (!add) {
+        fail(QStringLiteral("the Targets page has no Add Lab Targets action"));
+        co_return false;
+    }
+    add->trigger();
+    auto* dialog = window.findChild<ui::LabTargetsDialog*>();
+    if (!dialog) {
+        fail(QStringLiteral("Add Lab Targets opened no dialog"));
+        co_return false;
+    }
+    if (dialog->isChecking() &&
+        !co_await qCoro(dialog, &ui::LabTargetsDialog::availabilityChanged, 90s)) {
+        fail(QStringLiteral("the lab dialog did not finish checking this machine"));
+        co_return false;
+    }
+    for (app::lab::LabMode mode : app::lab::labModes())
+        dialog->setModeChecked(mode, true);
+    co_await QCoro::sleepFor(300ms);
+    // The window with the dialog where it opens, over its middle.
+    QPixmap picture = window.grab();
+    const QPixmap shown = dialog->grab();
+    QPainter painter(&picture);
+    const QRect at((picture.width() - shown.width()) / 2, (picture.height() - shown.height()) / 2,
+                   shown.width(), shown.height());
+    painter.drawPixmap(at.topLeft(), shown);
+    // Offscreen windows have no frame: a line where the window manager's would be.
+    painter.setPen(QPen(QColor(0x60, 0x60, 0x60), 1));
+    painter.drawRect(at.adjusted(-1, -1, 0, 0));
+    painter.end();
+    dialog->reject();
+    const QString path = out.filePath(QStringLiteral("lab-dialog.png"));
+    if (!picture.save(path, "PNG")) {
+        fail(QStringLiteral("cannot write %1").arg(path));
+        co_return false;
+    }
+    std::printf("%s\n", qPrintable(path));
+    co_return true;
+}
+
 QCoro::Task<int> render(ui::MainWindow& window, const test::UiHttpServers& servers, const QDir& out,
                         double pointSeconds) {
     app::SessionDocument* document = window.document();
@@ -174,7 +253,9 @@ QCoro::Task<int> render(ui::MainWindow& window, const test::UiHttpServers& serve
         co_return 1;
     if (!co_await grabPage(window, 3, out, QStringLiteral("compare")))
         co_return 1;
-    co_return co_await grabCpuMetrics(window, out) ? 0 : 1;
+    if (!co_await grabCpuMetrics(window, out) || !co_await grabFilteredTable(window, out))
+        co_return 1;
+    co_return co_await grabLabDialog(window, out) ? 0 : 1;
 }
 
 // The demo's two modes at fixed offered rates, measured, and the Compare page

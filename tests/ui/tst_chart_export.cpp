@@ -12,10 +12,12 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QFileInfo>
 #include <QGuiApplication>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QSvgRenderer>
@@ -54,6 +56,7 @@ private Q_SLOTS:
     void copiesChartImageToClipboard();
     void exportDialogWritesTheChosenFile();
     void exportDialogKeepsSuffixAndFormatInStep();
+    void exportProposesTheTitleInAFolderThatExists();
     void writesReportPdf();
     void reportToUnwritablePathFails();
 };
@@ -176,6 +179,28 @@ void TestChartExport::exportDialogKeepsSuffixAndFormatInStep() {
     QCOMPARE(dialog.options().pixelSize, ui::ChartExportOptions().pixelSize);
 }
 
+// The file proposed is named as the chart is titled (not the widget's name), in a folder
+// that exists even when the one remembered is gone.
+void TestChartExport::exportProposesTheTitleInAFolderThatExists() {
+    QSettings().setValue(QStringLiteral("export/chartDirectory"),
+                         QStringLiteral("/nonexistent/charts/gone"));
+    app::SessionDocument document;
+    document.reset(test::twoTargetSession());
+    const auto page = pageFor(document);
+    page->show();
+    QVERIFY(QTest::qWaitForWindowExposed(page.get()));
+    ui::ChartPanel* panel = page->chartPanels().at(0);
+    QCOMPARE(panel->chart()->title(), QStringLiteral("Requests/s at c=10"));
+    panel->exportAction()->trigger();
+    ui::ChartExportDialog* dialog = nullptr;
+    QTRY_VERIFY((dialog = panel->findChild<ui::ChartExportDialog*>()) && dialog->isVisible());
+    const QFileInfo proposed(dialog->path());
+    QVERIFY2(proposed.dir().exists(), qPrintable(proposed.absolutePath()));
+    QCOMPARE(proposed.fileName(), QStringLiteral("Requests-s-at-c=10.png"));
+    dialog->reject();
+    QSettings().remove(QStringLiteral("export/chartDirectory"));
+}
+
 void TestChartExport::writesReportPdf() {
     app::SessionDocument document;
     document.reset(test::twoTargetSession());
@@ -190,8 +215,20 @@ void TestChartExport::writesReportPdf() {
     const QByteArray pdf = readAll(path);
     QVERIFY(pdf.startsWith("%PDF-"));
     QVERIFY2(pdf.size() > 20000, QByteArray::number(pdf.size()).constData());
-    // The charts, then the table, which the failed-share rows carry onto a second page.
-    QCOMPARE(pdfPages(pdf), 3);
+    // The charts, then the table as the page shows it: its two rows of requests/s at c=10.
+    QCOMPARE(pdfPages(pdf), 2);
+    // With every row shown, the failed-share rows carry it onto a second page.
+    for (const char* picker : {"concurrencyCombo", "metricCombo"}) {
+        auto* combo = page->findChild<QComboBox*>(QString::fromLatin1(picker));
+        combo->setCurrentIndex(combo->findData(-1));
+        Q_EMIT combo->activated(combo->currentIndex());
+    }
+    written.reset();
+    QCoro::connect(page->exportReportPdf(path), page.get(),
+                   [&written](const app::Result<void>& result) { written = result; });
+    QTRY_VERIFY(written.has_value());
+    QVERIFY2(written->ok(), qPrintable(test::errorOf(*written)));
+    QCOMPARE(pdfPages(readAll(path)), 3);
 }
 
 void TestChartExport::reportToUnwritablePathFails() {

@@ -12,17 +12,23 @@
 
 #include <QAbstractItemModelTester>
 #include <QBarSet>
+#include <QCategoryAxis>
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QGuiApplication>
+#include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLineSeries>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QStackedBarSeries>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 #include <limits>
 
 using namespace loadscope;
@@ -46,12 +52,35 @@ private Q_SLOTS:
     void hiddenPageRebuildsWhenShown();
     void tableSortsByNumbers();
     void ctrlCCopiesSelectionAsTsv();
+    void anotherSessionStartsWithTheDefaultPicks();
+    void emptyPageNamesNoLevel();
+
+private:
+    QTemporaryDir m_settings;
 };
 
 void TestComparePageControls::initTestCase() {
     // Numbers as the C locale writes them, whatever the machine's.
     QLocale::setDefault(QLocale::c());
+    // The table's column widths are read from settings of this run only.
+    QVERIFY(m_settings.isValid());
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settings.path());
+    QCoreApplication::setOrganizationName(QStringLiteral("LoadscopeTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_compare_page_controls"));
 }
+
+namespace {
+
+// As a user's pick does: the item chosen, then activated.
+void choose(QComboBox* combo, const QVariant& value) {
+    combo->setCurrentIndex(combo->findData(value));
+    Q_EMIT combo->activated(combo->currentIndex());
+}
+
+constexpr int kAll = -1; // the pickers' "all" item
+
+} // namespace
 
 void TestComparePageControls::cleanup() {
     QGuiApplication::clipboard()->clear();
@@ -70,6 +99,8 @@ void TestComparePageControls::tableModelsPassTheTester() {
     QAbstractItemModelTester proxyTester(proxy,
                                          QAbstractItemModelTester::FailureReportingMode::QtTest);
     const app::Comparison comparison(document.session());
+    choose(page->findChild<QComboBox*>(QStringLiteral("concurrencyCombo")), kAll);
+    choose(page->findChild<QComboBox*>(QStringLiteral("metricCombo")), kAll);
     QCOMPARE(proxy->rowCount(), int(comparison.rows().size()));
 
     // Resets on new results and on protocol changes keep the model valid.
@@ -78,6 +109,9 @@ void TestComparePageControls::tableModelsPassTheTester() {
         test::measuredResult(more.targets[0].id, 100, 0, 5000, 1.0, {{100'000, 10}}));
     document.reset(more);
     QVERIFY(test::chartsCurrent(*page));
+    // Another session: its picks start at the defaults again.
+    choose(page->findChild<QComboBox*>(QStringLiteral("concurrencyCombo")), kAll);
+    choose(page->findChild<QComboBox*>(QStringLiteral("metricCombo")), kAll);
     QCOMPARE(proxy->rowCount(), int(app::Comparison(more).rows().size()));
     view->sortByColumn(ui::ComparisonTableModel::MeanColumn, Qt::DescendingOrder);
     document.clearResults();
@@ -132,10 +166,6 @@ void TestComparePageControls::controlsChooseLevelAndMetric() {
     auto* primary = test::pageChart<ModeBarChart>(*page, "primaryBars");
     auto* scaling = test::pageChart<ModeLineChart>(*page, "scalingChart");
 
-    const auto choose = [](QComboBox* combo, const QVariant& value) {
-        combo->setCurrentIndex(combo->findData(value));
-        Q_EMIT combo->activated(combo->currentIndex()); // as a user's pick does
-    };
     choose(level, 1);
     const QUuid host = document.session().targets[0].id;
     QCOMPARE(primary->series()->barSets().at(0)->at(0),
@@ -149,9 +179,7 @@ void TestComparePageControls::controlsChooseLevelAndMetric() {
     QCOMPARE(scaling->title(), QStringLiteral("Latency p99 by concurrency"));
 
     // A rebuild keeps the user's choices.
-    app::Session more = document.session();
-    more.name = QStringLiteral("renamed");
-    document.reset(more);
+    document.setName(QStringLiteral("renamed"));
     QVERIFY(test::chartsCurrent(*page));
     QCOMPARE(level->currentData(), 1);
     QCOMPARE(metric->currentData(), int(app::Metric::LatencyP99));
@@ -212,10 +240,11 @@ void TestComparePageControls::http2LevelsAreNamedConnections() {
     auto* view = page->findChild<QTableView*>(QStringLiteral("comparisonTable"));
     QVERIFY(level && label && primary && scaling && view);
 
-    // The levels are the sweep's 1 and 10, never multiplied by the streams.
-    QCOMPARE(level->count(), 2);
-    QCOMPARE(level->itemData(1).toInt(), 10);
-    QCOMPARE(level->itemText(1), levelTen);
+    // The levels are the sweep's 1 and 10, never multiplied by the streams, after "all".
+    QCOMPARE(level->count(), 3);
+    QCOMPARE(level->itemData(0).toInt(), kAll);
+    QCOMPARE(level->itemData(2).toInt(), 10);
+    QCOMPARE(level->itemText(2), levelTen);
     QCOMPARE(label->text(), picker);
     QCOMPARE(primary->title(), QStringLiteral("Requests/s at %1").arg(levelTen));
     QCOMPARE(scaling->axes(Qt::Horizontal).first()->titleText(),
@@ -231,6 +260,7 @@ void TestComparePageControls::http2LevelsAreNamedConnections() {
     QCOMPARE(
         table->headerData(ui::ComparisonTableModel::ConcurrencyColumn, Qt::Horizontal).toString(),
         axis);
+    choose(level, kAll);
     QSet<QString> tableNames;
     QSet<int> tableLevels;
     for (int row = 0; row < table->rowCount(); ++row) {
@@ -310,6 +340,7 @@ void TestComparePageControls::tableSortsByNumbers() {
     document.reset(test::twoTargetSession());
     const auto page = pageFor(document);
     auto* view = page->findChild<QTableView*>(QStringLiteral("comparisonTable"));
+    choose(page->findChild<QComboBox*>(QStringLiteral("metricCombo")), kAll);
     view->sortByColumn(ui::ComparisonTableModel::MeanColumn, Qt::DescendingOrder);
     const QAbstractItemModel* model = view->model();
     double previous = std::numeric_limits<double>::infinity();
@@ -350,14 +381,67 @@ void TestComparePageControls::ctrlCCopiesSelectionAsTsv() {
 
     // Part of a row: only those columns.
     view->clearSelection();
-    view->selectionModel()->select(view->model()->index(2, ui::ComparisonTableModel::MeanColumn),
+    view->selectionModel()->select(view->model()->index(1, ui::ComparisonTableModel::MeanColumn),
                                    QItemSelectionModel::Select);
     QCOMPARE(ui::selectionAsTsv(view), QStringLiteral("Mean\n") +
                                            view->model()
-                                               ->index(2, ui::ComparisonTableModel::MeanColumn)
+                                               ->index(1, ui::ComparisonTableModel::MeanColumn)
                                                .data(ui::kCopyRole)
                                                .toString() +
                                            QLatin1Char('\n'));
+}
+
+// Picks, filter and sort were the session's before: another one opens at the defaults.
+void TestComparePageControls::anotherSessionStartsWithTheDefaultPicks() {
+    app::SessionDocument document;
+    document.reset(test::twoTargetSession());
+    const auto page = pageFor(document);
+    auto* level = page->findChild<QComboBox*>(QStringLiteral("concurrencyCombo"));
+    auto* metric = page->findChild<QComboBox*>(QStringLiteral("metricCombo"));
+    choose(level, 1);
+    choose(metric, int(app::Metric::LatencyP99));
+    auto* filter = page->findChild<QLineEdit*>(QStringLiteral("tableFilter"));
+    QVERIFY(filter);
+    filter->setText(QStringLiteral("nat"));
+    page->findChild<QTableView*>(QStringLiteral("comparisonTable"))
+        ->sortByColumn(ui::ComparisonTableModel::MeanColumn, Qt::DescendingOrder);
+
+    document.reset(test::twoTargetSession()); // opened again: the same levels and metrics
+    QVERIFY(test::chartsCurrent(*page));
+    QCOMPARE(level->currentData().toInt(), 10);
+    QCOMPARE(metric->currentData().toInt(), int(app::Metric::RequestsPerSecond));
+    QVERIFY(filter->text().isEmpty());
+    QCOMPARE(page->findChild<QTableView*>(QStringLiteral("comparisonTable"))
+                 ->horizontalHeader()
+                 ->sortIndicatorSection(),
+             -1);
+    QCOMPARE(page->findChild<QTableView*>(QStringLiteral("comparisonTable"))->model()->rowCount(),
+             2);
+    QCOMPARE(test::pageChart<ModeBarChart>(*page, "primaryBars")->title(),
+             QStringLiteral("Requests/s at c=10"));
+}
+
+// Nothing measured: the charts name no level the session does not have.
+void TestComparePageControls::emptyPageNamesNoLevel() {
+    app::Session session = test::twoTargetSession();
+    session.results.clear();
+    app::SessionDocument document;
+    document.reset(session);
+    const auto page = pageFor(document);
+    page->show();
+    QVERIFY(QTest::qWaitForWindowExposed(page.get()));
+    for (ui::ChartPanel* panel : page->chartPanels()) {
+        const QString title = panel->chart()->title();
+        QVERIFY2(!title.contains(QStringLiteral("c=0")) && !title.contains(QStringLiteral("at 0")),
+                 qPrintable(title));
+        QVERIFY2(title.contains(QStringLiteral("no results yet")), qPrintable(title));
+        // An axis with no ticks to show is not shown: its title floated above the frame.
+        for (QAbstractAxis* axis : panel->chart()->axes(Qt::Horizontal)) {
+            const auto* categories = qobject_cast<QCategoryAxis*>(axis);
+            if (categories && categories->count() == 0)
+                QVERIFY2(!axis->isVisible(), qPrintable(axis->titleText()));
+        }
+    }
 }
 
 QTEST_MAIN(TestComparePageControls)

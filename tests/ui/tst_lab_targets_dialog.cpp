@@ -40,6 +40,25 @@ LabAvailability fakeMachine() {
     return availability;
 }
 
+const QString kProxyHow =
+    QStringLiteral("embedded proxy; docker-proxy is not installed, Debian package docker.io");
+const QString kIpvlanReason = QStringLiteral(
+    "the kernel has no ipvlan support (ip link add lab-ti link lab-t0 type ipvlan mode l2: "
+    "exit status 2: Error: Unknown device type.)");
+
+// This machine as `lab check` found it while writing: the proxy built by the embedded one, no
+// ipvlan, no OVS.
+LabAvailability machineLikeThisOne() {
+    LabAvailability availability = fakeMachine();
+    for (auto& mode : *availability.modes) {
+        if (mode.mode == LabMode::UserlandProxy)
+            mode.reason = kProxyHow;
+        if (mode.mode == LabMode::Ipvlan)
+            mode = {LabMode::Ipvlan, false, kIpvlanReason};
+    }
+    return availability;
+}
+
 } // namespace
 
 class TstLabTargetsDialog : public QObject {
@@ -179,6 +198,98 @@ private Q_SLOTS:
         QVERIFY(!okButton()->isEnabled());
         m_dialog->accept();
         QCOMPARE(m_document->session().targets.size(), size_t(1));
+    }
+
+    // Adding lab targets again, the same modes ticked, adds no second "host": the modes the
+    // session has are shown ticked and greyed, and only the new ones are added.
+    void aModeWithItsLabTargetIsNotAddedAgain() {
+        app::Session session;
+        for (const char* id : {"host", "userland-proxy"}) {
+            app::Target target = app::makeTarget(
+                QString::fromLatin1(id), *app::deploymentModeFromId(QString::fromLatin1(id)),
+                int(session.targets.size()));
+            target.protocol = app::TargetProtocol::TcpRr;
+            target.address = QStringLiteral("10.213.0.2:8080");
+            target.lab = app::LabPlacement{QString::fromLatin1(id), QStringLiteral("echo"), {}};
+            session.targets.push_back(target);
+        }
+        session.lab =
+            app::LabSetup{1500, {}, {}, {QStringLiteral("host"), QStringLiteral("userland-proxy")}};
+        m_document->reset(session);
+        m_dialog = std::make_unique<LabTargetsDialog>(m_document.get());
+        m_dialog->setAvailability(fakeMachine());
+        const QListWidgetItem* host = modeItem(QStringLiteral("host"));
+        QVERIFY(host);
+        QCOMPARE(host->checkState(), Qt::Checked);
+        QVERIFY(!host->flags().testFlag(Qt::ItemIsEnabled));
+        QVERIFY2(host->text().contains(QStringLiteral("“host”")), qPrintable(host->text()));
+
+        m_dialog->setModeChecked(LabMode::Host, true);
+        m_dialog->setModeChecked(LabMode::UserlandProxy, true);
+        m_dialog->setModeChecked(LabMode::Nat, true);
+        QVERIFY(okButton()->isEnabled());
+        m_dialog->accept();
+        QStringList names;
+        for (const app::Target& target : m_document->session().targets)
+            names << target.displayName();
+        QCOMPARE(names, (QStringList{QStringLiteral("host"), QStringLiteral("userland-proxy"),
+                                     QStringLiteral("container-nat")}));
+    }
+
+    // What `lab check` says of a mode it can build, the dialog says too.
+    void aBuildableModeSaysHowItIsBuilt() {
+        m_dialog->setAvailability(machineLikeThisOne());
+        const QListWidgetItem* proxy = modeItem(QStringLiteral("userland-proxy"));
+        QVERIFY(proxy && proxy->flags().testFlag(Qt::ItemIsEnabled));
+        QVERIFY2(proxy->text().contains(kProxyHow), qPrintable(proxy->text()));
+    }
+
+    // A reason as long as a command line wraps inside the list, whole.
+    void aLongReasonWrapsInsideTheList() {
+        m_dialog->setAvailability(machineLikeThisOne());
+        QListWidgetItem* ipvlan = modeItem(QStringLiteral("ipvlan"));
+        QVERIFY(ipvlan && ipvlan->text().contains(kIpvlanReason));
+        QTest::qWait(50); // the list lays its items out on a posted event
+        const QRect shown = modeList()->visualItemRect(ipvlan);
+        QVERIFY2(shown.right() <= modeList()->viewport()->width(),
+                 qPrintable(QStringLiteral("%1 wide in %2")
+                                .arg(shown.width())
+                                .arg(modeList()->viewport()->width())));
+        QVERIFY2(shown.height() >= 2 * modeList()->fontMetrics().lineSpacing(),
+                 qPrintable(QString::number(shown.height())));
+    }
+
+    // Ticking every mode leaves the dialog as it was, and every mode's path whole.
+    void tickingEveryModeNeitherGrowsTheDialogNorCutsAPath() {
+        m_dialog->setAvailability(machineLikeThisOne());
+        QTest::qWait(50);
+        const QSize before = m_dialog->size();
+        const QSize hint = m_dialog->sizeHint();
+        int ticked = 0;
+        for (LabMode mode : app::lab::labModes()) {
+            m_dialog->setModeChecked(mode, true);
+            QTest::qWait(10);
+            QCOMPARE(m_dialog->size(), before);
+        }
+        ticked = int(m_dialog->choice().modes.size());
+        QCOMPARE(ticked, int(app::lab::labModes().size()) - 2); // all but OVS and ipvlan
+        QCOMPARE(m_dialog->sizeHint(), hint);
+        auto* sketch = m_dialog->findChild<loadscope::ui::LabTopologySketch*>();
+        QFont bold = sketch->font();
+        bold.setBold(true);
+        for (int i = 0; i < ticked; ++i) {
+            const LabMode mode = sketch->modes()[size_t(i)];
+            // With linux-bridge in the lab every other path starts at a bridge port.
+            const QString path =
+                (mode == LabMode::Bridge ? QStringLiteral("veth → ")
+                                         : QStringLiteral("veth → bridge port → ")) +
+                app::lab::labModePath(mode);
+            const int room = sketch->modeRect(i).width() - 12; // less the box's padding
+            QVERIFY2(sketch->fontMetrics().horizontalAdvance(path) <= room &&
+                         QFontMetrics(bold).horizontalAdvance(app::lab::labModeTitle(mode)) <= room,
+                     qPrintable(path));
+            QVERIFY(sketch->modeRect(i).right() < sketch->width());
+        }
     }
 
 private:

@@ -4,10 +4,12 @@
 // tst_main_window's.
 #include "app/servers/http_server.h"
 #include "app/session/session_document.h"
+#include "app/session/session_file.h"
 #include "app/sweep/sweep_runner.h"
 #include "main_window_fixture.h"
 #include "tests/app/session_test_data.h"
 
+#include <QAction>
 #include <QCoroTask>
 #include <QDir>
 #include <QElapsedTimer>
@@ -15,9 +17,11 @@
 #include <QFileInfo>
 #include <QImage>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QTabWidget>
 #include <QTest>
+#include <QToolBar>
 
 using loadscope::app::DeploymentMode;
 
@@ -117,6 +121,62 @@ private Q_SLOTS:
         m_window.reset();
         QVERIFY(closing.elapsed() < 5000);
         server.stop();
+    }
+
+    // The Run menu and the toolbar hold Start, Stop and Resume with the keys IDEs use: F5
+    // starts (and shows the Run page), Shift+F5 stops.
+    void runMenuStartsAndStopsWithItsKeys() {
+        auto* run = m_window->findChild<QMenu*>(QStringLiteral("runMenu"));
+        QVERIFY(run);
+        QStringList keys;
+        for (QAction* action : run->actions())
+            keys << action->shortcut().toString(QKeySequence::PortableText);
+        QCOMPARE(keys, (QStringList{QStringLiteral("F5"), QStringLiteral("Shift+F5"),
+                                    QStringLiteral("Ctrl+F5")}));
+        auto* bar = m_window->findChild<QToolBar*>(QStringLiteral("mainToolBar"));
+        QVERIFY(bar);
+        QStringList onBar;
+        for (QAction* action : bar->actions())
+            onBar << action->objectName();
+        for (const char* name :
+             {"startAction", "stopAction", "resumeAction", "undoAction", "redoAction"})
+            QVERIFY2(onBar.contains(QString::fromLatin1(name)), name);
+
+        loadscope::app::HttpServer server;
+        const auto started = server.start();
+        QVERIFY2(started, started ? "" : qPrintable(started.error().toString()));
+        m_window->document()->reset(longSweepSession(server.port()));
+        m_window->pages()->setCurrentIndex(0);
+        QTest::keyClick(m_window.get(), Qt::Key_F5);
+        QTRY_VERIFY(m_window->runner()->isRunning());
+        QCOMPARE(m_window->pages()->currentIndex(), 2);
+        QTest::keyClick(m_window.get(), Qt::Key_F5, Qt::ShiftModifier);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->runner()->isRunning(), 5000);
+        QVERIFY(m_window->document()->session().results.empty());
+        server.stop();
+    }
+
+    // Every example by its title, as its session names itself; its name in the tooltip.
+    void openExampleNamesEveryExampleByItsTitle() {
+        auto* examples = m_window->findChild<QMenu*>(QStringLiteral("examplesMenu"));
+        QMenu* menu = examples;
+        if (!menu) // the menu as it was made: a child menu titled "Open Example"
+            for (QMenu* candidate : m_window->findChildren<QMenu*>())
+                if (candidate->title().remove(QLatin1Char('&')) == QStringLiteral("Open Example"))
+                    menu = candidate;
+        QVERIFY(menu);
+        const QStringList names = loadscope::app::exampleSessionNames();
+        QCOMPARE(menu->actions().size(), names.size());
+        for (QAction* action : menu->actions()) {
+            const QString name = action->objectName().mid(int(qstrlen("example-")));
+            QVERIFY2(names.contains(name), qPrintable(action->objectName()));
+            const auto example = loadscope::app::loadExampleSession(name);
+            QVERIFY(example);
+            QCOMPARE(action->text().replace(QStringLiteral("&&"), QStringLiteral("&")),
+                     example->name);
+            QVERIFY2(action->text() != name, qPrintable(name));
+            QVERIFY(action->toolTip().contains(name));
+        }
     }
 
     void pagesAreReachableByShortcut() {

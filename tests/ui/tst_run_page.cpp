@@ -2,10 +2,13 @@
 // live charts follow it, Stop ends it and keeps what finished, Resume runs
 // the rest, and starting again asks before results are thrown away.
 
+#include "app/servers/echo_server.h"
 #include "app/session/session_document.h"
+#include "app/session/session_file.h"
 #include "app/sweep/sweep_runner.h"
 #include "engine/progress.h"
 #include "tests/app/session_test_data.h"
+#include "ui/common/chart_panel.h"
 #include "ui/run/live_point_charts.h"
 #include "ui/run/run_log_model.h"
 #include "ui/run/run_page.h"
@@ -13,14 +16,20 @@
 
 #include <QAbstractItemModelTester>
 #include <QBrush>
+#include <QChart>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QValueAxis>
 
 using namespace loadscope;
 
@@ -73,11 +82,17 @@ private Q_SLOTS:
     void logNotesTellNoiseFromErrors();
     void buttonsFollowTheSession();
     void hintFollowsTheSession();
+    void labSessionSaysBeforeStartWhereItLookedForTheCli();
     void liveChartsFollowSnapshots();
     void startRunsTheSweepWithLiveCharts();
     void stopEndsTheSweepAndResumeFinishesIt();
     void startingAgainAsksFirst();
     void failedPointIsLogged();
+    void progressAfterStopCountsOnlyStoredPoints();
+    void anotherSessionStartsWithAnEmptyRunPage();
+    void tcpRrSpeaksOfTransactions();
+    void timedPointKeepsItsTimeAxis();
+    void legendTellsTheMedianFromTheTail();
 
 private:
     std::unique_ptr<test::UiHttpServers> m_servers;
@@ -187,6 +202,41 @@ void TestRunPage::hintFollowsTheSession() {
     document.reset(test::twoTargetSession());
     ui::RunPage fresh(&document, &runner);
     QVERIFY(fresh.findChild<QLabel*>(QStringLiteral("runStatus"))->text().isEmpty());
+}
+
+// A lab session needs loadscope-cli to build its lab: without one beside this
+// program or on PATH, Start stays off and the page says where it looked, before
+// anything runs; once there is one on PATH, Start is offered.
+void TestRunPage::labSessionSaysBeforeStartWhereItLookedForTheCli() {
+    const QString beside =
+        QCoreApplication::applicationDirPath() + QStringLiteral("/loadscope-cli");
+    QVERIFY2(!QFile::exists(beside), qPrintable(beside));
+    QTemporaryDir path;
+    QVERIFY(path.isValid());
+    const QByteArray oldPath = qgetenv("PATH");
+    qputenv("PATH", path.path().toLocal8Bit());
+    const auto restore = qScopeGuard([&oldPath] { qputenv("PATH", oldPath); });
+
+    app::SessionDocument document;
+    app::SweepRunner runner(&document);
+    ui::RunPage page(&document, &runner);
+    auto lab = app::loadExampleSession(QStringLiteral("lab-tcp-rr"));
+    QVERIFY(lab);
+    document.reset(*lab);
+    QVERIFY(!button(page, "startButton")->isEnabled());
+    QCOMPARE(statusText(page),
+             QStringLiteral("The lab cannot be started: loadscope-cli is not beside this program "
+                            "(%1) nor on PATH (%2)")
+                 .arg(beside, path.path()));
+
+    QFile cli(path.filePath(QStringLiteral("loadscope-cli")));
+    QVERIFY(cli.open(QIODevice::WriteOnly));
+    cli.write("#!/bin/sh\nexit 2\n");
+    cli.close();
+    QVERIFY(cli.setPermissions(cli.permissions() | QFile::ExeOwner));
+    document.reset(*lab);
+    QVERIFY(button(page, "startButton")->isEnabled());
+    QVERIFY2(statusText(page).isEmpty(), qPrintable(statusText(page)));
 }
 
 void TestRunPage::liveChartsFollowSnapshots() {
@@ -375,6 +425,173 @@ void TestRunPage::failedPointIsLogged() {
     QVERIFY2(status.startsWith(QStringLiteral("Sweep failed")), qPrintable(status));
     QVERIFY2(status.contains(QStringLiteral("proxy")), qPrintable(status));
     QTRY_VERIFY(button(page, "startButton")->isEnabled());
+}
+
+// Stopped in the middle of the second of three points: the bar shows the one point stored,
+// not a share of the one cancelled.
+void TestRunPage::progressAfterStopCountsOnlyStoredPoints() {
+    // Points long enough that a loaded machine still stops the second one in its middle.
+    app::Session session = timedSession(*m_servers, 2.0);
+    session.plan.concurrencyLevels = {1, 4};
+    session.targets.pop_back(); // direct only: points c=1, c=4
+    app::SessionDocument document;
+    document.reset(session);
+    app::SweepRunner runner(&document);
+    ui::RunPage page(&document, &runner);
+    page.show();
+    QSignalSpy snapshots(&runner, &app::SweepRunner::progressAvailable);
+    button(page, "startButton")->click();
+    // Well into the second point: its share of the bar would be a good part of it.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        std::any_of(snapshots.begin(), snapshots.end(),
+                    [](const QList<QVariant>& args) {
+                        const auto point = args.at(0).value<app::SweepPoint>();
+                        const auto progress =
+                            args.at(1).value<std::shared_ptr<const engine::Progress>>();
+                        return point.index == 1 && progress && !progress->warmingUp &&
+                               progress->elapsedSeconds > 0.6;
+                    }),
+        15000);
+    auto* progress = page.findChild<QProgressBar*>(QStringLiteral("sweepProgress"));
+    QVERIFY(progress->value() > progress->maximum() / 2 + progress->maximum() / 10);
+    button(page, "stopButton")->click();
+    QVERIFY(sweepEnded(page, runner, 10000));
+    QCOMPARE(document.session().results.size(), size_t(1));
+    QCOMPARE(progress->value(), progress->maximum() / 2);
+    QCOMPARE(statusText(page), QStringLiteral("Stopped after 1 point(s); Resume runs the rest."));
+    QVERIFY(button(page, "resumeButton")->isEnabled());
+}
+
+// What the Run page shows after a stopped sweep belongs to that session: another one opened
+// shows none of its log, charts, words or Resume.
+void TestRunPage::anotherSessionStartsWithAnEmptyRunPage() {
+    // The second point long enough to be stopped in its middle on a loaded machine.
+    app::Session session = timedSession(*m_servers, 1.5);
+    app::SessionDocument document;
+    document.reset(session);
+    app::SweepRunner runner(&document);
+    ui::RunPage page(&document, &runner);
+    page.show();
+    QSignalSpy finished(&runner, &app::SweepRunner::pointFinished);
+    button(page, "startButton")->click();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        finished.count() >= 1 && page.liveCharts()->requestsSeries()->count() > 0, 15000);
+    button(page, "stopButton")->click();
+    QVERIFY(sweepEnded(page, runner, 10000));
+    QVERIFY(page.logModel()->rowCount() >= 1);
+    QVERIFY(statusText(page).startsWith(QStringLiteral("Stopped")));
+
+    // Another session with the same targets, one point of two done: its own sweep to resume.
+    app::Session other = session;
+    other.name = QStringLiteral("another");
+    other.results = {document.session().results.front()};
+    other.results.front().repetition = 0;
+    document.reset(other);
+    QCOMPARE(page.logModel()->rowCount(), 0);
+    QCOMPARE(statusText(page), QString());
+    QCOMPARE(page.findChild<QLabel*>(QStringLiteral("pointLabel"))->text(),
+             QStringLiteral("No sweep running"));
+    QCOMPARE(page.findChild<QProgressBar*>(QStringLiteral("sweepProgress"))->value(), 0);
+    QCOMPARE(page.liveCharts()->requestsSeries()->count(), 0);
+    QCOMPARE(page.liveCharts()->p99Series()->count(), 0);
+    QVERIFY(button(page, "resumeButton")->isEnabled());
+
+    // And one with nothing run: nothing to resume.
+    other.results.clear();
+    document.reset(other);
+    QVERIFY(!button(page, "resumeButton")->isEnabled());
+    QCOMPARE(statusText(page), QString());
+}
+
+// netperf's words for a TCP_RR sweep throughout: transactions, never requests.
+void TestRunPage::tcpRrSpeaksOfTransactions() {
+    app::EchoServerConfig config;
+    config.threads = 1;
+    app::EchoServer echo(config);
+    const auto started = echo.start();
+    QVERIFY2(started, started ? "" : qPrintable(started.error().toString()));
+    app::Session session;
+    app::Target rr = app::makeTarget(QStringLiteral("host"), app::DeploymentMode::Host, 0);
+    rr.protocol = app::TargetProtocol::TcpRr;
+    rr.address = QStringLiteral("127.0.0.1:%1").arg(echo.port());
+    session.targets = {rr};
+    session.plan.concurrencyLevels = {2};
+    session.plan.repetitions = 1;
+    session.plan.threads = 1;
+    session.plan.durationSeconds = 1.0;
+    app::SessionDocument document;
+    document.reset(session);
+    app::SweepRunner runner(&document);
+    ui::RunPage page(&document, &runner);
+    page.show();
+    const QString rate = QStringLiteral("Transactions/s");
+    QCOMPARE(page.logModel()
+                 ->headerData(ui::RunLogModel::RequestsPerSecondColumn, Qt::Horizontal)
+                 .toString(),
+             rate);
+    QCOMPARE(page.liveCharts()->requestsSeries()->name(), rate);
+
+    QStringList said;
+    QElapsedTimer waited;
+    waited.start();
+    button(page, "startButton")->click();
+    while ((runner.isRunning() || !button(page, "startButton")->isEnabled()) &&
+           waited.elapsed() < 15000) {
+        said << statusText(page);
+        QTest::qWait(20);
+    }
+    QVERIFY(!runner.isRunning());
+    QVERIFY2(said.filter(QStringLiteral("Measuring")).size() > 0, qPrintable(said.join(u'|')));
+    for (const QString& line : said.filter(QStringLiteral("Measuring")))
+        QVERIFY2(line.contains(QStringLiteral("transactions")) &&
+                     !line.contains(QStringLiteral("requests")),
+                 qPrintable(line));
+    QCOMPARE(page.liveCharts()->requestsSeries()->name(), rate);
+    QVERIFY(page.liveCharts()->panels().at(0)->chart()->title().startsWith(rate));
+    echo.stop();
+}
+
+// A timed point's last snapshot comes a moment after its end: the axis stays at the point's
+// length instead of doubling and leaving the data on its first half.
+void TestRunPage::timedPointKeepsItsTimeAxis() {
+    ui::LivePointCharts charts;
+    charts.startPoint(QStringLiteral("host at c=10"), Qt::blue, 2,
+                      {QStringLiteral("Requests/s"), QStringLiteral("req/s"), false});
+    for (const double t : {0.5, 1.0, 1.5, 2.0, 2.02}) {
+        engine::Progress progress;
+        progress.elapsedSeconds = t;
+        progress.targetSeconds = 2;
+        progress.intervalSeconds = 0.5;
+        progress.intervalComplete = 500;
+        progress.intervalLatency.recordN(1'000'000, 10);
+        charts.addSnapshot(progress);
+    }
+    const auto* time =
+        qobject_cast<QValueAxis*>(charts.panels().at(0)->chart()->axes(Qt::Horizontal).first());
+    QVERIFY(time);
+    QCOMPARE(time->max(), 2.0);
+    QCOMPARE(charts.requestsSeries()->points().last().x(), 2.02);
+}
+
+// The legend draws a line's swatch in its colour alone, without its dashes: the tail must
+// have a hue of its own beside the median's, whatever the target's colour.
+void TestRunPage::legendTellsTheMedianFromTheTail() {
+    ui::LivePointCharts charts;
+    for (const QString& colour : app::defaultTargetColours()) {
+        charts.startPoint(QStringLiteral("point"), QColor::fromString(colour), 2,
+                          {QStringLiteral("Requests/s"), QStringLiteral("req/s"), false});
+        QChart* latency = charts.panels().at(1)->chart();
+        const QList<QLegendMarker*> p50 = latency->legend()->markers(charts.p50Series());
+        const QList<QLegendMarker*> p99 = latency->legend()->markers(charts.p99Series());
+        QCOMPARE(p50.size(), 1);
+        QCOMPARE(p99.size(), 1);
+        const QColor median = p50.front()->brush().color().toHsv();
+        const QColor tail = p99.front()->brush().color().toHsv();
+        const int hueApart = std::abs(median.hsvHue() - tail.hsvHue());
+        QVERIFY2(std::min(hueApart, 360 - hueApart) >= 60,
+                 qPrintable(
+                     QStringLiteral("%1: p50 %2, p99 %3").arg(colour, median.name(), tail.name())));
+    }
 }
 
 QTEST_MAIN(TestRunPage)

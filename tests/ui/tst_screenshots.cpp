@@ -37,7 +37,8 @@ void TestScreenshots::scriptRendersEveryPage() {
     QCOMPARE(script.exitStatus(), QProcess::NormalExit);
     QVERIFY2(script.exitCode() == 0, printed.constData());
 
-    for (const char* page : {"targets", "sweep", "run", "compare", "compare-cpu"}) {
+    for (const char* page :
+         {"targets", "sweep", "run", "compare", "compare-cpu", "compare-table", "lab-dialog"}) {
         const QString path = out.filePath(QString::fromLatin1(page) + QStringLiteral(".png"));
         QImage image;
         QVERIFY2(image.load(path), qPrintable(path));

@@ -17,6 +17,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QSet>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -240,6 +241,21 @@ private Q_SLOTS:
         QTest::keyClicks(custom, QStringLiteral("ipvlan-l3"));
         QCOMPARE(target().mode, DeploymentMode::Custom);
         QCOMPARE(target().modeLabel(), QStringLiteral("ipvlan-l3"));
+    }
+
+    // Every mode the lab builds is one the Mode list offers, by the lab's own identifier.
+    void theModeListOffersEveryLabMode() {
+        auto* mode = field<QComboBox>("modeCombo");
+        QSet<QString> offered;
+        for (int i = 0; i < mode->count(); ++i) {
+            mode->setCurrentIndex(i);
+            if (target().mode != DeploymentMode::Custom)
+                offered << target().modeLabel();
+        }
+        for (const QString& id : loadscope::app::labModeIds())
+            QVERIFY2(offered.contains(id), qPrintable(id));
+        QVERIFY(offered.contains(QStringLiteral("ipvlan")));
+        QVERIFY(offered.contains(QStringLiteral("rootless-nat")));
     }
 
     void aChangeMadeElsewhereIsShown() {

@@ -105,6 +105,34 @@ private Q_SLOTS:
                  QStringLiteral("GET, keep-alive, HTTP/2, 10 streams"));
     }
 
+    // Lab targets say they are, and each shows its own mode, not the address that stands in
+    // for every one of them until the lab is built.
+    void labTargetsSayTheyAreLabTargets() {
+        for (const char* mode : {"host", "container-nat"}) {
+            Target target = loadscope::app::makeTarget(
+                QString::fromLatin1(mode),
+                *loadscope::app::deploymentModeFromId(QString::fromLatin1(mode)),
+                int(m_document->session().targets.size()));
+            target.protocol = TargetProtocol::TcpRr;
+            target.address = QStringLiteral("10.213.0.2:8080");
+            target.lab =
+                loadscope::app::LabPlacement{QString::fromLatin1(mode), QStringLiteral("echo"), {}};
+            m_document->addTarget(target);
+        }
+        const QString host = cell(*m_model, 0, TargetTableModel::EndpointColumn);
+        const QString nat = cell(*m_model, 1, TargetTableModel::EndpointColumn);
+        QVERIFY2(host != nat, qPrintable(host));
+        for (int row = 0; row < 2; ++row) {
+            const QString endpoint = cell(*m_model, row, TargetTableModel::EndpointColumn);
+            QVERIFY2(endpoint.contains(QStringLiteral("lab")), qPrintable(endpoint));
+            QVERIFY2(!endpoint.contains(QStringLiteral("10.213.0.2")), qPrintable(endpoint));
+            QVERIFY2(
+                cell(*m_model, row, TargetTableModel::ModeColumn).contains(QStringLiteral("lab")),
+                qPrintable(cell(*m_model, row, TargetTableModel::ModeColumn)));
+        }
+        QVERIFY(nat.contains(QStringLiteral("container-nat")));
+    }
+
     void editsUpdateRowsInPlace() {
         m_document->addTarget(
             httpTarget(QStringLiteral("a"), DeploymentMode::Host, 0, QStringLiteral("http://a/")));

@@ -155,6 +155,60 @@ private Q_SLOTS:
         server.stop();
     }
 
+    // "host answers: …, 7.0 ms": the time once, not "7.0 ms (7.0 ms)".
+    void probeSaysItsTimeOnce() {
+        loadscope::app::HttpServer server;
+        const auto started = server.start();
+        QVERIFY2(started, started ? "" : qPrintable(started.error().toString()));
+        Target target = targets()[0];
+        target.http.url = QStringLiteral("http://127.0.0.1:%1/").arg(server.port());
+        QVERIFY(m_document->updateTarget(target));
+        QSignalSpy finished(m_page.get(), &TargetsPage::probeFinished);
+        action("probeAction")->trigger();
+        QVERIFY(finished.wait(10000));
+        QVERIFY(finished.at(0).at(2).toBool());
+        const QString shown = m_page->findChild<QLabel*>(QStringLiteral("probeStatus"))->text();
+        QCOMPARE(shown.count(QStringLiteral(" ms")), 1);
+        server.stop();
+    }
+
+    // What a probe said is about the session it was made in.
+    void aProbesWordsGoWithItsSession() {
+        QTcpServer placeholder;
+        QVERIFY(placeholder.listen(QHostAddress::LocalHost));
+        const quint16 port = placeholder.serverPort();
+        placeholder.close();
+        Target target = targets()[0];
+        target.http.url = QStringLiteral("http://127.0.0.1:%1/").arg(port);
+        QVERIFY(m_document->updateTarget(target));
+        auto* status = m_page->findChild<QLabel*>(QStringLiteral("probeStatus"));
+        const QString hint = status->text();
+        QSignalSpy finished(m_page.get(), &TargetsPage::probeFinished);
+        action("probeAction")->trigger();
+        QVERIFY(finished.wait(10000));
+        auto* error = m_page->findChild<QLabel*>(QStringLiteral("probeError"));
+        QVERIFY(error->isVisible());
+
+        QVERIFY(m_document->open(QStringLiteral("tcp-rr")));
+        QVERIFY(!error->isVisible());
+        QVERIFY(error->text().isEmpty());
+        QCOMPARE(status->text(), hint);
+    }
+
+    // The palette's eighth colour is a colour: a black line or bar reads as the chart's ink.
+    void theEighthTargetHasAColour() {
+        while (targets().size() < 8)
+            action("addTargetAction")->trigger();
+        QStringList seen;
+        for (const Target& target : targets()) {
+            const QColor colour = QColor::fromString(target.colour);
+            QVERIFY2(colour.lightness() > 60 && colour.hsvSaturation() > 100,
+                     qPrintable(target.colour));
+            QVERIFY2(!seen.contains(target.colour), qPrintable(target.colour));
+            seen << target.colour;
+        }
+    }
+
     void probeShowsTheError() {
         // A port that was free a moment ago: nothing listens there.
         QTcpServer placeholder;

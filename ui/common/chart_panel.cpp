@@ -1,5 +1,6 @@
 #include "ui/common/chart_panel.h"
 
+#include "ui/common/background_settings.h"
 #include "ui/common/chart_export.h"
 #include "ui/common/chart_export_dialog.h"
 
@@ -10,7 +11,7 @@
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
-#include <QSettings>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -81,13 +82,31 @@ void ChartPanel::copyImage() {
     copyChartToClipboard(chart());
 }
 
+QString ChartPanel::suggestedExportPath() const {
+    // A folder that is there: the last one exported into, else Pictures, else home.
+    QString directory = settings::value(kDirectoryKey).toString();
+    for (const QString& candidate :
+         {directory, QStandardPaths::writableLocation(QStandardPaths::PicturesLocation),
+          QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation), QDir::homePath()}) {
+        if (!candidate.isEmpty() && QFileInfo(candidate).isDir()) {
+            directory = candidate;
+            break;
+        }
+    }
+    // The file named as the chart is ("Requests-s at c=50 - host vs proxy"), in the words a
+    // file system takes everywhere; the stem only for a chart without a title.
+    static const QRegularExpression unsafe(QStringLiteral("[^\\w.,=+()-]+"));
+    QString name = chart()->title().replace(QChar(0x2014), QLatin1Char('-'));
+    name = name.replace(unsafe, QStringLiteral(" "))
+               .simplified()
+               .replace(QLatin1Char(' '), QLatin1Char('-'));
+    if (name.isEmpty())
+        name = m_fileStem;
+    return QDir(directory).filePath(name.left(80) + QStringLiteral(".png"));
+}
+
 void ChartPanel::showExportDialog() {
-    QSettings settings;
-    QString directory = settings.value(kDirectoryKey).toString();
-    if (directory.isEmpty())
-        directory = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
-    auto* dialog =
-        new ChartExportDialog(QDir(directory).filePath(m_fileStem + QStringLiteral(".png")), this);
+    auto* dialog = new ChartExportDialog(suggestedExportPath(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog] {
         const QString path = dialog->path();
@@ -100,7 +119,7 @@ void ChartPanel::showExportDialog() {
             box->open();
             return;
         }
-        QSettings().setValue(kDirectoryKey, QFileInfo(path).absolutePath());
+        settings::setValue(kDirectoryKey, QFileInfo(path).absolutePath());
     });
     dialog->open();
 }

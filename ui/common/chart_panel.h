@@ -16,13 +16,17 @@ class ChartPanel : public QWidget {
     Q_OBJECT
 
 public:
-    // Takes ownership of `chart`. `fileStem` names the suggested export file.
+    // Takes ownership of `chart`. `fileStem` names the suggested export file of a chart
+    // without a title.
     ChartPanel(QChart* chart, const QString& fileStem, QWidget* parent = nullptr);
 
     QChart* chart() const;
     QChartView* view() const { return m_view; }
     QAction* copyAction() const { return m_copy; }
     QAction* exportAction() const { return m_export; }
+    // Where Export proposes to write: a file named after the chart's title, in the folder
+    // exported into last, or Pictures, or home (one that exists).
+    QString suggestedExportPath() const;
 
 protected:
     void resizeEvent(QResizeEvent* event) override;

@@ -129,8 +129,13 @@ ModeBarChartData modeBarChartData(const app::Session& session, const app::Compar
         bar.note = vsBaselineNote(*row, baselineName, &bar.noteStyle);
         data.bars.push_back(std::move(bar));
     }
-    if (data.bars.empty())
+    if (data.bars.empty() && concurrency <= 0) {
+        // No level to name: nothing was measured yet.
+        data.title = label;
+        data.emptyText = tr("no results yet");
+    } else if (data.bars.empty()) {
         data.emptyText = tr("no results at %1").arg(level);
+    }
     return data;
 }
 
@@ -164,7 +169,7 @@ ModeLineChartData scalingChartData(const app::Session& session, const app::Compa
     }
     if (data.lines.empty())
         data.emptyText = app::metricApplies(metric, protocol)
-                             ? tr("no results")
+                             ? tr("no results yet")
                              : tr("not measured for %1").arg(app::targetProtocolId(protocol));
     return data;
 }
@@ -202,10 +207,14 @@ latencyDistributionData(const app::Session& session, const app::Comparison& comp
         if (!line.points.isEmpty())
             data.lines.push_back(std::move(line));
     }
-    if (data.lines.empty())
+    if (data.lines.empty() && concurrency <= 0) {
+        data.title = tr("Latency by percentile");
+        data.emptyText = tr("no results yet");
+    } else if (data.lines.empty()) {
         data.emptyText = protocol == app::TargetProtocol::TcpStream
                              ? tr("not measured for %1").arg(app::targetProtocolId(protocol))
                              : tr("no latency figures at %1").arg(naming.levelText(concurrency));
+    }
     return data;
 }
 

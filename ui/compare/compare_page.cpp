@@ -5,12 +5,11 @@
 #include "app/session/session_document.h"
 #include "ui/common/chart_panel.h"
 #include "ui/common/metric_tooltip.h"
-#include "ui/common/table_copy.h"
 #include "ui/compare/capacity_view.h"
 #include "ui/compare/compare_chart_data.h"
 #include "ui/compare/compare_report.h"
 #include "ui/compare/compare_snapshot.h"
-#include "ui/compare/comparison_table_model.h"
+#include "ui/compare/comparison_table_panel.h"
 #include "ui/compare/mode_bar_chart.h"
 #include "ui/compare/mode_line_chart.h"
 #include "ui/compare/rate_sweep_view.h"
@@ -22,14 +21,12 @@
 #include <QDateTime>
 #include <QGridLayout>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
-#include <QSortFilterProxyModel>
 #include <QSplitter>
-#include <QTableView>
 #include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -37,6 +34,9 @@
 namespace loadscope::ui {
 
 namespace {
+
+// The item of the level and metric pickers that shows every row of the table.
+constexpr int kAll = -1;
 
 // Keeps the user's pick (a "userPick" property set when the user chose an
 // item) while it is still offered; otherwise, or when the user has not
@@ -82,32 +82,7 @@ ComparePage::ComparePage(app::SessionDocument* document, QWidget* parent)
     createControls();
     createCharts();
 
-    m_tableModel = new ComparisonTableModel(this);
-    m_sortedTable = new QSortFilterProxyModel(this);
-    m_sortedTable->setSourceModel(m_tableModel);
-    m_sortedTable->setSortRole(ComparisonTableModel::kSortRole);
-    m_table = new QTableView;
-    m_table->setObjectName(QStringLiteral("comparisonTable"));
-    m_table->setModel(m_sortedTable);
-    m_table->setSortingEnabled(true);
-    m_table->sortByColumn(-1, Qt::AscendingOrder); // the comparison's own order until asked
-    m_table->setSelectionBehavior(QAbstractItemView::SelectItems);
-    m_table->setAlternatingRowColors(true);
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setDefaultSectionSize(
-        m_table->verticalHeader()->minimumSectionSize() + 4);
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_table->horizontalHeader()->setDefaultSectionSize(86);
-    m_table->setColumnWidth(ComparisonTableModel::TargetColumn, 140);
-    m_table->setColumnWidth(ComparisonTableModel::ModeColumn, 120);
-    m_table->setColumnWidth(ComparisonTableModel::MetricColumn, 120);
-    m_table->setColumnWidth(ComparisonTableModel::UnitColumn, 60);
-    m_table->setColumnWidth(ComparisonTableModel::RepetitionsColumn, 48);
-    m_table->setColumnWidth(ComparisonTableModel::PValueColumn, 60);
-    m_table->setToolTip(tr("The comparison behind the charts. Click a header to sort; Ctrl+C "
-                           "copies the selected cells as tab-separated text."));
-    installTsvCopy(m_table);
+    m_table = new ComparisonTablePanel;
 
     auto* chartGrid = new QWidget;
     m_chartGrid = chartGrid;
@@ -167,6 +142,8 @@ ComparePage::ComparePage(app::SessionDocument* document, QWidget* parent)
 
     connect(m_document, &app::SessionDocument::sessionChanged, this, &ComparePage::scheduleRebuild);
     connect(m_document, &app::SessionDocument::resultsChanged, this, &ComparePage::scheduleRebuild);
+    connect(m_document, &app::SessionDocument::sessionReplaced, this,
+            &ComparePage::sessionReplaced);
     // Empty until the first snapshot arrives; an empty session needs none.
     applySnapshot(m_snapshot);
     if (!m_document->session().results.empty() || !m_document->session().targets.empty())
@@ -196,16 +173,70 @@ void ComparePage::createControls() {
 
     // Only a user's pick sticks; until then each rebuild picks the default
     // (the highest level, the primary metric), which moves as results arrive.
+    // "All" filters the table only: the charts keep the last level or metric
+    // picked ("chartPick"), which a chart needs one of.
     for (QComboBox* combo : {m_protocolCombo, m_levelCombo, m_metricCombo}) {
-        connect(combo, &QComboBox::activated, combo,
-                [combo] { combo->setProperty("userPick", combo->currentData()); });
+        connect(combo, &QComboBox::activated, combo, [combo] {
+            combo->setProperty("userPick", combo->currentData());
+            if (combo->currentData().toInt() != kAll)
+                combo->setProperty("chartPick", combo->currentData());
+        });
     }
     connect(m_protocolCombo, &QComboBox::currentIndexChanged, this, [this] {
         updateControls();
         updateCharts();
     });
-    connect(m_levelCombo, &QComboBox::currentIndexChanged, this, &ComparePage::updateCharts);
-    connect(m_metricCombo, &QComboBox::currentIndexChanged, this, &ComparePage::updateCharts);
+    for (QComboBox* combo : {m_levelCombo, m_metricCombo}) {
+        connect(combo, &QComboBox::currentIndexChanged, this, [this] {
+            applyTableFilter();
+            updateCharts();
+        });
+    }
+}
+
+int ComparePage::chartLevel() const {
+    const QVariant picked = m_levelCombo->currentData();
+    if (picked.isValid() && picked.toInt() != kAll)
+        return picked.toInt();
+    const QVariant shown =
+        shownLevel(*m_snapshot->session, m_snapshot->comparison, m_protocolCombo->currentData(),
+                   m_levelCombo->property("chartPick"));
+    return shown.isValid() ? shown.toInt() : 0;
+}
+
+app::Metric ComparePage::chartMetric() const {
+    const auto protocol = app::TargetProtocol(m_protocolCombo->currentData().toInt());
+    const QVariant picked = m_metricCombo->currentData();
+    if (picked.isValid() && picked.toInt() != kAll)
+        return app::Metric(picked.toInt());
+    const QVariant kept = m_metricCombo->property("chartPick");
+    const std::vector<app::Metric> offered = app::metricsFor(protocol);
+    if (kept.isValid() &&
+        std::find(offered.begin(), offered.end(), app::Metric(kept.toInt())) != offered.end())
+        return app::Metric(kept.toInt());
+    return app::primaryMetric(protocol);
+}
+
+void ComparePage::applyTableFilter() {
+    const QVariant level = m_levelCombo->currentData();
+    const QVariant metric = m_metricCombo->currentData();
+    m_table->setFilter(
+        level.isValid() && level.toInt() != kAll ? std::optional(level.toInt()) : std::nullopt,
+        metric.isValid() && metric.toInt() != kAll ? std::optional(app::Metric(metric.toInt()))
+                                                   : std::nullopt);
+}
+
+QTableView* ComparePage::table() const {
+    return m_table->view();
+}
+
+void ComparePage::sessionReplaced() {
+    // Another session: the picks, the filter and the sort were about the one before.
+    for (QComboBox* combo : {m_protocolCombo, m_levelCombo, m_metricCombo}) {
+        combo->setProperty("userPick", QVariant());
+        combo->setProperty("chartPick", QVariant());
+    }
+    m_table->reset();
 }
 
 void ComparePage::createCharts() {
@@ -259,7 +290,7 @@ void ComparePage::rebuild() {
     // but not for a session just opened, whose copy was made where it was read.
     std::shared_ptr<const app::Session> input = m_document->sharedSession();
     const QVariant protocolPick = m_protocolCombo->property("userPick");
-    const QVariant levelPick = m_levelCombo->property("userPick");
+    const QVariant levelPick = m_levelCombo->property("chartPick");
     const app::ComparisonOptions options{m_poolSources->isChecked()};
     m_distributionJob.cancel(); // of the old session
     m_rebuildJob.start(
@@ -340,23 +371,35 @@ void ComparePage::updateControls() {
             : tr("The concurrency the bars and the latency distribution show"));
     QList<std::pair<QString, QVariant>> levels;
     const std::vector<int> compared = comparedLevels(comparison, targets);
+    if (compared.size() > 1)
+        levels.append({naming.namesConnections() ? tr("All connections") : tr("All levels"), kAll});
     for (int level : compared)
         levels.append({naming.levelText(level), level});
     refill(m_levelCombo, levels,
-           shownLevel(session, comparison, int(protocol), m_levelCombo->property("userPick")));
+           shownLevel(session, comparison, int(protocol), m_levelCombo->property("chartPick")));
 
     QList<std::pair<QString, QVariant>> metrics;
+    if (!comparison.isEmpty())
+        metrics.append({tr("All metrics"), kAll});
     for (app::Metric metric : app::metricsFor(protocol))
         metrics.append({app::metricLabel(metric, protocol), int(metric)});
-    refill(m_metricCombo, metrics, int(app::primaryMetric(protocol)));
-    for (int i = 0; i < m_metricCombo->count(); ++i)
+    const QVariant keptMetric = m_metricCombo->property("chartPick");
+    refill(m_metricCombo, metrics,
+           keptMetric.isValid() && m_metricCombo->findData(keptMetric) >= 0
+               ? keptMetric
+               : QVariant(int(app::primaryMetric(protocol))));
+    for (int i = 0; i < m_metricCombo->count(); ++i) {
+        const int metric = m_metricCombo->itemData(i).toInt();
         m_metricCombo->setItemData(
-            i, metricToolTip(app::Metric(m_metricCombo->itemData(i).toInt()), protocol),
+            i,
+            metric == kAll ? tr("Every metric in the table; the charts keep the last one picked")
+                           : metricToolTip(app::Metric(metric), protocol),
             Qt::ToolTipRole);
+    }
     m_metricCombo->setEnabled(m_metricCombo->count() > 0);
 
-    // Sorting survives the reset: the proxy re-sorts by its current column.
-    m_tableModel->setComparison(session, comparisonOf(m_snapshot), protocol);
+    m_table->setComparison(session, comparisonOf(m_snapshot), protocol);
+    applyTableFilter();
 }
 
 void ComparePage::updateCharts() {
@@ -367,10 +410,8 @@ void ComparePage::setCharts(ChartPace pace) {
     const app::Session& session = *m_snapshot->session;
     const app::Comparison& comparison = m_snapshot->comparison;
     const auto protocol = app::TargetProtocol(m_protocolCombo->currentData().toInt());
-    const int level = m_levelCombo->currentData().toInt();
-    const auto metric = m_metricCombo->count() > 0
-                            ? app::Metric(m_metricCombo->currentData().toInt())
-                            : app::primaryMetric(protocol);
+    const int level = chartLevel();
+    const app::Metric metric = chartMetric();
 
     // The figures are read now (a fraction of a millisecond); each chart then
     // takes milliseconds to rebuild its series and axes.
@@ -459,16 +500,30 @@ QCoro::Task<app::Result<void>> ComparePage::exportReportPdf(QString path) {
             co_return app::makeError(app::ErrorCode::Internal,
                                      tr("the charts were not rebuilt within a minute"));
     }
+    co_return writeCompareReportPdf(report(), path);
+}
+
+CompareReport ComparePage::report() const {
     const app::Session& session = *m_snapshot->session;
     CompareReport report;
     report.title = m_document->displayName();
     const app::Target* baseline = session.findTarget(m_snapshot->comparison.baselineTargetId());
+    const app::LevelNaming naming(
+        comparedTargets(session, m_snapshot->comparison,
+                        app::TargetProtocol(m_protocolCombo->currentData().toInt())));
     report.subtitle << tr("Protocol %1, bars and latency distribution at %2; baseline: %3")
-                           .arg(m_protocolCombo->currentText(), m_levelCombo->currentText(),
+                           .arg(m_protocolCombo->currentText(), naming.levelText(chartLevel()),
                                 baseline ? baseline->displayName() : tr("none"));
-    report.subtitle << tr("%n result(s). Error bars: 95% confidence intervals over repetitions; "
-                          "differences judged by Welch's t-test at p < 0.05.",
-                          nullptr, int(session.results.size()));
+    report.subtitle << tr("%n result(s). Error bars: 95% confidence intervals over repetitions.",
+                          nullptr, int(session.results.size())) +
+                           QLatin1Char(' ') + m_table->methodSummary();
+    report.subtitle << tr("Table: %1, %2%3 (%4 of %5 rows).")
+                           .arg(m_levelCombo->currentText(), m_metricCombo->currentText(),
+                                m_table->filterText().isEmpty()
+                                    ? QString()
+                                    : tr(", rows holding “%1”").arg(m_table->filterText()))
+                           .arg(m_table->shownRowCount())
+                           .arg(m_table->rowCount());
     report.subtitle << tr("Generated %1 by Loadscope %2")
                            .arg(QDateTime::currentDateTime().toString(Qt::ISODate),
                                 QStringLiteral(LOADSCOPE_VERSION));
@@ -484,8 +539,8 @@ QCoro::Task<app::Result<void>> ComparePage::exportReportPdf(QString path) {
         for (ChartPanel* panel : m_capacityView->chartPanels())
             report.charts << panel->chart();
     }
-    report.table = m_sortedTable;
-    co_return writeCompareReportPdf(report, path);
+    report.table = m_table->shownRows();
+    return report;
 }
 
 } // namespace loadscope::ui

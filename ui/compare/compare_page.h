@@ -2,6 +2,8 @@
 
 #include "app/common/background_job.h"
 #include "app/common/result.h"
+#include "app/session/metric.h"
+#include "ui/compare/compare_report.h"
 
 #include <QCoroTask>
 #include <QList>
@@ -14,7 +16,6 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
-class QSortFilterProxyModel;
 class QTableView;
 class QTimer;
 
@@ -26,7 +27,7 @@ namespace loadscope::ui {
 
 class CapacityView;
 class ChartPanel;
-class ComparisonTableModel;
+class ComparisonTablePanel;
 struct CompareSnapshot;
 struct LevelDistributions;
 class ModeBarChart;
@@ -54,6 +55,12 @@ public:
     // they show the document's current state (a rebuild in flight is
     // awaited, never waited for).
     QCoro::Task<app::Result<void>> exportReportPdf(QString path);
+    // What the report holds as the page shows it now: the charts, the table as sorted and
+    // filtered, and a header naming the levels, the filter and the tests that judged the rows.
+    CompareReport report() const;
+
+    // The comparison table as shown (sorted and filtered).
+    QTableView* table() const;
 
     // Every chart panel of the closed-loop comparison, in reading order
     // (bars, then lines).
@@ -96,6 +103,13 @@ private:
     void setCharts(ChartPace pace);
     void setNextChart();
     void updateSummary();
+    // The level and metric the charts show: the picked one, or with "all" picked the one
+    // picked last (else the default).
+    int chartLevel() const;
+    app::Metric chartMetric() const;
+    // The table follows the level and metric pickers, "all" included.
+    void applyTableFilter();
+    void sessionReplaced();
 
     app::SessionDocument* m_document = nullptr;
     std::shared_ptr<const CompareSnapshot> m_snapshot;         // what is shown
@@ -126,9 +140,7 @@ private:
     RateSweepView* m_rateView = nullptr;
     CapacityView* m_capacityView = nullptr;
 
-    ComparisonTableModel* m_tableModel = nullptr;
-    QSortFilterProxyModel* m_sortedTable = nullptr;
-    QTableView* m_table = nullptr;
+    ComparisonTablePanel* m_table = nullptr;
 };
 
 } // namespace loadscope::ui

@@ -34,6 +34,19 @@ QString plain(double value) {
     return QString::number(value, 'g', 10);
 }
 
+// An end of the change's interval: signed, one decimal, without the per cent sign that the
+// change before it carries ("−20.1", "+3.0").
+QString intervalEnd(double percent) {
+    QString text = formatPercent(percent);
+    text.chop(1);
+    return text == QLatin1String("±0.0") ? QStringLiteral("0.0") : text;
+}
+
+QString methodText(app::ComparisonMethod method) {
+    return method == app::ComparisonMethod::Paired ? ComparisonTableModel::tr("paired")
+                                                   : ComparisonTableModel::tr("Welch");
+}
+
 } // namespace
 
 ComparisonTableModel::ComparisonTableModel(QObject* parent)
@@ -108,7 +121,7 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
         return {};
     case Qt::TextAlignmentRole:
         if (column >= ConcurrencyColumn && column != MetricColumn && column != UnitColumn &&
-            column != VerdictColumn)
+            column != MethodColumn && column != VerdictColumn)
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
         return QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::FontRole:
@@ -120,6 +133,9 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
         }
         return {};
     case Qt::ToolTipRole:
+        // The whole name, whatever the column's width left of it.
+        if (column == TargetColumn)
+            return seriesName(row);
         if (column == RepetitionsColumn && row.row->noisy > 0)
             return wrappedToolTip(tr("%1 of %2 repetitions were noisy: %3")
                                       .arg(row.row->noisy)
@@ -132,7 +148,7 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
             return tr("95% interval: %1 to %2")
                 .arg(formatPercent(*row.row->vsBaselineLowPercent),
                      formatPercent(*row.row->vsBaselineHighPercent));
-        if (column == VerdictColumn || column == PValueColumn)
+        if (column == VerdictColumn || column == PValueColumn || column == MethodColumn)
             return wrappedToolTip(
                 tr("The change against the baseline at the same concurrency, with its 95% "
                    "interval: paired by repetition (the geometric mean of the per-run ratios) "
@@ -181,19 +197,25 @@ QVariant ComparisonTableModel::displayText(const Row& row, int column) const {
         return r.statistics.ci95Low ? formatValue(*r.statistics.ci95Low) : QString();
     case CiHighColumn:
         return r.statistics.ci95High ? formatValue(*r.statistics.ci95High) : QString();
-    case VsBaselineColumn:
-        return r.vsBaselinePercent ? formatPercent(*r.vsBaselinePercent) : QString();
+    case VsBaselineColumn: {
+        if (!r.vsBaselinePercent)
+            return QString();
+        QString text = formatPercent(*r.vsBaselinePercent);
+        if (r.vsBaselineLowPercent && r.vsBaselineHighPercent)
+            text += QStringLiteral(" [%1, %2]")
+                        .arg(intervalEnd(*r.vsBaselineLowPercent),
+                             intervalEnd(*r.vsBaselineHighPercent));
+        return text;
+    }
     case PValueColumn:
         return r.pValue ? QString::number(*r.pValue, 'g', 2) : QString();
+    case MethodColumn:
+        return r.method ? methodText(*r.method) : QString();
     case VerdictColumn: {
-        // "significant (paired)", "n/a: below resolution", then the outliers.
+        // "significant", "n/a: below resolution", then the outliers.
         QString text = verdictText(r.verdict);
         if (r.verdict == app::Verdict::NotApplicable && !r.verdictNote.isEmpty())
             text += QStringLiteral(": ") + r.verdictNote;
-        if (r.method)
-            text += QStringLiteral(" (") +
-                    (*r.method == app::ComparisonMethod::Paired ? tr("paired") : tr("Welch")) +
-                    QLatin1Char(')');
         if (r.outlierCount > 0)
             text +=
                 QStringLiteral(", ") + plural(r.outlierCount, tr("1 outlier"), tr("%1 outliers"));
@@ -251,6 +273,8 @@ QVariant ComparisonTableModel::copyText(const Row& row, int column) const {
         return optionalText(r.pValue);
     case VerdictColumn:
         return app::verdictId(r.verdict);
+    case MethodColumn:
+        return r.method ? app::comparisonMethodId(*r.method) : QString();
     default:
         return displayText(row, column).toString();
     }
@@ -261,8 +285,13 @@ QVariant ComparisonTableModel::headerData(int section, Qt::Orientation orientati
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return QAbstractTableModel::headerData(section, orientation, role);
     if (role == Qt::ToolTipRole && section == VsBaselineColumn)
-        return wrappedToolTip(tr("Geometric mean ratio to the baseline at the same "
-                                 "concurrency, as a change in percent."));
+        return wrappedToolTip(tr("The change against the baseline at the same level in "
+                                 "percent, with its 95% interval in brackets: the geometric "
+                                 "mean ratio, on the log scale."));
+    if (role == Qt::ToolTipRole && section == MethodColumn)
+        return wrappedToolTip(tr("How the change was judged: paired by repetition when the "
+                                 "runs were interleaved and both sides hold the same "
+                                 "repetitions, else Welch's interval for independent samples."));
     if (role == Qt::ToolTipRole && section == ConcurrencyColumn && m_levelNaming.namesConnections())
         return wrappedToolTip(tr("The sweep's level: connections. An HTTP/2 target keeps its "
                                  "streams open on each, so its concurrency is connections × "
@@ -294,9 +323,11 @@ QVariant ComparisonTableModel::headerData(int section, Qt::Orientation orientati
     case CiHighColumn:
         return tr("95% CI high");
     case VsBaselineColumn:
-        return tr("vs baseline");
+        return tr("Change [95% CI]");
     case PValueColumn:
         return tr("p");
+    case MethodColumn:
+        return tr("Test");
     case VerdictColumn:
         return tr("Verdict");
     case ColumnCount:

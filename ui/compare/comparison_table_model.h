@@ -13,9 +13,11 @@
 namespace loadscope::ui {
 
 // The comparison table as the charts read it: one row per target, level and
-// metric with mean, spread, interval, difference to the baseline and the
-// verdict. Display text is formatted for reading; kSortRole gives numbers
-// for sorting and kCopyRole plain values for spreadsheets.
+// metric with mean, spread, interval, the change against the baseline with its
+// interval, the test that judged it (paired or Welch) and the verdict. Display
+// text is formatted for reading; kSortRole gives numbers for sorting and
+// kCopyRole plain values for spreadsheets; a series name is whole in its
+// tooltip, however narrow its column.
 class ComparisonTableModel : public QAbstractTableModel {
     Q_OBJECT
 
@@ -31,8 +33,9 @@ public:
         SdColumn,
         CiLowColumn,
         CiHighColumn,
-        VsBaselineColumn,
+        VsBaselineColumn, // the change with its 95% interval: "−13.2% [−20.1, −6.0]"
         PValueColumn,
+        MethodColumn, // the test that judged the change: paired or Welch
         VerdictColumn,
         ColumnCount
     };

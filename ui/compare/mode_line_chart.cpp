@@ -119,6 +119,9 @@ void ModeLineChart::updateXAxis(const ModeLineChartData& data) {
     for (const QString& label : axis->categoriesLabels())
         axis->remove(label);
     axis->setStartValue(0);
+    // A category axis without categories is laid out nowhere: its title was drawn on its own
+    // above the chart's frame. Without levels there is nothing for it to say.
+    axis->setVisible(true);
 
     if (m_xAxisKind == XAxis::Concurrency) {
         std::set<double> levels;
@@ -128,6 +131,7 @@ void ModeLineChart::updateXAxis(const ModeLineChartData& data) {
         }
         if (levels.empty()) {
             axis->setRange(0, 2);
+            axis->setVisible(false);
             return;
         }
         const double low = plotX(*levels.begin());

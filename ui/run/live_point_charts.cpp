@@ -33,6 +33,16 @@ QLineSeries* addLine(QChart* chart, const QString& name, QValueAxis* x, QValueAx
     return series;
 }
 
+// The p99 line's colour beside a target's p50 colour: the target's hue turned a third of the
+// way round, at a lightness the eye tells apart from the median's in the legend.
+QColor tailColour(const QColor& colour) {
+    QColor hsl = colour.toHsl();
+    const int hue = hsl.hslHue() < 0 ? 0 : (hsl.hslHue() + 120) % 360;
+    const int lightness = hsl.lightness() > 128 ? hsl.lightness() - 70 : hsl.lightness() + 50;
+    // Dark enough to read as a line on the white plot.
+    return QColor::fromHsl(hue, std::max(hsl.hslSaturation(), 140), std::clamp(lightness, 40, 140));
+}
+
 } // namespace
 
 LivePointCharts::LivePointCharts(QWidget* parent)
@@ -63,8 +73,11 @@ LivePointCharts::LivePointCharts(QWidget* parent)
 }
 
 void LivePointCharts::clear() {
-    startPoint(tr("no point running"), QColor(0x0072b2), 0,
-               Rate{tr("Requests/s"), tr("req/s"), false});
+    clear(m_rate.label.isEmpty() ? Rate{tr("Requests/s"), tr("req/s"), false} : m_rate);
+}
+
+void LivePointCharts::clear(const Rate& rate) {
+    startPoint(tr("no point running"), QColor(0x0072b2), 0, rate);
 }
 
 void LivePointCharts::startPoint(const QString& title, const QColor& colour, double plannedSeconds,
@@ -85,8 +98,10 @@ void LivePointCharts::startPoint(const QString& title, const QColor& colour, dou
 
     m_requests->setPen(QPen(colour, 2));
     m_p50->setPen(QPen(colour, 2));
-    QPen tail(colour.darker(150), 2, Qt::DashLine);
-    m_p99->setPen(tail);
+    // The tail in a colour of its own, not a shade of the median's: the legend draws each
+    // line's swatch from its colour alone, without the dashes, and a darker shade of a dark
+    // target colour read as the same swatch.
+    m_p99->setPen(QPen(tailColour(colour), 2, Qt::DashLine));
     m_requests->clear();
     m_p50->clear();
     m_p99->clear();
@@ -112,9 +127,14 @@ void LivePointCharts::addSnapshot(const engine::Progress& progress) {
         m_latencyTop = std::max(m_latencyTop, p99);
     }
     // A counted point runs as long as it takes: the time axis doubles when
-    // reached rather than moving at every snapshot.
-    while (t > m_timeSpan)
-        m_timeSpan *= 2;
+    // reached rather than moving at every snapshot. A timed point keeps its
+    // planned span: its last snapshot comes a moment past the end, which must
+    // not double the axis and leave the data on its first half.
+    if (m_plannedSeconds > 0)
+        m_timeSpan = std::max(m_timeSpan, t > m_plannedSeconds * 1.05 ? t : m_plannedSeconds);
+    else
+        while (t > m_timeSpan)
+            m_timeSpan *= 2;
     m_requests->replace(m_requestPoints);
     m_p50->replace(m_p50Points);
     m_p99->replace(m_p99Points);

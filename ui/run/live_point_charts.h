@@ -41,6 +41,8 @@ public:
     void startPoint(const QString& title, const QColor& colour, double plannedSeconds,
                     const Rate& rate);
     void addSnapshot(const engine::Progress& progress);
+    // No point: empty charts that call the rate as `rate` does.
+    void clear(const Rate& rate);
     void clear();
 
     QLineSeries* requestsSeries() const { return m_requests; }

@@ -1,10 +1,12 @@
 #include "ui/run/run_log_model.h"
 
 #include "app/common/printable_text.h"
+#include "app/report/agent_report.h"
 #include "ui/common/chart_style.h"
 #include "ui/common/table_copy.h"
 
 #include <QBrush>
+#include <QStringList>
 
 namespace loadscope::ui {
 
@@ -15,12 +17,16 @@ namespace {
 const QColor kFailureColour(0xb0, 0x20, 0x20);
 const QColor kNoiseColour(0x8a, 0x5a, 0x00);
 
-// The noise note first, then the error.
+// The noise note first, then the error, then each host's part.
 QString noteText(const RunLogModel::Entry& entry) {
-    if (entry.noise.isEmpty())
-        return entry.error;
-    return QStringLiteral("noisy: ") + entry.noise +
-           (entry.error.isEmpty() ? QString() : QStringLiteral("; ") + entry.error);
+    QStringList parts;
+    if (!entry.noise.isEmpty())
+        parts << QStringLiteral("noisy: ") + entry.noise;
+    if (!entry.error.isEmpty())
+        parts << entry.error;
+    if (!entry.agents.isEmpty())
+        parts << QStringLiteral("hosts: ") + entry.agents;
+    return parts.join(QStringLiteral("; "));
 }
 
 QString optionalText(const std::optional<double>& value) {
@@ -50,6 +56,7 @@ void RunLogModel::appendFinished(const app::SweepPoint& point, int pointCount,
     entry.failed = result.failed;
     entry.error = app::printableText(result.firstError); // a server's words, escaped
     entry.noise = result.noise;
+    entry.agents = app::agentSharesSummary(result.agents);
     append(std::move(entry));
 }
 
@@ -87,6 +94,13 @@ void RunLogModel::clear() {
     beginResetModel();
     m_entries.clear();
     endResetModel();
+}
+
+void RunLogModel::setRateLabel(const QString& label) {
+    if (label == m_rateLabel)
+        return;
+    m_rateLabel = label;
+    Q_EMIT headerDataChanged(Qt::Horizontal, RequestsPerSecondColumn, RequestsPerSecondColumn);
 }
 
 int RunLogModel::rowCount(const QModelIndex& parent) const {
@@ -165,7 +179,7 @@ QVariant RunLogModel::data(const QModelIndex& index, int role) const {
             return QBrush(kNoiseColour);
         return {};
     case Qt::ToolTipRole:
-        if (column == NoteColumn && !(entry.error.isEmpty() && entry.noise.isEmpty()))
+        if (column == NoteColumn && !noteText(entry).isEmpty())
             return noteText(entry);
         return {};
     case Qt::TextAlignmentRole:
@@ -193,7 +207,7 @@ QVariant RunLogModel::headerData(int section, Qt::Orientation orientation, int r
     case RepetitionColumn:
         return tr("Run");
     case RequestsPerSecondColumn:
-        return tr("Requests/s");
+        return m_rateLabel.isEmpty() ? tr("Requests/s") : m_rateLabel;
     case TransferColumn:
         return tr("Transfer (KiB/s)");
     case MeanColumn:

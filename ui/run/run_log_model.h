@@ -50,6 +50,8 @@ public:
         uint64_t failed = 0;
         QString error; // the point's error, or the first failed request's (escaped)
         QString noise; // why the point's figures are noisy, empty when they are not
+        // Each host's rate, CPU and saturation when the load came from several.
+        QString agents;
         bool pointFailed = false;
     };
 
@@ -61,6 +63,8 @@ public:
                       const QColor& colour, const QString& error);
     void clear();
     const Entry& entry(int row) const { return m_entries[size_t(row)]; }
+    // The rate column's title in the words of the session's protocol ("Transactions/s").
+    void setRateLabel(const QString& label);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -76,6 +80,7 @@ private:
     QVariant display(const Entry& entry, int column) const;
 
     std::vector<Entry> m_entries;
+    QString m_rateLabel;
 };
 
 } // namespace loadscope::ui

@@ -5,10 +5,12 @@
 #include "app/sweep/sweep_runner.h"
 #include "engine/progress.h"
 #include "ui/common/chart_style.h"
+#include "ui/common/remembered_columns.h"
 #include "ui/common/table_copy.h"
 #include "ui/run/live_point_charts.h"
 #include "ui/run/run_log_model.h"
 
+#include <QAction>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -19,12 +21,39 @@
 #include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <optional>
 
 namespace loadscope::ui {
 
 namespace {
 
 constexpr int kProgressSteps = 1000; // per point
+
+app::TargetProtocol protocolOf(const app::Session& session, const app::SweepPoint& point) {
+    const app::Target* target = session.findTarget(point.targetId);
+    return target ? target->protocol : app::TargetProtocol::Http;
+}
+
+// "Measuring: 1200 transactions, 0 failed", in the words of the point's protocol.
+QString measuringText(const engine::Progress& progress, app::TargetProtocol protocol) {
+    switch (protocol) {
+    case app::TargetProtocol::Memcache:
+        return RunPage::tr("Measuring: %1 operations, %2 failed")
+            .arg(progress.complete)
+            .arg(progress.failed);
+    case app::TargetProtocol::TcpRr:
+        return RunPage::tr("Measuring: %1 transactions, %2 failed")
+            .arg(progress.complete)
+            .arg(progress.failed);
+    case app::TargetProtocol::TcpStream:
+        return RunPage::tr("Measuring: %1 s").arg(progress.elapsedSeconds, 0, 'f', 1);
+    case app::TargetProtocol::Http:
+        break;
+    }
+    return RunPage::tr("Measuring: %1 requests, %2 failed")
+        .arg(progress.complete)
+        .arg(progress.failed);
+}
 
 } // namespace
 
@@ -67,13 +96,10 @@ RunPage::RunPage(app::SessionDocument* document, app::SweepRunner* runner, QWidg
     m_log->verticalHeader()->hide();
     m_log->verticalHeader()->setDefaultSectionSize(m_log->verticalHeader()->minimumSectionSize() +
                                                    4);
-    m_log->horizontalHeader()->setStretchLastSection(true);
-    m_log->horizontalHeader()->setDefaultSectionSize(90);
-    m_log->setColumnWidth(RunLogModel::TargetColumn, 150);
-    m_log->setColumnWidth(RunLogModel::ConcurrencyColumn, 80);
-    m_log->setColumnWidth(RunLogModel::RepetitionColumn, 40);
-    m_log->setColumnWidth(RunLogModel::TransferColumn, 110);
     m_log->setAlternatingRowColors(true);
+    m_log->setWordWrap(false);
+    new RememberedColumns(m_log, QStringLiteral("run/logColumns"), RunLogModel::NoteColumn,
+                          RememberedColumns::Fill::MayShrink);
     installTsvCopy(m_log);
     // Follow the newest point.
     connect(m_logModel, &QAbstractItemModel::rowsInserted, m_log,
@@ -106,6 +132,24 @@ RunPage::RunPage(app::SessionDocument* document, app::SweepRunner* runner, QWidg
     connect(m_startButton, &QPushButton::clicked, this, &RunPage::start);
     connect(m_stopButton, &QPushButton::clicked, this, &RunPage::stop);
     connect(m_resumeButton, &QPushButton::clicked, this, &RunPage::resume);
+    // The same three for the window's Run menu and toolbar, with the keys IDEs use.
+    const auto action = [this](QPushButton* button, const QString& text, const QKeySequence& key,
+                               const char* name, void (RunPage::*slot)()) {
+        auto* made = new QAction(button->icon(), text, this);
+        made->setObjectName(QString::fromLatin1(name));
+        made->setShortcut(key);
+        made->setToolTip(QStringLiteral("%1 (%2)").arg(button->toolTip(),
+                                                       key.toString(QKeySequence::NativeText)));
+        button->setToolTip(made->toolTip());
+        connect(made, &QAction::triggered, this, slot);
+        return made;
+    };
+    m_startAction = action(m_startButton, tr("&Start Sweep"), QKeySequence(Qt::Key_F5),
+                           "startAction", &RunPage::start);
+    m_stopAction = action(m_stopButton, tr("S&top Sweep"), QKeySequence(Qt::SHIFT | Qt::Key_F5),
+                          "stopAction", &RunPage::stop);
+    m_resumeAction = action(m_resumeButton, tr("&Resume Sweep"),
+                            QKeySequence(Qt::CTRL | Qt::Key_F5), "resumeAction", &RunPage::resume);
 
     connect(m_runner, &app::SweepRunner::runningChanged, this, &RunPage::updateButtons);
     connect(m_runner, &app::SweepRunner::statusChanged, this,
@@ -120,15 +164,21 @@ RunPage::RunPage(app::SessionDocument* document, app::SweepRunner* runner, QWidg
         showStatus(tr("Could not save the session: %1").arg(error), true);
     });
     connect(m_document, &app::SessionDocument::sessionChanged, this, &RunPage::updateButtons);
+    connect(m_document, &app::SessionDocument::sessionChanged, this, &RunPage::followProtocols);
     connect(m_document, &app::SessionDocument::resultsChanged, this, &RunPage::updateButtons);
+    connect(m_document, &app::SessionDocument::sessionReplaced, this, &RunPage::sessionReplaced);
+    followProtocols();
     updateButtons();
 }
 
 RunPage::~RunPage() = default;
 
 void RunPage::start() {
-    if (m_busy || m_runner->isRunning())
+    if (m_busy || m_asking || m_runner->isRunning())
         return;
+    if (m_launchCheck && !m_launchCheck(tr("Start")))
+        return;
+    Q_EMIT launchAccepted();
     if (m_document->session().results.empty()) {
         launch(true);
         return;
@@ -157,8 +207,11 @@ void RunPage::start() {
 }
 
 void RunPage::resume() {
-    if (m_busy || m_runner->isRunning())
+    if (m_busy || m_asking || m_runner->isRunning() || !m_resumeButton->isEnabled())
         return;
+    if (m_launchCheck && !m_launchCheck(tr("Resume")))
+        return;
+    Q_EMIT launchAccepted();
     launch(false);
 }
 
@@ -227,8 +280,7 @@ void RunPage::progressAvailable(const app::SweepPoint& point,
     if (progress->warmingUp)
         showStatus(tr("Warming up…"));
     else if (!m_stopping)
-        showStatus(
-            tr("Measuring: %1 requests, %2 failed").arg(progress->complete).arg(progress->failed));
+        showStatus(measuringText(*progress, protocolOf(m_document->session(), point)));
 }
 
 void RunPage::pointFinished(const app::SweepPoint& point, const app::PointResult& result) {
@@ -265,6 +317,8 @@ void RunPage::sweepFinished(const app::SweepOutcome& outcome) {
         break;
     case app::SweepOutcome::Status::Cancelled:
         m_pointLabel->setText(tr("Sweep stopped"));
+        // The cancelled point stored nothing: the bar shows the points that have a result.
+        m_progress->setValue(donePointCount() * kProgressSteps);
         showStatus(
             tr("Stopped after %n point(s); Resume runs the rest.", nullptr, outcome.pointsRun));
         break;
@@ -279,7 +333,21 @@ void RunPage::sweepFinished(const app::SweepOutcome& outcome) {
 void RunPage::updateButtons() {
     const bool running = m_busy || m_asking || m_runner->isRunning();
     const app::Session& session = m_document->session();
-    const bool runnable = !session.targets.empty() && app::validateSweepPlan(session.plan).ok();
+    QString cannotRun;
+    bool cannotRunIsError = false;
+    if (session.targets.empty()) {
+        cannotRun = tr("Add targets on the Targets page to run a sweep.");
+    } else if (const auto plan = app::validateSweepPlan(session.plan); !plan) {
+        cannotRun = plan.error().message;
+    } else if (std::any_of(session.targets.begin(), session.targets.end(),
+                           [](const app::Target& target) { return target.lab.has_value(); })) {
+        // Said before Start, not at its failure: where the window looked for the CLI.
+        if (const auto cli = m_runner->labCli(); !cli) {
+            cannotRun = tr("The lab cannot be started: %1").arg(cli.error().message);
+            cannotRunIsError = true;
+        }
+    }
+    const bool runnable = cannotRun.isEmpty();
     // Points and done points once: this runs on every change of the session.
     const std::vector<app::SweepPoint> points = app::sweepPoints(session);
     const app::DonePoints done(session);
@@ -290,12 +358,14 @@ void RunPage::updateButtons() {
     m_startButton->setEnabled(!running && runnable);
     m_resumeButton->setEnabled(!running && runnable && anyDone && anyMissing);
     m_stopButton->setEnabled(m_runner->isRunning() && !m_stopping);
+    m_startAction->setEnabled(m_startButton->isEnabled());
+    m_resumeAction->setEnabled(m_resumeButton->isEnabled());
+    m_stopAction->setEnabled(m_stopButton->isEnabled());
     // A hint says why nothing can run; once something can, it must not stay.
     if (running || m_currentPoint >= 0)
         return;
     if (!runnable) {
-        showStatus(session.targets.empty() ? tr("Add targets on the Targets page to run a sweep.")
-                                           : app::validateSweepPlan(session.plan).error().message);
+        showStatus(cannotRun, cannotRunIsError);
         m_statusIsHint = true;
     } else if (m_statusIsHint) {
         showStatus(QString());
@@ -310,6 +380,47 @@ void RunPage::showStatus(const QString& text, bool error) {
     if (error != m_statusIsError) {
         m_statusIsError = error;
         m_status->setStyleSheet(error ? QStringLiteral("color: #b02020;") : QString());
+    }
+}
+
+void RunPage::sessionReplaced() {
+    // The window replaces no session while a sweep runs; what shows is the one before's.
+    m_logModel->clear();
+    m_currentPoint = -1;
+    m_pointCount = 0;
+    m_pointLabel->setText(tr("No sweep running"));
+    m_progress->setRange(0, kProgressSteps);
+    m_progress->setValue(0);
+    followProtocols();
+    showStatus(QString());
+    updateButtons();
+}
+
+int RunPage::donePointCount() const {
+    const app::Session& session = m_document->session();
+    const app::DonePoints done(session);
+    const std::vector<app::SweepPoint> points = app::sweepPoints(session);
+    return int(std::count_if(points.begin(), points.end(),
+                             [&done](const auto& point) { return done.contains(point); }));
+}
+
+void RunPage::followProtocols() {
+    const app::Session& session = m_document->session();
+    std::optional<app::TargetProtocol> common;
+    bool mixed = false;
+    for (const app::Target& target : session.targets) {
+        if (common && *common != target.protocol)
+            mixed = true;
+        common = target.protocol;
+    }
+    const app::TargetProtocol protocol = common.value_or(app::TargetProtocol::Http);
+    m_logModel->setRateLabel(mixed ? tr("Rate (/s)")
+                                   : app::metricLabel(app::Metric::RequestsPerSecond, protocol));
+    if (m_currentPoint < 0 && m_logModel->rowCount() == 0) {
+        const app::Metric rate = app::primaryMetric(protocol);
+        m_charts->clear(LivePointCharts::Rate{app::metricLabel(rate, protocol),
+                                              app::metricUnit(rate, protocol),
+                                              rate == app::Metric::Throughput});
     }
 }
 

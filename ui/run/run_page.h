@@ -2,7 +2,9 @@
 
 #include <QCoroTask>
 #include <QWidget>
+#include <functional>
 
+class QAction;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -43,10 +45,28 @@ public:
     LivePointCharts* liveCharts() const { return m_charts; }
     RunLogModel* logModel() const { return m_logModel; }
 
-private:
+    // Asked before Start and Resume run anything, with the action's name; false: nothing
+    // runs (the check has told the user why). The window refuses while a field shows an error.
+    void setLaunchCheck(std::function<bool(const QString& action)> check) {
+        m_launchCheck = std::move(check);
+    }
+
+    // The actions the window's Run menu and toolbar show: Start (F5), Stop (Shift+F5),
+    // Resume (Ctrl+F5), enabled as the buttons are.
+    QAction* startAction() const { return m_startAction; }
+    QAction* stopAction() const { return m_stopAction; }
+    QAction* resumeAction() const { return m_resumeAction; }
+
     void start();
     void resume();
     void stop();
+
+Q_SIGNALS:
+    // Start or Resume passed the launch check: a sweep starts (or Start asks first whether to
+    // discard the results).
+    void launchAccepted();
+
+private:
     void launch(bool fresh);
     // Disables the buttons, awaits the runner; the outcome reaches
     // sweepFinished() only while the page exists.
@@ -61,9 +81,16 @@ private:
     void updateButtons();
     void showStatus(const QString& text, bool error = false);
     QString pointText(const app::SweepPoint& point) const;
+    // Another session: its Run page starts empty.
+    void sessionReplaced();
+    // The plan's points that have a result.
+    int donePointCount() const;
+    // What the rate chart and the log call a rate of the session's targets.
+    void followProtocols();
 
     app::SessionDocument* m_document = nullptr;
     app::SweepRunner* m_runner = nullptr;
+    std::function<bool(const QString&)> m_launchCheck;
     bool m_busy = false;     // a Start or Resume task is in progress
     bool m_asking = false;   // Start waits for the answer to "discard the results?"
     bool m_stopping = false; // Stop was pressed and the sweep has not ended yet
@@ -72,6 +99,9 @@ private:
     int m_currentPoint = -1;
     int m_pointCount = 0;
 
+    QAction* m_startAction = nullptr;
+    QAction* m_stopAction = nullptr;
+    QAction* m_resumeAction = nullptr;
     QPushButton* m_startButton = nullptr;
     QPushButton* m_stopButton = nullptr;
     QPushButton* m_resumeButton = nullptr;

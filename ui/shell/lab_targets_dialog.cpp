@@ -4,11 +4,15 @@
 #include "app/sweep/lab_sandbox_command.h"
 #include "ui/common/field_error.h"
 #include "ui/common/metric_tooltip.h"
+#include "ui/common/vertical_scroll_area.h"
 #include "ui/shell/lab_topology_sketch.h"
+#include "ui/shell/session_edits.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
+#include <QJsonArray>
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
@@ -16,6 +20,7 @@
 #include <QStandardItemModel>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <chrono>
 #include <set>
 
 namespace loadscope::ui {
@@ -26,6 +31,7 @@ using app::lab::LabServerKind;
 namespace {
 
 constexpr int kModeRole = Qt::UserRole + 1;
+constexpr int kPresentRole = Qt::UserRole + 2; // the session has this mode's lab target
 
 } // namespace
 
@@ -43,7 +49,13 @@ LabTargetsDialog::LabTargetsDialog(app::SessionDocument* document, QWidget* pare
     m_modes = new QListWidget;
     m_modes->setObjectName(QStringLiteral("labModeList"));
     m_modes->setAccessibleName(tr("Lab modes"));
-    m_modes->setMinimumHeight(m_modes->fontMetrics().lineSpacing() * 10);
+    // A mode's reason wraps under its title instead of running off the list's edge.
+    m_modes->setWordWrap(true);
+    m_modes->setUniformItemSizes(false);
+    m_modes->setResizeMode(QListView::Adjust);
+    m_modes->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_modes->setMinimumWidth(m_modes->fontMetrics().averageCharWidth() * 56);
+    m_modes->setMinimumHeight(m_modes->fontMetrics().lineSpacing() * 18);
     m_status = new QLabel;
     m_status->setObjectName(QStringLiteral("labCheckStatus"));
     m_status->setWordWrap(true);
@@ -76,7 +88,23 @@ LabTargetsDialog::LabTargetsDialog(app::SessionDocument* document, QWidget* pare
         break;
     }
 
+    m_host = new QComboBox;
+    m_host->setObjectName(QStringLiteral("labHostCombo"));
+    m_host->addItem(tr("This machine"), QString());
+    for (const app::Host& host : session.hosts)
+        m_host->addItem(QStringLiteral("%1 (%2)").arg(host.name, host.destination), host.name);
+    if (session.lab && !session.lab->host.isEmpty())
+        m_host->setCurrentIndex(std::max(0, m_host->findData(session.lab->host)));
+    m_host->setToolTip(wrappedToolTip(
+        tr("Where the lab is built: this machine, or one of the session's hosts (Targets ▸ "
+           "Hosts…), where the sandbox, its servers and the load agent then run over ssh while "
+           "this window drives them. One lab for every lab target.")));
+    connect(m_host, &QComboBox::currentIndexChanged, this, &LabTargetsDialog::checkMachine);
+
     auto* form = new QFormLayout;
+    auto* hostLabel = new QLabel(tr("&Build on:"));
+    hostLabel->setBuddy(m_host);
+    form->addRow(hostLabel, m_host);
     auto* serverLabel = new QLabel(tr("&Server:"));
     serverLabel->setBuddy(m_server);
     form->addRow(serverLabel, m_server);
@@ -85,6 +113,12 @@ LabTargetsDialog::LabTargetsDialog(app::SessionDocument* document, QWidget* pare
     form->addRow(mtuLabel, m_mtu);
 
     m_sketch = new LabTopologySketch;
+    // The sketch scrolls within a height of its own: ticking modes never grows the dialog.
+    auto* sketchScroll = new VerticalScrollArea;
+    sketchScroll->setObjectName(QStringLiteral("labSketchScroll"));
+    sketchScroll->setForm(m_sketch);
+    sketchScroll->setFixedHeight(m_modes->minimumHeight() +
+                                 m_modes->fontMetrics().lineSpacing() * 2);
     m_error = new FieldError;
     m_error->setObjectName(QStringLiteral("labTargetsError"));
     m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
@@ -94,13 +128,21 @@ LabTargetsDialog::LabTargetsDialog(app::SessionDocument* document, QWidget* pare
 
     auto* modesLabel = new QLabel(tr("M&odes:"));
     modesLabel->setBuddy(m_modes);
+    auto* modesColumn = new QVBoxLayout;
+    modesColumn->addWidget(modesLabel);
+    modesColumn->addWidget(m_modes, 1);
+    modesColumn->addWidget(m_status);
+    auto* sketchColumn = new QVBoxLayout;
+    sketchColumn->addWidget(new QLabel(tr("The lab:")));
+    sketchColumn->addWidget(sketchScroll);
+    sketchColumn->addStretch();
+    auto* columns = new QHBoxLayout;
+    columns->addLayout(modesColumn, 1);
+    columns->addLayout(sketchColumn);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(intro);
-    layout->addWidget(modesLabel);
-    layout->addWidget(m_modes, 1);
-    layout->addWidget(m_status);
+    layout->addLayout(columns, 1);
     layout->addLayout(form);
-    layout->addWidget(m_sketch);
     layout->addWidget(m_error);
     layout->addWidget(m_buttons);
 
@@ -112,11 +154,23 @@ LabTargetsDialog::LabTargetsDialog(app::SessionDocument* document, QWidget* pare
     choiceChanged();
 }
 
+QString LabTargetsDialog::hostName() const {
+    return m_host->currentData().toString();
+}
+
 void LabTargetsDialog::checkMachine() {
     m_known = false;
     fillModes();
+    const app::Host* host = m_document ? m_document->session().findHost(hostName()) : nullptr;
+    if (host) {
+        m_check.cancel();
+        QCoro::connect(checkHost(*host, ++m_hostRound), this, [] {});
+        return;
+    }
     // Computed here: the worker must not ask QCoreApplication.
-    const std::string cli = app::defaultCliPath().toStdString();
+    // Without one, the embedded servers say that the executable is not known.
+    const app::Result<QString> found = app::findCli();
+    const std::string cli = found ? found->toStdString() : std::string();
     m_check.start(
         [cli](const app::JobCheck&) {
             return LabAvailability{app::lab::checkModes(), app::lab::checkServers(cli)};
@@ -124,8 +178,42 @@ void LabTargetsDialog::checkMachine() {
         [this](const LabAvailability& availability) { setAvailability(availability); });
 }
 
+QCoro::Task<> LabTargetsDialog::checkHost(app::Host host, quint64 round) {
+    QPointer<LabTargetsDialog> alive(this);
+    m_status->setText(tr("Checking what the lab can build on %1…").arg(host.name));
+    // Made before the co_await: GCC destroys a co_await operand's temporaries twice.
+    auto checking = app::checkHostOverSsh(host, m_ssh, true, app::kDefaultMaxClockOffsetMs,
+                                          std::chrono::seconds(20));
+    const app::HostCheck checked = co_await checking;
+    if (!alive || round != m_hostRound)
+        co_return;
+    setAvailability(availabilityOf(checked));
+}
+
+LabAvailability LabTargetsDialog::availabilityOf(const app::HostCheck& checked) {
+    LabAvailability availability;
+    if (checked.lab.isEmpty()) {
+        availability.modes =
+            app::invalidInput(checked.error.isEmpty() ? checked.labError : checked.error);
+        return availability;
+    }
+    std::vector<app::lab::ModeAvailability> modes;
+    for (const QJsonValue& mode : checked.lab.value(u"modes").toArray()) {
+        if (const auto known = app::lab::labModeFromId(mode[u"mode"].toString()))
+            modes.push_back({*known, mode[u"available"].toBool(), mode[u"reason"].toString()});
+    }
+    availability.modes = modes;
+    for (const QJsonValue& server : checked.lab.value(u"servers").toArray()) {
+        if (const auto kind = app::lab::labServerKindFromId(server[u"server"].toString()))
+            availability.servers.push_back(
+                {*kind, server[u"available"].toBool(), server[u"detail"].toString()});
+    }
+    return availability;
+}
+
 void LabTargetsDialog::setAvailability(const LabAvailability& availability) {
     m_check.cancel(); // an answer given by hand replaces the one on its way
+    ++m_hostRound;
     m_availability = availability;
     m_known = true;
     fillModes();
@@ -164,11 +252,26 @@ void LabTargetsDialog::fillModes() {
         }
         const QString title =
             QStringLiteral("%1 (%2)").arg(app::lab::labModeTitle(mode), app::lab::labModeId(mode));
-        auto* item =
-            new QListWidgetItem(can || reason.isEmpty() ? title : tr("%1 — %2").arg(title, reason));
+        // How the mode is built where it can be ("embedded proxy; docker-proxy is not
+        // installed"), why not where it cannot: what `lab check` says, in the list.
+        const app::Target* present =
+            m_document ? app::lab::labTargetOf(m_document->session(), mode) : nullptr;
+        QString note = reason;
+        if (present)
+            note = tr("in the session as “%1”").arg(present->displayName());
+        auto* item = new QListWidgetItem(note.isEmpty() ? title : tr("%1 — %2").arg(title, note));
         item->setData(kModeRole, int(mode));
-        item->setToolTip(wrappedToolTip(reason.isEmpty() ? app::lab::labModePath(mode) : reason));
-        if (can) {
+        item->setToolTip(
+            wrappedToolTip((reason.isEmpty() ? QString() : reason + QStringLiteral("\n")) +
+                           tr("Path from the wire: %1").arg(app::lab::labModePath(mode))));
+        if (present) {
+            // A mode keeps its one lab target: shown as part of the lab, not to be added again.
+            item->setData(kPresentRole, true);
+            item->setFlags(Qt::ItemIsUserCheckable);
+            item->setCheckState(Qt::Checked);
+            if (can)
+                ++available;
+        } else if (can) {
             ++available;
             item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
             item->setCheckState(ticked.contains(mode) ? Qt::Checked : Qt::Unchecked);
@@ -216,10 +319,22 @@ app::lab::LabTargetChoice LabTargetsDialog::choice() const {
     choice.mtu = m_mtu->value();
     for (int row = 0; row < m_modes->count(); ++row) {
         const QListWidgetItem* item = m_modes->item(row);
-        if (item->data(kModeRole).isValid() && item->checkState() == Qt::Checked)
+        if (item->data(kModeRole).isValid() && !item->data(kPresentRole).toBool() &&
+            item->checkState() == Qt::Checked)
             choice.modes.push_back(LabMode(item->data(kModeRole).toInt()));
     }
     return choice;
+}
+
+std::vector<LabMode> LabTargetsDialog::presentModes() const {
+    std::vector<LabMode> present;
+    if (!m_document)
+        return present;
+    for (LabMode mode : app::lab::labModes()) {
+        if (app::lab::labTargetOf(m_document->session(), mode))
+            present.push_back(mode);
+    }
+    return present;
 }
 
 void LabTargetsDialog::setModeChecked(LabMode mode, bool checked) {
@@ -240,7 +355,10 @@ void LabTargetsDialog::setServer(LabServerKind kind) {
 void LabTargetsDialog::choiceChanged() {
     const app::lab::LabTargetChoice now = choice();
     m_sketch->setMtu(now.mtu);
-    m_sketch->setModes(now.modes);
+    // The lab as it will be: the session's lab modes and the ones ticked to add.
+    std::vector<LabMode> lab = presentModes();
+    lab.insert(lab.end(), now.modes.begin(), now.modes.end());
+    m_sketch->setModes(lab);
     QString problem;
     if (!now.modes.empty() && m_document) {
         if (auto edit = app::lab::labTargets(m_document->session(), now); !edit)
@@ -258,11 +376,10 @@ void LabTargetsDialog::accept() {
         m_error->setMessage(edit.error().message);
         return;
     }
-    // The document's own edits, as "Add" makes them: the first target of an empty session
-    // becomes its baseline there.
-    for (app::Target& target : edit->targets)
-        m_document->addTarget(std::move(target));
-    m_document->setLab(edit->lab);
+    // The document's own edits, as "Add" makes them (the first target of an empty session
+    // becomes its baseline there), as one step to undo.
+    edit->lab.host = hostName();
+    SessionEdits::of(m_document)->addLabTargets(std::move(edit->targets), edit->lab);
     QDialog::accept();
 }
 

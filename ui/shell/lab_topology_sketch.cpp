@@ -16,7 +16,11 @@ constexpr int kMargin = 8;
 constexpr int kGap = 6;
 // The client and server-host boxes, and the wire drawn between them.
 constexpr int kHostWidth = 150;
-constexpr int kWireWidth = 130;
+constexpr int kWireWidth = 110;
+// The modes' boxes span the sketch below the hosts, indented; their line to the server host
+// runs down its right-hand side.
+constexpr int kModeIndent = 2 * kGap;
+constexpr int kBusRoom = 3 * kGap;
 
 // A mode's path from the client's veth to its server. With linux-bridge in the lab the server
 // host's end of the wire is a bridge port for every mode (as LabTopology builds it).
@@ -68,14 +72,39 @@ int LabTopologySketch::rowHeight() const {
     return fontMetrics().lineSpacing() * 2 + 2 * kGap;
 }
 
+int LabTopologySketch::modeTextWidth() const {
+    // Every mode's, ticked or not, with the bridge port every path gets beside linux-bridge:
+    // the sketch is as wide as its longest path whatever is ticked, so ticking never cuts one.
+    QFont bold = font();
+    bold.setBold(true);
+    const QFontMetrics boldMetrics(bold);
+    const std::vector<app::lab::LabMode> bridged{app::lab::LabMode::Bridge};
+    // A few pixels more than measured: eliding works on the text's exact width, which the
+    // rounded measure may fall short of.
+    int widest = 0;
+    for (app::lab::LabMode mode : app::lab::labModes()) {
+        widest = std::max(widest, boldMetrics.horizontalAdvance(app::lab::labModeTitle(mode)));
+        widest = std::max(widest, fontMetrics().horizontalAdvance(pathOf(mode, bridged)));
+    }
+    return widest + 6;
+}
+
+QRect LabTopologySketch::modeRect(int index) const {
+    const int row = rowHeight();
+    const int top = kMargin + row + kGap + 1 + index * (row + kGap);
+    const int left = kMargin + kModeIndent;
+    return {left, top, width() - kMargin - kBusRoom - left, row};
+}
+
 QSize LabTopologySketch::minimumSizeHint() const {
     const int rows = std::max<int>(1, int(m_modes.size()));
-    return {2 * kHostWidth + kWireWidth + 2 * kMargin,
+    const int modes = kMargin + kModeIndent + modeTextWidth() + 2 * kGap + kBusRoom + kMargin;
+    return {std::max(2 * kHostWidth + kWireWidth + 2 * kMargin, modes),
             2 * kMargin + rowHeight() + kGap + rows * (rowHeight() + kGap)};
 }
 
 QSize LabTopologySketch::sizeHint() const {
-    return minimumSizeHint() + QSize(160, 0);
+    return minimumSizeHint();
 }
 
 void LabTopologySketch::paintEvent(QPaintEvent*) {
@@ -120,23 +149,19 @@ void LabTopologySketch::paintEvent(QPaintEvent*) {
     painter.drawText(mtuLabel, Qt::AlignHCenter | Qt::AlignTop, tr("MTU %1").arg(m_mtu));
 
     // The modes hang off the server host: each its own path from the wire to its server.
-    const int left = server.left() + 2 * kGap;
-    const int modeWidth = std::max(kHostWidth, width() - kMargin - left);
-    int top = server.bottom() + kGap + 1;
     if (m_modes.empty()) {
         painter.setPen(faint);
-        painter.drawText(QRect(left, top, modeWidth, row), Qt::AlignLeft | Qt::AlignVCenter,
+        painter.drawText(modeRect(0), Qt::AlignLeft | Qt::AlignVCenter,
                          tr("Tick a mode to see its path"));
         return;
     }
-    for (app::lab::LabMode mode : m_modes) {
-        const QRect rect(left, top, modeWidth, row);
+    const int busX = width() - kMargin - kBusRoom / 2;
+    for (int i = 0; i < int(m_modes.size()); ++i) {
+        const QRect rect = modeRect(i);
         painter.setPen(ink);
-        const int stemX = server.left() + kGap;
-        painter.drawLine(stemX, server.bottom() + 1, stemX, rect.center().y());
-        painter.drawLine(stemX, rect.center().y(), rect.left() - 1, rect.center().y());
-        box(rect, app::lab::labModeTitle(mode), pathOf(mode, m_modes));
-        top += row + kGap;
+        painter.drawLine(busX, server.bottom() + 1, busX, rect.center().y());
+        painter.drawLine(busX, rect.center().y(), rect.right() + 1, rect.center().y());
+        box(rect, app::lab::labModeTitle(m_modes[size_t(i)]), pathOf(m_modes[size_t(i)], m_modes));
     }
 }
 

@@ -21,13 +21,18 @@ public:
     const std::vector<app::lab::LabMode>& modes() const { return m_modes; }
 
     QSize sizeHint() const override;
+    // As wide as the longest title or path of any mode, ticked or not: ticking a mode never
+    // widens the sketch, nor cuts a path.
     QSize minimumSizeHint() const override;
+    // The box of the index-th mode shown.
+    QRect modeRect(int index) const;
 
 protected:
     void paintEvent(QPaintEvent* event) override;
 
 private:
     int rowHeight() const;
+    int modeTextWidth() const;
     void describe();
 
     int m_mtu = 1500;

@@ -2,12 +2,14 @@
 
 #include "app/session/session_document.h"
 #include "app/sweep/sweep_runner.h"
+#include "ui/common/field_error.h"
 #include "ui/common/plural.h"
 #include "ui/compare/compare_page.h"
 #include "ui/run/run_page.h"
 #include "ui/shell/input_blocker.h"
 #include "ui/shell/pending_answer.h"
 #include "ui/shell/recent_files.h"
+#include "ui/shell/session_edits.h"
 #include "ui/shell/sweep_page.h"
 #include "ui/shell/targets_page.h"
 
@@ -24,6 +26,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
+#include <QUndoStack>
 #include <utility>
 
 // Resources of a static library are registered by hand, outside any namespace.
@@ -95,6 +98,9 @@ MainWindow::~MainWindow() {
     // flow waits for one of them is told Cancel, and checks the window is
     // still there, only from the event loop later.
     qDeleteAll(findChildren<QDialog*>(Qt::FindDirectChildrenOnly));
+    // The document goes with the window's children, its undo stack with it, announcing on the
+    // way that nothing is left to undo: not to a window half destroyed.
+    disconnect(SessionEdits::of(m_document)->stack(), nullptr, this, nullptr);
     // The reverse of construction: pages hold the runner and the document,
     // and the runner (stopping a sweep in progress) holds the document.
     delete m_pages;
@@ -124,6 +130,7 @@ void MainWindow::createPages() {
     m_targetsPage = new TargetsPage(m_document);
     m_sweepPage = new SweepPage(m_document);
     m_runPage = new RunPage(m_document, m_runner);
+    m_runPage->setLaunchCheck([this](const QString& what) { return !refuseFieldInError(what); });
     m_comparePage = new ComparePage(m_document);
     m_pages->addTab(m_targetsPage, tr("Targets"));
     m_pages->addTab(m_sweepPage, tr("Sweep"));
@@ -162,6 +169,30 @@ void MainWindow::writeSettings() const {
 
 void MainWindow::showError(const QString& title, const QString& message) {
     m_prompts.error(title, message);
+}
+
+bool MainWindow::refuseFieldInError(const QString& what) {
+    // A field shown in error never lets an older value go anywhere: the document still holds
+    // the last usable value, which the user has typed over.
+    QString where;
+    QString message;
+    if (const auto target = m_targetsPage->firstFieldInError()) {
+        m_pages->setCurrentWidget(m_targetsPage);
+        m_targetsPage->showFieldInError(*target);
+        where = tr("%1 of target “%2”").arg(target->field.name, target->targetName);
+        message = target->field.message;
+    } else if (const auto plan = m_sweepPage->fieldInError()) {
+        m_pages->setCurrentWidget(m_sweepPage);
+        focusField(plan->field);
+        where = tr("%1 on the Sweep page").arg(plan->name);
+        message = plan->message;
+    } else {
+        return false;
+    }
+    statusBar()->showMessage(tr("%1: %2 is in error").arg(what, where), 5000);
+    showError(tr("%1 Refused").arg(what),
+              tr("%1 is in error: %2\nCorrect it, or undo the edit, first.").arg(where, message));
+    return true;
 }
 
 bool MainWindow::refuseWhileRunning(const QString& what) {
@@ -224,12 +255,16 @@ QCoro::Task<bool> MainWindow::newSession() {
 }
 
 QCoro::Task<bool> MainWindow::saveSession() {
+    if (refuseFieldInError(tr("Save")))
+        co_return false;
     if (m_document->filePath().isEmpty())
         co_return co_await chooseAndSaveAs();
     co_return co_await writeSession(m_document->filePath());
 }
 
 QCoro::Task<bool> MainWindow::saveSessionAs(QString path) {
+    if (refuseFieldInError(tr("Save")))
+        co_return false;
     if (QFileInfo(path).suffix().isEmpty())
         path += QStringLiteral(".loadscope");
     co_return co_await writeSession(path);

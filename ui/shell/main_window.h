@@ -24,6 +24,7 @@ namespace loadscope::ui {
 class ComparePage;
 class InputBlocker;
 class RecentFiles;
+class RunPage;
 class SweepPage;
 class TargetsPage;
 
@@ -125,6 +126,9 @@ private:
     void writeSettings() const;
     void showError(const QString& title, const QString& message);
     bool refuseWhileRunning(const QString& what);
+    // True (and the user taken to the field, told which and why) while a target's or the
+    // plan's field shows an error; `what` names the refused action ("Start", "Save").
+    bool refuseFieldInError(const QString& what);
     // closeEvent's question; on Save (saved) or Discard it closes the window.
     QCoro::Task<> closeOnceConfirmed();
     QCoro::Task<> closeOnceSaved();
@@ -136,6 +140,8 @@ private:
     QMenu* createFileMenu();
     void createEditMenu();
     void createViewMenu();
+    void createRunMenu();
+    void createToolBar();
     void createHelpMenu();
     void rebuildRecentMenu();
     void updateActions();
@@ -168,12 +174,16 @@ private:
     InputBlocker* m_pagesBlocker = nullptr; // while a session opens
     TargetsPage* m_targetsPage = nullptr;
     SweepPage* m_sweepPage = nullptr;
-    QWidget* m_runPage = nullptr;
+    RunPage* m_runPage = nullptr;
     ComparePage* m_comparePage = nullptr;
     QLabel* m_sessionSummary = nullptr;
 
     QMenu* m_recentMenu = nullptr;
+    QAction* m_newAction = nullptr;
+    QAction* m_openAction = nullptr;
     QAction* m_saveAction = nullptr;
+    QAction* m_undoAction = nullptr;
+    QAction* m_redoAction = nullptr;
     QAction* m_exportResultsAction = nullptr;
     QAction* m_exportSummaryAction = nullptr;
     QAction* m_exportPercentilesAction = nullptr;

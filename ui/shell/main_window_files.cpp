@@ -114,6 +114,8 @@ QCoro::Task<bool> MainWindow::openSession(QString pathOrExampleName) {
 }
 
 QCoro::Task<bool> MainWindow::chooseAndSaveAs() {
+    if (refuseFieldInError(tr("Save")))
+        co_return false;
     PendingAnswer<QString> path{QString()};
     m_prompts.saveFileName(tr("Save Session As"), suggestedPath(QStringLiteral(".loadscope")),
                            sessionFilter(), path.answer());
@@ -127,6 +129,8 @@ QCoro::Task<bool> MainWindow::chooseAndSaveAs() {
 
 QCoro::Task<> MainWindow::chooseAndExport(QString title, QString suffix, QString filter,
                                           std::function<void(const QString&)> exportTo) {
+    if (refuseFieldInError(tr("Export")))
+        co_return;
     PendingAnswer<QString> path{QString()};
     m_prompts.saveFileName(title, suggestedPath(suffix), filter, path.answer());
     QPointer<MainWindow> self(this);
@@ -138,6 +142,8 @@ QCoro::Task<> MainWindow::chooseAndExport(QString title, QString suffix, QString
 }
 
 QCoro::Task<> MainWindow::chooseAndExportPercentiles() {
+    if (refuseFieldInError(tr("Export")))
+        co_return;
     PendingAnswer<QString> directory{QString()};
     m_prompts.directory(tr("Export Percentile Distributions Into"),
                         QFileInfo(suggestedPath(QStringLiteral(".hgrm"))).absolutePath(),
@@ -179,6 +185,8 @@ bool MainWindow::exported(const app::Result<void>& written, const QString& path,
 
 QCoro::Task<bool> MainWindow::exportBytes(QString path, QString what,
                                           std::function<QByteArray(const app::Session&)> make) {
+    if (refuseFieldInError(tr("Export")))
+        co_return false;
     const auto write = [session = m_document->sharedSession(), path, make = std::move(make)] {
         return std::make_shared<app::Result<void>>(app::writeFileAtomically(path, make(*session)));
     };
@@ -213,6 +221,8 @@ QCoro::Task<bool> MainWindow::exportSummaryCsv(QString path) {
 }
 
 QCoro::Task<bool> MainWindow::exportPercentileDistributions(QString directory) {
+    if (refuseFieldInError(tr("Export")))
+        co_return false;
     // Each distribution is merged from the stored histograms: on a worker.
     const auto write = [session = m_document->sharedSession(), directory] {
         return std::make_shared<app::Result<QStringList>>(
@@ -241,6 +251,8 @@ QCoro::Task<bool> MainWindow::exportPercentileDistributions(QString directory) {
 }
 
 bool MainWindow::exportReportPdf(const QString& path) {
+    if (refuseFieldInError(tr("Export")))
+        return false;
     // The page writes the report once its charts show the current session
     // (a rebuild may still run on its worker thread); the outcome is shown then.
     QCoro::connect(

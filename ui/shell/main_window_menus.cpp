@@ -4,9 +4,11 @@
 #include "app/sweep/sweep_runner.h"
 #include "ui/common/plural.h"
 #include "ui/compare/compare_page.h"
+#include "ui/run/run_page.h"
 #include "ui/shell/input_blocker.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/recent_files.h"
+#include "ui/shell/session_edits.h"
 #include "ui/shell/sweep_page.h"
 #include "ui/shell/targets_page.h"
 
@@ -18,21 +20,20 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QStyle>
 #include <QTabWidget>
+#include <QToolBar>
+#include <QUndoStack>
 
 namespace loadscope::ui {
 
 namespace {
 
+// An example's title: the name its session gives itself (a few kilobytes, compiled in).
 QString exampleTitle(const QString& name) {
-    if (name == QLatin1String("demo-proxy"))
-        return QObject::tr("Demo: HTTP Direct vs Userland Proxy");
-    if (name == QLatin1String("memcached"))
-        return QObject::tr("memcached Across Deployment Modes");
-    if (name == QLatin1String("tcp-rr"))
-        return QObject::tr("TCP Request/Response Latency");
-    if (name == QLatin1String("lab-tcp-rr"))
-        return QObject::tr("Lab: TCP Request/Response, Host vs NAT vs Host Network");
+    const app::Result<app::Session> example = app::loadExampleSession(name);
+    if (example && !example->name.trimmed().isEmpty())
+        return example->name.trimmed();
     return name;
 }
 
@@ -42,7 +43,45 @@ void MainWindow::createMenus() {
     createFileMenu();
     createEditMenu();
     createViewMenu();
+    createRunMenu();
     createHelpMenu();
+    createToolBar();
+}
+
+void MainWindow::createRunMenu() {
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    run->setObjectName(QStringLiteral("runMenu"));
+    for (QAction* action :
+         {m_runPage->startAction(), m_runPage->stopAction(), m_runPage->resumeAction()})
+        run->addAction(action);
+    // From the menu or a key the sweep starts where the user then sees it go.
+    connect(m_runPage, &RunPage::launchAccepted, this,
+            [this] { m_pages->setCurrentWidget(m_runPage); });
+    run->setToolTipsVisible(true);
+}
+
+void MainWindow::createToolBar() {
+    QToolBar* bar = addToolBar(tr("Main"));
+    bar->setObjectName(QStringLiteral("mainToolBar"));
+    bar->setMovable(false);
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    bar->setIconSize(QSize(16, 16));
+    const auto fallback = [this](QAction* action, QStyle::StandardPixmap pixmap) {
+        // Without an icon theme (a bare desktop) the style's own icons stand in.
+        if (action->icon().isNull())
+            action->setIcon(style()->standardIcon(pixmap));
+        return action;
+    };
+    bar->addAction(fallback(m_newAction, QStyle::SP_FileIcon));
+    bar->addAction(fallback(m_openAction, QStyle::SP_DialogOpenButton));
+    bar->addAction(fallback(m_saveAction, QStyle::SP_DialogSaveButton));
+    bar->addSeparator();
+    bar->addAction(fallback(m_undoAction, QStyle::SP_ArrowBack));
+    bar->addAction(fallback(m_redoAction, QStyle::SP_ArrowForward));
+    bar->addSeparator();
+    bar->addAction(fallback(m_runPage->startAction(), QStyle::SP_MediaPlay));
+    bar->addAction(fallback(m_runPage->stopAction(), QStyle::SP_MediaStop));
+    bar->addAction(fallback(m_runPage->resumeAction(), QStyle::SP_MediaSeekForward));
 }
 
 QMenu* MainWindow::createFileMenu() {
@@ -51,17 +90,25 @@ QMenu* MainWindow::createFileMenu() {
     QAction* newAction = file->addAction(QIcon::fromTheme(QStringLiteral("document-new")),
                                          tr("&New Session"), this, [this] { newSession(); });
     newAction->setShortcut(QKeySequence::New);
+    newAction->setObjectName(QStringLiteral("newSessionAction"));
+    m_newAction = newAction;
     QAction* open = file->addAction(QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open…"),
                                     this, [this] { chooseAndOpen(); });
     open->setShortcut(QKeySequence::Open);
+    m_openAction = open;
 
     QMenu* examples = file->addMenu(tr("Open E&xample"));
+    examples->setObjectName(QStringLiteral("examplesMenu"));
     for (const QString& name : app::exampleSessionNames()) {
+        // Every entry by its title; the name `loadscope` and `loadscope-cli` take, in the tip.
         QAction* example =
-            examples->addAction(exampleTitle(name), this, [this, name] { openSession(name); });
-        example->setToolTip(name);
+            examples->addAction(exampleTitle(name).replace(QLatin1Char('&'), QStringLiteral("&&")),
+                                this, [this, name] { openSession(name); });
+        example->setToolTip(tr("%1 (loadscope %1)").arg(name));
+        example->setStatusTip(tr("Opens the example session %1").arg(name));
         example->setObjectName(QStringLiteral("example-") + name);
     }
+    examples->setToolTipsVisible(true);
 
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
@@ -124,6 +171,28 @@ QMenu* MainWindow::createFileMenu() {
 
 void MainWindow::createEditMenu() {
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    // Undo and Redo of the session's edits (SessionEdits); a field being typed in takes the
+    // keys for its own text first, as every text field does.
+    QUndoStack* history = SessionEdits::of(m_document)->stack();
+    m_undoAction = edit->addAction(QIcon::fromTheme(QStringLiteral("edit-undo")), tr("&Undo"), this,
+                                   [this, history] {
+                                       if (m_undoAction->isEnabled())
+                                           history->undo();
+                                   });
+    m_undoAction->setObjectName(QStringLiteral("undoAction"));
+    m_undoAction->setShortcut(QKeySequence::Undo);
+    m_redoAction = edit->addAction(QIcon::fromTheme(QStringLiteral("edit-redo")), tr("&Redo"), this,
+                                   [this, history] {
+                                       if (m_redoAction->isEnabled())
+                                           history->redo();
+                                   });
+    m_redoAction->setObjectName(QStringLiteral("redoAction"));
+    m_redoAction->setShortcut(QKeySequence::Redo);
+    for (auto changed : {&QUndoStack::canUndoChanged, &QUndoStack::canRedoChanged})
+        connect(history, changed, this, &MainWindow::updateActions);
+    for (auto changed : {&QUndoStack::undoTextChanged, &QUndoStack::redoTextChanged})
+        connect(history, changed, this, &MainWindow::updateActions);
+    edit->addSeparator();
     QMenu* targets = edit->addMenu(tr("&Targets"));
     for (QAction* action : m_targetsPage->targetActions()) {
         targets->addAction(action);
@@ -231,6 +300,14 @@ void MainWindow::updateActions() {
     m_exportPercentilesAction->setEnabled(hasResults);
     m_exportReportAction->setEnabled(hasResults);
     m_clearResultsAction->setEnabled(hasResults && !running && !m_opening);
+    // Not while a sweep stores its points in the session, nor while another is read.
+    const QUndoStack* history = SessionEdits::of(m_document)->stack();
+    m_undoAction->setEnabled(history->canUndo() && !running && !m_opening);
+    m_redoAction->setEnabled(history->canRedo() && !running && !m_opening);
+    m_undoAction->setText(history->canUndo() ? tr("&Undo %1").arg(history->undoText())
+                                             : tr("&Undo"));
+    m_redoAction->setText(history->canRedo() ? tr("&Redo %1").arg(history->redoText())
+                                             : tr("&Redo"));
     for (QAction* action : std::as_const(m_sessionActions))
         action->setEnabled(!m_opening);
     // The pages edit the session that is about to be replaced. Their input is

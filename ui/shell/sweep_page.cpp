@@ -5,6 +5,7 @@
 #include "ui/common/form_rows.h"
 #include "ui/common/metric_tooltip.h"
 #include "ui/shell/capacity_plan_fields.h"
+#include "ui/shell/session_edits.h"
 #include "ui/shell/sweep_estimate_panel.h"
 #include "ui/shell/sweep_plan_text.h"
 
@@ -70,6 +71,9 @@ SweepPage::SweepPage(app::SessionDocument* document, QWidget* parent)
     layout->addWidget(m_estimate, 2);
 
     connect(m_document, &app::SessionDocument::sessionChanged, this, &SweepPage::followDocument);
+    // Another session: a field typed for the one before goes, even when both plans are alike.
+    connect(m_document, &app::SessionDocument::sessionReplaced, this,
+            [this] { loadPlan(m_document->session().plan); });
     connect(m_document, &app::SessionDocument::resultsChanged, this, &SweepPage::updateEstimate);
     loadPlan(m_document->session().plan);
 }
@@ -183,6 +187,7 @@ QWidget* SweepPage::buildPlanFields() {
     m_limitRows << m_byDuration << m_byRequests;
     m_limitWarning = new FieldError;
     m_limitWarning->setObjectName(QStringLiteral("limitWarning"));
+    m_limitWarning->setAdvisory(true);
     loadForm->addRow(m_limitWarning);
     column->addWidget(load);
 
@@ -280,6 +285,9 @@ QWidget* SweepPage::buildPlanFields() {
 
     m_planError = new FieldError;
     m_planError->setObjectName(QStringLiteral("planError"));
+    // A rule between fields (precision and repetitions, CPUs and the machine): the plan's
+    // first field is where the user starts reading it again.
+    m_planError->setField(panel, tr("Sweep plan"));
     column->addWidget(m_planError);
     column->addStretch();
 
@@ -305,6 +313,10 @@ QWidget* SweepPage::buildPlanFields() {
         applyFields();
     });
     return panel;
+}
+
+std::optional<FieldInError> SweepPage::fieldInError() const {
+    return firstFieldInError(this);
 }
 
 QString SweepPage::estimateText() const {
@@ -409,7 +421,7 @@ void SweepPage::applyFields() {
         return;
     }
     m_plan = plan;
-    m_document->setPlan(plan);
+    SessionEdits::of(m_document)->setPlan(plan);
     updateEstimate(); // also when setPlan saw no change
 }
 

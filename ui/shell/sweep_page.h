@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/session/sweep_plan.h"
+#include "ui/common/field_error.h"
 
 #include <QList>
 #include <QPointer>
@@ -30,8 +31,10 @@ class SweepEstimatePanel;
 // search at a latency objective (capacity_plan_fields.h); how
 // long each point lasts, threads, pinning, warm-up, repetitions, pause,
 // order) and how long that will take. Every change that makes a valid plan
-// goes to SessionDocument::setPlan at once; while a field is invalid its
-// message shows next to it and the session keeps the last valid plan.
+// goes to the document at once; while a field is invalid it keeps what the
+// user typed, its message shows next to it, the session keeps the last valid
+// plan, and Start, Save and Export are refused naming the field
+// (fieldInError()).
 class SweepPage : public QWidget {
     Q_OBJECT
 
@@ -41,6 +44,9 @@ public:
     // The estimate as shown, e.g. "27 points · about 1 min 21 s".
     QString estimateText() const;
     bool isValid() const { return m_valid; }
+    // The first field that shows an error, with its name and message; nullopt while the
+    // plan shown is the session's.
+    std::optional<FieldInError> fieldInError() const;
 
 protected:
     void showEvent(QShowEvent* event) override;

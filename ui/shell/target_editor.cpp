@@ -8,6 +8,7 @@
 #include "ui/common/metric_tooltip.h"
 #include "ui/shell/http_options_form.h"
 #include "ui/shell/memcache_options_form.h"
+#include "ui/shell/session_edits.h"
 #include "ui/shell/target_field_checks.h"
 #include "ui/shell/tcp_rr_options_form.h"
 #include "ui/shell/tcp_stream_options_form.h"
@@ -20,6 +21,7 @@
 #include <QLineEdit>
 #include <QStackedWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace loadscope::ui {
 
@@ -56,6 +58,13 @@ TargetEditor::TargetEditor(app::SessionDocument* document, QWidget* parent)
 void TargetEditor::buildCommonFields() {
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
+
+    m_labNote = new QLabel;
+    m_labNote->setObjectName(QStringLiteral("labNote"));
+    m_labNote->setWordWrap(true);
+    m_labNote->setTextFormat(Qt::PlainText);
+    m_labNote->setVisible(false);
+    outer->addWidget(m_labNote);
 
     auto* identity = new QGroupBox(tr("Target"));
     auto* form = new QFormLayout(identity);
@@ -126,9 +135,11 @@ void TargetEditor::buildCommonFields() {
     optionsLayout->addWidget(m_forms);
     m_targetError = new FieldError;
     m_targetError->setObjectName(QStringLiteral("targetError"));
+    m_targetError->setField(m_forms, tr("Protocol options"));
     optionsLayout->addWidget(m_targetError);
     outer->addWidget(options);
     outer->addWidget(buildServerCpuFields());
+    outer->addWidget(buildHostFields());
     outer->addStretch();
 
     connect(m_name, &QLineEdit::textEdited, this, &TargetEditor::applyFields);
@@ -201,8 +212,99 @@ bool TargetEditor::applyServerCpuFields(Target& edited) {
     return ok;
 }
 
+QWidget* TargetEditor::buildHostFields() {
+    auto* group = new QGroupBox(tr("Hosts"));
+    group->setObjectName(QStringLiteral("hostsGroup"));
+    auto* form = new QFormLayout(group);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    const auto addField = [this, form](const QString& name, const QString& label,
+                                       const QString& placeholder, const QString& tip,
+                                       FieldError** error) {
+        auto* edit = new QLineEdit;
+        edit->setObjectName(name + QStringLiteral("Edit"));
+        edit->setPlaceholderText(placeholder);
+        edit->setToolTip(wrappedToolTip(tip));
+        *error = new FieldError;
+        (*error)->setObjectName(name + QStringLiteral("Error"));
+        addFormRow(form, label, edit, *error);
+        connect(edit, &QLineEdit::textEdited, this, &TargetEditor::applyFields);
+        return edit;
+    };
+    m_loadFrom = addField(
+        QStringLiteral("loadFrom"), tr("&Load from:"), tr("this machine"),
+        tr("The session's hosts (Targets ▸ Hosts…) that send this target's load, comma-separated: "
+           "each gets its share of the connections and rate, all start together, and their "
+           "results merge exactly. Empty: this machine."),
+        &m_loadFromError);
+    m_serverHost = addField(
+        QStringLiteral("serverHost"), tr("Server &host:"), tr("this machine"),
+        tr("The session's host the server runs on: its CPU, the host's softirq and other load "
+           "are read there over each point (with the PID or cgroup above, or the process or "
+           "container below, in that host's terms)."),
+        &m_serverHostError);
+    m_serverProcess = addField(
+        QStringLiteral("serverProcess"), tr("Server p&rocess:"), tr("e.g. nginx"),
+        tr("The server found by its name on its host when the sweep starts: the oldest process "
+           "of that name, with its children."),
+        &m_serverProcessError);
+    m_serverContainer = addField(
+        QStringLiteral("serverContainer"), tr("Server con&tainer:"), tr("e.g. web-1"),
+        tr("A container whose cgroup is the server's, found through docker or podman on the "
+           "server's host."),
+        &m_serverContainerError);
+    return group;
+}
+
+bool TargetEditor::applyHostFields(Target& edited) {
+    const app::Session* session = m_document ? &m_document->session() : nullptr;
+    const auto hostProblem = [session](const QString& name) -> QString {
+        if (auto checked = app::checkHostName(name); !checked)
+            return checked.error().message;
+        if (session && !session->findHost(name))
+            return tr("the session has no host '%1' (Targets ▸ Hosts…)").arg(name);
+        return {};
+    };
+    std::vector<QString> loadFrom;
+    QString loadFromProblem;
+    for (const QString& part : m_loadFrom->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const QString name = part.trimmed();
+        if (name.isEmpty())
+            continue;
+        if (loadFromProblem.isEmpty())
+            loadFromProblem = hostProblem(name);
+        if (loadFromProblem.isEmpty() &&
+            std::find(loadFrom.begin(), loadFrom.end(), name) != loadFrom.end())
+            loadFromProblem = tr("host '%1' is named twice").arg(name);
+        loadFrom.push_back(name);
+    }
+    m_loadFromError->setMessage(loadFromProblem);
+    const QString serverHost = m_serverHost->text().trimmed();
+    m_serverHostError->setMessage(serverHost.isEmpty() ? QString() : hostProblem(serverHost));
+    const QString process = m_serverProcess->text().trimmed();
+    const auto processChecked = app::checkServerProcessName(process);
+    m_serverProcessError->setMessage(
+        process.isEmpty() || processChecked ? QString() : processChecked.error().message);
+    const QString container = m_serverContainer->text().trimmed();
+    const auto containerChecked = app::checkContainerName(container);
+    m_serverContainerError->setMessage(
+        container.isEmpty() || containerChecked ? QString() : containerChecked.error().message);
+    const bool ok = !m_loadFromError->hasMessage() && !m_serverHostError->hasMessage() &&
+                    !m_serverProcessError->hasMessage() && !m_serverContainerError->hasMessage();
+    if (ok) {
+        edited.loadFrom = std::move(loadFrom);
+        edited.serverHost = serverHost;
+        edited.serverProcess = process;
+        edited.serverContainer = container;
+    }
+    return ok;
+}
+
 ProtocolOptionsForm* TargetEditor::currentForm() const {
     return qobject_cast<ProtocolOptionsForm*>(m_forms->currentWidget());
+}
+
+std::optional<FieldInError> TargetEditor::fieldInError() const {
+    return m_target.id.isNull() ? std::nullopt : firstFieldInError(this);
 }
 
 void TargetEditor::setTargetId(const QUuid& id) {
@@ -228,6 +330,22 @@ void TargetEditor::loadTarget(const Target& target) {
     // The lab starts a lab target's server and knows its process itself.
     m_serverPid->setEnabled(!target.lab);
     m_serverCgroup->setEnabled(!target.lab);
+    m_labNote->setVisible(bool(target.lab));
+    if (target.lab)
+        m_labNote->setText(tr("A lab target: the deployment lab builds mode %1 and runs the %2 "
+                              "server in it. The sweep reaches it at the address the lab gives "
+                              "the mode; the address below only stands in until then.")
+                               .arg(target.lab->mode, target.lab->server));
+    QStringList loadFrom;
+    for (const QString& host : target.loadFrom)
+        loadFrom << host;
+    m_loadFrom->setText(loadFrom.join(QStringLiteral(", ")));
+    m_serverHost->setText(target.serverHost);
+    m_serverProcess->setText(target.serverProcess);
+    m_serverContainer->setText(target.serverContainer);
+    // A lab target's load and server are the lab's.
+    for (QLineEdit* edit : {m_loadFrom, m_serverHost, m_serverProcess, m_serverContainer})
+        edit->setEnabled(!target.lab);
     m_loading = false;
 
     // A target read from a file may already be unusable: say so at once.
@@ -239,7 +357,8 @@ void TargetEditor::loadTarget(const Target& target) {
     }
     Target checked = target;
     const bool serverCpuOk = applyServerCpuFields(checked);
-    const bool fieldsOk = currentForm()->apply(checked) && serverCpuOk;
+    const bool hostsOk = applyHostFields(checked);
+    const bool fieldsOk = currentForm()->apply(checked) && serverCpuOk && hostsOk;
     m_targetError->setMessage(fieldsOk ? targetProblem(checked) : QString());
     setValid(fieldsOk && !m_targetError->hasMessage());
 }
@@ -281,16 +400,17 @@ void TargetEditor::applyFields() {
         edited.colour = m_colour->colour().name();
     edited.protocol = static_cast<TargetProtocol>(m_protocol->currentData().toInt());
 
-    // Both, so that each shows its own message.
+    // Each, so that each shows its own message.
     const bool serverCpuOk = applyServerCpuFields(edited);
-    const bool fieldsOk = currentForm()->apply(edited) && serverCpuOk;
+    const bool hostsOk = applyHostFields(edited);
+    const bool fieldsOk = currentForm()->apply(edited) && serverCpuOk && hostsOk;
     m_targetError->setMessage(fieldsOk ? targetProblem(edited) : QString());
     const bool valid = fieldsOk && !m_targetError->hasMessage();
     setValid(valid);
     if (!valid)
         return;
     m_target = edited;
-    m_document->updateTarget(edited);
+    SessionEdits::of(m_document)->updateTarget(edited);
 }
 
 void TargetEditor::setValid(bool valid) {

@@ -62,6 +62,8 @@ QString serverCgroupProblem(const QString& path) {
 }
 
 QString serverCpuWarning(const app::Target& target) {
+    if (!target.serverHost.isEmpty())
+        return {}; // the PID and cgroup are the server host's, not this machine's
     QStringList missing;
     if (target.serverPid > 0 &&
         !QFileInfo::exists(QStringLiteral("/proc/%1/stat").arg(target.serverPid)))

@@ -107,13 +107,20 @@ QVariant TargetTableModel::data(const QModelIndex& index, int role) const {
         case NameColumn:
             return isBaseline ? tr("%1 (baseline)").arg(target->displayName())
                               : target->displayName();
-        case ModeColumn:
-            return target->mode == app::DeploymentMode::Custom
-                       ? target->modeLabel()
-                       : app::deploymentModeTitle(target->mode);
+        case ModeColumn: {
+            const QString mode = target->mode == app::DeploymentMode::Custom
+                                     ? target->modeLabel()
+                                     : app::deploymentModeTitle(target->mode);
+            return target->lab ? tr("%1, in the lab").arg(mode) : mode;
+        }
         case ProtocolColumn:
             return app::targetProtocolId(target->protocol);
         case EndpointColumn:
+            // The lab gives each mode its own address when it is built: the one in the
+            // target only stands in until then, and is the same for every lab target.
+            if (target->lab)
+                return tr("lab %1 server in %2, address given by the lab")
+                    .arg(target->lab->server, target->lab->mode);
             return target->endpoint();
         case OptionsColumn:
             return targetOptionsSummary(*target);
@@ -140,6 +147,12 @@ QVariant TargetTableModel::data(const QModelIndex& index, int role) const {
         if (index.column() == ProtocolColumn)
             return QString(tr("<p>Judged first by:</p>") +
                            metricToolTip(app::primaryMetric(target->protocol), target->protocol));
+        if ((index.column() == EndpointColumn || index.column() == ModeColumn) && target->lab)
+            return wrappedToolTip(
+                tr("A lab target: the deployment lab builds mode %1 in a sandbox of its own and "
+                   "runs the %2 server there; the sweep reaches it through the lab, at the "
+                   "address the lab gives the mode (%3 stands in until then).")
+                    .arg(target->lab->mode, target->lab->server, target->endpoint()));
         if (index.column() == EndpointColumn || index.column() == OptionsColumn)
             return data(index, Qt::DisplayRole);
         return {};

@@ -1,12 +1,16 @@
 #include "ui/shell/targets_page.h"
 
+#include "app/agent/agent_safety.h"
 #include "app/session/session_document.h"
 #include "app/sweep/target_probe.h"
 #include "ui/common/field_error.h"
 #include "ui/common/metric_tooltip.h"
 #include "ui/common/plural.h"
+#include "ui/common/remembered_columns.h"
 #include "ui/common/vertical_scroll_area.h"
+#include "ui/shell/hosts_dialog.h"
 #include "ui/shell/lab_targets_dialog.h"
+#include "ui/shell/session_edits.h"
 #include "ui/shell/target_editor.h"
 #include "ui/shell/target_table_model.h"
 
@@ -21,8 +25,10 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTableView>
-#include <QToolButton>
+#include <QTimer>
+#include <QToolBar>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -44,10 +50,12 @@ TargetsPage::TargetsPage(app::SessionDocument* document, QWidget* parent)
     auto* splitter = new QSplitter(Qt::Horizontal);
     splitter->setChildrenCollapsible(false);
     splitter->addWidget(buildTargetList());
-    m_editor = new TargetEditor(m_document);
+    m_editors = new QStackedWidget;
+    m_editors->setObjectName(QStringLiteral("targetEditors"));
+    m_editor = newEditor();
     auto* editorScroll = new VerticalScrollArea;
     editorScroll->setObjectName(QStringLiteral("targetEditorScroll"));
-    editorScroll->setForm(m_editor);
+    editorScroll->setForm(m_editors);
     splitter->addWidget(editorScroll);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
@@ -57,26 +65,121 @@ TargetsPage::TargetsPage(app::SessionDocument* document, QWidget* parent)
     // Selection, not the current index: the view moves the current index
     // before it selects, and the editor must see the finished selection.
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
-        const QUuid id = selectedTargetId();
-        if (id != m_editor->targetId())
-            m_editor->setTargetId(id);
+        showEditorFor(selectedTargetId());
         updateActions();
     });
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
         if (m_model->rowCount() > 0)
             m_table->selectRow(0);
         else
-            m_editor->setTargetId({});
+            showEditorFor({});
         updateActions();
     });
     connect(m_model, &QAbstractItemModel::rowsInserted, this,
             [this](const QModelIndex&, int first) { m_table->selectRow(first); });
-    connect(m_editor, &TargetEditor::validityChanged, this, &TargetsPage::updateActions);
+    connect(m_document, &app::SessionDocument::sessionReplaced, this,
+            &TargetsPage::sessionReplaced);
 
     followDocument();
     if (m_model->rowCount() > 0)
         m_table->selectRow(0);
     updateActions();
+}
+
+TargetEditor* TargetsPage::newEditor() {
+    auto* editor = new TargetEditor(m_document);
+    m_editors->addWidget(editor);
+    connect(editor, &TargetEditor::validityChanged, this, [this] {
+        updateActions();
+        // A kept draft made usable again from elsewhere (an undo) has nothing left to keep.
+        QTimer::singleShot(0, this, &TargetsPage::dropSettledEditors);
+    });
+    return editor;
+}
+
+void TargetsPage::showEditorFor(const QUuid& id) {
+    if (m_editor->targetId() == id)
+        return;
+    TargetEditor* kept = nullptr;
+    for (TargetEditor* editor : editors()) {
+        if (editor != m_editor && editor->targetId() == id && !id.isNull())
+            kept = editor;
+    }
+    if (kept) {
+        m_editor = kept;
+    } else if (!m_editor->isValid() && !m_editor->targetId().isNull()) {
+        // The editor left keeps what the user typed (and its error) until they come back:
+        // Start and Save refuse while it shows one (firstFieldInError()).
+        m_editor = newEditor();
+        m_editor->setTargetId(id);
+    } else {
+        m_editor->setTargetId(id);
+    }
+    m_editors->setCurrentWidget(m_editor);
+    dropSettledEditors();
+}
+
+QList<TargetEditor*> TargetsPage::editors() const {
+    QList<TargetEditor*> all;
+    for (int i = 0; i < m_editors->count(); ++i)
+        all << qobject_cast<TargetEditor*>(m_editors->widget(i));
+    return all;
+}
+
+void TargetsPage::dropSettledEditors() {
+    for (TargetEditor* editor : editors()) {
+        if (editor == m_editor)
+            continue;
+        const bool gone = !m_document->session().findTarget(editor->targetId());
+        if (gone || editor->isValid()) {
+            m_editors->removeWidget(editor);
+            editor->deleteLater();
+        }
+    }
+}
+
+void TargetsPage::sessionReplaced() {
+    // Another session: nothing typed or probed for the one before belongs to it, even where
+    // a target of the same id comes back (the same file opened again).
+    for (TargetEditor* editor : editors()) {
+        if (editor != m_editor) {
+            m_editors->removeWidget(editor);
+            editor->deleteLater();
+        }
+    }
+    m_editor->setTargetId(selectedTargetId());
+    m_probeError->setMessage({});
+    m_probeStatus->setText(probeHint());
+    updateActions();
+}
+
+std::optional<TargetsPage::TargetFieldInError> TargetsPage::firstFieldInError() const {
+    // The editor shown first, then the drafts kept, in the table's order.
+    QList<TargetEditor*> order{m_editor};
+    for (int row = 0; row < m_model->rowCount(); ++row) {
+        for (TargetEditor* editor : editors()) {
+            if (editor != m_editor && editor->targetId() == m_model->targetId(row))
+                order << editor;
+        }
+    }
+    for (TargetEditor* editor : std::as_const(order)) {
+        if (auto field = editor->fieldInError()) {
+            const app::Target* target = m_document->session().findTarget(editor->targetId());
+            return TargetFieldInError{editor->targetId(),
+                                      target ? target->displayName() : QString(), *field};
+        }
+    }
+    return std::nullopt;
+}
+
+void TargetsPage::showFieldInError(const TargetFieldInError& found) {
+    selectTarget(found.targetId);
+    focusField(found.field.field);
+}
+
+QString TargetsPage::probeHint() {
+    return tr("Probe sends one request to the selected target to check that it answers, "
+              "before a whole sweep depends on it.");
 }
 
 QWidget* TargetsPage::buildSessionFields() {
@@ -115,19 +218,18 @@ QWidget* TargetsPage::buildTargetList() {
     auto* layout = new QVBoxLayout(panel);
     layout->setContentsMargins(0, 0, 0, 0);
 
-    auto* buttons = new QHBoxLayout;
-    buttons->setSpacing(2);
+    // A tool bar rather than a row of buttons: in a narrow window the actions that do not fit
+    // go behind its extension arrow instead of widening the whole window.
+    auto* buttons = new QToolBar;
+    buttons->setObjectName(QStringLiteral("targetActionsBar"));
+    buttons->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    buttons->setIconSize(QSize(16, 16));
     for (QAction* action : targetActions()) {
-        auto* button = new QToolButton;
-        button->setDefaultAction(action);
-        button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-        button->setAutoRaise(true);
-        buttons->addWidget(button);
+        buttons->addAction(action);
         if (action == m_remove || action == m_moveDown || action == m_baseline)
-            buttons->addSpacing(10);
+            buttons->addSeparator();
     }
-    buttons->addStretch();
-    layout->addLayout(buttons);
+    layout->addWidget(buttons);
 
     m_table = new QTableView;
     m_table->setObjectName(QStringLiteral("targetTable"));
@@ -139,13 +241,9 @@ QWidget* TargetsPage::buildTargetList() {
     m_table->setWordWrap(false);
     m_table->setTabKeyNavigation(false);
     m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_table->horizontalHeader()->setDefaultSectionSize(140);
-    m_table->setColumnWidth(TargetTableModel::NameColumn, 170);
-    m_table->setColumnWidth(TargetTableModel::ModeColumn, 190);
-    m_table->setColumnWidth(TargetTableModel::ProtocolColumn, 80);
-    m_table->setColumnWidth(TargetTableModel::EndpointColumn, 200);
+    m_table->setTextElideMode(Qt::ElideMiddle);
+    new RememberedColumns(m_table, QStringLiteral("targets/tableColumns"),
+                          TargetTableModel::OptionsColumn, RememberedColumns::Fill::MayShrink);
     m_table->setAccessibleName(tr("Targets"));
     layout->addWidget(m_table, 1);
 
@@ -153,8 +251,7 @@ QWidget* TargetsPage::buildTargetList() {
     m_probeStatus->setObjectName(QStringLiteral("probeStatus"));
     m_probeStatus->setWordWrap(true);
     m_probeStatus->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_probeStatus->setText(tr("Probe sends one request to the selected target to check that "
-                              "it answers, before a whole sweep depends on it."));
+    m_probeStatus->setText(probeHint());
     m_probeStatus->setToolTip(
         wrappedToolTip(tr("What one request told about the server: its software (the "
                           "Server header), the status and the document length, the bytes "
@@ -191,6 +288,10 @@ void TargetsPage::createActions() {
     m_addLab = make(tr("Add Lab Targets…"), QStringLiteral("network-workgroup"),
                     tr("Add targets the deployment lab builds: one per mode, same server"), {},
                     &TargetsPage::addLabTargets);
+    m_hosts = make(tr("Hosts…"), QStringLiteral("network-server"),
+                   tr("Your machines reached over ssh: to send load from, to measure a server "
+                      "on, to build the lab on"),
+                   {}, &TargetsPage::editHosts);
     m_duplicate =
         make(tr("Duplicate"), QStringLiteral("edit-copy"), tr("Add a copy of the selected target"),
              {QKeySequence(Qt::CTRL | Qt::Key_D)}, &TargetsPage::duplicateTarget);
@@ -210,6 +311,7 @@ void TargetsPage::createActions() {
                    {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P)}, &TargetsPage::probeTarget);
     m_add->setObjectName(QStringLiteral("addTargetAction"));
     m_addLab->setObjectName(QStringLiteral("addLabTargetsAction"));
+    m_hosts->setObjectName(QStringLiteral("hostsAction"));
     m_duplicate->setObjectName(QStringLiteral("duplicateTargetAction"));
     m_remove->setObjectName(QStringLiteral("removeTargetAction"));
     m_moveUp->setObjectName(QStringLiteral("moveTargetUpAction"));
@@ -219,7 +321,8 @@ void TargetsPage::createActions() {
 }
 
 QList<QAction*> TargetsPage::targetActions() const {
-    return {m_add, m_addLab, m_duplicate, m_remove, m_moveUp, m_moveDown, m_baseline, m_probe};
+    return {m_add,    m_addLab,   m_hosts,    m_duplicate, m_remove,
+            m_moveUp, m_moveDown, m_baseline, m_probe};
 }
 
 QUuid TargetsPage::selectedTargetId() const {
@@ -241,6 +344,7 @@ void TargetsPage::followDocument() {
         const QSignalBlocker blocker(m_notes);
         m_notes->setPlainText(session.notes);
     }
+    dropSettledEditors();
     updateActions();
 }
 
@@ -285,7 +389,7 @@ void TargetsPage::addTarget() {
         target.tcpRr = model->tcpRr;
         target.tcpStream = model->tcpStream;
     }
-    m_document->addTarget(target);
+    SessionEdits::of(m_document)->addTarget(target, tr("Add"));
     m_editor->setFocus();
 }
 
@@ -294,6 +398,13 @@ void TargetsPage::addLabTargets() {
     auto* dialog = new LabTargetsDialog(m_document, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->checkMachine();
+    dialog->open();
+}
+
+void TargetsPage::editHosts() {
+    // Open, not exec(): a Check runs ssh in the background while the dialog shows.
+    auto* dialog = new HostsDialog(m_document, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->open();
 }
 
@@ -306,7 +417,7 @@ void TargetsPage::duplicateTarget() {
     copy.name = tr("%1 copy").arg(selected->displayName());
     const auto& colours = app::defaultTargetColours();
     copy.colour = colours[m_document->session().targets.size() % colours.size()];
-    m_document->addTarget(copy);
+    SessionEdits::of(m_document)->addTarget(copy, tr("Duplicate"));
 }
 
 void TargetsPage::removeTarget() {
@@ -316,7 +427,7 @@ void TargetsPage::removeTarget() {
         return;
     const int row = m_model->rowOf(id);
     const auto removeNow = [this, id, row] {
-        m_document->removeTarget(id);
+        SessionEdits::of(m_document)->removeTarget(id);
         if (m_model->rowCount() > 0)
             m_table->selectRow(std::min(row, m_model->rowCount() - 1));
     };
@@ -348,18 +459,25 @@ void TargetsPage::moveTarget(int offset) {
     const int row = m_model->rowOf(selectedTargetId());
     if (row < 0)
         return;
-    m_document->moveTarget(row, row + offset);
+    SessionEdits::of(m_document)->moveTarget(row, row + offset);
     updateActions();
 }
 
 void TargetsPage::setBaseline() {
-    m_document->setBaseline(selectedTargetId());
+    SessionEdits::of(m_document)->setBaseline(selectedTargetId());
 }
 
 void TargetsPage::probeTarget() {
     const Target* target = m_document->session().findTarget(selectedTargetId());
     if (!target || m_probing || !m_editor->isValid())
         return;
+    // A lab target is not probed from here: the gate says why in one line.
+    if (auto allowed = app::checkConnection(*target, app::Connector::ThisProcess); !allowed) {
+        m_probeStatus->clear();
+        m_probeError->setMessage(allowed.error().message);
+        Q_EMIT probeFinished(target->id, allowed.error().message, false);
+        return;
+    }
     m_probing = true;
     updateActions();
     m_probeError->setMessage({});
@@ -377,9 +495,8 @@ void TargetsPage::showProbeResult(const QUuid& targetId, const app::ProbeResult&
     const app::Target* target = m_document->session().findTarget(targetId);
     const QString name = target ? target->displayName() : tr("the removed target");
     if (result.ok) {
-        m_probeStatus->setText(tr("%1 answers: %2 (%3 ms)")
-                                   .arg(name, result.summary())
-                                   .arg(result.elapsedMs, 0, 'f', 1));
+        // The summary ends with the time the probe took: said once.
+        m_probeStatus->setText(tr("%1 answers: %2").arg(name, result.summary()));
     } else {
         m_probeStatus->clear();
         m_probeError->setMessage(tr("%1: %2").arg(name, result.error));
