@@ -155,13 +155,6 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::checkTargets(Sweep& sweep) {
                                                     targetLabel(*target), specs.error().message));
             draft = std::move(specs->draft);
         }
-        // A capacity search's probe and steps run from this machine (or the
-        // lab's agent) alone: load from other hosts is refused, not ignored.
-        if (!target->loadFrom.empty() && sweep.session.plan.levelKind == SweepLevelKind::Capacity)
-            co_return failed(sweep.outcome,
-                             QStringLiteral("%1: a capacity search runs its load from this "
-                                            "machine; remove the target's load from other hosts")
-                                 .arg(targetLabel(*target)));
         // Load from other hosts goes where their names resolve, from where
         // they are: nothing of it is this machine's to resolve or probe.
         if (!target->loadFrom.empty())

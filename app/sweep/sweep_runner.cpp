@@ -225,6 +225,15 @@ QCoro::Task<SweepOutcome> SweepRunner::runSteps(Sweep& sweep) {
                         [&](const SweepPoint& p) { return p.targetId == target.id; }))
             sweep.targets.push_back(&target);
     }
+    // A capacity search's probe and steps run from this machine (or the lab's
+    // agent) alone: load from other hosts is refused before any host is opened.
+    for (const Target* target : sweep.targets) {
+        if (!target->loadFrom.empty() && session.plan.levelKind == SweepLevelKind::Capacity)
+            co_return failed(sweep.outcome,
+                             QStringLiteral("%1: a capacity search runs its load from this "
+                                            "machine; remove the target's load from other hosts")
+                                 .arg(targetLabel(*target)));
+    }
 
     if (auto ended = co_await openAgent(sweep))
         co_return *ended;
