@@ -1,6 +1,7 @@
 #include "engine/arrival_schedule.h"
 
 #include <cmath>
+#include <limits>
 
 namespace loadscope::engine {
 
@@ -11,6 +12,18 @@ uint64_t splitmix64(uint64_t& state) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
+}
+
+// A time `offsetNs` after `firstNs`, or "never" (the largest time) beyond
+// what an int64_t of nanoseconds holds: a schedule that far ahead is one the
+// run ends before, and a rounding that overflowed would make it due at once,
+// again and again.
+int64_t timeAfter(int64_t firstNs, double offsetNs) {
+    constexpr auto kNever = std::numeric_limits<int64_t>::max();
+    const double at = double(firstNs) + offsetNs;
+    if (!(at < 9.0e18)) // also NaN
+        return kNever;
+    return firstNs + int64_t(std::llround(offsetNs));
 }
 
 } // namespace
@@ -36,14 +49,14 @@ void ArrivalSchedule::advance(Cursor& cursor) const {
     if (m_arrival == Arrival::Constant) {
         // From the index, not by adding the rounded gap: 1e9 / 3 ns a
         // thousand times a second would drift a microsecond a second.
-        cursor.atNs = m_firstNs + int64_t(std::llround(double(cursor.index) * m_gapNs));
+        cursor.atNs = timeAfter(m_firstNs, double(cursor.index) * m_gapNs);
         return;
     }
     // Inverse transform of a uniform draw in (0, 1]: never log(0).
     const double u =
         1.0 - double(splitmix64(cursor.random) >> 11) * (1.0 / double(uint64_t(1) << 53));
     cursor.offsetNs += -std::log(u) * m_gapNs;
-    cursor.atNs = m_firstNs + int64_t(std::llround(cursor.offsetNs));
+    cursor.atNs = timeAfter(m_firstNs, cursor.offsetNs);
 }
 
 int64_t ArrivalSchedule::take() {

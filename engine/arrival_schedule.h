@@ -21,7 +21,10 @@ namespace loadscope::engine {
 class ArrivalSchedule {
 public:
     // `ratePerSecond` > 0; the first time is `firstNs` for constant arrival,
-    // one random gap after it for Poisson.
+    // one random gap after it for Poisson. A time beyond what int64_t
+    // nanoseconds hold is never due (INT64_MAX), never a wrapped-round one.
+    // validateLoadSpec keeps every rate where that cannot come before a
+    // run's end (kMinRate).
     ArrivalSchedule(Arrival arrival, double ratePerSecond, int64_t firstNs, uint64_t seed);
 
     // The intended start of the next request not yet taken.

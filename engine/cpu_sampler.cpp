@@ -151,6 +151,55 @@ std::optional<uint64_t> processTreeTicks(int root) {
     return ticks;
 }
 
+bool isSoftirqThread(std::string_view statLine) {
+    const size_t open = statLine.find('(');
+    return open != std::string_view::npos && statLine.substr(open + 1).starts_with("ksoftirqd/");
+}
+
+namespace {
+
+// One per CPU, children of kthreadd (PID 2), as long as the machine runs: found once.
+const std::vector<int>& softirqThreads() {
+    static const std::vector<int> found = [] {
+        std::vector<uint64_t> candidates;
+        if (const auto children = readTextFile("/proc/2/task/2/children")) {
+            candidates = numbers(*children);
+        } else if (DIR* proc = opendir("/proc")) { // a kernel without CONFIG_PROC_CHILDREN
+            while (const dirent* entry = readdir(proc)) {
+                uint64_t pid = 0;
+                const std::string_view name(entry->d_name);
+                const auto [end, error] =
+                    std::from_chars(name.data(), name.data() + name.size(), pid);
+                if (error == std::errc() && end == name.data() + name.size())
+                    candidates.push_back(pid);
+            }
+            closedir(proc);
+        }
+        std::vector<int> pids;
+        for (const uint64_t pid : candidates) {
+            const auto stat = readTextFile("/proc/" + std::to_string(pid) + "/stat");
+            if (stat && isSoftirqThread(*stat))
+                pids.push_back(int(pid));
+        }
+        return pids;
+    }();
+    return found;
+}
+
+std::optional<uint64_t> softirqThreadTicks() {
+    if (softirqThreads().empty())
+        return std::nullopt;
+    uint64_t ticks = 0;
+    for (const int pid : softirqThreads()) {
+        const auto stat = readTextFile("/proc/" + std::to_string(pid) + "/stat");
+        if (const auto own = stat ? parseProcessTicks(*stat) : std::nullopt)
+            ticks += *own;
+    }
+    return ticks;
+}
+
+} // namespace
+
 std::optional<uint64_t> parseCgroupUsageNs(std::string_view cpuStat) {
     const size_t at = cpuStat.find("usage_usec ");
     if (at == std::string_view::npos || (at > 0 && cpuStat[at - 1] != '\n'))
@@ -218,11 +267,13 @@ CpuSample CpuSampler::sample() const {
     CpuSample sample;
     // The server first and the machine last, closest to the timestamp.
     const auto server = serverCpuNs();
+    const auto softirq = softirqThreadTicks();
     if (const auto text = readTextFile("/proc/stat")) {
         if (auto parsed = parseProcStat(*text))
             sample = std::move(*parsed);
     }
     sample.serverCpuNs = server;
+    sample.softirqThreadTicks = softirq;
     for (size_t cpu = 0; cpu < sample.perCpu.size(); ++cpu) {
         const auto freq = readTextFile("/sys/devices/system/cpu/cpu" + std::to_string(cpu) +
                                        "/cpufreq/scaling_cur_freq");
@@ -255,6 +306,8 @@ CpuWindow cpuWindow(const CpuSample& start, const CpuSample& end, long ticksPerS
     w.idle = seconds(a.idle, b.idle, t) + seconds(a.iowait, b.iowait, t);
     if (start.serverCpuNs && end.serverCpuNs && *end.serverCpuNs >= *start.serverCpuNs)
         w.serverCpuSeconds = double(*end.serverCpuNs - *start.serverCpuNs) / 1e9;
+    if (start.softirqThreadTicks && end.softirqThreadTicks)
+        w.softirqThreadSeconds = seconds(*start.softirqThreadTicks, *end.softirqThreadTicks, t);
     const size_t cpus = std::min(start.perCpu.size(), end.perCpu.size());
     for (size_t i = 0; i < cpus; ++i) {
         const CpuTicks& x = start.perCpu[i];

@@ -45,6 +45,9 @@ struct CpuSample {
     std::vector<CpuTicks> perCpu;      // "cpu0", "cpu1" ...
     std::vector<uint64_t> frequencies; // kHz per CPU, scaling_cur_freq; empty when absent
     std::optional<uint64_t> serverCpuNs;
+    // The kernel's softirq threads (ksoftirqd/N) together, in ticks; nullopt where /proc does
+    // not show them (a PID namespace with its own /proc).
+    std::optional<uint64_t> softirqThreadTicks;
 };
 
 // Where the CPU went between two samples, in seconds of CPU time summed over
@@ -60,6 +63,12 @@ struct CpuWindow {
     double steal = 0;
     double idle = 0; // idle + iowait
     std::optional<double> serverCpuSeconds;
+    // The softirq threads' CPU (ksoftirqd/N): softirq work the kernel deferred, the point's
+    // traffic's mostly; nullopt when not read.
+    std::optional<double> softirqThreadSeconds;
+    // Whether the kernel charged interrupt time to the task it interrupted
+    // (interrupt_accounting.h), as LoadRun measured it after the window; nullopt: not known.
+    std::optional<bool> interruptsInProcessTimes;
     bool frequencyChanged = false; // some CPU's scaling_cur_freq moved by over 10 % end to end
     uint64_t minFrequencyKHz = 0;  // over both samples, 0 when not available
     uint64_t maxFrequencyKHz = 0;
@@ -86,6 +95,8 @@ std::optional<ProcessStat> parseProcessStat(std::string_view statLine);
 // utime + stime + cutime + cstime in ticks of `root` and of every process below
 // it, walking /proc; nullopt when `root` is gone.
 std::optional<uint64_t> processTreeTicks(int root);
+// The kernel's softirq threads, "ksoftirqd/N", from a /proc/PID/stat line's command.
+bool isSoftirqThread(std::string_view statLine);
 // The CPU nanoseconds a cgroup's cpu.stat (usage_usec) reports; nullopt without it.
 std::optional<uint64_t> parseCgroupUsageNs(std::string_view cpuStat);
 

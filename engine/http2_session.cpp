@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
+#include <utility>
 
 namespace loadscope::engine {
 
@@ -18,6 +20,30 @@ uint32_t windowOf(int bits) {
 std::string streamText(int32_t id) {
     return "stream " + std::to_string(id);
 }
+
+// At most this much of a text the server chose (its GOAWAY's debug data).
+constexpr size_t kMaxQuotedBytes = 128;
+
+// What a connection error's code says, for a GOAWAY nghttp2 sent without a
+// reason of its own (an HPACK failure has none).
+std::string connectionErrorText(uint32_t code) {
+    switch (code) {
+    case NGHTTP2_COMPRESSION_ERROR:
+        return "a header block HPACK cannot decode";
+    case NGHTTP2_FLOW_CONTROL_ERROR:
+        return "flow control broken";
+    case NGHTTP2_FRAME_SIZE_ERROR:
+        return "a frame of a size not allowed";
+    case NGHTTP2_ENHANCE_YOUR_CALM:
+        return "a flood of frames";
+    default:
+        return "a frame the protocol does not allow";
+    }
+}
+
+// nghttp2's error callback names the field it refused in this form; it also
+// reports fields it merely ignored, which reset nothing.
+constexpr std::string_view kRefusedFieldText = "Invalid HTTP header field was received";
 
 } // namespace
 
@@ -35,7 +61,8 @@ struct Http2Callbacks {
         if (Http2Session::Stream* s = stream(session, hd->stream_id)) {
             if (s->firstByteNs == 0)
                 s->firstByteNs = of(user).m_now;
-            s->bytes += kFrameHeaderBytes + hd->length;
+            s->unconfirmed = kFrameHeaderBytes + hd->length;
+            s->bytes += s->unconfirmed;
         }
         return 0;
     }
@@ -53,6 +80,11 @@ struct Http2Callbacks {
             for (char c : v)
                 code = code * 10 + (c - '0'); // nghttp2 checked it: three digits
             s->info.statusCode = code;
+        } else if (n == "content-length") {
+            int64_t length = 0;
+            for (char c : v) // nghttp2 checked it: digits, within int64
+                length = length * 10 + (c - '0');
+            s->contentLength = length;
         } else if (n == "server" && of(user).m_server.empty()) {
             of(user).m_server.assign(v);
         }
@@ -68,6 +100,9 @@ struct Http2Callbacks {
 
     static int frameReceived(nghttp2_session* session, const nghttp2_frame* frame, void* user) {
         Http2Session& self = of(user);
+        self.m_callbackError.clear(); // it was about a field this frame's block ignored
+        if (Http2Session::Stream* s = stream(session, frame->hd.stream_id))
+            s->unconfirmed = 0; // received whole
         switch (frame->hd.type) {
         case NGHTTP2_SETTINGS:
             if (!(frame->hd.flags & NGHTTP2_FLAG_ACK))
@@ -77,6 +112,15 @@ struct Http2Callbacks {
             self.m_goaway = true;
             self.m_goawayLastStream = frame->goaway.last_stream_id;
             self.m_goawayError = frame->goaway.error_code;
+            if (frame->goaway.error_code != NGHTTP2_NO_ERROR) {
+                const std::string_view debug(
+                    reinterpret_cast<const char*>(frame->goaway.opaque_data),
+                    std::min(frame->goaway.opaque_data_len, kMaxQuotedBytes));
+                self.m_lastError = "HTTP/2: the server ended the session with GOAWAY " +
+                                   std::string(nghttp2_http2_strerror(frame->goaway.error_code)) +
+                                   " (last stream " + std::to_string(frame->goaway.last_stream_id) +
+                                   (debug.empty() ? "" : ": \"" + std::string(debug) + '"') + ")";
+            }
             return 0;
         case NGHTTP2_RST_STREAM:
             if (Http2Session::Stream* s = stream(session, frame->hd.stream_id)) {
@@ -99,6 +143,56 @@ struct Http2Callbacks {
         }
     }
 
+    // What the client saw wrong in a stream's response when it reset it
+    // (nghttp2 checks each response against HTTP's rules, RFC 9113 8.1).
+    static std::string resetReason(const Http2Session::Stream& s) {
+        if (!s.invalid.empty())
+            return s.invalid;
+        if (s.info.statusCode == 0)
+            return "the response has no :status";
+        if (s.contentLength >= 0 && s.info.bodyBytes != uint64_t(s.contentLength))
+            return "its DATA (" + std::to_string(s.info.bodyBytes) +
+                   " bytes) does not match its content-length " + std::to_string(s.contentLength);
+        return "the response breaks HTTP's rules";
+    }
+
+    // nghttp2 found a frame it must refuse. A malformed response costs its
+    // stream (nghttp2 resets it, and the stream ends as the RST_STREAM goes
+    // out); anything else is a connection error, which ends the session
+    // with a GOAWAY that says why (frameSent).
+    static int invalidFrame(nghttp2_session* session, const nghttp2_frame* frame, int libError,
+                            void* user) {
+        Http2Session& self = of(user);
+        std::string reason = std::exchange(self.m_callbackError, {});
+        if (reason.empty())
+            reason = nghttp2_strerror(libError);
+        Http2Session::Stream* s = stream(session, frame->hd.stream_id);
+        // A messaging error's reason is told from the stream itself (resetReason).
+        if (s && s->invalid.empty() && libError != NGHTTP2_ERR_HTTP_MESSAGING)
+            s->invalid = reason;
+        if (!s || (libError != NGHTTP2_ERR_HTTP_HEADER && libError != NGHTTP2_ERR_HTTP_MESSAGING))
+            self.m_protocolError = reason;
+        return 0;
+    }
+
+    static int frameSent(nghttp2_session* /*session*/, const nghttp2_frame* frame, void* user) {
+        if (frame->hd.type != NGHTTP2_GOAWAY || frame->goaway.error_code == NGHTTP2_NO_ERROR)
+            return 0;
+        // The client's own GOAWAY: nghttp2 puts its reason in the debug data.
+        Http2Session& self = of(user);
+        self.m_goawaySent = true;
+        std::string why(reinterpret_cast<const char*>(frame->goaway.opaque_data),
+                        frame->goaway.opaque_data_len);
+        if (why.empty())
+            why = self.m_protocolError;
+        if (why.empty())
+            why = connectionErrorText(frame->goaway.error_code);
+        self.m_lastError = "HTTP/2: the server broke the protocol (" + why +
+                           "): the client ended the session with GOAWAY " +
+                           nghttp2_http2_strerror(frame->goaway.error_code);
+        return 0;
+    }
+
     static int streamClosed(nghttp2_session* session, int32_t id, uint32_t errorCode, void* user) {
         Http2Session& self = of(user);
         Http2Session::Stream* s = stream(session, id);
@@ -106,11 +200,19 @@ struct Http2Callbacks {
             return 0;
         if (!s->ended) {
             const std::string code = nghttp2_http2_strerror(errorCode);
-            if (s->resetByPeer) {
+            const bool refusedByGoaway = self.m_goaway && id > self.m_goawayLastStream;
+            if (!s->resetByPeer && errorCode != NGHTTP2_NO_ERROR && !refusedByGoaway &&
+                !self.m_goawaySent) {
+                // Not the server's reset, nor the session's end: the client's
+                // own RST_STREAM, for a response it cannot take.
+                self.emit(*s, StreamEvent::Kind::Failed, ErrorClass::Exception,
+                          "HTTP/2: the client reset " + streamText(id) + " (" + code +
+                              "): " + resetReason(*s));
+            } else if (s->resetByPeer) {
                 self.emit(*s, StreamEvent::Kind::Failed, ErrorClass::RstStream,
                           "HTTP/2: the server reset " + streamText(id) + " (RST_STREAM " +
                               nghttp2_http2_strerror(s->resetCode) + ")");
-            } else if (self.m_goaway && id > self.m_goawayLastStream) {
+            } else if (refusedByGoaway) {
                 self.emit(*s, StreamEvent::Kind::Refused, ErrorClass::Goaway,
                           "HTTP/2: the server's GOAWAY (" +
                               std::string(nghttp2_http2_strerror(self.m_goawayError)) +
@@ -129,7 +231,9 @@ struct Http2Callbacks {
 
     static int error(nghttp2_session* /*session*/, int /*code*/, const char* message, size_t length,
                      void* user) {
-        of(user).m_lastError.assign(message, length);
+        const std::string_view text(message, length);
+        if (text.starts_with(kRefusedFieldText))
+            of(user).m_callbackError.assign(text);
         return 0;
     }
 
@@ -181,6 +285,10 @@ void Http2Session::start() {
     m_goawayLastStream = 0;
     m_goawayError = 0;
     m_failed = false;
+    m_goawaySent = false;
+    m_events.clear();
+    m_callbackError.clear();
+    m_protocolError.clear();
     nghttp2_session_callbacks* callbacks = nullptr;
     if (nghttp2_session_callbacks_new(&callbacks) != 0) {
         m_failed = true;
@@ -195,6 +303,9 @@ void Http2Session::start() {
     nghttp2_session_callbacks_set_on_stream_close_callback(callbacks,
                                                            &Http2Callbacks::streamClosed);
     nghttp2_session_callbacks_set_error_callback2(callbacks, &Http2Callbacks::error);
+    nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks,
+                                                                 &Http2Callbacks::invalidFrame);
+    nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, &Http2Callbacks::frameSent);
     const int created =
         nghttp2_session_client_new3(&m_session, callbacks, this, nullptr, m_memory.mem());
     nghttp2_session_callbacks_del(callbacks);
@@ -232,17 +343,15 @@ void Http2Session::release(Stream* stream) {
 }
 
 void Http2Session::emit(Stream& s, StreamEvent::Kind kind, ErrorClass error, std::string message) {
-    if (!m_events)
-        return;
     StreamEvent e;
     e.kind = kind;
     e.stream = s.id;
     e.info = s.info;
-    e.bytes = s.bytes;
+    e.bytes = s.bytes - s.unconfirmed;
     e.firstByteNs = s.firstByteNs;
     e.error = error;
     e.message = std::move(message);
-    m_events->push_back(std::move(e));
+    m_events.push_back(std::move(e));
 }
 
 void Http2Session::queueRequest(RequestQueue& out) {
@@ -302,16 +411,22 @@ bool Http2Session::receive(std::string_view data, int64_t now, std::vector<Strea
     if (!m_session || m_failed)
         return false;
     m_now = now;
-    m_events = &events;
     const ssize_t n = nghttp2_session_mem_recv(
         m_session, reinterpret_cast<const uint8_t*>(data.data()), data.size());
-    m_events = nullptr;
+    takeEvents(events);
     if (n < 0) {
         m_failed = true;
         m_lastError = std::string("HTTP/2: ") + nghttp2_strerror(int(n));
         return false;
     }
     return true;
+}
+
+void Http2Session::takeEvents(std::vector<StreamEvent>& events) {
+    if (m_events.empty())
+        return;
+    std::move(m_events.begin(), m_events.end(), std::back_inserter(events));
+    m_events.clear();
 }
 
 bool Http2Session::over() const {

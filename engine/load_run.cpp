@@ -1,6 +1,7 @@
 #include "engine/load_run.h"
 
 #include "engine/broken_pipe.h"
+#include "engine/interrupt_accounting.h"
 #include "engine/load_worker.h"
 
 #include <algorithm>
@@ -12,6 +13,21 @@ namespace loadscope::engine {
 
 using detail::LoadWorker;
 using detail::monotonicNs;
+
+namespace {
+
+// Whose network counters a run reads (LoadSpec::netNamespaces): the client's first, so that a
+// namespace the client shares with the server or the machine is named for it first.
+std::vector<NetNamespaceSource> netSources(const LoadSpec& spec) {
+    std::vector<NetNamespaceSource> sources{{NetRole::Client, 0}};
+    if (spec.serverCpu.pid > 0)
+        sources.push_back({NetRole::Server, spec.serverCpu.pid});
+    sources.insert(sources.end(), spec.netNamespaces.begin(), spec.netNamespaces.end());
+    sources.push_back({NetRole::Machine, 1});
+    return sources;
+}
+
+} // namespace
 
 struct LoadRun::Impl {
     explicit Impl(LoadSpec s)
@@ -40,6 +56,10 @@ struct LoadRun::Impl {
     // thread (or in start() when there is no warm-up) off the workers' path.
     std::unique_ptr<CpuSampler> cpuSampler;
     CpuSample cpuAtStart;
+    // The network counters, read just before each CPU sample.
+    std::unique_ptr<NetCounterSampler> netSampler;
+    NetSample netAtStart;
+    void sampleAtMeasureStart();
     void sampleCpuAtMeasureStart(int64_t now);
 
     void monitorLoop();
@@ -84,11 +104,12 @@ void LoadRun::start() {
     const uint32_t threadCount = std::min(spec.threads, spec.concurrency);
     if (spec.sampleCpu) {
         d->cpuSampler = std::make_unique<CpuSampler>(spec.serverCpu);
+        d->netSampler = std::make_unique<NetCounterSampler>(netSources(spec));
         // Without warm-up the window opens with the clock: sampled just
         // before it is read, so that reading /proc is not measured time.
         if (spec.warmup.count() == 0)
             d->shared.beforeClock = [impl = d.get()] {
-                impl->cpuAtStart = impl->cpuSampler->sample();
+                impl->sampleAtMeasureStart();
             };
     }
     d->shared.remaining = int64_t(spec.requests);
@@ -117,10 +138,13 @@ void LoadRun::start() {
 }
 
 void LoadRun::cancel() noexcept {
-    if (!d->shared.stop.exchange(true)) {
-        std::lock_guard lock(d->mutex);
+    std::lock_guard lock(d->mutex);
+    // A run whose workers all ended by its own bounds is complete: a cancel
+    // that comes after (a Ctrl-C as the report is written) changes nothing.
+    if (d->started && d->workersRunning == 0)
+        return;
+    if (!d->shared.stop.exchange(true))
         d->cancelledAtNs = monotonicNs();
-    }
 }
 
 RunResult LoadRun::wait() {
@@ -171,9 +195,14 @@ void detail::SharedRunState::workerReady() {
     clockStarted.notify_all();
 }
 
+void LoadRun::Impl::sampleAtMeasureStart() {
+    netAtStart = netSampler->sample();
+    cpuAtStart = cpuSampler->sample();
+}
+
 void LoadRun::Impl::sampleCpuAtMeasureStart(int64_t now) {
     if (cpuSampler && !cpuAtStart.valid && now >= shared.measureStartNs)
-        cpuAtStart = cpuSampler->sample();
+        sampleAtMeasureStart();
 }
 
 void LoadRun::Impl::monitorLoop() {
@@ -204,9 +233,15 @@ void LoadRun::Impl::monitorLoop() {
     }
     for (auto& thread : threads)
         thread.join();
-    const CpuSample cpuAtEnd = cpuSampler && cpuAtStart.valid ? cpuSampler->sample() : CpuSample{};
+    const bool sampled = cpuSampler && cpuAtStart.valid;
+    const NetSample netAtEnd = sampled ? netSampler->sample() : NetSample{};
+    const CpuSample cpuAtEnd = sampled ? cpuSampler->sample() : CpuSample{};
     mergeResults();
     result.cpu = cpuWindow(cpuAtStart, cpuAtEnd, CpuSampler::ticksPerSecond());
+    result.net = netWindow(netAtStart, netAtEnd);
+    // After the window, never inside it: the first run of a process measures it (a few ms).
+    if (result.cpu.valid)
+        result.cpu.interruptsInProcessTimes = interruptsInProcessTimes();
     auto last = snapshot(monotonicNs());
     {
         std::lock_guard lock(mutex);

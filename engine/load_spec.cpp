@@ -1,7 +1,10 @@
 #include "engine/load_spec.h"
 
 #include "engine/http2_protocol.h"
+#include "engine/load_limits.h"
 #include "engine/tls_context.h"
+
+#include <chrono>
 
 namespace loadscope::engine {
 
@@ -10,10 +13,10 @@ std::optional<std::string> validateLoadSpec(const LoadSpec& spec) {
         return "no protocol given";
     if (spec.target.length == 0)
         return "no target address given";
-    if (spec.concurrency == 0)
-        return "concurrency must be at least 1";
-    if (spec.threads == 0)
-        return "at least one thread is needed";
+    if (spec.concurrency == 0 || spec.concurrency > kMaxConcurrency)
+        return "concurrency must be 1 to " + std::to_string(kMaxConcurrency);
+    if (spec.threads == 0 || spec.threads > kMaxThreads)
+        return "threads must be 1 to " + std::to_string(kMaxThreads);
     if (spec.pipeline == 0)
         return "pipeline depth must be at least 1";
     if (spec.protocol->isStream()) {
@@ -25,13 +28,21 @@ std::optional<std::string> validateLoadSpec(const LoadSpec& spec) {
     if (spec.requests > 0 && spec.requests < spec.concurrency)
         return "cannot send fewer requests (" + std::to_string(spec.requests) +
                ") than the concurrency level (" + std::to_string(spec.concurrency) + ")";
-    if (spec.requestTimeout.count() <= 0 || spec.connectTimeout.count() <= 0)
-        return "timeouts must be positive";
-    if (spec.warmup.count() < 0)
-        return "warm-up cannot be negative";
-    if (!(spec.rate >= 0) || spec.rate > 1e9)
-        return "the rate must be between 0 and 1e9 requests/s";
-    if (spec.timerSlack.count() < 0 || spec.timerSlack > std::chrono::milliseconds(1))
+    const std::chrono::duration<double> longest(kMaxSeconds);
+    for (const Nanoseconds time : {spec.duration, spec.warmup})
+        if (time.count() < 0 || time > longest)
+            return "a duration or warm-up must be 0 to " + std::to_string(int64_t(kMaxSeconds)) +
+                   " s";
+    for (const Nanoseconds timeout : {spec.requestTimeout, spec.connectTimeout})
+        if (timeout.count() <= 0 || timeout > longest)
+            return "timeouts must be above 0 and at most " + std::to_string(int64_t(kMaxSeconds)) +
+                   " s";
+    // 0 is the closed loop; a rate below the least would space its requests
+    // further apart than a schedule can count.
+    if (!(spec.rate == 0 || (spec.rate >= kMinRate && spec.rate <= kMaxRate)))
+        return "the rate must be 0 (closed loop) or 0.001 to 100000000 requests/s";
+    if (spec.timerSlack.count() < 0 ||
+        spec.timerSlack > std::chrono::microseconds(kMaxTimerSlackUs))
         return "the timer slack must be between 0 and 1 ms";
     if (spec.rate > 0 && spec.protocol->isStream())
         return "a stream test has no requests to send at a rate";

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "engine/cpu_sampler.h"
+#include "engine/net_counters.h"
 #include "engine/protocol.h"
 #include "engine/socket_address.h"
 #include "engine/tls_spec.h"
@@ -67,7 +68,11 @@ struct LoadSpec {
     // empty: the server's CPU is not measured.
     ServerCpuSource serverCpu;
     bool sampleCpu = true; // read /proc/stat at the measured window's two ends
-    TlsSpec tls;           // https: each connection does a TLS handshake before its first request
+    // With sampleCpu, the network stack's counters are read at the same instants
+    // (RunResult::net) in the client's namespace (the starting thread's), the server's
+    // (serverCpu.pid's), these (the lab's server host) and the machine's (PID 1's).
+    std::vector<NetNamespaceSource> netNamespaces;
+    TlsSpec tls; // https: each connection does a TLS handshake before its first request
 };
 
 // One line describing what is wrong with `spec`, or nullopt when it can run.

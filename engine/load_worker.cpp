@@ -88,11 +88,14 @@ LoadWorker::~LoadWorker() {
 void LoadWorker::issueRequests(Connection& c, int64_t now) {
     const bool perConnection = !m_keepAlive;
     Claim claim = Claim::Claimed;
+    bool streamsRefused = false;
     while (c.count < c.ring.size()) {
         if (perConnection && c.responses + c.count > 0)
             break; // one request per connection
-        if (c.mux && !c.mux->canOpenStream(c.count))
+        if (c.mux && !c.mux->canOpenStream(c.count)) {
+            streamsRefused = true;
             break; // the server's stream limit, or its GOAWAY
+        }
         InFlight request;
         if (!takeClaimed(c, request) && (claim = claimRequest(now, request)) != Claim::Claimed)
             break;
@@ -124,6 +127,16 @@ void LoadWorker::issueRequests(Connection& c, int64_t now) {
         waitForSchedule(c);
     if (c.mux)
         c.mux->produce(c.out); // frames owed without a request: acks, WINDOW_UPDATEs
+    if (streamsRefused && c.count == 0 && !c.mux->goawayReceived() && !c.mux->over()) {
+        // Nothing in flight, so no request timeout would end the wait: the
+        // server may raise its limit, but only within that timeout.
+        if (c.streamsRefusedSinceNs == 0)
+            c.streamsRefusedSinceNs = now;
+        if (!c.out.empty())
+            flush(c, now);
+        return;
+    }
+    c.streamsRefusedSinceNs = 0;
     if (c.count == 0 && c.out.empty()) {
         // Nothing left to send: the budget is spent or the deadline passed.
         if (claim != Claim::NotYet)
@@ -223,8 +236,23 @@ void LoadWorker::checkTimeouts(int64_t now) {
         } else if (c.state == Connection::State::Open && c.count > 0 &&
                    now - c.front().startNs > m_spec.requestTimeout.count()) {
             failHead(c, ErrorClass::Timeout, now, "no response within the request timeout");
+        } else if (c.state == Connection::State::Open && c.streamsRefusedSinceNs > 0 &&
+                   now - c.streamsRefusedSinceNs > m_spec.requestTimeout.count()) {
+            failRefusedStreams(c, now);
         }
     }
+}
+
+void LoadWorker::failRefusedStreams(Connection& c, int64_t now) {
+    // As a GOAWAY that refuses a stream: the server took no request. One
+    // request is counted for each such wait, as a timeout counts one.
+    InFlight request;
+    if ((takeClaimed(c, request) || claimRequest(now, request) == Claim::Claimed) &&
+        counts(request.budgeted, now))
+        m_recorder.failure(ErrorClass::Goaway,
+                           "HTTP/2: the server allowed no stream "
+                           "(SETTINGS_MAX_CONCURRENT_STREAMS 0) within the request timeout");
+    dropConnection(c, now, false);
 }
 
 bool LoadWorker::finished(int64_t now) {
@@ -240,7 +268,13 @@ bool LoadWorker::finished(int64_t now) {
     }
     if (now >= m_shared.deadlineNs)
         return !m_isStream || drainStreams(now);
-    return m_spec.requests > 0 && m_budgetExhausted && m_inFlight == 0 && m_heldClaims == 0;
+    // A counted run whose budget is spent has nothing left to send or count,
+    // whether or not this worker found it so by a claim: at a fixed rate the
+    // next claim may be a schedule's gap away (-R 0.2 -n 1: 5 s after the
+    // answer).
+    const bool budgetSpent =
+        m_budgetExhausted || m_shared.remaining.load(std::memory_order_relaxed) <= 0;
+    return m_spec.requests > 0 && budgetSpent && m_inFlight == 0 && m_heldClaims == 0;
 }
 
 void LoadWorker::tick(int64_t now) {
@@ -375,7 +409,13 @@ void LoadWorker::run() {
         // timer) then needs no second read below.
         const int64_t clockBefore = m_clockNs;
         const bool timerTicks = m_tickTimer >= 0 || m_scheduleTimer >= 0;
-        const int n = waitForEvents(events, kMaxEvents, timerTicks ? -1 : kWaitMs);
+        // With bytes left to read from the last pass the loop only looks
+        // for events: it neither waits nor pauses, and reads those first.
+        const bool deferred = !m_unread.empty();
+        const int n = deferred ? ::epoll_wait(m_epoll, events, kMaxEvents, 0)
+                               : waitForEvents(events, kMaxEvents, timerTicks ? -1 : kWaitMs);
+        if (deferred)
+            readDeferred();
         for (int i = 0; i < n; ++i) {
             if (events[i].data.ptr == &m_scheduleTimer)
                 continue; // edge-triggered: each expiry is an event, unread

@@ -97,9 +97,13 @@ private:
         int64_t atNs = 0;
     };
     Received receive(Connection& c, int flags);
-    // Reads until the socket is drained; `peerClosing`: the event said the
-    // peer closed or failed, so it reads on to the end of the stream.
+    // Reads until the socket is drained, or kReadsPerPass times, leaving the
+    // rest for the loop's next pass (deferRead); `peerClosing`: the event said
+    // the peer closed or failed, so it reads on to the end of the stream.
     void onReadable(Connection& c, bool peerClosing);
+    void deferRead(Connection& c, bool peerClosing);
+    // The reads deferRead left, each again at most kReadsPerPass.
+    void readDeferred();
     // When the data of a stamped read arrived, on the loop's clock: the
     // kernel's receive time `arrivedRealNs` (wall clock), aged by the wall
     // clock `realNow` read just before the loop's `now`; no later than `now`.
@@ -139,6 +143,10 @@ private:
     void openQueued(int64_t now);
     void tick(int64_t now);
     void checkTimeouts(int64_t now);
+    // HTTP/2: a connection that could open no stream for the request timeout
+    // (see Connection::streamsRefusedSinceNs) fails the request it would
+    // have sent, and closes.
+    void failRefusedStreams(Connection& c, int64_t now);
     bool finished(int64_t now);
     void createConnections(); // on the worker's own thread, from its own malloc arena
 
@@ -186,7 +194,11 @@ private:
     WaitMethodChooser m_waitChooser;
     // A closed loop on stamped reads pauses before it waits (waitAfterPause).
     WakeCoalescer m_coalescer;
-    std::vector<Connection*> m_toOpen;    // closed connections waiting to (re)connect
+    std::vector<Connection*> m_toOpen; // closed connections waiting to (re)connect
+    // Connections with bytes left to read (Connection::unread), and the
+    // batch readDeferred is going through: two, so that neither allocates.
+    std::vector<Connection*> m_unread;
+    std::vector<Connection*> m_unreadBatch;
     std::unique_ptr<char[]> m_readBuffer; // 64 KiB (kReadBufferBytes)
     bool m_budgetExhausted = false;
     bool m_measuring = false;

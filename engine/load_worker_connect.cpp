@@ -115,6 +115,9 @@ void LoadWorker::queueOpen(Connection& c, int64_t at) {
 
 void LoadWorker::closeSocket(Connection& c) {
     c.tls.reset(); // before its socket closes
+    c.unread = false;
+    c.unreadPeerClosing = false;
+    c.streamsRefusedSinceNs = 0;
     if (c.fd >= 0) {
         ::close(c.fd); // also removes it from the epoll set
         c.fd = -1;

@@ -23,6 +23,10 @@ namespace loadscope::engine::detail {
 inline constexpr int64_t kReconnectBackoffNs = 10'000'000;
 inline constexpr size_t kReadBufferBytes = 64 * 1024; // LoadWorker::m_readBuffer
 inline constexpr int kWaitMs = 10; // bounds how late a cancel or a deadline is noticed
+// Reads of one connection per pass of the loop (1 MiB with kReadBufferBytes):
+// a peer that keeps its socket full, a flood of frames or an endless body,
+// cannot hold the loop away from its deadlines, a cancel or other connections.
+inline constexpr int kReadsPerPass = 16;
 
 enum class ConnectionState : uint8_t { Closed, Connecting, Handshaking, Open };
 
@@ -47,8 +51,18 @@ struct LoadWorker::Connection {
     bool queuedForOpen = false;
     bool blockingReads = false;   // recv without MSG_DONTWAIT blocks, at most kWaitMs
     bool stampedReceives = false; // SO_TIMESTAMPNS: reads say when their data arrived
-    uint32_t responses = 0;       // on this connection
-    uint32_t retries = 0; // requests to send again after the peer closed a reused connection
+    // Left with bytes to read after kReadsPerPass reads (in LoadWorker::m_unread):
+    // edge-triggered, the socket reports them no second time, so the loop
+    // comes back to them itself. `unreadPeerClosing`: the peer's close was
+    // reported with them, so the reads go on to the end of the stream.
+    bool unread = false;
+    bool unreadPeerClosing = false;
+    // HTTP/2: since when the connection, with nothing in flight, may open no
+    // stream (the server's SETTINGS_MAX_CONCURRENT_STREAMS 0); 0: it may, or
+    // it has streams open. Bounded by the request timeout (checkTimeouts).
+    int64_t streamsRefusedSinceNs = 0;
+    uint32_t responses = 0; // on this connection
+    uint32_t retries = 0;   // requests to send again after the peer closed a reused connection
     uint32_t retriesBudgeted = 0; // how many of them drew on a counted run's budget
     bool reserved = false; // a request claimed before connecting, for which the connection opens
     bool reservedBudgeted = false;

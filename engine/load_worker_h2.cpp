@@ -20,16 +20,31 @@ bool LoadWorker::receiveStreams(Connection& c, std::string_view data, int64_t no
         return false;
     }
     // The frames the bytes called for (SETTINGS ack, WINDOW_UPDATE, PING
-    // ack) go out now, with the next requests if there is room for them.
+    // ack, the client's own RST_STREAMs) go out now, with the next requests
+    // if there is room for them. A stream the client reset ends as its
+    // RST_STREAM goes out: counted now, not when its request times out.
     issueRequests(c, now);
     if (c.fd != fd)
         return false; // dropped: nothing more to send
+    m_streamEvents.clear();
+    c.mux->takeEvents(m_streamEvents);
+    if (!m_streamEvents.empty()) {
+        for (const StreamEvent& event : m_streamEvents)
+            endStream(c, event, now);
+        // The room they left takes the next requests; what those sends end
+        // waits in the session for the next read.
+        issueRequests(c, now);
+        if (c.fd != fd)
+            return false;
+    }
     if (c.mux->over()) {
         // The session ended: a protocol error it answered with GOAWAY, or the
         // server's GOAWAY with every stream it kept answered.
         if (c.count > 0)
             failHead(c, c.mux->goawayReceived() ? ErrorClass::Goaway : ErrorClass::Exception, now,
-                     c.mux->lastError().empty() ? "HTTP/2: the session ended" : c.mux->lastError());
+                     c.mux->lastError().empty()
+                         ? "HTTP/2: the session ended (nghttp2 would neither read nor write)"
+                         : c.mux->lastError());
         else
             dropConnection(c, now, false);
         return false;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <sys/socket.h>
+#include <utility>
 
 namespace loadscope::engine::detail {
 
@@ -43,7 +44,11 @@ LoadWorker::Received LoadWorker::receive(Connection& c, int flags) {
 }
 
 void LoadWorker::onReadable(Connection& c, bool peerClosing) {
-    for (;;) {
+    for (int reads = 0;; ++reads) {
+        if (reads == kReadsPerPass) {
+            deferRead(c, peerClosing);
+            return;
+        }
         const Received r = receive(c, MSG_DONTWAIT);
         if (r.n < 0 && r.error == EINTR)
             continue;
@@ -57,6 +62,34 @@ void LoadWorker::onReadable(Connection& c, bool peerClosing) {
         // found the socket dry (tls_socket_bio.h) costs no system call.
         if (size_t(r.n) < kReadBufferBytes && !peerClosing && !c.tls)
             return;
+    }
+}
+
+void LoadWorker::deferRead(Connection& c, bool peerClosing) {
+    // A stream's sockets are level-triggered: epoll reports them again.
+    if (m_isStream)
+        return;
+    c.unreadPeerClosing = c.unreadPeerClosing || peerClosing;
+    if (!c.unread) {
+        c.unread = true;
+        m_unread.push_back(&c);
+    }
+}
+
+void LoadWorker::readDeferred() {
+    m_unreadBatch.clear();
+    m_unreadBatch.swap(m_unread);
+    for (Connection* c : m_unreadBatch) {
+        // Closed since (closeSocket cleared the mark), or listed twice.
+        if (!c->unread)
+            continue;
+        c->unread = false;
+        const bool peerClosing = std::exchange(c->unreadPeerClosing, false);
+        if (c->fd < 0 || c->state != Connection::State::Open)
+            continue;
+        if (c->tls)
+            c->tls->expectInput(peerClosing);
+        onReadable(*c, peerClosing);
     }
 }
 
@@ -118,7 +151,7 @@ bool LoadWorker::onReceived(Connection& c, ssize_t n, int error, int64_t now) {
 bool LoadWorker::awaitingSoleResponse() const {
     const Connection* c = m_soleConnection;
     return c && c->blockingReads && c->state == Connection::State::Open && c->count > 0 &&
-           !c->wantWrite && m_toOpen.empty() &&
+           !c->wantWrite && !c->unread && m_toOpen.empty() &&
            m_waitChooser.method() == WaitMethodChooser::Method::Recv;
 }
 

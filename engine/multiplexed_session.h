@@ -43,6 +43,10 @@ public:
     // Feeds bytes from the server, read at `now`; the streams they ended are
     // appended to `events`. false: the connection is unusable (lastError()).
     virtual bool receive(std::string_view data, int64_t now, std::vector<StreamEvent>& events) = 0;
+    // Appends the streams that ended since, outside receive(): a stream the
+    // client reset (a malformed response) ends as its RST_STREAM goes out,
+    // in produce().
+    virtual void takeEvents(std::vector<StreamEvent>& events) = 0;
     // Queues what the session owes the server (request frames, SETTINGS
     // acks, WINDOW_UPDATEs, PING acks) on `out`, whether or not a request is
     // queued.

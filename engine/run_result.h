@@ -3,6 +3,7 @@
 #include "engine/cpu_sampler.h"
 #include "engine/error_class.h"
 #include "engine/histogram.h"
+#include "engine/net_counters.h"
 #include "engine/run_rates.h"
 
 #include <cstdint>
@@ -85,6 +86,8 @@ struct RunResult {
     // The machine's CPU and the server's over the measured window (from its
     // start to the moment the workers had all ended); invalid when not sampled.
     CpuWindow cpu;
+    // The network stack's counters over the same window, per namespace the point used.
+    NetWindow net;
 
     // tcp-stream: connections whose peer stopped taking bytes (its window
     // closed, nothing acknowledged for a while) and never closed. What such a

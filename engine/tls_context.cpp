@@ -1,5 +1,6 @@
 #include "engine/tls_context.h"
 
+#include "engine/tls_pem.h"
 #include "engine/tls_socket_bio.h"
 
 #include <arpa/inet.h>
@@ -72,23 +73,22 @@ std::unique_ptr<TlsContext> TlsContext::create(const TlsSpec& spec, std::string*
     SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
     if (spec.verify) {
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
-        const bool loaded =
-            spec.caFile.empty()
-                ? SSL_CTX_set_default_verify_paths(ctx) == 1
-                : SSL_CTX_load_verify_locations(ctx, spec.caFile.c_str(), nullptr) == 1;
-        if (!loaded)
-            return fail(lastOpenSslError(spec.caFile.empty()
-                                             ? "the system certificate store"
-                                             : ("CA file '" + spec.caFile + "'").c_str()));
+        if (spec.caFile.empty()) {
+            if (SSL_CTX_set_default_verify_paths(ctx) != 1)
+                return fail(lastOpenSslError("the system certificate store"));
+        } else if (auto problem = addTrustedCertificates(ctx, spec.caPem)) {
+            return fail("CA file '" + spec.caFile + "': " + *problem);
+        }
     } else {
         SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
     }
     if (!spec.certFile.empty()) {
-        const std::string& keyFile = spec.keyFile.empty() ? spec.certFile : spec.keyFile;
-        if (SSL_CTX_use_certificate_chain_file(ctx, spec.certFile.c_str()) != 1)
-            return fail(lastOpenSslError(("client certificate '" + spec.certFile + "'").c_str()));
-        if (SSL_CTX_use_PrivateKey_file(ctx, keyFile.c_str(), SSL_FILETYPE_PEM) != 1)
-            return fail(lastOpenSslError(("client key '" + keyFile + "'").c_str()));
+        const bool keyApart = !spec.keyFile.empty();
+        const std::string& keyFile = keyApart ? spec.keyFile : spec.certFile;
+        if (auto problem = useCertificateChain(ctx, spec.certPem))
+            return fail("client certificate '" + spec.certFile + "': " + *problem);
+        if (auto problem = usePrivateKey(ctx, keyApart ? spec.keyPem : spec.certPem))
+            return fail("client key '" + keyFile + "': " + *problem);
         if (SSL_CTX_check_private_key(ctx) != 1)
             return fail(lastOpenSslError("client key and certificate"));
     } else if (!spec.keyFile.empty()) {

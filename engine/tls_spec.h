@@ -18,10 +18,16 @@ struct TlsSpec {
     // The URL's host: sent as SNI unless it is an IP literal, and the name
     // (or address) the certificate must carry when verifying.
     std::string serverName;
-    bool verify = true;   // false: --insecure (ab -k style: accept any certificate)
+    bool verify = true; // false: --insecure (ab -k style: accept any certificate)
+    // Files by name (for messages) and by their text, which the caller read
+    // through its checked reader: the engine opens no file of the user's, so
+    // that none can block it (a FIFO) or feed it for ever (a device).
     std::string caFile;   // PEM bundle to verify against; empty: the system store
     std::string certFile; // client certificate (PEM); empty: none
     std::string keyFile;  // its private key; empty: in certFile
+    std::string caPem;    // caFile's text
+    std::string certPem;  // certFile's text
+    std::string keyPem;   // keyFile's text; empty with keyFile: certFile's
     // Resume the worker's last session on every new connection, as browsers
     // do; false measures full handshakes only.
     bool resume = true;

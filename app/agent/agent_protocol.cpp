@@ -13,6 +13,7 @@
 #include <QSysInfo>
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <unistd.h>
 
 namespace loadscope::app {
@@ -235,7 +236,12 @@ Result<AgentMessage> decodeAgentMessage(QByteArrayView line) {
         run.target = targetFromJson(json.object(u"target"));
         run.plan = sweepPlanFromJson(json.object(u"plan"));
         run.concurrency = int(json.integer(u"concurrency", 1, kMaxConcurrency));
-        run.rate = json.number(u"rate", 0, 1e9, 0);
+        run.rate = json.number(u"rate", 0, std::numeric_limits<double>::max(), 0);
+        // 0 is the closed loop; any other rate is within the one range.
+        if (json.ok() && run.rate != 0 && !checkRate(run.rate))
+            json.failKey(u"rate", QStringLiteral("is %1, expected 0 (closed loop) or %2")
+                                      .arg(run.rate)
+                                      .arg(rateRangeText()));
         run.preload = json.boolean(u"preload", false);
         run.startAtUs = json.integer(u"startAtUs", 0, kMaxClockUs, 0);
         const JsonArrayReader allow = json.array(u"allow", false);

@@ -1,12 +1,29 @@
 #include "app/agent/agent_safety.h"
 
+#include "app/lab/lab_topology.h"
+
 #include <QFile>
 #include <QHostAddress>
 #include <QList>
+#include <algorithm>
 #include <arpa/inet.h>
+#include <cstring>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <sys/stat.h>
 
 namespace loadscope::app {
+
+namespace {
+
+std::optional<uint64_t> netnsInode(const char* path) {
+    struct stat status {};
+    if (::stat(path, &status) != 0)
+        return std::nullopt;
+    return uint64_t(status.st_ino);
+}
+
+} // namespace
 
 AgentEnvironment AgentEnvironment::current() {
     AgentEnvironment env;
@@ -18,9 +35,21 @@ AgentEnvironment AgentEnvironment::current() {
             env.labHostNetns = inode;
     }
     env.labRange = qEnvironmentVariable("LOADSCOPE_LAB_RANGE");
-    struct stat self {};
-    if (::stat("/proc/self/ns/net", &self) == 0)
-        env.ownNetns = uint64_t(self.st_ino);
+    env.ownNetns = netnsInode("/proc/self/ns/net").value_or(0);
+    env.initNetns = netnsInode("/proc/1/ns/net");
+    // The links' addresses, from the kernel of this network namespace.
+    ifaddrs* list = nullptr;
+    if (::getifaddrs(&list) == 0) {
+        for (const ifaddrs* entry = list; entry; entry = entry->ifa_next) {
+            if (!entry->ifa_addr || entry->ifa_addr->sa_family != AF_INET || !entry->ifa_name)
+                continue;
+            sockaddr_in address{};
+            std::memcpy(&address, entry->ifa_addr, sizeof address);
+            env.linkAddresses.push_back(
+                {QString::fromLocal8Bit(entry->ifa_name), ntohl(address.sin_addr.s_addr)});
+        }
+        ::freeifaddrs(list);
+    }
     // /proc/self/net is the reading process's network namespace, whatever /proc
     // was mounted from; an unreadable table leaves no route, so nothing passes.
     QFile table(QStringLiteral("/proc/self/net/route"));
@@ -94,21 +123,47 @@ Result<void> checkAgentTarget(const engine::SocketAddress& address, const AgentE
             return refuse(QStringLiteral("not one host's address"));
         return {};
     }
-    if (env.ownNetns == 0 || env.ownNetns == *env.labHostNetns)
+    if (env.ownNetns == 0 || env.ownNetns == *env.labHostNetns ||
+        (env.initNetns && *env.initNetns == env.ownNetns))
         return refuse(QStringLiteral("the agent runs in the machine's own network namespace "
                                      "(inode %1), not inside the lab")
-                          .arg(*env.labHostNetns));
-    const auto range = QHostAddress::parseSubnet(env.labRange);
-    if (range.first.isNull())
-        return refuse(
-            QStringLiteral("LOADSCOPE_LAB_RANGE \"%1\" is not an address range").arg(env.labRange));
+                          .arg(env.ownNetns));
+    // The lab is what the lab built, which no variable can claim: its client
+    // namespace holds the client's end of the wire with the client's address.
+    const QString clientLink = QLatin1String(lab::kClientLink);
+    const QHostAddress clientAddress{QLatin1String(lab::kClientAddress)};
+    const bool labClient =
+        std::any_of(env.linkAddresses.begin(), env.linkAddresses.end(), [&](const auto& link) {
+            return link.device == clientLink && link.address == clientAddress.toIPv4Address();
+        });
+    if (!labClient)
+        return refuse(QStringLiteral("this network namespace is not the lab's client namespace "
+                                     "(no link %1 with %2), whatever LOADSCOPE_LAB_HOST_NETNS "
+                                     "says")
+                          .arg(clientLink, clientAddress.toString()));
+    // The lab's range is the lab's constant; the variable may only narrow it.
+    const auto labRange = QHostAddress::parseSubnet(QLatin1String(lab::kLabRange));
+    auto range = labRange;
+    if (!env.labRange.isEmpty()) {
+        range = QHostAddress::parseSubnet(env.labRange);
+        if (range.first.isNull())
+            return refuse(QStringLiteral("LOADSCOPE_LAB_RANGE \"%1\" is not an address range")
+                              .arg(env.labRange));
+        if (range.first.protocol() != QAbstractSocket::IPv4Protocol ||
+            range.second < labRange.second || !range.first.isInSubnet(labRange))
+            return refuse(QStringLiteral("LOADSCOPE_LAB_RANGE %1 is not inside the lab's range "
+                                         "%2: it may narrow the range, never widen it")
+                              .arg(env.labRange, QLatin1String(lab::kLabRange)));
+    }
+    const QString rangeText = QStringLiteral("%1/%2").arg(range.first.toString()).arg(range.second);
     if (!host.isInSubnet(range))
-        return refuse(QStringLiteral("not in the lab's range %1").arg(env.labRange));
+        return refuse(QStringLiteral("not in the lab's range %1").arg(rangeText));
     const AgentRoute* route = routeTo(host.toIPv4Address(), env.routes);
     if (!route)
         return refuse(QStringLiteral("no route to it in the agent's network namespace"));
-    if (route->device == QLatin1String("lo"))
-        return refuse(QStringLiteral("its route leaves by lo, not by a link into the lab"));
+    if (route->device != clientLink)
+        return refuse(QStringLiteral("its route leaves by %1, not by the lab's link %2")
+                          .arg(route->device, clientLink));
     return {};
 }
 

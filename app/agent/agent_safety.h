@@ -21,14 +21,28 @@ struct AgentRoute {
     uint32_t mask = 0;
 };
 
-// Where the agent runs, as far as its safety rule is concerned.
+// One IPv4 address of a link of the agent's network namespace (host byte order).
+struct AgentLinkAddress {
+    QString device;
+    uint32_t address = 0;
+};
+
+// Where the agent runs, as far as its safety rule is concerned. The
+// environment's variables say what the agent was told; the rest is what its
+// network namespace is, which no variable can change.
 struct AgentEnvironment {
     // LOADSCOPE_LAB_HOST_NETNS: the machine's own network namespace inode, set
     // by `loadscope-cli lab sandbox` for the agent it starts.
     std::optional<uint64_t> labHostNetns;
-    QString labRange;               // LOADSCOPE_LAB_RANGE, "10.213.0.0/16"
-    uint64_t ownNetns = 0;          // inode of /proc/self/ns/net; 0 when unreadable
-    std::vector<AgentRoute> routes; // the namespace's IPv4 routes that are up
+    // LOADSCOPE_LAB_RANGE: may narrow the lab's range (kLabRange), never
+    // widen it; empty: the lab's range.
+    QString labRange;
+    uint64_t ownNetns = 0; // inode of /proc/self/ns/net; 0 when unreadable
+    // Inode of PID 1's network namespace (the machine's), when this process
+    // may read it (root outside a user namespace); nothing otherwise.
+    std::optional<uint64_t> initNetns;
+    std::vector<AgentRoute> routes;              // the namespace's IPv4 routes that are up
+    std::vector<AgentLinkAddress> linkAddresses; // the namespace's links' IPv4 addresses
 
     static AgentEnvironment current();
 };
@@ -36,12 +50,16 @@ struct AgentEnvironment {
 // Nothing when the agent may send load to `address`: loopback (127.0.0.0/8,
 // ::1) always; outside the lab, an address of an endpoint the run request
 // allows (the remote agent's rule: only where the user chose to send load in
-// the session); anything else only inside the lab, that is when
-// LOADSCOPE_LAB_HOST_NETNS is set, the agent's own network namespace is not
-// that one, the address lies in LOADSCOPE_LAB_RANGE, and the namespace's most
-// specific route to it leaves by one of the namespace's own links (not `lo`):
-// the lab made every link of a namespace it created, so that route leads into
-// the lab. Otherwise one line naming the address and the rule it breaks.
+// the session); anything else only inside the lab, that is when all of these
+// hold: LOADSCOPE_LAB_HOST_NETNS is set and the agent's own network namespace
+// is neither that one nor (where it can be read) PID 1's; the namespace is
+// the lab's client namespace, holding the client link wire0 with the
+// client's address 10.213.0.1 (lab_topology.h: what the lab builds, not what
+// a variable says); the address lies in the lab's range 10.213.0.0/16,
+// narrowed by LOADSCOPE_LAB_RANGE when set (a range that is not inside the
+// lab's is refused); and the namespace's most specific route to it leaves by
+// wire0. Inside the lab the lab's rule alone decides, whatever a request
+// allows. Otherwise one line naming the address and the rule it breaks.
 // The routes of /proc/self/net/route's text `table`: those flagged up, with
 // their device, destination and mask; lines that do not parse are skipped.
 std::vector<AgentRoute> parseRouteTable(const QByteArray& table);

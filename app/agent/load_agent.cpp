@@ -239,6 +239,18 @@ QCoro::Task<> LoadAgent::runPoint(uint64_t id, AgentRunRequest request) {
     }
     // Decided on the endpoint as the request wrote it, before a name is resolved.
     const bool allowedByRequest = endpointAllowed(draft->endpoint, request.allow);
+    // A name would go to the machine's resolver (and over its network) before
+    // the rule below could see where it leads: only addresses, unless the user
+    // chose that very name for this host's load (the request allows it).
+    if (!allowedByRequest && !engine::SocketAddress::fromNumeric(draft->endpoint.host.toStdString(),
+                                                                 draft->endpoint.port)) {
+        send(agentError(id, QStringLiteral("refusing to send load to %1:%2: the agent takes "
+                                           "addresses, not host names, which it would have to "
+                                           "resolve before its rule could look at them")
+                                .arg(draft->endpoint.host)
+                                .arg(draft->endpoint.port)));
+        co_return;
+    }
     const Result<engine::SocketAddress> address = co_await resolveEndpoint(draft->endpoint);
     if (!alive)
         co_return;

@@ -91,6 +91,10 @@ QJsonObject cpuWindowToJson(const engine::CpuWindow& w) {
     };
     if (w.serverCpuSeconds)
         json.insert(QStringLiteral("serverCpuSeconds"), *w.serverCpuSeconds);
+    if (w.softirqThreadSeconds)
+        json.insert(QStringLiteral("softirqThreadSeconds"), *w.softirqThreadSeconds);
+    if (w.interruptsInProcessTimes)
+        json.insert(QStringLiteral("interruptsInProcessTimes"), *w.interruptsInProcessTimes);
     return json;
 }
 
@@ -111,11 +115,107 @@ engine::CpuWindow cpuWindowFromJson(const JsonReader& json) {
     w.maxFrequencyKHz = json.count(u"maxFrequencyKHz");
     if (json.has(u"serverCpuSeconds"))
         w.serverCpuSeconds = json.number(u"serverCpuSeconds", 0, kMaxCpuSeconds);
+    if (json.has(u"softirqThreadSeconds"))
+        w.softirqThreadSeconds = json.number(u"softirqThreadSeconds", 0, kMaxCpuSeconds);
+    if (json.has(u"interruptsInProcessTimes"))
+        w.interruptsInProcessTimes = json.boolean(u"interruptsInProcessTimes");
     const JsonArrayReader busy = json.array(u"busyPerCpu");
     for (qsizetype i = 0; i < busy.size() && json.ok(); ++i)
         w.busyPerCpu.push_back(busy.numberAt(i, 0, kMaxCpuSeconds));
     return w;
 }
+
+namespace {
+
+// The network counters' window: each namespace's counters by their engine names.
+constexpr struct {
+    const char* key;
+    uint64_t engine::NetCounters::*member;
+} kNetCounters[] = {
+    {"tcpRetransmits", &engine::NetCounters::tcpRetransmits},
+    {"synRetransmits", &engine::NetCounters::synRetransmits},
+    {"listenOverflows", &engine::NetCounters::listenOverflows},
+    {"listenDrops", &engine::NetCounters::listenDrops},
+    {"tcpTimeouts", &engine::NetCounters::tcpTimeouts},
+    {"resetsSent", &engine::NetCounters::resetsSent},
+    {"establishedResets", &engine::NetCounters::establishedResets},
+    {"conntrackInsertFailed", &engine::NetCounters::conntrackInsertFailed},
+    {"conntrackDrop", &engine::NetCounters::conntrackDrop},
+    {"conntrackEarlyDrop", &engine::NetCounters::conntrackEarlyDrop},
+    {"conntrackInvalid", &engine::NetCounters::conntrackInvalid},
+};
+
+QJsonObject netWindowToJson(const engine::NetWindow& w) {
+    QJsonArray namespaces;
+    for (const engine::NetNamespaceSample& n : w.namespaces) {
+        QJsonArray roles;
+        for (const engine::NetRole role : n.roles) {
+            const std::string_view name = engine::netRoleName(role);
+            roles.append(QString::fromLatin1(name.data(), qsizetype(name.size())));
+        }
+        QJsonObject counters;
+        for (const auto& c : kNetCounters)
+            counters.insert(QLatin1String(c.key), double(n.counters.*c.member));
+        counters.insert(QStringLiteral("conntrack"), n.counters.conntrack);
+        QJsonArray links;
+        for (const engine::LinkDrops& link : n.counters.links)
+            links.append(QJsonObject{{QStringLiteral("name"), QString::fromStdString(link.name)},
+                                     {QStringLiteral("received"), double(link.received)},
+                                     {QStringLiteral("sent"), double(link.sent)}});
+        counters.insert(QStringLiteral("links"), links);
+        namespaces.append(QJsonObject{{QStringLiteral("roles"), roles},
+                                      {QStringLiteral("id"), double(n.id)},
+                                      {QStringLiteral("valid"), n.valid},
+                                      {QStringLiteral("counters"), counters}});
+    }
+    QJsonObject json{{QStringLiteral("valid"), w.valid},
+                     {QStringLiteral("namespaces"), namespaces}};
+    if (w.softnet)
+        json.insert(QStringLiteral("softnet"),
+                    QJsonObject{{QStringLiteral("dropped"), double(w.softnet->dropped)},
+                                {QStringLiteral("timeSqueeze"), double(w.softnet->timeSqueeze)}});
+    return json;
+}
+
+engine::NetWindow netWindowFromJson(const JsonReader& json) {
+    engine::NetWindow w;
+    w.valid = json.boolean(u"valid");
+    const JsonArrayReader namespaces = json.array(u"namespaces");
+    for (qsizetype i = 0; i < namespaces.size() && json.ok(); ++i) {
+        const JsonReader n = namespaces.objectAt(i);
+        engine::NetNamespaceSample sample;
+        const JsonArrayReader roles = n.array(u"roles");
+        for (qsizetype r = 0; r < roles.size() && json.ok(); ++r) {
+            const QString name = roles.stringAt(r);
+            const auto role = engine::netRoleFromName(name.toStdString());
+            if (!role && json.ok())
+                json.fail(roles.pathAt(r), QStringLiteral("is not a namespace's role"));
+            else if (role)
+                sample.roles.push_back(*role);
+        }
+        if (sample.roles.empty() && json.ok())
+            n.failKey(u"roles", QStringLiteral("names no role"));
+        sample.id = n.count(u"id");
+        sample.valid = n.boolean(u"valid");
+        const JsonReader counters = n.object(u"counters");
+        for (const auto& c : kNetCounters)
+            sample.counters.*c.member = counters.count(QString::fromLatin1(c.key));
+        sample.counters.conntrack = counters.boolean(u"conntrack");
+        const JsonArrayReader links = counters.array(u"links");
+        for (qsizetype l = 0; l < links.size() && json.ok(); ++l) {
+            const JsonReader link = links.objectAt(l);
+            sample.counters.links.push_back(
+                {link.string(u"name").toStdString(), link.count(u"received"), link.count(u"sent")});
+        }
+        w.namespaces.push_back(std::move(sample));
+    }
+    if (const auto softnet = json.optionalObject(u"softnet"))
+        w.softnet =
+            engine::SoftnetCounters{softnet->count(u"dropped"), softnet->count(u"timeSqueeze")};
+    return w;
+}
+
+} // namespace
 
 QJsonObject runResultToJson(const engine::RunResult& r) {
     QJsonObject errors;
@@ -171,6 +271,7 @@ QJsonObject runResultToJson(const engine::RunResult& r) {
         {QStringLiteral("tlsProtocol"), text(r.tlsProtocol)},
         {QStringLiteral("tlsCipher"), text(r.tlsCipher)},
         {QStringLiteral("cpu"), cpuWindowToJson(r.cpu)},
+        {QStringLiteral("net"), netWindowToJson(r.net)},
         {QStringLiteral("operations"), operations},
         {QStringLiteral("hits"), double(r.hits)},
         {QStringLiteral("misses"), double(r.misses)},
@@ -229,6 +330,9 @@ engine::RunResult runResultFromJson(const JsonReader& json) {
     r.tlsProtocol = json.string(u"tlsProtocol").toStdString();
     r.tlsCipher = json.string(u"tlsCipher").toStdString();
     r.cpu = cpuWindowFromJson(json.object(u"cpu"));
+    // Optional: an agent older than the network counters sends none.
+    if (const auto net = json.optionalObject(u"net"))
+        r.net = netWindowFromJson(*net);
     const JsonArrayReader operations = json.array(u"operations");
     for (qsizetype i = 0; i < operations.size() && json.ok(); ++i) {
         const JsonReader op = operations.objectAt(i);

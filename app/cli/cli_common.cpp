@@ -3,6 +3,7 @@
 #include "app/common/atomic_file_writer.h"
 #include "app/common/checked_file_reader.h"
 #include "app/common/printable_text.h"
+#include "app/session/sweep_plan.h"
 #include "app/session/target_rules.h"
 #include "engine/file_limit.h"
 
@@ -87,8 +88,11 @@ Result<double> parseSeconds(const QString& option, const QString& text) {
         value *= 60.0;
     else if (unit == QLatin1String("h"))
         value *= 3600.0;
-    if (value > 7 * 24 * 3600.0)
-        return invalidInput(QStringLiteral("%1 is longer than a week: '%2'").arg(option, text));
+    if (!(value <= app::kMaxSeconds))
+        return invalidInput(QStringLiteral("%1 wants at most %2 seconds, not '%3'")
+                                .arg(option)
+                                .arg(app::kMaxSeconds, 0, 'f', 0)
+                                .arg(text));
     return value;
 }
 
@@ -96,6 +100,11 @@ Result<double> parsePositiveSeconds(const QString& option, const QString& text) 
     auto seconds = parseSeconds(option, text);
     if (seconds && *seconds <= 0)
         return invalidInput(QStringLiteral("%1 must be more than 0 seconds").arg(option));
+    if (seconds && *seconds < app::kMinSeconds)
+        return invalidInput(QStringLiteral("%1 must be at least %2 seconds, not '%3'")
+                                .arg(option)
+                                .arg(app::kMinSeconds)
+                                .arg(text));
     return seconds;
 }
 

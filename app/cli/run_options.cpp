@@ -7,6 +7,7 @@
 #include "app/report/agent_report.h"
 #include "app/report/cpu_report.h"
 #include "app/report/fixed_rate_report.h"
+#include "app/report/net_report.h"
 #include "app/report/result_json.h"
 #include "app/sweep/local_server_cpu.h"
 #include "app/sweep/point_steps.h"
@@ -84,7 +85,7 @@ Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser, app
     if (parser.isSet(QStringLiteral("threads"))) {
         const auto threads =
             parseCount(QStringLiteral("--threads"), parser.value(QStringLiteral("threads")), 1,
-                       uint64_t(std::min(1024, app::kMaxThreads)));
+                       uint64_t(app::kMaxThreads));
         if (!threads)
             return threads.error();
         plan.threads = int(*threads);
@@ -197,10 +198,9 @@ Result<void> readRateOptions(const QCommandLineParser& parser, OneShot& shot) {
         const QString text = parser.value(QStringLiteral("rate"));
         bool ok = false;
         const double rate = text.trimmed().toDouble(&ok);
-        if (!ok || !std::isfinite(rate) || rate <= 0 || rate > 1e9)
-            return app::invalidInput(
-                QStringLiteral("%1 wants requests/s above 0 and at most 1e9, not '%2'")
-                    .arg(name, text));
+        if (!ok || !app::checkRate(rate))
+            return app::invalidInput(QStringLiteral("%1 wants requests/s from %2, not '%3'")
+                                         .arg(name, app::rateRangeText(), text));
         shot.rate = rate;
     }
     if (parser.isSet(QStringLiteral("arrival"))) {
@@ -323,6 +323,7 @@ int finishRun(const QString& command, const engine::RunResult& result,
     if (output.printsReport()) {
         std::fputs(qPrintable(app::formatAgentShares(agents)), io.out);
         std::fputs(qPrintable(app::formatCpuBlock(point)), io.out);
+        std::fputs(qPrintable(app::formatNetBlock(point)), io.out);
         std::fputs(qPrintable(QLatin1Char('\n') + app::oneShotAdvice(point)), io.out);
         std::fflush(io.out);
     }
@@ -340,7 +341,9 @@ int finishRun(const QString& command, const engine::RunResult& result,
         printError(io, command, done.error().toString());
         return ExitInternal;
     }
-    if (const int signal = runner.interruptingSignal()) {
+    // A signal that came after the run had ended by its own bounds cut
+    // nothing short: the run is complete, and so is the command.
+    if (const int signal = runner.interruptingSignal(); signal != 0 && result.cancelled) {
         printError(io, command,
                    QStringLiteral("interrupted by %1: the report covers the %2 s that ran")
                        .arg(QLatin1String(signal == SIGINT ? "SIGINT" : "SIGTERM"))

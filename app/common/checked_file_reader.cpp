@@ -142,6 +142,18 @@ Result<QByteArray> readRegularFile(const QString& path, qint64 maxBytes) {
     return readCapped(fd, maxBytes, qint64(status.st_size), shown);
 }
 
+Result<std::string> readPemFile(const QString& what, const QString& path) {
+    const Result<QByteArray> text = readRegularFile(path, kMaxPemFileBytes);
+    if (!text) {
+        QString problem = text.error().message;
+        problem.remove(QStringLiteral("cannot be read: "));
+        return makeError(text.error().code,
+                         QStringLiteral("cannot read %1 %2: %3")
+                             .arg(what, QDir::toNativeSeparators(path), problem));
+    }
+    return text->toStdString();
+}
+
 Result<QByteArray> readStandardInput(qint64 maxBytes) {
     return readCapped(STDIN_FILENO, maxBytes, 0, QStringLiteral("stdin"));
 }

@@ -4,6 +4,7 @@
 
 #include <QByteArray>
 #include <QString>
+#include <string>
 
 // The one way app/ and ui/ read a user's file. A path can name anything:
 // /dev/zero reads forever, a FIFO blocks open() until a writer comes, /proc
@@ -17,6 +18,8 @@ namespace loadscope::app {
 inline constexpr qint64 kMaxSessionFileBytes = qint64(256) << 20; // 256 MiB
 inline constexpr qint64 kMaxBodyFileBytes = qint64(1) << 30;      // 1 GiB
 inline constexpr qint64 kMaxReportFileBytes = qint64(64) << 20;   // 64 MiB
+// A PEM certificate, key or CA bundle (Debian's whole store is 0.2 MiB).
+inline constexpr qint64 kMaxPemFileBytes = qint64(4) << 20; // 4 MiB
 
 // "256 MiB", "1 GiB", "512 KiB", "100 bytes".
 QString byteSizeText(qint64 bytes);
@@ -27,6 +30,11 @@ QString byteSizeText(qint64 bytes);
 //                     "is a FIFO (named pipe), not a regular file", ...
 //   ErrorCode::Format "is larger than 256 MiB"
 Result<QByteArray> readRegularFile(const QString& path, qint64 maxBytes);
+
+// A PEM file (a certificate, key or CA bundle) for `what` ("CA file",
+// "client key"): its text, or "cannot read CA file /x: is a FIFO (named
+// pipe), not a regular file".
+Result<std::string> readPemFile(const QString& what, const QString& path);
 
 // Standard input up to `maxBytes` (refused above it); the error's file is "stdin".
 Result<QByteArray> readStandardInput(qint64 maxBytes);

@@ -63,6 +63,8 @@ public:
     // with it; the empty directory under it is removed by the caller of runInSandbox.
     ~LabInit() {
         stopProcesses(m_servers, 1000);
+        if (m_serverHostHolder > 0)
+            stopProcesses({m_serverHostHolder}, 1000);
         m_topology.stopHelpers();
     }
 
@@ -89,6 +91,8 @@ public:
                              m_spec.modes.end();
         if (auto wire = m_topology.buildWire(m_spec.mtu, bridged); !wire)
             return fail(wire.error().message);
+        if (auto held = holdServerHost(); !held)
+            return fail(held.error().message);
         auto version = labServerVersion(m_spec.server.kind, m_spec.cliPath);
         if (!version)
             return fail(QStringLiteral("server %1: %2")
@@ -113,6 +117,7 @@ public:
                               {QStringLiteral("clientCpus"), cpuArray(m_spec.clientCpus)},
                               {QStringLiteral("serverCpus"), cpuArray(m_spec.serverCpus)},
                               {QStringLiteral("hostNetns"), double(m_hostNetns)},
+                              {QStringLiteral("serverHostPid"), int(m_serverHostPid)},
                               {QStringLiteral("workDir"), QString::fromStdString(m_workDir)}};
         const QByteArray line =
             jsonBytes(QJsonObject{{QStringLiteral("lab"), lab}}, QJsonDocument::Compact);
@@ -128,6 +133,21 @@ private:
         for (const int cpu : cpus)
             array.append(cpu);
         return array;
+    }
+
+    // A process that only waits in the server host's namespace, so that a load command in the
+    // client namespace can read that namespace's network counters through its /proc/PID/net
+    // (engine/net_counters.h) whatever the modes start there, without entering it.
+    Result<void> holdServerHost() {
+        SpawnSpec holder;
+        holder.netnsFd = m_topology.serverHostNetns();
+        holder.argv = {"sleep", "infinity"};
+        auto started = spawnInNetns(holder);
+        if (!started)
+            return started.error().prefixed(QStringLiteral("the server host's holder"));
+        m_serverHostHolder = *started;
+        m_serverHostPid = procPidOfChild(*started);
+        return {};
     }
 
     Result<QJsonObject> buildMode(LabMode mode) {
@@ -173,7 +193,8 @@ private:
         command.argv = m_spec.command;
         command.cpus = m_spec.clientCpus;
         command.environment = {"LOADSCOPE_LAB_HOST_NETNS=" + std::to_string(m_hostNetns),
-                               std::string("LOADSCOPE_LAB_RANGE=") + kLabRange};
+                               std::string("LOADSCOPE_LAB_RANGE=") + kLabRange,
+                               "LOADSCOPE_LAB_SERVER_HOST_PID=" + std::to_string(m_serverHostPid)};
         auto started = spawnInNetns(command);
         if (!started)
             return fail(started.error().message);
@@ -197,6 +218,8 @@ private:
     LabTopology m_topology;
     const std::string m_workDir;
     std::vector<pid_t> m_servers;
+    pid_t m_serverHostHolder = -1; // as this sandbox's PID namespace names it
+    pid_t m_serverHostPid = 0;     // as /proc names it
     pid_t m_command = -1;
 };
 

@@ -34,9 +34,10 @@ CpuSplit defaultCpus();
 Result<void> checkLabSpec(const LabSpec& spec);
 
 // Builds the lab in a new sandbox, starts the server in every mode, prints the lab's one JSON
-// line on stdout and runs the command in the client namespace with LOADSCOPE_LAB_HOST_NETNS and
-// LOADSCOPE_LAB_RANGE set; tears everything down when it exits. Returns the command's exit
-// status, or 2 after one line on stderr ("lab sandbox: mode container-nat: ...") when the lab
+// line on stdout and runs the command in the client namespace with LOADSCOPE_LAB_HOST_NETNS,
+// LOADSCOPE_LAB_RANGE and LOADSCOPE_LAB_SERVER_HOST_PID (a process of the server host's
+// namespace, as /proc names it) set; tears everything down when it exits. Returns the command's
+// exit status, or 2 after one line on stderr ("lab sandbox: mode container-nat: ...") when the lab
 // could not be built.
 Result<int> runLab(const LabSpec& spec);
 

@@ -3,6 +3,7 @@
 #include "app/common/atomic_file_writer.h"
 #include "app/lab/subordinate_ids.h"
 #include "app/servers/http_server.h"
+#include "app/session/target_rules.h"
 
 #include <QDir>
 #include <QFile>
@@ -29,24 +30,6 @@ constexpr std::array<KindName, 6> kKinds{{
     {LabServerKind::Apache, "apache"},
     {LabServerKind::Memcached, "memcached"},
 }};
-
-// Keys each kind takes, with the largest value it accepts.
-std::vector<std::pair<QString, uint64_t>> optionKeys(LabServerKind kind) {
-    switch (kind) {
-    case LabServerKind::Http:
-    case LabServerKind::Nginx:
-    case LabServerKind::Apache:
-        return {{QStringLiteral("size"), HttpServer::kMaxDocumentSize}};
-    case LabServerKind::Echo:
-        return {{QStringLiteral("request-size"), 1u << 20},
-                {QStringLiteral("response-size"), 1u << 20}};
-    case LabServerKind::Memcached:
-        return {{QStringLiteral("memory"), 65536}};
-    case LabServerKind::Sink:
-        return {};
-    }
-    return {};
-}
 
 QString option(const LabServerSpec& spec, const QString& key, const QString& fallback) {
     QString value = fallback;
@@ -217,30 +200,10 @@ std::optional<LabServerKind> labServerKindFromId(QStringView id) {
 }
 
 Result<void> checkServerSpec(const LabServerSpec& spec) {
-    const auto keys = optionKeys(spec.kind);
-    for (const auto& option : spec.options) {
-        const auto& [name, value] = option;
-        // Captured as the pair: Clang 14 refuses a lambda naming a structured binding.
-        const auto known = std::find_if(keys.begin(), keys.end(),
-                                        [&](const auto& key) { return key.first == option.first; });
-        if (known == keys.end()) {
-            QStringList names;
-            for (const auto& key : keys)
-                names.append(key.first);
-            return invalidInput(QStringLiteral("--server-opt %1: %2 takes %3")
-                                    .arg(name, labServerKindId(spec.kind),
-                                         names.isEmpty() ? QStringLiteral("no options")
-                                                         : names.join(QStringLiteral(", "))));
-        }
-        bool ok = false;
-        const qulonglong number = value.toULongLong(&ok);
-        if (!ok || number < (name == QLatin1String("size") ? 0u : 1u) || number > known->second)
-            return invalidInput(QStringLiteral("--server-opt %1=%2: expected a whole number from "
-                                               "%3 to %4")
-                                    .arg(name, value)
-                                    .arg(name == QLatin1String("size") ? 0 : 1)
-                                    .arg(known->second));
-    }
+    // The rule a session's lab target obeys too (target_rules.h).
+    for (const auto& [name, value] : spec.options)
+        if (auto checked = checkLabServerOption(labServerKindId(spec.kind), name, value); !checked)
+            return invalidInput(QStringLiteral("--server-opt ") + checked.error().message);
     return {};
 }
 

@@ -98,12 +98,12 @@ Result<void> LabTopology::buildWire(int mtu, bool bridged) {
     const std::string mtuText = std::to_string(mtu);
     if (auto made =
             ip(m_serverHost, {"link", "add", "wire1", "mtu", mtuText, "type", "veth", "peer",
-                              "name", "wire0", "mtu", mtuText, "netns", ns(m_client)});
+                              "name", kClientLink, "mtu", mtuText, "netns", ns(m_client)});
         !made)
         return made.error().prefixed(QStringLiteral("the wire"));
     for (auto step : std::vector<std::vector<std::string>>{
-             {"addr", "add", std::string(kClientAddress) + "/24", "dev", "wire0"},
-             {"link", "set", "wire0", "up"}}) {
+             {"addr", "add", std::string(kClientAddress) + "/24", "dev", kClientLink},
+             {"link", "set", kClientLink, "up"}}) {
         if (auto done = ip(m_client, step); !done)
             return done.error().prefixed(QStringLiteral("the wire"));
     }

@@ -17,7 +17,8 @@ class OvsSwitch;
 
 // The lab's one address range, used only inside the sandbox.
 inline constexpr const char* kLabRange = "10.213.0.0/16";
-// The wire: client and server host on 10.213.0.0/24.
+// The wire: client and server host on 10.213.0.0/24; the client's end is kClientLink.
+inline constexpr const char* kClientLink = "wire0";
 inline constexpr const char* kClientAddress = "10.213.0.1";
 inline constexpr const char* kServerHostAddress = "10.213.0.2";
 // What every containerised server listens on inside its own namespace.

@@ -47,8 +47,16 @@ QString formatCpuBlock(const PointResult& r) {
         out += line("  Server:", QStringLiteral("not measured (remote, or give --server-pid "
                                                 "or --server-cgroup)"));
     out += line("  Softirq:", perRequest(softirqUsPerRequest(r)));
-    if (const auto other = otherLoadPercent(r))
-        out += line("  Other load:", QStringLiteral("%1% of the machine").arg(*other, 0, 'f', 1));
+    if (const auto other = otherLoadPercent(r)) {
+        // Which rule the figure followed (cpu_usage.h): how the kernel counts interrupts.
+        QString rule;
+        if (c.interruptsInProcessTimes)
+            rule = *c.interruptsInProcessTimes
+                       ? QStringLiteral(" (interrupts charged to the tasks they interrupted)")
+                       : QStringLiteral(" (interrupt time accounted apart)");
+        out += line("  Other load:",
+                    QStringLiteral("%1% of the machine%2").arg(*other, 0, 'f', 1).arg(rule));
+    }
     out += line("  Noise:",
                 r.noise.isEmpty() ? QStringLiteral("quiet") : QStringLiteral("noisy: ") + r.noise);
     return out;

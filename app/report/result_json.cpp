@@ -44,8 +44,13 @@ void flatten(const QString& prefix, const QJsonValue& value, QStringList& names,
     }
     if (value.isArray()) {
         QStringList parts;
-        for (const QJsonValue& item : value.toArray())
+        for (const QJsonValue& item : value.toArray()) {
+            // A list of objects (net_counters' namespaces) has no one-cell form: left out; the
+            // figures it adds up to are columns of their own.
+            if (item.isObject())
+                return;
             parts << item.toVariant().toString();
+        }
         names << prefix;
         values << parts.join(QLatin1Char(' '));
         return;

@@ -1,5 +1,8 @@
 #include "app/servers/tls_server_context.h"
 
+#include "app/common/checked_file_reader.h"
+#include "engine/tls_pem.h"
+
 #include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -126,12 +129,25 @@ TlsServerContext::create(const std::string& certFile, const std::string& keyFile
         context->m_certificatePem = pemOf(made.certificate);
         return context;
     }
+    // Read through the checked reader and handed to OpenSSL as text: a path
+    // naming a FIFO or a device is refused, never waited on (tls_pem.h).
     const std::string& key = keyFile.empty() ? certFile : keyFile;
-    if (SSL_CTX_use_certificate_chain_file(ctx, certFile.c_str()) != 1)
-        return openSslError(
-            QStringLiteral("certificate '%1'").arg(QString::fromStdString(certFile)));
-    if (SSL_CTX_use_PrivateKey_file(ctx, key.c_str(), SSL_FILETYPE_PEM) != 1)
-        return openSslError(QStringLiteral("key '%1'").arg(QString::fromStdString(key)));
+    const auto certificatePem =
+        readPemFile(QStringLiteral("certificate"), QString::fromStdString(certFile));
+    if (!certificatePem)
+        return certificatePem.error();
+    auto keyPem = keyFile.empty() ? certificatePem
+                                  : readPemFile(QStringLiteral("key"), QString::fromStdString(key));
+    if (!keyPem)
+        return keyPem.error();
+    if (auto problem = engine::useCertificateChain(ctx, *certificatePem))
+        return invalidInput(
+            QStringLiteral("certificate '%1': %2")
+                .arg(QString::fromStdString(certFile), QString::fromStdString(*problem)));
+    if (auto problem = engine::usePrivateKey(ctx, *keyPem))
+        return invalidInput(
+            QStringLiteral("key '%1': %2")
+                .arg(QString::fromStdString(key), QString::fromStdString(*problem)));
     if (SSL_CTX_check_private_key(ctx) != 1)
         return openSslError(QStringLiteral("key and certificate"));
     if (X509* certificate = SSL_CTX_get0_certificate(ctx))

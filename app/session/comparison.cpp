@@ -116,6 +116,9 @@ Comparison::Comparison(const Session& session, ComparisonOptions options) {
                             row.comparedSamples.push_back(*compared);
                         if (!result->noise.isEmpty() && row.noisy++ == 0)
                             row.noise = result->noise;
+                        if (const QString net = netCounterMark(result->net);
+                            !net.isEmpty() && row.netMarked++ == 0)
+                            row.netNote = net;
                     }
                 }
                 if (row.samples.empty())

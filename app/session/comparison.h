@@ -81,6 +81,10 @@ struct ComparisonRow {
     std::vector<double> comparedSamples;
     int noisy = 0; // samples from points marked noisy (cpu_usage.h)
     QString noise; // the first noisy one's reason
+    // Samples from points whose network stack lost or refused packets (net_counters.h), and
+    // the first one's notes.
+    int netMarked = 0;
+    QString netNote;
 };
 
 // Results turned into the table every chart and CSV reads:

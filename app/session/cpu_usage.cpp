@@ -46,10 +46,14 @@ std::optional<double> otherLoadPercent(const PointResult& r) {
         return std::nullopt;
     const CpuUsage& c = *r.cpu;
     if (c.machineSeconds() <= 0)
-        return 0.0; // a window shorter than a clock tick saw nothing
-    const double other = c.user + c.system + c.irq -
-                         c.clientSecondsHere.value_or(r.clientCpuSeconds) -
-                         c.serverSeconds.value_or(0);
+        return 0.0;                           // a window shorter than a clock tick saw nothing
+    double tasks = c.user + c.system + c.irq; // the rule before the accounting was recorded
+    if (c.interruptsInProcessTimes)
+        tasks = *c.interruptsInProcessTimes
+                    ? c.user + c.system + c.irq + c.softirq - c.softirqThreadSeconds.value_or(0)
+                    : c.user + c.system;
+    const double other =
+        tasks - c.clientSecondsHere.value_or(r.clientCpuSeconds) - c.serverSeconds.value_or(0);
     return std::clamp(c.percentOfMachine(other), 0.0, 100.0);
 }
 

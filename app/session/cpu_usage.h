@@ -23,6 +23,12 @@ struct CpuUsage {
     // embedded server's threads); nullopt otherwise.
     std::optional<double> serverSeconds;
     bool frequencyChanged = false; // some CPU's clock moved by over 10 % end to end
+    // The kernel's softirq threads' CPU (ksoftirqd/N), when /proc showed them.
+    std::optional<double> softirqThreadSeconds;
+    // Whether the kernel charged interrupt time to the task it interrupted (tick accounting
+    // without IRQ time accounting; engine/interrupt_accounting.h): which rule other load
+    // follows. nullopt where it was not measured (results saved before it was recorded).
+    std::optional<bool> interruptsInProcessTimes;
     // The session's host these counters are of (the target's server host);
     // empty: the machine that ran the load.
     QString host = {};
@@ -44,10 +50,14 @@ struct CpuUsage {
 std::optional<double> serverCpuUsPerRequest(const PointResult& r);
 std::optional<double> softirqUsPerRequest(const PointResult& r);
 std::optional<double> clientCpuUsPerRequest(const PointResult& r);
-// CPU used by neither the client nor the server, as % of the machine: user +
-// system + irq time minus the client's and the server's own. Softirq is left
-// out (it is mostly the point's own network traffic) and so is steal (its own
-// reason to be noisy). Without a server figure, a local server counts as other load.
+// CPU used by neither the client nor the server nor the kernel's work for their traffic, as %
+// of the machine (DESIGN.md "Metrics"): the time /proc/stat counted in the tasks' place,
+// minus the client's and the server's CPU. Where interrupts are charged to the task they
+// interrupt, that place holds user + system + irq + softirq less the softirq threads'
+// (ksoftirqd, the point's deferred receive work); where they are not (IRQ time accounting),
+// user + system alone. A window that did not record which (saved before it was) keeps the
+// rule it was saved under: user + system + irq. Steal is left out (its own reason to be
+// noisy). Without a server figure, a local server counts as other load.
 std::optional<double> otherLoadPercent(const PointResult& r);
 
 // Noise rules (DESIGN.md "Metrics").

@@ -175,6 +175,10 @@ QStringList summaryCsvColumns() {
         QStringLiteral("tool"),
         QStringLiteral("load_model"),
         QStringLiteral("offered_rate"),
+        // Appended: how many of the row's repetitions had packets lost or refused by the
+        // network stack, and the first one's notes (net_counters.h).
+        QStringLiteral("net_marked"),
+        QStringLiteral("net_note"),
     };
 }
 
@@ -209,6 +213,8 @@ QByteArray summaryCsv(const Session& session, const Comparison& comparison) {
             comparison.series()[row.series].tool,
             comparison.series()[row.series].loadModel,
             optionalNumber(comparison.series()[row.series].offeredRate),
+            QString::number(row.netMarked),
+            row.netNote,
         });
     }
     csv += capacitySummaryRows(session);

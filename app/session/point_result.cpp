@@ -187,6 +187,8 @@ CpuUsage cpuUsageOf(const engine::CpuWindow& w) {
     usage.idle = w.idle;
     usage.serverSeconds = w.serverCpuSeconds;
     usage.frequencyChanged = w.frequencyChanged;
+    usage.softirqThreadSeconds = w.softirqThreadSeconds;
+    usage.interruptsInProcessTimes = w.interruptsInProcessTimes;
     return usage;
 }
 
@@ -227,6 +229,7 @@ PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& target
         result.cpu = cpuUsageOf(w);
         judgeNoise(result, kDefaultNoiseThresholdPercent);
     }
+    result.net = netCounterWindow(run.net);
     result.firstError = QString::fromStdString(run.firstError);
     result.cancelled = run.cancelled;
     result.threadCpus = run.threadCpus;

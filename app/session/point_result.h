@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/session/cpu_usage.h"
+#include "app/session/net_counters.h"
 #include "engine/error_class.h"
 
 #include <QByteArray>
@@ -150,6 +151,8 @@ struct PointResult {
     double clientCpuSeconds = 0;
     // The machine's and the server's CPU over the measured window.
     std::optional<CpuUsage> cpu;
+    // The network stack's counters over the same window, per namespace the point used.
+    std::optional<NetCounterWindow> net;
     // Why the point is noisy, with its figures (cpu_usage.h); empty: quiet or not judged.
     QString noise;
     QString firstError;

@@ -420,6 +420,7 @@ void addCsvFields(ResultSchemaBuilder& b) {
     addCpuFields(b);
     addTlsFields(b);
     addHttp2Fields(b);
+    addNetCounterFields(b);
     addCapacityStep(b);
 }
 

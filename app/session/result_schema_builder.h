@@ -115,5 +115,7 @@ void addCsvFields(ResultSchemaBuilder& b);
 void addSessionAndCliFields(ResultSchemaBuilder& b);
 // Where the CPU went (result_schema_cpu.cpp): CSV columns after every other.
 void addCpuFields(ResultSchemaBuilder& b);
+// The network stack's counters (result_schema_net.cpp): CSV columns after the HTTP/2 ones.
+void addNetCounterFields(ResultSchemaBuilder& b);
 
 } // namespace loadscope::app::schema_detail

@@ -25,6 +25,11 @@ QJsonObject cpuJson(const PointResult& r) {
                      {QStringLiteral("noise"), r.noise}};
     if (c.serverSeconds)
         json.insert(QStringLiteral("serverSeconds"), *c.serverSeconds);
+    // Recorded since the other-load rule depends on them: absent in older files.
+    if (c.softirqThreadSeconds)
+        json.insert(QStringLiteral("softirqThreadSeconds"), *c.softirqThreadSeconds);
+    if (c.interruptsInProcessTimes)
+        json.insert(QStringLiteral("interruptsInProcessTimes"), *c.interruptsInProcessTimes);
     if (!c.host.isEmpty())
         json.insert(QStringLiteral("host"), c.host);
     if (c.clientSecondsHere)
@@ -48,6 +53,9 @@ void readCpuJson(const JsonReader& j, QStringView k, PointResult& r) {
     c.idle = cpu->number(u"idle", -kUnbounded, kUnbounded, 0);
     c.serverSeconds = cpu->optionalNumber(u"serverSeconds", -kUnbounded, kUnbounded);
     c.frequencyChanged = cpu->boolean(u"frequencyChanged", false);
+    c.softirqThreadSeconds = cpu->optionalNumber(u"softirqThreadSeconds", -kUnbounded, kUnbounded);
+    if (cpu->has(u"interruptsInProcessTimes"))
+        c.interruptsInProcessTimes = cpu->boolean(u"interruptsInProcessTimes");
     c.host = cpu->string(u"host", {});
     c.clientSecondsHere = cpu->optionalNumber(u"clientSecondsHere", -kUnbounded, kUnbounded);
     r.noise = cpu->string(u"noise", {});

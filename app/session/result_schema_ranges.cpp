@@ -75,6 +75,18 @@ public:
         optional("meanMs", summary.meanMs);
         optional("sdMs", summary.sdMs);
         optional("maxMs", summary.maxMs);
+        // One distribution's least, mean and greatest value are in that order
+        // (rounding a report prints keeps them so).
+        const auto order = [&](const char* lowName, const std::optional<double>& low,
+                               const char* highName, const std::optional<double>& high) {
+            if (!m_problem && low && high && *low > *high)
+                m_problem = QStringLiteral("%1.%2 is %3, above %1.%4 (%5)")
+                                .arg(name, QLatin1StringView(lowName), numberText(*low),
+                                     QLatin1StringView(highName), numberText(*high));
+        };
+        order("minMs", summary.minMs, "maxMs", summary.maxMs);
+        order("minMs", summary.minMs, "meanMs", summary.meanMs);
+        order("meanMs", summary.meanMs, "maxMs", summary.maxMs);
         // QString, not a QStringBuilder of references to this call's temporaries.
         const auto percentiles = [&name]() -> QString {
             return name + QStringLiteral(".percentiles");
@@ -183,6 +195,20 @@ Result<void> checkResultRanges(const PointResult& r) {
                     r.errors[i]);
     check.count(QStringLiteral("non2xx"), r.non2xx);
     check.count(QStringLiteral("keepAlive"), r.keepAlive);
+    // Parts of the requests that ended are never more than all of them.
+    const auto part = [&](const QString& name, uint64_t value) {
+        if (value > r.complete)
+            check.problem(QStringLiteral("%1 is %2, more than complete (%3)")
+                              .arg(name)
+                              .arg(value)
+                              .arg(r.complete));
+    };
+    part(QStringLiteral("non2xx"), r.non2xx);
+    part(QStringLiteral("keepAlive"), r.keepAlive);
+    uint64_t answered = 0;
+    for (const auto& [code, count] : r.statusCodes)
+        answered += std::min<uint64_t>(count, uint64_t(kMaxExact)); // no overflow of the sum
+    part(QStringLiteral("statusCodes (their sum)"), answered);
     check.count(QStringLiteral("bytesTotal"), r.bytesTotal);
     check.count(QStringLiteral("bytesBody"), r.bytesBody);
     check.count(QStringLiteral("bytesSent"), r.bytesSent);

@@ -23,8 +23,6 @@ namespace loadscope::app {
 
 namespace {
 
-constexpr double kMaxSeconds = 1e7; // about four months: anything longer is a typo
-
 QString uuidText(const QUuid& id) {
     return id.toString(QUuid::WithoutBraces);
 }
@@ -253,8 +251,8 @@ Target targetFromJson(const JsonReader& json) {
     else if (const auto endpoint = parseEndpoint(target.address);
              json.ok() && !target.address.trimmed().isEmpty() && !endpoint)
         json.failKey(u"address", endpoint.error().message);
-    target.responseTimeoutSeconds =
-        json.number(u"responseTimeoutSeconds", 1e-3, kMaxSeconds, target.responseTimeoutSeconds);
+    target.responseTimeoutSeconds = json.number(u"responseTimeoutSeconds", kMinSeconds, kMaxSeconds,
+                                                target.responseTimeoutSeconds);
     target.serverPid = int(json.integer(u"serverPid", 1, kMaxPid, 0));
     target.serverCgroup = json.string(u"serverCgroup", {});
     if (json.ok() && !target.serverCgroup.isEmpty() && !checkServerCgroup(target.serverCgroup))
@@ -447,9 +445,9 @@ SweepPlan sweepPlanFromJson(const JsonReader& json) {
                                            int64_t(plan.requestsPerPoint)));
     if (byRequests) {
         plan.durationSeconds =
-            json.number(u"durationSeconds", 1e-3, kMaxSeconds, plan.durationSeconds);
+            json.number(u"durationSeconds", kMinSeconds, kMaxSeconds, plan.durationSeconds);
     } else {
-        plan.durationSeconds = json.number(u"durationSeconds", 1e-3, kMaxSeconds);
+        plan.durationSeconds = json.number(u"durationSeconds", kMinSeconds, kMaxSeconds);
     }
     plan.requestsTimeLimitSeconds =
         json.number(u"requestsTimeLimitSeconds", 0, kMaxSeconds, plan.requestsTimeLimitSeconds);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <utility>
 
 namespace loadscope::app {
 
@@ -66,6 +67,27 @@ std::optional<engine::Arrival> arrivalFromId(QStringView id) {
     return std::nullopt;
 }
 
+QString rateRangeText() {
+    return QStringLiteral("%1 to %2").arg(kMinRate).arg(kMaxRate, 0, 'f', 0);
+}
+
+Result<void> checkRate(double rate) {
+    if (std::isfinite(rate) && rate >= kMinRate && rate <= kMaxRate)
+        return {};
+    return invalidInput(
+        QStringLiteral("rate %1 req/s is out of range (%2)").arg(rate).arg(rateRangeText()));
+}
+
+Result<void> checkSeconds(const QString& what, double seconds, double minimum) {
+    if (std::isfinite(seconds) && seconds >= minimum && seconds <= kMaxSeconds)
+        return {};
+    return invalidInput(QStringLiteral("%1 is %2 s, expected %3 to %4 s")
+                            .arg(what)
+                            .arg(seconds)
+                            .arg(minimum)
+                            .arg(kMaxSeconds, 0, 'f', 0));
+}
+
 namespace {
 
 Result<void> validateConcurrencyLevels(const std::vector<int>& levels) {
@@ -127,11 +149,8 @@ Result<void> validateRateLevels(const SweepPlan& plan) {
         return invalidInput(QStringLiteral("the sweep has no rate levels"));
     std::set<double> seen;
     for (double rate : plan.rateLevels) {
-        if (!(std::isfinite(rate) && rate >= kMinRate && rate <= kMaxRate))
-            return invalidInput(QStringLiteral("rate %1 req/s is out of range (%2 to %3)")
-                                    .arg(rate)
-                                    .arg(kMinRate)
-                                    .arg(kMaxRate, 0, 'f', 0));
+        if (auto checked = checkRate(rate); !checked)
+            return checked;
         if (!seen.insert(rate).second)
             return invalidInput(QStringLiteral("rate %1 req/s is listed twice").arg(rate));
     }
@@ -154,6 +173,13 @@ Result<void> validateSweepPlan(const SweepPlan& plan) {
     if (plan.limit == PointLimit::Duration &&
         !(std::isfinite(plan.durationSeconds) && plan.durationSeconds > 0))
         return invalidInput(QStringLiteral("duration per point must be more than 0 s"));
+    if (plan.limit == PointLimit::Duration)
+        if (auto checked = checkSeconds(QStringLiteral("duration per point"), plan.durationSeconds,
+                                        kMinSeconds);
+            !checked)
+            return checked;
+    if (plan.timerSlackUs < 0 || plan.timerSlackUs > kMaxTimerSlackUs)
+        return invalidInput(QStringLiteral("timer slack must be 0 to %1 us").arg(kMaxTimerSlackUs));
     if (plan.repetitions < 1 || plan.repetitions > kMaxRepetitions)
         return invalidInput(QStringLiteral("repetitions must be 1 to %1").arg(kMaxRepetitions));
     if (!(std::isfinite(plan.precisionPercent) && plan.precisionPercent >= 0 &&
@@ -190,6 +216,12 @@ Result<void> validateSweepPlan(const SweepPlan& plan) {
         return invalidInput(QStringLiteral("warm-up must be 0 s or more"));
     if (!(std::isfinite(plan.pauseSeconds) && plan.pauseSeconds >= 0))
         return invalidInput(QStringLiteral("pause between points must be 0 s or more"));
+    for (const auto& [what, seconds] :
+         {std::pair{QStringLiteral("time limit per point"), plan.requestsTimeLimitSeconds},
+          std::pair{QStringLiteral("warm-up"), plan.warmupSeconds},
+          std::pair{QStringLiteral("pause between points"), plan.pauseSeconds}})
+        if (auto checked = checkSeconds(what, seconds, 0); !checked)
+            return checked;
     return {};
 }
 

@@ -4,6 +4,7 @@
 #include "app/session/capacity_objective.h"
 #include "app/session/cpu_usage.h"
 #include "app/session/target.h"
+#include "engine/load_limits.h"
 #include "engine/load_spec.h"
 
 #include <QString>
@@ -108,12 +109,28 @@ struct SweepPlan {
 };
 
 // Limits a plan must respect; the session file refuses values outside them.
-inline constexpr int kMaxConcurrency = 1'000'000;
+// Those the engine takes are its own (engine/load_limits.h): one range per
+// quantity, for the command line, the window, session files and the agent.
+inline constexpr int kMaxConcurrency = int(engine::kMaxConcurrency);
 inline constexpr int kMaxRepetitions = 1000;
-inline constexpr int kMaxThreads = 4096;
-inline constexpr double kMinRate = 0.001;       // requests/s
-inline constexpr double kMaxRate = 100'000'000; // requests/s
-inline constexpr int kMaxTimerSlackUs = 1000;
+inline constexpr int kMaxThreads = int(engine::kMaxThreads);
+inline constexpr double kMinRate = engine::kMinRate; // requests/s
+inline constexpr double kMaxRate = engine::kMaxRate; // requests/s
+inline constexpr int kMaxTimerSlackUs = int(engine::kMaxTimerSlackUs);
+// Seconds: a duration or timeout above 0 is at least kMinSeconds; every time
+// of a plan or target is at most kMaxSeconds.
+inline constexpr double kMinSeconds = engine::kMinSeconds;
+inline constexpr double kMaxSeconds = engine::kMaxSeconds;
+
+// "0.001 to 100000000": a rate's range as every message states it.
+QString rateRangeText();
+// A fixed rate, kMinRate to kMaxRate requests/s (the closed loop's 0 is no
+// rate): "rate 1e-10 req/s is out of range (0.001 to 100000000)".
+Result<void> checkRate(double rate);
+// A time in seconds, `minimum` (0 or kMinSeconds) to kMaxSeconds, named
+// `what` in the message: "duration per point is 1e+300 s, expected 0.001 to
+// 10000000 s".
+Result<void> checkSeconds(const QString& what, double seconds, double minimum);
 
 inline constexpr double kMaxPrecisionPercent = 100;
 

@@ -4,6 +4,7 @@
 
 #include <QJsonArray>
 #include <algorithm>
+#include <utility>
 
 namespace loadscope::app {
 
@@ -212,7 +213,19 @@ LabPlacement labPlacementFromJson(const JsonReader& json) {
             option.failKey(
                 u"key",
                 QStringLiteral("is \"%1\", expected a name without '='").arg(printable(key)));
-        lab.serverOptions.emplace_back(std::move(key), option.string(u"value"));
+        QString value = option.string(u"value");
+        // The lab's own rule, on load: what `lab sandbox --server-opt` would
+        // refuse when the sweep starts is refused here, with its field.
+        if (option.ok()) {
+            const auto ranges = labServerOptionRanges(lab.server);
+            const bool known = std::any_of(ranges.begin(), ranges.end(),
+                                           [&](const auto& range) { return range.key == key; });
+            if (auto checked = checkLabServerOption(lab.server, key, value); !checked)
+                option.failKey(
+                    known ? u"value" : u"key",
+                    QStringLiteral("is not what the lab takes (%1)").arg(checked.error().message));
+        }
+        lab.serverOptions.emplace_back(std::move(key), std::move(value));
     }
     return lab;
 }
@@ -235,6 +248,13 @@ LabSetup labSetupFromJson(const JsonReader& json) {
     lab.mtu = int(json.integer(u"mtu", kMinLabMtu, kMaxLabMtu, lab.mtu));
     lab.clientCpus = json.string(u"clientCpus", {});
     lab.serverCpus = json.string(u"serverCpus", {});
+    // Only the syntax: a session may name another machine's CPUs.
+    for (const auto& [key, cpus] :
+         {std::pair{u"clientCpus", &lab.clientCpus}, std::pair{u"serverCpus", &lab.serverCpus}})
+        if (json.ok())
+            if (auto parsed = parseCpuList(*cpus); !parsed)
+                json.failKey(QStringView(key), QStringLiteral("is \"%1\", not a CPU list (%2)")
+                                                   .arg(printable(*cpus), parsed.error().message));
     const JsonArrayReader modes = json.array(u"modes", false);
     for (qsizetype i = 0; i < modes.size() && json.ok(); ++i) {
         const QString mode = modes.stringAt(i);

@@ -245,4 +245,42 @@ Result<void> checkServerCgroup(const QString& path) {
     return {};
 }
 
+std::vector<LabServerOptionRange> labServerOptionRanges(const QString& server) {
+    if (server == u"http" || server == u"nginx" || server == u"apache")
+        return {{QStringLiteral("size"), 0, kMaxLabDocumentBytes}};
+    if (server == u"echo")
+        return {{QStringLiteral("request-size"), 1, 1u << 20},
+                {QStringLiteral("response-size"), 1, 1u << 20}};
+    if (server == u"memcached")
+        return {{QStringLiteral("memory"), 1, 65536}};
+    return {};
+}
+
+Result<void> checkLabServerOption(const QString& server, const QString& key, const QString& value) {
+    const std::vector<LabServerOptionRange> ranges = labServerOptionRanges(server);
+    const auto known =
+        std::find_if(ranges.begin(), ranges.end(),
+                     [&](const LabServerOptionRange& range) { return range.key == key; });
+    if (known == ranges.end()) {
+        QStringList names;
+        for (const LabServerOptionRange& range : ranges)
+            names.append(range.key);
+        return invalidInput(QStringLiteral("%1: %2 takes %3")
+                                .arg(printableText(key), server,
+                                     names.isEmpty() ? QStringLiteral("no options")
+                                                     : names.join(QStringLiteral(", "))));
+    }
+    // Digits only: toULongLong would take "+1" and " 1", and the value goes
+    // on a command line and into a server's configuration as written.
+    bool ok = !value.isEmpty() && std::all_of(value.begin(), value.end(),
+                                              [](QChar c) { return c >= u'0' && c <= u'9'; });
+    const qulonglong number = ok ? value.toULongLong(&ok) : 0;
+    if (!ok || number < known->minimum || number > known->maximum)
+        return invalidInput(QStringLiteral("%1=%2: expected a whole number from %3 to %4")
+                                .arg(key, printableText(value))
+                                .arg(known->minimum)
+                                .arg(known->maximum));
+    return {};
+}
+
 } // namespace loadscope::app

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cmath>
 #include <new>
+#include <utility>
 
 namespace loadscope::app {
 
@@ -42,6 +43,17 @@ Q_SIGNALS:
 
 nanoseconds seconds(double s) {
     return duration_cast<nanoseconds>(duration<double>(s));
+}
+
+// Inside the lab (`lab sandbox` sets LOADSCOPE_LAB_SERVER_HOST_PID for its command), the server
+// host's network counters are read through the process the lab keeps in its namespace; the
+// client's, the server's and the machine's the engine finds itself.
+std::vector<engine::NetNamespaceSource> labNetNamespaces() {
+    bool ok = false;
+    const int pid = qEnvironmentVariableIntValue("LOADSCOPE_LAB_SERVER_HOST_PID", &ok);
+    if (!ok || pid <= 0)
+        return {};
+    return {{engine::NetRole::ServerHost, pid}};
 }
 
 Error engineProblem(const std::string& problem) {
@@ -74,6 +86,28 @@ Result<engine::TlsSpec> tlsSpec(const Options& options, bool enabled, std::strin
         tls.version = engine::TlsVersion::Tls12;
     else if (version == QLatin1String("1.3"))
         tls.version = engine::TlsVersion::Tls13;
+    if (!enabled)
+        return tls;
+    // Read here, through the checked reader, never by OpenSSL from the path
+    // (engine/tls_pem.h): a FIFO or a device is refused at once. A CA file
+    // serves only verification: with --insecure it is not read.
+    const auto read = [](const QString& what, const std::string& path,
+                         std::string& into) -> Result<void> {
+        if (path.empty())
+            return {};
+        auto text = readPemFile(what, QString::fromStdString(path));
+        if (!text)
+            return text.error();
+        into = std::move(*text);
+        return {};
+    };
+    if (tls.verify)
+        if (auto done = read(QStringLiteral("CA file"), tls.caFile, tls.caPem); !done)
+            return done.error();
+    if (auto done = read(QStringLiteral("client certificate"), tls.certFile, tls.certPem); !done)
+        return done.error();
+    if (auto done = read(QStringLiteral("client key"), tls.keyFile, tls.keyPem); !done)
+        return done.error();
     return tls;
 }
 
@@ -289,14 +323,39 @@ Result<LoadSpecDraft> draftLoadSpec(const Target& target, int concurrency, const
         draft.endpoint = *endpoint;
     }
 
+    // Every quantity within its one range before any arithmetic turns it
+    // into the engine's (nanoseconds, a schedule's gaps): the agent's
+    // requests come here without a plan check of their own.
     if (concurrency < 1 || concurrency > kMaxConcurrency)
-        return invalidInput(QStringLiteral("concurrency %1 is out of range").arg(concurrency));
+        return invalidInput(QStringLiteral("concurrency %1 is out of range (1 to %2)")
+                                .arg(concurrency)
+                                .arg(kMaxConcurrency));
     if (!(std::isfinite(target.responseTimeoutSeconds) && target.responseTimeoutSeconds > 0))
         return invalidInput(QStringLiteral("the response timeout must be more than 0 seconds"));
+    if (auto checked = checkSeconds(QStringLiteral("the response timeout"),
+                                    target.responseTimeoutSeconds, kMinSeconds);
+        !checked)
+        return checked.error();
+    if (plan.limit == PointLimit::Duration)
+        if (auto checked = checkSeconds(QStringLiteral("duration per point"), plan.durationSeconds,
+                                        kMinSeconds);
+            !checked)
+            return checked.error();
+    for (const auto& [what, seconds] :
+         {std::pair{QStringLiteral("time limit per point"), plan.requestsTimeLimitSeconds},
+          std::pair{QStringLiteral("warm-up"), plan.warmupSeconds}})
+        if (auto checked = checkSeconds(what, seconds, 0); !checked)
+            return checked.error();
+    if (plan.timerSlackUs < 0 || plan.timerSlackUs > kMaxTimerSlackUs)
+        return invalidInput(QStringLiteral("timer slack must be 0 to %1 us").arg(kMaxTimerSlackUs));
+    if (plan.threads < 0 || plan.threads > kMaxThreads)
+        return invalidInput(
+            QStringLiteral("threads must be 0 (one per core) to %1").arg(kMaxThreads));
     if (auto checked = checkCpusExist(plan.cpus); !checked)
         return checked.error();
-    if (!(std::isfinite(rate) && rate >= 0 && rate <= kMaxRate))
-        return invalidInput(QStringLiteral("rate %1 req/s is out of range").arg(rate));
+    if (rate != 0)
+        if (auto checked = checkRate(rate); !checked)
+            return checked.error();
     spec.concurrency = uint32_t(concurrency);
     spec.rate = rate;
     spec.arrival = plan.arrival;
@@ -316,6 +375,7 @@ Result<LoadSpecDraft> draftLoadSpec(const Target& target, int concurrency, const
     } else {
         spec.duration = seconds(plan.durationSeconds);
     }
+    spec.netNamespaces = labNetNamespaces();
     return draft;
 }
 

@@ -8,7 +8,6 @@
 
 #include <QCoroSignal>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QNetworkProxy>
 #include <QSslConfiguration>
 #include <QSslKey>
@@ -115,18 +114,22 @@ Result<void> TargetProbe::configureTls(QSslSocket& socket, const engine::TlsSpec
                               : tls.version == engine::TlsVersion::Tls13 ? QSsl::TlsV1_3
                                                                          : QSsl::TlsV1_2OrLater);
     configuration.setPeerVerifyMode(tls.verify ? QSslSocket::VerifyPeer : QSslSocket::VerifyNone);
-    if (!tls.caFile.empty()) {
+    // The files' text as the builder read it (checked_file_reader.h): the
+    // probe opens no path itself.
+    if (tls.verify && !tls.caFile.empty()) {
         const QString file = QString::fromStdString(tls.caFile);
-        const QList<QSslCertificate> authorities = QSslCertificate::fromPath(file);
+        const QList<QSslCertificate> authorities =
+            QSslCertificate::fromData(QByteArray::fromStdString(tls.caPem));
         if (authorities.isEmpty())
             return invalidInput(QStringLiteral("no certificate in CA file '%1'").arg(file));
         configuration.setCaCertificates(authorities);
     }
     if (!tls.certFile.empty()) {
         const QString file = QString::fromStdString(tls.certFile);
-        const QList<QSslCertificate> chain = QSslCertificate::fromPath(file);
-        QFile keyFile(QString::fromStdString(tls.keyFile.empty() ? tls.certFile : tls.keyFile));
-        const QByteArray pem = keyFile.open(QIODevice::ReadOnly) ? keyFile.readAll() : QByteArray();
+        const QList<QSslCertificate> chain =
+            QSslCertificate::fromData(QByteArray::fromStdString(tls.certPem));
+        const QByteArray pem =
+            QByteArray::fromStdString(tls.keyFile.empty() ? tls.certPem : tls.keyPem);
         QSslKey key;
         for (QSsl::KeyAlgorithm algorithm : {QSsl::Ec, QSsl::Rsa})
             if (key.isNull() && !pem.isEmpty())

@@ -78,6 +78,23 @@ engine::RunResult fullResult() {
     r.cpu.minFrequencyKHz = 800000;
     r.cpu.maxFrequencyKHz = 3400000;
     r.cpu.busyPerCpu = {1.0, 1.01};
+    r.cpu.softirqThreadSeconds = 0.03;
+    r.cpu.interruptsInProcessTimes = true;
+    // Two namespaces, every counter a different figure.
+    r.net.valid = true;
+    engine::NetNamespaceSample client;
+    client.roles = {engine::NetRole::Client};
+    client.id = 4026532001;
+    client.valid = true;
+    client.counters = {1, 2, 3, 4, 5, 6, 7, true, 8, 9, 10, 11, {{"wire0", 12, 13}}};
+    engine::NetNamespaceSample host = client;
+    host.roles = {engine::NetRole::Server, engine::NetRole::ServerHost};
+    host.id = 4026532002;
+    host.counters.conntrack = false;
+    host.counters.links.clear();
+    host.counters.tcpRetransmits = 14;
+    r.net.namespaces = {client, host};
+    r.net.softnet = engine::SoftnetCounters{15, 16};
     engine::OperationStats get;
     get.name = "get";
     get.count = 100;
@@ -191,6 +208,40 @@ private Q_SLOTS:
         QCOMPARE(r.cpu.minFrequencyKHz, sent.cpu.minFrequencyKHz);
         QCOMPARE(r.cpu.maxFrequencyKHz, sent.cpu.maxFrequencyKHz);
         QCOMPARE(r.cpu.busyPerCpu, sent.cpu.busyPerCpu);
+        QCOMPARE(r.cpu.softirqThreadSeconds, sent.cpu.softirqThreadSeconds);
+        QCOMPARE(r.cpu.interruptsInProcessTimes, sent.cpu.interruptsInProcessTimes);
+        QVERIFY(r.net.valid);
+        QCOMPARE(r.net.namespaces.size(), size_t(2));
+        for (size_t i = 0; i < 2; ++i) {
+            const engine::NetNamespaceSample& got = r.net.namespaces[i];
+            const engine::NetNamespaceSample& want = sent.net.namespaces[i];
+            QVERIFY(got.roles == want.roles);
+            QCOMPARE(got.id, want.id);
+            QCOMPARE(got.valid, want.valid);
+            const engine::NetCounters& g = got.counters;
+            const engine::NetCounters& w = want.counters;
+            QCOMPARE(g.tcpRetransmits, w.tcpRetransmits);
+            QCOMPARE(g.synRetransmits, w.synRetransmits);
+            QCOMPARE(g.listenOverflows, w.listenOverflows);
+            QCOMPARE(g.listenDrops, w.listenDrops);
+            QCOMPARE(g.tcpTimeouts, w.tcpTimeouts);
+            QCOMPARE(g.resetsSent, w.resetsSent);
+            QCOMPARE(g.establishedResets, w.establishedResets);
+            QCOMPARE(g.conntrack, w.conntrack);
+            QCOMPARE(g.conntrackInsertFailed, w.conntrackInsertFailed);
+            QCOMPARE(g.conntrackDrop, w.conntrackDrop);
+            QCOMPARE(g.conntrackEarlyDrop, w.conntrackEarlyDrop);
+            QCOMPARE(g.conntrackInvalid, w.conntrackInvalid);
+            QCOMPARE(g.links.size(), w.links.size());
+            for (size_t l = 0; l < g.links.size(); ++l) {
+                QCOMPARE(g.links[l].name, w.links[l].name);
+                QCOMPARE(g.links[l].received, w.links[l].received);
+                QCOMPARE(g.links[l].sent, w.links[l].sent);
+            }
+        }
+        QVERIFY(r.net.softnet);
+        QCOMPARE(r.net.softnet->dropped, uint64_t(15));
+        QCOMPARE(r.net.softnet->timeSqueeze, uint64_t(16));
         QCOMPARE(r.operations.size(), size_t(1));
         QCOMPARE(r.operations[0].name, std::string("get"));
         QCOMPARE(r.operations[0].hits, 60u);
@@ -242,7 +293,7 @@ private Q_SLOTS:
         request.target.http.url = QStringLiteral("http://10.213.0.2:8080/index.html");
         request.target.lab = app::LabPlacement{QStringLiteral("container-nat"),
                                                QStringLiteral("nginx"),
-                                               {{QStringLiteral("workers"), QStringLiteral("2")}}};
+                                               {{QStringLiteral("size"), QStringLiteral("2")}}};
         request.plan.limit = app::PointLimit::Requests;
         request.plan.requestsPerPoint = 2000;
         request.concurrency = 100;
@@ -357,35 +408,87 @@ private Q_SLOTS:
         QTest::addColumn<bool>("sameNetns");
         QTest::addColumn<QByteArray>("routeTable"); // as /proc/self/net/route
         QTest::addColumn<QString>("refusal");       // empty: allowed
+        QTest::addColumn<QString>("rangeVariable"); // LOADSCOPE_LAB_RANGE
+        QTest::addColumn<QString>("clientLink");    // the link holding 10.213.0.1
+        QTest::addColumn<bool>("initNetnsIsOwn");   // PID 1's namespace is the agent's
         // A lab client's namespace, as `ip route` in it would list it:
         // 10.213.0.0/24 dev wire0 and 10.213.4.0/24 via 10.213.0.1.
         const QByteArray lab = kRouteHeader +
                                "wire0\t0000D50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\n"
                                "wire0\t0004D50A\t0100D50A\t0003\t0\t0\t0\t00FFFFFF\n";
-        QTest::newRow("loopback") << "127.0.0.1" << false << false << QByteArray() << QString();
-        QTest::newRow("loopback /8") << "127.45.6.7" << false << false << QByteArray() << QString();
-        QTest::newRow("v6 loopback") << "::1" << false << false << QByteArray() << QString();
+        QTest::newRow("loopback") << "127.0.0.1" << false << false << QByteArray() << QString()
+                                  << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0")
+                                  << false;
+        QTest::newRow("loopback /8")
+            << "127.45.6.7" << false << false << QByteArray() << QString()
+            << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0") << false;
+        QTest::newRow("v6 loopback")
+            << "::1" << false << false << QByteArray() << QString()
+            << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0") << false;
         QTest::newRow("no lab") << "10.213.0.2" << false << false << lab
-                                << "LOADSCOPE_LAB_HOST_NETNS is not set";
+                                << "LOADSCOPE_LAB_HOST_NETNS is not set"
+                                << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0")
+                                << false;
         QTest::newRow("public, no lab")
-            << "192.0.2.1" << false << false << lab << "127.0.0.0/8 or ::1";
+            << "192.0.2.1" << false << false << lab << "127.0.0.0/8 or ::1"
+            << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0") << false;
         QTest::newRow("host namespace")
-            << "10.213.0.2" << true << true << lab << "machine's own network namespace";
-        QTest::newRow("in the lab") << "10.213.4.2" << true << false << lab << QString();
+            << "10.213.0.2" << true << true << lab << "machine's own network namespace"
+            << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0") << false;
+        QTest::newRow("in the lab")
+            << "10.213.4.2" << true << false << lab << QString() << QStringLiteral("10.213.0.0/16")
+            << QStringLiteral("wire0") << false;
         QTest::newRow("outside the range")
-            << "10.214.0.2" << true << false << lab << "not in the lab's range 10.213.0.0/16";
+            << "10.214.0.2" << true << false << lab << "not in the lab's range 10.213.0.0/16"
+            << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0") << false;
         QTest::newRow("no route") << "10.213.9.2" << true << false << lab
-                                  << "no route to it in the agent's network namespace";
+                                  << "no route to it in the agent's network namespace"
+                                  << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0")
+                                  << false;
         QTest::newRow("no route table")
-            << "10.213.0.2" << true << false << QByteArray() << "no route to it";
+            << "10.213.0.2" << true << false << QByteArray() << "no route to it"
+            << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0") << false;
         // The more specific route decides: here a /32 through lo.
         QTest::newRow("route by lo") << "10.213.4.2" << true << false
                                      << lab + "lo\t0204D50A\t00000000\t0005\t0\t0\t0\tFFFFFFFF\n"
-                                     << "its route leaves by lo";
+                                     << "its route leaves by lo" << QStringLiteral("10.213.0.0/16")
+                                     << QStringLiteral("wire0") << false;
         // A route that is down does not count, even when it is the most specific.
         QTest::newRow("route down") << "10.213.9.2" << true << false
                                     << lab + "wire0\t0009D50A\t00000000\t0000\t0\t0\t0\t00FFFFFF\n"
-                                    << "no route to it";
+                                    << "no route to it" << QStringLiteral("10.213.0.0/16")
+                                    << QStringLiteral("wire0") << false;
+        // What the environment says cannot make a lab: the namespace must be
+        // the lab's client namespace, and the range may only narrow.
+        QTest::newRow("spoofed: no wire0")
+            << "10.213.4.2" << true << false << lab << "not the lab's client namespace"
+            << QStringLiteral("10.213.0.0/16") << QStringLiteral("eth0") << false;
+        QTest::newRow("spoofed: PID 1's namespace")
+            << "10.213.4.2" << true << false << lab << "machine's own network namespace"
+            << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0") << true;
+        QTest::newRow("range widened to everything")
+            << "10.213.4.2" << true << false << lab << "it may narrow the range, never widen it"
+            << QStringLiteral("0.0.0.0/0") << QStringLiteral("wire0") << false;
+        QTest::newRow("range widened to 10/8")
+            << "10.213.4.2" << true << false << lab << "it may narrow the range, never widen it"
+            << QStringLiteral("10.0.0.0/8") << QStringLiteral("wire0") << false;
+        QTest::newRow("range outside the lab")
+            << "10.213.4.2" << true << false << lab << "it may narrow the range, never widen it"
+            << QStringLiteral("192.0.2.0/24") << QStringLiteral("wire0") << false;
+        QTest::newRow("range narrowed, inside")
+            << "10.213.4.2" << true << false << lab << QString() << QStringLiteral("10.213.4.0/24")
+            << QStringLiteral("wire0") << false;
+        QTest::newRow("range narrowed, outside")
+            << "10.213.0.2" << true << false << lab << "not in the lab's range 10.213.4.0/24"
+            << QStringLiteral("10.213.4.0/24") << QStringLiteral("wire0") << false;
+        QTest::newRow("no range variable: the lab's")
+            << "10.213.4.2" << true << false << lab << QString() << QString()
+            << QStringLiteral("wire0") << false;
+        QTest::newRow("route by another link")
+            << "10.213.4.2" << true << false
+            << kRouteHeader + "eth1\t0004D50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\n"
+            << "its route leaves by eth1, not by the lab's link wire0"
+            << QStringLiteral("10.213.0.0/16") << QStringLiteral("wire0") << false;
     }
 
     // The table's own parse: columns by position, hex in memory order, lines
@@ -407,12 +510,18 @@ private Q_SLOTS:
         QFETCH(bool, sameNetns);
         QFETCH(QByteArray, routeTable);
         QFETCH(QString, refusal);
+        QFETCH(QString, rangeVariable);
+        QFETCH(QString, clientLink);
+        QFETCH(bool, initNetnsIsOwn);
         app::AgentEnvironment env;
         env.ownNetns = 4026531840u;
         env.routes = app::parseRouteTable(routeTable);
+        env.linkAddresses = {{QStringLiteral("lo"), 0x7F000001u}, {clientLink, 0x0AD50001u}};
+        if (initNetnsIsOwn)
+            env.initNetns = env.ownNetns;
         if (labSet) {
             env.labHostNetns = sameNetns ? env.ownNetns : env.ownNetns + 7;
-            env.labRange = QStringLiteral("10.213.0.0/16");
+            env.labRange = rangeVariable;
         }
         const auto checked = app::checkAgentTarget(numeric(address.toLatin1().constData()), env);
         if (refusal.isEmpty()) {
@@ -473,6 +582,7 @@ private Q_SLOTS:
         if (insideLab) {
             env.labHostNetns = env.ownNetns + 7;
             env.labRange = QStringLiteral("10.213.0.0/16");
+            env.linkAddresses = {{QStringLiteral("wire0"), 0x0AD50001u}};
         }
         std::optional<engine::SocketAddress> where;
         if (!address.isEmpty())
@@ -642,6 +752,7 @@ private Q_SLOTS:
         if (inLab) {
             env.labHostNetns = env.ownNetns + 7;
             env.labRange = QStringLiteral("10.213.0.0/16");
+            env.linkAddresses = {{QStringLiteral("wire0"), 0x0AD50001u}};
         }
         const auto checked =
             app::checkAgentTarget(numeric(address.toLatin1().constData()), env, allowed);

@@ -1,11 +1,14 @@
 // Where the CPU went and when the machine was noisy: the /proc parsers against
-// known text, a CPU hog started during a point against its own /proc/PID/stat,
-// the server's CPU against /usr/bin/time, softirq through a userland proxy.
+// known text, a CPU hog beside a saturated client and server against what the
+// scheduler charged every task, the server's CPU against /usr/bin/time,
+// softirq through a userland proxy, the kernel's interrupt accounting against
+// its configuration.
 //
-// This machine is shared: other processes load it while the suite runs. The
-// quiet check therefore compares a point with the machine's other load
-// measured just before and after it, not with 0, and the hog's share is
-// checked on top of that background.
+// This machine is shared: other processes load it while the suite runs. Other
+// load is therefore checked against the runtime the scheduler charged every
+// task but the client and the server over the same window (the root cpuacct
+// group's usage, else each process's /proc/PID/stat; the hog's own counters its
+// largest part), not against 0.
 #include "app/servers/http_server.h"
 #include "app/servers/tcp_proxy.h"
 #include "app/session/cpu_usage.h"
@@ -16,9 +19,10 @@
 #include "embedded_server_support.h"
 #include "engine/cpu_sampler.h"
 #include "engine/http_protocol.h"
+#include "engine/interrupt_accounting.h"
 #include "engine/load_run.h"
 #include "engine/local_listener.h"
-#include "fixed_delay_server.h"
+#include "process_census.h"
 
 #include <QFile>
 #include <QProcess>
@@ -51,16 +55,6 @@ app::PointResult runPoint(engine::LoadSpec spec) {
     engine::LoadRun run(std::move(spec));
     run.start();
     return app::pointResultFromRun(run.wait(), {}, 1, 0, {});
-}
-
-// The machine's other load over `seconds` with nothing of ours running.
-double idleOtherLoad(std::chrono::milliseconds window) {
-    const engine::CpuSampler sampler;
-    const engine::CpuSample start = sampler.sample();
-    QTest::qWait(int(window.count()));
-    const engine::CpuWindow w =
-        engine::cpuWindow(start, sampler.sample(), engine::CpuSampler::ticksPerSecond());
-    return 100.0 * (w.user + w.system + w.irq) / w.total();
 }
 
 uint64_t processTicks(pid_t pid) {
@@ -121,8 +115,11 @@ private Q_SLOTS:
     void parsesProcessStat();
     void parsesCgroupUsage();
     void findsListenerInode();
+    void judgesNoiseFromTheWindow_data();
     void judgesNoiseFromTheWindow();
     void advisesFromTheSpread();
+    void judgesInterruptAccounting();
+    void interruptAccountingMatchesKernel();
     void cpuHogMarksPointNoisy();
     void serverCpuMatchesUsrBinTime();
     void processTreeCountsWorkersLiveAndReaped();
@@ -197,25 +194,46 @@ void TestCpuNoise::findsListenerInode() {
     QVERIFY(!engine::listeningInode(table, 20001));
 }
 
+void TestCpuNoise::judgesNoiseFromTheWindow_data() {
+    // One second of a 2-CPU machine, built from what each task did and the kernel's rules
+    // for counting it (kernel/sched/cputime.c): the client and the server each ran 0.1 s in
+    // user space, 0.3 s in the kernel and served 0.1 s of softirq (their traffic's receive
+    // work) in their own context; ksoftirqd served 0.1 s more; a hog spun 0.6 s in user space;
+    // the hypervisor stole 0.04 s. /proc/stat counts user 0.8, system 0.6, softirq 0.3 either
+    // way. What differs is whose runtime the 0.2 s of softirq in the tasks' context is: with
+    // tick accounting (no CONFIG_IRQ_TIME_ACCOUNTING) it is in the client's and the server's
+    // CPU, 0.5 s each; with IRQ time accounting it is taken out of them, 0.4 s each. The hog's
+    // 0.6 s is other load: 30 % of the machine, in both.
+    QTest::addColumn<bool>("interruptsInProcessTimes");
+    QTest::addColumn<double>("processSeconds");
+    QTest::newRow("tick accounting") << true << 0.5;
+    QTest::newRow("IRQ time accounting") << false << 0.4;
+}
+
 void TestCpuNoise::judgesNoiseFromTheWindow() {
-    // 2 CPUs for 1 s: 2 s of CPU, of which user 0.5 + system 0.3 + irq 0; the
-    // client and the server used 0.2 s each, so 0.4 s (20 %) was someone else's.
+    QFETCH(bool, interruptsInProcessTimes);
+    QFETCH(double, processSeconds);
+    constexpr double kHogSeconds = 0.6;
     app::PointResult r;
     r.complete = 1000;
-    r.clientCpuSeconds = 0.2;
-    r.cpu = app::CpuUsage{1.0, 2, 0.5, 0.3, 0.0, 0.1, 0.04, 1.06, 0.2, false};
-    QCOMPARE(app::otherLoadPercent(r).value_or(-1), 20.0);
-    QCOMPARE(app::serverCpuUsPerRequest(r).value_or(-1), 200.0); // 0.2 s / 1000
-    QCOMPARE(app::softirqUsPerRequest(r).value_or(-1), 100.0);
+    r.clientCpuSeconds = processSeconds;
+    r.cpu = app::CpuUsage{1.0,   2,    0.8,
+                          0.6,   0.0,  0.3,
+                          0.04,  0.26, processSeconds,
+                          false, 0.1,  interruptsInProcessTimes};
+    QCOMPARE(r.cpu->machineSeconds(), 2.0);
+    QCOMPARE(app::otherLoadPercent(r).value_or(-1), 100 * kHogSeconds / 2.0);
+    QCOMPARE(app::serverCpuUsPerRequest(r).value_or(-1), processSeconds * 1e3); // / 1000
+    QCOMPARE(app::softirqUsPerRequest(r).value_or(-1), 300.0);
     app::judgeNoise(r, 10);
-    QCOMPARE(r.noise, QStringLiteral("other load 20.0 % of the machine (threshold 10.0 %); steal "
+    QCOMPARE(r.noise, QStringLiteral("other load 30.0 % of the machine (threshold 10.0 %); steal "
                                      "2.0 % (the hypervisor ran something else)"));
     r.cpu->steal = 0;
-    r.cpu->idle = 1.1;
-    app::judgeNoise(r, 25);
+    r.cpu->idle = 0.3;
+    app::judgeNoise(r, 35);
     QCOMPARE(r.noise, QString());
     r.cpu->frequencyChanged = true;
-    app::judgeNoise(r, 25);
+    app::judgeNoise(r, 35);
     QCOMPARE(r.noise, QStringLiteral("CPU frequency changed"));
     // Without a window nothing is judged: an imported result stays unjudged.
     app::PointResult imported;
@@ -260,63 +278,179 @@ void TestCpuNoise::advisesFromTheSpread() {
              qPrintable(app::tighteningAdvice(session)));
 }
 
+void TestCpuNoise::judgesInterruptAccounting() {
+    // A burst that had its CPU for 2 ms of wall time and was charged 1.99 ms: interrupts are in
+    // the task's runtime; charged 1.3 ms: the receive work (a third of a loopback datagram)
+    // was taken out of it.
+    const engine::InterruptProbeBurst charged{2'000'000, 1'990'000, 0, 1000, 1000};
+    const engine::InterruptProbeBurst apart{2'000'000, 1'300'000, 0, 1000, 1000};
+    // Preempted for 1 ms: its own wait, not interrupt time.
+    const engine::InterruptProbeBurst waited{3'000'000, 1'990'000, 1'000'000, 1000, 1000};
+    // Interrupted by someone else's storm: only ever lower; the best burst decides.
+    const engine::InterruptProbeBurst stormy{2'000'000, 1'500'000, 0, 1000, 1000};
+    const engine::InterruptProbeBurst elsewhere{2'000'000, 1'990'000, 0, 1000, 10};
+    using Bursts = std::vector<engine::InterruptProbeBurst>;
+    QCOMPARE(engine::judgeInterruptAccounting(Bursts{charged}), std::optional<bool>(true));
+    QCOMPARE(engine::judgeInterruptAccounting(Bursts{apart}), std::optional<bool>(false));
+    QCOMPARE(engine::judgeInterruptAccounting(Bursts{waited}), std::optional<bool>(true));
+    QCOMPARE(engine::judgeInterruptAccounting(Bursts{stormy, charged}), std::optional<bool>(true));
+    QCOMPARE(engine::judgeInterruptAccounting(Bursts{stormy, apart}), std::optional<bool>(false));
+    // The receive work ran on another CPU: the burst says nothing.
+    QCOMPARE(engine::judgeInterruptAccounting(Bursts{elsewhere}), std::nullopt);
+    QCOMPARE(engine::judgeInterruptAccounting(Bursts{}), std::nullopt);
+
+    const std::string softirqs = "                    CPU0       CPU1       \n"
+                                 "          HI:          1          0\n"
+                                 "      NET_RX:    2720193    5071470\n";
+    QCOMPARE(engine::parseNetRxSoftirqs(softirqs, 0), std::optional<uint64_t>(2720193));
+    QCOMPARE(engine::parseNetRxSoftirqs(softirqs, 1), std::optional<uint64_t>(5071470));
+    QCOMPARE(engine::parseNetRxSoftirqs(softirqs, 2), std::nullopt);
+}
+
+// The probe against the kernel's own configuration, where the kernel publishes it: without
+// CONFIG_IRQ_TIME_ACCOUNTING interrupt time can only be charged to the task it interrupted.
+// (With it, the kernel may still have left it off at boot: then either answer is possible.)
+void TestCpuNoise::interruptAccountingMatchesKernel() {
+    const std::optional<bool> measured = engine::interruptsInProcessTimes();
+    QVERIFY2(measured, "no loopback to probe the kernel's accounting with");
+    QProcess zcat;
+    zcat.start(QStringLiteral("zcat"), {QStringLiteral("/proc/config.gz")});
+    const QByteArray config = zcat.waitForFinished(10'000) ? zcat.readAllStandardOutput() : "";
+    qInfo("interrupt time in process times: %s; /proc/config.gz: %s", *measured ? "yes" : "no",
+          config.isEmpty()                                      ? "absent"
+          : config.contains("\nCONFIG_IRQ_TIME_ACCOUNTING=y\n") ? "IRQ time accounting"
+                                                                : "no IRQ time accounting");
+    if (config.isEmpty())
+        QSKIP("the kernel does not publish its configuration (/proc/config.gz)");
+    if (config.contains("\n# CONFIG_IRQ_TIME_ACCOUNTING is not set\n"))
+        QCOMPARE(*measured, true);
+    // Asked twice, the process answers as it first did.
+    QCOMPARE(engine::interruptsInProcessTimes(), measured);
+}
+
+namespace {
+
+// One point beside a saturated client and server, and what every task ran meanwhile.
+struct HogPoint {
+    app::PointResult result;
+    double otherPercent = 0; // the figure under test
+    double truthPercent = 0; // every task's runtime but the client's and the server's
+    double hogPercent = 0;   // the hog's own, part of the truth
+    QString lost;            // a process whose CPU the census could not follow, if any
+};
+
+HogPoint measureSaturatedPoint(const app::HttpServer& http, pid_t hog) {
+    engine::LoadSpec spec = httpSpec(http.port(), 16, 1500ms);
+    spec.serverCpu.threads = http.threadIds();
+    HogPoint point;
+    const auto wall = [] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+    };
+    const test::ProcessCensus before = test::processCensus();
+    const uint64_t softirqStart = test::softirqThreadsRuntimeNs(before);
+    const std::optional<uint64_t> tasksStart = test::tasksRuntimeNs();
+    const double startedAt = wall();
+    const uint64_t hogStart = hog > 0 ? processTicks(hog) : 0;
+    point.result = runPoint(std::move(spec));
+    const uint64_t hogEnd = hog > 0 ? processTicks(hog) : 0;
+    const double bracket = wall() - startedAt;
+    const std::optional<uint64_t> tasksEnd = test::tasksRuntimeNs();
+    const test::ProcessCensus after = test::processCensus();
+    if (!point.result.cpu || !point.result.cpu->serverSeconds)
+        return point;
+    const app::CpuUsage& cpu = *point.result.cpu;
+    double tasks = 0; // every task's CPU over the bracket but the softirq threads'
+    if (tasksStart && tasksEnd) {
+        tasks = double(*tasksEnd - *tasksStart) / 1e9 -
+                double(test::softirqThreadsRuntimeNs(after) - softirqStart) / 1e9;
+    } else {
+        const test::CensusDifference census = test::cpuBetween(before, after);
+        point.lost = census.lost;
+        tasks = census.seconds;
+    }
+    // Shares of each one's own span: the truth brackets the window by the run's start and end.
+    const double machine = cpu.cpus * bracket;
+    const double ours = point.result.clientCpuSeconds + *cpu.serverSeconds;
+    point.truthPercent = 100.0 * (tasks / machine - ours / (cpu.cpus * cpu.wallSeconds));
+    point.hogPercent =
+        100.0 * double(hogEnd - hogStart) / double(engine::CpuSampler::ticksPerSecond()) / machine;
+    point.otherPercent = app::otherLoadPercent(point.result).value_or(-1);
+    return point;
+}
+
+// Softirq the client's and the server's traffic must make of the machine for the point to
+// tell a rule that counts it from one that loses it.
+constexpr double kSaturatedSoftirqPercent = 5;
+
+bool saturated(const HogPoint& point) {
+    return point.result.cpu && point.result.cpu->percentOfMachine(point.result.cpu->softirq) >=
+                                   kSaturatedSoftirqPercent;
+}
+
+// The point again (up to four times) while it did not saturate the machine, other processes
+// holding its CPUs, or while a process that ended during it took CPU the census cannot see
+// with it (without cpuacct, on a machine where others build and test): the first would tell
+// no rule from another, the second would leave the truth short.
+HogPoint saturatedPoint(const app::HttpServer& http, pid_t hog) {
+    HogPoint point;
+    for (int attempt = 0; attempt < 4; ++attempt) {
+        point = measureSaturatedPoint(http, hog);
+        if (point.lost.isEmpty() && saturated(point))
+            break;
+        if (!point.lost.isEmpty())
+            qInfo("measured again: %s ended during the point and its CPU reached no process",
+                  qPrintable(point.lost));
+        else
+            qInfo("measured again: the point's softirq was %.1f %% of the machine",
+                  point.result.cpu ? point.result.cpu->percentOfMachine(point.result.cpu->softirq)
+                                   : 0.0);
+    }
+    return point;
+}
+
+} // namespace
+
+// Beside a client and a server that saturate the machine, whose traffic's softirq the kernel
+// charges to them, a CPU hog's time is other load, as is every other process's; the point is
+// noisy for it. A point without the hog sees only the background.
 void TestCpuNoise::cpuHogMarksPointNoisy() {
-    // A slow server keeps the point's own CPU small: ~25 requests a second.
-    testing::FixedDelayServer server({.delay = 40ms});
-    QVERIFY(server.isListening());
-    const auto window = 1500ms;
-
-    const double before = idleOtherLoad(1000ms);
-    const app::PointResult quiet = runPoint(httpSpec(server.port(), 1, window));
-    QVERIFY(quiet.cpu);
-    const double quietOther = app::otherLoadPercent(quiet).value_or(-1);
-
+    app::HttpServer http(testing::httpConfig(512));
+    QVERIFY(testing::startServer(http));
+    const HogPoint quiet = saturatedPoint(http, 0);
     const pid_t hog = startHog();
     QVERIFY(hog > 0);
     QTest::qWait(100); // running and placed before the window opens
-    const uint64_t hogStart = processTicks(hog);
-    const app::PointResult loaded = runPoint(httpSpec(server.port(), 1, window));
-    const uint64_t hogEnd = processTicks(hog);
+    const HogPoint loaded = saturatedPoint(http, hog);
     stopProcess(hog);
-    const double after = idleOtherLoad(1000ms);
-
-    QVERIFY(loaded.cpu);
-    const double windowSeconds = loaded.cpu->wallSeconds;
-    const double hogShare = 100.0 * double(hogEnd - hogStart) /
-                            double(engine::CpuSampler::ticksPerSecond()) /
-                            (loaded.cpu->cpus * windowSeconds);
-    const double hogOther = app::otherLoadPercent(loaded).value_or(-1);
-    const double background = (before + after) / 2;
-    const double drift = std::abs(before - after) / 2;
-    qInfo("background %.1f %% (before %.1f, after %.1f), quiet point %.1f %%, hog point %.1f %%, "
-          "hog's own share %.1f %%",
-          background, before, after, quietOther, hogOther, hogShare);
-
-    // The hog's point is noisy, for its other load.
-    app::PointResult judged = loaded;
+    http.stop();
+    for (const HogPoint* point : {&quiet, &loaded}) {
+        QVERIFY(point->result.cpu && point->result.cpu->serverSeconds);
+        QVERIFY2(point->lost.isEmpty(),
+                 qPrintable(QStringLiteral("four windows in a row lost a process's CPU: ") +
+                            point->lost));
+        if (!saturated(*point))
+            QSKIP("four points in a row did not saturate the machine: other processes held its "
+                  "CPUs");
+        const app::CpuUsage& cpu = *point->result.cpu;
+        qInfo("%s: other load %.1f %%, every other task's runtime %.1f %% (the hog's %.1f %%); "
+              "client %.1f %%, server %.1f %%, softirq %.1f %% of the machine, %llu requests",
+              point == &quiet ? "quiet" : "hog", point->otherPercent, point->truthPercent,
+              point->hogPercent, cpu.percentOfMachine(point->result.clientCpuSeconds),
+              cpu.percentOfMachine(*cpu.serverSeconds), cpu.percentOfMachine(cpu.softirq),
+              qulonglong(point->result.complete));
+        QVERIFY2(std::abs(point->otherPercent - point->truthPercent) <= 5,
+                 qPrintable(QStringLiteral("other load %1 %, truth %2 %")
+                                .arg(point->otherPercent)
+                                .arg(point->truthPercent)));
+    }
+    // On a quiet machine the hog has a third of it; on a busy one it shares its CPU.
+    QVERIFY2(loaded.hogPercent > 2, "the hog did not run");
+    // The hog's point is noisy, for its other load, where the truth is beyond the threshold.
+    app::PointResult judged = loaded.result;
     app::judgeNoise(judged, app::kDefaultNoiseThresholdPercent);
-    QVERIFY2(judged.noise.contains(QStringLiteral("other load")), qPrintable(judged.noise));
-
-    // A quiet point sees the machine's background, not more: judged against
-    // that background plus the default threshold, it is not noisy for its load.
-    const QString quietNoise = app::noiseReason(
-        *quiet.cpu, quietOther, background + drift + app::kDefaultNoiseThresholdPercent);
-    QVERIFY2(!quietNoise.contains(QStringLiteral("other load")), qPrintable(quietNoise));
-
-    // The hog's CPU is never missing from other load, however busy the machine.
-    QVERIFY2(hogOther >= hogShare - 5,
-             qPrintable(QStringLiteral("%1 < %2").arg(hogOther).arg(hogShare)));
-    // Beside a busy background the hog gets less than its CPU and displaces
-    // part of the rest: the share is checked where the background leaves room.
-    if (background + hogShare > 90)
-        QSKIP("the machine is too busy to tell the hog from its background");
-    QVERIFY2(hogShare > 20, "the hog did not run"); // one busy CPU of the machine's
-    QVERIFY2(std::abs(hogOther - background - hogShare) <= 5 + drift,
-             qPrintable(QStringLiteral("other load %1 %, background %2 % ± %3, hog %4 %")
-                            .arg(hogOther)
-                            .arg(background)
-                            .arg(drift)
-                            .arg(hogShare)));
+    if (loaded.truthPercent > app::kDefaultNoiseThresholdPercent + 5)
+        QVERIFY2(judged.noise.contains(QStringLiteral("other load")), qPrintable(judged.noise));
 }
 
 void TestCpuNoise::serverCpuMatchesUsrBinTime() {

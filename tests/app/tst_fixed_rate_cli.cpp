@@ -141,7 +141,8 @@ private Q_SLOTS:
                 list << QLatin1String(o);
             return list << url;
         };
-        QTest::newRow("-R 0") << http({"-R", "0"}) << QStringLiteral("-R wants requests/s above 0");
+        QTest::newRow("-R 0") << http({"-R", "0"})
+                              << QStringLiteral("-R wants requests/s from 0.001 to 100000000");
         QTest::newRow("-R negative") << http({"-R", "-5"}) << QStringLiteral("-R");
         QTest::newRow("-R not a number") << http({"-R", "lots"}) << QStringLiteral("'lots'");
         QTest::newRow("-R infinite") << http({"-R", "inf"}) << QStringLiteral("'inf'");

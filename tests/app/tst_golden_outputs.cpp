@@ -105,6 +105,17 @@ const QList<Rule> kCliRules{
     {"get_latency_ms*", Kind::Number},
     // This machine and this run: ports, CPUs, the kernel's socket buffer sizes.
     // Where the CPU went: figures of this machine's load, the reason a text.
+    // The network stack's counters: of the machine's namespace, which loopback points share
+    // with every other process; a link appears only when it dropped something.
+    {"net_counters.namespaces.links*", Kind::Optional},
+    // conntrack's figures where the kernel has it.
+    {"net_counters.namespaces.conntrack_*", Kind::Optional},
+    {"net_counters.conntrack_*", Kind::Optional},
+    {"net_counters_conntrack_*", Kind::Optional},
+    {"net_counters.namespaces.roles", Kind::Present},
+    {"net_counters.notes", Kind::Present},
+    {"net_counters_notes", Kind::Present}, // --csv flattens the object
+    {"net_counters*", Kind::Number},
     {"cpu.noisy", Kind::Present},
     {"cpu.noise_reason", Kind::Present},
     {"cpu.*", Kind::Number},
@@ -173,6 +184,12 @@ const QList<Rule> kSessionRules{
     {"results.environment.*", Kind::Present},
     // Added with where the CPU went: this machine's counters and noise.
     {"results.cpu.*", Kind::Present},
+    // Added with the network stack's counters: a namespace's counters are written when not 0.
+    {"results.netCounters.namespaces.roles", Kind::Present},
+    {"results.netCounters.namespaces.netns", Kind::Present},
+    {"results.netCounters.namespaces.conntrack", Kind::Optional},
+    {"results.netCounters.namespaces.*", Kind::Optional},
+    {"results.netCounters.softnet.*", Kind::Number},
 };
 
 // `export --csv`: one row per result.
@@ -235,6 +252,9 @@ const QList<Rule> kResultsCsvRules{
     {"server_cpu_s", Kind::Signed},
     // Plain http: no handshake, every TLS figure empty, exactly.
     {"tls_*", Kind::Exact},
+    // The network stack's counters, of a namespace other processes share.
+    {"net_notes", Kind::Present},
+    {"net_*", Kind::Signed},
     // Not a capacity search's step: empty, exactly.
     {"capacity_step", Kind::Exact},
 };
@@ -262,6 +282,8 @@ const QList<Rule> kSummaryCsvRules{
     {"tool", Kind::Exact},
     {"load_model", Kind::Exact},
     {"offered_rate", Kind::Exact},
+    {"net_marked", Kind::Present}, // loopback points: the machine's namespace, shared
+    {"net_note", Kind::Present},
 };
 // Summary rows of a count metric: its statistics are counts too (no failures
 // against these servers), so every cell of the row is exact.

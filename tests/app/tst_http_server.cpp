@@ -79,6 +79,7 @@ void TestHttpServer::httpsServesTheEngineExactly() {
     spec.tls.enabled = true;
     spec.tls.serverName = "localhost";
     spec.tls.caFile = caFile.toStdString();
+    spec.tls.caPem = server.certificatePem();
     loadscope::engine::LoadRun run(spec);
     run.start();
     const loadscope::engine::RunResult r = run.wait();

@@ -14,7 +14,7 @@ app::Target labTarget(const QString& mode, const QString& server, int index) {
     app::Target target = app::makeTarget(mode, app::DeploymentMode::Host, index);
     target.http.url = QStringLiteral("http://lab/index.html");
     target.lab =
-        app::LabPlacement{mode, server, {{QStringLiteral("workers"), QStringLiteral("1")}}};
+        app::LabPlacement{mode, server, {{QStringLiteral("size"), QStringLiteral("4897")}}};
     return target;
 }
 
@@ -87,6 +87,50 @@ private Q_SLOTS:
                                        QJsonObject{{QStringLiteral("key"), QStringLiteral("a=b")},
                                                    {QStringLiteral("value"), QStringLiteral("c")}}})
                                 << "targets[0].lab.serverOptions[0].key";
+        // The lab's rule for each option, on load (each was accepted and then
+        // refused when a sweep started, without a field).
+        const auto option = [](const QString& key, const QString& value) {
+            return QJsonValue(QJsonArray{
+                QJsonObject{{QStringLiteral("key"), key}, {QStringLiteral("value"), value}}});
+        };
+        QTest::newRow("negative size")
+            << "serverOptions" << option(QStringLiteral("size"), QStringLiteral("-1"))
+            << "targets[0].lab.serverOptions[0].value";
+        QTest::newRow("configuration in a value")
+            << "serverOptions" << option(QStringLiteral("size"), QStringLiteral("1;\nuser root;"))
+            << "targets[0].lab.serverOptions[0].value";
+        QTest::newRow("unknown option")
+            << "serverOptions" << option(QStringLiteral("user"), QStringLiteral("root"))
+            << "targets[0].lab.serverOptions[0].key";
+        QTest::newRow("a document the lab cannot start in time")
+            << "serverOptions" << option(QStringLiteral("size"), QStringLiteral("1073741824"))
+            << "targets[0].lab.serverOptions[0].value";
+    }
+
+    void badLabCpusAreOneLine_data() {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("cpus");
+        QTest::newRow("client letters") << "clientCpus"
+                                        << "a-b";
+        QTest::newRow("server reversed range") << "serverCpus"
+                                               << "3-1";
+        QTest::newRow("client negative") << "clientCpus"
+                                         << "-1";
+    }
+
+    // A lab's CPU lists are checked on load, as the sandbox would check them.
+    void badLabCpusAreOneLine() {
+        QFETCH(QString, key);
+        QFETCH(QString, cpus);
+        QJsonObject json = app::sessionToJson(labSession());
+        QJsonObject lab = json.value(QStringLiteral("lab")).toObject();
+        lab.insert(key, cpus);
+        json.insert(QStringLiteral("lab"), lab);
+        const auto read = app::sessionFromJson(json);
+        QVERIFY(!read);
+        QVERIFY2(read.error().message.contains(QStringLiteral("lab.") + key),
+                 qPrintable(read.error().message));
+        QVERIFY(!read.error().message.contains(QLatin1Char('\n')));
     }
 
     void badLabIsOneLine() {
@@ -148,7 +192,7 @@ private Q_SLOTS:
         const QStringList expected =
             QStringLiteral("/bin/loadscope-cli lab sandbox --mtu 9000 --client-cpus 0 "
                            "--server-cpus 1 --modes host,container-nat --server nginx "
-                           "--server-opt workers=1 -- /bin/loadscope-cli lab agent")
+                           "--server-opt size=4897 -- /bin/loadscope-cli lab agent")
                 .split(QLatin1Char(' '));
         QCOMPARE(*command, expected);
     }

@@ -295,7 +295,11 @@ private Q_SLOTS:
                 "cpu_user_percent,cpu_system_percent,cpu_irq_percent,cpu_softirq_percent,"
                 "cpu_steal_percent,cpu_idle_percent,server_cpu_s,failed_tls,tls_handshakes,"
                 "tls_resumed,tls_resumed_ratio,tls_protocol,tls_cipher,tls_mean_ms,tls_p50_ms,"
-                "tls_p99_ms,failed_rst_stream,failed_goaway,capacity_step")
+                "tls_p99_ms,failed_rst_stream,failed_goaway,net_tcp_retransmits,"
+                "net_syn_retransmits,net_listen_overflows,net_listen_drops,net_tcp_timeouts,"
+                "net_resets_sent,net_established_resets,net_conntrack_insert_failed,"
+                "net_conntrack_drop,net_conntrack_early_drop,net_conntrack_invalid,"
+                "net_softnet_dropped,net_softnet_time_squeeze,net_link_drops,net_notes,capacity_step")
                 .split(QLatin1Char(','));
         QCOMPARE(resultsCsvColumns(), documented);
     }

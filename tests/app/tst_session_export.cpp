@@ -120,6 +120,7 @@ private Q_SLOTS:
     void csvNumbers();
     void resultsCsvReadsBack();
     void summaryCsvReadsBack();
+    void csvsCarryTheNetworkCounters();
     void percentileLayout();
     void percentileFilesPerTargetAndLevel();
 };
@@ -283,6 +284,52 @@ void TestSessionExport::summaryCsvReadsBack() {
     QCOMPARE(importedRps->at(QStringLiteral("significant")), QString());
     QCOMPARE(importedRps->at(QStringLiteral("verdict")), QStringLiteral("n/a"));
     QCOMPARE(importedRps->at(QStringLiteral("imported")), QStringLiteral("true"));
+}
+
+// A point whose network stack lost packets: its counters are results-CSV columns, empty for a
+// point without them; each summary row counts the repetitions so marked and quotes the first.
+void TestSessionExport::csvsCarryTheNetworkCounters() {
+    Session session = test::twoTargetRates({100, 101, 99}, {90, 91, 89}, 1'000'000);
+    const auto lost = [](uint64_t retransmits, uint64_t conntrackDrops) {
+        NamespaceCounters host;
+        host.roles = {QStringLiteral("server host")};
+        host.netns = 4026532301;
+        host.conntrack = true;
+        host.tcpRetransmits = retransmits;
+        host.conntrackDrop = conntrackDrops;
+        NamespaceCounters machine;
+        machine.roles = {QStringLiteral("machine")};
+        machine.tcpRetransmits = 1000; // not the point's
+        return NetCounterWindow{{host, machine}, SoftnetCounts{0, 3}};
+    };
+    session.results[3].net = lost(5, 0);   // container-nat, repetition 0
+    session.results[4].net = lost(0, 0);   // measured, nothing lost
+    session.results[5].net = lost(0, 312); // repetition 2
+    QString error;
+    const CsvTable results = readCsv(resultsCsv(session), &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    const auto resultRows = records(results);
+    QCOMPARE(resultRows[0].at(QStringLiteral("net_tcp_retransmits")), QString());
+    QCOMPARE(resultRows[3].at(QStringLiteral("net_tcp_retransmits")), QStringLiteral("5"));
+    QCOMPARE(resultRows[4].at(QStringLiteral("net_tcp_retransmits")), QStringLiteral("0"));
+    QCOMPARE(resultRows[5].at(QStringLiteral("net_conntrack_drop")), QStringLiteral("312"));
+    QCOMPARE(resultRows[5].at(QStringLiteral("net_softnet_time_squeeze")), QStringLiteral("3"));
+    QCOMPARE(resultRows[5].at(QStringLiteral("net_notes")),
+             QStringLiteral("conntrack dropped 312 packets (server host): its table was full "
+                            "(nf_conntrack_max)"));
+
+    const Comparison comparison(session);
+    const CsvTable summary = readCsv(summaryCsv(session, comparison), &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(summary.at(0).mid(summary.at(0).size() - 2),
+             (QStringList{QStringLiteral("net_marked"), QStringLiteral("net_note")}));
+    for (const auto& row : records(summary)) {
+        const bool nat = row.at(QStringLiteral("target")) == u"container-nat";
+        QCOMPARE(row.at(QStringLiteral("net_marked")),
+                 nat ? QStringLiteral("2") : QStringLiteral("0"));
+        QCOMPARE(row.at(QStringLiteral("net_note")),
+                 nat ? QStringLiteral("5 TCP segments retransmitted (server host)") : QString());
+    }
 }
 
 void TestSessionExport::percentileLayout() {

@@ -251,6 +251,20 @@ void TestSessionImport::allOrNothing_data() {
         << "web" << QByteArray(ab).replace("  99%      1", "  99%      0")
         << "second.txt:1: the ab report has a figure out of range: latency.total.percentiles "
            "decrease: 99 is 0, below 98 at 1";
+    // The same for figures that contradict each other.
+    QTest::newRow("h2load min above max")
+        << "web"
+        << readFixture(QFINDTESTDATA("fixtures/import/h2load_h2c_not_found.txt"))
+               .replace("time for request:       62us      9.67ms",
+                        "time for request:     9.67ms        62us")
+        << "second.txt:1: the h2load report has a figure out of range: latency.total.minMs is "
+           "9.67, above latency.total.maxMs (0.062)";
+    QTest::newRow("wrk2 non-2xx above requests")
+        << "web"
+        << readFixture(QFINDTESTDATA("fixtures/import/wrk2_spectrum.txt"))
+               .replace("Requests/sec:", "  Non-2xx or 3xx responses: 70000\nRequests/sec:")
+        << "second.txt:1: the wrk2 report has a figure out of range: non2xx is 70000, more "
+           "than complete (59981)";
     QByteArray memtier =
         readFixture(QFINDTESTDATA("fixtures/import/memtier_table_percentiles.txt"));
     memtier = memtier.mid(memtier.indexOf("ALL STATS"));

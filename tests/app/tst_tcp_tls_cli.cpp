@@ -206,16 +206,24 @@ private Q_SLOTS:
     // The command line, a session's target saved and read back, and the spec agree: raw TLS with
     // the options given and no ALPN; a target without the "tls" object stays cleartext.
     void tlsOptionsReachTheSpecAndTheSession() {
+        // The builder reads the file (through the checked reader) for the
+        // engine, which opens no path: it must be there, whatever it holds.
+        QTemporaryDir dir;
+        const QString certificate = dir.filePath(QStringLiteral("c.pem"));
+        {
+            QFile file(certificate);
+            QVERIFY(file.open(QIODevice::WriteOnly) && file.write("PEM text\n") == 9);
+        }
         auto cli = loadscope::cli::parseTcpRrOneShot(
             {QStringLiteral("loadscope-cli tcp-rr"), QStringLiteral("--tls"),
              QStringLiteral("--insecure"), QStringLiteral("--no-tls-resume"),
              QStringLiteral("--tls-version"), QStringLiteral("1.2"), QStringLiteral("--cert"),
-             QStringLiteral("/c.pem"), QStringLiteral("--crr"), QStringLiteral("127.0.0.1:9443")});
+             certificate, QStringLiteral("--crr"), QStringLiteral("127.0.0.1:9443")});
         QVERIFY2(cli, qPrintable(cli ? QString() : cli.error().toString()));
         const loadscope::app::Target& target = cli->target;
         QVERIFY(target.tcpRr.tls && target.tcpRr.tlsInsecure && !target.tcpRr.tlsResume);
         QCOMPARE(target.tcpRr.tlsVersion, QStringLiteral("1.2"));
-        QCOMPARE(target.tcpRr.tlsCertFile, QStringLiteral("/c.pem"));
+        QCOMPARE(target.tcpRr.tlsCertFile, certificate);
 
         loadscope::app::Target inSession = target; // a one-shot target has no id yet
         inSession.id = QUuid::createUuid();
@@ -231,7 +239,8 @@ private Q_SLOTS:
         QVERIFY(spec->spec.tls.version == loadscope::engine::TlsVersion::Tls12);
         QCOMPARE(spec->spec.tls.alpn, std::string());
         QCOMPARE(spec->spec.tls.serverName, std::string("127.0.0.1"));
-        QCOMPARE(spec->spec.tls.certFile, std::string("/c.pem"));
+        QCOMPARE(spec->spec.tls.certFile, certificate.toStdString());
+        QCOMPARE(spec->spec.tls.certPem, std::string("PEM text\n"));
 
         loadscope::app::Target plain = read;
         plain.tcpRr = {};

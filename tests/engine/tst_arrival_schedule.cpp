@@ -4,6 +4,7 @@
 
 #include <QTest>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 using namespace loadscope::engine;
@@ -124,6 +125,27 @@ private Q_SLOTS:
         schedule.take();
         QCOMPARE(schedule.backlog(schedule.nextNs() - 1), uint64_t(0));
         QCOMPARE(schedule.backlog(schedule.nextNs()), uint64_t(1));
+    }
+
+    void aTimeBeyondNanosecondsIsNeverDue_data() {
+        QTest::addColumn<int>("arrival");
+        QTest::addColumn<double>("rate");
+        QTest::newRow("constant, 1e-10/s") << int(Arrival::Constant) << 1e-10;
+        QTest::newRow("poisson, 1e-300/s") << int(Arrival::Poisson) << 1e-300;
+        QTest::newRow("constant, 1e-300/s") << int(Arrival::Constant) << 1e-300;
+    }
+    // A gap longer than an int64_t of nanoseconds holds (a rate the engine
+    // refuses, but a schedule must not wrap it round): the next time is never,
+    // not a negative one due at once, again and again.
+    void aTimeBeyondNanosecondsIsNeverDue() {
+        QFETCH(int, arrival);
+        QFETCH(double, rate);
+        ArrivalSchedule schedule(Arrival(arrival), rate, 1'000'000, 5);
+        if (Arrival(arrival) == Arrival::Constant)
+            QCOMPARE(schedule.take(), int64_t(1'000'000));
+        QCOMPARE(schedule.nextNs(), std::numeric_limits<int64_t>::max());
+        QVERIFY(!schedule.due(std::numeric_limits<int64_t>::max() - 1));
+        QCOMPARE(schedule.backlog(int64_t(1) << 62), uint64_t(0));
     }
 };
 

@@ -92,8 +92,10 @@ private Q_SLOTS:
         const NginxPeer& peer = tls ? *m_h2 : *m_h2c;
         LoadSpec spec = h2Spec(peer.port(), connections, streams, kRequests, tls);
         spec.threads = threads;
-        if (tls)
+        if (tls) {
             spec.tls.caFile = peer.certificatePath().toStdString();
+            spec.tls.caPem = peer.certificatePem();
+        }
         const RunResult r = runToEnd(spec);
         QVERIFY2(r.firstError.empty(), r.firstError.c_str());
         QCOMPARE(r.complete, kRequests);

@@ -139,6 +139,7 @@ private Q_SLOTS:
         constexpr uint32_t kConcurrency = 4;
         LoadSpec spec = httpsSpec(m_https->port(), kConcurrency, 2, keepAlive, kRequests);
         spec.tls.caFile = m_https->certificatePath().toStdString();
+        spec.tls.caPem = m_https->certificatePem();
         spec.tls.version = TlsVersion(version);
         const RunResult r = runToEnd(spec);
         QVERIFY2(r.firstError.empty(), r.firstError.c_str());
@@ -240,8 +241,10 @@ private Q_SLOTS:
         constexpr uint64_t kRequests = 5;
         LoadSpec spec = httpsSpec(m_https->port(), 1, 1, true, kRequests);
         spec.tls.serverName = serverName.toStdString();
-        if (withCa)
+        if (withCa) {
             spec.tls.caFile = m_https->certificatePath().toStdString();
+            spec.tls.caPem = m_https->certificatePem();
+        }
         const RunResult r = runToEnd(spec);
         QCOMPARE(r.complete, kRequests);
         if (reason.isEmpty()) {
@@ -327,10 +330,11 @@ private Q_SLOTS:
 
     void badCaFileRefused() {
         LoadSpec spec = httpsSpec(m_https->port(), 1, 1, true, 1);
-        spec.tls.caFile = "/nonexistent/ca.pem";
+        spec.tls.caFile = "/tmp/not-a-ca.pem";
+        spec.tls.caPem = "not a certificate\n";
         const auto problem = validateLoadSpec(spec);
         QVERIFY(problem.has_value());
-        QVERIFY2(problem->find("/nonexistent/ca.pem") != std::string::npos, problem->c_str());
+        QVERIFY2(problem->find("/tmp/not-a-ca.pem") != std::string::npos, problem->c_str());
     }
 };
 

@@ -126,6 +126,11 @@ QString NginxPeer::url() const {
         .arg(m_port);
 }
 
+std::string NginxPeer::certificatePem() const {
+    QFile file(certificatePath());
+    return file.open(QIODevice::ReadOnly) ? file.readAll().toStdString() : std::string();
+}
+
 MemcachedPeer::MemcachedPeer(int megabytes, int threads) {
     const QString memcached = QStringLiteral("/usr/bin/memcached");
     if (!QFile::exists(memcached)) {

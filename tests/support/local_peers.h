@@ -5,6 +5,7 @@
 #include <QString>
 #include <QTemporaryDir>
 #include <memory>
+#include <string>
 
 // Real servers from Debian's packages, started by a test on 127.0.0.1 and a
 // free port, stopped when the object goes away.
@@ -37,6 +38,8 @@ public:
     QString url() const;
     // Https: the server's certificate, which is its own CA.
     QString certificatePath() const { return m_dir.path() + QStringLiteral("/cert.pem"); }
+    // Its text, as a TlsSpec's caPem takes it (the engine opens no file).
+    std::string certificatePem() const;
 
 private:
     Scheme m_scheme;

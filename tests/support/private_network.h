@@ -1,20 +1,21 @@
 #pragma once
 
 // A network namespace of the test's own, so that a test that points the window
-// or a CLI path at lab addresses cannot send anything out of the machine
-// whatever the code under test does: inside, there is only `lo`. Entered at
-// the top of main(), before any thread exists, so that every thread and child
-// process the test starts is inside too (a thread keeps the namespace of the
-// thread that made it).
+// or a CLI path at lab addresses, or a hostile peer at the client, cannot send
+// anything out of the machine whatever the code under test does: inside, there
+// is only `lo`, up, and the namespace's own settings (TCP buffers) are the
+// test's to choose without touching the machine's. Plain C++ and Linux, so that
+// engine suites can use it; LOADSCOPE_PRIVATE_NETWORK_MAIN wraps it for Qt Test.
 
-#include <QByteArray>
-#include <QString>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <net/if.h>
+#include <optional>
 #include <sched.h>
+#include <string>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -24,11 +25,11 @@ namespace loadscope::testing {
 
 namespace detail {
 
-inline bool writeProcFile(const char* path, const QByteArray& text) {
+inline bool writeProcFile(const char* path, const std::string& text) {
     const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return false;
-    const bool written = ::write(fd, text.constData(), size_t(text.size())) == text.size();
+    const bool written = ::write(fd, text.data(), text.size()) == ssize_t(text.size());
     ::close(fd);
     return written;
 }
@@ -40,35 +41,55 @@ inline uint64_t networkNamespaceInode() {
 
 } // namespace detail
 
-// Enters a new network namespace (as root; otherwise with a user namespace in
-// which the caller is root) and brings its `lo` up. Empty on success, else why not.
-inline QString enterPrivateNetwork() {
+// Moves the calling thread, and every thread and process it starts from then
+// on, into a network namespace of its own (as root; otherwise with a user
+// namespace in which the caller is root) and brings its `lo` up. Call it
+// first, before any other thread exists (a thread keeps the namespace of the
+// thread that made it). Nothing on success, else one line saying why not.
+inline std::optional<std::string> enterPrivateNetwork() {
     const uint64_t before = detail::networkNamespaceInode();
     if (::unshare(CLONE_NEWNET) != 0) {
         const int plainError = errno;
-        const QByteArray uid = QByteArray::number(::getuid());
-        const QByteArray gid = QByteArray::number(::getgid());
+        const std::string uid = std::to_string(::getuid());
+        const std::string gid = std::to_string(::getgid());
         if (::unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0)
-            return QStringLiteral("cannot make a network namespace: %1, and with a user "
-                                  "namespace: %2")
-                .arg(QString::fromUtf8(std::strerror(plainError)),
-                     QString::fromUtf8(std::strerror(errno)));
+            return std::string("cannot make a network namespace: ") + std::strerror(plainError) +
+                   ", and with a user namespace: " + std::strerror(errno);
         if (!detail::writeProcFile("/proc/self/setgroups", "deny") ||
             !detail::writeProcFile("/proc/self/uid_map", "0 " + uid + " 1") ||
             !detail::writeProcFile("/proc/self/gid_map", "0 " + gid + " 1"))
-            return QStringLiteral("cannot map the user into its new namespace");
+            return std::string("cannot map the user into its new namespace");
     }
     const uint64_t after = detail::networkNamespaceInode();
     if (before == 0 || after == 0 || before == after)
-        return QStringLiteral("the network namespace did not change");
+        return std::string("the network namespace did not change");
     const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return std::string("socket: ") + std::strerror(errno);
     ifreq request{};
     std::strncpy(request.ifr_name, "lo", IFNAMSIZ - 1);
-    const bool up = fd >= 0 && ::ioctl(fd, SIOCGIFFLAGS, &request) == 0 &&
-                    (request.ifr_flags |= IFF_UP, ::ioctl(fd, SIOCSIFFLAGS, &request) == 0);
-    if (fd >= 0)
-        ::close(fd);
-    return up ? QString() : QStringLiteral("cannot bring lo up in the new namespace");
+    bool up = ::ioctl(fd, SIOCGIFFLAGS, &request) == 0;
+    if (up) {
+        request.ifr_flags = short(request.ifr_flags | IFF_UP);
+        up = ::ioctl(fd, SIOCSIFFLAGS, &request) == 0;
+    }
+    const int error = errno;
+    ::close(fd);
+    if (!up)
+        return std::string("cannot bring lo up: ") + std::strerror(error);
+    return std::nullopt;
+}
+
+// TCP's default buffer sizes in the private namespace (net.ipv4.tcp_rmem and
+// tcp_wmem are the namespace's own): a larger receive buffer, as a tuned
+// machine has, lets a peer keep more queued than one read takes. Only after
+// enterPrivateNetwork() succeeded.
+inline bool setPrivateTcpBuffers(const char* minDefaultMax) {
+    for (const char* path : {"/proc/sys/net/ipv4/tcp_rmem", "/proc/sys/net/ipv4/tcp_wmem"}) {
+        if (!detail::writeProcFile(path, minDefaultMax))
+            return false;
+    }
+    return true;
 }
 
 } // namespace loadscope::testing
@@ -76,8 +97,8 @@ inline QString enterPrivateNetwork() {
 // A Qt Test main() whose suite runs in a network namespace of its own.
 #define LOADSCOPE_PRIVATE_NETWORK_MAIN(Application, TestObject)                                    \
     int main(int argc, char* argv[]) {                                                             \
-        if (const QString why = loadscope::testing::enterPrivateNetwork(); !why.isEmpty()) {       \
-            std::fprintf(stderr, "no private network namespace: %s\n", qPrintable(why));           \
+        if (const auto why = loadscope::testing::enterPrivateNetwork()) {                          \
+            std::fprintf(stderr, "no private network namespace: %s\n", why->c_str());              \
             return 1;                                                                              \
         }                                                                                          \
         Application application(argc, argv);                                                       \

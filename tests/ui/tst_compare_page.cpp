@@ -77,6 +77,7 @@ private Q_SLOTS:
     void withinNoiseLabelsAreMuted();
     void significantLabelsAreEmphasised();
     void verdictColumnNamesMethodAndOutliers();
+    void runsColumnMarksNetworkLosses();
     void linesPerTargetFollowTheTable();
     void latencyDistributionOnTheHdrScale();
     void anotherLevelGetsItsOwnDistribution();
@@ -304,6 +305,41 @@ void TestComparePage::verdictColumnNamesMethodAndOutliers() {
     QVERIFY(!labels.isEmpty());
     QVERIFY2(labels.at(0).note.contains(QStringLiteral("! 1 outlier run")),
              qPrintable(labels.at(0).note));
+}
+
+// Repetitions whose network stack lost or refused packets are marked beside the count of runs,
+// with how many and the first one's notes in the tooltip.
+void TestComparePage::runsColumnMarksNetworkLosses() {
+    app::Session session = test::twoTargetRates({100, 101, 99}, {90, 91, 89}, 1'000'000);
+    app::NamespaceCounters host;
+    host.roles = {QStringLiteral("server host")};
+    host.listenDrops = 7;
+    session.results[3].net = app::NetCounterWindow{{host}, std::nullopt};
+    session.results[5].net = session.results[3].net;
+    app::SessionDocument document;
+    document.reset(session);
+    const auto page = pageFor(document);
+    QVERIFY(test::chartsCurrent(*page));
+    auto* view = page->findChild<QTableView*>(QStringLiteral("comparisonTable"));
+    QVERIFY(view);
+    QAbstractItemModel* model = view->model();
+    QStringList runs;
+    QString tip;
+    for (int r = 0; r < model->rowCount(); ++r) {
+        if (model->index(r, ui::ComparisonTableModel::MetricColumn).data().toString() !=
+            app::metricLabel(app::Metric::RequestsPerSecond, app::TargetProtocol::Http))
+            continue;
+        const QModelIndex cell = model->index(r, ui::ComparisonTableModel::RepetitionsColumn);
+        runs << cell.data().toString();
+        if (model->index(r, ui::ComparisonTableModel::TargetColumn).data().toString() ==
+            u"container-nat")
+            tip = cell.data(Qt::ToolTipRole).toString();
+    }
+    QCOMPARE(runs, (QStringList{QStringLiteral("3"), QStringLiteral("3 \u26912")}));
+    QVERIFY2(tip.contains(QStringLiteral("2 of 3 repetitions lost or refused packets in the "
+                                         "network stack: 7 connection attempts dropped by a "
+                                         "listener (server host)")),
+             qPrintable(tip));
 }
 
 void TestComparePage::linesPerTargetFollowTheTable() {

@@ -135,9 +135,22 @@ void TestRunPage::logNotesTellNoiseFromErrors() {
     failing.noise.clear();
     failing.failed = 1;
     failing.firstError = QStringLiteral("connection reset by peer");
+    // A point whose network stack lost packets: a warning too, with what was lost and where.
+    app::PointResult lossy = failing;
+    lossy.failed = 0;
+    lossy.firstError.clear();
+    app::NamespaceCounters host;
+    host.roles = {QStringLiteral("server host")};
+    host.tcpRetransmits = 21;
+    lossy.net = app::NetCounterWindow{{host}, std::nullopt};
     const app::SweepPoint point{0, session.targets[0].id, 10, 0};
     model.appendFinished(point, 2, QStringLiteral("host"), Qt::blue, noisy);
     model.appendFinished(point, 2, QStringLiteral("host"), Qt::blue, failing);
+    model.appendFinished(point, 2, QStringLiteral("host"), Qt::blue, lossy);
+    const QModelIndex networkNote = model.index(2, ui::RunLogModel::NoteColumn);
+    QCOMPARE(networkNote.data().toString(),
+             QStringLiteral("network: 21 TCP segments retransmitted (server host)"));
+    QCOMPARE(networkNote.data(Qt::ToolTipRole).toString(), networkNote.data().toString());
     QCOMPARE(model.headerData(ui::RunLogModel::NoteColumn, Qt::Horizontal).toString(),
              QStringLiteral("Notes"));
     const QModelIndex noiseNote = model.index(0, ui::RunLogModel::NoteColumn);
@@ -149,6 +162,7 @@ void TestRunPage::logNotesTellNoiseFromErrors() {
     const QColor noiseColour = noiseNote.data(Qt::ForegroundRole).value<QBrush>().color();
     QVERIFY(errorColour.isValid() && noiseColour.isValid());
     QVERIFY(errorColour != noiseColour);
+    QCOMPARE(networkNote.data(Qt::ForegroundRole).value<QBrush>().color(), noiseColour);
     QCOMPARE(errorColour, model.index(1, ui::RunLogModel::FailedColumn)
                               .data(Qt::ForegroundRole)
                               .value<QBrush>()

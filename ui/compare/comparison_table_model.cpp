@@ -136,11 +136,22 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
         // The whole name, whatever the column's width left of it.
         if (column == TargetColumn)
             return seriesName(row);
-        if (column == RepetitionsColumn && row.row->noisy > 0)
-            return wrappedToolTip(tr("%1 of %2 repetitions were noisy: %3")
-                                      .arg(row.row->noisy)
-                                      .arg(row.row->statistics.n)
-                                      .arg(row.row->noise));
+        if (column == RepetitionsColumn && (row.row->noisy > 0 || row.row->netMarked > 0)) {
+            // A paragraph each.
+            QString tip;
+            if (row.row->noisy > 0)
+                tip += wrappedToolTip(tr("%1 of %2 repetitions were noisy: %3")
+                                          .arg(row.row->noisy)
+                                          .arg(row.row->statistics.n)
+                                          .arg(row.row->noise));
+            if (row.row->netMarked > 0)
+                tip += wrappedToolTip(
+                    tr("%1 of %2 repetitions lost or refused packets in the network stack: %3")
+                        .arg(row.row->netMarked)
+                        .arg(row.row->statistics.n)
+                        .arg(row.row->netNote));
+            return tip;
+        }
         if (column == MetricColumn || column == MeanColumn)
             return metricToolTip(row.row->metric, m_targets[size_t(row.target)].protocol);
         if (column == VsBaselineColumn && row.row->vsBaselineLowPercent &&
@@ -184,11 +195,16 @@ QVariant ComparisonTableModel::displayText(const Row& row, int column) const {
         return app::metricLabel(r.metric, target.protocol);
     case UnitColumn:
         return app::metricUnit(r.metric, target.protocol);
-    case RepetitionsColumn:
-        // The noise marker: how many of the repetitions ran on a busy machine.
+    case RepetitionsColumn: {
+        // The noise marker: how many of the repetitions ran on a busy machine; the network
+        // marker: how many lost or refused packets in the network stack.
+        QString text = QString::number(r.statistics.n);
         if (r.noisy > 0)
-            return QStringLiteral("%1 \u26A0%2").arg(r.statistics.n).arg(r.noisy);
-        return r.statistics.n;
+            text += QStringLiteral(" \u26A0%1").arg(r.noisy);
+        if (r.netMarked > 0)
+            text += QStringLiteral(" \u2691%1").arg(r.netMarked);
+        return r.noisy > 0 || r.netMarked > 0 ? QVariant(text) : QVariant(r.statistics.n);
+    }
     case MeanColumn:
         return formatValue(r.statistics.mean);
     case SdColumn:

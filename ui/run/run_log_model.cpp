@@ -12,16 +12,18 @@ namespace loadscope::ui {
 
 namespace {
 
-// A failure in red; a note that only says the point was noisy in amber: a
-// warning about its figures, not a failure.
+// A failure in red; a note that only says the point was noisy, or that the
+// network stack lost packets, in amber: a warning about its figures, not a failure.
 const QColor kFailureColour(0xb0, 0x20, 0x20);
 const QColor kNoiseColour(0x8a, 0x5a, 0x00);
 
-// The noise note first, then the error, then each host's part.
+// The noise note first, then what the network stack lost, then the error, then each host's part.
 QString noteText(const RunLogModel::Entry& entry) {
     QStringList parts;
     if (!entry.noise.isEmpty())
         parts << QStringLiteral("noisy: ") + entry.noise;
+    if (!entry.network.isEmpty())
+        parts << QStringLiteral("network: ") + entry.network;
     if (!entry.error.isEmpty())
         parts << entry.error;
     if (!entry.agents.isEmpty())
@@ -56,6 +58,7 @@ void RunLogModel::appendFinished(const app::SweepPoint& point, int pointCount,
     entry.failed = result.failed;
     entry.error = app::printableText(result.firstError); // a server's words, escaped
     entry.noise = result.noise;
+    entry.network = app::netCounterMark(result.net);
     entry.agents = app::agentSharesSummary(result.agents);
     append(std::move(entry));
 }
@@ -175,7 +178,7 @@ QVariant RunLogModel::data(const QModelIndex& index, int role) const {
         if (entry.pointFailed || (column == FailedColumn && entry.failed > 0) ||
             (column == NoteColumn && !entry.error.isEmpty()))
             return QBrush(kFailureColour);
-        if (column == NoteColumn && !entry.noise.isEmpty())
+        if (column == NoteColumn && !(entry.noise.isEmpty() && entry.network.isEmpty()))
             return QBrush(kNoiseColour);
         return {};
     case Qt::ToolTipRole:

@@ -50,6 +50,8 @@ public:
         uint64_t failed = 0;
         QString error; // the point's error, or the first failed request's (escaped)
         QString noise; // why the point's figures are noisy, empty when they are not
+        // What the network stack lost or refused during the point (net_counters.h), or empty.
+        QString network;
         // Each host's rate, CPU and saturation when the load came from several.
         QString agents;
         bool pointFailed = false;

@@ -166,7 +166,8 @@ QWidget* SweepPage::buildPlanFields() {
 
     m_byDuration = new QRadioButton(tr("Run each point for a &duration:"));
     m_byDuration->setObjectName(QStringLiteral("byDurationRadio"));
-    m_duration = secondsSpin(0.1, 24 * 3600, QStringLiteral("durationSpin"));
+    // The plan's own ranges (app::checkSeconds), to the spin box's tenths.
+    m_duration = secondsSpin(0.1, app::kMaxSeconds, QStringLiteral("durationSpin"));
     m_duration->setToolTip(wrappedToolTip(tr("Measured time of each point (wrk -d, ab -t).")));
     m_byRequests = new QRadioButton(tr("Send a fixed number of re&quests:"));
     m_byRequests->setObjectName(QStringLiteral("byRequestsRadio"));
@@ -225,7 +226,7 @@ QWidget* SweepPage::buildPlanFields() {
     auto* repetition = new QGroupBox(tr("Repetition"));
     auto* repetitionForm = new QFormLayout(repetition);
     repetitionForm->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
-    m_warmup = secondsSpin(0, 3600, QStringLiteral("warmupSpin"));
+    m_warmup = secondsSpin(0, app::kMaxSeconds, QStringLiteral("warmupSpin"));
     m_warmup->setToolTip(wrappedToolTip(tr("Load sent before each point and not measured, so "
                                            "that caches and connection pools are warm.")));
     addFormRow(repetitionForm, tr("&Warm-up:"), m_warmup);
@@ -263,7 +264,7 @@ QWidget* SweepPage::buildPlanFields() {
     precisionLayout->addWidget(m_maxRepetitions);
     precisionLayout->addStretch();
     addFormRow(repetitionForm, tr("&Precision:"), precisionCell)->setBuddy(m_precision);
-    m_pause = secondsSpin(0, 3600, QStringLiteral("pauseSpin"));
+    m_pause = secondsSpin(0, app::kMaxSeconds, QStringLiteral("pauseSpin"));
     m_pause->setToolTip(wrappedToolTip(tr("Idle time between two points, to let the server "
                                           "and the network settle (TIME_WAIT, queues).")));
     addFormRow(repetitionForm, tr("P&ause between points:"), m_pause);

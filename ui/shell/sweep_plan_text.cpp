@@ -82,11 +82,9 @@ app::Result<std::vector<double>> parseRateLevels(const QString& text) {
             const double rate = number.toDouble(&ok) * scale;
             if (!ok || !std::isfinite(rate))
                 return app::invalidInput(QObject::tr("'%1' is not a rate in requests/s").arg(part));
-            if (rate < app::kMinRate || rate > app::kMaxRate)
-                return app::invalidInput(QObject::tr("Rate %1 req/s is out of range (%2 to %3)")
-                                             .arg(part)
-                                             .arg(app::kMinRate)
-                                             .arg(app::kMaxRate, 0, 'f', 0));
+            if (!app::checkRate(rate))
+                return app::invalidInput(QObject::tr("Rate %1 req/s is out of range (%2)")
+                                             .arg(part, app::rateRangeText()));
             return rate;
         },
         [](const QString& part, double) {
