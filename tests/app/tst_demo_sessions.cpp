@@ -110,8 +110,9 @@ void TestDemoSessions::examplesLoadByNameAndPath() {
     QCOMPARE(app::exampleSessionNames(),
              (QStringList{QStringLiteral("demo-https"), QStringLiteral("demo-proxy"),
                           QStringLiteral("lab-apache-modes"), QStringLiteral("lab-memcached"),
-                          QStringLiteral("lab-nginx-bridge"), QStringLiteral("lab-tcp-rr"),
-                          QStringLiteral("memcached"), QStringLiteral("tcp-rr")}));
+                          QStringLiteral("lab-nginx-bridge"), QStringLiteral("lab-nginx-capacity"),
+                          QStringLiteral("lab-tcp-rr"), QStringLiteral("memcached"),
+                          QStringLiteral("tcp-rr")}));
     const app::Result<app::Session> demo = app::openSession(QStringLiteral("demo-proxy"));
     QVERIFY2(demo, demo ? "" : qPrintable(demo.error().toString()));
     QCOMPARE(demo->targets.size(), size_t(2));

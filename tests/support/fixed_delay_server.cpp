@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <ctime>
+#include <deque>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <numeric>
@@ -44,6 +45,12 @@ struct FixedDelayServer::Due {
 struct FixedDelayServer::State {
     std::unordered_map<int, Connection> connections;
     std::priority_queue<Due, std::vector<Due>, std::greater<>> due;
+    // Options::workers: when each worker is next free (monotonic ns).
+    std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> workerFreeAt;
+    // Options::growthAboveRate: the arrival rate, exponentially weighted, and when it was last
+    // moved.
+    double loadRate = 0;
+    int64_t lastLoadArrivalNs = 0;
     uint64_t accepted = 0;
     uint64_t requests = 0;     // over every connection, for failEvery
     int64_t lastArrivalNs = 0; // over every connection
@@ -69,6 +76,8 @@ FixedDelayServer::FixedDelayServer(Options options)
         ev.data.fd = fd;
         ::epoll_ctl(m_epoll, EPOLL_CTL_ADD, fd, &ev);
     }
+    for (uint32_t i = 0; i < m_options.workers; ++i)
+        m_state->workerFreeAt.push(0);
     m_lateness.reserve(1 << 20);
     m_cycles.reserve(1 << 20);
     m_residences.reserve(1 << 20);
@@ -272,13 +281,49 @@ void FixedDelayServer::read(int fd) {
             c.answeredOnce = true;
             extra = c.extraFirst;
         }
-        m_state->due.push(Due{arrived + m_options.delay.count() + extra, arrivedRealNs, fd, c.id});
+        m_state->due.push(Due{answerTime(arrived) + extra, arrivedRealNs, fd, c.id});
         ++c.answersOwed;
         if (closing) {
             c.closeAfterOwed = true;
             break;
         }
     }
+}
+
+int64_t FixedDelayServer::answerTime(int64_t arrivedNs) {
+    int64_t delay = m_options.delay.count();
+    if (m_options.growthAboveRate > 0 && m_options.delayGrowth.count() > 0) {
+        // Each arrival adds 1/tau to a rate that decays by e^(-t/tau): at a
+        // constant rate r it settles at r (within 1/(2 tau)).
+        const double tau = double(m_options.loadWindow.count()) / 1e9;
+        const double since = double(arrivedNs - m_state->lastLoadArrivalNs) / 1e9;
+        m_state->loadRate = m_state->loadRate * std::exp(-since / tau) + 1 / tau;
+        m_state->lastLoadArrivalNs = arrivedNs;
+        const double rate = m_state->loadRate;
+        if (rate > m_options.growthAboveRate)
+            delay +=
+                int64_t((rate - m_options.growthAboveRate) * double(m_options.delayGrowth.count()));
+    }
+    if (m_options.workers == 0)
+        return arrivedNs + delay;
+    // The first worker to be free serves it, once it has arrived.
+    auto& free = m_state->workerFreeAt;
+    const int64_t start = std::max(arrivedNs, free.top());
+    free.pop();
+    free.push(start + delay);
+    return start + delay;
+}
+
+double FixedDelayServer::capacityWithin(std::chrono::nanoseconds bound) const {
+    const double delay = double(m_options.delay.count());
+    if (double(bound.count()) < delay)
+        return 0;
+    if (m_options.workers > 0)
+        return double(m_options.workers) * 1e9 / delay;
+    if (m_options.growthAboveRate > 0 && m_options.delayGrowth.count() > 0)
+        return m_options.growthAboveRate +
+               (double(bound.count()) - delay) / double(m_options.delayGrowth.count());
+    return 0;
 }
 
 int64_t FixedDelayServer::releasedAt(int64_t atNs) const {

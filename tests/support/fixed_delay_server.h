@@ -11,7 +11,8 @@
 namespace loadscope::testing {
 
 // An HTTP server that answers each request exactly `delay` after it arrived:
-// the known truth a latency figure is checked against. One epoll thread on
+// the known truth a latency figure is checked against. With workers or a
+// delay that grows with the load (Options), a server of known capacity. One epoll thread on
 // 127.0.0.1; the arrival is the clock when the read that completed the
 // request returned, and a timerfd at that time plus the delay (timer slack
 // 1 ns) sends the answer. What the kernel adds to the delay is measured per
@@ -48,6 +49,28 @@ public:
         // 0: never stalls.
         std::chrono::nanoseconds stallPeriod{0};
         std::chrono::nanoseconds stallLength{0};
+        // A server of known capacity: at most `workers` requests are served
+        // at once, first come first served (in the order they were read),
+        // each for `delay`; a request that finds them all busy waits for the
+        // first to be free. Its capacity is workers / delay requests a
+        // second: below it, constant arrivals are each answered after
+        // `delay`; above it, the queue and the latency grow without bound.
+        // 0: no limit (every request is answered `delay` after it arrived).
+        uint32_t workers = 0;
+        // A server whose latency grows with its load in a known way: a
+        // request's delay is `delay` + delayGrowth x (r - growthAboveRate)
+        // when r, its arrival rate (all connections), exceeds
+        // growthAboveRate; `delay` below it. r is an exponentially weighted
+        // mean with time constant loadWindow: a stall that holds requests
+        // back and then lets them come at once moves it little (the gap takes
+        // away about what the burst adds), where a count over a sliding
+        // window would jump as the gap left it. At a constant offered rate r
+        // (steady for a few loadWindows) the latency is that delay, so the
+        // highest rate whose latency stays within a bound B is
+        // growthAboveRate + (B - delay) / delayGrowth. 0: no growth.
+        double growthAboveRate = 0;
+        std::chrono::nanoseconds delayGrowth{0}; // per request a second above the rate
+        std::chrono::nanoseconds loadWindow{std::chrono::milliseconds(100)};
         // The IPv4 address it listens on, in host byte order: 127.0.0.1
         // unless a test serves inside a network namespace of its own. Last, so
         // that the tests' positional initialisers above keep their meaning.
@@ -79,6 +102,10 @@ public:
     // receive time) to the send of its answer: the delay, the lateness and
     // the server's own wake-up; ns.
     int64_t residencePercentile(double percentile) const;
+    // The capacity at which a latency bound is still met, as Options
+    // define it (workers / delay, or the growth's); requests/s, 0 when the
+    // server has no limit.
+    double capacityWithin(std::chrono::nanoseconds bound) const;
     // The gaps between consecutive requests over every connection, as they
     // arrived (the arrival pattern a fixed-rate client offers); ns.
     int64_t arrivalGapPercentile(double percentile) const;
@@ -96,6 +123,9 @@ private:
     void read(int fd);
     void sendDue(int64_t now);
     void armTimer();
+    // When the answer to a request that arrived at `arrivedNs` is due
+    // (Options: delay, workers, growth); the stagger apart.
+    int64_t answerTime(int64_t arrivedNs);
     // The end of the stall `atNs` falls in, or `atNs` when it falls in none.
     int64_t releasedAt(int64_t atNs) const;
     void closeConnection(int fd);
