@@ -344,7 +344,11 @@ void LoadWorker::streamDatagrams(Connection& c) {
         d.streamId = newStreamId();
         d.nextSequence = 0;
     }
-    const bool counted = now >= m_shared.measureStartNs && now < m_shared.deadlineNs;
+    // Past the measured stretch nothing more is sent: the sink counts every message under
+    // the stretch's id, so one sent after it, uncounted here, would be received but not sent.
+    if (d.measuredStream && now >= m_shared.deadlineNs)
+        return;
+    const bool counted = now >= m_shared.measureStartNs;
     RunResult& r = m_recorder.result();
     for (int i = 0; i < 64; ++i) { // bounded, so one connection cannot starve the others
         if (m_datagrams->sequenced)

@@ -79,7 +79,7 @@ void LoadWorker::onReadable(Connection& c, bool peerClosing) {
                 deferRead(c, peerClosing);
                 return;
             }
-            const Received r = receive(c, MSG_DONTWAIT);
+            const Received r = receive(c, MSG_DONTWAIT, kReadBufferBytes);
             if (!(r.n < 0 && r.error == EINTR) && !onDatagramReceived(c, r.n, r.error, r.atNs))
                 return;
         }
