@@ -20,16 +20,20 @@ QString rateText(double rate) {
            QStringLiteral(" req/s");
 }
 
-// Every connection busy (Little's law: achieved rate x mean time from send to
-// answer), while the server answered as fast as at the lightest met step:
-// requests waited for a connection, not for the server.
-bool connectionsWereTheLimit(const CapacityStepRecord& step, double lightestMeanMs,
-                             int connections) {
+// Every connection busy: Little's law, achieved rate x mean time from send to
+// answer, at least 90 % of the connections.
+bool everyConnectionBusy(const CapacityStepRecord& step, int connections) {
     const std::optional<double> meanMs = step.result->uncorrected.meanMs;
     if (!meanMs || connections <= 0)
         return false;
-    const double busy = step.result->requestsPerSecond() * *meanMs / 1000.0;
-    return busy >= 0.9 * connections && *meanMs <= 1.25 * lightestMeanMs;
+    return step.result->requestsPerSecond() * *meanMs / 1000.0 >= 0.9 * connections;
+}
+
+// The server answered as fast as at `referenceMs` (its lightly loaded mean
+// from send to answer): within a quarter more.
+bool answeredAsFast(const CapacityStepRecord& step, double referenceMs) {
+    const std::optional<double> meanMs = step.result->uncorrected.meanMs;
+    return meanMs && *meanMs <= 1.25 * referenceMs;
 }
 
 } // namespace
@@ -133,12 +137,13 @@ QString CapacitySearch::summary() const {
                           : QStringLiteral("no answer: %1").arg(at);
     }
     if (!capacity()) {
-        // Every step missed: the lowest one's figures say by how much.
-        const auto lowest =
-            std::min_element(steps.begin(), steps.end(),
-                             [](const CapacityStepRecord& a, const CapacityStepRecord& b) {
-                                 return a.rate < b.rate;
-                             });
+        // Every step missed: the lowest one's figures say by how much, of
+        // the attempt that counted when it was asked again.
+        const auto lowest = std::min_element(
+            steps.begin(), steps.end(),
+            [](const CapacityStepRecord& a, const CapacityStepRecord& b) {
+                return a.rate < b.rate || (a.rate == b.rate && a.askedAgain && !b.askedAgain);
+            });
         const QString text = QStringLiteral("at %1 (the lowest step) %2")
                                  .arg(rateText(lowest->rate), lowest->judgement.why);
         if (!finished())
@@ -185,30 +190,66 @@ CapacitySearch capacitySearch(const SweepPlan& plan, const QUuid& targetId, int 
     if (search.steps.empty())
         return search;
 
-    // The lightly loaded latency from send to answer: of the lowest step that met.
+    // An attempt followed by another at its rate was asked again: the later
+    // one speaks for the rate (below), and only it is judged here.
+    const auto superseded = [&](size_t i) {
+        return i + 1 < search.steps.size() && search.steps[i + 1].rate == search.steps[i].rate;
+    };
+    // The lightly loaded latency from send to answer: of the lowest step that
+    // met; with none, the fastest answered step's.
     std::optional<double> lightestMeanMs;
     double lightestRate = 0;
-    for (const CapacityStepRecord& step : search.steps) {
+    bool lightestMet = false;
+    for (size_t i = 0; i < search.steps.size(); ++i) {
+        const CapacityStepRecord& step = search.steps[i];
         const auto mean = step.result->uncorrected.meanMs;
-        if (step.judgement.verdict == StepVerdict::Met && mean &&
-            (!lightestMeanMs || step.rate < lightestRate)) {
+        if (!mean || superseded(i))
+            continue;
+        const bool met = step.judgement.verdict == StepVerdict::Met;
+        if (met ? (!lightestMet || step.rate < lightestRate)
+                : (!lightestMet && (!lightestMeanMs || *mean < *lightestMeanMs))) {
             lightestMeanMs = mean;
             lightestRate = step.rate;
+            lightestMet = met;
         }
     }
+    // A miss with every connection busy: the requests waited for a
+    // connection. The server answered as fast as when lightly loaded: too few
+    // connections, the client's limit. Slower: the connections waited for
+    // the server, whose queue that is, whatever the client's CPU did
+    // meanwhile (a client late on an idle connection has none busy to be
+    // late with).
     std::optional<size_t> connectionLimited;
     for (size_t i = 0; i < search.steps.size(); ++i) {
         CapacityStepRecord& step = search.steps[i];
-        if (step.judgement.verdict == StepVerdict::Missed && lightestMeanMs &&
-            connectionsWereTheLimit(step, *lightestMeanMs, plan.rateConnections)) {
-            step.judgement.verdict = StepVerdict::ClientLimited;
-            step.judgement.why +=
+        StepJudgement& judged = step.judgement;
+        if (judged.verdict == StepVerdict::Met || superseded(i) ||
+            !everyConnectionBusy(step, plan.rateConnections))
+            continue;
+        // Against another step: this one alone cannot tell.
+        const bool compared = lightestMeanMs && lightestRate != step.rate;
+        const bool asFast = compared && answeredAsFast(step, *lightestMeanMs);
+        if (asFast && judged.verdict == StepVerdict::Missed && lightestMet) {
+            judged.verdict = StepVerdict::ClientLimited;
+            judged.why +=
                 QStringLiteral(" while all %1 connections were busy and the server answered as "
                                "fast as at %2: more connections would offer more")
                     .arg(plan.rateConnections)
                     .arg(rateText(lightestRate));
             if (!connectionLimited)
                 connectionLimited = i;
+        } else if (judged.verdict == StepVerdict::ClientLimited) {
+            // Not the client's CPU: a miss, which lower steps may still show
+            // to be the connections' (above) once one met as fast.
+            judged.verdict = StepVerdict::Missed;
+            judged.why += compared && !asFast
+                              ? QStringLiteral(", but all %1 connections were busy waiting for "
+                                               "a server slower than at %2: the server's limit")
+                                    .arg(plan.rateConnections)
+                                    .arg(rateText(lightestRate))
+                              : QStringLiteral(", but all %1 connections were busy: the requests "
+                                               "queued for them, not for the client's CPU")
+                                    .arg(plan.rateConnections);
         }
     }
     // Attempts at one rate: consecutive steps at the same rate, which only a

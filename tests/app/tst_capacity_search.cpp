@@ -129,6 +129,8 @@ private Q_SLOTS:
     void aLateClientIsAskedAgainThenCountsAsAMiss();
     void aMissInTheTailAloneIsAskedAgain();
     void stopsWhenTheConnectionsAreTheLimit();
+    void busyConnectionsWaitingForASlowServerAreItsMiss();
+    void anAttemptAskedAgainIsNotJudgedForConnections();
     void aMetStepAboveAMissDoesNotCount();
     void stopsAtTheStepBudget();
     void failuresAndAchievedShareMiss();
@@ -390,6 +392,64 @@ void TestCapacitySearch::stopsWhenTheConnectionsAreTheLimit() {
     QCOMPARE(stopText(search), QStringLiteral("client-limited"));
     QVERIFY2(search.summary().contains(QStringLiteral("all 50 connections were busy")),
              qPrintable(search.summary()));
+}
+
+void TestCapacitySearch::busyConnectionsWaitingForASlowServerAreItsMiss() {
+    // A server of capacity 900 req/s behind 50 connections, and a client
+    // that other load keeps from its CPU now and then. Above 900 the queue is
+    // the server's: every connection waits 60 ms for it (900 x 60 ms = 54
+    // busy), the rate it achieves is its own. The client's lateness there is
+    // no reason to call the server's limit the client's.
+    Model model = cliff(900, 1.0);
+    model.sentMeanMs = [](double rate) {
+        return rate <= 900 ? 1.0 : 60.0;
+    };
+    model.clientLate = [](double rate) {
+        return rate > 900;
+    };
+    std::vector<PointResult> stored;
+    const CapacitySearch search = searchModel(capacityPlan(5), model, 1000, stored);
+    QCOMPARE(stopText(search), QStringLiteral("precision"));
+    const double truth = 900 * (1 + (5.0 - 1.0) / kQueueMs);
+    QVERIFY2(*search.capacity() <= truth && *search.capacity() >= 0.95 * truth,
+             qPrintable(search.summary()));
+    QVERIFY2(search.summary().contains(QStringLiteral("the server's limit")),
+             qPrintable(search.summary()));
+    // A miss at once: no step above the capacity was asked again.
+    for (const CapacityStepRecord& step : search.steps)
+        QVERIFY2(!step.askedAgain, qPrintable(search.summary()));
+}
+
+void TestCapacitySearch::anAttemptAskedAgainIsNotJudgedForConnections() {
+    // Two connections at 2 ms carry 1000 req/s. The first step, at 900 req/s,
+    // missed in the tail once (a stall) with both connections busy; asked
+    // again it met. The attempt that did not count says nothing about the
+    // connections: the search goes on above 900.
+    Model model;
+    model.sentMeanMs = [](double) {
+        return 2.0;
+    };
+    model.achieved = [](double rate) {
+        return std::min(rate, 1000.0);
+    };
+    int attempts = 0;
+    model.p99Ms = [&attempts](double rate) {
+        if (rate == 900 && attempts++ == 0)
+            return 30.0;
+        return rate <= 1000 ? 2.2 : 2.2 + (rate - 1000);
+    };
+    model.p50Ms = [](double rate) {
+        return rate <= 1000 ? 2.0 : 2.0 + (rate - 1000);
+    };
+    SweepPlan plan = capacityPlan(5);
+    plan.rateConnections = 2;
+    std::vector<PointResult> steps{modelStep(model, 900, 1, 2), modelStep(model, 900, 2, 2)};
+    std::vector<const PointResult*> pointers{&steps[0], &steps[1]};
+    const CapacitySearch search = capacitySearch(plan, steps[0].targetId, 0, pointers);
+    QVERIFY(search.steps[0].askedAgain);
+    QVERIFY2(!search.finished(), qPrintable(search.summary()));
+    QCOMPARE(*search.capacity(), 900.0);
+    QCOMPARE(*search.nextRate, 1200.0);
 }
 
 void TestCapacitySearch::aMetStepAboveAMissDoesNotCount() {
