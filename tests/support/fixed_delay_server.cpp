@@ -243,6 +243,13 @@ void FixedDelayServer::read(int fd) {
     int64_t arrivedRealNs = 0;
     const ssize_t n = receiveWithArrival(fd, buffer, sizeof buffer, arrivedRealNs);
     const int64_t arrived = monotonicNowNs();
+    // The kernel's receive time on the monotonic clock: how long the request
+    // waited in the socket before this thread read it is taken off the time
+    // it was read. The known-capacity queue (workers, delayGrowth) runs on
+    // it, so that a moment in which other load keeps this thread from its
+    // CPU delays answers but takes nothing from the capacity: the workers'
+    // time is the kernel's, not this thread's.
+    const int64_t received = arrived - std::max<int64_t>(0, realtimeNowNs() - arrivedRealNs);
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
         closeConnection(fd);
         return;
@@ -281,7 +288,7 @@ void FixedDelayServer::read(int fd) {
             c.answeredOnce = true;
             extra = c.extraFirst;
         }
-        m_state->due.push(Due{answerTime(arrived) + extra, arrivedRealNs, fd, c.id});
+        m_state->due.push(Due{answerTime(arrived, received) + extra, arrivedRealNs, fd, c.id});
         ++c.answersOwed;
         if (closing) {
             c.closeAfterOwed = true;
@@ -290,9 +297,15 @@ void FixedDelayServer::read(int fd) {
     }
 }
 
-int64_t FixedDelayServer::answerTime(int64_t arrivedNs) {
+int64_t FixedDelayServer::answerTime(int64_t readNs, int64_t receivedNs) {
     int64_t delay = m_options.delay.count();
-    if (m_options.growthAboveRate > 0 && m_options.delayGrowth.count() > 0) {
+    const bool growing = m_options.growthAboveRate > 0 && m_options.delayGrowth.count() > 0;
+    if (m_options.workers == 0 && !growing)
+        return readNs + delay;
+    // A server of known capacity: its time is the kernel's (see read()); the
+    // two clocks read apart cannot put the receipt after the read.
+    const int64_t arrivedNs = std::min(receivedNs, readNs);
+    if (growing) {
         // Each arrival adds 1/tau to a rate that decays by e^(-t/tau): at a
         // constant rate r it settles at r (within 1/(2 tau)).
         const double tau = double(m_options.loadWindow.count()) / 1e9;

@@ -123,9 +123,10 @@ private:
     void read(int fd);
     void sendDue(int64_t now);
     void armTimer();
-    // When the answer to a request that arrived at `arrivedNs` is due
-    // (Options: delay, workers, growth); the stagger apart.
-    int64_t answerTime(int64_t arrivedNs);
+    // When the answer to a request read at `readNs` and received by the
+    // kernel at `receivedNs` is due (Options: delay, workers, growth); the
+    // stagger apart.
+    int64_t answerTime(int64_t readNs, int64_t receivedNs);
     // The end of the stall `atNs` falls in, or `atNs` when it falls in none.
     int64_t releasedAt(int64_t atNs) const;
     void closeConnection(int fd);
