@@ -122,7 +122,6 @@ void addMemcacheOptions(QCommandLineParser& parser) {
     addRateOptions(parser, false);
     addCpuRunOptions(parser);
     addWakeCoalescingOption(parser);
-    addProfileOptions(parser);
     addAgentsOptions(parser);
 }
 

@@ -407,7 +407,6 @@ void addCsvFields(ResultSchemaBuilder& b) {
     addHttp2Fields(b);
     addUdpFields(b);
     addNetCounterFields(b);
-    addProfileFields(b);
 }
 
 } // namespace loadscope::app::schema_detail
