@@ -269,7 +269,7 @@ QJsonObject runResultToJson(const engine::RunResult& r) {
     QJsonArray threadCpus;
     for (int cpu : r.threadCpus)
         threadCpus.append(cpu);
-    return {
+    QJsonObject json{
         {QStringLiteral("complete"), double(r.complete)},
         {QStringLiteral("failed"), double(r.failed)},
         {QStringLiteral("errors"), errors},
