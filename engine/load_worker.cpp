@@ -61,6 +61,7 @@ void LoadWorker::createConnections() {
     // from wherever the caller's heap happens to have room.
     // Not zeroed: recv writes what is read, and untouched pages stay unbacked.
     m_readBuffer.reset(new char[kReadBufferBytes]);
+    m_discardBuffer.reset(new char[kDiscardBytes]);
     m_connections.reserve(m_connectionCount);
     for (uint32_t i = 0; i < m_connectionCount; ++i) {
         auto c = std::make_unique<Connection>();

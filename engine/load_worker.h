@@ -98,8 +98,8 @@ private:
     };
     // `length`: at most that many bytes (kReadBufferBytes, the buffer's size,
     // for a read that keeps them); with MSG_TRUNC in `flags` they are
-    // taken from the socket without being copied anywhere (TCP), and may be
-    // more than the buffer holds.
+    // taken from the socket without being copied anywhere (TCP), up to
+    // kDiscardBytes, the size of the buffer such a read names.
     Received receive(Connection& c, int flags, size_t length);
     // Reads until the socket is drained, or kReadsPerPass times, leaving the
     // rest for the loop's next pass (deferRead); `peerClosing`: the event said
@@ -254,6 +254,10 @@ private:
     std::vector<Connection*> m_unread;
     std::vector<Connection*> m_unreadBatch;
     std::unique_ptr<char[]> m_readBuffer; // 64 KiB (kReadBufferBytes)
+    // What a read with MSG_TRUNC names as its buffer (kDiscardBytes): the kernel copies
+    // nothing into it, so its pages are never touched, but a read never names more memory
+    // than it has (a sanitizer's recv interceptor marks the whole length as written).
+    std::unique_ptr<char[]> m_discardBuffer;
     bool m_budgetExhausted = false;
     bool m_measuring = false;
     bool m_draining = false; // a stream run past its deadline, waiting for the sinks

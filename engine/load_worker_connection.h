@@ -22,6 +22,9 @@ namespace loadscope::engine::detail {
 
 inline constexpr int64_t kReconnectBackoffNs = 10'000'000;
 inline constexpr size_t kReadBufferBytes = 64 * 1024; // LoadWorker::m_readBuffer
+// The most one uncopied read (MSG_TRUNC) takes of a body: LoadWorker::m_discardBuffer's size,
+// whose pages the kernel never writes.
+inline constexpr size_t kDiscardBytes = 1024 * 1024;
 inline constexpr int kWaitMs = 10; // bounds how late a cancel or a deadline is noticed
 // Reads of one connection per pass of the loop (1 MiB with kReadBufferBytes):
 // a peer that keeps its socket full, a flood of frames or an endless body,

@@ -28,10 +28,11 @@ LoadWorker::Received LoadWorker::receive(Connection& c, int flags, size_t length
         r.n = c.tls->readReady(m_readBuffer.get(), kReadBufferBytes);
         if (c.stampedReceives && r.n > 0)
             arrivedRealNs = c.tls->arrivalRealNs();
-    } else if (c.stampedReceives) {
-        r.n = receiveStamped(c.fd, m_readBuffer.get(), length, flags, arrivedRealNs);
     } else {
-        r.n = ::recv(c.fd, m_readBuffer.get(), length, flags);
+        // An uncopied read names the buffer as large as its length; nothing is written to it.
+        char* into = (flags & MSG_TRUNC) ? m_discardBuffer.get() : m_readBuffer.get();
+        r.n = c.stampedReceives ? receiveStamped(c.fd, into, length, flags, arrivedRealNs)
+                                : ::recv(c.fd, into, length, flags);
     }
     r.error = errno;
     const int64_t now = readClock();
@@ -61,12 +62,10 @@ int64_t LoadWorker::realtimeAt(int64_t now) {
 uint64_t LoadWorker::discardable(const Connection& c) const {
     // A body shorter than this costs less to copy than a read of its own.
     constexpr uint64_t kDiscardFromBytes = kReadBufferBytes / 4;
-    // One read discards at most this much: a body that runs to the close has no end to ask for.
-    constexpr uint64_t kMostDiscardedAtOnce = uint64_t(1) << 30;
     if (c.tls || c.mux || c.count == 0)
         return 0;
     const uint64_t skippable = c.session->skippableBytes();
-    return skippable < kDiscardFromBytes ? 0 : std::min(skippable, kMostDiscardedAtOnce);
+    return skippable < kDiscardFromBytes ? 0 : std::min<uint64_t>(skippable, kDiscardBytes);
 }
 
 void LoadWorker::onReadable(Connection& c, bool peerClosing) {

@@ -124,7 +124,6 @@ void addMemcacheOptions(QCommandLineParser& parser) {
     addCapacityOptions(parser);
     addCpuRunOptions(parser);
     addWakeCoalescingOption(parser);
-    addProfileOptions(parser);
     addAgentsOptions(parser);
 }
 

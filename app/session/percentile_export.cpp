@@ -67,7 +67,8 @@ QByteArray percentileDistributionText(const engine::Histogram& histogram,
     return text.toLatin1();
 }
 
-std::map<QUuid, QString> targetFileStems(const Session& session) {
+std::vector<PercentileDistributionFile> percentileDistributionFiles(const Session& session) {
+    std::vector<PercentileDistributionFile> files;
     std::set<QString> usedNames;
     std::map<QUuid, QString> baseNames;
     for (const Target& target : session.targets) {
@@ -78,12 +79,6 @@ std::map<QUuid, QString> targetFileStems(const Session& session) {
         usedNames.insert(base);
         baseNames[target.id] = base;
     }
-    return baseNames;
-}
-
-std::vector<PercentileDistributionFile> percentileDistributionFiles(const Session& session) {
-    std::vector<PercentileDistributionFile> files;
-    std::map<QUuid, QString> baseNames = targetFileStems(session);
 
     const std::map<TargetLevel, MergedHistogram> merged = mergedTotalHistograms(session);
     for (const Target& target : session.targets) {

@@ -426,7 +426,6 @@ void addCsvFields(ResultSchemaBuilder& b) {
     addHttp2Fields(b);
     addUdpFields(b);
     addNetCounterFields(b);
-    addProfileFields(b);
     addCapacityStep(b);
 }
 
