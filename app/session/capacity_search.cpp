@@ -273,9 +273,12 @@ CapacitySearch capacitySearch(const SweepPlan& plan, const QUuid& targetId, int 
             // A client that could not keep the schedule may have been kept
             // from its CPU by other load for a moment: asked again, at most
             // kCapacityClientRetries times. Then the step counts as a miss
-            // when the client did offer the rate and the server missed the
-            // bound even from each request's actual send; otherwise the
-            // client was the limit.
+            // when the server missed the bound even from each request's
+            // actual send, and either the client did offer the rate or its
+            // CPU was not spent (a server that took no more than it could
+            // falls short of the rate too; a client on CPU all the step may
+            // have taken the server's CPU with it); otherwise the client was
+            // the limit.
             int late = 0;
             bool fellShort = true;
             for (size_t k = last + 1;
@@ -285,13 +288,14 @@ CapacitySearch capacitySearch(const SweepPlan& plan, const QUuid& targetId, int 
                 ++late;
             }
             const bool serverSlow = !judged.sentLatencyMs || *judged.sentLatencyMs > bound;
+            const bool clientSpent = decisive.result->clientCpuLoad() >= kCapacityClientCpuSpent;
             const bool asked = late > kCapacityClientRetries;
             if (trailing && !asked && budgetLeft) {
                 askAgain = true;
-            } else if (asked && !fellShort && serverSlow) {
+            } else if (asked && serverSlow && (!fellShort || !clientSpent)) {
                 judged.verdict = StepVerdict::Missed;
                 judged.why += QStringLiteral(", in %1 attempts").arg(late);
-            } else if (trailing && (fellShort || !serverSlow)) {
+            } else if (trailing && (!serverSlow || (fellShort && clientSpent))) {
                 clientStop = true;
             }
             // Otherwise the budget was spent before the step was asked

@@ -32,9 +32,12 @@
 //    fast as when lightly loaded, or a client that could not keep the
 //    schedule (StepVerdict::ClientLimited) at the same step twice more
 //    (other load may keep it from its CPU for a moment: such a step is asked
-//    again before it counts, and counts as a miss only when the client did
-//    offer the rate and the server missed the bound even from each
-//    request's actual send); or when no rate meets the objective (below).
+//    again before it counts, and counts as a miss when the server missed the
+//    bound even from each request's actual send, unless the client both fell
+//    short of the rate and spent its CPU, kCapacityClientCpuSpent: a server
+//    that takes no more than it can falls short of the rate too, but a client
+//    on CPU all the step may have taken the server's CPU with it); or when
+//    no rate meets the objective (below).
 //    A step that missed in the tail alone (StepJudgement::tailOnly: the
 //    median within the bound, as a stall of the machine leaves a step) is
 //    asked again once before it counts. No rate meets the
@@ -74,6 +77,9 @@ inline constexpr int kCapacityClientRetries = 2;
 // asked again before it counts: a stall of the machine misses that way once.
 inline constexpr int kCapacityTailRetries = 1;
 inline constexpr double kCapacityOfferedShare = 0.95;
+// The client's threads on CPU this share of a step (PointResult::clientCpuLoad):
+// its CPU was spent.
+inline constexpr double kCapacityClientCpuSpent = 0.9;
 // The second step's rate, as a share of the first's, when the first missed
 // (its inverse when the first met).
 inline constexpr double kCapacitySecondStepFraction = 0.75;

@@ -39,6 +39,10 @@ struct Model {
     std::function<bool(double rate)> clientLate = [](double) {
         return false;
     };
+    // The share of the step the client's thread was on CPU.
+    std::function<double(double rate)> clientCpuLoad = [](double) {
+        return 0.2;
+    };
 };
 
 PointResult modelStep(const Model& model, double rate, int number, int connections) {
@@ -56,6 +60,8 @@ PointResult modelStep(const Model& model, double rate, int number, int connectio
     step.uncorrected.percentilesMs[99] =
         model.sentP99Ms ? model.sentP99Ms(rate) : model.p99Ms(rate);
     step.clientSaturated = model.clientLate(rate);
+    step.threads = 1;
+    step.clientCpuSeconds = model.clientCpuLoad(rate) * step.durationSeconds;
     return step;
 }
 
@@ -254,6 +260,9 @@ void TestCapacitySearch::stopsWhenTheClientCpuIsTheLimit() {
     model.achieved = [](double rate) {
         return std::min(rate, 20000.0);
     };
+    model.clientCpuLoad = [](double rate) {
+        return rate >= 20000 ? 1.0 : 0.8;
+    };
     std::vector<PointResult> stored;
     const CapacitySearch search = searchModel(capacityPlan(5), model, 16000, stored);
     QCOMPARE(stopText(search), QStringLiteral("client-limited"));
@@ -318,6 +327,20 @@ void TestCapacitySearch::aLateClientIsAskedAgainThenCountsAsAMiss() {
     QCOMPARE(stopText(onlyLateSearch), QStringLiteral("client-limited"));
     QVERIFY2(onlyLateSearch.summary().contains(QStringLiteral("the client was the limit at ")),
              qPrintable(onlyLateSearch.summary()));
+
+    // Late in every attempt above a server's capacity of 1000 req/s, which
+    // took no more (the achieved rate fell short of the offered) and answered
+    // slowly once sent, while the client's thread was mostly off its CPU
+    // (other load's wake-ups, not its own work): the server's miss.
+    Model saturated = cliff(1000, 1.0);
+    saturated.clientLate = [](double rate) {
+        return rate > 1000;
+    };
+    const CapacitySearch saturatedSearch = searchModel(capacityPlan(5), saturated, 1000, stored);
+    QCOMPARE(stopText(saturatedSearch), QStringLiteral("precision"));
+    QVERIFY2(*saturatedSearch.capacity() >= 950 && *saturatedSearch.capacity() <= 1000 &&
+                 *saturatedSearch.lowestMissedRate() > 1000,
+             qPrintable(saturatedSearch.summary()));
 
     // The budget spent on the first attempt at 1600 req/s (the first step,
     // after two steps' budget): asked once, it counts neither as a miss nor

@@ -39,14 +39,29 @@ struct FixedDelayServer::Due {
     int64_t arrivedRealNs; // the kernel's receive time of the request
     int fd;
     uint64_t connection;
+    // Options::workers: when the worker serving it is free again (its
+    // arrival or its turn, plus the delay); -1 without workers.
+    int64_t workerFreeNs = -1;
     bool operator>(const Due& other) const { return atNs > other.atNs; }
+};
+
+// Options::workers: a request read while every worker was busy.
+struct FixedDelayServer::Waiting {
+    int64_t arrivedNs;     // the kernel's receive time, monotonic
+    int64_t delayNs;       // its delay, fixed at its arrival (delayGrowth)
+    int64_t extraNs;       // the stagger of a first answer
+    int64_t arrivedRealNs; // as Due
+    int fd;
+    uint64_t connection;
 };
 
 struct FixedDelayServer::State {
     std::unordered_map<int, Connection> connections;
     std::priority_queue<Due, std::vector<Due>, std::greater<>> due;
-    // Options::workers: when each worker is next free (monotonic ns).
+    // Options::workers: since when each idle worker is free (monotonic ns),
+    // and the requests waiting for one, first come first served.
     std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> workerFreeAt;
+    std::deque<Waiting> waiting;
     // Options::growthAboveRate: the arrival rate, exponentially weighted, and when it was last
     // moved.
     double loadRate = 0;
@@ -288,7 +303,7 @@ void FixedDelayServer::read(int fd) {
             c.answeredOnce = true;
             extra = c.extraFirst;
         }
-        m_state->due.push(Due{answerTime(arrived, received) + extra, arrivedRealNs, fd, c.id});
+        schedule(arrived, received, extra, arrivedRealNs, fd, c.id);
         ++c.answersOwed;
         if (closing) {
             c.closeAfterOwed = true;
@@ -297,11 +312,14 @@ void FixedDelayServer::read(int fd) {
     }
 }
 
-int64_t FixedDelayServer::answerTime(int64_t readNs, int64_t receivedNs) {
+void FixedDelayServer::schedule(int64_t readNs, int64_t receivedNs, int64_t extraNs,
+                                int64_t arrivedRealNs, int fd, uint64_t connection) {
     int64_t delay = m_options.delay.count();
     const bool growing = m_options.growthAboveRate > 0 && m_options.delayGrowth.count() > 0;
-    if (m_options.workers == 0 && !growing)
-        return readNs + delay;
+    if (m_options.workers == 0 && !growing) {
+        m_state->due.push(Due{readNs + delay + extraNs, arrivedRealNs, fd, connection});
+        return;
+    }
     // A server of known capacity: its time is the kernel's (see read()); the
     // two clocks read apart cannot put the receipt after the read.
     const int64_t arrivedNs = std::min(receivedNs, readNs);
@@ -317,14 +335,38 @@ int64_t FixedDelayServer::answerTime(int64_t readNs, int64_t receivedNs) {
             delay +=
                 int64_t((rate - m_options.growthAboveRate) * double(m_options.delayGrowth.count()));
     }
-    if (m_options.workers == 0)
-        return arrivedNs + delay;
-    // The first worker to be free serves it, once it has arrived.
+    if (m_options.workers == 0) {
+        m_state->due.push(Due{arrivedNs + delay + extraNs, arrivedRealNs, fd, connection});
+        return;
+    }
+    // An idle worker serves it once it has arrived; with none, it waits.
     auto& free = m_state->workerFreeAt;
+    if (free.empty()) {
+        m_state->waiting.push_back(
+            Waiting{arrivedNs, delay, extraNs, arrivedRealNs, fd, connection});
+        return;
+    }
     const int64_t start = std::max(arrivedNs, free.top());
     free.pop();
-    free.push(start + delay);
-    return start + delay;
+    m_state->due.push(Due{start + delay + extraNs, arrivedRealNs, fd, connection, start + delay});
+}
+
+void FixedDelayServer::releaseWorker(int64_t freeNs) {
+    // The first waiting request whose client is still there is next; one
+    // whose connection closed is dropped, its answer would go nowhere.
+    auto& waiting = m_state->waiting;
+    while (!waiting.empty()) {
+        const Waiting next = waiting.front();
+        waiting.pop_front();
+        const auto it = m_state->connections.find(next.fd);
+        if (it == m_state->connections.end() || it->second.id != next.connection)
+            continue;
+        const int64_t start = std::max(next.arrivedNs, freeNs);
+        m_state->due.push(Due{start + next.delayNs + next.extraNs, next.arrivedRealNs, next.fd,
+                              next.connection, start + next.delayNs});
+        return;
+    }
+    m_state->workerFreeAt.push(freeNs);
 }
 
 double FixedDelayServer::capacityWithin(std::chrono::nanoseconds bound) const {
@@ -333,9 +375,18 @@ double FixedDelayServer::capacityWithin(std::chrono::nanoseconds bound) const {
         return 0;
     if (m_options.workers > 0)
         return double(m_options.workers) * 1e9 / delay;
-    if (m_options.growthAboveRate > 0 && m_options.delayGrowth.count() > 0)
-        return m_options.growthAboveRate +
-               (double(bound.count()) - delay) / double(m_options.delayGrowth.count());
+    if (m_options.growthAboveRate > 0 && m_options.delayGrowth.count() > 0) {
+        // The weighted rate a request sees at the bound's delay...
+        const double atBound =
+            m_options.growthAboveRate +
+            (double(bound.count()) - delay) / double(m_options.delayGrowth.count());
+        // ...is, just after each of constant arrivals r apart 1/r, (1/tau) /
+        // (1 - e^(-1/(r tau))) (about r + 1/(2 tau)): r from it.
+        const double tau = double(m_options.loadWindow.count()) / 1e9;
+        if (tau <= 0 || tau * atBound <= 1)
+            return atBound;
+        return -1 / (tau * std::log(1 - 1 / (tau * atBound)));
+    }
     return 0;
 }
 
@@ -356,6 +407,10 @@ void FixedDelayServer::sendDue(int64_t now) {
     while (!due.empty() && due.top().atNs <= now) {
         const Due d = due.top();
         due.pop();
+        // Its worker is free from when the answer was due, on the same
+        // clock as the arrivals: whenever this thread got to it.
+        if (d.workerFreeNs >= 0)
+            releaseWorker(d.workerFreeNs);
         auto it = m_state->connections.find(d.fd);
         if (it == m_state->connections.end() || it->second.id != d.connection)
             continue; // the client went away before its answer was due

@@ -55,6 +55,8 @@ public:
         // first to be free. Its capacity is workers / delay requests a
         // second: below it, constant arrivals are each answered after
         // `delay`; above it, the queue and the latency grow without bound.
+        // A waiting request whose connection closed is dropped, not served:
+        // a run that ended above the capacity leaves no backlog behind.
         // 0: no limit (every request is answered `delay` after it arrived).
         uint32_t workers = 0;
         // A server whose latency grows with its load in a known way: a
@@ -66,8 +68,10 @@ public:
         // away about what the burst adds), where a count over a sliding
         // window would jump as the gap left it. At a constant offered rate r
         // (steady for a few loadWindows) the latency is that delay, so the
-        // highest rate whose latency stays within a bound B is
-        // growthAboveRate + (B - delay) / delayGrowth. 0: no growth.
+        // highest rate whose latency stays within a bound B is the rate whose
+        // weighted mean is growthAboveRate + (B - delay) / delayGrowth
+        // (capacityWithin: constant arrivals put the mean, read just after
+        // each one, about 1/(2 loadWindow) above the rate). 0: no growth.
         double growthAboveRate = 0;
         std::chrono::nanoseconds delayGrowth{0}; // per request a second above the rate
         std::chrono::nanoseconds loadWindow{std::chrono::milliseconds(100)};
@@ -118,15 +122,19 @@ public:
 private:
     struct Connection;
     struct Due;
+    struct Waiting;
     void loop();
     void accept();
     void read(int fd);
     void sendDue(int64_t now);
     void armTimer();
-    // When the answer to a request read at `readNs` and received by the
-    // kernel at `receivedNs` is due (Options: delay, workers, growth); the
-    // stagger apart.
-    int64_t answerTime(int64_t readNs, int64_t receivedNs);
+    // Schedules the answer to a request read at `readNs` and received by the
+    // kernel at `receivedNs` (Options: delay, workers, growth), `extraNs`
+    // (the stagger) later; with every worker busy, it waits for one.
+    void schedule(int64_t readNs, int64_t receivedNs, int64_t extraNs, int64_t arrivedRealNs,
+                  int fd, uint64_t connection);
+    // A worker is free from `freeNs`: it serves the first waiting request.
+    void releaseWorker(int64_t freeNs);
     // The end of the stall `atNs` falls in, or `atNs` when it falls in none.
     int64_t releasedAt(int64_t atNs) const;
     void closeConnection(int fd);
