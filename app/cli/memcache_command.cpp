@@ -122,6 +122,7 @@ void addMemcacheOptions(QCommandLineParser& parser) {
     addRateOptions(parser, false);
     addCpuRunOptions(parser);
     addWakeCoalescingOption(parser);
+    addProfileOptions(parser);
     addAgentsOptions(parser);
 }
 

@@ -4,6 +4,7 @@
 #include "app/lab/lab_topology.h"
 #include "app/lab/netns_command.h"
 #include "app/lab/sandbox_process.h"
+#include "engine/cpu_profiler.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -51,12 +52,54 @@ QString lastLogLine(const std::string& path) {
     return lines.isEmpty() ? QString() : lines.constLast().trimmed();
 }
 
+// What the command gets for CPU profiles: inside the sandbox's user namespace
+// the kernel refuses perf events on every CPU even to its root, and hides
+// kernel addresses from /proc/kallsyms, so both are opened before the sandbox
+// exists, in the machine's own namespaces, and handed in (cpu_profiler.h).
+// Opened disabled, the events cost nothing until a profile enables them.
+class ProfileHandover {
+public:
+    ProfileHandover() {
+        m_events = engine::openProfileEventsToHand(&m_refused);
+        m_kallsyms = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+    }
+    ~ProfileHandover() {
+        for (const int fd : m_events.fds)
+            close(fd);
+        if (m_kallsyms >= 0)
+            close(m_kallsyms);
+    }
+    ProfileHandover(const ProfileHandover&) = delete;
+    ProfileHandover& operator=(const ProfileHandover&) = delete;
+
+    void handTo(SpawnSpec& command) const {
+        if (!m_events.fds.empty()) {
+            command.keepFds.insert(command.keepFds.end(), m_events.fds.begin(), m_events.fds.end());
+            command.environment.push_back("LOADSCOPE_PROFILE_FDS=" + m_events.environment);
+        } else {
+            command.environment.push_back("LOADSCOPE_PROFILE_REFUSED=" + m_refused);
+        }
+        if (m_kallsyms >= 0) {
+            command.keepFds.push_back(m_kallsyms);
+            command.environment.push_back("LOADSCOPE_PROFILE_KALLSYMS_FD=" +
+                                          std::to_string(m_kallsyms));
+        }
+    }
+
+private:
+    engine::HandedProfileEvents m_events;
+    std::string m_refused;
+    int m_kallsyms = -1;
+};
+
 // Everything after the sandbox exists, run by its init process.
 class LabInit {
 public:
-    LabInit(const LabSpec& spec, unsigned long hostNetns, std::string workDir)
+    LabInit(const LabSpec& spec, unsigned long hostNetns, std::string workDir,
+            const ProfileHandover& profile)
         : m_spec(spec)
         , m_hostNetns(hostNetns)
+        , m_profile(profile)
         , m_topology(spec.cliPath)
         , m_workDir(std::move(workDir)) {}
     // The files of the work directory live in a tmpfs of the sandbox's mount namespace and go
@@ -184,8 +227,10 @@ private:
             {QStringLiteral("path"), endpoint->path}};
         // The process the mode's server CPU is read from, with its children (Apache's workers,
         // the server under a container's own PID namespace), as /proc names it.
-        if (const pid_t pid = procPidOfChild(*server); pid > 0)
+        if (const pid_t pid = procPidOfChild(*server); pid > 0) {
             described.insert(QStringLiteral("serverPid"), int(pid));
+            m_serverPids.push_back(pid);
+        }
         return described;
     }
 
@@ -197,6 +242,23 @@ private:
         command.environment = {"LOADSCOPE_LAB_HOST_NETNS=" + std::to_string(m_hostNetns),
                                std::string("LOADSCOPE_LAB_RANGE=") + kLabRange,
                                "LOADSCOPE_LAB_SERVER_HOST_PID=" + std::to_string(m_serverHostPid)};
+        m_profile.handTo(command);
+        // Whose CPU a profile counts as the server's: every mode's server, with its children.
+        std::string servers = "LOADSCOPE_LAB_SERVER_PIDS=";
+        for (size_t i = 0; i < m_serverPids.size(); ++i)
+            servers.append(i > 0 ? "," : "").append(std::to_string(m_serverPids[i]));
+        command.environment.push_back(servers);
+        // And whose is a relay's: the lab's own helpers, not a process of the same
+        // name elsewhere on the machine (another docker-proxy, another lab's switch).
+        std::string relays = "LOADSCOPE_LAB_RELAY_PIDS=";
+        bool first = true;
+        for (const pid_t helper : m_topology.helpers()) {
+            if (const pid_t pid = procPidOfChild(helper); pid > 0) {
+                relays.append(first ? "" : ",").append(std::to_string(pid));
+                first = false;
+            }
+        }
+        command.environment.push_back(relays);
         auto started = spawnInNetns(command);
         if (!started)
             return fail(started.error().message);
@@ -217,11 +279,13 @@ private:
     static inline volatile sig_atomic_t s_stopRequested = 0;
     const LabSpec& m_spec;
     const unsigned long m_hostNetns;
+    const ProfileHandover& m_profile;
     LabTopology m_topology;
     const std::string m_workDir;
     std::vector<pid_t> m_servers;
-    pid_t m_serverHostHolder = -1; // as this sandbox's PID namespace names it
-    pid_t m_serverHostPid = 0;     // as /proc names it
+    std::vector<pid_t> m_serverPids; // the same, as /proc names them
+    pid_t m_serverHostHolder = -1;   // as this sandbox's PID namespace names it
+    pid_t m_serverHostPid = 0;       // as /proc names it
     pid_t m_command = -1;
 };
 
@@ -282,7 +346,8 @@ Result<int> runLab(const LabSpec& given) {
                                                        "directory in /tmp: %1")
                                             .arg(QString::fromLocal8Bit(std::strerror(errno))));
     const std::string workDir = pattern;
-    auto status = runInSandbox([&] { return LabInit(spec, *hostNetns, workDir).run(); });
+    const ProfileHandover profile;
+    auto status = runInSandbox([&] { return LabInit(spec, *hostNetns, workDir, profile).run(); });
     rmdir(workDir.c_str());
     return status;
 }

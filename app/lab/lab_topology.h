@@ -81,6 +81,8 @@ public:
     const std::vector<std::pair<QString, QString>>& toolVersions() const { return m_versions; }
     // Stops the relays; the namespaces go with the descriptors in the destructor.
     void stopHelpers();
+    // The helpers running (relays, switch daemons), as fork() named them.
+    const std::vector<pid_t>& helpers() const { return m_helpers; }
 
 private:
     Result<int> newContainer();

@@ -407,6 +407,7 @@ void addCsvFields(ResultSchemaBuilder& b) {
     addHttp2Fields(b);
     addUdpFields(b);
     addNetCounterFields(b);
+    addProfileFields(b);
 }
 
 } // namespace loadscope::app::schema_detail

@@ -10,6 +10,7 @@
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 
 using namespace loadscope;
 using namespace loadscope::testing;
@@ -93,6 +94,7 @@ private Q_SLOTS:
         QCOMPARE(paths.size(), results.size());
         QVERIFY(!paths.contains(QString()));
         checkServerCpu(targets, results);
+        checkProfiles(results);
         QVERIFY(labProcesses().empty());
     }
 
@@ -156,6 +158,32 @@ private Q_SLOTS:
     }
 
 private:
+    // The examples take a CPU profile of every point, through the lab's agent,
+    // with the events the sandbox handed in: the server role's samples come to
+    // the CPU the server's own /proc counters give it over the same window
+    // (samples of about a millisecond against ticks of 10 ms). Where this
+    // machine refuses the events, each point says why.
+    static void checkProfiles(const QJsonArray& results) {
+        for (const QJsonValue& result : results) {
+            const QJsonValue profile = result[u"cpuProfile"];
+            QVERIFY2(profile.isObject(), QJsonDocument(result.toObject()).toJson().constData());
+            if (profile[u"unavailable"].isString()) {
+                QVERIFY(!profile[u"unavailable"].toString().isEmpty());
+                continue;
+            }
+            double serverSamples = 0;
+            const QJsonObject server = profile[u"counts"][u"server"].toObject();
+            for (const QJsonValue& samples : server)
+                serverSamples += samples.toDouble();
+            const double profiled = serverSamples * profile[u"periodUs"].toDouble() / 1e6;
+            const double counted = result[u"cpu"][u"serverSeconds"].toDouble();
+            QVERIFY2(std::abs(profiled - counted) <= 0.3 * counted + 0.03,
+                     qPrintable(QStringLiteral("server %1 s by the profile, %2 s by /proc")
+                                    .arg(profiled)
+                                    .arg(counted)));
+        }
+    }
+
     // Every mode's point carries its server's CPU, as the lab reported the server's process: more
     // than nothing (a wrong process, idle, would give about none), less than all the machine's
     // CPU over the window, and per request within a factor of the host mode's, the same server
