@@ -82,6 +82,11 @@ struct CpuProfile {
     double samplerCpuSeconds = 0;    // the sampler thread's CPU over the window
     RolePathCounts counts{};         // the other samples, by role and path
     std::vector<FoldedStack> stacks; // most samples first
+    // Due while the hypervisor held the CPU (steal), so they came late: in no
+    // role, for the task running when the CPU came back had not run then.
+    uint64_t stolenSamples = 0;
+    // Periods with no sample: cpu-clock's timer came so late that it skipped them.
+    uint64_t skippedPeriods = 0;
 
     bool sampled() const { return requested && unavailable.empty(); }
     uint64_t roleSamples(ProcessRole role) const;

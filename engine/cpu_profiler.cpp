@@ -50,7 +50,10 @@ perf_event_attr cpuClockAttr() {
     attr.type = PERF_TYPE_SOFTWARE;
     attr.config = PERF_COUNT_SW_CPU_CLOCK;
     attr.sample_period = CpuProfiler::kPeriodNs;
-    attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN;
+    attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN;
+    // Sample times on the clock cpu-clock's timer is due on, so that a late one shows.
+    attr.use_clockid = 1;
+    attr.clockid = CLOCK_MONOTONIC;
     attr.disabled = 1;
     // Woken when a quarter of the ring is full, so the sampler sleeps between reads.
     attr.watermark = 1;
@@ -195,6 +198,12 @@ struct CpuProfiler::Impl {
         perf_event_mmap_page* page = nullptr;
         const char* data = nullptr;
         size_t dataSize = 0;
+        // The timer's due instants: `grid` is one (0: none seen yet), a
+        // period apart; `previousNs` the last sample's time, `previousLateNs`
+        // how late it came.
+        uint64_t grid = 0;
+        uint64_t previousNs = 0;
+        int64_t previousLateNs = 0;
     };
 
     ProfileRoles roles;
@@ -217,13 +226,16 @@ struct CpuProfiler::Impl {
     std::unordered_map<std::string, uint64_t> chains; // role, pid, profiler flag, IPs -> samples
     uint64_t samples = 0;
     uint64_t lost = 0;
+    uint64_t stolen = 0;
+    uint64_t skipped = 0;
     std::vector<char> scratch;
 
     bool openEvents();
     void closeEvents();
     void samplerLoop();
     void drain(Ring& ring);
-    void record(const char* bytes, size_t size);
+    void record(Ring& ring, const char* bytes, size_t size);
+    static int64_t lateness(Ring& ring, uint64_t timeNs);
     CpuProfile attribute();
 };
 
@@ -291,7 +303,34 @@ void CpuProfiler::Impl::closeEvents() {
     wakeFd = -1;
 }
 
-void CpuProfiler::Impl::record(const char* bytes, size_t size) {
+int64_t CpuProfiler::Impl::lateness(Ring& ring, uint64_t timeNs) {
+    constexpr int64_t period = int64_t(kPeriodNs);
+    if (ring.grid == 0 || timeNs <= ring.previousNs) {
+        ring.grid = timeNs;
+        ring.previousNs = timeNs;
+        ring.previousLateNs = 0;
+        return 0;
+    }
+    // cpu-clock's timer is due a period after its last due instant; one that
+    // fires late (its CPU was not running) is forwarded past now, so the
+    // sample that comes is due at the first grid instant after the last one.
+    const int64_t sincePrevious = int64_t(ring.previousNs - ring.grid);
+    const int64_t due = int64_t(ring.grid) + (sincePrevious / period + 1) * period;
+    int64_t late = int64_t(timeNs) - due;
+    const bool shifted = late < 0 || (late > kLateNs && ring.previousLateNs > kLateNs &&
+                                      std::abs(late - ring.previousLateNs) < kLateNs / 4);
+    if (shifted) {
+        // Earlier than due, or late by the same twice: the timer was restarted
+        // (enabled, or scheduled in again), and its due instants moved.
+        ring.grid = timeNs;
+        late = 0;
+    }
+    ring.previousNs = timeNs;
+    ring.previousLateNs = late;
+    return late;
+}
+
+void CpuProfiler::Impl::record(Ring& ring, const char* bytes, size_t size) {
     perf_event_header header;
     std::memcpy(&header, bytes, sizeof header);
     if (header.type == PERF_RECORD_LOST && size >= sizeof header + 16) {
@@ -300,17 +339,28 @@ void CpuProfiler::Impl::record(const char* bytes, size_t size) {
         lost += count;
         return;
     }
-    if (header.type != PERF_RECORD_SAMPLE || size < sizeof header + 24)
+    if (header.type != PERF_RECORD_SAMPLE || size < sizeof header + 32)
         return;
-    // PERF_SAMPLE_TID, PERF_SAMPLE_CPU, PERF_SAMPLE_CALLCHAIN, in that order.
+    // PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_CPU, PERF_SAMPLE_CALLCHAIN, in that order.
     uint32_t ids[2];
     std::memcpy(ids, bytes + sizeof header, sizeof ids);
+    uint64_t timeNs = 0;
+    std::memcpy(&timeNs, bytes + sizeof header + 8, sizeof timeNs);
     uint64_t nr = 0;
-    std::memcpy(&nr, bytes + sizeof header + 16, sizeof nr);
-    const size_t ipsAt = sizeof header + 24;
+    std::memcpy(&nr, bytes + sizeof header + 24, sizeof nr);
+    const size_t ipsAt = sizeof header + 32;
     if (nr > (size - ipsAt) / sizeof(uint64_t))
         return;
     ++samples;
+    // Due while the hypervisor held this CPU (steal): the task it finds
+    // running when its CPU comes back did not run for that period, whose
+    // time the task's own CPU clock leaves out too. In no role.
+    if (const int64_t late = lateness(ring, timeNs); late > kLateNs) {
+        ++stolen;
+        // The due instants it came past were forwarded over: no sample at all.
+        skipped += uint64_t(late / int64_t(kPeriodNs));
+        return;
+    }
     const int pid = int(ids[0]);
     const int tid = int(ids[1]);
     const bool profiler = pid == roles.ownPid() && tid == samplerTid.load();
@@ -342,7 +392,7 @@ void CpuProfiler::Impl::drain(Ring& ring) {
             break;
         scratch.resize(header.size);
         copyOut(tail, scratch.data(), header.size);
-        record(scratch.data(), header.size);
+        record(ring, scratch.data(), header.size);
         tail += header.size;
     }
     __atomic_store_n(&ring.page->data_tail, tail, __ATOMIC_RELEASE);
@@ -377,6 +427,8 @@ CpuProfile CpuProfiler::Impl::attribute() {
     profile.periodNs = kPeriodNs;
     profile.samples = samples;
     profile.lostSamples = lost;
+    profile.stolenSamples = stolen;
+    profile.skippedPeriods = skipped;
     profile.samplerCpuSeconds = samplerCpuSeconds;
     const std::shared_ptr<const KernelSymbols> symbols = KernelSymbols::machine();
     if (symbols->hidden())
@@ -385,6 +437,12 @@ CpuProfile CpuProfiler::Impl::attribute() {
                        "kernel time is all other kernel";
     else if (symbols->size() == 0)
         profile.note = "no kernel symbols (/proc/kallsyms): kernel time is all other kernel";
+    if (stolen > 0) {
+        if (!profile.note.empty())
+            profile.note += "; ";
+        profile.note += std::to_string(stolen) + " samples came late, due while the hypervisor "
+                                                 "held their CPU (steal): in no role";
+    }
     std::unordered_map<uint64_t, std::string_view> names;
     std::unordered_map<std::string, uint64_t> folded;
     std::vector<std::string_view> kernel;

@@ -25,6 +25,9 @@ public:
     // ticks samples in step with them, and tasks switched at a tick would be
     // seen at the same phase every time (perf's own advice: -F 99, not 100).
     static constexpr uint64_t kPeriodNs = 1'003'009;
+    // A sample later than this past its timer's due instant was due while
+    // its CPU was not running (the hypervisor's steal).
+    static constexpr int64_t kLateNs = 100'000;
 
     explicit CpuProfiler(ServerCpuSource server);
     ~CpuProfiler();
