@@ -165,6 +165,22 @@ std::string profileRefusal(int error) {
     return std::string("perf_event_open: ") + std::strerror(error);
 }
 
+namespace {
+
+uint64_t monotonicNs() {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return uint64_t(now.tv_sec) * 1'000'000'000 + uint64_t(now.tv_nsec);
+}
+
+void sleepUntilNs(uint64_t due) {
+    const timespec at{time_t(due / 1'000'000'000), long(due % 1'000'000'000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr) == EINTR) {
+    }
+}
+
+} // namespace
+
 HandedProfileEvents openProfileEventsToHand(std::string* why) {
     HandedProfileEvents handed;
     for (const int cpu : onlineCpus()) {
@@ -561,8 +577,20 @@ void CpuProfiler::enable() {
     d->enabled = true;
     if (d->haveSamplerClock)
         d->samplerCpuAtEnable = threadCpuSeconds(d->samplerClock);
-    for (const Impl::Ring& ring : d->rings)
-        ioctl(ring.fd, PERF_EVENT_IOC_ENABLE, 0);
+    // Ring i's timer starts i/n of a period after the first one's.
+    const uint64_t first = monotonicNs();
+    const size_t n = d->rings.size();
+    for (size_t i = 0; i < n; ++i) {
+        uint64_t due = first + kPeriodNs * i / n;
+        for (int attempt = 0; i > 0 && attempt < kPhaseAttempts; ++attempt) {
+            sleepUntilNs(due);
+            if (int64_t(monotonicNs() - due) <= kPhaseToleranceNs)
+                break;
+            // Woken too late for this phase: the same phase, a period on.
+            due += kPeriodNs * ((monotonicNs() - due) / kPeriodNs + 1);
+        }
+        ioctl(d->rings[i].fd, PERF_EVENT_IOC_ENABLE, 0);
+    }
 }
 
 void CpuProfiler::disable() {

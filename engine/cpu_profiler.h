@@ -28,6 +28,11 @@ public:
     // A sample later than this past its timer's due instant was due while
     // its CPU was not running (the hypervisor's steal).
     static constexpr int64_t kLateNs = 100'000;
+    // How far a CPU's timer may start from its share of the period before it
+    // waits for the same phase a period later (the enabling thread slept too
+    // long); at most kPhaseAttempts waits, then it starts where it is.
+    static constexpr int64_t kPhaseToleranceNs = 50'000;
+    static constexpr int kPhaseAttempts = 8;
 
     explicit CpuProfiler(ServerCpuSource server);
     ~CpuProfiler();
@@ -37,6 +42,14 @@ public:
     // Opens the events, disabled, and starts the sampler thread. False, with
     // the reason in finish()'s `unavailable`, when the kernel refuses.
     bool open();
+    // Starts the CPUs' timers a period apart divided by their number (see
+    // kPhaseToleranceNs): taking a sample interrupts a CPU for some
+    // microseconds, and a task in a closed loop with the interrupted one (a
+    // server waiting for its client's next request) is idle just after it, so
+    // a CPU sampled right after another would see that idleness every time.
+    // Started back to back, each timer lags the one before by the enabling
+    // call's own latency (about 10 µs here), and a server on another CPU than
+    // its client showed a third of its CPU time.
     void enable();
     void disable();
     // Stops the sampler after it has read everything and attributes the samples.
