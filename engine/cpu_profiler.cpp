@@ -179,6 +179,39 @@ void sleepUntilNs(uint64_t due) {
     }
 }
 
+// A disabled cpu-clock timer keeps what was left of its period and resumes
+// from there when enabled again (the lab hands the same events to every
+// point): setting the period again clears that, so that the first sample
+// comes a whole period after the enabling.
+void restartPeriod(int fd) {
+    uint64_t period = CpuProfiler::kPeriodNs;
+    ioctl(fd, PERF_EVENT_IOC_PERIOD, &period);
+}
+
+// Enables `fd` at `due`, or at the same phase a whole number of periods
+// later: the timer starts within the enabling call, so a call that began late
+// (the thread woke late) or took long (it was preempted) is undone and tried
+// at the next period.
+void enableAtPhase(int fd, uint64_t due) {
+    const auto onTime = [&due] {
+        return int64_t(monotonicNs() - due) <= int64_t(CpuProfiler::kPhaseToleranceNs);
+    };
+    for (int attempt = 0; attempt < CpuProfiler::kPhaseAttempts; ++attempt) {
+        restartPeriod(fd);
+        sleepUntilNs(due);
+        if (onTime()) {
+            ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+            if (onTime())
+                return;
+            ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+        }
+        due += CpuProfiler::kPeriodNs * ((monotonicNs() - due) / CpuProfiler::kPeriodNs + 1);
+    }
+    // The machine never let it start on time: where it is.
+    restartPeriod(fd);
+    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+}
+
 } // namespace
 
 HandedProfileEvents openProfileEventsToHand(std::string* why) {
@@ -580,17 +613,8 @@ void CpuProfiler::enable() {
     // Ring i's timer starts i/n of a period after the first one's.
     const uint64_t first = monotonicNs();
     const size_t n = d->rings.size();
-    for (size_t i = 0; i < n; ++i) {
-        uint64_t due = first + kPeriodNs * i / n;
-        for (int attempt = 0; i > 0 && attempt < kPhaseAttempts; ++attempt) {
-            sleepUntilNs(due);
-            if (int64_t(monotonicNs() - due) <= kPhaseToleranceNs)
-                break;
-            // Woken too late for this phase: the same phase, a period on.
-            due += kPeriodNs * ((monotonicNs() - due) / kPeriodNs + 1);
-        }
-        ioctl(d->rings[i].fd, PERF_EVENT_IOC_ENABLE, 0);
-    }
+    for (size_t i = 0; i < n; ++i)
+        enableAtPhase(d->rings[i].fd, first + kPeriodNs * i / n);
 }
 
 void CpuProfiler::disable() {

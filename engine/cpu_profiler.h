@@ -29,9 +29,10 @@ public:
     // its CPU was not running (the hypervisor's steal).
     static constexpr int64_t kLateNs = 100'000;
     // How far a CPU's timer may start from its share of the period before it
-    // waits for the same phase a period later (the enabling thread slept too
-    // long); at most kPhaseAttempts waits, then it starts where it is.
-    static constexpr int64_t kPhaseToleranceNs = 50'000;
+    // is started again at the same phase a period later (the enabling thread
+    // woke late or was preempted); at most kPhaseAttempts tries, then it
+    // starts where it is.
+    static constexpr uint64_t kPhaseToleranceNs = 50'000;
     static constexpr int kPhaseAttempts = 8;
 
     explicit CpuProfiler(ServerCpuSource server);
