@@ -489,8 +489,11 @@ CpuProfile CpuProfiler::Impl::attribute() {
     if (stolen > 0) {
         if (!profile.note.empty())
             profile.note += "; ";
-        profile.note += std::to_string(stolen) + " samples came late, due while the hypervisor "
-                                                 "held their CPU (steal): in no role";
+        profile.note += stolen == 1 ? std::string("1 sample came late, due while the hypervisor "
+                                                  "held its CPU (steal): in no role")
+                                    : std::to_string(stolen) +
+                                          " samples came late, due while the hypervisor held "
+                                          "their CPU (steal): in no role";
     }
     std::unordered_map<uint64_t, std::string_view> names;
     std::unordered_map<std::string, uint64_t> folded;
