@@ -302,7 +302,7 @@ private Q_SLOTS:
                            "'echo 1 > /proc/sys/net/netfilter/nf_conntrack_acct'; "
                            "cat /proc/$P/net/nf_conntrack > \"$1/before\"; "
                            "cat /proc/$P/net/stat/nf_conntrack > \"$1/stats-before\"; "
-                           "\"$0\" udp-rr -n %1 -R %2 -c %3 -r 64,64 --timeout 0.5 -q "
+                           "\"$0\" udp-rr -n %1 -R %2 -c %3 -r 64,64 --timeout 2 -q "
                            "--json \"$1/run.json\" \"$target\" > /dev/null & run=$!; "
                            "until [ \"$(grep -c \" $peer 01 \" /proc/net/udp)\" -ge %3 ] || "
                            "! kill -0 $run 2>/dev/null; do sleep 0.02; done; "
