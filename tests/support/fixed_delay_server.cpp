@@ -215,6 +215,7 @@ void FixedDelayServer::accept() {
         Connection& c = m_state->connections[fd];
         c = Connection{};
         c.id = ++m_state->accepted;
+        ++m_acceptedCount;
         if (m_options.staggerConnections > 0)
             c.extraFirst = m_options.delay.count() * int64_t(c.id % m_options.staggerConnections) /
                            int64_t(m_options.staggerConnections);

@@ -63,6 +63,8 @@ public:
     uint16_t port() const { return m_port; }
     std::chrono::nanoseconds delay() const { return m_options.delay; }
     uint64_t answered() const { return m_answered.load(); }
+    // Connections accepted so far.
+    uint64_t accepted() const { return m_acceptedCount.load(); }
     // Requests answered with the malformed status line (failEvery).
     uint64_t failedOnPurpose() const { return m_failed.load(); }
     // Bytes of one answer, headers included.
@@ -109,6 +111,7 @@ private:
     uint16_t m_port = 0;
     int64_t m_startNs = 0;
     std::atomic<uint64_t> m_answered{0};
+    std::atomic<uint64_t> m_acceptedCount{0};
     std::atomic<uint64_t> m_failed{0};
     mutable std::mutex m_latenessMutex;
     std::vector<int64_t> m_lateness;
