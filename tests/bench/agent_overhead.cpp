@@ -15,7 +15,7 @@
 // engine's worker wake each other over loopback and often share one CPU,
 // handing it to each other 10 000-40 000 times a second (sched:sched_switch),
 // thread to thread in one process in-process, process to process through the
-// agent. A hand-over between processes costs 35-115 ns more than one between
+// agent. A hand-over between processes costs 30-120 ns more than one between
 // threads here (a pipe ping-pong pinned to one CPU), too little to matter at
 // these rates, and pinned to one CPU the in-process way ran as fast against
 // the server process as against the embedded one; but like is compared with
