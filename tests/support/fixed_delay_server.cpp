@@ -22,6 +22,12 @@
 
 namespace loadscope::testing {
 
+namespace {
+// With a cycle: how long after its accept a connection's first request may
+// take before the slots it lets go by count as missed.
+constexpr int64_t kFirstRequestGraceNs = 2'000'000;
+} // namespace
+
 struct FixedDelayServer::Connection {
     uint64_t id = 0;
     uint64_t answersOwed = 0;
@@ -29,6 +35,9 @@ struct FixedDelayServer::Connection {
     int64_t lastArrivalNs = 0;
     bool answeredOnce = false;
     int64_t extraFirst = 0; // the stagger of the first answer
+    int64_t phaseNs = 0;    // with a cycle: its grid's offset from the server's start
+    int64_t lastSlotNs = 0; // with a cycle: the grid instant of its last answer (before
+                            // the first: the instant before its first slot)
     bool closeAfterOwed = false;
     std::string in;
 };
@@ -216,9 +225,25 @@ void FixedDelayServer::accept() {
         c = Connection{};
         c.id = ++m_state->accepted;
         ++m_acceptedCount;
-        if (m_options.staggerConnections > 0)
-            c.extraFirst = m_options.delay.count() * int64_t(c.id % m_options.staggerConnections) /
-                           int64_t(m_options.staggerConnections);
+        if (m_options.staggerConnections > 0) {
+            const int64_t spread =
+                m_options.cycle.count() > 0 ? m_options.cycle.count() : m_options.delay.count();
+            const int64_t share = spread * int64_t(c.id % m_options.staggerConnections) /
+                                  int64_t(m_options.staggerConnections);
+            if (m_options.cycle.count() > 0)
+                c.phaseNs = share;
+            else
+                c.extraFirst = share;
+        }
+        if (const int64_t cycle = m_options.cycle.count(); cycle > 0) {
+            // Its slots count from its first grid instant after a request could
+            // have come (the accept and a round trip's grace): a client slow to
+            // send its first request misses slots as a stalled one does later.
+            const int64_t origin = m_startNs + c.phaseNs;
+            const int64_t ready = monotonicNowNs() + kFirstRequestGraceNs;
+            c.lastSlotNs =
+                origin + (std::max<int64_t>(ready - origin, 0) + cycle - 1) / cycle * cycle - cycle;
+        }
         epoll_event ev{};
         ev.events = EPOLLIN;
         ev.data.fd = fd;
@@ -273,7 +298,19 @@ void FixedDelayServer::read(int fd) {
             c.answeredOnce = true;
             extra = c.extraFirst;
         }
-        m_state->due.push(Due{arrived + m_options.delay.count() + extra, arrivedRealNs, fd, c.id});
+        int64_t dueNs = arrived + m_options.delay.count() + extra;
+        if (const int64_t cycle = m_options.cycle.count(); cycle > 0) {
+            // The first instant of this connection's grid at or after dueNs,
+            // and never the slot of an answer it already has coming.
+            const int64_t origin = m_startNs + c.phaseNs;
+            int64_t slot =
+                origin + (std::max<int64_t>(dueNs - origin, 0) + cycle - 1) / cycle * cycle;
+            slot = std::max(slot, c.lastSlotNs + cycle);
+            m_missedCycles += uint64_t((slot - c.lastSlotNs) / cycle - 1);
+            c.lastSlotNs = slot;
+            dueNs = slot;
+        }
+        m_state->due.push(Due{dueNs, arrivedRealNs, fd, c.id});
         ++c.answersOwed;
         if (closing) {
             c.closeAfterOwed = true;
