@@ -12,13 +12,14 @@ namespace {
 struct ModeName {
     LabMode mode;
     std::optional<DeploymentMode> deployment;
-    const char* ownId; // the identifier of a mode the session does not know, or nullptr
-    const char* alias; // what users type for it, or nullptr
-    const char* title; // UTF-8
-    const char* path;  // UTF-8, from the server host's end of the wire
+    const char* ownId;            // the identifier of a mode the session does not know, or nullptr
+    const char* alias;            // what users type for it, or nullptr
+    const char* title;            // UTF-8
+    const char* path;             // UTF-8, from the server host's end of the wire
+    const char* mimics = nullptr; // UTF-8: what it imitates and leaves out, or nullptr
 };
 
-constexpr std::array<ModeName, 9> kNames{{
+constexpr std::array<ModeName, 10> kNames{{
     {LabMode::Host, DeploymentMode::Host, nullptr, nullptr, "Host", "host"},
     {LabMode::HostNetwork, DeploymentMode::ContainerHostNetwork, nullptr, "host-network",
      "Container on the host network", "host (own mount, PID, UTS and cgroup namespaces)"},
@@ -35,6 +36,14 @@ constexpr std::array<ModeName, 9> kNames{{
     {LabMode::Ipvlan, DeploymentMode::Ipvlan, nullptr, nullptr, "ipvlan (L2)", "ipvlan"},
     {LabMode::RootlessNat, DeploymentMode::RootlessNat, nullptr, nullptr,
      "Rootless NAT (slirp4netns)", "slirp4netns → tap"},
+    {LabMode::ClusterIp, DeploymentMode::ClusterIp, nullptr, nullptr,
+     "Kubernetes ClusterIP (nftables DNAT, numgen over N pods)",
+     "DNAT (numgen random mod N) → pod bridge → veth",
+     "mimics a Service's virtual address as kube-proxy's nftables mode builds it: the address "
+     "DNATed to one of N backend pods (server option backends, default 3) with equal probability, "
+     "chosen per connection (conntrack); leaves out the client's own node (the client reaches the "
+     "address from the wire, as traffic routed through the node), endpoints on other nodes, "
+     "session affinity, health checks and the masquerade of hairpin traffic"},
 }};
 
 const ModeName* nameOf(LabMode mode) {
@@ -87,6 +96,11 @@ QString labModeTitle(LabMode mode) {
 QString labModePath(LabMode mode) {
     const ModeName* name = nameOf(mode);
     return name ? QString::fromUtf8(name->path) : QString();
+}
+
+QString labModeMimics(LabMode mode) {
+    const ModeName* name = nameOf(mode);
+    return name && name->mimics ? QString::fromUtf8(name->mimics) : QString();
 }
 
 } // namespace loadscope::app::lab

@@ -21,12 +21,13 @@ enum class LabMode {
     Macvlan,
     Ipvlan,
     RootlessNat,
+    ClusterIp,
 };
 
 // Every mode, in the order `lab check` lists them.
 const std::vector<LabMode>& labModes();
 // "host", "container-host-network", "container-nat", "userland-proxy", "linux-bridge",
-// "ovs-bridge", "macvlan", "ipvlan", "rootless-nat".
+// "ovs-bridge", "macvlan", "ipvlan", "rootless-nat", "cluster-ip".
 QString labModeId(LabMode mode);
 // The identifiers above, and the short names users type: "host-network", "nat", "bridge", "ovs".
 std::optional<LabMode> labModeFromId(QStringView id);
@@ -36,5 +37,8 @@ std::optional<DeploymentMode> deploymentModeOf(LabMode mode);
 QString labModeTitle(LabMode mode);
 // The path from the server host's end of the wire to the server: "DNAT → bridge → veth".
 QString labModePath(LabMode mode);
+// For a mode that imitates part of a larger system, what it mimics and what it leaves out
+// ("mimics kube-proxy's nftables mode ...; leaves out ..."); empty for the others.
+QString labModeMimics(LabMode mode);
 
 } // namespace loadscope::app::lab

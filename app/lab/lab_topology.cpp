@@ -19,6 +19,13 @@ constexpr const char* kDockerBridge = "lab-docker0";
 constexpr const char* kDockerGateway = "10.213.1.1";
 constexpr const char* kWireBridge = "lab-wire";
 constexpr const char* kOvsBridge = "lab-ovs";
+// A Kubernetes node's pod network: the CNI bridge plugin's bridge and gateway, and the Service
+// range a ClusterIP comes from (routed to the node from the client's side of the wire).
+constexpr const char* kPodBridge = "lab-cni0";
+constexpr const char* kPodGateway = "10.213.2.1";
+constexpr const char* kServiceRange = "10.213.3.0/24";
+constexpr const char* kClusterIp = "10.213.3.10";
+constexpr uint16_t kClusterIpPort = 80;
 
 // Each mode reached on the server host's own address has a host port of its own.
 uint16_t hostPort(LabMode mode) {
@@ -33,6 +40,8 @@ uint16_t hostPort(LabMode mode) {
         return 8083;
     case LabMode::RootlessNat:
         return 8084;
+    case LabMode::ClusterIp:
+        return kClusterIpPort;
     default:
         return kServicePort;
     }
@@ -265,8 +274,120 @@ Result<ModeEndpoint> LabTopology::buildMode(LabMode mode) {
         endpoint.label = labModeTitle(mode);
         endpoint.path = wire + arrow + labModePath(mode);
         return buildOvs(endpoint);
+    case LabMode::ClusterIp:
+        endpoint.label = QStringLiteral("Kubernetes ClusterIP (nftables DNAT, numgen over %1 pods)")
+                             .arg(m_backends);
+        endpoint.path =
+            wire + arrow +
+            QStringLiteral("DNAT (numgen random mod %1) → pod bridge → veth").arg(m_backends);
+        return buildClusterIp(endpoint);
     }
     return makeError(ErrorCode::Internal, QStringLiteral("unknown mode"));
+}
+
+// The node's pod bridge, as the CNI bridge plugin makes cni0, with forwarding on in the server
+// host (the sandbox's namespace; never the machine's).
+Result<void> LabTopology::ensurePodBridge() {
+    if (m_podBridge)
+        return {};
+    for (auto step : std::vector<std::vector<std::string>>{
+             {"link", "add", kPodBridge, "mtu", std::to_string(m_mtu), "type", "bridge",
+              "forward_delay", "0"},
+             {"addr", "add", std::string(kPodGateway) + "/24", "dev", kPodBridge},
+             {"link", "set", kPodBridge, "up"}}) {
+        if (auto done = ip(m_serverHost, step); !done)
+            return done.error().prefixed(QStringLiteral("the pod bridge"));
+    }
+    if (auto forwarding = writeNetSysctl(m_serverHost, "ipv4/ip_forward", "1"); !forwarding)
+        return forwarding;
+    m_podBridge = true;
+    return {};
+}
+
+// A pod: a namespace whose eth0 is a veth on the pod bridge, its default route the bridge's
+// gateway; its server listens on the service port.
+Result<ServerPlace> LabTopology::newPod(const std::string& address) {
+    if (auto bridge = ensurePodBridge(); !bridge)
+        return bridge.error();
+    auto pod = newContainer();
+    if (!pod)
+        return pod.error();
+    const std::string hostSide = "vpod" + std::to_string(++m_containers);
+    const std::string mtuText = std::to_string(m_mtu);
+    if (auto made = ip(m_serverHost, {"link", "add", hostSide, "mtu", mtuText, "type", "veth",
+                                      "peer", "name", "eth0", "mtu", mtuText, "netns", ns(*pod)});
+        !made)
+        return made.error();
+    if (auto done = ip(m_serverHost, {"link", "set", hostSide, "master", kPodBridge, "up"}); !done)
+        return done.error();
+    for (auto step :
+         std::vector<std::vector<std::string>>{{"addr", "add", address + "/24", "dev", "eth0"},
+                                               {"link", "set", "eth0", "up"},
+                                               {"route", "add", "default", "via", kPodGateway}}) {
+        if (auto done = ip(*pod, step); !done)
+            return done.error();
+    }
+    return ServerPlace{*pod, address, kServicePort};
+}
+
+// A route in the client namespace to a range the server host serves beyond the wire's subnet
+// (the Service range), through the server host's wire address; once per range.
+Result<void> LabTopology::routeFromClient(const std::string& prefix) {
+    if (std::find(m_clientRoutes.begin(), m_clientRoutes.end(), prefix) != m_clientRoutes.end())
+        return {};
+    if (auto done = ip(m_client, {"route", "add", prefix, "via", kServerHostAddress}); !done)
+        return done.error();
+    m_clientRoutes.push_back(prefix);
+    return {};
+}
+
+// kube-proxy's nftables mode for one Service: the ClusterIP's port DNATed, per new connection
+// (conntrack keeps a connection's choice), to one of N endpoint chains picked by `numgen random
+// mod N`, each endpoint a pod on the node's bridge. TCP and UDP alike, as a Service of both.
+Result<ModeEndpoint> LabTopology::buildClusterIp(ModeEndpoint endpoint) {
+    if (m_backends < 1 || m_backends > kMaxBackends)
+        return makeError(
+            ErrorCode::InvalidInput,
+            QStringLiteral("backends=%1: expected 1 to %2").arg(m_backends).arg(kMaxBackends));
+    if (findInPath("nft").empty())
+        return makeError(ErrorCode::Unreachable,
+                         QStringLiteral("nft is not installed (Debian package nftables)"));
+    endpoint.address = kClusterIp;
+    endpoint.port = kClusterIpPort;
+    std::string verdicts;
+    std::vector<std::vector<std::string>> rules{
+        {"nft", "add", "table", "ip", "loadscope_k8s"},
+        {"nft", "add", "chain", "ip", "loadscope_k8s", "services",
+         "{ type nat hook prerouting priority dstnat; policy accept; }"}};
+    for (int i = 0; i < m_backends; ++i) {
+        auto pod = newPod("10.213.2." + std::to_string(11 + i));
+        if (!pod)
+            return pod.error().prefixed(QStringLiteral("backend pod %1").arg(i + 1));
+        endpoint.backends.push_back(*pod);
+        const std::string chain = "endpoint-" + std::to_string(i);
+        rules.push_back({"nft", "add", "chain", "ip", "loadscope_k8s", chain});
+        rules.push_back({"nft", "add", "rule", "ip", "loadscope_k8s", chain, "meta", "l4proto",
+                         "{ tcp, udp }", "dnat", "to",
+                         pod->bindAddress + ":" + std::to_string(kServicePort)});
+        verdicts += (i ? ", " : "") + std::to_string(i) + " : goto " + chain;
+    }
+    for (const char* protocol : {"tcp", "udp"})
+        rules.push_back({"nft", "add", "rule", "ip", "loadscope_k8s", "services", "ip", "daddr",
+                         kClusterIp, protocol, "dport", std::to_string(kClusterIpPort), "numgen",
+                         "random", "mod", std::to_string(m_backends), "vmap",
+                         "{ " + verdicts + " }"});
+    for (const auto& rule : rules) {
+        if (auto done = runInNetns(m_serverHost, rule); !done)
+            return done.error();
+    }
+    noteVersion(QStringLiteral("nft"), {"nft", "--version"});
+    if (auto routed = routeFromClient(kServiceRange); !routed)
+        return routed.error();
+    const ServerPlace& first = endpoint.backends.front();
+    endpoint.serverNetns = first.netns;
+    endpoint.bindAddress = first.bindAddress;
+    endpoint.bindPort = first.bindPort;
+    return endpoint;
 }
 
 Result<ModeEndpoint> LabTopology::buildNat(ModeEndpoint endpoint) {

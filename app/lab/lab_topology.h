@@ -29,6 +29,13 @@ inline constexpr uint16_t kServicePort = 8080;
 // when it can.
 QString unbuiltModeReason(LabMode mode);
 
+// Where one server of a mode listens, when a mode runs several (cluster-ip's backend pods).
+struct ServerPlace {
+    int netns = -1; // owned by the topology
+    std::string bindAddress;
+    uint16_t bindPort = 0;
+};
+
 // Where one built mode is reached from the client, and where its server must listen.
 struct ModeEndpoint {
     LabMode mode = LabMode::Host;
@@ -40,7 +47,15 @@ struct ModeEndpoint {
     std::string bindAddress;
     uint16_t bindPort = 0;
     bool ownMountPidUts = false; // the server gets its own mount, PID, UTS and cgroup namespaces
+    // A mode of several servers (cluster-ip): one runs at each place, the same command; empty
+    // for the one server above.
+    std::vector<ServerPlace> backends;
+    int instance = 0; // which of the backends this endpoint's server is (its files' names)
 };
+
+// How many backend pods cluster-ip spreads over unless the server option `backends` says.
+inline constexpr int kDefaultBackends = 3;
+inline constexpr int kMaxBackends = 16;
 
 // The sandbox's namespaces and links. Built inside the sandbox's init process only; its
 // descriptors hold the namespaces, and nothing it makes outlives the sandbox.
@@ -72,6 +87,9 @@ public:
     // slirp4netns' forwarding) carry datagrams instead of TCP connections. Before buildMode.
     void setDatagrams(bool datagrams) { m_datagrams = datagrams; }
 
+    // How many backend pods cluster-ip builds (1 to kMaxBackends). Before buildMode.
+    void setBackends(int backends) { m_backends = backends; }
+
     // A directory of the lab's own for sockets of the relays (slirp4netns' API socket).
     void setWorkDir(std::string dir) { m_workDir = std::move(dir); }
 
@@ -88,6 +106,10 @@ private:
                                  const std::string& hostSide, const std::string& mac);
     Result<void> ensureDockerBridge();
     Result<void> attachToDockerBridge(ModeEndpoint& endpoint, const std::string& address);
+    Result<void> ensurePodBridge();
+    Result<ServerPlace> newPod(const std::string& address);
+    Result<void> routeFromClient(const std::string& prefix);
+    Result<ModeEndpoint> buildClusterIp(ModeEndpoint endpoint);
     Result<ModeEndpoint> buildNat(ModeEndpoint endpoint);
     Result<ModeEndpoint> buildUserlandProxy(ModeEndpoint endpoint);
     Result<ModeEndpoint> buildBridge(ModeEndpoint endpoint);
@@ -105,6 +127,9 @@ private:
     int m_serverHost = -1;
     std::string m_hostDevice = "wire1"; // the server host's wire device, or the bridge over it
     bool m_dockerBridge = false;
+    bool m_podBridge = false;
+    int m_backends = kDefaultBackends;
+    std::vector<std::string> m_clientRoutes;
     int m_containers = 0;
     std::vector<int> m_namespaces; // every container namespace, closed in the destructor
     std::vector<pid_t> m_helpers;

@@ -77,6 +77,27 @@ std::map<LabMode, Probe> probeModes() {
         nat = tryCommand({"nft", "add", "chain", "ip", "loadscope_check", "prerouting",
                           "{ type nat hook prerouting priority dstnat; policy accept; }"});
     probes[LabMode::Nat] = nat;
+    // kube-proxy's nftables mode: a DNAT per endpoint in a chain of its own, the endpoint chosen
+    // by numgen into a verdict map; the kernel must take both (nft_numgen, NAT in a chain
+    // jumped to from the prerouting hook).
+    Probe clusterIp = nat;
+    if (clusterIp.ok && findInPath("nsenter").empty())
+        clusterIp = missing("nsenter", "util-linux"); // starts each backend in its pod
+    if (clusterIp.ok)
+        clusterIp = tryCommand({"nft", "add", "chain", "ip", "loadscope_check", "endpoint-0"});
+    if (clusterIp.ok)
+        clusterIp = tryCommand({"nft", "add", "rule", "ip", "loadscope_check", "endpoint-0", "meta",
+                                "l4proto", "{ tcp, udp }", "dnat", "to", "10.213.2.11:8080"});
+    if (clusterIp.ok) {
+        clusterIp =
+            tryCommand({"nft", "add", "rule", "ip", "loadscope_check", "prerouting", "ip", "daddr",
+                        "10.213.3.10", "tcp", "dport", "80", "numgen", "random", "mod", "2", "vmap",
+                        "{ 0 : goto endpoint-0, 1 : goto endpoint-0 }"});
+        if (!clusterIp.ok)
+            clusterIp.text =
+                QStringLiteral("nftables cannot spread with numgen here (%1)").arg(clusterIp.text);
+    }
+    probes[LabMode::ClusterIp] = clusterIp;
     Probe proxy = bridge;
     if (proxy.ok)
         proxy.text = findInPath("docker-proxy").empty()

@@ -13,7 +13,7 @@ struct ModeNames {
 };
 
 // Identifiers are written to files and CSV: never change them.
-constexpr std::array<ModeNames, 10> kModeNames{{
+constexpr std::array<ModeNames, 11> kModeNames{{
     {DeploymentMode::Host, "host", "Host"},
     {DeploymentMode::ContainerHostNetwork, "container-host-network", "Container (host network)"},
     {DeploymentMode::ContainerNat, "container-nat", "Container (NAT port mapping)"},
@@ -23,6 +23,7 @@ constexpr std::array<ModeNames, 10> kModeNames{{
     {DeploymentMode::UserlandProxy, "userland-proxy", "Userland proxy"},
     {DeploymentMode::Ipvlan, "ipvlan", "ipvlan"},
     {DeploymentMode::RootlessNat, "rootless-nat", "Rootless NAT (slirp4netns)"},
+    {DeploymentMode::ClusterIp, "cluster-ip", "Kubernetes ClusterIP"},
     {DeploymentMode::Custom, "custom", "Other"},
 }};
 
@@ -49,7 +50,7 @@ const std::vector<DeploymentMode>& deploymentModes() {
         DeploymentMode::ContainerNat,  DeploymentMode::LinuxBridge,
         DeploymentMode::OvsBridge,     DeploymentMode::Macvlan,
         DeploymentMode::UserlandProxy, DeploymentMode::Ipvlan,
-        DeploymentMode::RootlessNat};
+        DeploymentMode::RootlessNat,   DeploymentMode::ClusterIp};
     return modes;
 }
 

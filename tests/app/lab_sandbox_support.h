@@ -27,7 +27,7 @@ inline const QStringList kModes{
     QStringLiteral("container-nat"), QStringLiteral("userland-proxy"),
     QStringLiteral("linux-bridge"),  QStringLiteral("ovs-bridge"),
     QStringLiteral("macvlan"),       QStringLiteral("ipvlan"),
-    QStringLiteral("rootless-nat"),
+    QStringLiteral("rootless-nat"),  QStringLiteral("cluster-ip"),
 };
 
 inline QByteArray commandOutput(const QString& program, const QStringList& arguments) {

@@ -199,12 +199,94 @@ private Q_SLOTS:
         QVERIFY(labProcesses().empty());
     }
 
+    // cluster-ip spreads connections over its backend pods with equal probability, as
+    // kube-proxy's numgen rule does: 3,000 requests without keep-alive (so 3,000 connections,
+    // each DNATed once by conntrack) from the client, and each backend's own count of what it
+    // answered (the embedded server's closing summary in its log) within 1,000 ± 150 (the
+    // binomial's standard deviation is 26). The backends are stopped by their PIDs while the lab
+    // stands, and their logs read through the server host's mount namespace; each is a child
+    // of the mode's serverPid, whose process tree is the mode's server CPU.
+    void clusterIpSpreadsOverItsBackends() {
+        LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
+        const QString mode = QStringLiteral("cluster-ip");
+        if (!m_lab.reasons.at(mode).isEmpty())
+            QSKIP(qPrintable(m_lab.reasons.at(mode)));
+        LabProcess lab({QStringLiteral("lab"), QStringLiteral("sandbox"), QStringLiteral("--modes"),
+                        mode, QStringLiteral("--server"), QStringLiteral("http"),
+                        QStringLiteral("--server-opt"), QStringLiteral("size=100"),
+                        QStringLiteral("--server-opt"), QStringLiteral("backends=3"),
+                        QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+                        QStringLiteral("read target; \"$0\" http -n 3000 -c 8 "
+                                       "\"http://$target/\"; read done"),
+                        cliPath()});
+        const QJsonObject built = lab.readLab();
+        QCOMPARE(built.value(u"modes").toArray().size(), 1);
+        const QJsonObject clusterIp = built.value(u"modes")[0].toObject();
+        QCOMPARE(clusterIp.value(u"address").toString(), QStringLiteral("10.213.3.10"));
+        QVERIFY(clusterIp.value(u"path").toString().contains(u"numgen random mod 3"));
+        const QJsonArray backends = clusterIp.value(u"backends").toArray();
+        QCOMPARE(backends.size(), 3);
+        lab.process().write(targetsOf(built));
+        QByteArray fetched;
+        QDeadlineTimer deadline(60000);
+        while (!fetched.contains("Failed requests:") && !deadline.hasExpired() &&
+               lab.process().state() == QProcess::Running) {
+            lab.process().waitForReadyRead(200);
+            fetched += lab.process().readAllStandardOutput();
+        }
+        QVERIFY2(countMatches(fetched, QStringLiteral("^Complete requests:\\s+3000$")) == 1,
+                 fetched.constData());
+        QVERIFY2(countMatches(fetched, QStringLiteral("^Failed requests:\\s+0$")) == 1,
+                 fetched.constData());
+        const QString root =
+            QStringLiteral("/proc/%1/root").arg(built.value(u"serverHostPid").toInt());
+        qlonglong total = 0;
+        QStringList counts;
+        const pid_t serverPid = pid_t(clusterIp.value(u"serverPid").toInt());
+        QVERIFY(serverPid > 0);
+        for (const QJsonValue& backend : backends) {
+            // The backend's server: the process whose command line binds its address, a child
+            // of the mode's serverPid, so that the mode's server CPU is every backend's.
+            const QByteArray binds =
+                QByteArray("\0--host\0", 8) + backend[u"address"].toString().toLatin1() + '\0';
+            pid_t pid = 0;
+            for (const pid_t candidate : labProcesses()) {
+                if (fileText(QStringLiteral("/proc/%1/cmdline").arg(candidate)).contains(binds))
+                    pid = candidate;
+            }
+            QVERIFY2(pid > 0, binds.constData() + 1);
+            QCOMPARE(parentOf(pid), serverPid);
+            QVERIFY(::kill(pid, SIGTERM) == 0);
+            QTRY_VERIFY_WITH_TIMEOUT(
+                !QFileInfo::exists(QStringLiteral("/proc/%1/cmdline").arg(pid)) ||
+                    fileText(QStringLiteral("/proc/%1/cmdline").arg(pid)).isEmpty(),
+                5000);
+            const QByteArray log = fileText(root + backend[u"log"].toString());
+            const QRegularExpressionMatch served =
+                QRegularExpression(
+                    QStringLiteral("stopped after \\d+ connections, (\\d+) responses"))
+                    .match(QString::fromUtf8(log));
+            QVERIFY2(served.hasMatch(), log.constData());
+            const qlonglong responses = served.captured(1).toLongLong();
+            counts << QString::number(responses);
+            total += responses;
+        }
+        const CliOutcome outcome = lab.fetchAll(built); // the command's last read, then the end
+        QVERIFY2(outcome.exitCode == 0, outcome.err.constData());
+        qInfo("responses per backend: %s", qPrintable(counts.join(u' ')));
+        QCOMPARE(total, 3000);
+        for (const QString& count : counts)
+            QVERIFY2(qAbs(count.toLongLong() - 1000) <= 150, qPrintable(counts.join(u' ')));
+        QVERIFY(labProcesses().empty());
+    }
+
     // A SIGKILL of `lab sandbox` takes the whole lab with it: servers, relays and command.
     void sigkillLeavesNothing() {
         LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
         QStringList modes{QStringLiteral("host")};
-        for (const QString& mode : {QStringLiteral("container-nat"),
-                                    QStringLiteral("userland-proxy"), QStringLiteral("ovs-bridge")})
+        for (const QString& mode :
+             {QStringLiteral("container-nat"), QStringLiteral("userland-proxy"),
+              QStringLiteral("ovs-bridge"), QStringLiteral("cluster-ip")})
             if (m_lab.reasons.at(mode).isEmpty())
                 modes.append(mode);
         LabProcess lab({QStringLiteral("lab"), QStringLiteral("sandbox"), QStringLiteral("--modes"),
