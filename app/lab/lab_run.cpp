@@ -189,6 +189,8 @@ private:
             {QStringLiteral("address"), QString::fromStdString(endpoint->address)},
             {QStringLiteral("port"), endpoint->port},
             {QStringLiteral("path"), endpoint->path}};
+        if (endpoint->pathMtu > 0)
+            described.insert(QStringLiteral("pathMtu"), endpoint->pathMtu);
         if (endpoint->backends.empty()) {
             auto server = startServer(*endpoint, m_workDir + "/" + id + ".log");
             if (!server)

@@ -26,6 +26,11 @@ constexpr const char* kPodGateway = "10.213.2.1";
 constexpr const char* kServiceRange = "10.213.3.0/24";
 constexpr const char* kClusterIp = "10.213.3.10";
 constexpr uint16_t kClusterIpPort = 80;
+constexpr const char* kClientPodAddress = "10.213.2.2";
+// The port kube-proxy's first NodePort would get (the range is 30000-32767), and the mark it
+// sets on what it masquerades.
+constexpr uint16_t kNodePort = 30080;
+constexpr const char* kMasqueradeMark = "0x4000";
 
 // Each mode reached on the server host's own address has a host port of its own.
 uint16_t hostPort(LabMode mode) {
@@ -40,6 +45,8 @@ uint16_t hostPort(LabMode mode) {
         return 8083;
     case LabMode::RootlessNat:
         return 8084;
+    case LabMode::NodePort:
+        return kNodePort;
     case LabMode::ClusterIp:
         return kClusterIpPort;
     default:
@@ -281,6 +288,19 @@ Result<ModeEndpoint> LabTopology::buildMode(LabMode mode) {
             wire + arrow +
             QStringLiteral("DNAT (numgen random mod %1) → pod bridge → veth").arg(m_backends);
         return buildClusterIp(endpoint);
+    case LabMode::PodBridge:
+        endpoint.label = labModeTitle(mode);
+        endpoint.path = labModePath(mode); // from the client's own link on the bridge
+        return buildPodBridge(endpoint);
+    case LabMode::NodePort:
+        endpoint.label = labModeTitle(mode);
+        endpoint.path = wire + arrow + labModePath(mode);
+        return buildNodePort(endpoint);
+    case LabMode::OverlayVxlan:
+        endpoint.label =
+            QStringLiteral("Kubernetes overlay (VXLAN, MTU %1)").arg(m_mtu - kVxlanOverhead);
+        endpoint.path = labModePath(mode); // from the client's own VXLAN device
+        return buildOverlayVxlan(endpoint);
     }
     return makeError(ErrorCode::Internal, QStringLiteral("unknown mode"));
 }
@@ -306,14 +326,15 @@ Result<void> LabTopology::ensurePodBridge() {
 
 // A pod: a namespace whose eth0 is a veth on the pod bridge, its default route the bridge's
 // gateway; its server listens on the service port.
-Result<ServerPlace> LabTopology::newPod(const std::string& address) {
+// `mtu`: the pod's link MTU when not the wire's (an overlay's, as flannel sets it).
+Result<ServerPlace> LabTopology::newPod(const std::string& address, int mtu) {
     if (auto bridge = ensurePodBridge(); !bridge)
         return bridge.error();
     auto pod = newContainer();
     if (!pod)
         return pod.error();
     const std::string hostSide = "vpod" + std::to_string(++m_containers);
-    const std::string mtuText = std::to_string(m_mtu);
+    const std::string mtuText = std::to_string(mtu > 0 ? mtu : m_mtu);
     if (auto made = ip(m_serverHost, {"link", "add", hostSide, "mtu", mtuText, "type", "veth",
                                       "peer", "name", "eth0", "mtu", mtuText, "netns", ns(*pod)});
         !made)
@@ -354,11 +375,10 @@ Result<ModeEndpoint> LabTopology::buildClusterIp(ModeEndpoint endpoint) {
                          QStringLiteral("nft is not installed (Debian package nftables)"));
     endpoint.address = kClusterIp;
     endpoint.port = kClusterIpPort;
+    if (auto table = ensureKubeProxyTable(); !table)
+        return table.error();
     std::string verdicts;
-    std::vector<std::vector<std::string>> rules{
-        {"nft", "add", "table", "ip", "loadscope_k8s"},
-        {"nft", "add", "chain", "ip", "loadscope_k8s", "services",
-         "{ type nat hook prerouting priority dstnat; policy accept; }"}};
+    std::vector<std::vector<std::string>> rules;
     for (int i = 0; i < m_backends; ++i) {
         auto pod = newPod("10.213.2." + std::to_string(11 + i));
         if (!pod)
@@ -387,6 +407,135 @@ Result<ModeEndpoint> LabTopology::buildClusterIp(ModeEndpoint endpoint) {
     endpoint.serverNetns = first.netns;
     endpoint.bindAddress = first.bindAddress;
     endpoint.bindPort = first.bindPort;
+    return endpoint;
+}
+
+// Pod to pod on one node: the client namespace gets a link of its own on the pod bridge, as a
+// second pod, and reaches the server's pod on the bridge's subnet, without the wire or NAT.
+Result<ModeEndpoint> LabTopology::buildPodBridge(ModeEndpoint endpoint) {
+    auto pod = newPod("10.213.2.20");
+    if (!pod)
+        return pod.error();
+    const std::string mtuText = std::to_string(m_mtu);
+    if (auto made =
+            ip(m_serverHost, {"link", "add", "vclientpod", "mtu", mtuText, "type", "veth", "peer",
+                              "name", kClientPodLink, "mtu", mtuText, "netns", ns(m_client)});
+        !made)
+        return made.error().prefixed(QStringLiteral("the client's pod link"));
+    if (auto done = ip(m_serverHost, {"link", "set", "vclientpod", "master", kPodBridge, "up"});
+        !done)
+        return done.error();
+    for (auto step : std::vector<std::vector<std::string>>{
+             {"addr", "add", std::string(kClientPodAddress) + "/24", "dev", kClientPodLink},
+             {"link", "set", kClientPodLink, "up"}}) {
+        if (auto done = ip(m_client, step); !done)
+            return done.error().prefixed(QStringLiteral("the client's pod link"));
+    }
+    endpoint.address = pod->bindAddress;
+    endpoint.port = kServicePort;
+    endpoint.serverNetns = pod->netns;
+    endpoint.bindAddress = pod->bindAddress;
+    endpoint.bindPort = pod->bindPort;
+    return endpoint;
+}
+
+// kube-proxy's table, in the server host: the services chain at the prerouting hook and the
+// masquerade of what it marks, at postrouting. Once, for cluster-ip and node-port alike.
+Result<void> LabTopology::ensureKubeProxyTable() {
+    if (m_kubeProxyTable)
+        return {};
+    if (findInPath("nft").empty())
+        return makeError(ErrorCode::Unreachable,
+                         QStringLiteral("nft is not installed (Debian package nftables)"));
+    for (auto rule : std::vector<std::vector<std::string>>{
+             {"nft", "add", "table", "ip", "loadscope_k8s"},
+             {"nft", "add", "chain", "ip", "loadscope_k8s", "services",
+              "{ type nat hook prerouting priority dstnat; policy accept; }"},
+             {"nft", "add", "chain", "ip", "loadscope_k8s", "masquerading",
+              "{ type nat hook postrouting priority srcnat; policy accept; }"},
+             {"nft", "add", "rule", "ip", "loadscope_k8s", "masquerading", "meta", "mark", "and",
+              kMasqueradeMark, "==", kMasqueradeMark, "masquerade"}}) {
+        if (auto done = runInNetns(m_serverHost, rule); !done)
+            return done.error();
+    }
+    noteVersion(QStringLiteral("nft"), {"nft", "--version"});
+    m_kubeProxyTable = true;
+    return {};
+}
+
+// kube-proxy's NodePort: a port of any of the node's own addresses (fib daddr type local), marked
+// for masquerade (externalTrafficPolicy Cluster), into the Service's chain, whose numgen choice
+// over its one endpoint DNATs to the pod.
+Result<ModeEndpoint> LabTopology::buildNodePort(ModeEndpoint endpoint) {
+    if (auto table = ensureKubeProxyTable(); !table)
+        return table.error();
+    auto pod = newPod("10.213.2.30");
+    if (!pod)
+        return pod.error();
+    const std::string port = std::to_string(kNodePort);
+    for (auto rule : std::vector<std::vector<std::string>>{
+             {"nft", "add", "chain", "ip", "loadscope_k8s", "nodeport-endpoint-0"},
+             {"nft", "add", "rule", "ip", "loadscope_k8s", "nodeport-endpoint-0", "meta", "l4proto",
+              "{ tcp, udp }", "dnat", "to", pod->bindAddress + ":" + std::to_string(kServicePort)},
+             {"nft", "add", "chain", "ip", "loadscope_k8s", "nodeport-service"},
+             {"nft", "add", "rule", "ip", "loadscope_k8s", "nodeport-service", "meta", "mark",
+              "set", "mark", "or", kMasqueradeMark},
+             {"nft", "add", "rule", "ip", "loadscope_k8s", "nodeport-service", "numgen", "random",
+              "mod", "1", "vmap", "{ 0 : goto nodeport-endpoint-0 }"},
+             {"nft", "add", "rule", "ip", "loadscope_k8s", "services", "fib", "daddr", "type",
+              "local", "tcp", "dport", port, "goto", "nodeport-service"},
+             {"nft", "add", "rule", "ip", "loadscope_k8s", "services", "fib", "daddr", "type",
+              "local", "udp", "dport", port, "goto", "nodeport-service"}}) {
+        if (auto done = runInNetns(m_serverHost, rule); !done)
+            return done.error();
+    }
+    endpoint.serverNetns = pod->netns;
+    endpoint.bindAddress = pod->bindAddress;
+    endpoint.bindPort = pod->bindPort;
+    return endpoint;
+}
+
+// Two nodes joined by flannel's VXLAN backend: the client namespace (the client's node) and the
+// server host each get a VXLAN device with VNI 1 on UDP 4789 over their end of the wire, its peer
+// the other end's address, its MTU the wire's less the encapsulation; the server's pod (its link
+// at the overlay's MTU, as flannel sets it) is reached through the overlay, and answers through it.
+Result<ModeEndpoint> LabTopology::buildOverlayVxlan(ModeEndpoint endpoint) {
+    const int overlayMtu = m_mtu - kVxlanOverhead;
+    auto pod = newPod("10.213.2.40", overlayMtu);
+    if (!pod)
+        return pod.error();
+    const std::string mtuText = std::to_string(overlayMtu);
+    struct End {
+        int netns;
+        const char* local;
+        const char* remote;
+        std::string device;
+        const char* address;
+    };
+    for (const End& end :
+         {End{m_client, kClientAddress, kServerHostAddress, kClientLink, "10.213.5.1/24"},
+          End{m_serverHost, kServerHostAddress, kClientAddress, m_hostDevice, "10.213.5.2/24"}}) {
+        for (auto step : std::vector<std::vector<std::string>>{
+                 {"link", "add", kClientOverlayLink, "mtu", mtuText, "type", "vxlan", "id", "1",
+                  "local", end.local, "remote", end.remote, "dstport", "4789", "dev", end.device},
+                 {"addr", "add", end.address, "dev", kClientOverlayLink},
+                 {"link", "set", kClientOverlayLink, "up"}}) {
+            if (auto done = ip(end.netns, step); !done)
+                return done.error().prefixed(QStringLiteral("the VXLAN overlay"));
+        }
+    }
+    // The pod alone, through the overlay: a host route, more specific than the pod bridge's
+    // subnet that pod-bridge gives the client.
+    if (auto routed = ip(m_client, {"route", "add", pod->bindAddress + "/32", "via", "10.213.5.2",
+                                    "dev", kClientOverlayLink});
+        !routed)
+        return routed.error().prefixed(QStringLiteral("the VXLAN overlay"));
+    endpoint.address = pod->bindAddress;
+    endpoint.port = kServicePort;
+    endpoint.serverNetns = pod->netns;
+    endpoint.bindAddress = pod->bindAddress;
+    endpoint.bindPort = pod->bindPort;
+    endpoint.pathMtu = overlayMtu;
     return endpoint;
 }
 

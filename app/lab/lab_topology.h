@@ -19,6 +19,12 @@ class OvsSwitch;
 inline constexpr const char* kLabRange = "10.213.0.0/16";
 // The wire: client and server host on 10.213.0.0/24; the client's end is kClientLink.
 inline constexpr const char* kClientLink = "wire0";
+// The client's link on the pod bridge, as a pod on the server's node (pod-bridge).
+inline constexpr const char* kClientPodLink = "pod0";
+// The client's VXLAN device, as the overlay of the client's node (overlay-vxlan).
+inline constexpr const char* kClientOverlayLink = "lab-vxlan";
+// What VXLAN adds to each packet on the wire: outer IPv4, UDP, VXLAN headers and inner Ethernet.
+inline constexpr int kVxlanOverhead = 50;
 inline constexpr const char* kClientAddress = "10.213.0.1";
 inline constexpr const char* kServerHostAddress = "10.213.0.2";
 // What every containerised server listens on inside its own namespace.
@@ -51,6 +57,7 @@ struct ModeEndpoint {
     // for the one server above.
     std::vector<ServerPlace> backends;
     int instance = 0; // which of the backends this endpoint's server is (its files' names)
+    int pathMtu = 0;  // the MTU of a path narrower than the wire's (an overlay's), or 0
 };
 
 // How many backend pods cluster-ip spreads over unless the server option `backends` says.
@@ -107,9 +114,13 @@ private:
     Result<void> ensureDockerBridge();
     Result<void> attachToDockerBridge(ModeEndpoint& endpoint, const std::string& address);
     Result<void> ensurePodBridge();
-    Result<ServerPlace> newPod(const std::string& address);
+    Result<ServerPlace> newPod(const std::string& address, int mtu = 0);
     Result<void> routeFromClient(const std::string& prefix);
     Result<ModeEndpoint> buildClusterIp(ModeEndpoint endpoint);
+    Result<ModeEndpoint> buildPodBridge(ModeEndpoint endpoint);
+    Result<void> ensureKubeProxyTable();
+    Result<ModeEndpoint> buildNodePort(ModeEndpoint endpoint);
+    Result<ModeEndpoint> buildOverlayVxlan(ModeEndpoint endpoint);
     Result<ModeEndpoint> buildNat(ModeEndpoint endpoint);
     Result<ModeEndpoint> buildUserlandProxy(ModeEndpoint endpoint);
     Result<ModeEndpoint> buildBridge(ModeEndpoint endpoint);
@@ -128,6 +139,7 @@ private:
     std::string m_hostDevice = "wire1"; // the server host's wire device, or the bridge over it
     bool m_dockerBridge = false;
     bool m_podBridge = false;
+    bool m_kubeProxyTable = false;
     int m_backends = kDefaultBackends;
     std::vector<std::string> m_clientRoutes;
     int m_containers = 0;

@@ -98,6 +98,34 @@ std::map<LabMode, Probe> probeModes() {
                 QStringLiteral("nftables cannot spread with numgen here (%1)").arg(clusterIp.text);
     }
     probes[LabMode::ClusterIp] = clusterIp;
+    probes[LabMode::PodBridge] = bridge;
+    // NodePort: what cluster-ip needs, and the fib expression that finds the node's own addresses
+    // (nft_fib) and the mark kube-proxy masquerades by.
+    Probe nodePort = clusterIp;
+    if (nodePort.ok) {
+        nodePort = tryCommand(
+            {"nft",   "add",  "rule",  "ip",  "loadscope_check", "prerouting", "fib",
+             "daddr", "type", "local", "tcp", "dport",           "30080",      "meta",
+             "mark",  "set",  "mark",  "or",  "0x4000",          "goto",       "endpoint-0"});
+        if (!nodePort.ok)
+            nodePort.text =
+                QStringLiteral("nftables has no fib expression here (%1)").arg(nodePort.text);
+    }
+    if (nodePort.ok)
+        nodePort = tryCommand({"nft", "add", "chain", "ip", "loadscope_check", "postrouting",
+                               "{ type nat hook postrouting priority srcnat; policy accept; }"});
+    if (nodePort.ok)
+        nodePort = tryCommand({"nft", "add", "rule", "ip", "loadscope_check", "postrouting", "meta",
+                               "mark", "and", "0x4000", "==", "0x4000", "masquerade"});
+    probes[LabMode::NodePort] = nodePort;
+    Probe vxlan = bridge;
+    if (vxlan.ok) {
+        vxlan = tryCommand({"ip", "link", "add", "lab-tx", "type", "vxlan", "id", "1", "dstport",
+                            "4789", "dev", "lab-t0"});
+        if (!vxlan.ok)
+            vxlan.text = QStringLiteral("the kernel has no VXLAN support (%1)").arg(vxlan.text);
+    }
+    probes[LabMode::OverlayVxlan] = vxlan;
     Probe proxy = bridge;
     if (proxy.ok)
         proxy.text = findInPath("docker-proxy").empty()

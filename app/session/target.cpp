@@ -13,7 +13,7 @@ struct ModeNames {
 };
 
 // Identifiers are written to files and CSV: never change them.
-constexpr std::array<ModeNames, 11> kModeNames{{
+constexpr std::array<ModeNames, 14> kModeNames{{
     {DeploymentMode::Host, "host", "Host"},
     {DeploymentMode::ContainerHostNetwork, "container-host-network", "Container (host network)"},
     {DeploymentMode::ContainerNat, "container-nat", "Container (NAT port mapping)"},
@@ -24,6 +24,9 @@ constexpr std::array<ModeNames, 11> kModeNames{{
     {DeploymentMode::Ipvlan, "ipvlan", "ipvlan"},
     {DeploymentMode::RootlessNat, "rootless-nat", "Rootless NAT (slirp4netns)"},
     {DeploymentMode::ClusterIp, "cluster-ip", "Kubernetes ClusterIP"},
+    {DeploymentMode::PodBridge, "pod-bridge", "Kubernetes pods on one node's bridge"},
+    {DeploymentMode::NodePort, "node-port", "Kubernetes NodePort"},
+    {DeploymentMode::OverlayVxlan, "overlay-vxlan", "Kubernetes overlay (VXLAN)"},
     {DeploymentMode::Custom, "custom", "Other"},
 }};
 
@@ -50,7 +53,9 @@ const std::vector<DeploymentMode>& deploymentModes() {
         DeploymentMode::ContainerNat,  DeploymentMode::LinuxBridge,
         DeploymentMode::OvsBridge,     DeploymentMode::Macvlan,
         DeploymentMode::UserlandProxy, DeploymentMode::Ipvlan,
-        DeploymentMode::RootlessNat,   DeploymentMode::ClusterIp};
+        DeploymentMode::RootlessNat,   DeploymentMode::ClusterIp,
+        DeploymentMode::PodBridge,     DeploymentMode::NodePort,
+        DeploymentMode::OverlayVxlan};
     return modes;
 }
 

@@ -24,6 +24,9 @@ enum class DeploymentMode {
     Ipvlan,
     RootlessNat,
     ClusterIp,
+    PodBridge,
+    NodePort,
+    OverlayVxlan,
     Custom,
 };
 
@@ -31,7 +34,8 @@ enum class DeploymentMode {
 const std::vector<DeploymentMode>& deploymentModes();
 // Stable identifier used in session files, CSV and reports: "host",
 // "container-host-network", "container-nat", "linux-bridge", "ovs-bridge",
-// "macvlan", "userland-proxy", "ipvlan", "rootless-nat", "cluster-ip"; "custom" for Custom.
+// "macvlan", "userland-proxy", "ipvlan", "rootless-nat", "cluster-ip", "pod-bridge", "node-port",
+// "overlay-vxlan"; "custom" for Custom.
 QString deploymentModeId(DeploymentMode mode);
 // nullopt for anything that is not one of the identifiers above (not even "custom").
 std::optional<DeploymentMode> deploymentModeFromId(QStringView id);

@@ -28,7 +28,14 @@ inline const QStringList kModes{
     QStringLiteral("linux-bridge"),  QStringLiteral("ovs-bridge"),
     QStringLiteral("macvlan"),       QStringLiteral("ipvlan"),
     QStringLiteral("rootless-nat"),  QStringLiteral("cluster-ip"),
+    QStringLiteral("pod-bridge"),    QStringLiteral("node-port"),
+    QStringLiteral("overlay-vxlan"),
 };
+
+// The paths of a Kubernetes node among them.
+inline const QStringList kKubernetesModes{QStringLiteral("cluster-ip"),
+                                          QStringLiteral("pod-bridge"), QStringLiteral("node-port"),
+                                          QStringLiteral("overlay-vxlan")};
 
 inline QByteArray commandOutput(const QString& program, const QStringList& arguments) {
     QProcess process;

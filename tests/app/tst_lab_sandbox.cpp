@@ -38,13 +38,18 @@ private Q_SLOTS:
     void cleanup() { QCOMPARE(hostNetworkSnapshot(), m_lab.before); }
 
     // Each mode on its own, with the embedded server and with Apache (started as root, its
-    // workers www-data's), each serving a 1000-byte document.
+    // workers www-data's), each serving a 1000-byte document. The Kubernetes node's paths run
+    // Apache in a pod as the others run it in a container: allModesTogether serves it through
+    // them, which keeps the suite quick.
     void everyModeServesTheDocument_data() {
         QTest::addColumn<QString>("mode");
         QTest::addColumn<QString>("server");
         for (const QString& server : {QStringLiteral("http"), QStringLiteral("apache")}) {
-            for (const QString& mode : kModes)
+            for (const QString& mode : kModes) {
+                if (server == QLatin1String("apache") && kKubernetesModes.contains(mode))
+                    continue;
                 QTest::newRow(qPrintable(mode + QLatin1Char('/') + server)) << mode << server;
+            }
         }
     }
     void everyModeServesTheDocument() {
@@ -280,13 +285,73 @@ private Q_SLOTS:
         QVERIFY(labProcesses().empty());
     }
 
+    // overlay-vxlan carries the pod's traffic in VXLAN over the wire at the MTU it states. The
+    // command counts, with nftables in the client namespace (a namespace of the lab), what
+    // arrives: on the wire, UDP to port 4789, at least the documents' bytes (the veth wire
+    // passes the kernel's large segments whole, so the wire's packet sizes say nothing of the
+    // MTU); on the VXLAN device, the pod's SYN-ACKs, each announcing the MSS of the stated MTU
+    // (1450 less 40 bytes of headers: 1410) and none another. 50 requests without keep-alive,
+    // so 50 connections, each with a 65,313-byte document.
+    void overlayCarriesVxlanAtItsMtu() {
+        LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
+        const QString mode = QStringLiteral("overlay-vxlan");
+        if (!m_lab.reasons.at(mode).isEmpty())
+            QSKIP(qPrintable(m_lab.reasons.at(mode)));
+        QString nft = QStandardPaths::findExecutable(QStringLiteral("nft"));
+        if (nft.isEmpty())
+            nft = QStandardPaths::findExecutable(
+                QStringLiteral("nft"), {QStringLiteral("/usr/sbin"), QStringLiteral("/sbin")});
+        QVERIFY(!nft.isEmpty()); // the mode was built with it
+        const QString synAck = QStringLiteral(
+            "\"$1\" add rule ip wirecount input 'iifname \"lab-vxlan\" tcp flags & (syn | ack) == "
+            "syn | ack tcp option maxseg size %1 counter'");
+        const QString script =
+            QStringLiteral("\"$1\" add table ip wirecount && \"$1\" add chain ip wirecount input "
+                           "'{ type filter hook input priority 0; }' && \"$1\" add rule ip "
+                           "wirecount input iifname wire0 udp dport 4789 counter && ") +
+            synAck.arg(QStringLiteral("1410")) + QStringLiteral(" && ") +
+            synAck.arg(QStringLiteral("!= 1410")) +
+            QStringLiteral(" && read target && \"$0\" http -n 50 -c 2 \"http://$target/\" && "
+                           "\"$1\" list table ip wirecount");
+        LabProcess lab({QStringLiteral("lab"), QStringLiteral("sandbox"), QStringLiteral("--modes"),
+                        mode, QStringLiteral("--server"), QStringLiteral("http"),
+                        QStringLiteral("--server-opt"), QStringLiteral("size=65313"),
+                        QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"), script,
+                        cliPath(), nft});
+        const QJsonObject built = lab.readLab();
+        QCOMPARE(built.value(u"modes").toArray().size(), 1);
+        const QJsonObject overlay = built.value(u"modes")[0].toObject();
+        QCOMPARE(overlay.value(u"pathMtu").toInt(), 1450);
+        QVERIFY(overlay.value(u"label").toString().contains(u"MTU 1450"));
+        QVERIFY(overlay.value(u"path").toString().contains(u"UDP 4789"));
+        const CliOutcome outcome = lab.fetchAll(built);
+        QVERIFY2(outcome.exitCode == 0, outcome.err.constData());
+        QVERIFY2(fetchedWhole(outcome, 50, 65313), outcome.out.constData());
+        const auto counted = [&](const QString& rule, int field) {
+            const QRegularExpressionMatch found =
+                QRegularExpression(QRegularExpression::escape(rule) +
+                                   QStringLiteral(" counter packets (\\d+) bytes (\\d+)"))
+                    .match(QString::fromUtf8(outcome.out));
+            return found.hasMatch() ? found.captured(field).toLongLong() : -1;
+        };
+        const QString wire = QStringLiteral("iifname \"wire0\" udp dport 4789");
+        const QString mss = QStringLiteral(
+            "iifname \"lab-vxlan\" tcp flags syn,ack / syn,ack tcp option maxseg size ");
+        qInfo("wire: %lld UDP 4789 packets, %lld bytes; SYN-ACKs with MSS 1410: %lld",
+              counted(wire, 1), counted(wire, 2), counted(mss + QStringLiteral("1410"), 1));
+        QVERIFY2(counted(wire, 2) >= 50 * 65313, outcome.out.constData());
+        QVERIFY2(counted(mss + QStringLiteral("1410"), 1) == 50, outcome.out.constData());
+        QVERIFY2(counted(mss + QStringLiteral("!= 1410"), 1) == 0, outcome.out.constData());
+        QVERIFY(labProcesses().empty());
+    }
+
     // A SIGKILL of `lab sandbox` takes the whole lab with it: servers, relays and command.
     void sigkillLeavesNothing() {
         LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
         QStringList modes{QStringLiteral("host")};
-        for (const QString& mode :
-             {QStringLiteral("container-nat"), QStringLiteral("userland-proxy"),
-              QStringLiteral("ovs-bridge"), QStringLiteral("cluster-ip")})
+        for (const QString& mode : {QStringLiteral("container-nat"),
+                                    QStringLiteral("userland-proxy"), QStringLiteral("ovs-bridge"),
+                                    QStringLiteral("cluster-ip"), QStringLiteral("overlay-vxlan")})
             if (m_lab.reasons.at(mode).isEmpty())
                 modes.append(mode);
         LabProcess lab({QStringLiteral("lab"), QStringLiteral("sandbox"), QStringLiteral("--modes"),
@@ -321,6 +386,24 @@ private Q_SLOTS:
         QCOMPARE(outcome.exitCode, 128 + SIGTERM); // the command's status: sleep, terminated
         QVERIFY(labProcesses().empty());
         QVERIFY(!QDir(built.value(u"workDir").toString()).exists());
+    }
+
+    // `lab check` says, under each of the Kubernetes node's paths, what it mimics and what it
+    // leaves out, whether or not the mode can be built here, and gives the same in --json.
+    void labCheckSaysWhatKubernetesModesMimic() {
+        const CliOutcome check = runCliProcess({QStringLiteral("lab"), QStringLiteral("check")});
+        if (check.exitCode != 0)
+            QSKIP(qPrintable(
+                QStringLiteral("no sandbox here: %1").arg(QString::fromUtf8(check.err.trimmed()))));
+        for (const QString& mode : kKubernetesModes) {
+            const QRegularExpression twoLines(
+                QStringLiteral("^  %1 +(buildable|not buildable: .+)\n +mimics .+; leaves out .+$")
+                    .arg(QRegularExpression::escape(mode)),
+                QRegularExpression::MultilineOption);
+            QVERIFY2(twoLines.match(QString::fromUtf8(check.out)).hasMatch(),
+                     check.out.constData());
+        }
+        QCOMPARE(countMatches(check.out, QStringLiteral("^ +mimics ")), 4);
     }
 
     // The lab's identifiers are the session's where the session has the mode.
