@@ -349,9 +349,10 @@ private Q_SLOTS:
     void sigkillLeavesNothing() {
         LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
         QStringList modes{QStringLiteral("host")};
-        for (const QString& mode : {QStringLiteral("container-nat"),
-                                    QStringLiteral("userland-proxy"), QStringLiteral("ovs-bridge"),
-                                    QStringLiteral("cluster-ip"), QStringLiteral("overlay-vxlan")})
+        for (const QString& mode :
+             QStringList{QStringLiteral("container-nat"), QStringLiteral("userland-proxy"),
+                         QStringLiteral("ovs-bridge")} +
+                 kKubernetesModes)
             if (m_lab.reasons.at(mode).isEmpty())
                 modes.append(mode);
         LabProcess lab({QStringLiteral("lab"), QStringLiteral("sandbox"), QStringLiteral("--modes"),
