@@ -189,8 +189,8 @@ int runSandbox(const QStringList& arguments, const CliIo& io) {
         {QStringLiteral("modes"),
          QStringLiteral("Modes to build: host, container-host-network, container-nat,\n"
                         "userland-proxy, linux-bridge, ovs-bridge, macvlan, ipvlan,\n"
-                        "rootless-nat, cluster-ip, pod-bridge, node-port, overlay-vxlan (short: "
-                        "host-network, nat, bridge, ovs)."),
+                        "rootless-nat, cluster-ip, pod-bridge, node-port, overlay-vxlan,\n"
+                        "sidecar (short: host-network, nat, bridge, ovs)."),
          QStringLiteral("LIST")},
         {QStringLiteral("server"),
          QStringLiteral("http, echo, sink, udp-echo, udp-sink (embedded), nginx, apache,\n"

@@ -19,7 +19,7 @@ struct ModeName {
     const char* mimics = nullptr; // UTF-8: what it imitates and leaves out, or nullptr
 };
 
-constexpr std::array<ModeName, 13> kNames{{
+constexpr std::array<ModeName, 14> kNames{{
     {LabMode::Host, DeploymentMode::Host, nullptr, nullptr, "Host", "host"},
     {LabMode::HostNetwork, DeploymentMode::ContainerHostNetwork, nullptr, "host-network",
      "Container on the host network", "host (own mount, PID, UTS and cgroup namespaces)"},
@@ -66,6 +66,16 @@ constexpr std::array<ModeName, 13> kNames{{
      "the wire's less the 50 bytes of encapsulation, the pod's route through it; leaves out the "
      "client pod's own namespace (the client namespace is the client's node), flannel's daemon, "
      "subnet leases and learned neighbours (the one peer is static)"},
+    {LabMode::Sidecar, DeploymentMode::Sidecar, nullptr, nullptr,
+     "Kubernetes pod with a sidecar proxy (embedded relay)",
+     "pod bridge → veth → nftables redirect → sidecar proxy → localhost → server",
+     "mimics a service mesh's inbound capture: in the pod's namespace an nftables redirect of the "
+     "server's port to the proxy's (15006, as Istio's), the proxy forwarding each connection to "
+     "the "
+     "server on 127.0.0.1; the proxy is the embedded relay (serve proxy), and the pod's server CPU "
+     "is the server's and the proxy's together, as a pod's is; leaves out the mesh's control "
+     "plane, mutual TLS, HTTP-aware routing and telemetry, the outbound capture, and Envoy or "
+     "HAProxy themselves"},
 }};
 
 const ModeName* nameOf(LabMode mode) {

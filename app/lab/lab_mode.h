@@ -25,13 +25,14 @@ enum class LabMode {
     PodBridge,
     NodePort,
     OverlayVxlan,
+    Sidecar,
 };
 
 // Every mode, in the order `lab check` lists them.
 const std::vector<LabMode>& labModes();
 // "host", "container-host-network", "container-nat", "userland-proxy", "linux-bridge",
 // "ovs-bridge", "macvlan", "ipvlan", "rootless-nat", "cluster-ip", "pod-bridge", "node-port",
-// "overlay-vxlan".
+// "overlay-vxlan", "sidecar".
 QString labModeId(LabMode mode);
 // The identifiers above, and the short names users type: "host-network", "nat", "bridge", "ovs".
 std::optional<LabMode> labModeFromId(QStringView id);

@@ -265,6 +265,16 @@ private:
             group.keepFds.push_back(place.serverNetns);
             places.push_back(place);
         }
+        if (!endpoint.companion.empty()) {
+            std::string line = quoted(nsenter);
+            line.append(" --net=/proc/self/fd/").append(std::to_string(endpoint.backends[0].netns));
+            line.append(" --");
+            for (const std::string& word : endpoint.companion)
+                line.append(" ").append(quoted(word));
+            script.append(line).append(" >/dev/null 2>");
+            script.append(quoted(m_workDir + "/" + id + "-companion.log"));
+            script.append(" & p=\"$p $!\"; ");
+        }
         script += "wait";
         group.argv = {"sh", "-c", script};
         auto started = spawnInNetns(group);

@@ -31,6 +31,8 @@ constexpr const char* kClientPodAddress = "10.213.2.2";
 // sets on what it masquerades.
 constexpr uint16_t kNodePort = 30080;
 constexpr const char* kMasqueradeMark = "0x4000";
+// Where a mesh's sidecar takes the pod's inbound traffic (Istio's inbound capture port).
+constexpr uint16_t kSidecarPort = 15006;
 
 // Each mode reached on the server host's own address has a host port of its own.
 uint16_t hostPort(LabMode mode) {
@@ -301,6 +303,10 @@ Result<ModeEndpoint> LabTopology::buildMode(LabMode mode) {
             QStringLiteral("Kubernetes overlay (VXLAN, MTU %1)").arg(m_mtu - kVxlanOverhead);
         endpoint.path = labModePath(mode); // from the client's own VXLAN device
         return buildOverlayVxlan(endpoint);
+    case LabMode::Sidecar:
+        endpoint.label = labModeTitle(mode);
+        endpoint.path = wire + arrow + labModePath(mode);
+        return buildSidecar(endpoint);
     }
     return makeError(ErrorCode::Internal, QStringLiteral("unknown mode"));
 }
@@ -536,6 +542,60 @@ Result<ModeEndpoint> LabTopology::buildOverlayVxlan(ModeEndpoint endpoint) {
     endpoint.bindAddress = pod->bindAddress;
     endpoint.bindPort = pod->bindPort;
     endpoint.pathMtu = overlayMtu;
+    return endpoint;
+}
+
+// A pod whose inbound traffic a sidecar proxy captures, as a service mesh does: in the pod's own
+// namespace an nftables redirect of the server's port to the proxy's, and the proxy (the
+// embedded relay, started beside the server in the same process tree) forwarding each
+// connection, or each client's datagrams, to the server on 127.0.0.1. The client reaches the
+// pod across the wire, routed through the node.
+Result<ModeEndpoint> LabTopology::buildSidecar(ModeEndpoint endpoint) {
+    if (findInPath("nft").empty())
+        return makeError(ErrorCode::Unreachable,
+                         QStringLiteral("nft is not installed (Debian package nftables)"));
+    auto pod = newPod("10.213.2.50");
+    if (!pod)
+        return pod.error();
+    const std::string service = std::to_string(kServicePort);
+    const std::string proxy = std::to_string(kSidecarPort);
+    for (auto rule : std::vector<std::vector<std::string>>{
+             {"nft", "add", "table", "ip", "loadscope_mesh"},
+             {"nft", "add", "chain", "ip", "loadscope_mesh", "inbound",
+              "{ type nat hook prerouting priority dstnat; policy accept; }"},
+             {"nft", "add", "rule", "ip", "loadscope_mesh", "inbound", "iifname", "eth0", "tcp",
+              "dport", service, "redirect", "to", ":" + proxy},
+             {"nft", "add", "rule", "ip", "loadscope_mesh", "inbound", "iifname", "eth0", "udp",
+              "dport", service, "redirect", "to", ":" + proxy}}) {
+        if (auto done = runInNetns(pod->netns, rule); !done)
+            return done.error().prefixed(QStringLiteral("the sidecar's capture"));
+    }
+    noteVersion(QStringLiteral("nft"), {"nft", "--version"});
+    if (auto routed =
+            ip(m_client, {"route", "add", pod->bindAddress + "/32", "via", kServerHostAddress});
+        !routed)
+        return routed.error();
+    endpoint.address = pod->bindAddress;
+    endpoint.port = kServicePort;
+    ServerPlace server = *pod;
+    server.bindAddress = "127.0.0.1"; // reached by the proxy only
+    endpoint.backends = {server};
+    endpoint.serverNetns = server.netns;
+    endpoint.bindAddress = server.bindAddress;
+    endpoint.bindPort = server.bindPort;
+    endpoint.companion = {m_cliPath,
+                          "serve",
+                          "proxy",
+                          "--host",
+                          pod->bindAddress,
+                          "--port",
+                          proxy,
+                          "--to",
+                          "127.0.0.1:" + service,
+                          "--threads",
+                          std::to_string(std::max<size_t>(1, m_serverCpus.size()))};
+    if (m_datagrams)
+        endpoint.companion.push_back("--udp");
     return endpoint;
 }
 

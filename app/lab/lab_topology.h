@@ -58,6 +58,9 @@ struct ModeEndpoint {
     std::vector<ServerPlace> backends;
     int instance = 0; // which of the backends this endpoint's server is (its files' names)
     int pathMtu = 0;  // the MTU of a path narrower than the wire's (an overlay's), or 0
+    // A process that runs beside the first backend's server, in its namespace and in the same
+    // process tree (sidecar's proxy), or empty.
+    std::vector<std::string> companion;
 };
 
 // How many backend pods cluster-ip spreads over unless the server option `backends` says.
@@ -121,6 +124,7 @@ private:
     Result<void> ensureKubeProxyTable();
     Result<ModeEndpoint> buildNodePort(ModeEndpoint endpoint);
     Result<ModeEndpoint> buildOverlayVxlan(ModeEndpoint endpoint);
+    Result<ModeEndpoint> buildSidecar(ModeEndpoint endpoint);
     Result<ModeEndpoint> buildNat(ModeEndpoint endpoint);
     Result<ModeEndpoint> buildUserlandProxy(ModeEndpoint endpoint);
     Result<ModeEndpoint> buildBridge(ModeEndpoint endpoint);

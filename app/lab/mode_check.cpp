@@ -126,6 +126,17 @@ std::map<LabMode, Probe> probeModes() {
             vxlan.text = QStringLiteral("the kernel has no VXLAN support (%1)").arg(vxlan.text);
     }
     probes[LabMode::OverlayVxlan] = vxlan;
+    // The sidecar: a pod on the bridge, nftables' redirect in the pod's namespace, and nsenter
+    // to start the proxy beside the server; the proxy is the embedded relay, always there.
+    Probe sidecar = nat;
+    if (sidecar.ok && findInPath("nsenter").empty())
+        sidecar = missing("nsenter", "util-linux");
+    if (sidecar.ok)
+        sidecar = tryCommand({"nft", "add", "rule", "ip", "loadscope_check", "prerouting", "tcp",
+                              "dport", "8080", "redirect", "to", ":15006"});
+    if (sidecar.ok)
+        sidecar.text = QStringLiteral("embedded relay");
+    probes[LabMode::Sidecar] = sidecar;
     Probe proxy = bridge;
     if (proxy.ok)
         proxy.text = findInPath("docker-proxy").empty()

@@ -13,7 +13,7 @@ struct ModeNames {
 };
 
 // Identifiers are written to files and CSV: never change them.
-constexpr std::array<ModeNames, 14> kModeNames{{
+constexpr std::array<ModeNames, 15> kModeNames{{
     {DeploymentMode::Host, "host", "Host"},
     {DeploymentMode::ContainerHostNetwork, "container-host-network", "Container (host network)"},
     {DeploymentMode::ContainerNat, "container-nat", "Container (NAT port mapping)"},
@@ -27,6 +27,7 @@ constexpr std::array<ModeNames, 14> kModeNames{{
     {DeploymentMode::PodBridge, "pod-bridge", "Kubernetes pods on one node's bridge"},
     {DeploymentMode::NodePort, "node-port", "Kubernetes NodePort"},
     {DeploymentMode::OverlayVxlan, "overlay-vxlan", "Kubernetes overlay (VXLAN)"},
+    {DeploymentMode::Sidecar, "sidecar", "Kubernetes pod with a sidecar proxy"},
     {DeploymentMode::Custom, "custom", "Other"},
 }};
 
@@ -55,7 +56,7 @@ const std::vector<DeploymentMode>& deploymentModes() {
         DeploymentMode::UserlandProxy, DeploymentMode::Ipvlan,
         DeploymentMode::RootlessNat,   DeploymentMode::ClusterIp,
         DeploymentMode::PodBridge,     DeploymentMode::NodePort,
-        DeploymentMode::OverlayVxlan};
+        DeploymentMode::OverlayVxlan,  DeploymentMode::Sidecar};
     return modes;
 }
 

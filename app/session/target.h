@@ -27,6 +27,7 @@ enum class DeploymentMode {
     PodBridge,
     NodePort,
     OverlayVxlan,
+    Sidecar,
     Custom,
 };
 
@@ -35,7 +36,7 @@ const std::vector<DeploymentMode>& deploymentModes();
 // Stable identifier used in session files, CSV and reports: "host",
 // "container-host-network", "container-nat", "linux-bridge", "ovs-bridge",
 // "macvlan", "userland-proxy", "ipvlan", "rootless-nat", "cluster-ip", "pod-bridge", "node-port",
-// "overlay-vxlan"; "custom" for Custom.
+// "overlay-vxlan", "sidecar"; "custom" for Custom.
 QString deploymentModeId(DeploymentMode mode);
 // nullopt for anything that is not one of the identifiers above (not even "custom").
 std::optional<DeploymentMode> deploymentModeFromId(QStringView id);

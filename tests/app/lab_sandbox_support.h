@@ -29,13 +29,13 @@ inline const QStringList kModes{
     QStringLiteral("macvlan"),       QStringLiteral("ipvlan"),
     QStringLiteral("rootless-nat"),  QStringLiteral("cluster-ip"),
     QStringLiteral("pod-bridge"),    QStringLiteral("node-port"),
-    QStringLiteral("overlay-vxlan"),
+    QStringLiteral("overlay-vxlan"), QStringLiteral("sidecar"),
 };
 
 // The paths of a Kubernetes node among them.
-inline const QStringList kKubernetesModes{QStringLiteral("cluster-ip"),
-                                          QStringLiteral("pod-bridge"), QStringLiteral("node-port"),
-                                          QStringLiteral("overlay-vxlan")};
+inline const QStringList kKubernetesModes{
+    QStringLiteral("cluster-ip"), QStringLiteral("pod-bridge"), QStringLiteral("node-port"),
+    QStringLiteral("overlay-vxlan"), QStringLiteral("sidecar")};
 
 inline QByteArray commandOutput(const QString& program, const QStringList& arguments) {
     QProcess process;
