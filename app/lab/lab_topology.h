@@ -76,6 +76,10 @@ inline constexpr int kMaxBackends = 16;
 //   macvlan/ipvlan children of the host's wire device, each in a container namespace,
 //   an OVS bridge (userspace datapath, the lab's own ovsdb-server and ovs-vswitchd) with the
 //   host's wire device and a container veth as ports.
+//   A Kubernetes node's paths: the pod bridge lab-cni0 10.213.2.1/24 with pod veths (cluster-ip's
+//   backends behind kube-proxy's table loadscope_k8s, node-port's pod, sidecar's pod with its
+//   own redirect, overlay-vxlan's pod), the client's second link pod0 on it (pod-bridge), and a
+//   VXLAN device lab-vxlan over each end of the wire (overlay-vxlan).
 class LabTopology {
 public:
     // `cliPath`: the loadscope-cli executable, for the embedded proxy.
