@@ -131,6 +131,7 @@ public:
         m_topology.setServerCpus(m_spec.serverCpus);
         m_topology.setDatagrams(servesDatagrams(m_spec.server.kind));
         m_topology.setWorkDir(m_workDir);
+        m_topology.setBackends(labBackends(m_spec.server));
         const bool bridged = std::find(m_spec.modes.begin(), m_spec.modes.end(), LabMode::Bridge) !=
                              m_spec.modes.end();
         if (auto wire = m_topology.buildWire(m_spec.mtu, bridged); !wire)
@@ -194,15 +195,13 @@ private:
         return {};
     }
 
-    Result<QJsonObject> buildMode(LabMode mode) {
-        auto endpoint = m_topology.buildMode(mode);
-        if (!endpoint)
-            return endpoint.error();
-        auto command = labServerCommand(m_spec.server, *endpoint, m_workDir, m_spec.cliPath,
-                                        m_spec.serverCpus);
+    // Starts the server at `endpoint`'s place and waits until it listens there and the mode's
+    // address reaches a server; its process.
+    Result<pid_t> startServer(const ModeEndpoint& endpoint, const std::string& log) {
+        auto command =
+            labServerCommand(m_spec.server, endpoint, m_workDir, m_spec.cliPath, m_spec.serverCpus);
         if (!command)
             return command.error();
-        const std::string log = m_workDir + "/" + labModeId(mode).toStdString() + ".log";
         const int logFd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
         command->stdoutFd = null;
@@ -213,25 +212,132 @@ private:
         if (!server)
             return server.error();
         m_servers.push_back(*server);
-        if (auto ready = waitForServer(*endpoint, m_topology.clientNetns(), *server, 5000,
+        if (auto ready = waitForServer(endpoint, m_topology.clientNetns(), *server, 5000,
                                        m_spec.server.kind);
             !ready) {
             const QString why = lastLogLine(log);
             return why.isEmpty() ? ready.error() : ready.error().prefixed(why);
         }
+        return *server;
+    }
+
+    Result<QJsonObject> buildMode(LabMode mode) {
+        auto endpoint = m_topology.buildMode(mode);
+        if (!endpoint)
+            return endpoint.error();
+        const std::string id = labModeId(mode).toStdString();
         QJsonObject described{
             {QStringLiteral("mode"), labModeId(mode)},
             {QStringLiteral("label"), endpoint->label},
             {QStringLiteral("address"), QString::fromStdString(endpoint->address)},
             {QStringLiteral("port"), endpoint->port},
             {QStringLiteral("path"), endpoint->path}};
-        // The process the mode's server CPU is read from, with its children (Apache's workers,
-        // the server under a container's own PID namespace), as /proc names it.
-        if (const pid_t pid = procPidOfChild(*server); pid > 0) {
+        if (endpoint->pathMtu > 0)
+            described.insert(QStringLiteral("pathMtu"), endpoint->pathMtu);
+        if (endpoint->backends.empty()) {
+            auto server = startServer(*endpoint, m_workDir + "/" + id + ".log");
+            if (!server)
+                return server.error();
+            // The process the mode's server CPU is read from, with its children (Apache's
+            // workers, the server under a container's own PID namespace), as /proc names it.
+            if (const pid_t pid = procPidOfChild(*server); pid > 0) {
+                described.insert(QStringLiteral("serverPid"), int(pid));
+                m_serverPids.push_back(pid);
+            }
+            return described;
+        }
+        // One server per backend pod, each with its log (the embedded servers' closing summary
+        // counts what each served), all children of one shell in the server host: the mode's
+        // server CPU is that process tree's, every backend's.
+        auto group = startBackends(*endpoint, id);
+        if (!group)
+            return group.error();
+        if (const pid_t pid = procPidOfChild(*group); pid > 0) {
             described.insert(QStringLiteral("serverPid"), int(pid));
             m_serverPids.push_back(pid);
         }
+        QJsonArray backends;
+        for (size_t i = 0; i < endpoint->backends.size(); ++i)
+            backends.append(
+                QJsonObject{{QStringLiteral("address"),
+                             QString::fromStdString(endpoint->backends[i].bindAddress)},
+                            {QStringLiteral("port"), endpoint->backends[i].bindPort},
+                            {QStringLiteral("log"), QString::fromStdString(backendLog(id, i))}});
+        described.insert(QStringLiteral("backends"), backends);
         return described;
+    }
+
+    std::string backendLog(const std::string& id, size_t i) const {
+        return m_workDir + "/" + id + "-" + std::to_string(i + 1) + ".log";
+    }
+
+    // The backends of a mode of several: a shell in the server host that starts each backend's
+    // server in its pod's namespace through nsenter (the pods' namespaces are its descriptors),
+    // passes a stop on to them and waits for them, so that their summaries reach their logs.
+    Result<pid_t> startBackends(const ModeEndpoint& endpoint, const std::string& id) {
+        const std::string nsenter = findInPath("nsenter");
+        if (nsenter.empty())
+            return makeError(
+                ErrorCode::Unreachable,
+                QStringLiteral("nsenter is not installed (Debian package util-linux)"));
+        // A word for the shell, in single quotes: each quote in it closes them, is escaped and
+        // opens them again.
+        const auto quoted = [](const std::string& word) {
+            QString text = QString::fromLocal8Bit(word);
+            text.replace(QLatin1Char('\''), QLatin1String("'\\''"));
+            return QStringLiteral("'%1'").arg(text).toLocal8Bit().toStdString();
+        };
+        std::vector<ModeEndpoint> places;
+        SpawnSpec group;
+        group.netnsFd = m_topology.serverHostNetns();
+        group.cpus = m_spec.serverCpus;
+        std::string script = "p=; trap 'kill $p 2>/dev/null; wait; exit 0' TERM INT; ";
+        for (size_t i = 0; i < endpoint.backends.size(); ++i) {
+            ModeEndpoint place = endpoint;
+            place.instance = int(i);
+            place.serverNetns = endpoint.backends[i].netns;
+            place.bindAddress = endpoint.backends[i].bindAddress;
+            place.bindPort = endpoint.backends[i].bindPort;
+            auto command = labServerCommand(m_spec.server, place, m_workDir, m_spec.cliPath,
+                                            m_spec.serverCpus);
+            if (!command)
+                return command.error();
+            std::string line = quoted(nsenter);
+            line.append(" --net=/proc/self/fd/").append(std::to_string(place.serverNetns));
+            line.append(" --");
+            for (const std::string& word : command->argv)
+                line.append(" ").append(quoted(word));
+            script.append(line).append(" >/dev/null 2>").append(quoted(backendLog(id, i)));
+            script.append(" & p=\"$p $!\"; ");
+            group.keepFds.push_back(place.serverNetns);
+            places.push_back(place);
+        }
+        if (!endpoint.companion.empty()) {
+            std::string line = quoted(nsenter);
+            line.append(" --net=/proc/self/fd/").append(std::to_string(endpoint.backends[0].netns));
+            line.append(" --");
+            for (const std::string& word : endpoint.companion)
+                line.append(" ").append(quoted(word));
+            script.append(line).append(" >/dev/null 2>");
+            script.append(quoted(m_workDir + "/" + id + "-companion.log"));
+            script.append(" & p=\"$p $!\"; ");
+        }
+        script += "wait";
+        group.argv = {"sh", "-c", script};
+        auto started = spawnInNetns(group);
+        if (!started)
+            return started.error();
+        m_servers.push_back(*started);
+        for (size_t i = 0; i < places.size(); ++i) {
+            if (auto ready = waitForServer(places[i], m_topology.clientNetns(), *started, 5000,
+                                           m_spec.server.kind);
+                !ready) {
+                const QString why = lastLogLine(backendLog(id, i));
+                return (why.isEmpty() ? ready.error() : ready.error().prefixed(why))
+                    .prefixed(QStringLiteral("backend %1").arg(i + 1));
+            }
+        }
+        return *started;
     }
 
     int runCommand() {

@@ -32,8 +32,8 @@ private Q_SLOTS:
     // host snapshot is compared after this function as after every other).
     void labExampleSessionSweepsThroughTheLab_data() {
         QTest::addColumn<QString>("example");
-        for (const char* example :
-             {"lab-tcp-rr", "lab-nginx-bridge", "lab-memcached", "lab-apache-modes"})
+        for (const char* example : {"lab-tcp-rr", "lab-nginx-bridge", "lab-memcached",
+                                    "lab-apache-modes", "lab-k8s-paths"})
             QTest::newRow(example) << QString::fromLatin1(example);
     }
 
