@@ -146,11 +146,23 @@ const ProfileRoles::Process& ProfileRoles::lookup(int pid) {
     const auto stat = readTextFile(proc(pid, "stat"));
     const auto parsed = stat ? parseProcessStat(*stat) : std::nullopt;
     const bool kernelThread = pid == 2 || (parsed && parsed->ppid == 2);
+    std::optional<std::string> cmdline;
+    if (!kernelThread)
+        cmdline = readTextFile(proc(pid, "cmdline"));
+    const bool named = !kernelThread && isRelay(p.name, cmdline ? *cmdline : std::string());
+    const bool inServerTree =
+        !kernelThread && ((m_server.pid > 0 && pid == m_server.pid) ||
+                          (!m_serverTrees.empty() && descendsFrom(pid, m_serverTrees)));
     if (kernelThread) {
         p.role = ProcessRole::Kernel;
-    } else if ((m_server.pid > 0 && pid == m_server.pid) ||
-               (!m_serverTrees.empty() && descendsFrom(pid, m_serverTrees))) {
-        p.role = ProcessRole::Server;
+    } else if (inServerTree) {
+        // A relay the server's tree holds below its root (the lab's sidecar: the pod's proxy,
+        // which the pod's shell starts beside the server) is still the relay; a relay named
+        // as the server itself is what is measured.
+        const bool root =
+            pid == m_server.pid ||
+            std::find(m_serverTrees.begin(), m_serverTrees.end(), pid) != m_serverTrees.end();
+        p.role = named && !root ? ProcessRole::Relay : ProcessRole::Server;
     } else if (!m_server.cgroup.empty() && [&] {
                    const auto cgroup = readTextFile(proc(pid, "cgroup"));
                    return cgroup && inCgroup(m_server.cgroup, *cgroup);
@@ -159,8 +171,6 @@ const ProfileRoles::Process& ProfileRoles::lookup(int pid) {
     } else if (pid == m_ownPid) {
         p.role = ProcessRole::Client;
     } else {
-        const auto cmdline = readTextFile(proc(pid, "cmdline"));
-        const bool named = isRelay(p.name, cmdline ? *cmdline : std::string());
         const bool ours = !m_inLab || (named && descendsFrom(pid, m_labRelays));
         p.role = named && ours ? ProcessRole::Relay : ProcessRole::Other;
     }

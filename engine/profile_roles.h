@@ -16,7 +16,9 @@ namespace loadscope::engine {
 // - a thread of the server's own (ServerCpuSource::threads), the server's
 //   PID, with its descendants when asked, a process in the server's cgroup
 //   or below it, and inside the lab every mode's server with its descendants
-//   (LOADSCOPE_LAB_SERVER_PIDS, which the lab's sandbox sets): server;
+//   (LOADSCOPE_LAB_SERVER_PIDS, which the lab's sandbox sets): server; but a
+//   relay by its name among the server's descendants (the lab's
+//   sidecar proxy, which the pod's shell starts beside the server): relay;
 // - this process: client;
 // - a relay by its name: docker-proxy, slirp4netns, ovs-vswitchd, and
 //   loadscope-cli serve proxy (the embedded relay); inside the lab only the

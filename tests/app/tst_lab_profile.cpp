@@ -163,6 +163,21 @@ private Q_SLOTS:
         QVERIFY(proxied.role("server") > 0);
     }
 
+    // A sidecar's proxy runs in the pod beside the server, a child of the pod's own shell, so
+    // the /proc server CPU of the mode holds both; the profile names the proxy apart, as the
+    // relay it is.
+    void aSidecarProxyIsTheRelay() {
+        if (skipUnlessLab(QStringLiteral("sidecar")))
+            QSKIP(qPrintable(m_skip));
+        const ModeProfile sidecar = profileOf(QStringLiteral("sidecar"));
+        QVERIFY2(sidecar.problem.isEmpty(), sidecar.problem.constData());
+        QVERIFY(sidecar.role("relay") > 0);
+        QVERIFY(sidecar.role("server") > 0);
+        const ModeProfile host = profileOf(QStringLiteral("host"));
+        QVERIFY2(host.problem.isEmpty(), host.problem.constData());
+        QVERIFY(host.role("relay") < sidecar.role("relay") / 5);
+    }
+
     // Inside a user namespace of its own, even root is refused perf events
     // on every CPU: one line says so and what to do, and the run goes on.
     void refusedInAUserNamespaceTheRunGoesOn() {
