@@ -221,6 +221,16 @@ private:
         return *server;
     }
 
+    // The process the mode's server CPU is read from, with its children (Apache's workers, the
+    // server under a container's own PID namespace, a pod's backends or sidecar), as /proc names
+    // it: in the lab line, and among the servers a CPU profile attributes.
+    void nameServer(pid_t server, QJsonObject& described) {
+        if (const pid_t pid = procPidOfChild(server); pid > 0) {
+            described.insert(QStringLiteral("serverPid"), int(pid));
+            m_serverPids.push_back(pid);
+        }
+    }
+
     Result<QJsonObject> buildMode(LabMode mode) {
         auto endpoint = m_topology.buildMode(mode);
         if (!endpoint)
@@ -238,12 +248,7 @@ private:
             auto server = startServer(*endpoint, m_workDir + "/" + id + ".log");
             if (!server)
                 return server.error();
-            // The process the mode's server CPU is read from, with its children (Apache's
-            // workers, the server under a container's own PID namespace), as /proc names it.
-            if (const pid_t pid = procPidOfChild(*server); pid > 0) {
-                described.insert(QStringLiteral("serverPid"), int(pid));
-                m_serverPids.push_back(pid);
-            }
+            nameServer(*server, described);
             return described;
         }
         // One server per backend pod, each with its log (the embedded servers' closing summary
@@ -252,10 +257,7 @@ private:
         auto group = startBackends(*endpoint, id);
         if (!group)
             return group.error();
-        if (const pid_t pid = procPidOfChild(*group); pid > 0) {
-            described.insert(QStringLiteral("serverPid"), int(pid));
-            m_serverPids.push_back(pid);
-        }
+        nameServer(*group, described);
         QJsonArray backends;
         for (size_t i = 0; i < endpoint->backends.size(); ++i)
             backends.append(

@@ -23,6 +23,21 @@ bool fetchedWhole(const CliOutcome& outcome, int requests, int bytes, int modes 
            lines(QStringLiteral("^Document Length:\\s+%1 bytes$").arg(bytes)) == modes;
 }
 
+// Gives the lab's command its targets and reads what it prints until its load's report has
+// ended ("Failed requests:"), the lab still standing (its command waits for another line), so
+// that the servers' own counts can be read before it comes down. At most a minute.
+QByteArray reportWhileLabStands(LabProcess& lab, const QJsonObject& built) {
+    lab.process().write(targetsOf(built));
+    QByteArray fetched;
+    const QDeadlineTimer deadline(60000);
+    while (!fetched.contains("Failed requests:") && !deadline.hasExpired() &&
+           lab.process().state() == QProcess::Running) {
+        lab.process().waitForReadyRead(200);
+        fetched += lab.process().readAllStandardOutput();
+    }
+    return fetched;
+}
+
 class TestLabSandbox : public QObject {
     Q_OBJECT
 
@@ -231,14 +246,7 @@ private Q_SLOTS:
         QVERIFY(clusterIp.value(u"path").toString().contains(u"numgen random mod 3"));
         const QJsonArray backends = clusterIp.value(u"backends").toArray();
         QCOMPARE(backends.size(), 3);
-        lab.process().write(targetsOf(built));
-        QByteArray fetched;
-        QDeadlineTimer deadline(60000);
-        while (!fetched.contains("Failed requests:") && !deadline.hasExpired() &&
-               lab.process().state() == QProcess::Running) {
-            lab.process().waitForReadyRead(200);
-            fetched += lab.process().readAllStandardOutput();
-        }
+        const QByteArray fetched = reportWhileLabStands(lab, built);
         QVERIFY2(countMatches(fetched, QStringLiteral("^Complete requests:\\s+3000$")) == 1,
                  fetched.constData());
         QVERIFY2(countMatches(fetched, QStringLiteral("^Failed requests:\\s+0$")) == 1,
@@ -369,14 +377,7 @@ private Q_SLOTS:
         QVERIFY(sidecar.value(u"label").toString().contains(u"embedded relay"));
         const pid_t serverPid = pid_t(sidecar.value(u"serverPid").toInt());
         QVERIFY(serverPid > 0);
-        lab.process().write(targetsOf(built));
-        QByteArray fetched;
-        QDeadlineTimer deadline(60000);
-        while (!fetched.contains("Failed requests:") && !deadline.hasExpired() &&
-               lab.process().state() == QProcess::Running) {
-            lab.process().waitForReadyRead(200);
-            fetched += lab.process().readAllStandardOutput();
-        }
+        const QByteArray fetched = reportWhileLabStands(lab, built);
         QVERIFY2(countMatches(fetched, QStringLiteral("^Complete requests:\\s+2000$")) == 1,
                  fetched.constData());
         QVERIFY2(countMatches(fetched, QStringLiteral("^Failed requests:\\s+0$")) == 1,
