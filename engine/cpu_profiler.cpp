@@ -3,6 +3,7 @@
 #include "engine/kernel_paths.h"
 #include "engine/kernel_symbols.h"
 #include "engine/profile_roles.h"
+#include "engine/run_state.h"
 #include "engine/text_file.h"
 
 #include <algorithm>
@@ -167,13 +168,7 @@ std::string profileRefusal(int error) {
 
 namespace {
 
-uint64_t monotonicNs() {
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return uint64_t(now.tv_sec) * 1'000'000'000 + uint64_t(now.tv_nsec);
-}
-
-void sleepUntilNs(uint64_t due) {
+void sleepUntilNs(int64_t due) {
     const timespec at{time_t(due / 1'000'000'000), long(due % 1'000'000'000)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr) == EINTR) {
     }
@@ -192,9 +187,10 @@ void restartPeriod(int fd) {
 // later: the timer starts within the enabling call, so a call that began late
 // (the thread woke late) or took long (it was preempted) is undone and tried
 // at the next period.
-void enableAtPhase(int fd, uint64_t due) {
+void enableAtPhase(int fd, int64_t due) {
+    constexpr auto period = int64_t(CpuProfiler::kPeriodNs);
     const auto onTime = [&due] {
-        return int64_t(monotonicNs() - due) <= int64_t(CpuProfiler::kPhaseToleranceNs);
+        return detail::monotonicNs() - due <= int64_t(CpuProfiler::kPhaseToleranceNs);
     };
     for (int attempt = 0; attempt < CpuProfiler::kPhaseAttempts; ++attempt) {
         restartPeriod(fd);
@@ -205,7 +201,7 @@ void enableAtPhase(int fd, uint64_t due) {
                 return;
             ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
         }
-        due += CpuProfiler::kPeriodNs * ((monotonicNs() - due) / CpuProfiler::kPeriodNs + 1);
+        due += period * ((detail::monotonicNs() - due) / period + 1);
     }
     // The machine never let it start on time: where it is.
     restartPeriod(fd);
@@ -614,10 +610,10 @@ void CpuProfiler::enable() {
     if (d->haveSamplerClock)
         d->samplerCpuAtEnable = threadCpuSeconds(d->samplerClock);
     // Ring i's timer starts i/n of a period after the first one's.
-    const uint64_t first = monotonicNs();
+    const int64_t first = detail::monotonicNs();
     const size_t n = d->rings.size();
     for (size_t i = 0; i < n; ++i)
-        enableAtPhase(d->rings[i].fd, first + kPeriodNs * i / n);
+        enableAtPhase(d->rings[i].fd, first + int64_t(kPeriodNs * i / n));
 }
 
 void CpuProfiler::disable() {
