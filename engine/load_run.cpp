@@ -1,6 +1,7 @@
 #include "engine/load_run.h"
 
 #include "engine/broken_pipe.h"
+#include "engine/cpu_profiler.h"
 #include "engine/interrupt_accounting.h"
 #include "engine/load_worker.h"
 
@@ -53,14 +54,19 @@ struct LoadRun::Impl {
     int64_t lastProgressNs = 0;
 
     // The machine's CPU at the measured window's ends, read on the monitor
-    // thread (or in start() when there is no warm-up) off the workers' path.
+    // thread (or in start() when there is no warm-up) off the workers' path,
+    // and the profile enabled at the same instants.
     std::unique_ptr<CpuSampler> cpuSampler;
+    std::unique_ptr<CpuProfiler> profiler;
     CpuSample cpuAtStart;
+    bool windowOpened = false;
+    CpuProfile refusedProfile; // what the profile says when its events could not be opened
     // The network counters, read just before each CPU sample.
     std::unique_ptr<NetCounterSampler> netSampler;
     NetSample netAtStart;
-    void sampleAtMeasureStart();
-    void sampleCpuAtMeasureStart(int64_t now);
+    bool watchesWindow() const { return cpuSampler || profiler; }
+    void openWindow();
+    void openWindowAtMeasureStart(int64_t now);
 
     void monitorLoop();
     std::shared_ptr<const Progress> snapshot(int64_t now);
@@ -105,13 +111,22 @@ void LoadRun::start() {
     if (spec.sampleCpu) {
         d->cpuSampler = std::make_unique<CpuSampler>(spec.serverCpu);
         d->netSampler = std::make_unique<NetCounterSampler>(netSources(spec));
-        // Without warm-up the window opens with the clock: sampled just
-        // before it is read, so that reading /proc is not measured time.
-        if (spec.warmup.count() == 0)
-            d->shared.beforeClock = [impl = d.get()] {
-                impl->sampleAtMeasureStart();
-            };
     }
+    if (spec.profile) {
+        d->profiler = std::make_unique<CpuProfiler>(spec.serverCpu);
+        // Refused (unprivileged, a user namespace): the run goes on, and
+        // its profile says why there is none.
+        if (!d->profiler->open()) {
+            d->refusedProfile = d->profiler->finish();
+            d->profiler.reset();
+        }
+    }
+    // Without warm-up the window opens with the clock: sampled just before it
+    // is read, so that reading /proc is not measured time.
+    if (d->watchesWindow() && spec.warmup.count() == 0)
+        d->shared.beforeClock = [impl = d.get()] {
+            impl->openWindow();
+        };
     d->shared.remaining = int64_t(spec.requests);
     d->shared.unready = threadCount; // the last one ready starts the clock
 
@@ -195,14 +210,19 @@ void detail::SharedRunState::workerReady() {
     clockStarted.notify_all();
 }
 
-void LoadRun::Impl::sampleAtMeasureStart() {
-    netAtStart = netSampler->sample();
-    cpuAtStart = cpuSampler->sample();
+void LoadRun::Impl::openWindow() {
+    if (cpuSampler) {
+        netAtStart = netSampler->sample();
+        cpuAtStart = cpuSampler->sample();
+    }
+    if (profiler)
+        profiler->enable(); // after /proc is read: the samples above are no part of the profile
+    windowOpened = true;
 }
 
-void LoadRun::Impl::sampleCpuAtMeasureStart(int64_t now) {
-    if (cpuSampler && !cpuAtStart.valid && now >= shared.measureStartNs)
-        sampleAtMeasureStart();
+void LoadRun::Impl::openWindowAtMeasureStart(int64_t now) {
+    if (watchesWindow() && !windowOpened && now >= shared.measureStartNs)
+        openWindow();
 }
 
 void LoadRun::Impl::monitorLoop() {
@@ -211,7 +231,7 @@ void LoadRun::Impl::monitorLoop() {
     for (;;) {
         bool done = false;
         auto timeout = spec.progressInterval;
-        if (cpuSampler && !cpuAtStart.valid) {
+        if (watchesWindow() && !windowOpened) {
             // Wake at the end of the warm-up, so the window starts with the measuring.
             const auto untilMeasuring = Nanoseconds(shared.measureStartNs - monotonicNs());
             timeout = std::clamp(untilMeasuring, Nanoseconds(0), timeout);
@@ -222,7 +242,7 @@ void LoadRun::Impl::monitorLoop() {
         }
         if (done)
             break;
-        sampleCpuAtMeasureStart(monotonicNs());
+        openWindowAtMeasureStart(monotonicNs());
         auto progress = snapshot(monotonicNs());
         {
             std::lock_guard lock(mutex);
@@ -233,6 +253,10 @@ void LoadRun::Impl::monitorLoop() {
     }
     for (auto& thread : threads)
         thread.join();
+    // The window closes when the workers have ended: the profile first, so
+    // that reading /proc below is no part of it.
+    if (profiler)
+        profiler->disable();
     const bool sampled = cpuSampler && cpuAtStart.valid;
     const NetSample netAtEnd = sampled ? netSampler->sample() : NetSample{};
     const CpuSample cpuAtEnd = sampled ? cpuSampler->sample() : CpuSample{};
@@ -242,6 +266,8 @@ void LoadRun::Impl::monitorLoop() {
     // After the window, never inside it: the first run of a process measures it (a few ms).
     if (result.cpu.valid)
         result.cpu.interruptsInProcessTimes = interruptsInProcessTimes();
+    // Attributed after the window: reading symbols and /proc is not measured.
+    result.profile = profiler ? profiler->finish() : refusedProfile;
     auto last = snapshot(monotonicNs());
     {
         std::lock_guard lock(mutex);

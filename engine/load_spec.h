@@ -68,6 +68,9 @@ struct LoadSpec {
     // empty: the server's CPU is not measured.
     ServerCpuSource serverCpu;
     bool sampleCpu = true; // read /proc/stat at the measured window's two ends
+    // Sample every CPU over the measured window (CpuProfiler): where the CPU
+    // went by process role and kernel path (RunResult::profile).
+    bool profile = false;
     // With sampleCpu, the network stack's counters are read at the same instants
     // (RunResult::net) in the client's namespace (the starting thread's), the server's
     // (serverCpu.pid's), these (the lab's server host) and the machine's (PID 1's).

@@ -293,9 +293,12 @@ bool LoadWorker::finished(int64_t now) {
     // whether or not this worker found it so by a claim: at a fixed rate the
     // next claim may be a schedule's gap away (-R 0.2 -n 1: 5 s after the
     // answer).
-    const bool budgetSpent =
-        m_budgetExhausted || m_shared.remaining.load(std::memory_order_relaxed) <= 0;
-    return m_spec.requests > 0 && budgetSpent && m_inFlight == 0 && m_heldClaims == 0;
+    return budgetSpent() && m_inFlight == 0 && m_heldClaims == 0;
+}
+
+bool LoadWorker::budgetSpent() const {
+    return m_spec.requests > 0 &&
+           (m_budgetExhausted || m_shared.remaining.load(std::memory_order_relaxed) <= 0);
 }
 
 void LoadWorker::tick(int64_t now) {

@@ -58,6 +58,8 @@ private:
     // recv returned, or the loop's clock for timers and bookkeeping.
     Claim claimRequest(int64_t now, InFlight& request);
     bool drawBudget();
+    // A counted run whose budget is spent, whether or not this worker found it so by a claim.
+    bool budgetSpent() const;
     // Whether a request that ended at `now` counts (see the definition).
     bool counts(bool budgeted, int64_t now);
     bool takeClaimed(Connection& c, InFlight& request);

@@ -167,6 +167,11 @@ void LoadWorker::openQueued(int64_t now) {
             queueOpen(*c, c->reconnectAtNs);
             continue;
         }
+        // With the budget spent a connection has nothing to send but its own retries. A
+        // kept-alive one at a fixed rate, opened without a claim, would otherwise find none,
+        // close and open again, a connect each time, until the run's last answers came.
+        if (c->retries == 0 && !c->reserved && budgetSpent())
+            continue;
         // A connection opens only for a request it already holds, so a run
         // never ends with connections that sent nothing. Kept-alive ones at a
         // fixed rate open at once and wait for the schedule (as wrk2's), so

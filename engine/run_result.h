@@ -1,5 +1,6 @@
 #pragma once
 
+#include "engine/cpu_profile.h"
 #include "engine/cpu_sampler.h"
 #include "engine/error_class.h"
 #include "engine/histogram.h"
@@ -95,6 +96,9 @@ struct RunResult {
     // The machine's CPU and the server's over the measured window (from its
     // start to the moment the workers had all ended); invalid when not sampled.
     CpuWindow cpu;
+    // Over the same window, when the spec asked for it: every CPU sampled,
+    // by process role and kernel path (cpu_profiler.h).
+    CpuProfile profile;
     // The network stack's counters over the same window, per namespace the point used.
     NetWindow net;
 

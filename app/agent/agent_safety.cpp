@@ -161,9 +161,13 @@ Result<void> checkAgentTarget(const engine::SocketAddress& address, const AgentE
     const AgentRoute* route = routeTo(host.toIPv4Address(), env.routes);
     if (!route)
         return refuse(QStringLiteral("no route to it in the agent's network namespace"));
-    if (route->device != clientLink)
+    // The client's links the lab builds: the wire, and its link on the pod bridge (pod-bridge).
+    // and its VXLAN device (overlay-vxlan), whose packets leave by the wire.
+    const QStringList labLinks{clientLink, QLatin1String(lab::kClientPodLink),
+                               QLatin1String(lab::kClientOverlayLink)};
+    if (!labLinks.contains(route->device))
         return refuse(QStringLiteral("its route leaves by %1, not by the lab's link %2")
-                          .arg(route->device, clientLink));
+                          .arg(route->device, labLinks.join(QStringLiteral(", "))));
     return {};
 }
 

@@ -58,8 +58,9 @@ struct AgentEnvironment {
 // a variable says); the address lies in the lab's range 10.213.0.0/16,
 // narrowed by LOADSCOPE_LAB_RANGE when set (a range that is not inside the
 // lab's is refused); and the namespace's most specific route to it leaves by
-// wire0. Inside the lab the lab's rule alone decides, whatever a request
-// allows. Otherwise one line naming the address and the rule it breaks.
+// wire0, by pod0 (the client's link on the lab's pod bridge) or by lab-vxlan
+// (the client's VXLAN device, whose packets leave by wire0). Inside the lab the lab's rule alone
+// decides, whatever a request allows. Otherwise one line naming the address and the rule it breaks.
 // The routes of /proc/self/net/route's text `table`: those flagged up, with
 // their device, destination and mask; lines that do not parse are skipped.
 std::vector<AgentRoute> parseRouteTable(const QByteArray& table);

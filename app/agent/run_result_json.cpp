@@ -1,5 +1,7 @@
 #include "app/agent/run_result_json.h"
 
+#include "app/agent/cpu_profile_json.h"
+
 #include <QJsonArray>
 #include <limits>
 #include <string>
@@ -312,6 +314,9 @@ QJsonObject runResultToJson(const engine::RunResult& r) {
         {QStringLiteral("cancelled"), r.cancelled},
         {QStringLiteral("unreachable"), r.unreachable},
     };
+    // Optional: an agent that profiled nothing says nothing of it.
+    if (r.profile.requested)
+        json.insert(QStringLiteral("profile"), cpuProfileToJson(r.profile));
     // Optional: an agent that does not know it leaves it out, and none is read as none.
     if (!r.errorReplyCodes.empty()) {
         QJsonObject codes;
@@ -401,6 +406,8 @@ engine::RunResult runResultFromJson(const JsonReader& json) {
         datagramsFromJson(*datagrams, r);
     r.cancelled = json.boolean(u"cancelled");
     r.unreachable = json.boolean(u"unreachable");
+    if (const auto profile = json.optionalObject(u"profile"))
+        r.profile = cpuProfileFromJson(*profile);
     return r;
 }
 

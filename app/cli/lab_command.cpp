@@ -57,10 +57,14 @@ int runCheck(const QStringList& arguments, const CliIo& io) {
     const auto servers = app::lab::checkServers(cliPath());
     if (parser.isSet(QStringLiteral("json"))) {
         QJsonArray modeList;
-        for (const auto& mode : *modes)
-            modeList.append(QJsonObject{{QStringLiteral("mode"), app::lab::labModeId(mode.mode)},
-                                        {QStringLiteral("available"), mode.available},
-                                        {QStringLiteral("reason"), mode.reason}});
+        for (const auto& mode : *modes) {
+            QJsonObject described{{QStringLiteral("mode"), app::lab::labModeId(mode.mode)},
+                                  {QStringLiteral("available"), mode.available},
+                                  {QStringLiteral("reason"), mode.reason}};
+            if (const QString mimics = app::lab::labModeMimics(mode.mode); !mimics.isEmpty())
+                described.insert(QStringLiteral("mimics"), mimics);
+            modeList.append(described);
+        }
         QJsonArray serverList;
         for (const auto& server : servers)
             serverList.append(
@@ -83,6 +87,8 @@ int runCheck(const QStringList& arguments, const CliIo& io) {
         else
             std::fprintf(io.out, "  %-24s not buildable: %s\n", qPrintable(id),
                          qPrintable(mode.reason));
+        if (const QString mimics = app::lab::labModeMimics(mode.mode); !mimics.isEmpty())
+            std::fprintf(io.out, "  %-24s %s\n", "", qPrintable(mimics));
     }
     std::fprintf(io.out, "Servers:\n");
     for (const auto& server : servers)
@@ -183,7 +189,8 @@ int runSandbox(const QStringList& arguments, const CliIo& io) {
         {QStringLiteral("modes"),
          QStringLiteral("Modes to build: host, container-host-network, container-nat,\n"
                         "userland-proxy, linux-bridge, ovs-bridge, macvlan, ipvlan,\n"
-                        "rootless-nat (short: host-network, nat, bridge, ovs)."),
+                        "rootless-nat, cluster-ip, pod-bridge, node-port, overlay-vxlan,\n"
+                        "sidecar (short: host-network, nat, bridge, ovs)."),
          QStringLiteral("LIST")},
         {QStringLiteral("server"),
          QStringLiteral("http, echo, sink, udp-echo, udp-sink (embedded), nginx, apache,\n"

@@ -124,6 +124,7 @@ void addMemcacheOptions(QCommandLineParser& parser) {
     addCapacityOptions(parser);
     addCpuRunOptions(parser);
     addWakeCoalescingOption(parser);
+    addProfileOptions(parser);
     addAgentsOptions(parser);
 }
 

@@ -8,6 +8,7 @@
 #include "app/report/cpu_report.h"
 #include "app/report/fixed_rate_report.h"
 #include "app/report/net_report.h"
+#include "app/report/profile_report.h"
 #include "app/report/result_json.h"
 #include "app/sweep/local_server_cpu.h"
 #include "app/sweep/point_steps.h"
@@ -43,7 +44,21 @@ void addCommonRunOptions(QCommandLineParser& parser) {
     parser.addOption({QStringLiteral("q"), QStringLiteral("Do not print progress on stderr.")});
     addCpuRunOptions(parser);
     addWakeCoalescingOption(parser);
+    addProfileOptions(parser);
     addAgentsOptions(parser);
+}
+
+void addProfileOptions(QCommandLineParser& parser) {
+    parser.addOption(
+        {QStringLiteral("profile"),
+         QStringLiteral("Sample every CPU over the measured window (perf events, ~1 kHz, call "
+                        "chains) and report the CPU per request by process (client, server, "
+                        "relay, other) and kernel path (TCP/IP, conntrack, NAT, bridge, ...). "
+                        "Needs root or kernel.perf_event_paranoid <= 0.")});
+    parser.addOption({QStringLiteral("folded"),
+                      QStringLiteral("With a profile (implies --profile): write its call chains "
+                                     "to PATH in the folded form FlameGraph and speedscope read."),
+                      QStringLiteral("PATH")});
 }
 
 void addAgentsOptions(QCommandLineParser& parser) {
@@ -129,6 +144,9 @@ Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser, app
         plan.noiseThresholdPercent = *threshold;
     }
     plan.wakeCoalescing = !parser.isSet(QStringLiteral("no-wake-coalescing"));
+    plan.profile =
+        parser.isSet(QStringLiteral("profile")) || parser.isSet(QStringLiteral("folded"));
+    options.foldedPath = parser.value(QStringLiteral("folded"));
     auto hostOptions = readHostOptions(parser);
     if (!hostOptions)
         return hostOptions.error();
@@ -323,10 +341,15 @@ int finishRun(const QString& command, const engine::RunResult& result,
     if (output.printsReport()) {
         std::fputs(qPrintable(app::formatAgentShares(agents)), io.out);
         std::fputs(qPrintable(app::formatCpuBlock(point)), io.out);
+        std::fputs(qPrintable(app::formatProfileBlock(point)), io.out);
         std::fputs(qPrintable(app::formatNetBlock(point)), io.out);
         std::fputs(qPrintable(QLatin1Char('\n') + app::oneShotAdvice(point)), io.out);
         std::fflush(io.out);
     }
+    // Refused (unprivileged, a paranoid kernel, a user namespace): the run went
+    // on without it, and one line says why and what to set.
+    if (point.profile && !point.profile->taken())
+        std::fprintf(io.err, "no CPU profile: %s\n", qPrintable(point.profile->unavailable));
     // A client behind its schedule says why; the CPU warning would say less.
     QString warning = app::scheduleWarning(result);
     if (warning.isEmpty())
@@ -340,6 +363,15 @@ int finishRun(const QString& command, const engine::RunResult& result,
     if (auto done = writeMachineOutputs(output, written, io); !done) {
         printError(io, command, done.error().toString());
         return ExitInternal;
+    }
+    if (!output.foldedPath.isEmpty() && result.profile.sampled()) {
+        // Every call chain the engine kept, not the few a session keeps.
+        if (auto done =
+                writeOutput(output.foldedPath, app::foldedStacks(result.profile).toUtf8(), io);
+            !done) {
+            printError(io, command, done.error().toString());
+            return ExitInternal;
+        }
     }
     // A signal that came after the run had ended by its own bounds cut
     // nothing short: the run is complete, and so is the command.

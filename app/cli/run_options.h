@@ -24,6 +24,7 @@ namespace loadscope::cli {
 struct OutputOptions {
     QString jsonPath;
     QString csvPath;
+    QString foldedPath; // --folded: the profile's call chains, FlameGraph's folded form
     bool quiet = false;
     // --server-pid, --server-cgroup: whose CPU is the server's. Empty: the
     // process listening on the target's loopback port, when there is one.
@@ -40,7 +41,7 @@ struct OutputOptions {
 };
 
 // --threads, --cpus, --warmup, --json, --csv, -q, --server-pid, --server-cgroup,
-// --noise-threshold, --no-wake-coalescing.
+// --noise-threshold, --no-wake-coalescing, --profile, --folded.
 void addCommonRunOptions(QCommandLineParser& parser);
 // --server-pid, --server-cgroup, --noise-threshold alone (for a command that
 // declares the others itself).
@@ -48,11 +49,13 @@ void addCpuRunOptions(QCommandLineParser& parser);
 // --no-wake-coalescing (engine::LoadSpec::wakeCoalescing), which
 // readCommonRunOptions reads.
 void addWakeCoalescingOption(QCommandLineParser& parser);
+// --profile and --folded (engine::LoadSpec::profile), which readCommonRunOptions reads.
+void addProfileOptions(QCommandLineParser& parser);
 // --agents LIST with the host options (host_options.h), which
 // readCommonRunOptions reads: the load sent from other hosts over ssh.
 void addAgentsOptions(QCommandLineParser& parser);
-// --threads, --cpus, --warmup, --noise-threshold and --no-wake-coalescing into `plan`;
-// the rest into the result.
+// --threads, --cpus, --warmup, --noise-threshold, --no-wake-coalescing and
+// --profile into `plan`; the rest into the result.
 app::Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser,
                                                 app::SweepPlan& plan);
 

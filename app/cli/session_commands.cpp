@@ -6,6 +6,7 @@
 #include "app/session/comparison.h"
 #include "app/session/comparison_report.h"
 #include "app/session/csv_export.h"
+#include "app/session/folded_export.h"
 #include "app/session/noise_advice.h"
 #include "app/session/percentile_export.h"
 #include "app/session/session_file.h"
@@ -87,8 +88,9 @@ int runExportCommand(const QStringList& arguments) {
         QStringLiteral("Writes a saved session's exports: the results CSV (one row per target, "
                        "concurrency and repetition), the summary CSV (one row per target, "
                        "concurrency and metric, with mean, confidence interval and change "
-                       "against the baseline), and latency percentile distributions in "
-                       "HdrHistogram's text layout (one .hgrm file per target and level)."));
+                       "against the baseline), latency percentile distributions in "
+                       "HdrHistogram's text layout (one .hgrm file per target and level), and "
+                       "the CPU profiles' call chains (one .folded file per target and level)."));
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("SESSION"), sessionArgumentHelp());
     const QCommandLineOption csvOption(QStringLiteral("csv"),
@@ -101,17 +103,24 @@ int runExportCommand(const QStringList& arguments) {
         QStringLiteral("percentiles"),
         QStringLiteral("Percentile distribution files into DIR (created when missing)."),
         QStringLiteral("DIR"));
+    const QCommandLineOption foldedOption(
+        QStringLiteral("folded"),
+        QStringLiteral("The CPU profiles' call chains into DIR (created when missing), one "
+                       ".folded file per target and level, as FlameGraph and speedscope read "
+                       "them."),
+        QStringLiteral("DIR"));
     parser.addOption(csvOption);
     parser.addOption(summaryOption);
     parser.addOption(percentilesOption);
+    parser.addOption(foldedOption);
     parser.addOption(poolSourcesOption());
     if (const auto exit = parseOrExit(parser, arguments))
         return *exit;
 
     if (!parser.isSet(csvOption) && !parser.isSet(summaryOption) &&
-        !parser.isSet(percentilesOption)) {
-        printError(command, QStringLiteral("nothing to export: give --csv, --summary-csv or "
-                                           "--percentiles (see --help)"));
+        !parser.isSet(percentilesOption) && !parser.isSet(foldedOption)) {
+        printError(command, QStringLiteral("nothing to export: give --csv, --summary-csv, "
+                                           "--percentiles or --folded (see --help)"));
         return ExitUsage;
     }
     if (parser.value(csvOption) == u"-" && parser.value(summaryOption) == u"-") {
@@ -153,6 +162,17 @@ int runExportCommand(const QStringList& arguments) {
         if (written->isEmpty())
             printError(command, QStringLiteral("no measured latency histograms in the session: "
                                                "no percentile files written"));
+    }
+    if (parser.isSet(foldedOption)) {
+        const auto written = app::writeFoldedStacks(*session, parser.value(foldedOption));
+        if (!written) {
+            printError(command, written.error().toString());
+            return ExitInternal;
+        }
+        if (written->isEmpty())
+            printError(command, QStringLiteral("no CPU profile with call chains in the session "
+                                               "(the plan's profile takes one): no folded files "
+                                               "written"));
     }
     return ExitOk;
 }

@@ -21,12 +21,18 @@ enum class LabMode {
     Macvlan,
     Ipvlan,
     RootlessNat,
+    ClusterIp,
+    PodBridge,
+    NodePort,
+    OverlayVxlan,
+    Sidecar,
 };
 
 // Every mode, in the order `lab check` lists them.
 const std::vector<LabMode>& labModes();
 // "host", "container-host-network", "container-nat", "userland-proxy", "linux-bridge",
-// "ovs-bridge", "macvlan", "ipvlan", "rootless-nat".
+// "ovs-bridge", "macvlan", "ipvlan", "rootless-nat", "cluster-ip", "pod-bridge", "node-port",
+// "overlay-vxlan", "sidecar".
 QString labModeId(LabMode mode);
 // The identifiers above, and the short names users type: "host-network", "nat", "bridge", "ovs".
 std::optional<LabMode> labModeFromId(QStringView id);
@@ -34,7 +40,15 @@ std::optional<LabMode> labModeFromId(QStringView id);
 std::optional<DeploymentMode> deploymentModeOf(LabMode mode);
 // What the lab builds for a mode, for a picker and a topology sketch: "NAT (nftables DNAT)".
 QString labModeTitle(LabMode mode);
-// The path from the server host's end of the wire to the server: "DNAT → bridge → veth".
+// The path from the server host's end of the wire to the server: "DNAT → bridge → veth"; for a
+// mode whose path does not start there (labModePathFromWire), the whole path from the client.
 QString labModePath(LabMode mode);
+// Whether labModePath starts at the server host's end of the wire: for every mode but those
+// whose client leaves by a link of its own (pod-bridge's link on the pod bridge, overlay-vxlan's
+// VXLAN device).
+bool labModePathFromWire(LabMode mode);
+// For a mode that imitates part of a larger system, what it mimics and what it leaves out
+// ("mimics kube-proxy's nftables mode ...; leaves out ..."); empty for the others.
+QString labModeMimics(LabMode mode);
 
 } // namespace loadscope::app::lab

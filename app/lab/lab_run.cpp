@@ -4,6 +4,7 @@
 #include "app/lab/lab_topology.h"
 #include "app/lab/netns_command.h"
 #include "app/lab/sandbox_process.h"
+#include "engine/cpu_profiler.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -51,12 +52,54 @@ QString lastLogLine(const std::string& path) {
     return lines.isEmpty() ? QString() : lines.constLast().trimmed();
 }
 
+// What the command gets for CPU profiles: inside the sandbox's user namespace
+// the kernel refuses perf events on every CPU even to its root, and hides
+// kernel addresses from /proc/kallsyms, so both are opened before the sandbox
+// exists, in the machine's own namespaces, and handed in (cpu_profiler.h).
+// Opened disabled, the events cost nothing until a profile enables them.
+class ProfileHandover {
+public:
+    ProfileHandover() {
+        m_events = engine::openProfileEventsToHand(&m_refused);
+        m_kallsyms = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+    }
+    ~ProfileHandover() {
+        for (const int fd : m_events.fds)
+            close(fd);
+        if (m_kallsyms >= 0)
+            close(m_kallsyms);
+    }
+    ProfileHandover(const ProfileHandover&) = delete;
+    ProfileHandover& operator=(const ProfileHandover&) = delete;
+
+    void handTo(SpawnSpec& command) const {
+        if (!m_events.fds.empty()) {
+            command.keepFds.insert(command.keepFds.end(), m_events.fds.begin(), m_events.fds.end());
+            command.environment.push_back("LOADSCOPE_PROFILE_FDS=" + m_events.environment);
+        } else {
+            command.environment.push_back("LOADSCOPE_PROFILE_REFUSED=" + m_refused);
+        }
+        if (m_kallsyms >= 0) {
+            command.keepFds.push_back(m_kallsyms);
+            command.environment.push_back("LOADSCOPE_PROFILE_KALLSYMS_FD=" +
+                                          std::to_string(m_kallsyms));
+        }
+    }
+
+private:
+    engine::HandedProfileEvents m_events;
+    std::string m_refused;
+    int m_kallsyms = -1;
+};
+
 // Everything after the sandbox exists, run by its init process.
 class LabInit {
 public:
-    LabInit(const LabSpec& spec, unsigned long hostNetns, std::string workDir)
+    LabInit(const LabSpec& spec, unsigned long hostNetns, std::string workDir,
+            const ProfileHandover& profile)
         : m_spec(spec)
         , m_hostNetns(hostNetns)
+        , m_profile(profile)
         , m_topology(spec.cliPath)
         , m_workDir(std::move(workDir)) {}
     // The files of the work directory live in a tmpfs of the sandbox's mount namespace and go
@@ -88,6 +131,7 @@ public:
         m_topology.setServerCpus(m_spec.serverCpus);
         m_topology.setDatagrams(servesDatagrams(m_spec.server.kind));
         m_topology.setWorkDir(m_workDir);
+        m_topology.setBackends(labBackends(m_spec.server));
         const bool bridged = std::find(m_spec.modes.begin(), m_spec.modes.end(), LabMode::Bridge) !=
                              m_spec.modes.end();
         if (auto wire = m_topology.buildWire(m_spec.mtu, bridged); !wire)
@@ -151,15 +195,13 @@ private:
         return {};
     }
 
-    Result<QJsonObject> buildMode(LabMode mode) {
-        auto endpoint = m_topology.buildMode(mode);
-        if (!endpoint)
-            return endpoint.error();
-        auto command = labServerCommand(m_spec.server, *endpoint, m_workDir, m_spec.cliPath,
-                                        m_spec.serverCpus);
+    // Starts the server at `endpoint`'s place and waits until it listens there and the mode's
+    // address reaches a server; its process.
+    Result<pid_t> startServer(const ModeEndpoint& endpoint, const std::string& log) {
+        auto command =
+            labServerCommand(m_spec.server, endpoint, m_workDir, m_spec.cliPath, m_spec.serverCpus);
         if (!command)
             return command.error();
-        const std::string log = m_workDir + "/" + labModeId(mode).toStdString() + ".log";
         const int logFd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
         command->stdoutFd = null;
@@ -170,23 +212,134 @@ private:
         if (!server)
             return server.error();
         m_servers.push_back(*server);
-        if (auto ready = waitForServer(*endpoint, m_topology.clientNetns(), *server, 5000,
+        if (auto ready = waitForServer(endpoint, m_topology.clientNetns(), *server, 5000,
                                        m_spec.server.kind);
             !ready) {
             const QString why = lastLogLine(log);
             return why.isEmpty() ? ready.error() : ready.error().prefixed(why);
         }
+        return *server;
+    }
+
+    // The process the mode's server CPU is read from, with its children (Apache's workers, the
+    // server under a container's own PID namespace, a pod's backends or sidecar), as /proc names
+    // it: in the lab line, and among the servers a CPU profile attributes.
+    void nameServer(pid_t server, QJsonObject& described) {
+        if (const pid_t pid = procPidOfChild(server); pid > 0) {
+            described.insert(QStringLiteral("serverPid"), int(pid));
+            m_serverPids.push_back(pid);
+        }
+    }
+
+    Result<QJsonObject> buildMode(LabMode mode) {
+        auto endpoint = m_topology.buildMode(mode);
+        if (!endpoint)
+            return endpoint.error();
+        const std::string id = labModeId(mode).toStdString();
         QJsonObject described{
             {QStringLiteral("mode"), labModeId(mode)},
             {QStringLiteral("label"), endpoint->label},
             {QStringLiteral("address"), QString::fromStdString(endpoint->address)},
             {QStringLiteral("port"), endpoint->port},
             {QStringLiteral("path"), endpoint->path}};
-        // The process the mode's server CPU is read from, with its children (Apache's workers,
-        // the server under a container's own PID namespace), as /proc names it.
-        if (const pid_t pid = procPidOfChild(*server); pid > 0)
-            described.insert(QStringLiteral("serverPid"), int(pid));
+        if (endpoint->pathMtu > 0)
+            described.insert(QStringLiteral("pathMtu"), endpoint->pathMtu);
+        if (endpoint->backends.empty()) {
+            auto server = startServer(*endpoint, m_workDir + "/" + id + ".log");
+            if (!server)
+                return server.error();
+            nameServer(*server, described);
+            return described;
+        }
+        // One server per backend pod, each with its log (the embedded servers' closing summary
+        // counts what each served), all children of one shell in the server host: the mode's
+        // server CPU is that process tree's, every backend's.
+        auto group = startBackends(*endpoint, id);
+        if (!group)
+            return group.error();
+        nameServer(*group, described);
+        QJsonArray backends;
+        for (size_t i = 0; i < endpoint->backends.size(); ++i)
+            backends.append(
+                QJsonObject{{QStringLiteral("address"),
+                             QString::fromStdString(endpoint->backends[i].bindAddress)},
+                            {QStringLiteral("port"), endpoint->backends[i].bindPort},
+                            {QStringLiteral("log"), QString::fromStdString(backendLog(id, i))}});
+        described.insert(QStringLiteral("backends"), backends);
         return described;
+    }
+
+    std::string backendLog(const std::string& id, size_t i) const {
+        return m_workDir + "/" + id + "-" + std::to_string(i + 1) + ".log";
+    }
+
+    // The backends of a mode of several: a shell in the server host that starts each backend's
+    // server in its pod's namespace through nsenter (the pods' namespaces are its descriptors),
+    // passes a stop on to them and waits for them, so that their summaries reach their logs.
+    Result<pid_t> startBackends(const ModeEndpoint& endpoint, const std::string& id) {
+        const std::string nsenter = findInPath("nsenter");
+        if (nsenter.empty())
+            return makeError(
+                ErrorCode::Unreachable,
+                QStringLiteral("nsenter is not installed (Debian package util-linux)"));
+        // A word for the shell, in single quotes: each quote in it closes them, is escaped and
+        // opens them again.
+        const auto quoted = [](const std::string& word) {
+            QString text = QString::fromLocal8Bit(word);
+            text.replace(QLatin1Char('\''), QLatin1String("'\\''"));
+            return QStringLiteral("'%1'").arg(text).toLocal8Bit().toStdString();
+        };
+        std::vector<ModeEndpoint> places;
+        SpawnSpec group;
+        group.netnsFd = m_topology.serverHostNetns();
+        group.cpus = m_spec.serverCpus;
+        std::string script = "p=; trap 'kill $p 2>/dev/null; wait; exit 0' TERM INT; ";
+        for (size_t i = 0; i < endpoint.backends.size(); ++i) {
+            ModeEndpoint place = endpoint;
+            place.instance = int(i);
+            place.serverNetns = endpoint.backends[i].netns;
+            place.bindAddress = endpoint.backends[i].bindAddress;
+            place.bindPort = endpoint.backends[i].bindPort;
+            auto command = labServerCommand(m_spec.server, place, m_workDir, m_spec.cliPath,
+                                            m_spec.serverCpus);
+            if (!command)
+                return command.error();
+            std::string line = quoted(nsenter);
+            line.append(" --net=/proc/self/fd/").append(std::to_string(place.serverNetns));
+            line.append(" --");
+            for (const std::string& word : command->argv)
+                line.append(" ").append(quoted(word));
+            script.append(line).append(" >/dev/null 2>").append(quoted(backendLog(id, i)));
+            script.append(" & p=\"$p $!\"; ");
+            group.keepFds.push_back(place.serverNetns);
+            places.push_back(place);
+        }
+        if (!endpoint.companion.empty()) {
+            std::string line = quoted(nsenter);
+            line.append(" --net=/proc/self/fd/").append(std::to_string(endpoint.backends[0].netns));
+            line.append(" --");
+            for (const std::string& word : endpoint.companion)
+                line.append(" ").append(quoted(word));
+            script.append(line).append(" >/dev/null 2>");
+            script.append(quoted(m_workDir + "/" + id + "-companion.log"));
+            script.append(" & p=\"$p $!\"; ");
+        }
+        script += "wait";
+        group.argv = {"sh", "-c", script};
+        auto started = spawnInNetns(group);
+        if (!started)
+            return started.error();
+        m_servers.push_back(*started);
+        for (size_t i = 0; i < places.size(); ++i) {
+            if (auto ready = waitForServer(places[i], m_topology.clientNetns(), *started, 5000,
+                                           m_spec.server.kind);
+                !ready) {
+                const QString why = lastLogLine(backendLog(id, i));
+                return (why.isEmpty() ? ready.error() : ready.error().prefixed(why))
+                    .prefixed(QStringLiteral("backend %1").arg(i + 1));
+            }
+        }
+        return *started;
     }
 
     int runCommand() {
@@ -197,6 +350,23 @@ private:
         command.environment = {"LOADSCOPE_LAB_HOST_NETNS=" + std::to_string(m_hostNetns),
                                std::string("LOADSCOPE_LAB_RANGE=") + kLabRange,
                                "LOADSCOPE_LAB_SERVER_HOST_PID=" + std::to_string(m_serverHostPid)};
+        m_profile.handTo(command);
+        // Whose CPU a profile counts as the server's: every mode's server, with its children.
+        std::string servers = "LOADSCOPE_LAB_SERVER_PIDS=";
+        for (size_t i = 0; i < m_serverPids.size(); ++i)
+            servers.append(i > 0 ? "," : "").append(std::to_string(m_serverPids[i]));
+        command.environment.push_back(servers);
+        // And whose is a relay's: the lab's own helpers, not a process of the same
+        // name elsewhere on the machine (another docker-proxy, another lab's switch).
+        std::string relays = "LOADSCOPE_LAB_RELAY_PIDS=";
+        bool first = true;
+        for (const pid_t helper : m_topology.helpers()) {
+            if (const pid_t pid = procPidOfChild(helper); pid > 0) {
+                relays.append(first ? "" : ",").append(std::to_string(pid));
+                first = false;
+            }
+        }
+        command.environment.push_back(relays);
         auto started = spawnInNetns(command);
         if (!started)
             return fail(started.error().message);
@@ -217,11 +387,13 @@ private:
     static inline volatile sig_atomic_t s_stopRequested = 0;
     const LabSpec& m_spec;
     const unsigned long m_hostNetns;
+    const ProfileHandover& m_profile;
     LabTopology m_topology;
     const std::string m_workDir;
     std::vector<pid_t> m_servers;
-    pid_t m_serverHostHolder = -1; // as this sandbox's PID namespace names it
-    pid_t m_serverHostPid = 0;     // as /proc names it
+    std::vector<pid_t> m_serverPids; // the same, as /proc names them
+    pid_t m_serverHostHolder = -1;   // as this sandbox's PID namespace names it
+    pid_t m_serverHostPid = 0;       // as /proc names it
     pid_t m_command = -1;
 };
 
@@ -282,7 +454,8 @@ Result<int> runLab(const LabSpec& given) {
                                                        "directory in /tmp: %1")
                                             .arg(QString::fromLocal8Bit(std::strerror(errno))));
     const std::string workDir = pattern;
-    auto status = runInSandbox([&] { return LabInit(spec, *hostNetns, workDir).run(); });
+    const ProfileHandover profile;
+    auto status = runInSandbox([&] { return LabInit(spec, *hostNetns, workDir, profile).run(); });
     rmdir(workDir.c_str());
     return status;
 }

@@ -211,6 +211,10 @@ Result<void> checkServerSpec(const LabServerSpec& spec) {
     return {};
 }
 
+int labBackends(const LabServerSpec& spec) {
+    return option(spec, QStringLiteral("backends"), QString::number(kDefaultBackends)).toInt();
+}
+
 bool servesDatagrams(LabServerKind kind) {
     return kind == LabServerKind::UdpEcho || kind == LabServerKind::UdpSink;
 }
@@ -279,7 +283,8 @@ Result<SpawnSpec> labServerCommand(const LabServerSpec& spec, const ModeEndpoint
     command.ownMountPidUts = endpoint.ownMountPidUts;
     const std::string threads = std::to_string(std::max<size_t>(1, cpus.size()));
     const std::string port = std::to_string(endpoint.bindPort);
-    const int index = int(endpoint.mode);
+    // One configuration per server: a mode's, or each backend's of a mode of several.
+    const int index = int(endpoint.mode) * (kMaxBackends + 1) + endpoint.instance;
     // The built-in servers are loadscope-cli's own `serve` commands; they differ only in the
     // options after the shared ones.
     const auto serve = [&](const char* kind, std::vector<std::string> options) {

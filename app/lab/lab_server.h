@@ -43,6 +43,10 @@ struct LabServerSpec {
 // The options are ones the kind takes, with values it accepts.
 Result<void> checkServerSpec(const LabServerSpec& spec);
 
+// How many backend pods a mode of several (cluster-ip) runs the server in: the option
+// "backends", which every kind takes, or kDefaultBackends.
+int labBackends(const LabServerSpec& spec);
+
 // Whether the kind serves UDP: the lab's relays and readiness check then carry datagrams.
 bool servesDatagrams(LabServerKind kind);
 

@@ -59,6 +59,8 @@ Result<LabTargetsEdit> labTargets(const Session& session, const LabTargetChoice&
     LabTargetsEdit edit;
     edit.lab = session.lab.value_or(LabSetup{});
     edit.lab.mtu = choice.mtu;
+    edit.plan = session.plan;
+    edit.plan.profile = true;
     std::vector<LabMode> modes;
     QStringList present;
     for (LabMode mode : choice.modes) {

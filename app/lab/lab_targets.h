@@ -17,10 +17,13 @@ struct LabTargetChoice {
     int mtu = 1500;
 };
 
-// The targets to add (one per mode, in the order chosen) and the session's lab afterwards.
+// The targets to add (one per mode, in the order chosen), the session's lab afterwards, and
+// its plan, which takes a CPU profile of every point from then on (a lab's points are where
+// one explains a mode's cost; where the machine refuses it, each point says why).
 struct LabTargetsEdit {
     std::vector<Target> targets;
     LabSetup lab;
+    SweepPlan plan;
 };
 
 // The protocol a lab server speaks: http for http, nginx and apache; memcache for memcached;

@@ -19,6 +19,20 @@ constexpr const char* kDockerBridge = "lab-docker0";
 constexpr const char* kDockerGateway = "10.213.1.1";
 constexpr const char* kWireBridge = "lab-wire";
 constexpr const char* kOvsBridge = "lab-ovs";
+// A Kubernetes node's pod network: the CNI bridge plugin's bridge and gateway, and the Service
+// range a ClusterIP comes from (routed to the node from the client's side of the wire).
+constexpr const char* kPodBridge = "lab-cni0";
+constexpr const char* kPodGateway = "10.213.2.1";
+constexpr const char* kServiceRange = "10.213.3.0/24";
+constexpr const char* kClusterIp = "10.213.3.10";
+constexpr uint16_t kClusterIpPort = 80;
+constexpr const char* kClientPodAddress = "10.213.2.2";
+// The port kube-proxy's first NodePort would get (the range is 30000-32767), and the mark it
+// sets on what it masquerades.
+constexpr uint16_t kNodePort = 30080;
+constexpr const char* kMasqueradeMark = "0x4000";
+// Where a mesh's sidecar takes the pod's inbound traffic (Istio's inbound capture port).
+constexpr uint16_t kSidecarPort = 15006;
 
 // Each mode reached on the server host's own address has a host port of its own.
 uint16_t hostPort(LabMode mode) {
@@ -33,6 +47,10 @@ uint16_t hostPort(LabMode mode) {
         return 8083;
     case LabMode::RootlessNat:
         return 8084;
+    case LabMode::NodePort:
+        return kNodePort;
+    case LabMode::ClusterIp:
+        return kClusterIpPort;
     default:
         return kServicePort;
     }
@@ -265,8 +283,320 @@ Result<ModeEndpoint> LabTopology::buildMode(LabMode mode) {
         endpoint.label = labModeTitle(mode);
         endpoint.path = wire + arrow + labModePath(mode);
         return buildOvs(endpoint);
+    case LabMode::ClusterIp:
+        endpoint.label = QStringLiteral("Kubernetes ClusterIP (nftables DNAT, numgen over %1 pods)")
+                             .arg(m_backends);
+        endpoint.path =
+            wire + arrow +
+            QStringLiteral("DNAT (numgen random mod %1) → pod bridge → veth").arg(m_backends);
+        return buildClusterIp(endpoint);
+    case LabMode::PodBridge:
+        endpoint.label = labModeTitle(mode);
+        endpoint.path = labModePath(mode); // from the client's own link on the bridge
+        return buildPodBridge(endpoint);
+    case LabMode::NodePort:
+        endpoint.label = labModeTitle(mode);
+        endpoint.path = wire + arrow + labModePath(mode);
+        return buildNodePort(endpoint);
+    case LabMode::OverlayVxlan:
+        endpoint.label =
+            QStringLiteral("Kubernetes overlay (VXLAN, MTU %1)").arg(m_mtu - kVxlanOverhead);
+        endpoint.path = labModePath(mode); // from the client's own VXLAN device
+        return buildOverlayVxlan(endpoint);
+    case LabMode::Sidecar:
+        endpoint.label = labModeTitle(mode);
+        endpoint.path = wire + arrow + labModePath(mode);
+        return buildSidecar(endpoint);
     }
     return makeError(ErrorCode::Internal, QStringLiteral("unknown mode"));
+}
+
+// The node's pod bridge, as the CNI bridge plugin makes cni0, with forwarding on in the server
+// host (the sandbox's namespace; never the machine's).
+Result<void> LabTopology::ensurePodBridge() {
+    if (m_podBridge)
+        return {};
+    for (auto step : std::vector<std::vector<std::string>>{
+             {"link", "add", kPodBridge, "mtu", std::to_string(m_mtu), "type", "bridge",
+              "forward_delay", "0"},
+             {"addr", "add", std::string(kPodGateway) + "/24", "dev", kPodBridge},
+             {"link", "set", kPodBridge, "up"}}) {
+        if (auto done = ip(m_serverHost, step); !done)
+            return done.error().prefixed(QStringLiteral("the pod bridge"));
+    }
+    if (auto forwarding = writeNetSysctl(m_serverHost, "ipv4/ip_forward", "1"); !forwarding)
+        return forwarding;
+    m_podBridge = true;
+    return {};
+}
+
+// A pod: a namespace whose eth0 is a veth on the pod bridge, its default route the bridge's
+// gateway; its server listens on the service port.
+// `mtu`: the pod's link MTU when not the wire's (an overlay's, as flannel sets it).
+Result<ServerPlace> LabTopology::newPod(const std::string& address, int mtu) {
+    if (auto bridge = ensurePodBridge(); !bridge)
+        return bridge.error();
+    auto pod = newContainer();
+    if (!pod)
+        return pod.error();
+    const std::string hostSide = "vpod" + std::to_string(++m_containers);
+    const std::string mtuText = std::to_string(mtu > 0 ? mtu : m_mtu);
+    if (auto made = ip(m_serverHost, {"link", "add", hostSide, "mtu", mtuText, "type", "veth",
+                                      "peer", "name", "eth0", "mtu", mtuText, "netns", ns(*pod)});
+        !made)
+        return made.error();
+    if (auto done = ip(m_serverHost, {"link", "set", hostSide, "master", kPodBridge, "up"}); !done)
+        return done.error();
+    for (auto step :
+         std::vector<std::vector<std::string>>{{"addr", "add", address + "/24", "dev", "eth0"},
+                                               {"link", "set", "eth0", "up"},
+                                               {"route", "add", "default", "via", kPodGateway}}) {
+        if (auto done = ip(*pod, step); !done)
+            return done.error();
+    }
+    return ServerPlace{*pod, address, kServicePort};
+}
+
+// A route in the client namespace to a range the server host serves beyond the wire's subnet
+// (the Service range), through the server host's wire address; once per range.
+Result<void> LabTopology::routeFromClient(const std::string& prefix) {
+    if (std::find(m_clientRoutes.begin(), m_clientRoutes.end(), prefix) != m_clientRoutes.end())
+        return {};
+    if (auto done = ip(m_client, {"route", "add", prefix, "via", kServerHostAddress}); !done)
+        return done.error();
+    m_clientRoutes.push_back(prefix);
+    return {};
+}
+
+// kube-proxy's nftables mode for one Service: the ClusterIP's port DNATed, per new connection
+// (conntrack keeps a connection's choice), to one of N endpoint chains picked by `numgen random
+// mod N`, each endpoint a pod on the node's bridge. TCP and UDP alike, as a Service of both.
+Result<ModeEndpoint> LabTopology::buildClusterIp(ModeEndpoint endpoint) {
+    if (m_backends < 1 || m_backends > kMaxBackends)
+        return makeError(
+            ErrorCode::InvalidInput,
+            QStringLiteral("backends=%1: expected 1 to %2").arg(m_backends).arg(kMaxBackends));
+    if (findInPath("nft").empty())
+        return makeError(ErrorCode::Unreachable,
+                         QStringLiteral("nft is not installed (Debian package nftables)"));
+    endpoint.address = kClusterIp;
+    endpoint.port = kClusterIpPort;
+    if (auto table = ensureKubeProxyTable(); !table)
+        return table.error();
+    std::string verdicts;
+    std::vector<std::vector<std::string>> rules;
+    for (int i = 0; i < m_backends; ++i) {
+        auto pod = newPod("10.213.2." + std::to_string(11 + i));
+        if (!pod)
+            return pod.error().prefixed(QStringLiteral("backend pod %1").arg(i + 1));
+        endpoint.backends.push_back(*pod);
+        const std::string chain = "endpoint-" + std::to_string(i);
+        rules.push_back({"nft", "add", "chain", "ip", "loadscope_k8s", chain});
+        rules.push_back({"nft", "add", "rule", "ip", "loadscope_k8s", chain, "meta", "l4proto",
+                         "{ tcp, udp }", "dnat", "to",
+                         pod->bindAddress + ":" + std::to_string(kServicePort)});
+        verdicts += (i ? ", " : "") + std::to_string(i) + " : goto " + chain;
+    }
+    for (const char* protocol : {"tcp", "udp"})
+        rules.push_back({"nft", "add", "rule", "ip", "loadscope_k8s", "services", "ip", "daddr",
+                         kClusterIp, protocol, "dport", std::to_string(kClusterIpPort), "numgen",
+                         "random", "mod", std::to_string(m_backends), "vmap",
+                         "{ " + verdicts + " }"});
+    for (const auto& rule : rules) {
+        if (auto done = runInNetns(m_serverHost, rule); !done)
+            return done.error();
+    }
+    noteVersion(QStringLiteral("nft"), {"nft", "--version"});
+    if (auto routed = routeFromClient(kServiceRange); !routed)
+        return routed.error();
+    const ServerPlace& first = endpoint.backends.front();
+    endpoint.serverNetns = first.netns;
+    endpoint.bindAddress = first.bindAddress;
+    endpoint.bindPort = first.bindPort;
+    return endpoint;
+}
+
+// Pod to pod on one node: the client namespace gets a link of its own on the pod bridge, as a
+// second pod, and reaches the server's pod on the bridge's subnet, without the wire or NAT.
+Result<ModeEndpoint> LabTopology::buildPodBridge(ModeEndpoint endpoint) {
+    auto pod = newPod("10.213.2.20");
+    if (!pod)
+        return pod.error();
+    const std::string mtuText = std::to_string(m_mtu);
+    if (auto made =
+            ip(m_serverHost, {"link", "add", "vclientpod", "mtu", mtuText, "type", "veth", "peer",
+                              "name", kClientPodLink, "mtu", mtuText, "netns", ns(m_client)});
+        !made)
+        return made.error().prefixed(QStringLiteral("the client's pod link"));
+    if (auto done = ip(m_serverHost, {"link", "set", "vclientpod", "master", kPodBridge, "up"});
+        !done)
+        return done.error();
+    for (auto step : std::vector<std::vector<std::string>>{
+             {"addr", "add", std::string(kClientPodAddress) + "/24", "dev", kClientPodLink},
+             {"link", "set", kClientPodLink, "up"}}) {
+        if (auto done = ip(m_client, step); !done)
+            return done.error().prefixed(QStringLiteral("the client's pod link"));
+    }
+    endpoint.address = pod->bindAddress;
+    endpoint.port = kServicePort;
+    endpoint.serverNetns = pod->netns;
+    endpoint.bindAddress = pod->bindAddress;
+    endpoint.bindPort = pod->bindPort;
+    return endpoint;
+}
+
+// kube-proxy's table, in the server host: the services chain at the prerouting hook and the
+// masquerade of what it marks, at postrouting. Once, for cluster-ip and node-port alike.
+Result<void> LabTopology::ensureKubeProxyTable() {
+    if (m_kubeProxyTable)
+        return {};
+    if (findInPath("nft").empty())
+        return makeError(ErrorCode::Unreachable,
+                         QStringLiteral("nft is not installed (Debian package nftables)"));
+    for (auto rule : std::vector<std::vector<std::string>>{
+             {"nft", "add", "table", "ip", "loadscope_k8s"},
+             {"nft", "add", "chain", "ip", "loadscope_k8s", "services",
+              "{ type nat hook prerouting priority dstnat; policy accept; }"},
+             {"nft", "add", "chain", "ip", "loadscope_k8s", "masquerading",
+              "{ type nat hook postrouting priority srcnat; policy accept; }"},
+             {"nft", "add", "rule", "ip", "loadscope_k8s", "masquerading", "meta", "mark", "and",
+              kMasqueradeMark, "==", kMasqueradeMark, "masquerade"}}) {
+        if (auto done = runInNetns(m_serverHost, rule); !done)
+            return done.error();
+    }
+    noteVersion(QStringLiteral("nft"), {"nft", "--version"});
+    m_kubeProxyTable = true;
+    return {};
+}
+
+// kube-proxy's NodePort: a port of any of the node's own addresses (fib daddr type local), marked
+// for masquerade (externalTrafficPolicy Cluster), into the Service's chain, whose numgen choice
+// over its one endpoint DNATs to the pod.
+Result<ModeEndpoint> LabTopology::buildNodePort(ModeEndpoint endpoint) {
+    if (auto table = ensureKubeProxyTable(); !table)
+        return table.error();
+    auto pod = newPod("10.213.2.30");
+    if (!pod)
+        return pod.error();
+    const std::string port = std::to_string(kNodePort);
+    for (auto rule : std::vector<std::vector<std::string>>{
+             {"nft", "add", "chain", "ip", "loadscope_k8s", "nodeport-endpoint-0"},
+             {"nft", "add", "rule", "ip", "loadscope_k8s", "nodeport-endpoint-0", "meta", "l4proto",
+              "{ tcp, udp }", "dnat", "to", pod->bindAddress + ":" + std::to_string(kServicePort)},
+             {"nft", "add", "chain", "ip", "loadscope_k8s", "nodeport-service"},
+             {"nft", "add", "rule", "ip", "loadscope_k8s", "nodeport-service", "meta", "mark",
+              "set", "mark", "or", kMasqueradeMark},
+             {"nft", "add", "rule", "ip", "loadscope_k8s", "nodeport-service", "numgen", "random",
+              "mod", "1", "vmap", "{ 0 : goto nodeport-endpoint-0 }"},
+             {"nft", "add", "rule", "ip", "loadscope_k8s", "services", "fib", "daddr", "type",
+              "local", "tcp", "dport", port, "goto", "nodeport-service"},
+             {"nft", "add", "rule", "ip", "loadscope_k8s", "services", "fib", "daddr", "type",
+              "local", "udp", "dport", port, "goto", "nodeport-service"}}) {
+        if (auto done = runInNetns(m_serverHost, rule); !done)
+            return done.error();
+    }
+    endpoint.serverNetns = pod->netns;
+    endpoint.bindAddress = pod->bindAddress;
+    endpoint.bindPort = pod->bindPort;
+    return endpoint;
+}
+
+// Two nodes joined by flannel's VXLAN backend: the client namespace (the client's node) and the
+// server host each get a VXLAN device with VNI 1 on UDP 4789 over their end of the wire, its peer
+// the other end's address, its MTU the wire's less the encapsulation; the server's pod (its link
+// at the overlay's MTU, as flannel sets it) is reached through the overlay, and answers through it.
+Result<ModeEndpoint> LabTopology::buildOverlayVxlan(ModeEndpoint endpoint) {
+    const int overlayMtu = m_mtu - kVxlanOverhead;
+    auto pod = newPod("10.213.2.40", overlayMtu);
+    if (!pod)
+        return pod.error();
+    const std::string mtuText = std::to_string(overlayMtu);
+    struct End {
+        int netns;
+        const char* local;
+        const char* remote;
+        std::string device;
+        const char* address;
+    };
+    for (const End& end :
+         {End{m_client, kClientAddress, kServerHostAddress, kClientLink, "10.213.5.1/24"},
+          End{m_serverHost, kServerHostAddress, kClientAddress, m_hostDevice, "10.213.5.2/24"}}) {
+        for (auto step : std::vector<std::vector<std::string>>{
+                 {"link", "add", kClientOverlayLink, "mtu", mtuText, "type", "vxlan", "id", "1",
+                  "local", end.local, "remote", end.remote, "dstport", "4789", "dev", end.device},
+                 {"addr", "add", end.address, "dev", kClientOverlayLink},
+                 {"link", "set", kClientOverlayLink, "up"}}) {
+            if (auto done = ip(end.netns, step); !done)
+                return done.error().prefixed(QStringLiteral("the VXLAN overlay"));
+        }
+    }
+    // The pod alone, through the overlay: a host route, more specific than the pod bridge's
+    // subnet that pod-bridge gives the client.
+    if (auto routed = ip(m_client, {"route", "add", pod->bindAddress + "/32", "via", "10.213.5.2",
+                                    "dev", kClientOverlayLink});
+        !routed)
+        return routed.error().prefixed(QStringLiteral("the VXLAN overlay"));
+    endpoint.address = pod->bindAddress;
+    endpoint.port = kServicePort;
+    endpoint.serverNetns = pod->netns;
+    endpoint.bindAddress = pod->bindAddress;
+    endpoint.bindPort = pod->bindPort;
+    endpoint.pathMtu = overlayMtu;
+    return endpoint;
+}
+
+// A pod whose inbound traffic a sidecar proxy captures, as a service mesh does: in the pod's own
+// namespace an nftables redirect of the server's port to the proxy's, and the proxy (the
+// embedded relay, started beside the server in the same process tree) forwarding each
+// connection, or each client's datagrams, to the server on 127.0.0.1. The client reaches the
+// pod across the wire, routed through the node.
+Result<ModeEndpoint> LabTopology::buildSidecar(ModeEndpoint endpoint) {
+    if (findInPath("nft").empty())
+        return makeError(ErrorCode::Unreachable,
+                         QStringLiteral("nft is not installed (Debian package nftables)"));
+    auto pod = newPod("10.213.2.50");
+    if (!pod)
+        return pod.error();
+    const std::string service = std::to_string(kServicePort);
+    const std::string proxy = std::to_string(kSidecarPort);
+    for (auto rule : std::vector<std::vector<std::string>>{
+             {"nft", "add", "table", "ip", "loadscope_mesh"},
+             {"nft", "add", "chain", "ip", "loadscope_mesh", "inbound",
+              "{ type nat hook prerouting priority dstnat; policy accept; }"},
+             {"nft", "add", "rule", "ip", "loadscope_mesh", "inbound", "iifname", "eth0", "tcp",
+              "dport", service, "redirect", "to", ":" + proxy},
+             {"nft", "add", "rule", "ip", "loadscope_mesh", "inbound", "iifname", "eth0", "udp",
+              "dport", service, "redirect", "to", ":" + proxy}}) {
+        if (auto done = runInNetns(pod->netns, rule); !done)
+            return done.error().prefixed(QStringLiteral("the sidecar's capture"));
+    }
+    noteVersion(QStringLiteral("nft"), {"nft", "--version"});
+    if (auto routed =
+            ip(m_client, {"route", "add", pod->bindAddress + "/32", "via", kServerHostAddress});
+        !routed)
+        return routed.error();
+    endpoint.address = pod->bindAddress;
+    endpoint.port = kServicePort;
+    ServerPlace server = *pod;
+    server.bindAddress = "127.0.0.1"; // reached by the proxy only
+    endpoint.backends = {server};
+    endpoint.serverNetns = server.netns;
+    endpoint.bindAddress = server.bindAddress;
+    endpoint.bindPort = server.bindPort;
+    endpoint.companion = {m_cliPath,
+                          "serve",
+                          "proxy",
+                          "--host",
+                          pod->bindAddress,
+                          "--port",
+                          proxy,
+                          "--to",
+                          "127.0.0.1:" + service,
+                          "--threads",
+                          std::to_string(std::max<size_t>(1, m_serverCpus.size()))};
+    if (m_datagrams)
+        endpoint.companion.push_back("--udp");
+    return endpoint;
 }
 
 Result<ModeEndpoint> LabTopology::buildNat(ModeEndpoint endpoint) {

@@ -19,6 +19,12 @@ class OvsSwitch;
 inline constexpr const char* kLabRange = "10.213.0.0/16";
 // The wire: client and server host on 10.213.0.0/24; the client's end is kClientLink.
 inline constexpr const char* kClientLink = "wire0";
+// The client's link on the pod bridge, as a pod on the server's node (pod-bridge).
+inline constexpr const char* kClientPodLink = "pod0";
+// The client's VXLAN device, as the overlay of the client's node (overlay-vxlan).
+inline constexpr const char* kClientOverlayLink = "lab-vxlan";
+// What VXLAN adds to each packet on the wire: outer IPv4, UDP, VXLAN headers and inner Ethernet.
+inline constexpr int kVxlanOverhead = 50;
 inline constexpr const char* kClientAddress = "10.213.0.1";
 inline constexpr const char* kServerHostAddress = "10.213.0.2";
 // What every containerised server listens on inside its own namespace.
@@ -28,6 +34,13 @@ inline constexpr uint16_t kServicePort = 8080;
 // or a usable /dev/net/tun cannot be built here: the Debian package when it is missing. Empty
 // when it can.
 QString unbuiltModeReason(LabMode mode);
+
+// Where one server of a mode listens, when a mode runs several (cluster-ip's backend pods).
+struct ServerPlace {
+    int netns = -1; // owned by the topology
+    std::string bindAddress;
+    uint16_t bindPort = 0;
+};
 
 // Where one built mode is reached from the client, and where its server must listen.
 struct ModeEndpoint {
@@ -40,7 +53,19 @@ struct ModeEndpoint {
     std::string bindAddress;
     uint16_t bindPort = 0;
     bool ownMountPidUts = false; // the server gets its own mount, PID, UTS and cgroup namespaces
+    // A mode of several servers (cluster-ip): one runs at each place, the same command; empty
+    // for the one server above.
+    std::vector<ServerPlace> backends;
+    int instance = 0; // which of the backends this endpoint's server is (its files' names)
+    int pathMtu = 0;  // the MTU of a path narrower than the wire's (an overlay's), or 0
+    // A process that runs beside the first backend's server, in its namespace and in the same
+    // process tree (sidecar's proxy), or empty.
+    std::vector<std::string> companion;
 };
+
+// How many backend pods cluster-ip spreads over unless the server option `backends` says.
+inline constexpr int kDefaultBackends = 3;
+inline constexpr int kMaxBackends = 16;
 
 // The sandbox's namespaces and links. Built inside the sandbox's init process only; its
 // descriptors hold the namespaces, and nothing it makes outlives the sandbox.
@@ -51,6 +76,10 @@ struct ModeEndpoint {
 //   macvlan/ipvlan children of the host's wire device, each in a container namespace,
 //   an OVS bridge (userspace datapath, the lab's own ovsdb-server and ovs-vswitchd) with the
 //   host's wire device and a container veth as ports.
+//   A Kubernetes node's paths: the pod bridge lab-cni0 10.213.2.1/24 with pod veths (cluster-ip's
+//   backends behind kube-proxy's table loadscope_k8s, node-port's pod, sidecar's pod with its
+//   own redirect, overlay-vxlan's pod), the client's second link pod0 on it (pod-bridge), and a
+//   VXLAN device lab-vxlan over each end of the wire (overlay-vxlan).
 class LabTopology {
 public:
     // `cliPath`: the loadscope-cli executable, for the embedded proxy.
@@ -72,6 +101,9 @@ public:
     // slirp4netns' forwarding) carry datagrams instead of TCP connections. Before buildMode.
     void setDatagrams(bool datagrams) { m_datagrams = datagrams; }
 
+    // How many backend pods cluster-ip builds (1 to kMaxBackends). Before buildMode.
+    void setBackends(int backends) { m_backends = backends; }
+
     // A directory of the lab's own for sockets of the relays (slirp4netns' API socket).
     void setWorkDir(std::string dir) { m_workDir = std::move(dir); }
 
@@ -81,6 +113,8 @@ public:
     const std::vector<std::pair<QString, QString>>& toolVersions() const { return m_versions; }
     // Stops the relays; the namespaces go with the descriptors in the destructor.
     void stopHelpers();
+    // The helpers running (relays, switch daemons), as fork() named them.
+    const std::vector<pid_t>& helpers() const { return m_helpers; }
 
 private:
     Result<int> newContainer();
@@ -88,6 +122,15 @@ private:
                                  const std::string& hostSide, const std::string& mac);
     Result<void> ensureDockerBridge();
     Result<void> attachToDockerBridge(ModeEndpoint& endpoint, const std::string& address);
+    Result<void> ensurePodBridge();
+    Result<ServerPlace> newPod(const std::string& address, int mtu = 0);
+    Result<void> routeFromClient(const std::string& prefix);
+    Result<ModeEndpoint> buildClusterIp(ModeEndpoint endpoint);
+    Result<ModeEndpoint> buildPodBridge(ModeEndpoint endpoint);
+    Result<void> ensureKubeProxyTable();
+    Result<ModeEndpoint> buildNodePort(ModeEndpoint endpoint);
+    Result<ModeEndpoint> buildOverlayVxlan(ModeEndpoint endpoint);
+    Result<ModeEndpoint> buildSidecar(ModeEndpoint endpoint);
     Result<ModeEndpoint> buildNat(ModeEndpoint endpoint);
     Result<ModeEndpoint> buildUserlandProxy(ModeEndpoint endpoint);
     Result<ModeEndpoint> buildBridge(ModeEndpoint endpoint);
@@ -105,6 +148,10 @@ private:
     int m_serverHost = -1;
     std::string m_hostDevice = "wire1"; // the server host's wire device, or the bridge over it
     bool m_dockerBridge = false;
+    bool m_podBridge = false;
+    bool m_kubeProxyTable = false;
+    int m_backends = kDefaultBackends;
+    std::vector<std::string> m_clientRoutes;
     int m_containers = 0;
     std::vector<int> m_namespaces; // every container namespace, closed in the destructor
     std::vector<pid_t> m_helpers;

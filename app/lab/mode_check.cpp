@@ -77,6 +77,66 @@ std::map<LabMode, Probe> probeModes() {
         nat = tryCommand({"nft", "add", "chain", "ip", "loadscope_check", "prerouting",
                           "{ type nat hook prerouting priority dstnat; policy accept; }"});
     probes[LabMode::Nat] = nat;
+    // kube-proxy's nftables mode: a DNAT per endpoint in a chain of its own, the endpoint chosen
+    // by numgen into a verdict map; the kernel must take both (nft_numgen, NAT in a chain
+    // jumped to from the prerouting hook).
+    Probe clusterIp = nat;
+    if (clusterIp.ok && findInPath("nsenter").empty())
+        clusterIp = missing("nsenter", "util-linux"); // starts each backend in its pod
+    if (clusterIp.ok)
+        clusterIp = tryCommand({"nft", "add", "chain", "ip", "loadscope_check", "endpoint-0"});
+    if (clusterIp.ok)
+        clusterIp = tryCommand({"nft", "add", "rule", "ip", "loadscope_check", "endpoint-0", "meta",
+                                "l4proto", "{ tcp, udp }", "dnat", "to", "10.213.2.11:8080"});
+    if (clusterIp.ok) {
+        clusterIp =
+            tryCommand({"nft", "add", "rule", "ip", "loadscope_check", "prerouting", "ip", "daddr",
+                        "10.213.3.10", "tcp", "dport", "80", "numgen", "random", "mod", "2", "vmap",
+                        "{ 0 : goto endpoint-0, 1 : goto endpoint-0 }"});
+        if (!clusterIp.ok)
+            clusterIp.text =
+                QStringLiteral("nftables cannot spread with numgen here (%1)").arg(clusterIp.text);
+    }
+    probes[LabMode::ClusterIp] = clusterIp;
+    probes[LabMode::PodBridge] = bridge;
+    // NodePort: what cluster-ip needs, and the fib expression that finds the node's own addresses
+    // (nft_fib) and the mark kube-proxy masquerades by.
+    Probe nodePort = clusterIp;
+    if (nodePort.ok) {
+        nodePort = tryCommand(
+            {"nft",   "add",  "rule",  "ip",  "loadscope_check", "prerouting", "fib",
+             "daddr", "type", "local", "tcp", "dport",           "30080",      "meta",
+             "mark",  "set",  "mark",  "or",  "0x4000",          "goto",       "endpoint-0"});
+        if (!nodePort.ok)
+            nodePort.text =
+                QStringLiteral("nftables has no fib expression here (%1)").arg(nodePort.text);
+    }
+    if (nodePort.ok)
+        nodePort = tryCommand({"nft", "add", "chain", "ip", "loadscope_check", "postrouting",
+                               "{ type nat hook postrouting priority srcnat; policy accept; }"});
+    if (nodePort.ok)
+        nodePort = tryCommand({"nft", "add", "rule", "ip", "loadscope_check", "postrouting", "meta",
+                               "mark", "and", "0x4000", "==", "0x4000", "masquerade"});
+    probes[LabMode::NodePort] = nodePort;
+    Probe vxlan = bridge;
+    if (vxlan.ok) {
+        vxlan = tryCommand({"ip", "link", "add", "lab-tx", "type", "vxlan", "id", "1", "dstport",
+                            "4789", "dev", "lab-t0"});
+        if (!vxlan.ok)
+            vxlan.text = QStringLiteral("the kernel has no VXLAN support (%1)").arg(vxlan.text);
+    }
+    probes[LabMode::OverlayVxlan] = vxlan;
+    // The sidecar: a pod on the bridge, nftables' redirect in the pod's namespace, and nsenter
+    // to start the proxy beside the server; the proxy is the embedded relay, always there.
+    Probe sidecar = nat;
+    if (sidecar.ok && findInPath("nsenter").empty())
+        sidecar = missing("nsenter", "util-linux");
+    if (sidecar.ok)
+        sidecar = tryCommand({"nft", "add", "rule", "ip", "loadscope_check", "prerouting", "tcp",
+                              "dport", "8080", "redirect", "to", ":15006"});
+    if (sidecar.ok)
+        sidecar.text = QStringLiteral("embedded relay");
+    probes[LabMode::Sidecar] = sidecar;
     Probe proxy = bridge;
     if (proxy.ok)
         proxy.text = findInPath("docker-proxy").empty()

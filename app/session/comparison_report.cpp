@@ -108,6 +108,10 @@ QString levelTable(const Session& session, const Comparison& comparison, int lev
         }
         if (std::none_of(rows.begin(), rows.end(), [](const ComparisonRow* r) { return r; }))
             continue;
+        // A profile's role or path no mode spent time on (a relay without a
+        // proxy, OVS without a switch) is a row of zeros: left out.
+        if (isProfileMetric(info.metric) && largest < metricResolution(info.metric))
+            continue;
         // Counts are whole numbers; everything else gets the decimals of its size.
         const int decimals = info.metric == Metric::Failed ? 0 : decimalsFor(largest);
         const QString label = protocol ? metricLabel(info.metric, *protocol) : info.label;

@@ -24,11 +24,11 @@ struct CpuUsage {
     std::optional<double> serverSeconds;
     bool frequencyChanged = false; // some CPU's clock moved by over 10 % end to end
     // The kernel's softirq threads' CPU (ksoftirqd/N), when /proc showed them.
-    std::optional<double> softirqThreadSeconds;
+    std::optional<double> softirqThreadSeconds = {};
     // Whether the kernel charged interrupt time to the task it interrupted (tick accounting
     // without IRQ time accounting; engine/interrupt_accounting.h): which rule other load
     // follows. nullopt where it was not measured (results saved before it was recorded).
-    std::optional<bool> interruptsInProcessTimes;
+    std::optional<bool> interruptsInProcessTimes = {};
     // The session's host these counters are of (the target's server host);
     // empty: the machine that ran the load.
     QString host = {};

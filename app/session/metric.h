@@ -2,6 +2,7 @@
 
 #include "app/session/point_result.h"
 #include "app/session/target.h"
+#include "engine/cpu_profile.h"
 
 #include <QString>
 #include <optional>
@@ -37,7 +38,37 @@ enum class Metric {
     // udp-stream: what the sinks received, and the share of the messages they never got.
     DeliveredThroughput,
     DatagramLoss,
+    // A CPU profile's figures (cpu_profile_summary.h), µs per request: by
+    // process role, in engine::ProcessRole's order, then by kernel path, in
+    // engine::CpuPath's.
+    ProfileClient,
+    ProfileServer,
+    ProfileRelay,
+    ProfileOther,
+    ProfileKernel,
+    ProfileUser,
+    ProfileTcpIp,
+    ProfileSocket,
+    ProfileCopy,
+    ProfileConntrack,
+    ProfileNat,
+    ProfileNftables,
+    ProfileBridge,
+    ProfileVeth,
+    ProfileMacvlan,
+    ProfileOvs,
+    ProfileTap,
+    ProfileSoftirq,
+    ProfileScheduler,
+    ProfileOtherKernel,
 };
+
+// The profile's metric of a role or a path, and back.
+Metric profileRoleMetric(engine::ProcessRole role);
+Metric profilePathMetric(engine::CpuPath path);
+std::optional<engine::ProcessRole> profileRoleOf(Metric metric);
+std::optional<engine::CpuPath> profilePathOf(Metric metric);
+bool isProfileMetric(Metric metric);
 
 struct ResultField;
 

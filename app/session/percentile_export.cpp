@@ -67,8 +67,7 @@ QByteArray percentileDistributionText(const engine::Histogram& histogram,
     return text.toLatin1();
 }
 
-std::vector<PercentileDistributionFile> percentileDistributionFiles(const Session& session) {
-    std::vector<PercentileDistributionFile> files;
+std::map<QUuid, QString> targetFileStems(const Session& session) {
     std::set<QString> usedNames;
     std::map<QUuid, QString> baseNames;
     for (const Target& target : session.targets) {
@@ -79,6 +78,12 @@ std::vector<PercentileDistributionFile> percentileDistributionFiles(const Sessio
         usedNames.insert(base);
         baseNames[target.id] = base;
     }
+    return baseNames;
+}
+
+std::vector<PercentileDistributionFile> percentileDistributionFiles(const Session& session) {
+    std::vector<PercentileDistributionFile> files;
+    std::map<QUuid, QString> baseNames = targetFileStems(session);
 
     const std::map<TargetLevel, MergedHistogram> merged = mergedTotalHistograms(session);
     for (const Target& target : session.targets) {

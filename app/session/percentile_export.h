@@ -5,6 +5,8 @@
 
 #include <QByteArray>
 #include <QString>
+#include <QUuid>
+#include <map>
 #include <vector>
 
 namespace loadscope::engine {
@@ -38,6 +40,10 @@ struct PercentileDistributionFile {
     int results = 0; // repetitions merged into it
     QByteArray text;
 };
+
+// Each target's file name stem: its name in lower-case letters, digits, '_'
+// and '-', at most 80 characters, "-2", "-3"... for names that would collide.
+std::map<QUuid, QString> targetFileStems(const Session& session);
 
 // One file per target and level: the total-time histograms of its
 // repetitions merged (merging is lossless). Imported results, which carry no

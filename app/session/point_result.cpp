@@ -248,6 +248,8 @@ PointResult pointResultFromRun(const engine::RunResult& run, const QUuid& target
         result.cpu = cpuUsageOf(w);
         judgeNoise(result, kDefaultNoiseThresholdPercent);
     }
+    if (run.profile.requested)
+        result.profile = summarizeProfile(run.profile);
     result.net = netCounterWindow(run.net);
     result.firstError = QString::fromStdString(run.firstError);
     result.cancelled = run.cancelled;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "app/session/cpu_profile_summary.h"
 #include "app/session/cpu_usage.h"
 #include "app/session/net_counters.h"
 #include "engine/error_class.h"
@@ -175,6 +176,9 @@ struct PointResult {
     std::optional<NetCounterWindow> net;
     // Why the point is noisy, with its figures (cpu_usage.h); empty: quiet or not judged.
     QString noise;
+    // Over the same window, when asked for: every CPU sampled, by process
+    // role and kernel path (cpu_profile_summary.h).
+    std::optional<CpuProfileSummary> profile;
     QString firstError;
     bool cancelled = false;
     // Where the worker threads ran (CPU last seen per thread) and whether pinned.

@@ -426,6 +426,7 @@ void addCsvFields(ResultSchemaBuilder& b) {
     addHttp2Fields(b);
     addUdpFields(b);
     addNetCounterFields(b);
+    addProfileFields(b);
     addCapacityStep(b);
 }
 

@@ -134,5 +134,10 @@ void addSessionAndCliFields(ResultSchemaBuilder& b);
 void addCpuFields(ResultSchemaBuilder& b);
 // The network stack's counters (result_schema_net.cpp): CSV columns after the HTTP/2 ones.
 void addNetCounterFields(ResultSchemaBuilder& b);
+// The CPU profile (result_schema_profile.cpp): its columns after those.
+void addProfileFields(ResultSchemaBuilder& b);
+// "profile_server_us_per_request", "profile_conntrack_us_per_request".
+QString profileRoleFieldId(engine::ProcessRole role);
+QString profilePathFieldId(engine::CpuPath path);
 
 } // namespace loadscope::app::schema_detail

@@ -399,6 +399,8 @@ QJsonObject sweepPlanToJson(const SweepPlan& plan) {
         json.insert(QStringLiteral("timerSlackUs"), plan.timerSlackUs);
     if (!plan.wakeCoalescing)
         json.insert(QStringLiteral("wakeCoalescing"), false);
+    if (plan.profile)
+        json.insert(QStringLiteral("profile"), true);
     // Only when set: a plan without one saves as it always did.
     if (plan.precisionPercent > 0) {
         json.insert(QStringLiteral("precisionPercent"), plan.precisionPercent);
@@ -448,6 +450,7 @@ SweepPlan sweepPlanFromJson(const JsonReader& json) {
         int(json.integer(u"rateConnections", 1, kMaxConcurrency, plan.rateConnections));
     plan.timerSlackUs = int(json.integer(u"timerSlackUs", 0, kMaxTimerSlackUs, 0));
     plan.wakeCoalescing = json.boolean(u"wakeCoalescing", true);
+    plan.profile = json.boolean(u"profile", false);
     const QString arrival = json.string(u"arrival", arrivalId(plan.arrival));
     if (const auto known = arrivalFromId(arrival))
         plan.arrival = *known;

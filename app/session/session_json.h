@@ -31,7 +31,7 @@
 //               "order": "interleaved" | "sequential",
 //               ["levelKind": "concurrency" | "rate", "rates": [requests/s],
 //                "rateConnections", "arrival": "constant" | "poisson"], ["timerSlackUs"],
-//                ["wakeCoalescing"] },
+//                ["wakeCoalescing"], ["profile"] },
 //     (the four rate keys are written together, when any differs from its
 //     default; a rate plan needs "rates", a concurrency plan "concurrency")
 //

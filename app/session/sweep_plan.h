@@ -80,6 +80,9 @@ struct SweepPlan {
     // In a closed loop, a worker pauses before it waits while a busy
     // server's responses come often (engine::LoadSpec::wakeCoalescing).
     bool wakeCoalescing = true;
+    // Take a CPU profile of every point (engine::LoadSpec::profile): where the
+    // CPU went, by process role and kernel path. Lab targets get it by default.
+    bool profile = false;
     PointLimit limit = PointLimit::Duration;
     uint64_t requestsPerPoint = 10'000; // when limit == Requests
     double durationSeconds = 10;        // when limit == Duration

@@ -13,7 +13,7 @@ struct ModeNames {
 };
 
 // Identifiers are written to files and CSV: never change them.
-constexpr std::array<ModeNames, 10> kModeNames{{
+constexpr std::array<ModeNames, 15> kModeNames{{
     {DeploymentMode::Host, "host", "Host"},
     {DeploymentMode::ContainerHostNetwork, "container-host-network", "Container (host network)"},
     {DeploymentMode::ContainerNat, "container-nat", "Container (NAT port mapping)"},
@@ -23,6 +23,11 @@ constexpr std::array<ModeNames, 10> kModeNames{{
     {DeploymentMode::UserlandProxy, "userland-proxy", "Userland proxy"},
     {DeploymentMode::Ipvlan, "ipvlan", "ipvlan"},
     {DeploymentMode::RootlessNat, "rootless-nat", "Rootless NAT (slirp4netns)"},
+    {DeploymentMode::ClusterIp, "cluster-ip", "Kubernetes ClusterIP"},
+    {DeploymentMode::PodBridge, "pod-bridge", "Kubernetes pods on one node's bridge"},
+    {DeploymentMode::NodePort, "node-port", "Kubernetes NodePort"},
+    {DeploymentMode::OverlayVxlan, "overlay-vxlan", "Kubernetes overlay (VXLAN)"},
+    {DeploymentMode::Sidecar, "sidecar", "Kubernetes pod with a sidecar proxy"},
     {DeploymentMode::Custom, "custom", "Other"},
 }};
 
@@ -49,7 +54,9 @@ const std::vector<DeploymentMode>& deploymentModes() {
         DeploymentMode::ContainerNat,  DeploymentMode::LinuxBridge,
         DeploymentMode::OvsBridge,     DeploymentMode::Macvlan,
         DeploymentMode::UserlandProxy, DeploymentMode::Ipvlan,
-        DeploymentMode::RootlessNat};
+        DeploymentMode::RootlessNat,   DeploymentMode::ClusterIp,
+        DeploymentMode::PodBridge,     DeploymentMode::NodePort,
+        DeploymentMode::OverlayVxlan,  DeploymentMode::Sidecar};
     return modes;
 }
 

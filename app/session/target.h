@@ -23,6 +23,11 @@ enum class DeploymentMode {
     UserlandProxy,
     Ipvlan,
     RootlessNat,
+    ClusterIp,
+    PodBridge,
+    NodePort,
+    OverlayVxlan,
+    Sidecar,
     Custom,
 };
 
@@ -30,7 +35,8 @@ enum class DeploymentMode {
 const std::vector<DeploymentMode>& deploymentModes();
 // Stable identifier used in session files, CSV and reports: "host",
 // "container-host-network", "container-nat", "linux-bridge", "ovs-bridge",
-// "macvlan", "userland-proxy", "ipvlan", "rootless-nat"; "custom" for Custom.
+// "macvlan", "userland-proxy", "ipvlan", "rootless-nat", "cluster-ip", "pod-bridge", "node-port",
+// "overlay-vxlan", "sidecar"; "custom" for Custom.
 QString deploymentModeId(DeploymentMode mode);
 // nullopt for anything that is not one of the identifiers above (not even "custom").
 std::optional<DeploymentMode> deploymentModeFromId(QStringView id);

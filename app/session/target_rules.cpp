@@ -301,16 +301,22 @@ Result<void> checkServerCgroup(const QString& path) {
 }
 
 std::vector<LabServerOptionRange> labServerOptionRanges(const QString& server) {
+    std::vector<LabServerOptionRange> ranges;
     if (server == u"http" || server == u"nginx" || server == u"apache")
-        return {{QStringLiteral("size"), 0, kMaxLabDocumentBytes}};
-    if (server == u"echo")
-        return {{QStringLiteral("request-size"), 1, 1u << 20},
-                {QStringLiteral("response-size"), 1, 1u << 20}};
-    if (server == u"memcached" || server == u"redis")
-        return {{QStringLiteral("memory"), 1, 65536}};
-    if (server == u"udp-echo")
-        return {{QStringLiteral("response-size"), 1, uint64_t(kMaxDatagramBytes)}};
-    return {};
+        ranges = {{QStringLiteral("size"), 0, kMaxLabDocumentBytes}};
+    else if (server == u"echo")
+        ranges = {{QStringLiteral("request-size"), 1, 1u << 20},
+                  {QStringLiteral("response-size"), 1, 1u << 20}};
+    else if (server == u"memcached" || server == u"redis")
+        ranges = {{QStringLiteral("memory"), 1, 65536}};
+    else if (server == u"udp-echo")
+        ranges = {{QStringLiteral("response-size"), 1, uint64_t(kMaxDatagramBytes)}};
+    else if (server != u"sink" && server != u"udp-sink")
+        return {}; // not a server the lab has
+    // How many backend pods the lab's cluster-ip mode runs the server in (lab_topology.h's
+    // kMaxBackends), whatever the server.
+    ranges.push_back({QStringLiteral("backends"), 1, 16});
+    return ranges;
 }
 
 Result<void> checkLabServerOption(const QString& server, const QString& key, const QString& value) {

@@ -118,7 +118,8 @@ struct LabServerOptionRange {
     uint64_t minimum = 0;
     uint64_t maximum = 0;
 };
-// The options `server` takes; none for "sink", "udp-sink" or a kind the lab has not.
+// The options `server` takes: every server of the lab "backends" (cluster-ip's pods), and its
+// own; none for a kind the lab has not.
 std::vector<LabServerOptionRange> labServerOptionRanges(const QString& server);
 // One option: "size=-1: expected a whole number from 0 to 67108864",
 // "colour: nginx takes size" (the caller names where it came from).

@@ -452,6 +452,7 @@ Result<LoadSpecDraft> draftLoadSpec(const Target& target, int concurrency, const
     spec.arrival = plan.arrival;
     spec.timerSlack = std::chrono::microseconds(plan.timerSlackUs);
     spec.wakeCoalescing = plan.wakeCoalescing;
+    spec.profile = plan.profile;
     spec.threads = threadCount(plan.threads);
     spec.pipeline = uint32_t(std::max(1, pipelineOf(target)));
     spec.cpus = plan.cpus;

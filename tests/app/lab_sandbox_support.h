@@ -27,8 +27,15 @@ inline const QStringList kModes{
     QStringLiteral("container-nat"), QStringLiteral("userland-proxy"),
     QStringLiteral("linux-bridge"),  QStringLiteral("ovs-bridge"),
     QStringLiteral("macvlan"),       QStringLiteral("ipvlan"),
-    QStringLiteral("rootless-nat"),
+    QStringLiteral("rootless-nat"),  QStringLiteral("cluster-ip"),
+    QStringLiteral("pod-bridge"),    QStringLiteral("node-port"),
+    QStringLiteral("overlay-vxlan"), QStringLiteral("sidecar"),
 };
+
+// The paths of a Kubernetes node among them.
+inline const QStringList kKubernetesModes{
+    QStringLiteral("cluster-ip"), QStringLiteral("pod-bridge"), QStringLiteral("node-port"),
+    QStringLiteral("overlay-vxlan"), QStringLiteral("sidecar")};
 
 inline QByteArray commandOutput(const QString& program, const QStringList& arguments) {
     QProcess process;

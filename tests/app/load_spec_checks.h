@@ -48,6 +48,7 @@ inline QString loadSpecDifferences(const engine::LoadSpec& a, const engine::Load
     differ("arrival", a.arrival, b.arrival);
     differ("timerSlack", a.timerSlack, b.timerSlack);
     differ("wakeCoalescing", a.wakeCoalescing, b.wakeCoalescing);
+    differ("profile", a.profile, b.profile);
     if (!a.protocol || !b.protocol) {
         differ("protocol", bool(a.protocol), bool(b.protocol));
         return differences.join(QLatin1Char('\n'));

@@ -258,6 +258,56 @@ private Q_SLOTS:
         QCOMPARE(r.unreachable, sent.unreachable);
     }
 
+    // A profile crosses the protocol whole: its counts by role and path, its
+    // chains, its samples; a refused one its reason; none, nothing.
+    void profileRoundTripsWhole() {
+        engine::RunResult sent;
+        engine::CpuProfile& p = sent.profile;
+        p.requested = true;
+        p.note = "kernel symbols are hidden";
+        p.cpus = 2;
+        p.periodNs = 1'003'009;
+        p.samples = 4000;
+        p.idleSamples = 30;
+        p.lostSamples = 2;
+        p.profilerSamples = 1;
+        p.samplerCpuSeconds = 0.0025;
+        p.counts[size_t(engine::ProcessRole::Relay)][size_t(engine::CpuPath::Copy)] = 77;
+        p.counts[size_t(engine::ProcessRole::Server)][size_t(engine::CpuPath::User)] = 1500;
+        p.stacks = {{"docker-proxy [relay];[docker-proxy];_copy_to_iter", 70}, {"a [server]", 9}};
+        AgentMessage m;
+        m.type = AgentMessage::Type::Result;
+        m.id = 7;
+        m.result = std::make_shared<const engine::RunResult>(sent);
+        const AgentMessage back = decoded(app::encodeAgentMessage(m));
+        QVERIFY(back.result);
+        const engine::CpuProfile& q = back.result->profile;
+        QVERIFY(q.requested);
+        QCOMPARE(q.note, p.note);
+        QCOMPARE(q.cpus, p.cpus);
+        QCOMPARE(q.periodNs, p.periodNs);
+        QCOMPARE(q.samples, p.samples);
+        QCOMPARE(q.idleSamples, p.idleSamples);
+        QCOMPARE(q.lostSamples, p.lostSamples);
+        QCOMPARE(q.profilerSamples, p.profilerSamples);
+        QCOMPARE(q.samplerCpuSeconds, p.samplerCpuSeconds);
+        QVERIFY(q.counts == p.counts);
+        QCOMPARE(q.stacks.size(), size_t(2));
+        QCOMPARE(q.stacks[0].frames, p.stacks[0].frames);
+        QCOMPARE(q.stacks[0].samples, p.stacks[0].samples);
+
+        sent.profile = {};
+        sent.profile.requested = true;
+        sent.profile.unavailable = "perf events on every CPU are refused";
+        m.result = std::make_shared<const engine::RunResult>(sent);
+        QCOMPARE(decoded(app::encodeAgentMessage(m)).result->profile.unavailable,
+                 sent.profile.unavailable);
+        sent.profile = {};
+        m.result = std::make_shared<const engine::RunResult>(sent);
+        QVERIFY(!app::encodeAgentMessage(m).contains("\"profile\""));
+        QVERIFY(!decoded(app::encodeAgentMessage(m)).result->profile.requested);
+    }
+
     void progressAndRunRoundTrip() {
         auto progress = std::make_shared<engine::Progress>();
         progress->elapsedSeconds = -0.5;

@@ -163,7 +163,8 @@ void TestComparison::comparisonWithinNoise() {
     // on the log figures (python3 reference), within noise.
     Session sequential = session;
     sequential.plan.order = SweepOrder::Sequential;
-    const ComparisonRow* welch = Comparison(sequential).find(nat, 10, Metric::RequestsPerSecond);
+    const Comparison sequentialComparison(sequential);
+    const ComparisonRow* welch = sequentialComparison.find(nat, 10, Metric::RequestsPerSecond);
     QCOMPARE(welch->method, std::optional(ComparisonMethod::Welch));
     QCOMPARE_NEAR(*welch->vsBaselineLowPercent, -28.22011405546795, 1e-7);
     QCOMPARE(welch->verdict, Verdict::WithinNoise);

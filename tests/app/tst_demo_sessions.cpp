@@ -109,8 +109,9 @@ void TestDemoSessions::httpsPairSweepsOverTls() {
 void TestDemoSessions::examplesLoadByNameAndPath() {
     QCOMPARE(app::exampleSessionNames(),
              (QStringList{QStringLiteral("demo-https"), QStringLiteral("demo-proxy"),
-                          QStringLiteral("lab-apache-modes"), QStringLiteral("lab-memcached"),
-                          QStringLiteral("lab-nginx-bridge"), QStringLiteral("lab-nginx-capacity"),
+                          QStringLiteral("lab-apache-modes"), QStringLiteral("lab-k8s-paths"),
+                          QStringLiteral("lab-memcached"), QStringLiteral("lab-nginx-bridge"),
+                          QStringLiteral("lab-nginx-capacity"),
                           QStringLiteral("lab-tcp-rr"), QStringLiteral("memcached"),
                           QStringLiteral("tcp-rr")}));
     const app::Result<app::Session> demo = app::openSession(QStringLiteral("demo-proxy"));

@@ -263,6 +263,8 @@ const QList<Rule> kResultsCsvRules{
     {"server_cpu_s", Kind::Signed},
     // Plain http: no handshake, every TLS figure empty, exactly.
     {"tls_*", Kind::Exact},
+    // The sweep takes no CPU profile: every profile figure empty, exactly.
+    {"profile_*", Kind::Exact},
     // The network stack's counters, of a namespace other processes share.
     {"net_notes", Kind::Present},
     {"net_*", Kind::Signed},

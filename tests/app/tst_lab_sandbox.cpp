@@ -23,6 +23,21 @@ bool fetchedWhole(const CliOutcome& outcome, int requests, int bytes, int modes 
            lines(QStringLiteral("^Document Length:\\s+%1 bytes$").arg(bytes)) == modes;
 }
 
+// Gives the lab's command its targets and reads what it prints until its load's report has
+// ended ("Failed requests:"), the lab still standing (its command waits for another line), so
+// that the servers' own counts can be read before it comes down. At most a minute.
+QByteArray reportWhileLabStands(LabProcess& lab, const QJsonObject& built) {
+    lab.process().write(targetsOf(built));
+    QByteArray fetched;
+    const QDeadlineTimer deadline(60000);
+    while (!fetched.contains("Failed requests:") && !deadline.hasExpired() &&
+           lab.process().state() == QProcess::Running) {
+        lab.process().waitForReadyRead(200);
+        fetched += lab.process().readAllStandardOutput();
+    }
+    return fetched;
+}
+
 class TestLabSandbox : public QObject {
     Q_OBJECT
 
@@ -38,13 +53,18 @@ private Q_SLOTS:
     void cleanup() { QCOMPARE(hostNetworkSnapshot(), m_lab.before); }
 
     // Each mode on its own, with the embedded server and with Apache (started as root, its
-    // workers www-data's), each serving a 1000-byte document.
+    // workers www-data's), each serving a 1000-byte document. The Kubernetes node's paths run
+    // Apache in a pod as the others run it in a container: allModesTogether serves it through
+    // them, which keeps the suite quick.
     void everyModeServesTheDocument_data() {
         QTest::addColumn<QString>("mode");
         QTest::addColumn<QString>("server");
         for (const QString& server : {QStringLiteral("http"), QStringLiteral("apache")}) {
-            for (const QString& mode : kModes)
+            for (const QString& mode : kModes) {
+                if (server == QLatin1String("apache") && kKubernetesModes.contains(mode))
+                    continue;
                 QTest::newRow(qPrintable(mode + QLatin1Char('/') + server)) << mode << server;
+            }
         }
     }
     void everyModeServesTheDocument() {
@@ -199,12 +219,228 @@ private Q_SLOTS:
         QVERIFY(labProcesses().empty());
     }
 
+    // cluster-ip spreads connections over its backend pods with equal probability, as
+    // kube-proxy's numgen rule does: 3,000 requests without keep-alive (so 3,000 connections,
+    // each DNATed once by conntrack) from the client, and each backend's own count of what it
+    // answered (the embedded server's closing summary in its log) within 1,000 ± 150 (the
+    // binomial's standard deviation is 26). The backends are stopped by their PIDs while the lab
+    // stands, and their logs read through the server host's mount namespace; each is a child
+    // of the mode's serverPid, whose process tree is the mode's server CPU.
+    void clusterIpSpreadsOverItsBackends() {
+        LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
+        const QString mode = QStringLiteral("cluster-ip");
+        if (!m_lab.reasons.at(mode).isEmpty())
+            QSKIP(qPrintable(m_lab.reasons.at(mode)));
+        LabProcess lab({QStringLiteral("lab"), QStringLiteral("sandbox"), QStringLiteral("--modes"),
+                        mode, QStringLiteral("--server"), QStringLiteral("http"),
+                        QStringLiteral("--server-opt"), QStringLiteral("size=100"),
+                        QStringLiteral("--server-opt"), QStringLiteral("backends=3"),
+                        QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+                        QStringLiteral("read target; \"$0\" http -n 3000 -c 8 "
+                                       "\"http://$target/\"; read done"),
+                        cliPath()});
+        const QJsonObject built = lab.readLab();
+        QCOMPARE(built.value(u"modes").toArray().size(), 1);
+        const QJsonObject clusterIp = built.value(u"modes")[0].toObject();
+        QCOMPARE(clusterIp.value(u"address").toString(), QStringLiteral("10.213.3.10"));
+        QVERIFY(clusterIp.value(u"path").toString().contains(u"numgen random mod 3"));
+        const QJsonArray backends = clusterIp.value(u"backends").toArray();
+        QCOMPARE(backends.size(), 3);
+        const QByteArray fetched = reportWhileLabStands(lab, built);
+        QVERIFY2(countMatches(fetched, QStringLiteral("^Complete requests:\\s+3000$")) == 1,
+                 fetched.constData());
+        QVERIFY2(countMatches(fetched, QStringLiteral("^Failed requests:\\s+0$")) == 1,
+                 fetched.constData());
+        const QString root =
+            QStringLiteral("/proc/%1/root").arg(built.value(u"serverHostPid").toInt());
+        qlonglong total = 0;
+        QStringList counts;
+        const pid_t serverPid = pid_t(clusterIp.value(u"serverPid").toInt());
+        QVERIFY(serverPid > 0);
+        for (const QJsonValue& backend : backends) {
+            // The backend's server: the process whose command line binds its address, a child
+            // of the mode's serverPid, so that the mode's server CPU is every backend's.
+            const QByteArray binds =
+                QByteArray("\0--host\0", 8) + backend[u"address"].toString().toLatin1() + '\0';
+            pid_t pid = 0;
+            for (const pid_t candidate : labProcesses()) {
+                if (fileText(QStringLiteral("/proc/%1/cmdline").arg(candidate)).contains(binds))
+                    pid = candidate;
+            }
+            QVERIFY2(pid > 0, binds.constData() + 1);
+            QCOMPARE(parentOf(pid), serverPid);
+            QVERIFY(::kill(pid, SIGTERM) == 0);
+            QTRY_VERIFY_WITH_TIMEOUT(
+                !QFileInfo::exists(QStringLiteral("/proc/%1/cmdline").arg(pid)) ||
+                    fileText(QStringLiteral("/proc/%1/cmdline").arg(pid)).isEmpty(),
+                5000);
+            const QByteArray log = fileText(root + backend[u"log"].toString());
+            const QRegularExpressionMatch served =
+                QRegularExpression(
+                    QStringLiteral("stopped after \\d+ connections, (\\d+) responses"))
+                    .match(QString::fromUtf8(log));
+            QVERIFY2(served.hasMatch(), log.constData());
+            const qlonglong responses = served.captured(1).toLongLong();
+            counts << QString::number(responses);
+            total += responses;
+        }
+        const CliOutcome outcome = lab.fetchAll(built); // the command's last read, then the end
+        QVERIFY2(outcome.exitCode == 0, outcome.err.constData());
+        qInfo("responses per backend: %s", qPrintable(counts.join(u' ')));
+        QCOMPARE(total, 3000);
+        for (const QString& count : counts)
+            QVERIFY2(qAbs(count.toLongLong() - 1000) <= 150, qPrintable(counts.join(u' ')));
+        QVERIFY(labProcesses().empty());
+    }
+
+    // overlay-vxlan carries the pod's traffic in VXLAN over the wire at the MTU it states. The
+    // command counts, with nftables in the client namespace (a namespace of the lab), what
+    // arrives: on the wire, UDP to port 4789, at least the documents' bytes (the veth wire
+    // passes the kernel's large segments whole, so the wire's packet sizes say nothing of the
+    // MTU); on the VXLAN device, the pod's SYN-ACKs, each announcing the MSS of the stated MTU
+    // (1450 less 40 bytes of headers: 1410) and none another. 50 requests without keep-alive,
+    // so 50 connections, each with a 65,313-byte document.
+    void overlayCarriesVxlanAtItsMtu() {
+        LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
+        const QString mode = QStringLiteral("overlay-vxlan");
+        if (!m_lab.reasons.at(mode).isEmpty())
+            QSKIP(qPrintable(m_lab.reasons.at(mode)));
+        QString nft = QStandardPaths::findExecutable(QStringLiteral("nft"));
+        if (nft.isEmpty())
+            nft = QStandardPaths::findExecutable(
+                QStringLiteral("nft"), {QStringLiteral("/usr/sbin"), QStringLiteral("/sbin")});
+        QVERIFY(!nft.isEmpty()); // the mode was built with it
+        const QString synAck = QStringLiteral(
+            "\"$1\" add rule ip wirecount input 'iifname \"lab-vxlan\" tcp flags & (syn | ack) == "
+            "syn | ack tcp option maxseg size %1 counter'");
+        const QString script =
+            QStringLiteral("\"$1\" add table ip wirecount && \"$1\" add chain ip wirecount input "
+                           "'{ type filter hook input priority 0; }' && \"$1\" add rule ip "
+                           "wirecount input iifname wire0 udp dport 4789 counter && ") +
+            synAck.arg(QStringLiteral("1410")) + QStringLiteral(" && ") +
+            synAck.arg(QStringLiteral("!= 1410")) +
+            QStringLiteral(" && read target && \"$0\" http -n 50 -c 2 \"http://$target/\" && "
+                           "\"$1\" list table ip wirecount");
+        LabProcess lab({QStringLiteral("lab"), QStringLiteral("sandbox"), QStringLiteral("--modes"),
+                        mode, QStringLiteral("--server"), QStringLiteral("http"),
+                        QStringLiteral("--server-opt"), QStringLiteral("size=65313"),
+                        QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"), script,
+                        cliPath(), nft});
+        const QJsonObject built = lab.readLab();
+        QCOMPARE(built.value(u"modes").toArray().size(), 1);
+        const QJsonObject overlay = built.value(u"modes")[0].toObject();
+        QCOMPARE(overlay.value(u"pathMtu").toInt(), 1450);
+        QVERIFY(overlay.value(u"label").toString().contains(u"MTU 1450"));
+        QVERIFY(overlay.value(u"path").toString().contains(u"UDP 4789"));
+        const CliOutcome outcome = lab.fetchAll(built);
+        QVERIFY2(outcome.exitCode == 0, outcome.err.constData());
+        QVERIFY2(fetchedWhole(outcome, 50, 65313), outcome.out.constData());
+        const auto counted = [&](const QString& rule, int field) {
+            const QRegularExpressionMatch found =
+                QRegularExpression(QRegularExpression::escape(rule) +
+                                   QStringLiteral(" counter packets (\\d+) bytes (\\d+)"))
+                    .match(QString::fromUtf8(outcome.out));
+            return found.hasMatch() ? found.captured(field).toLongLong() : -1;
+        };
+        const QString wire = QStringLiteral("iifname \"wire0\" udp dport 4789");
+        const QString mss = QStringLiteral(
+            "iifname \"lab-vxlan\" tcp flags syn,ack / syn,ack tcp option maxseg size ");
+        qInfo("wire: %lld UDP 4789 packets, %lld bytes; SYN-ACKs with MSS 1410: %lld",
+              counted(wire, 1), counted(wire, 2), counted(mss + QStringLiteral("1410"), 1));
+        QVERIFY2(counted(wire, 2) >= 50 * 65313, outcome.out.constData());
+        QVERIFY2(counted(mss + QStringLiteral("1410"), 1) == 50, outcome.out.constData());
+        QVERIFY2(counted(mss + QStringLiteral("!= 1410"), 1) == 0, outcome.out.constData());
+        QVERIFY(labProcesses().empty());
+    }
+
+    // sidecar puts its proxy in the path: 2,000 requests without keep-alive reach the server on
+    // localhost only through the redirect to the proxy, whose own count (its closing summary)
+    // relayed each connection, as the server's own count answered each request. Proxy and
+    // server are children of the mode's serverPid, so the pod's server CPU holds the proxy's,
+    // which spent some (its /proc times).
+    void sidecarRelaysThroughItsProxy() {
+        LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
+        const QString mode = QStringLiteral("sidecar");
+        if (!m_lab.reasons.at(mode).isEmpty())
+            QSKIP(qPrintable(m_lab.reasons.at(mode)));
+        LabProcess lab({QStringLiteral("lab"), QStringLiteral("sandbox"), QStringLiteral("--modes"),
+                        mode, QStringLiteral("--server"), QStringLiteral("http"),
+                        QStringLiteral("--server-opt"), QStringLiteral("size=1000"),
+                        QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+                        QStringLiteral("read target; \"$0\" http -n 2000 -c 4 "
+                                       "\"http://$target/\"; read done"),
+                        cliPath()});
+        const QJsonObject built = lab.readLab();
+        QCOMPARE(built.value(u"modes").toArray().size(), 1);
+        const QJsonObject sidecar = built.value(u"modes")[0].toObject();
+        QVERIFY(sidecar.value(u"path").toString().contains(u"sidecar proxy"));
+        QVERIFY(sidecar.value(u"label").toString().contains(u"embedded relay"));
+        const pid_t serverPid = pid_t(sidecar.value(u"serverPid").toInt());
+        QVERIFY(serverPid > 0);
+        const QByteArray fetched = reportWhileLabStands(lab, built);
+        QVERIFY2(countMatches(fetched, QStringLiteral("^Complete requests:\\s+2000$")) == 1,
+                 fetched.constData());
+        QVERIFY2(countMatches(fetched, QStringLiteral("^Failed requests:\\s+0$")) == 1,
+                 fetched.constData());
+        // The pod's two processes, children of the mode's serverPid: the proxy relaying to the
+        // server on localhost, and the server.
+        const auto find = [serverPid](const QByteArray& a, const QByteArray& b) {
+            for (const QString& entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
+                const pid_t pid = pid_t(entry.toInt());
+                const QByteArray command = fileText(QStringLiteral("/proc/%1/cmdline").arg(pid));
+                if (pid > 0 && command.contains(a) && command.contains(b) &&
+                    parentOf(pid) == serverPid)
+                    return pid;
+            }
+            return pid_t(0);
+        };
+        const pid_t proxy = find(QByteArray("serve\0proxy\0", 12), QByteArray("\0--to\0"
+                                                                              "127.0.0.1:8080\0",
+                                                                              21));
+        const pid_t server = find(QByteArray("serve\0http\0", 11), QByteArray("\0--host\0"
+                                                                              "127.0.0.1\0",
+                                                                              18));
+        QVERIFY2(proxy > 0 && server > 0, "the pod's proxy or server is not a child of serverPid");
+        const QList<QByteArray> stat =
+            fileText(QStringLiteral("/proc/%1/stat").arg(proxy)).split(')').value(1).split(' ');
+        QVERIFY2(stat.value(12).toLongLong() + stat.value(13).toLongLong() > 0,
+                 "the proxy spent no CPU time");
+        const QString root =
+            QStringLiteral("/proc/%1/root").arg(built.value(u"serverHostPid").toInt());
+        const QString workDir = built.value(u"workDir").toString();
+        const auto summary = [&](pid_t pid, const QString& log, const QString& pattern) {
+            ::kill(pid, SIGTERM);
+            QDeadlineTimer gone(5000);
+            while (!fileText(QStringLiteral("/proc/%1/cmdline").arg(pid)).isEmpty() &&
+                   QFileInfo::exists(QStringLiteral("/proc/%1").arg(pid)) && !gone.hasExpired())
+                QTest::qWait(20);
+            return QRegularExpression(pattern).match(
+                QString::fromUtf8(fileText(root + workDir + log)));
+        };
+        const QRegularExpressionMatch relayed = summary(
+            proxy, QStringLiteral("/sidecar-companion.log"),
+            QStringLiteral("stopped after (\\d+) connections, (\\d+) upstream connections"));
+        const QRegularExpressionMatch served =
+            summary(server, QStringLiteral("/sidecar-1.log"),
+                    QStringLiteral("stopped after \\d+ connections, (\\d+) responses"));
+        lab.fetchAll(built);
+        QVERIFY2(relayed.hasMatch() && served.hasMatch(), "no summary from the proxy or server");
+        qInfo("proxy: %s connections relayed; server: %s responses",
+              qPrintable(relayed.captured(2)), qPrintable(served.captured(1)));
+        // Every request's connection went through the proxy; the lab's readiness probes add a few.
+        QVERIFY(relayed.captured(2).toInt() >= 2000 && relayed.captured(2).toInt() <= 2010);
+        QCOMPARE(served.captured(1).toInt(), 2000);
+        QVERIFY(labProcesses().empty());
+    }
+
     // A SIGKILL of `lab sandbox` takes the whole lab with it: servers, relays and command.
     void sigkillLeavesNothing() {
         LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
         QStringList modes{QStringLiteral("host")};
-        for (const QString& mode : {QStringLiteral("container-nat"),
-                                    QStringLiteral("userland-proxy"), QStringLiteral("ovs-bridge")})
+        for (const QString& mode :
+             QStringList{QStringLiteral("container-nat"), QStringLiteral("userland-proxy"),
+                         QStringLiteral("ovs-bridge")} +
+                 kKubernetesModes)
             if (m_lab.reasons.at(mode).isEmpty())
                 modes.append(mode);
         LabProcess lab({QStringLiteral("lab"), QStringLiteral("sandbox"), QStringLiteral("--modes"),
@@ -239,6 +475,26 @@ private Q_SLOTS:
         QCOMPARE(outcome.exitCode, 128 + SIGTERM); // the command's status: sleep, terminated
         QVERIFY(labProcesses().empty());
         QVERIFY(!QDir(built.value(u"workDir").toString()).exists());
+    }
+
+    // `lab check` says, under each of the Kubernetes node's paths, what it mimics and what it
+    // leaves out, whether or not the mode can be built here, and gives the same in --json.
+    void labCheckSaysWhatKubernetesModesMimic() {
+        const CliOutcome check = runCliProcess({QStringLiteral("lab"), QStringLiteral("check")});
+        if (check.exitCode != 0)
+            QSKIP(qPrintable(
+                QStringLiteral("no sandbox here: %1").arg(QString::fromUtf8(check.err.trimmed()))));
+        for (const QString& mode : kKubernetesModes) {
+            const QRegularExpression twoLines(
+                QStringLiteral(
+                    "^  %1 +(buildable.*|not buildable: .+)\n +mimics .+; leaves out .+$")
+                    .arg(QRegularExpression::escape(mode)),
+                QRegularExpression::MultilineOption);
+            QVERIFY2(twoLines.match(QString::fromUtf8(check.out)).hasMatch(),
+                     check.out.constData());
+        }
+        QCOMPARE(countMatches(check.out, QStringLiteral("^ +mimics ")),
+                 int(kKubernetesModes.size()));
     }
 
     // The lab's identifiers are the session's where the session has the mode.

@@ -62,6 +62,12 @@ private Q_SLOTS:
         QCOMPARE(edit->lab.mtu, 9000);
         QCOMPARE(edit->lab.modes,
                  (std::vector<QString>{QStringLiteral("container-nat"), QStringLiteral("ipvlan")}));
+        // Lab points are profiled from then on; the rest of the plan is the session's.
+        QVERIFY(!session.plan.profile);
+        QVERIFY(edit->plan.profile);
+        app::SweepPlan unprofiled = edit->plan;
+        unprofiled.profile = false;
+        QVERIFY(unprofiled == session.plan);
     }
 
     void theTargetsAreOnesTheSweepAndTheFileAccept() {

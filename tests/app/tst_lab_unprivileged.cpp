@@ -156,10 +156,24 @@ private Q_SLOTS:
         if (modes.isEmpty())
             QSKIP(qPrintable(QStringLiteral("no sandbox for nobody: %1")
                                  .arg(QString::fromUtf8(check.trimmed()))));
+        // The Kubernetes node's paths as well: the check names each, with what it mimics and,
+        // where it cannot be built, why; the sandbox builds those it can.
+        const QStringList& kubernetes = kKubernetesModes;
         QStringList wanted{QStringLiteral("host")};
-        for (const QJsonValue& mode : modes.value(u"modes").toArray())
-            if (mode[u"mode"] == QStringLiteral("container-nat") && mode[u"available"].toBool())
-                wanted.append(QStringLiteral("container-nat"));
+        int named = 0;
+        for (const QJsonValue& mode : modes.value(u"modes").toArray()) {
+            const QString id = mode[u"mode"].toString();
+            if (kubernetes.contains(id)) {
+                ++named;
+                QVERIFY2(mode[u"mimics"].toString().contains(u"leaves out"), qPrintable(id));
+                QVERIFY2(mode[u"available"].toBool() || !mode[u"reason"].toString().isEmpty(),
+                         qPrintable(id));
+            }
+            if ((id == QStringLiteral("container-nat") || kubernetes.contains(id)) &&
+                mode[u"available"].toBool())
+                wanted.append(id);
+        }
+        QCOMPARE(named, int(kubernetes.size()));
         LabProcess lab(asNobody.mid(0, 3) +
                            QStringList{cliPath(), QStringLiteral("lab"), QStringLiteral("sandbox"),
                                        QStringLiteral("--modes"), wanted.join(QLatin1Char(',')),

@@ -11,6 +11,7 @@
 #include "process_tree_cpu.h"
 #include "stop_with_test.h"
 #include "sweep_test_session.h"
+#include "tsan_fork_options.h"
 
 #include <QCoroTask>
 #include <QElapsedTimer>

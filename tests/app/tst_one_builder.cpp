@@ -140,6 +140,7 @@ private Q_SLOTS:
                                                  QStringLiteral("--timeout"),
                                                  QStringLiteral("3"),
                                                  QStringLiteral("--no-wake-coalescing"),
+                                                 QStringLiteral("--profile"),
                                                  QStringLiteral("127.0.0.1:11211")};
         QTest::newRow("tcp-rr") << QStringLiteral("tcp-rr")
                                 << QStringList{
@@ -212,6 +213,7 @@ private Q_SLOTS:
             QCOMPARE(spec.cpus, cpus);
             QCOMPARE(spec.warmup, std::chrono::nanoseconds(500ms));
             QVERIFY(spec.wakeCoalescing); // the default
+            QVERIFY(!spec.profile);       // the default
             QCOMPARE(spec.target.toString(), std::string("127.0.0.1:8080"));
             QVERIFY(spec.protocol->keepAlive());
             QVERIFY(!spec.protocol->checksDocumentLength()); // -l
@@ -227,6 +229,7 @@ private Q_SLOTS:
             QCOMPARE(spec.pipeline, 2u);
             QCOMPARE(spec.requestTimeout, std::chrono::nanoseconds(3s));
             QVERIFY(!spec.wakeCoalescing);                               // --no-wake-coalescing
+            QVERIFY(spec.profile);                                       // --profile
             QCOMPARE(spec.protocol->operationNames().size(), size_t(8)); // errors split
             const std::string sent = testing::requestBytes(*spec.protocol, 0, spec.seed, 10);
             QVERIFY2(sent.starts_with("get k-") || sent.starts_with("set k-"), sent.c_str());
@@ -428,6 +431,31 @@ private Q_SLOTS:
                 .object());
         QVERIFY(!bad);
         QVERIFY2(bad.error().toString().contains(QStringLiteral("wakeCoalescing")),
+                 qPrintable(bad.error().toString()));
+    }
+
+    // On, the plan's CPU profile is saved and read back and reaches the spec;
+    // off, the key is not written; a value that is not a boolean is refused.
+    void profileInTheSessionFile() {
+        const QByteArray target = "'protocol': 'http', 'http': {'url': 'http://127.0.0.1/'}";
+        const auto on = app::sessionFromJson(
+            QJsonDocument::fromJson(sessionFile(target, "'concurrency': [1], 'durationSeconds': 1, "
+                                                        "'profile': true"))
+                .object());
+        QVERIFY2(on, qPrintable(on ? QString() : on.error().toString()));
+        QVERIFY(on->plan.profile);
+        QCOMPARE(app::sweepPlanToJson(on->plan).value(QStringLiteral("profile")), QJsonValue(true));
+        const auto spec = specOf(on->targets.front(), 1, on->plan);
+        QVERIFY(spec && spec->profile);
+        app::SweepPlan off = on->plan;
+        off.profile = false;
+        QVERIFY(!app::sweepPlanToJson(off).contains(QStringLiteral("profile")));
+        const auto bad = app::sessionFromJson(
+            QJsonDocument::fromJson(sessionFile(target, "'concurrency': [1], 'durationSeconds': 1, "
+                                                        "'profile': 1"))
+                .object());
+        QVERIFY(!bad);
+        QVERIFY2(bad.error().toString().contains(QStringLiteral("profile")),
                  qPrintable(bad.error().toString()));
     }
 

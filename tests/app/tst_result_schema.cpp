@@ -6,6 +6,7 @@
 #include "app/report/result_json.h"
 #include "app/session/csv_export.h"
 #include "app/session/json_reader.h"
+#include "app/session/metric.h"
 #include "app/session/result_schema.h"
 #include "app/session/session_json.h"
 #include "engine/run_result.h"
@@ -273,6 +274,86 @@ private Q_SLOTS:
         QVERIFY(!plain.contains(QStringLiteral("tls_handshakes")));
     }
 
+    // A profile of 1000 successful requests, each sample 1 ms of CPU: every
+    // figure is samples x 1000 us / 1000, by role, by path without other's
+    // samples, and each role's user space apart; saved and read back whole.
+    void profileFiguresPerRequest() {
+        engine::RunResult run = knownRun();
+        run.failed = 0; // 1000 successful
+        engine::CpuProfile& p = run.profile;
+        p.requested = true;
+        p.cpus = 2;
+        p.periodNs = 1'000'000;
+        p.samples = 4000;
+        p.idleSamples = 1000;
+        p.lostSamples = 3;
+        p.samplerCpuSeconds = 0.002;
+        using engine::CpuPath;
+        using engine::ProcessRole;
+        const auto at = [&p](ProcessRole role, CpuPath path) -> uint64_t& {
+            return p.counts[size_t(role)][size_t(path)];
+        };
+        at(ProcessRole::Server, CpuPath::User) = 500;
+        at(ProcessRole::Server, CpuPath::TcpIp) = 100;
+        at(ProcessRole::Client, CpuPath::TcpIp) = 200;
+        at(ProcessRole::Client, CpuPath::Conntrack) = 50;
+        at(ProcessRole::Other, CpuPath::User) = 2000;
+        at(ProcessRole::Other, CpuPath::TcpIp) = 147;
+        at(ProcessRole::Kernel, CpuPath::Softirq) = 3;
+        p.stacks = {{"srv [server];[srv]", 500}, {"cli [client];[x];tcp_sendmsg", 200}};
+        const PointResult result = pointResultFromRun(run, QUuid::createUuid(), 10, 0, {});
+        CliResultContext context;
+        context.protocol = TargetProtocol::TcpRr;
+        const QJsonObject json =
+            cliResultJson(result, context).value(QStringLiteral("cpu_profile")).toObject();
+        QCOMPARE(number(json, "samples"), 4000.0);
+        QCOMPARE(number(json, "idle_samples"), 1000.0);
+        QCOMPARE(number(json, "lost_samples"), 3.0);
+        QCOMPARE(number(json, "own_us_per_request"), 2.0);
+        const QJsonObject byRole = json.value(QStringLiteral("by_role")).toObject();
+        QCOMPARE(number(byRole, "server"), 600.0);
+        QCOMPARE(number(byRole, "client"), 250.0);
+        QCOMPARE(number(byRole, "other"), 2147.0);
+        QCOMPARE(number(byRole, "kernel"), 3.0);
+        QCOMPARE(number(byRole, "relay"), 0.0);
+        const QJsonObject byPath = json.value(QStringLiteral("by_path")).toObject();
+        QCOMPARE(byPath.size(), qsizetype(engine::kCpuPathCount));
+        QCOMPARE(number(byPath, "user"), 500.0);   // the server's; other's left out
+        QCOMPARE(number(byPath, "tcp_ip"), 300.0); // client and server
+        QCOMPARE(number(byPath, "conntrack"), 50.0);
+        QCOMPARE(number(byPath, "softirq"), 3.0);
+        QCOMPARE(number(byPath, "nat"), 0.0);
+        const QJsonObject server =
+            json.value(QStringLiteral("by_role_path")).toObject().value(u"server").toObject();
+        QCOMPARE(number(server, "user"), 500.0);
+        QCOMPARE(number(server, "tcp_ip"), 100.0);
+        QVERIFY(!server.contains(QStringLiteral("conntrack")));
+        // The same figures under the CSV's names, and the comparison's.
+        QCOMPARE(*fieldNumber(*resultField(u"profile_server_us_per_request"), result), 600.0);
+        QCOMPARE(*fieldNumber(*resultField(u"profile_server_user_us_per_request"), result), 500.0);
+        QCOMPARE(*fieldNumber(*resultField(u"profile_conntrack_us_per_request"), result), 50.0);
+        QCOMPARE(*metricValue(result, profilePathMetric(CpuPath::TcpIp)), 300.0);
+        QCOMPARE(*metricValue(result, profileRoleMetric(ProcessRole::Other)), 2147.0);
+        // Saved and read back, the profile is the same, stacks included.
+        const PointResult back = pointResultFromJson(JsonReader(pointResultToJson(result)));
+        QVERIFY(back.profile);
+        QVERIFY(*back.profile == *result.profile);
+        QCOMPARE(back.profile->stacks.size(), size_t(2));
+        // A profile the machine refused says why, and has no figures.
+        engine::RunResult refused = knownRun();
+        refused.profile.requested = true;
+        refused.profile.unavailable = "kernel.perf_event_paranoid is 2: ...";
+        const PointResult none = pointResultFromRun(refused, QUuid::createUuid(), 10, 0, {});
+        const QJsonObject noneJson =
+            cliResultJson(none, context).value(QStringLiteral("cpu_profile")).toObject();
+        QCOMPARE(keySet(noneJson), words(QStringLiteral("unavailable")));
+        QVERIFY(!fieldNumber(*resultField(u"profile_server_us_per_request"), none));
+        const PointResult noneBack = pointResultFromJson(JsonReader(pointResultToJson(none)));
+        QCOMPARE(noneBack.profile->unavailable, none.profile->unavailable);
+        // Without a profile asked for, the JSON has no cpu_profile at all.
+        QVERIFY(!cliResultJson(knownResult(), context).contains(QStringLiteral("cpu_profile")));
+    }
+
     void resultsCsvColumnsAreTheDocumentedOnes() {
         const QStringList documented =
             QStringLiteral(
@@ -303,7 +384,20 @@ private Q_SLOTS:
                 "net_resets_sent,net_established_resets,net_conntrack_insert_failed,"
                 "net_conntrack_drop,net_conntrack_early_drop,net_conntrack_invalid,"
                 "net_softnet_dropped,net_softnet_time_squeeze,net_link_drops,net_notes,"
-                "capacity_step")
+                "profile_client_us_per_request,profile_server_us_per_request,"
+                "profile_relay_us_per_request,profile_other_us_per_request,"
+                "profile_kernel_us_per_request,profile_user_us_per_request,"
+                "profile_tcp_ip_us_per_request,profile_socket_us_per_request,"
+                "profile_copy_us_per_request,profile_conntrack_us_per_request,"
+                "profile_nat_us_per_request,profile_nftables_us_per_request,"
+                "profile_bridge_us_per_request,profile_veth_us_per_request,"
+                "profile_macvlan_us_per_request,profile_ovs_us_per_request,"
+                "profile_tap_us_per_request,profile_softirq_us_per_request,"
+                "profile_scheduler_us_per_request,profile_other_kernel_us_per_request,"
+                "profile_client_user_us_per_request,profile_server_user_us_per_request,"
+                "profile_relay_user_us_per_request,profile_other_user_us_per_request,"
+                "profile_own_us_per_request,profile_samples,profile_idle_samples,"
+                "profile_lost_samples,profile_unavailable,capacity_step")
                 .split(QLatin1Char(','));
         QCOMPARE(resultsCsvColumns(), documented);
     }

@@ -1,6 +1,7 @@
 // CSV and percentile-distribution exports, read back the way a spreadsheet
 // or a plotting script would.
 #include "app/session/csv_export.h"
+#include "app/session/folded_export.h"
 #include "app/session/percentile_export.h"
 #include "session_test_data.h"
 
@@ -123,6 +124,7 @@ private Q_SLOTS:
     void csvsCarryTheNetworkCounters();
     void percentileLayout();
     void percentileFilesPerTargetAndLevel();
+    void foldedStacksPerTargetAndLevel();
 };
 
 void TestSessionExport::initTestCase() {
@@ -409,6 +411,41 @@ void TestSessionExport::percentileFilesPerTargetAndLevel() {
     QVERIFY(!refused);
     const QString error = refused.error().toString();
     QVERIFY2(error.startsWith(blocked), qPrintable(error));
+}
+
+// The profiles' call chains, one file per target and level: each
+// repetition's kept chains merged (the same chain's samples added), most
+// samples first, "frames samples" a line; results without a profile give none.
+void TestSessionExport::foldedStacksPerTargetAndLevel() {
+    Session session = trickySession();
+    const QUuid host = session.targets[0].id;
+    int profiled = 0;
+    for (PointResult& r : session.results) {
+        if (r.targetId != host || r.concurrency != 10)
+            continue;
+        CpuProfileSummary p;
+        p.cpus = 2;
+        p.periodUs = 1000;
+        p.samples = 100;
+        p.stacks = {{QStringLiteral("nginx [server];[nginx];tcp_sendmsg"), 30},
+                    {QStringLiteral("nginx [server];[nginx]"), uint64_t(10 + r.repetition)}};
+        r.profile = p;
+        ++profiled;
+    }
+    QCOMPARE(profiled, 3);
+    const auto files = foldedStacksFiles(session);
+    QCOMPARE(files.size(), size_t(1));
+    QCOMPARE(files[0].fileName, QStringLiteral("host-bare-metal_c10.folded"));
+    QCOMPARE(files[0].results, 3);
+    QCOMPARE(files[0].text, QByteArray("nginx [server];[nginx];tcp_sendmsg 90\n"
+                                       "nginx [server];[nginx] 33\n"));
+    QTemporaryDir dir;
+    const auto written = writeFoldedStacks(session, dir.filePath(QStringLiteral("folded")));
+    QVERIFY2(written, written ? "" : qPrintable(written.error().toString()));
+    QCOMPARE(written->size(), 1);
+    QFile file(written->front());
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll(), files[0].text);
 }
 
 QTEST_GUILESS_MAIN(TestSessionExport)

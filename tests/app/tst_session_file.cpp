@@ -82,6 +82,22 @@ Session richSession() {
     memcacheResult.firstError = QStringLiteral("timeout after 30 s");
     session.results.push_back(memcacheResult);
     session.results.push_back(test::importedResult(rr.id, 10, 0, 18000.5, 2.25));
+    // A profiled point: its counts by role and path and its kept chains round-trip too.
+    PointResult& profiled = session.results.front();
+    profiled.profile = CpuProfileSummary{};
+    profiled.profile->cpus = 2;
+    profiled.profile->periodUs = 1003.009;
+    profiled.profile->samples = 4000;
+    profiled.profile->idleSamples = 120;
+    profiled.profile->lostSamples = 2;
+    profiled.profile->profilerSamples = 1;
+    profiled.profile->samplerCpuSeconds = 0.0021;
+    profiled.profile->counts[size_t(engine::ProcessRole::Server)][size_t(engine::CpuPath::User)] =
+        1500;
+    profiled.profile->counts[size_t(engine::ProcessRole::Client)][size_t(engine::CpuPath::Nat)] =
+        12;
+    profiled.profile->stacks = {{QStringLiteral("nginx [server];[nginx]"), 1400},
+                                {QStringLiteral("x [client];[libc.so.6];nf_nat_inet_fn"), 12}};
     PointResult cancelled = test::measuredResult(stream.id, 1, 0, 10, 0.3, {});
     cancelled.cancelled = true;
     cancelled.reportedThroughputMbitps = 9400.25;
@@ -104,6 +120,7 @@ private Q_SLOTS:
     void fileErrors();
     void failedSaveLeavesOldFile();
     void saveIntoDirectoryPathFails();
+    void profilesKeepALargeSessionUnderHalfAgainItsSize();
 };
 
 void TestSessionFile::roundTripIsByteIdentical() {
@@ -473,6 +490,67 @@ void TestSessionFile::saveIntoDirectoryPathFails() {
     const QString error = saved.error().toString();
     QVERIFY2(error.contains(QStringLiteral("is a directory")), qPrintable(error));
     QVERIFY(QFileInfo(dir.path()).isDir());
+}
+
+// The session file keeps each profile's counts and the chains that fit
+// kKeptStackBytes: results of a real run's shape, each with the largest
+// profile a point can keep (every role on every path, chains filling the
+// budget), make a file less than half as large again as without them. Each
+// result adds the same bytes, so a thousand of them say what ten thousand do
+// (in a tenth of the time).
+void TestSessionFile::profilesKeepALargeSessionUnderHalfAgainItsSize() {
+    Session session;
+    session.targets.push_back(
+        test::httpTarget(QStringLiteral("host"), DeploymentMode::Host, 8080, 0));
+    // A kept-alive run's latencies, most near 40 us, a tail to about 1 ms, in
+    // about as many buckets as a second of lab-tcp-rr fills (whose results
+    // take some 16 KB of a file each), in every phase.
+    engine::Histogram latency;
+    uint64_t state = 1;
+    for (int i = 0; i < 2'000; ++i) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        const double u = double(state >> 11) / double(1ULL << 53);
+        latency.record(int64_t(40'000 * std::exp(3.2 * u * u * u * u)));
+    }
+    PointResult shape = test::measuredResult(session.targets[0].id, 1, 0, 20'000, 1.0, {});
+    shape.totalHistogram = shape.waitingHistogram = shape.processingHistogram =
+        test::histogramBytes(latency);
+    shape.total = shape.waiting = shape.processing = summarize(latency);
+    shape.cpu = CpuUsage{1.0, 2, 0.6, 0.5, 0, 0.2, 0.01, 0.69, 0.4, false};
+    constexpr int kResults = 1000;
+    for (int i = 0; i < kResults; ++i) {
+        PointResult r = shape;
+        r.concurrency = 1 + i / 10;
+        r.repetition = i % 10;
+        session.results.push_back(std::move(r));
+    }
+    const qsizetype without = serializeSession(session).size();
+
+    CpuProfileSummary largest;
+    largest.cpus = 64;
+    largest.periodUs = 1003.009;
+    largest.samples = 12'345'678;
+    largest.idleSamples = 1'234'567;
+    largest.lostSamples = 12'345;
+    largest.profilerSamples = 1234;
+    largest.samplerCpuSeconds = 0.012345678;
+    for (auto& role : largest.counts)
+        for (uint64_t& n : role)
+            n = 1'234'567;
+    const QString chain = QStringLiteral(
+        "nginx [server];[libc.so.6];entry_SYSCALL_64_after_hwframe;do_syscall_64;"
+        "__x64_sys_sendto;__sys_sendto;tcp_sendmsg;tcp_sendmsg_locked;__tcp_push_pending_frames;"
+        "tcp_write_xmit;__tcp_transmit_skb;__ip_queue_xmit;ip_output;ip_finish_output2");
+    for (int i = 0; (i + 1) * chain.size() <= kKeptStackBytes; ++i)
+        largest.stacks.emplace_back(chain + QString::number(i), 123'456);
+    for (PointResult& r : session.results)
+        r.profile = largest;
+    const qsizetype with = serializeSession(session).size();
+    qInfo("%lld bytes a result; %d results: %lld bytes, %lld with profiles (x%.3f)",
+          static_cast<long long>(without / kResults), kResults, static_cast<long long>(without),
+          static_cast<long long>(with), double(with) / double(without));
+    QVERIFY2(double(with) < 1.5 * double(without),
+             qPrintable(QStringLiteral("%1 and %2").arg(with).arg(without)));
 }
 
 QTEST_GUILESS_MAIN(TestSessionFile)

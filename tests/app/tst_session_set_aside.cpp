@@ -8,6 +8,7 @@
 #include "session_test_data.h"
 
 #include <QFile>
+#include <QJsonArray>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -118,6 +119,33 @@ void TestSessionSetAside::brokenResultIsSetAside_data() {
         "results[3] set aside: environment.startedAt is \"yesterday\"");
     row("bad status code", "statusCodes.OK", 3,
         "results[3] set aside: statusCodes.OK is not an HTTP status code");
+    const auto profile = [](const char* key, const QJsonValue& value) {
+        QJsonObject p{{QStringLiteral("cpus"), 2},
+                      {QStringLiteral("periodUs"), 1000},
+                      {QStringLiteral("samples"), 10},
+                      {QStringLiteral("counts"), QJsonObject{}}};
+        p.insert(QLatin1String(key), value);
+        return p;
+    };
+    row("profile path unknown", "cpuProfile",
+        profile("counts", QJsonObject{{QStringLiteral("client"),
+                                       QJsonObject{{QStringLiteral("warp_drive"), 3}}}}),
+        "results[3] set aside: cpuProfile.counts.client.warp_drive");
+    row("profile role unknown", "cpuProfile",
+        profile("counts", QJsonObject{{QStringLiteral("audience"), QJsonObject{}}}),
+        "results[3] set aside: cpuProfile.counts.audience");
+    row("profile count negative", "cpuProfile",
+        profile("counts",
+                QJsonObject{{QStringLiteral("server"), QJsonObject{{QStringLiteral("user"), -4}}}}),
+        "results[3] set aside: cpuProfile.counts.server.user is -4");
+    row("profile chain not a pair", "cpuProfile",
+        profile("stacks", QJsonArray{QJsonArray{QStringLiteral("a;b")}}),
+        "results[3] set aside: cpuProfile.stacks[0] is not [frames, samples]");
+    row("profile without samples", "cpuProfile",
+        QJsonObject{{QStringLiteral("cpus"), 2},
+                    {QStringLiteral("periodUs"), 1000},
+                    {QStringLiteral("counts"), QJsonObject{}}},
+        "results[3] set aside: cpuProfile.samples is missing");
     row("not an object", "", 5, "results[3] set aside: is a number, not an object");
     row("result twice", "", goodResult(0),
         "results[3] set aside: repeats concurrency 1, repetition 0 of its target");

@@ -246,42 +246,103 @@ private Q_SLOTS:
         QVERIFY2(leftovers().isEmpty(), qPrintable(leftovers()));
     }
 
-    // A server far from saturation (each answer 25 ms after its request): two
-    // hosts at 8 connections each offer what one host at 16 does (Little's law
-    // on the same cycle), so their merged rate over the common window is
-    // within 3 % of one host's. (The delay is long beside a wake-up on a busy
-    // machine, which would otherwise be part of every cycle.)
+    // A server far from saturation whose rate is set by its own clock: each
+    // connection gets one answer per 25 ms cycle, at its slot on a grid, the
+    // 16 connections' slots spread over the cycle. A client that keeps every
+    // slot completes 16 / 25 ms = 640 requests a second, one host at 16
+    // connections or two at 8 each (Little's law on a cycle no client's
+    // wake-ups can stretch): the truth holds by the server's construction,
+    // not by two measurements of a busy machine agreeing. (With a plain 25 ms
+    // delay every wake-up of a busy machine lengthened each cycle, by more for
+    // two agents than for one, and the comparison failed now and then.)
+    // A process of a busy machine stalled for a whole cycle lets slots go by
+    // unused; the server counts each (missedCycles: late first requests,
+    // stalls; not one just before the end), one request fewer in the window,
+    // so a run's rate with its missed slots added back is the one the pace
+    // sets, whatever stalled. (Seen while others built: once a run, the
+    // requests of all 16 connections, of both hosts at once, reached the
+    // server together 80-100 ms late; the server's side of the path stalled,
+    // for one host as for two, not an agent.) The other condition is that the hosts start
+    // together: one 30-60 ms late, seen at a load average of 10 on two cores,
+    // widens the common window by 2-4 %, and the product records it (each
+    // host's span); a run whose hosts started more than 15 ms apart (1 % of
+    // the window) is run again, at most three times, and says so. A wrong
+    // merge or split breaks neither condition and fails the comparisons: one
+    // host within 2 % of 640/s, the merged rate within 3 % of one host's.
     void mergedRateMatchesOneHostAtTheSameConcurrency() {
+        constexpr int kConnections = 16;
+        constexpr auto kCycle = std::chrono::milliseconds(25);
+        constexpr double kMaxStartSpreadMs = 15;
+        constexpr int kAttempts = 4;
+        const double truth = kConnections * 1000.0 / double(kCycle.count());
         // One host, two, two, one: a drift of the machine over the four falls
         // on both sides alike.
         double rates[2] = {0, 0};
         for (int run : {0, 1, 1, 0}) {
-            testing::FixedDelayServer::Options options;
-            options.delay = std::chrono::milliseconds(25);
-            options.staggerConnections = 16;
-            options.address = kHubAddressHostOrder;
-            testing::FixedDelayServer server(options);
-            QVERIFY(server.isListening());
-            const std::vector<QString> from =
-                run == 0 ? std::vector<QString>{QStringLiteral("h1")}
-                         : std::vector<QString>{QStringLiteral("h1"), QStringLiteral("h2")};
-            app::SessionDocument document;
-            app::Session session =
-                oneTarget(QStringLiteral("http://10.77.0.1:%1/").arg(server.port()), from, 16,
-                          {host(QStringLiteral("h1")), host(QStringLiteral("h2"))});
-            session.plan.durationSeconds = 1.5;
-            document.reset(session);
-            const SweepOutcome outcome = runSweep(*runnerFor(document), 60'000);
-            QVERIFY2(outcome.status == SweepOutcome::Status::Completed, qPrintable(outcome.error));
-            const app::PointResult* result = onlyResult(document);
-            QVERIFY(result);
-            QCOMPARE(result->failed, 0u);
-            rates[run] += result->requestsPerSecond() / 2;
+            QString broken;
+            for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+                testing::FixedDelayServer::Options options;
+                options.delay = std::chrono::nanoseconds(0);
+                options.cycle = kCycle;
+                options.staggerConnections = kConnections;
+                options.address = kHubAddressHostOrder;
+                testing::FixedDelayServer server(options);
+                QVERIFY(server.isListening());
+                const std::vector<QString> from =
+                    run == 0 ? std::vector<QString>{QStringLiteral("h1")}
+                             : std::vector<QString>{QStringLiteral("h1"), QStringLiteral("h2")};
+                app::SessionDocument document;
+                app::Session session = oneTarget(
+                    QStringLiteral("http://10.77.0.1:%1/").arg(server.port()), from, kConnections,
+                    {host(QStringLiteral("h1")), host(QStringLiteral("h2"))});
+                session.plan.durationSeconds = 1.5;
+                document.reset(session);
+                const SweepOutcome outcome = runSweep(*runnerFor(document), 60'000);
+                QVERIFY2(outcome.status == SweepOutcome::Status::Completed,
+                         qPrintable(outcome.error));
+                const app::PointResult* result = onlyResult(document);
+                QVERIFY(result);
+                QCOMPARE(result->failed, 0u);
+                QCOMPARE(result->agents.size(), from.size());
+                QVERIFY(result->durationSeconds > 0);
+                double spreadMs = 0;
+                QString spans;
+                for (const app::AgentShare& share : result->agents) {
+                    spreadMs = std::max(spreadMs, share.startMs);
+                    spans += QStringLiteral(" %1 %2-%3 ms")
+                                 .arg(share.host)
+                                 .arg(share.startMs, 0, 'f', 1)
+                                 .arg(share.endMs, 0, 'f', 1);
+                }
+                const uint64_t missed = server.missedCycles();
+                const double paced =
+                    result->requestsPerSecond() + double(missed) / result->durationSeconds;
+                qInfo("%s, attempt %d: %.1f req/s over %.4f s, %llu slots missed at the server: "
+                      "%.1f req/s paced;%s",
+                      run == 0 ? "one host" : "two hosts", attempt, result->requestsPerSecond(),
+                      result->durationSeconds, static_cast<unsigned long long>(missed), paced,
+                      qPrintable(spans));
+                broken.clear();
+                if (spreadMs > kMaxStartSpreadMs)
+                    broken = QStringLiteral("the hosts started %1 ms apart").arg(spreadMs);
+                if (broken.isEmpty()) {
+                    rates[run] += paced / 2;
+                    break;
+                }
+                qInfo("run again: %s", qPrintable(broken));
+            }
+            QVERIFY2(broken.isEmpty(),
+                     qPrintable(QStringLiteral("in %1 attempts the hosts never started together; "
+                                               "the last: %2")
+                                    .arg(kAttempts)
+                                    .arg(broken)));
         }
-        qInfo("one host at c=16: %.1f req/s; two hosts at 8+8: %.1f req/s (ratio %.4f, means of "
-              "two rounds)",
-              rates[0], rates[1], rates[1] / rates[0]);
-        QVERIFY(rates[0] > 500); // 16 connections / (25 ms + the round trip)
+        qInfo("paced, one host at c=16: %.1f req/s; two hosts at 8+8: %.1f req/s (ratio %.4f, "
+              "means of two rounds; the server's pace %.1f req/s)",
+              rates[0], rates[1], rates[1] / rates[0], truth);
+        QVERIFY2(
+            std::abs(rates[0] / truth - 1) <= 0.02,
+            qPrintable(QStringLiteral("one host %1 vs the server's %2").arg(rates[0]).arg(truth)));
         QVERIFY2(std::abs(rates[1] / rates[0] - 1) <= 0.03,
                  qPrintable(QStringLiteral("%1 vs %2").arg(rates[1]).arg(rates[0])));
     }

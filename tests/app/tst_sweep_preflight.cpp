@@ -9,6 +9,7 @@
 #include "local_peers.h"
 #include "sweep_test_session.h"
 #include "tests/app/result_message.h"
+#include "tsan_fork_options.h"
 
 #include <QCoroTask>
 #include <QElapsedTimer>

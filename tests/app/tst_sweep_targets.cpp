@@ -10,6 +10,7 @@
 #include "process_tree_cpu.h"
 #include "sweep_run_to_end.h"
 #include "sweep_test_session.h"
+#include "tsan_fork_options.h"
 
 #include <QFile>
 #include <QProcess>

@@ -10,10 +10,13 @@
 #include "local_peers.h"
 #include "rate_limited_sink.h"
 
+#include <QCoreApplication>
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QRegularExpression>
 #include <QTest>
+#include <cmath>
 
 using loadscope::app::EchoServer;
 using loadscope::app::EchoServerConfig;
@@ -307,6 +310,53 @@ private Q_SLOTS:
         const QJsonObject json = ours.json();
         QCOMPARE(json.value(QStringLiteral("threads_pinned")).toBool(), true);
         QCOMPARE(json.value(QStringLiteral("thread_cpus")).toArray().at(0).toInt(), 0);
+    }
+
+    // --profile --folded: every sample of the profile's roles is a line of the
+    // folded file ("frames samples", the process and its role first), and
+    // the server (the echo server of this test process, found on its port)
+    // is the server role, the command itself the client.
+    void profileWritesFoldedStacks() {
+        auto echo = startEcho(1, 1);
+        QVERIFY(echo->isRunning());
+        const QString folded = QDir::temp().filePath(
+            QStringLiteral("tst_tcp_cli_%1.folded").arg(QCoreApplication::applicationPid()));
+        const CliOutcome run =
+            runCliProcess({QStringLiteral("tcp-rr"), QStringLiteral("-l"), QStringLiteral("1"),
+                           QStringLiteral("--profile"), QStringLiteral("--folded"), folded,
+                           QStringLiteral("--json"), QStringLiteral("-"), address(echo->port())});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const QJsonObject profile = run.json().value(QStringLiteral("cpu_profile")).toObject();
+        if (profile.contains(QStringLiteral("unavailable")))
+            QSKIP(qPrintable(QStringLiteral("no CPU profile here: ") +
+                             profile.value(QStringLiteral("unavailable")).toString()));
+        QFile file(folded);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = file.readAll().split('\n');
+        file.remove();
+        double samples = 0;
+        bool client = false;
+        bool server = false;
+        for (const QByteArray& line : lines) {
+            if (line.isEmpty())
+                continue;
+            const qsizetype space = line.lastIndexOf(' ');
+            QVERIFY2(space > 0, line.constData());
+            samples += line.mid(space + 1).toDouble();
+            client = client || line.startsWith("loadscope-cli [client]");
+            server = server || line.contains(" [server]");
+        }
+        QVERIFY(client);
+        QVERIFY(server);
+        // Every role's samples, as the JSON's figures per request say.
+        double perRequest = 0;
+        for (const QJsonValue& us : profile.value(QStringLiteral("by_role")).toObject())
+            perRequest += us.toDouble();
+        const double fromJson = perRequest * double(integer(run.json(), "complete")) /
+                                profile.value(QStringLiteral("period_us")).toDouble();
+        QVERIFY2(std::abs(samples - fromJson) < 0.5,
+                 qPrintable(QStringLiteral("%1 and %2").arg(samples).arg(fromJson)));
+        QVERIFY(samples > 0.5 * profile.value(QStringLiteral("samples")).toDouble());
     }
 
     void badArgumentsGiveOneLineAndExitTwo_data() {

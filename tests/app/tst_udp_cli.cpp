@@ -254,8 +254,10 @@ private Q_SLOTS:
         QTest::newRow("an echo answer beyond a datagram")
             << QStringLiteral("udp-echo") << QStringLiteral("response-size=65508")
             << QStringLiteral("response-size=65508: expected a whole number from 1 to 65507");
-        QTest::newRow("a sink takes none") << QStringLiteral("udp-sink") << QStringLiteral("size=1")
-                                           << QStringLiteral("udp-sink takes no options");
+        // A sink has no options of its own; only the lab's number of backend pods.
+        QTest::newRow("a sink takes no size")
+            << QStringLiteral("udp-sink") << QStringLiteral("size=1")
+            << QStringLiteral("size: udp-sink takes backends");
     }
     void labRefusesUdpServerOptions() {
         QFETCH(QString, server);

@@ -6,7 +6,16 @@
 # privilege-separation directory on a tmpfs in a mount namespace of its own;
 # never the machine's ssh service). Root, as the test sshd logs its user in.
 #   tests/bench/ssh_agent_overhead.sh [agent_overhead options...]
+#   PLACEMENT=free tests/bench/ssh_agent_overhead.sh ...
 # Goal: the agent over ssh within 2 % of in-process.
+# On two CPUs or more the server's loop goes on CPU 1 and every way's engine
+# workers on CPU 0 (agent_overhead --server-cpu 1 --client-cpu 0), the same
+# placement for all three ways: left to the scheduler, the pair shared one CPU
+# in some rounds and not in others, and on a busy machine single rounds moved
+# by up to a half (2026-12-06, load average 7-13: free, the agent's rounds
+# 0.62-1.92 of in-process; pinned, 0.74-1.15; see tests/bench/README.md).
+# PLACEMENT=free leaves it to the scheduler, as do --server-cpu/--client-cpu
+# given here.
 set -euo pipefail
 # shellcheck source=bench_common.sh
 source "$(dirname "$0")/bench_common.sh"
@@ -52,4 +61,9 @@ for _ in $(seq 100); do
   ssh -F "$work/ssh_config" -o BatchMode=yes bench true 2>/dev/null && break
   sleep 0.05
 done
-"$bench" --cli "$cli" --ssh bench --ssh-config "$work/ssh_config" "$@"
+placement=()
+if [ "${PLACEMENT:-apart}" = apart ] && [ "$(nproc)" -ge 2 ] &&
+  [[ " $* " != *" --server-cpu"* && " $* " != *" --client-cpu"* ]]; then
+  placement=(--server-cpu 1 --client-cpu 0)
+fi
+"$bench" --cli "$cli" --ssh bench --ssh-config "$work/ssh_config" "${placement[@]}" "$@"

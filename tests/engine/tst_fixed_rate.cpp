@@ -305,6 +305,22 @@ private Q_SLOTS:
         QVERIFY2(r.clientCpuSeconds < cpuShare * r.durationSeconds, qPrintable(what));
     }
 
+    // Once a counted run's budget is spent, a kept-alive connection with nothing left to send
+    // stays closed while the last answers come: the server accepts the run's connections and
+    // no more. (At 50/s and a 30 ms answer, the run's last request is in flight for 30 ms
+    // after the schedule's next time, when the idle connections find the budget spent.)
+    void aSpentBudgetOpensNoMoreConnections() {
+        FixedDelayServer server({30ms, 100, 0, 0});
+        LoadSpec spec = rateSpec(server.port(), 4, 50);
+        spec.requests = 10;
+        const RunResult r = runToEnd(spec);
+        QCOMPARE(r.complete, 10u);
+        QCOMPARE(r.failed, 0u);
+        QCOMPARE(server.answered(), 10u);
+        QCOMPARE(server.accepted(), 4u);
+        QCOMPARE(r.connectionsOpened, 4u);
+    }
+
     // A client that holds its own loop cannot keep the schedule while its
     // other connections sit idle: connection 0 sleeps 20 ms after each of
     // its responses, so requests due meanwhile go out late, and the result says so.

@@ -23,6 +23,12 @@
 
 namespace loadscope::testing {
 
+namespace {
+// With a cycle: how long after its accept a connection's first request may
+// take before the slots it lets go by count as missed.
+constexpr int64_t kFirstRequestGraceNs = 2'000'000;
+} // namespace
+
 struct FixedDelayServer::Connection {
     uint64_t id = 0;
     uint64_t answersOwed = 0;
@@ -30,6 +36,9 @@ struct FixedDelayServer::Connection {
     int64_t lastArrivalNs = 0;
     bool answeredOnce = false;
     int64_t extraFirst = 0; // the stagger of the first answer
+    int64_t phaseNs = 0;    // with a cycle: its grid's offset from the server's start
+    int64_t lastSlotNs = 0; // with a cycle: the grid instant of its last answer (before
+                            // the first: the instant before its first slot)
     bool closeAfterOwed = false;
     std::string in;
 };
@@ -239,9 +248,26 @@ void FixedDelayServer::accept() {
         Connection& c = m_state->connections[fd];
         c = Connection{};
         c.id = ++m_state->accepted;
-        if (m_options.staggerConnections > 0)
-            c.extraFirst = m_options.delay.count() * int64_t(c.id % m_options.staggerConnections) /
-                           int64_t(m_options.staggerConnections);
+        ++m_acceptedCount;
+        if (m_options.staggerConnections > 0) {
+            const int64_t spread =
+                m_options.cycle.count() > 0 ? m_options.cycle.count() : m_options.delay.count();
+            const int64_t share = spread * int64_t(c.id % m_options.staggerConnections) /
+                                  int64_t(m_options.staggerConnections);
+            if (m_options.cycle.count() > 0)
+                c.phaseNs = share;
+            else
+                c.extraFirst = share;
+        }
+        if (const int64_t cycle = m_options.cycle.count(); cycle > 0) {
+            // Its slots count from its first grid instant after a request could
+            // have come (the accept and a round trip's grace): a client slow to
+            // send its first request misses slots as a stalled one does later.
+            const int64_t origin = m_startNs + c.phaseNs;
+            const int64_t ready = monotonicNowNs() + kFirstRequestGraceNs;
+            c.lastSlotNs =
+                origin + (std::max<int64_t>(ready - origin, 0) + cycle - 1) / cycle * cycle - cycle;
+        }
         epoll_event ev{};
         ev.events = EPOLLIN;
         ev.data.fd = fd;
@@ -303,7 +329,21 @@ void FixedDelayServer::read(int fd) {
             c.answeredOnce = true;
             extra = c.extraFirst;
         }
-        schedule(arrived, received, extra, arrivedRealNs, fd, c.id);
+        if (const int64_t cycle = m_options.cycle.count(); cycle > 0) {
+            // A paced server answers on its connection's grid: the first
+            // instant of it at or after the due time, and never the slot of
+            // an answer it already has coming.
+            const int64_t dueNs = arrived + m_options.delay.count() + extra;
+            const int64_t origin = m_startNs + c.phaseNs;
+            int64_t slot =
+                origin + (std::max<int64_t>(dueNs - origin, 0) + cycle - 1) / cycle * cycle;
+            slot = std::max(slot, c.lastSlotNs + cycle);
+            m_missedCycles += uint64_t((slot - c.lastSlotNs) / cycle - 1);
+            c.lastSlotNs = slot;
+            m_state->due.push(Due{slot, arrivedRealNs, fd, c.id});
+        } else {
+            schedule(arrived, received, extra, arrivedRealNs, fd, c.id);
+        }
         ++c.answersOwed;
         if (closing) {
             c.closeAfterOwed = true;

@@ -79,6 +79,21 @@ public:
         // unless a test serves inside a network namespace of its own. Last, so
         // that the tests' positional initialisers above keep their meaning.
         uint32_t address = 0x7f000001;
+        // Paces each connection to at most one answer per `cycle`: an answer
+        // goes out at the first instant of its connection's grid (the
+        // connection's phase plus whole cycles from the server's start) at or
+        // after its arrival plus `delay`; the phases are spread as the stagger
+        // above spreads first answers (the k-th accepted connection's is
+        // (k % staggerConnections) / staggerConnections of a cycle). A closed
+        // loop whose turnaround, from an answer to the next request's arrival,
+        // stays under cycle - delay then completes exactly one request per
+        // cycle on each connection, however fast or slow it is: c connections
+        // make c / cycle requests a second, a rate set by the server's clock
+        // (Little's law on a cycle the client cannot stretch), not by anyone's
+        // CPU. A turnaround beyond that loses the connection whole slots
+        // (missedCycles() counts them); workers and delayGrowth do not apply
+        // to a paced server. 0: no grid, every answer at arrival + delay.
+        std::chrono::nanoseconds cycle{0};
     };
 
     explicit FixedDelayServer(Options options);
@@ -90,6 +105,8 @@ public:
     uint16_t port() const { return m_port; }
     std::chrono::nanoseconds delay() const { return m_options.delay; }
     uint64_t answered() const { return m_answered.load(); }
+    // Connections accepted so far.
+    uint64_t accepted() const { return m_acceptedCount.load(); }
     // Requests answered with the malformed status line (failEvery).
     uint64_t failedOnPurpose() const { return m_failed.load(); }
     // Bytes of one answer, headers included.
@@ -116,6 +133,14 @@ public:
     // From the first request's arrival to the last one's since the server
     // started, ns: how long clients that start together sent for.
     int64_t arrivalSpanNs() const;
+    // With a cycle: the slots a connection let go by with no request due,
+    // from its first slot after its accept (and 2 ms of grace) to its last
+    // request: a client that was late for them, at its start or in a stall.
+    // Each is one answer fewer than the pace sets; a truth that says by how
+    // much a rate fell short of c / cycle, and why. (Slots after the last
+    // request are not counted: the server cannot tell a client that stalled
+    // before its end from one that ended.)
+    uint64_t missedCycles() const { return m_missedCycles.load(); }
     // Forgets the lateness and cycles seen so far (say, those of a warm-up).
     void resetFigures();
 
@@ -148,7 +173,9 @@ private:
     uint16_t m_port = 0;
     int64_t m_startNs = 0;
     std::atomic<uint64_t> m_answered{0};
+    std::atomic<uint64_t> m_acceptedCount{0};
     std::atomic<uint64_t> m_failed{0};
+    std::atomic<uint64_t> m_missedCycles{0};
     mutable std::mutex m_latenessMutex;
     std::vector<int64_t> m_lateness;
     std::vector<int64_t> m_cycles;

@@ -15,11 +15,22 @@
 // level a fixed offered rate at 50 connections, through the Run page as a user
 // would) and grabs the Compare page, latency against achieved throughput with
 // each mode's knee, as compare-rate-sweep.png.
+//
+// The demo sweep takes a CPU profile of every point (where this machine
+// allows it), and the Compare page's two breakdown charts, CPU per request by
+// path and its difference from the baseline, are drawn side by side into
+// compare-cpu-paths.png. The third form draws the same two charts of a saved
+// session (one of the lab's examples, swept with its profiles) into
+// DIR/NAME-cpu-paths.png:
+//
+//   render_screenshots --paths-of SESSION --screenshots DIR
 
 #include "app/lab/lab_mode.h"
 #include "app/session/metric.h"
 #include "app/session/session_document.h"
 #include "app/sweep/sweep_runner.h"
+#include "ui/common/chart_export.h"
+#include "ui/common/chart_panel.h"
 #include "ui/compare/compare_page.h"
 #include "ui/shell/lab_targets_dialog.h"
 #include "ui/shell/main_window.h"
@@ -34,6 +45,7 @@
 #include <QCoroTask>
 #include <QCoroTimer>
 #include <QDir>
+#include <QFileInfo>
 #include <QPainter>
 #include <QPixmap>
 #include <QPushButton>
@@ -108,6 +120,62 @@ QCoro::Task<bool> grabCpuMetrics(ui::MainWindow& window, const QDir& out) {
     }
     table->scrollTo(cpuRow, QAbstractItemView::PositionAtTop);
     co_return co_await grabPage(window, 3, out, QStringLiteral("compare-cpu"));
+}
+
+// The Compare page's CPU breakdown charts side by side, each laid out at 800 x
+// 560: the page's grid has no room to show them at a readable size.
+QCoro::Task<bool> grabCpuPaths(ui::MainWindow& window, const QDir& out, QString name) {
+    window.pages()->setCurrentIndex(3);
+    auto* compare = window.pages()->widget(3)->findChild<ui::ComparePage*>();
+    if (!compare)
+        compare = qobject_cast<ui::ComparePage*>(window.pages()->widget(3));
+    if (!compare) {
+        fail(QStringLiteral("no Compare page"));
+        co_return false;
+    }
+    compare->rebuildIfPending();
+    for (int waited = 0; !compare->isUpToDate() && waited < 100; ++waited)
+        co_await QCoro::sleepFor(100ms);
+    co_await QCoro::sleepFor(300ms);
+    QList<QChart*> charts;
+    for (ui::ChartPanel* panel : compare->chartPanels())
+        if (panel->objectName() == QLatin1String("cpuByPathChart") ||
+            panel->objectName() == QLatin1String("cpuByPathDifferenceChart"))
+            charts << panel->chart();
+    if (charts.size() != 2) {
+        fail(QStringLiteral("the Compare page has no CPU breakdown charts"));
+        co_return false;
+    }
+    const QSizeF each(800, 560);
+    QImage image(QSize(1600, 560), QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    for (qsizetype i = 0; i < charts.size(); ++i)
+        ui::renderChart(charts[i], &painter, QRectF(QPointF(each.width() * double(i), 0), each),
+                        each);
+    painter.end();
+    const QString path = out.filePath(name + QStringLiteral(".png"));
+    if (!image.save(path, "PNG")) {
+        fail(QStringLiteral("cannot write %1").arg(path));
+        co_return false;
+    }
+    std::printf("%s\n", qPrintable(path));
+    co_return true;
+}
+
+// The breakdown charts of a saved session, as the window shows them once it is opened.
+QCoro::Task<int> renderPathsOf(ui::MainWindow& window, QString file, const QDir& out) {
+    // Named locals, not temporaries inside the co_await expressions: GCC 12
+    // builds those outside the coroutine frame.
+    const QString name = QFileInfo(file).completeBaseName() + QStringLiteral("-cpu-paths");
+    const bool opened = co_await window.openSession(file);
+    if (!opened) {
+        fail(QStringLiteral("cannot open %1").arg(file));
+        co_return 1;
+    }
+    const bool drawn = co_await grabCpuPaths(window, out, name);
+    co_return drawn ? 0 : 1;
 }
 
 // The demo session with its two targets pointed at `servers` (the demo's own
@@ -242,6 +310,7 @@ QCoro::Task<int> render(ui::MainWindow& window, const test::UiHttpServers& serve
         co_return 1;
     app::Session session = std::move(*demo);
     session.plan.durationSeconds = pointSeconds;
+    session.plan.profile = true;
     document->reset(session);
 
     co_await QCoro::sleepFor(300ms);
@@ -254,6 +323,8 @@ QCoro::Task<int> render(ui::MainWindow& window, const test::UiHttpServers& serve
     if (!co_await grabPage(window, 3, out, QStringLiteral("compare")))
         co_return 1;
     if (!co_await grabCpuMetrics(window, out) || !co_await grabFilteredTable(window, out))
+        co_return 1;
+    if (!co_await grabCpuPaths(window, out, QStringLiteral("compare-cpu-paths")))
         co_return 1;
     co_return co_await grabLabDialog(window, out) ? 0 : 1;
 }
@@ -322,7 +393,13 @@ int main(int argc, char* argv[]) {
     const QCommandLineOption rateList(
         QStringLiteral("rates"), QStringLiteral("The rate sweep's offered rates (req/s)."),
         QStringLiteral("R,R,..."), QStringLiteral("1000,4000,8000,12000,16000,20000,24000"));
+    const QCommandLineOption pathsOf(
+        QStringLiteral("paths-of"),
+        QStringLiteral("Only the CPU breakdown charts of a saved SESSION, into the --screenshots "
+                       "DIR."),
+        QStringLiteral("SESSION"));
     parser.addOption(screenshots);
+    parser.addOption(pathsOf);
     parser.addOption(seconds);
     parser.addOption(rateSweep);
     parser.addOption(rateList);
@@ -373,7 +450,9 @@ int main(int argc, char* argv[]) {
         status = rc;
         QCoreApplication::exit(rc);
     };
-    if (rateOnly)
+    if (parser.isSet(pathsOf))
+        QCoro::connect(renderPathsOf(window, parser.value(pathsOf), out), &application, finished);
+    else if (rateOnly)
         QCoro::connect(renderRateSweep(window, servers, out, *rates, pointSeconds), &application,
                        finished);
     else

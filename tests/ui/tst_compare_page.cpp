@@ -12,6 +12,7 @@
 #include "ui/common/chart_style.h"
 #include "ui/compare/compare_chart_data.h"
 #include "ui/compare/comparison_table_model.h"
+#include "ui/compare/path_breakdown_chart.h"
 #include "ui_test_servers.h"
 
 #include <QBarSet>
@@ -63,6 +64,47 @@ app::Session significantSession() {
     return session;
 }
 
+// host and NAT at c=8, three repetitions of 1000 requests, each profiled:
+// a sample is 1000 us of CPU, so each path's µs per request is its samples.
+// host: TCP/IP 100, server user 200; NAT: TCP/IP 110, 120, 130, conntrack 20,
+// server user 200; other load (never a path) 500 in both.
+app::Session profiledSession() {
+    app::Session session = significantSession();
+    session.targets[1].name = QStringLiteral("nat");
+    session.targets[1].mode = app::DeploymentMode::ContainerNat;
+    using engine::CpuPath;
+    using engine::ProcessRole;
+    for (app::PointResult& r : session.results) {
+        r.complete = 1000;
+        app::CpuProfileSummary p;
+        p.cpus = 2;
+        p.periodUs = 1000;
+        p.samples = 2000;
+        const auto at = [&p](ProcessRole role, CpuPath path) -> uint64_t& {
+            return p.counts[size_t(role)][size_t(path)];
+        };
+        const bool nat = r.targetId == session.targets[1].id;
+        at(ProcessRole::Client, CpuPath::TcpIp) = nat ? 110 + 10 * uint64_t(r.repetition) : 100;
+        at(ProcessRole::Client, CpuPath::Conntrack) = nat ? 20 : 0;
+        at(ProcessRole::Server, CpuPath::User) = 200;
+        at(ProcessRole::Other, CpuPath::User) = 500;
+        r.profile = p;
+    }
+    return session;
+}
+
+// The values of a breakdown chart's segment named `label`, one per bar.
+QList<qreal> segmentValues(const ui::PathBreakdownChart& chart, const char* label) {
+    for (QBarSet* set : chart.series()->barSets())
+        if (set->label() == QLatin1String(label)) {
+            QList<qreal> values;
+            for (qsizetype i = 0; i < set->count(); ++i)
+                values << set->at(i);
+            return values;
+        }
+    return {};
+}
+
 } // namespace
 
 class TestComparePage : public QObject {
@@ -72,6 +114,7 @@ private Q_SLOTS:
     void initTestCase();
     void cleanup();
     void emptySessionShowsNoBars();
+    void cpuBreakdownByPathFollowsTheProfiles();
     void summaryShowsWholeInANarrowWindow();
     void barsEqualTheTableMeans();
     void withinNoiseLabelsAreMuted();
@@ -158,7 +201,11 @@ void TestComparePage::cleanup() {
 void TestComparePage::emptySessionShowsNoBars() {
     app::SessionDocument document;
     const auto page = pageFor(document);
-    QCOMPARE(page->chartPanels().size(), 6);
+    QCOMPARE(page->chartPanels().size(), 8);
+    // The CPU breakdown by path shows only where there are profiles.
+    QVERIFY(page->findChild<ui::ChartPanel*>(QStringLiteral("cpuByPathChart"))->isHidden());
+    QVERIFY(
+        page->findChild<ui::ChartPanel*>(QStringLiteral("cpuByPathDifferenceChart"))->isHidden());
     for (const char* name : kBarCharts) {
         auto* chart = test::pageChart<ModeBarChart>(*page, name);
         QVERIFY(chart);
@@ -170,6 +217,38 @@ void TestComparePage::emptySessionShowsNoBars() {
     QVERIFY(page->findChild<QLabel*>(QStringLiteral("compareSummary"))
                 ->text()
                 .contains(QStringLiteral("No results")));
+}
+
+// Each mode's bar is its profile's µs per request by path (the means over
+// the repetitions, other load left out), and the second chart each path's
+// difference from the baseline's.
+void TestComparePage::cpuBreakdownByPathFollowsTheProfiles() {
+    app::SessionDocument document;
+    document.reset(profiledSession());
+    const auto page = pageFor(document);
+    QVERIFY(!page->findChild<ui::ChartPanel*>(QStringLiteral("cpuByPathChart"))->isHidden());
+    auto* bars = test::pageChart<ui::PathBreakdownChart>(*page, "cpuByPathChart");
+    auto* difference = test::pageChart<ui::PathBreakdownChart>(*page, "cpuByPathDifferenceChart");
+    QVERIFY(bars && difference);
+    QCOMPARE(bars->data().modes,
+             (std::vector<QString>{QStringLiteral("host"), QStringLiteral("nat")}));
+    QCOMPARE(segmentValues(*bars, "TCP/IP"), (QList<qreal>{100, 120}));
+    QCOMPARE(segmentValues(*bars, "conntrack"), (QList<qreal>{0, 20}));
+    QCOMPARE(segmentValues(*bars, "user space"), (QList<qreal>{200, 200})); // the server's
+    QVERIFY(segmentValues(*bars, "NAT").isEmpty());                         // no mode spent any
+    // NAT's interval over its three repetitions of 110, 120 and 130.
+    const auto& segments = bars->data().segments;
+    const auto tcpAt = std::find_if(segments.begin(), segments.end(), [](const auto& segment) {
+        return segment.path == engine::CpuPath::TcpIp;
+    });
+    QVERIFY(tcpAt != segments.end());
+    const ui::PathSegment& tcp = *tcpAt;
+    QVERIFY(tcp.ciLow[1] && *tcp.ciLow[1] < 120 && *tcp.ciHigh[1] > 120);
+    QCOMPARE(difference->data().modes, (std::vector<QString>{QStringLiteral("nat")}));
+    QCOMPARE(segmentValues(*difference, "TCP/IP"), (QList<qreal>{20}));
+    QCOMPARE(segmentValues(*difference, "conntrack"), (QList<qreal>{20}));
+    QVERIFY(segmentValues(*difference, "user space").isEmpty()); // the same in both
+    QVERIFY(difference->title().contains(QStringLiteral("difference from host")));
 }
 
 void TestComparePage::summaryShowsWholeInANarrowWindow() {

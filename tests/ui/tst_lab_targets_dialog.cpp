@@ -279,11 +279,14 @@ private Q_SLOTS:
         bold.setBold(true);
         for (int i = 0; i < ticked; ++i) {
             const LabMode mode = sketch->modes()[size_t(i)];
-            // With linux-bridge in the lab every other path starts at a bridge port.
+            // With linux-bridge in the lab every other path from the wire starts at a bridge
+            // port; a path that does not start at the wire (pod-bridge, overlay-vxlan) is whole.
             const QString path =
-                (mode == LabMode::Bridge ? QStringLiteral("veth → ")
-                                         : QStringLiteral("veth → bridge port → ")) +
-                app::lab::labModePath(mode);
+                !app::lab::labModePathFromWire(mode)
+                    ? app::lab::labModePath(mode)
+                    : (mode == LabMode::Bridge ? QStringLiteral("veth → ")
+                                               : QStringLiteral("veth → bridge port → ")) +
+                          app::lab::labModePath(mode);
             const int room = sketch->modeRect(i).width() - 12; // less the box's padding
             QVERIFY2(sketch->fontMetrics().horizontalAdvance(path) <= room &&
                          QFontMetrics(bold).horizontalAdvance(app::lab::labModeTitle(mode)) <= room,

@@ -2,9 +2,11 @@
 // results), moved, edited field by field, the baseline and the plan; each step back gives the
 // session exactly as it was before it, each step forward as it was after, and another session
 // starts with nothing to undo.
+#include "app/lab/lab_targets.h"
 #include "app/session/session_document.h"
 #include "main_window_fixture.h"
 #include "tests/app/session_test_data.h"
+#include "ui/shell/session_edits.h"
 #include "ui/shell/sweep_page.h"
 #include "ui/shell/target_editor.h"
 #include "ui/shell/targets_page.h"
@@ -146,6 +148,28 @@ private Q_SLOTS:
         QCOMPARE(levels->text(), QStringLiteral("1, 10, 50"));
         QTest::keySequence(m_window.get(), action("redoAction")->shortcut());
         QCOMPARE(m_window->document()->session().plan.concurrencyLevels, (std::vector<int>{2, 20}));
+    }
+
+    // Lab targets come with the plan's CPU profile turned on, and one undo
+    // takes back both: the targets, the lab and the profile.
+    void labTargetsAndTheirProfileAreOneStep() {
+        QVERIFY(QCoro::waitFor(m_window->openSession(QStringLiteral("demo-proxy"))));
+        const Edited before = now();
+        QVERIFY(!before.plan.profile);
+        auto edit = loadscope::app::lab::labTargets(
+            m_window->document()->session(),
+            {loadscope::app::lab::LabServerKind::Http, {loadscope::app::lab::LabMode::Nat}, 1500});
+        QVERIFY(edit.ok());
+        loadscope::ui::SessionEdits::of(m_window->document())
+            ->addLabTargets(std::move(edit->targets), edit->lab, edit->plan);
+        const Edited after = now();
+        QVERIFY(after.plan.profile);
+        QCOMPARE(after.targets.size(), before.targets.size() + 1);
+        action("undoAction")->trigger();
+        QVERIFY(now() == before);
+        QVERIFY(!action("undoAction")->isEnabled());
+        action("redoAction")->trigger();
+        QVERIFY(now() == after);
     }
 
     void anotherSessionHasNothingToUndo() {

@@ -383,6 +383,19 @@ private Q_SLOTS:
         QVERIFY(box->isChecked());
     }
 
+    // Off unless the plan asks for it (lab targets do); the box and the plan follow each other.
+    void profileFollowsThePlan() {
+        auto* box = field<QCheckBox>("profileCheck");
+        QVERIFY(!plan().profile);
+        QVERIFY(!box->isChecked());
+        box->setChecked(true);
+        QVERIFY(plan().profile);
+        SweepPlan changed = plan();
+        changed.profile = false;
+        m_document->setPlan(changed);
+        QVERIFY(!box->isChecked());
+    }
+
     void invalidRatesAreSaidAndNotStored() {
         auto* kind = field<QComboBox>("levelKindCombo");
         kind->setCurrentIndex(kind->findData(int(loadscope::app::SweepLevelKind::Rate)));

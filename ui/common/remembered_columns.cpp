@@ -38,9 +38,11 @@ RememberedColumns::RememberedColumns(QTableView* view, const QString& key, int f
     header->setResizeContentsPrecision(kMeasuredRows);
     // A width counts as the user's while they press on the header (a drag of a section's
     // edge, a double click on it), never when the view or a fit sets it.
+    m_headerViewport = header->viewport();
     header->viewport()->installEventFilter(this);
     // The view's width decides how wide a fitted column may be and what is spare: its
     // viewport's, once the view has laid it out.
+    m_viewport = m_view->viewport();
     m_view->viewport()->installEventFilter(this);
     m_storeTimer = new QTimer(this);
     m_storeTimer->setSingleShot(true);
@@ -100,14 +102,14 @@ void RememberedColumns::fit() {
 }
 
 bool RememberedColumns::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_view->horizontalHeader()->viewport()) {
+    if (watched == m_headerViewport) {
         if (event->type() == QEvent::MouseButtonPress ||
             event->type() == QEvent::MouseButtonDblClick)
             m_userResizing = true;
         else if (event->type() == QEvent::MouseButtonRelease)
             // After the release's own resize (a double click fits on release).
             QTimer::singleShot(0, this, [this] { m_userResizing = false; });
-    } else if (watched == m_view->viewport() && event->type() == QEvent::Resize) {
+    } else if (watched == m_viewport && event->type() == QEvent::Resize) {
         fit();
     }
     return QObject::eventFilter(watched, event);

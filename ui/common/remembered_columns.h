@@ -40,6 +40,11 @@ private:
     void store();
 
     QTableView* m_view;
+    // The two widgets whose events the filter watches, only ever compared: while the view
+    // is destroyed its children still send events through the filter, after the view's
+    // QTableView part is gone (m_view->horizontalHeader() there is a call on a QWidget).
+    const QObject* m_headerViewport = nullptr;
+    const QObject* m_viewport = nullptr;
     QString m_key;
     int m_fillColumn;
     Fill m_fill;

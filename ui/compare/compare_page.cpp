@@ -12,6 +12,7 @@
 #include "ui/compare/comparison_table_panel.h"
 #include "ui/compare/mode_bar_chart.h"
 #include "ui/compare/mode_line_chart.h"
+#include "ui/compare/path_breakdown_chart.h"
 #include "ui/compare/rate_sweep_view.h"
 
 #include <QChartView>
@@ -246,10 +247,13 @@ void ComparePage::createCharts() {
     m_scaling = new ModeLineChart(ModeLineChart::XAxis::Concurrency);
     m_p99Scaling = new ModeLineChart(ModeLineChart::XAxis::Concurrency);
     m_distribution = new ModeLineChart(ModeLineChart::XAxis::Percentile);
+    m_pathBars = new PathBreakdownChart;
+    m_pathDifference = new PathBreakdownChart;
     const std::pair<QChart*, const char*> charts[] = {
         {m_primaryBars, "primaryBars"},    {m_transferBars, "transferBars"},
         {m_timeBars, "timeBars"},          {m_scaling, "scalingChart"},
         {m_p99Scaling, "p99ScalingChart"}, {m_distribution, "latencyDistributionChart"},
+        {m_pathBars, "cpuByPathChart"},    {m_pathDifference, "cpuByPathDifferenceChart"},
     };
     for (const auto& [chart, name] : charts) {
         auto* panel = new ChartPanel(chart, QString::fromLatin1(name));
@@ -381,8 +385,13 @@ void ComparePage::updateControls() {
     QList<std::pair<QString, QVariant>> metrics;
     if (!comparison.isEmpty())
         metrics.append({tr("All metrics"), kAll});
-    for (app::Metric metric : app::metricsFor(protocol))
+    const bool profiled = hasProfiles(session, comparison, protocol);
+    for (app::Metric metric : app::metricsFor(protocol)) {
+        // A profile's figures only where there are profiles to show.
+        if (app::isProfileMetric(metric) && !profiled)
+            continue;
         metrics.append({app::metricLabel(metric, protocol), int(metric)});
+    }
     const QVariant keptMetric = m_metricCombo->property("chartPick");
     refill(m_metricCombo, metrics,
            keptMetric.isValid() && m_metricCombo->findData(keptMetric) >= 0
@@ -423,11 +432,22 @@ void ComparePage::setCharts(ChartPace pace) {
     const auto lines = [&](ModeLineChart* chart, ModeLineChartData figures) {
         steps.push_back([chart, figures = std::move(figures)] { chart->setData(figures); });
     };
+    const auto paths = [&](PathBreakdownChart* chart, PathBreakdownKind kind) {
+        steps.push_back([chart, figures = pathBreakdownData(session, comparison, protocol, level,
+                                                            kind)] { chart->setData(figures); });
+    };
     bars(m_primaryBars, metric);
     bars(m_transferBars, app::Metric::TransferRate);
     bars(m_timeBars, app::Metric::TimePerRequest);
     lines(m_scaling, scalingChartData(session, comparison, metric, protocol));
     lines(m_p99Scaling, scalingChartData(session, comparison, app::Metric::LatencyP99, protocol));
+    const bool profiled = hasProfiles(session, comparison, protocol);
+    for (ChartPanel* panel : std::as_const(m_panels))
+        if (panel->chart() == m_pathBars || panel->chart() == m_pathDifference)
+            panel->setVisible(profiled);
+    // Set whether shown or not: a hidden chart names no level it does not have either.
+    paths(m_pathBars, PathBreakdownKind::PerRequest);
+    paths(m_pathDifference, PathBreakdownKind::VsBaseline);
     const bool merging = m_distributions->concurrency != level && !comparison.isEmpty();
     if (!merging) {
         lines(m_distribution, latencyDistributionData(session, comparison,
@@ -443,10 +463,25 @@ void ComparePage::setCharts(ChartPace pace) {
                                      metric, app::Metric::LatencyP99,   app::Metric::LatencyP50};
     for (qsizetype i = 0; i < m_panels.size() && i < qsizetype(std::size(explained)); ++i)
         m_panels[i]->view()->setToolTip(metricToolTip(explained[i], protocol));
-    m_panels.last()->view()->setToolTip(
+    m_panels[std::size(explained) - 1]->view()->setToolTip(
         wrappedToolTip(tr("The latency below which each share of the requests finished, from "
                           "the histograms of all repetitions at this level merged. The x axis "
                           "stretches the tail: 90%, 99%, 99.9% are equally far apart.")));
+    const QString pathsExplained =
+        tr("From each point's CPU profile (every CPU sampled about a thousand times a second "
+           "over the measured window): the CPU time of the client, the server, the relays and "
+           "the interrupts per request, by the kernel path each sample's call chain was in, "
+           "user space apart; the machine's other load is left out. Hover a segment for its "
+           "95% interval over the repetitions.");
+    for (ChartPanel* panel : std::as_const(m_panels)) {
+        if (panel->chart() == m_pathBars)
+            panel->view()->setToolTip(wrappedToolTip(pathsExplained));
+        if (panel->chart() == m_pathDifference)
+            panel->view()->setToolTip(wrappedToolTip(
+                tr("Each mode's CPU per request on each path less the baseline's: what the "
+                   "mode adds (above 0) or saves (below) and where. ") +
+                pathsExplained));
+    }
     updateSummary();
 
     m_chartSteps = std::move(steps);
@@ -529,7 +564,8 @@ CompareReport ComparePage::report() const {
                                 QStringLiteral(LOADSCOPE_VERSION));
     if (m_chartGrid->isVisibleTo(this)) {
         for (ChartPanel* panel : std::as_const(m_panels))
-            report.charts << panel->chart();
+            if (!panel->isHidden()) // the CPU breakdown only with profiles
+                report.charts << panel->chart();
     }
     if (m_rateView->isVisibleTo(this)) {
         for (ChartPanel* panel : m_rateView->chartPanels())

@@ -32,6 +32,7 @@ struct CompareSnapshot;
 struct LevelDistributions;
 class ModeBarChart;
 class ModeLineChart;
+class PathBreakdownChart;
 class RateSweepView;
 
 // The Compare page: every chart of a session's comparison side by side
@@ -63,7 +64,7 @@ public:
     QTableView* table() const;
 
     // Every chart panel of the closed-loop comparison, in reading order
-    // (bars, then lines).
+    // (bars, then lines, then the CPU breakdown by path).
     QList<ChartPanel*> chartPanels() const { return m_panels; }
     // The rate sweeps' charts and knees, shown when the session has
     // fixed-rate results.
@@ -135,6 +136,10 @@ private:
     ModeLineChart* m_scaling = nullptr;
     ModeLineChart* m_p99Scaling = nullptr;
     ModeLineChart* m_distribution = nullptr;
+    // What each mode's CPU per request is made of, by kernel path, and how
+    // it differs from the baseline's: shown when the session has profiles.
+    PathBreakdownChart* m_pathBars = nullptr;
+    PathBreakdownChart* m_pathDifference = nullptr;
     QList<ChartPanel*> m_panels;
     QWidget* m_chartGrid = nullptr;
     RateSweepView* m_rateView = nullptr;

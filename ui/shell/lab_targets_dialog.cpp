@@ -378,9 +378,9 @@ void LabTargetsDialog::accept() {
         return;
     }
     // The document's own edits, as "Add" makes them (the first target of an empty session
-    // becomes its baseline there), as one step to undo.
+    // becomes its baseline there), and the plan's profile turned on, as one step to undo.
     edit->lab.host = hostName();
-    SessionEdits::of(m_document)->addLabTargets(std::move(edit->targets), edit->lab);
+    SessionEdits::of(m_document)->addLabTargets(std::move(edit->targets), edit->lab, edit->plan);
     QDialog::accept();
 }
 

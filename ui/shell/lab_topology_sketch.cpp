@@ -26,6 +26,8 @@ constexpr int kBusRoom = 3 * kGap;
 // host's end of the wire is a bridge port for every mode (as LabTopology builds it).
 QString pathOf(app::lab::LabMode mode, const std::vector<app::lab::LabMode>& modes) {
     using app::lab::LabMode;
+    if (!app::lab::labModePathFromWire(mode))
+        return app::lab::labModePath(mode);
     const bool bridged = std::find(modes.begin(), modes.end(), LabMode::Bridge) != modes.end();
     const QString wire = bridged && mode != LabMode::Bridge ? QStringLiteral("veth → bridge port")
                                                             : QStringLiteral("veth");

@@ -270,13 +270,17 @@ QUuid SessionEdits::addTarget(app::Target target, const QString& what) {
     return id;
 }
 
-void SessionEdits::addLabTargets(std::vector<app::Target> targets, const app::LabSetup& lab) {
+void SessionEdits::addLabTargets(std::vector<app::Target> targets, const app::LabSetup& lab,
+                                 const app::SweepPlan& plan) {
     for (Target& target : targets) {
         if (target.id.isNull())
             target.id = QUuid::createUuid();
     }
+    m_stack->beginMacro(tr("Add Lab Targets"));
     m_stack->push(
         new AddTargetsCommand(m_document, std::move(targets), lab, tr("Add Lab Targets")));
+    setPlan(plan);
+    m_stack->endMacro();
 }
 
 void SessionEdits::removeTarget(const QUuid& id) {

@@ -38,8 +38,10 @@ public:
     void updateTarget(const app::Target& target);
     // Adds at the end; `what` names the step ("Add", "Duplicate"). Returns the id it has.
     QUuid addTarget(app::Target target, const QString& what);
-    // Adds every target at the end and sets the lab, as one step.
-    void addLabTargets(std::vector<app::Target> targets, const app::LabSetup& lab);
+    // Adds every target at the end and sets the lab and the plan (lab targets
+    // turn the CPU profile on), as one step.
+    void addLabTargets(std::vector<app::Target> targets, const app::LabSetup& lab,
+                       const app::SweepPlan& plan);
     // Removes the target and its results.
     void removeTarget(const QUuid& id);
     void moveTarget(int from, int to);

@@ -221,6 +221,16 @@ QWidget* SweepPage::buildPlanFields() {
            "latency changes, each response keeps its arrival time. Off: wait at once, as wrk "
            "(loadscope-cli --no-wake-coalescing).")));
     addFormRow(placementForm, tr("&Wake coalescing:"), m_wakeCoalescing);
+    m_profile = new QCheckBox(tr("Sample every CPU at each point"));
+    m_profile->setObjectName(QStringLiteral("profileCheck"));
+    m_profile->setToolTip(wrappedToolTip(
+        tr("Takes a CPU profile of every point: each CPU sampled about a thousand times a "
+           "second over the measured window, each sample given to the process it ran for "
+           "(client, server, relay, other) and the kernel path its call chain was in (TCP/IP, "
+           "conntrack, NAT, bridge, ...). The Compare page then shows the CPU per request by "
+           "path. Needs root or kernel.perf_event_paranoid at 0 or below; a point where the "
+           "machine refuses it says why. On for lab targets (loadscope-cli --profile).")));
+    addFormRow(placementForm, tr("CPU &profile:"), m_profile);
     column->addWidget(placement);
 
     auto* repetition = new QGroupBox(tr("Repetition"));
@@ -304,6 +314,7 @@ QWidget* SweepPage::buildPlanFields() {
     });
     connect(m_cpus, &QLineEdit::textEdited, this, &SweepPage::applyFields);
     connect(m_wakeCoalescing, &QCheckBox::toggled, this, &SweepPage::applyFields);
+    connect(m_profile, &QCheckBox::toggled, this, &SweepPage::applyFields);
     connect(m_byDuration, &QRadioButton::toggled, this, &SweepPage::applyFields);
     for (QDoubleSpinBox* spin : {m_duration, m_requests, m_warmup, m_pause, m_precision})
         connect(spin, &QDoubleSpinBox::valueChanged, this, &SweepPage::applyFields);
@@ -338,6 +349,7 @@ void SweepPage::loadPlan(const SweepPlan& plan) {
     m_timerSlack->setValue(plan.timerSlackUs);
     m_capacityFields->load(plan.capacity);
     m_wakeCoalescing->setChecked(plan.wakeCoalescing);
+    m_profile->setChecked(plan.profile);
     m_byDuration->setChecked(plan.limit == PointLimit::Duration);
     m_byRequests->setChecked(plan.limit == PointLimit::Requests);
     m_duration->setValue(plan.durationSeconds);
@@ -397,6 +409,7 @@ void SweepPage::applyFields() {
     plan.arrival = static_cast<engine::Arrival>(m_arrival->currentData().toInt());
     plan.timerSlackUs = m_timerSlack->value();
     plan.wakeCoalescing = m_wakeCoalescing->isChecked();
+    plan.profile = m_profile->isChecked();
     const QString cpusProblem = takeParsed(app::parseCpuList(m_cpus->text()), plan.cpus);
     m_cpusError->setMessage(cpusProblem);
 

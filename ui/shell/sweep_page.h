@@ -75,6 +75,7 @@ private:
     QComboBox* m_arrival = nullptr;
     QSpinBox* m_timerSlack = nullptr;
     QCheckBox* m_wakeCoalescing = nullptr;
+    QCheckBox* m_profile = nullptr;
     QFormLayout* m_loadForm = nullptr;
     QList<QWidget*> m_concurrencyRows;  // row labels, shown for concurrency levels
     QList<QWidget*> m_rateRows;         // row labels, shown for rate levels and capacity
