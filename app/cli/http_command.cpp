@@ -1,4 +1,5 @@
 // loadscope-cli http: ab's options, the engine's HTTP/1.1 workload, ab's report.
+#include "app/cli/capacity_one_shot.h"
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
 #include "app/cli/one_shot.h"
@@ -65,6 +66,7 @@ void addHttpOptions(QCommandLineParser& parser) {
     });
     addTlsClientOptions(parser, QStringLiteral("https"), QStringLiteral("; -k is keep-alive here"));
     addRateOptions(parser, true);
+    addCapacityOptions(parser);
     addCommonRunOptions(parser);
 }
 
@@ -187,6 +189,10 @@ Result<HttpInvocation> readHttpInvocation(const QCommandLineParser& parser) {
     if (!output)
         return output.error();
     invocation.output = *output;
+    if (auto capacity = readCapacityOptions(parser, invocation.shot,
+                                            {QStringLiteral("n"), QStringLiteral("t")});
+        !capacity)
+        return capacity.error();
     if (auto rate = readRateOptions(parser, invocation.shot); !rate)
         return rate.error();
     return invocation;
@@ -214,6 +220,12 @@ int runHttpCommand(const QStringList& arguments, const CliIo& io) {
     }
     const engine::HttpRequestSpec& request = protocol ? protocol->spec() : h2->spec();
     const OutputOptions& output = invocation.output;
+    app::CliResultContext context;
+    context.protocol = app::TargetProtocol::Http;
+    context.url = parser.positionalArguments().constFirst();
+    context.pipeline = spec.pipeline;
+    if (invocation.shot.plan.levelKind == app::SweepLevelKind::Capacity)
+        return runCapacitySearch(command, invocation.shot, spec, preload, output, context, io);
 
     std::string urlError;
     const auto url = engine::parseHttpUrl(invocation.shot.target.http.url.toStdString(), &urlError);
@@ -226,10 +238,6 @@ int runHttpCommand(const QStringList& arguments, const CliIo& io) {
         return ExitUnreachable;
     }
 
-    app::CliResultContext context;
-    context.protocol = app::TargetProtocol::Http;
-    context.url = parser.positionalArguments().constFirst();
-    context.pipeline = spec.pipeline;
     const app::PointResult point = oneShotResult(result, invocation.shot);
     const QJsonObject json = app::cliResultJson(point, context);
 

@@ -11,6 +11,7 @@
 // -t/--threads is memtier's (worker threads, default 4) and replaces the
 // shared --threads of the other load commands, with the same meaning; -c is
 // clients per thread, so the run opens clients x threads connections.
+#include "app/cli/capacity_one_shot.h"
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
 #include "app/cli/one_shot.h"
@@ -120,6 +121,7 @@ void addMemcacheOptions(QCommandLineParser& parser) {
     });
     // Total requests/s over every connection (memtier's --rate-limiting is per connection).
     addRateOptions(parser, false);
+    addCapacityOptions(parser);
     addCpuRunOptions(parser);
     addWakeCoalescingOption(parser);
     addProfileOptions(parser);
@@ -338,6 +340,10 @@ Result<MemcacheInvocation> readMemcacheInvocation(const QCommandLineParser& pars
         return output.error();
     invocation.output = *output;
     plan.threads = int(invocation.setup.threads);
+    if (auto capacity = readCapacityOptions(parser, invocation.shot,
+                                            {QStringLiteral("n"), QStringLiteral("test-time")});
+        !capacity)
+        return capacity.error();
     if (auto rate = readRateOptions(parser, invocation.shot); !rate)
         return rate.error();
     return invocation;
@@ -383,6 +389,13 @@ int runMemcacheCommand(const QStringList& arguments, const CliIo& io) {
         setup.workload = *workload;
     }
     const OutputOptions& output = invocation.output;
+    if (invocation.shot.plan.levelKind == app::SweepLevelKind::Capacity) {
+        app::CliResultContext context;
+        context.protocol = app::TargetProtocol::Memcache;
+        context.memcache = setup;
+        return runCapacitySearch(command, invocation.shot, spec, std::move(preloadSpec), output,
+                                 context, io);
+    }
 
     OneShotRunner runner(io, remoteLoadOf(invocation));
     if (preloadSpec) {

@@ -199,6 +199,15 @@ void addRateOptions(QCommandLineParser& parser, bool shortFlag, bool hidden) {
     parser.addOption(slack);
 }
 
+namespace {
+
+// --find-capacity's steps are fixed-rate: their arrival and slack apply.
+bool findsCapacity(const OneShot& shot) {
+    return shot.plan.levelKind == app::SweepLevelKind::Capacity;
+}
+
+} // namespace
+
 Result<void> readRateOptions(const QCommandLineParser& parser, OneShot& shot) {
     const QString name = parser.optionNames().contains(QStringLiteral("R"))
                              ? QStringLiteral("-R")
@@ -221,7 +230,7 @@ Result<void> readRateOptions(const QCommandLineParser& parser, OneShot& shot) {
         else
             return app::invalidInput(QStringLiteral("--arrival wants constant or poisson, not '%1'")
                                          .arg(parser.value(QStringLiteral("arrival"))));
-        if (shot.rate <= 0)
+        if (shot.rate <= 0 && !findsCapacity(shot))
             return app::invalidInput(QStringLiteral("--arrival needs a rate (%1)").arg(name));
     }
     if (parser.isSet(QStringLiteral("timer-slack"))) {
@@ -233,7 +242,7 @@ Result<void> readRateOptions(const QCommandLineParser& parser, OneShot& shot) {
                 QStringLiteral("--timer-slack wants microseconds from 0 to %1, not '%2'")
                     .arg(app::kMaxTimerSlackUs)
                     .arg(text));
-        if (shot.rate <= 0)
+        if (shot.rate <= 0 && !findsCapacity(shot))
             return app::invalidInput(QStringLiteral("--timer-slack needs a rate (%1)").arg(name));
         shot.plan.timerSlackUs = slack;
     }
@@ -348,7 +357,7 @@ int finishRun(const QString& command, const engine::RunResult& result,
     if (!warning.isEmpty())
         std::fprintf(io.err, "%s\n", qPrintable(warning));
     QJsonObject written = json;
-    app::addFixedRateJson(written, result);
+    app::addFixedRateJson(written, point);
     if (!agents.empty())
         written.insert(QStringLiteral("agents"), app::agentSharesCliJson(agents));
     if (auto done = writeMachineOutputs(output, written, io); !done) {

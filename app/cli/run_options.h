@@ -62,7 +62,8 @@ app::Result<OutputOptions> readCommonRunOptions(const QCommandLineParser& parser
 // --rate (with -R as well when `shortFlag`, wrk2's) and --arrival; left out
 // of the help when `hidden` (a command that refuses them, in the engine's words).
 void addRateOptions(QCommandLineParser& parser, bool shortFlag, bool hidden = false);
-// Them into `shot`: a rate above 0 requests/s, an arrival model by name.
+// Them into `shot`: a rate above 0 requests/s, an arrival model by name
+// (with a rate, or in a capacity search: read after readCapacityOptions()).
 app::Result<void> readRateOptions(const QCommandLineParser& parser, OneShot& shot);
 
 // The TLS client options of http (https URLs) and tcp-rr --tls: --insecure, --cacert, --cert,

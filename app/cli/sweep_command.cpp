@@ -40,6 +40,10 @@ const char* const kDescription =
     "continued) or --fresh (drop those results and measure every point again) is given. An "
     "existing --out file other than SESSION is never overwritten without --resume or --fresh.\n"
     "\n"
+    "A capacity plan (levelKind \"capacity\") runs one search per target and repetition for the "
+    "highest fixed rate that meets its latency objective; a search cut short goes on from its "
+    "last step with --resume.\n"
+    "\n"
     "--precision X repeats until every target's ratio to the baseline is known within +/-X % "
     "(95 % interval; paired by repetition): after a level's repetitions (the least), rounds of "
     "every target are added until it is, at most --max-repetitions in all; targets it could not "
@@ -74,6 +78,16 @@ int resultsInPlan(const app::Session& session) {
 }
 
 void dropPlanResults(app::Session& session) {
+    if (session.plan.levelKind == app::SweepLevelKind::Capacity) {
+        // A search's points are its steps, at rates of its own choosing.
+        const int connections = session.plan.rateConnections;
+        const int repetitions = session.plan.repetitions;
+        std::erase_if(session.results, [&](const app::PointResult& result) {
+            return result.capacityStep > 0 && result.concurrency == connections &&
+                   result.repetition < repetitions;
+        });
+        return;
+    }
     const std::vector<app::SweepPoint> points = app::sweepPoints(session);
     // With a precision, the rounds a sweep added beyond the least are the plan's too.
     const bool rounds = session.plan.precisionPercent > 0;

@@ -1,5 +1,6 @@
 // loadscope-cli tcp-rr and tcp-stream: netperf's TCP_RR / TCP_CRR and
 // TCP_STREAM workloads with netperf's option letters, netperf's layout.
+#include "app/cli/capacity_one_shot.h"
 #include "app/cli/cli_common.h"
 #include "app/cli/commands.h"
 #include "app/cli/netperf_command_parts.h"
@@ -123,6 +124,13 @@ int parseAndRun(QCommandLineParser& parser, const QStringList& arguments, const 
     const app::NetperfRunSetup& setup = invocation.setup;
     readDefaultSocketSizes(spec.target.family(), invocation.setup);
     const OutputOptions& output = invocation.output;
+    if (invocation.shot.plan.levelKind == app::SweepLevelKind::Capacity) {
+        app::CliResultContext context;
+        context.protocol = invocation.shot.target.protocol;
+        context.netperf = setup;
+        return runCapacitySearch(command, invocation.shot, spec, std::move(preload), output,
+                                 context, io);
+    }
     if (!output.quiet)
         std::fprintf(io.err, "%s test to %s (be patient)\n", qPrintable(setup.test),
                      qPrintable(setup.server));
@@ -191,6 +199,10 @@ Result<Invocation> readTcpRrInvocation(const QCommandLineParser& parser) {
     setup.requestSize = uint32_t(target.tcpRr.requestSize);
     setup.responseSize = uint32_t(target.tcpRr.responseSize);
     setup.tls = target.tcpRr.tls;
+    if (auto capacity = readCapacityOptions(parser, invocation->shot,
+                                            {QStringLiteral("l"), QStringLiteral("n")});
+        !capacity)
+        return capacity.error();
     if (auto rate = readRateOptions(parser, invocation->shot); !rate)
         return rate.error();
     return invocation;
@@ -248,6 +260,7 @@ void addTcpRrOptions(QCommandLineParser& parser) {
     });
     addTlsClientOptions(parser, QStringLiteral("--tls"));
     addRateOptions(parser, true);
+    addCapacityOptions(parser);
     addCommonRunOptions(parser);
 }
 

@@ -59,17 +59,17 @@ QString formatFixedRateReport(const engine::RunResult& r) {
     return out;
 }
 
-void addFixedRateJson(QJsonObject& json, const engine::RunResult& result) {
-    if (result.offeredRate <= 0)
+void addFixedRateJson(QJsonObject& json, const PointResult& result) {
+    if (result.loadModel != LoadModel::FixedRate || !result.offeredRate)
         return;
-    json[QStringLiteral("offered_rate")] = result.offeredRate;
+    json[QStringLiteral("offered_rate")] = *result.offeredRate;
     json[QStringLiteral("achieved_rate")] = result.requestsPerSecond();
     json[QStringLiteral("max_backlog")] = double(result.maxBacklog);
     json[QStringLiteral("client_saturated")] = result.clientSaturated;
-    // The uncorrected histogram through the same schema as latency_ms, so
+    // The uncorrected latency through the same schema as latency_ms, so
     // that both objects have the same keys and formats by construction.
     PointResult uncorrected;
-    uncorrected.total = summarize(result.uncorrected);
+    uncorrected.total = result.uncorrected;
     const QJsonObject written = cliResultJson(uncorrected, CliResultContext{});
     json[QStringLiteral("latency_uncorrected_ms")] = written.value(QStringLiteral("latency_ms"));
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "app/session/point_result.h"
 #include "engine/run_result.h"
 
 #include <QJsonObject>
@@ -21,8 +22,8 @@ QString formatFixedRateReport(const engine::RunResult& result);
 // offered_rate and achieved_rate (requests/s, over all connections; achieved
 // counts successful responses, as requests/s does), max_backlog,
 // client_saturated, and latency_uncorrected_ms with the keys of latency_ms.
-// Nothing for a closed-loop run.
-void addFixedRateJson(QJsonObject& json, const engine::RunResult& result);
+// Nothing for a closed-loop result.
+void addFixedRateJson(QJsonObject& json, const PointResult& result);
 
 // The one-line warning for a client that could not keep the schedule, else empty.
 QString scheduleWarning(const engine::RunResult& result);

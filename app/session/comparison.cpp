@@ -49,7 +49,8 @@ Comparison::Comparison(const Session& session, ComparisonOptions options) {
 
     std::map<QUuid, std::map<SeriesKey, std::vector<const PointResult*>>> byTarget;
     for (const PointResult& result : session.results) {
-        if (result.cancelled || !session.findTarget(result.targetId))
+        // A capacity search's steps are compared as searches (capacity_comparison.h).
+        if (result.cancelled || result.capacityStep > 0 || !session.findTarget(result.targetId))
             continue;
         const SeriesKey key = options.poolSources ? SeriesKey{} : seriesKey(result);
         byTarget[result.targetId][key].push_back(&result);

@@ -142,8 +142,13 @@ public:
     // The rows of the target's first series with rows at the level.
     std::vector<const ComparisonRow*> rowsFor(const QUuid& targetId, int concurrency) const;
 
-private:
+    // Sets the row's change against `base` (the baseline's row) and its
+    // verdict from their comparedSamples, as the comparison does for each of
+    // its rows; paired when `pairable` and both hold the same measured
+    // repetitions. Capacity rows (capacity_comparison.h) are judged by it too.
     static void judge(ComparisonRow& row, const ComparisonRow& base, bool pairable);
+
+private:
     const ComparisonRow* baselineRowFor(const ComparisonRow& row) const;
     // The target's first series with rows at the level.
     std::optional<size_t> firstSeriesAt(const QUuid& targetId, int concurrency) const;

@@ -1,5 +1,6 @@
 #include "app/session/comparison_report.h"
 
+#include "app/session/capacity_comparison.h"
 #include "app/session/level_naming.h"
 
 #include <QStringList>
@@ -228,10 +229,17 @@ QString comparisonReport(const Session& session, const Comparison& comparison) {
                 .arg(planned - missing)
                 .arg(planned);
     const Target* baseline = session.baseline();
+    // A capacity plan's searches come first: they are what it was run for.
+    const QString capacity = capacityReport(session, CapacityComparison(session));
+    if (!capacity.isEmpty())
+        text += QLatin1Char('\n') + capacity;
     if (comparison.isEmpty() || !baseline) {
-        text += QStringLiteral("No results to compare yet.\n");
+        if (capacity.isEmpty())
+            text += QStringLiteral("No results to compare yet.\n");
         return text;
     }
+    if (!capacity.isEmpty())
+        text += QLatin1Char('\n');
     text +=
         QStringLiteral("Baseline: %1. Figures: mean ±half the 95% confidence interval over "
                        "the runs. Changes: geometric mean ratio to the baseline [95% interval], "

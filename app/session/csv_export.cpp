@@ -1,5 +1,6 @@
 #include "app/session/csv_export.h"
 
+#include "app/session/capacity_comparison.h"
 #include "app/session/result_schema.h"
 
 #include <algorithm>
@@ -109,6 +110,49 @@ QByteArray resultsCsv(const Session& session) {
     return csv;
 }
 
+namespace {
+
+// A capacity plan's searches (capacity_comparison.h): one row per target.
+QByteArray capacitySummaryRows(const Session& session) {
+    const CapacityComparison capacity(session);
+    QByteArray csv;
+    for (const CapacityRow& row : capacity.rows()) {
+        const Target* target = session.findTarget(row.targetId);
+        if (!target || row.figures.samples.empty())
+            continue;
+        const SampleStatistics& s = row.figures.statistics;
+        QString significant;
+        if (row.figures.verdict == Verdict::Significant ||
+            row.figures.verdict == Verdict::WithinNoise)
+            significant = boolText(row.figures.verdict == Verdict::Significant);
+        csv += csvRecord({
+            target->displayName(),
+            target->id.toString(QUuid::WithoutBraces),
+            target->modeLabel(),
+            targetProtocolId(target->protocol),
+            QString::number(row.figures.concurrency),
+            QStringLiteral("capacity"),
+            metricUnit(Metric::RequestsPerSecond, target->protocol),
+            QString::number(s.n),
+            csvNumber(s.mean),
+            optionalNumber(s.sd),
+            optionalNumber(s.ci95Low),
+            optionalNumber(s.ci95High),
+            optionalNumber(row.figures.vsBaselinePercent),
+            optionalNumber(row.figures.pValue),
+            significant,
+            verdictId(row.figures.verdict),
+            boolText(false),
+            QStringLiteral("loadscope"),
+            QStringLiteral("capacity at ") + objectiveAsciiText(capacity.objective()),
+            QString(),
+        });
+    }
+    return csv;
+}
+
+} // namespace
+
 QStringList summaryCsvColumns() {
     return {
         QStringLiteral("target"),
@@ -173,6 +217,7 @@ QByteArray summaryCsv(const Session& session, const Comparison& comparison) {
             row.netNote,
         });
     }
+    csv += capacitySummaryRows(session);
     return csv;
 }
 

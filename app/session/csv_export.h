@@ -55,7 +55,8 @@ QString csvNumber(double value);
 //   failed_tls, tls_handshakes, tls_resumed, tls_resumed_ratio (resumed /
 //   handshakes), tls_protocol, tls_cipher, tls_mean_ms, tls_p50_ms,
 //   tls_p99_ms (https: one sample per handshake; empty for plain http),
-//   failed_rst_stream, failed_goaway (HTTP/2's failure classes)
+//   failed_rst_stream, failed_goaway (HTTP/2's failure classes),
+//   capacity_step (a capacity search's step: its number in its search)
 // For a fixed-rate result offered_rate is the rate level, requests_per_second
 // the rate achieved and latency_* the corrected latency.
 // requests_per_second is ops/s for memcached, transactions/s for tcp-rr;
@@ -76,6 +77,11 @@ QByteArray resultsCsv(const Session& session);
 //   level of a fixed-rate series; empty otherwise)
 // A rate sweep's level is its series: one per rate, with requests_per_second
 // (achieved), latency_* (corrected) and latency_uncorrected_* metric rows.
+// A capacity plan adds one row per target after them (capacity_comparison.h):
+// metric "capacity" (req/s, ops/s or trans/s), concurrency the plan's
+// connections, load_model "capacity at p99 <= 5 ms" (the objective in ASCII),
+// the statistics over the searches that found a capacity and the change
+// against the baseline's capacity.
 QStringList summaryCsvColumns();
 QByteArray summaryCsv(const Session& session, const Comparison& comparison);
 

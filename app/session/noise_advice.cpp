@@ -1,5 +1,6 @@
 #include "app/session/noise_advice.h"
 
+#include "app/session/capacity_comparison.h"
 #include "app/session/metric.h"
 #include "app/session/session.h"
 #include "app/session/statistics.h"
@@ -53,11 +54,15 @@ QString tighteningAdvice(const Session& session) {
             }
         }
         const Target* target = session.findTarget(r.targetId);
-        if (!target)
+        // A capacity search's steps are at rates of its own: its answers spread.
+        if (!target || r.capacityStep > 0)
             continue;
         if (const auto value = metricValue(r, primaryMetric(target->protocol)))
             samples[{r.targetId, r.concurrency}].push_back(*value);
     }
+    const CapacityComparison capacity(session);
+    for (const CapacityRow& row : capacity.rows())
+        samples[{row.targetId, row.figures.concurrency}] = row.figures.samples;
     if (measured == 0)
         return {};
 

@@ -149,6 +149,10 @@ struct PointResult {
     RunEnvironment environment;
     LoadModel loadModel = LoadModel::ClosedLoop;
     std::optional<double> offeredRate; // fixed rate: requests/s offered, when known
+    // A step of a capacity search (capacity_search.h): its number in the
+    // search of this target and repetition, from 1; 0: not a step. Steps are
+    // compared as searches, not as rate levels.
+    int capacityStep = 0;
 
     uint64_t complete = 0;
     uint64_t failed = 0;

@@ -47,7 +47,9 @@ std::vector<RateCurve> rateCurves(const Session& session) {
     using CurveKey = std::tuple<int, QString>;
     std::map<QUuid, std::map<CurveKey, std::map<double, std::vector<const PointResult*>>>> grouped;
     for (const PointResult& result : session.results) {
-        if (result.cancelled || result.levelRate() <= 0 || !session.findTarget(result.targetId))
+        // A capacity search's steps are its own chart (capacity_comparison.h).
+        if (result.cancelled || result.levelRate() <= 0 || result.capacityStep > 0 ||
+            !session.findTarget(result.targetId))
             continue;
         const QString& tool = result.source.tool;
         const CurveKey key{tool == u"loadscope" ? 0 : 1, tool};

@@ -395,6 +395,25 @@ void addLatencyFields(ResultSchemaBuilder& b, const QString& idPrefix, const Key
     }
 }
 
+namespace {
+
+// A capacity search's step (capacity_search.h): which of its search's steps
+// the result is; empty for any other result, and not saved then.
+void addCapacityStep(ResultSchemaBuilder& b) {
+    ResultField& step = b.savedWhenSet(
+        "capacity_step", FieldType::Integer, "",
+        [](const PointResult& r) {
+            return r.capacityStep > 0 ? FieldValue(int64_t(r.capacityStep)) : FieldValue();
+        },
+        "capacityStep",
+        [](const JsonReader& j, QStringView k, PointResult& r) {
+            r.capacityStep = int(j.integer(k, 0, kMaxCapacitySteps, 0));
+        });
+    step.csvColumn = step.id;
+}
+
+} // namespace
+
 void addCsvFields(ResultSchemaBuilder& b) {
     addIdentity(b);
     addCounts(b);
@@ -408,6 +427,7 @@ void addCsvFields(ResultSchemaBuilder& b) {
     addUdpFields(b);
     addNetCounterFields(b);
     addProfileFields(b);
+    addCapacityStep(b);
 }
 
 } // namespace loadscope::app::schema_detail

@@ -1,5 +1,7 @@
 #include "app/session/session.h"
 
+#include "app/session/capacity_search.h"
+
 #include <algorithm>
 #include <set>
 #include <tuple>
@@ -37,17 +39,19 @@ const Target* Session::baseline() const {
 }
 
 const PointResult* Session::findResult(const QUuid& targetId, int concurrency, int repetition,
-                                       double rate) const {
+                                       double rate, int capacityStep) const {
     const auto found = std::find_if(results.begin(), results.end(), [&](const PointResult& r) {
         return r.targetId == targetId && r.concurrency == concurrency &&
-               r.repetition == repetition && r.levelRate() == rate;
+               r.repetition == repetition && r.levelRate() == rate &&
+               r.capacityStep == capacityStep;
     });
     return found == results.end() ? nullptr : &*found;
 }
 
 void Session::putResult(PointResult result) {
-    if (const PointResult* existing = findResult(result.targetId, result.concurrency,
-                                                 result.repetition, result.levelRate())) {
+    if (const PointResult* existing =
+            findResult(result.targetId, result.concurrency, result.repetition, result.levelRate(),
+                       result.capacityStep)) {
         results[static_cast<size_t>(existing - results.data())] = std::move(result);
         return;
     }
@@ -82,16 +86,28 @@ std::vector<SweepPoint> sweepPoints(const Session& session) {
 }
 
 bool isPointDone(const Session& session, const SweepPoint& point) {
-    const PointResult* result =
-        session.findResult(point.targetId, point.concurrency, point.repetition, point.rate);
+    if (session.plan.levelKind == SweepLevelKind::Capacity && point.capacityStep == 0)
+        return DonePoints(session).contains(point);
+    const PointResult* result = session.findResult(
+        point.targetId, point.concurrency, point.repetition, point.rate, point.capacityStep);
     return result && !result->cancelled;
 }
 
 DonePoints::DonePoints(const Session& session) {
     for (const PointResult& result : session.results) {
         if (!result.cancelled)
+            m_done.insert({result.targetId, result.concurrency, result.levelRate(),
+                           result.repetition, result.capacityStep});
+    }
+    if (session.plan.levelKind != SweepLevelKind::Capacity)
+        return;
+    // A search is done when it has finished, not when some result shares its
+    // key (a closed-loop point of an earlier plan at the same connections).
+    std::erase_if(m_done, [](const Key& key) { return key.rate == 0 && key.capacityStep == 0; });
+    for (const CapacitySearch& search : capacitySearches(session)) {
+        if (search.finished())
             m_done.insert(
-                {result.targetId, result.concurrency, result.levelRate(), result.repetition});
+                {search.targetId, session.plan.rateConnections, 0.0, search.repetition, 0});
     }
 }
 

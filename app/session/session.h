@@ -52,10 +52,11 @@ struct LabSetup {
     friend bool operator==(const LabSetup&, const LabSetup&) = default;
 };
 
-// Results are keyed by (target, concurrency, rate level, repetition), the rate
-// level being PointResult::levelRate() (0 closed loop): at most one result
-// per key (putResult() replaces). Statistics are never stored here; they are
-// derived by Comparison.
+// Results are keyed by (target, concurrency, rate level, repetition, capacity
+// step), the rate level being PointResult::levelRate() (0 closed loop): at
+// most one result per key (putResult() replaces). A capacity search's step
+// never replaces a rate sweep's result at the same rate, nor one another. Statistics are never
+// stored here; they are derived by Comparison.
 struct Session {
     QString name;
     QString notes;
@@ -80,7 +81,7 @@ struct Session {
     const Target* baseline() const;
 
     const PointResult* findResult(const QUuid& targetId, int concurrency, int repetition,
-                                  double rate = 0) const;
+                                  double rate = 0, int capacityStep = 0) const;
     // Appends `result`, or replaces the one with the same key in place (a
     // repeated point after a cancelled or failed attempt).
     void putResult(PointResult result);
@@ -96,7 +97,9 @@ struct Session {
 // Every point of the session's plan over its targets, in execution order.
 std::vector<SweepPoint> sweepPoints(const Session& session);
 // A point is done when a result for its key exists and was not cancelled,
-// whatever its source (an imported result fills its point too).
+// whatever its source (an imported result fills its point too). A capacity
+// plan's point, a search, is done when its steps say it has finished
+// (capacity_search.h): a search cut short goes on from its last step.
 bool isPointDone(const Session& session, const SweepPoint& point);
 // The points that are done, looked up once each: for views and estimates that
 // ask of every point (a search of the results per point is quadratic).
@@ -104,7 +107,8 @@ class DonePoints {
 public:
     explicit DonePoints(const Session& session);
     bool contains(const SweepPoint& point) const {
-        return m_done.contains({point.targetId, point.concurrency, point.rate, point.repetition});
+        return m_done.contains(
+            {point.targetId, point.concurrency, point.rate, point.repetition, point.capacityStep});
     }
 
 private:
@@ -113,13 +117,15 @@ private:
         int concurrency;
         double rate;
         int repetition;
+        int capacityStep;
         bool operator==(const Key&) const = default;
     };
     // Hashed: a sorted set compared QUuids (slow: variant() first) ~14 times per point.
     struct KeyHash {
         size_t operator()(const Key& key) const noexcept {
             return qHash(key.target) ^ (size_t(key.concurrency) * 0x9E3779B97F4A7C15ull) ^
-                   (size_t(key.repetition) << 1) ^ (std::hash<double>{}(key.rate) << 3);
+                   (size_t(key.repetition) << 1) ^ (std::hash<double>{}(key.rate) << 3) ^
+                   (size_t(key.capacityStep) << 17);
         }
     };
     std::unordered_set<Key, KeyHash> m_done;

@@ -330,6 +330,47 @@ Target targetFromJson(const JsonReader& json) {
     return target;
 }
 
+namespace {
+
+QJsonObject capacityPlanToJson(const CapacityPlan& capacity) {
+    const CapacityObjective& objective = capacity.objective;
+    QJsonObject json{
+        {QStringLiteral("percentile"), objective.percentile},
+        {QStringLiteral("boundMs"), objective.boundMs},
+        {QStringLiteral("precisionPercent"), capacity.precisionPercent},
+        {QStringLiteral("maxSteps"), capacity.maxSteps},
+        {QStringLiteral("minStepSeconds"), capacity.minStepSeconds},
+        {QStringLiteral("maxStepSeconds"), capacity.maxStepSeconds},
+    };
+    if (objective.maxFailedPercent)
+        json.insert(QStringLiteral("maxFailedPercent"), *objective.maxFailedPercent);
+    if (objective.minAchievedPercent)
+        json.insert(QStringLiteral("minAchievedPercent"), *objective.minAchievedPercent);
+    return json;
+}
+
+CapacityPlan capacityPlanFromJson(const JsonReader& json) {
+    CapacityPlan capacity;
+    CapacityObjective& objective = capacity.objective;
+    objective.percentile = json.number(u"percentile", kMinObjectivePercentile,
+                                       kMaxObjectivePercentile, objective.percentile);
+    objective.boundMs = json.number(u"boundMs", 1e-9, kMaxObjectiveBoundMs, objective.boundMs);
+    objective.maxFailedPercent = json.optionalNumber(u"maxFailedPercent", 0, 100);
+    objective.minAchievedPercent = json.optionalNumber(u"minAchievedPercent", 1e-9, 100);
+    capacity.precisionPercent =
+        json.number(u"precisionPercent", kMinCapacityPrecisionPercent, kMaxCapacityPrecisionPercent,
+                    capacity.precisionPercent);
+    capacity.maxSteps =
+        int(json.integer(u"maxSteps", kMinCapacitySteps, kMaxCapacitySteps, capacity.maxSteps));
+    capacity.minStepSeconds = json.number(u"minStepSeconds", kMinCapacityStepSeconds,
+                                          kMaxCapacityStepSeconds, capacity.minStepSeconds);
+    capacity.maxStepSeconds = json.number(u"maxStepSeconds", kMinCapacityStepSeconds,
+                                          kMaxCapacityStepSeconds, capacity.maxStepSeconds);
+    return capacity;
+}
+
+} // namespace
+
 QJsonObject sweepPlanToJson(const SweepPlan& plan) {
     QJsonObject json{
         {QStringLiteral("concurrency"), intArray(plan.concurrencyLevels)},
@@ -368,6 +409,8 @@ QJsonObject sweepPlanToJson(const SweepPlan& plan) {
     // Written only when changed, so files saved before it read back and save the same.
     if (plan.noiseThresholdPercent != kDefaultNoiseThresholdPercent)
         json.insert(QStringLiteral("noiseThresholdPercent"), plan.noiseThresholdPercent);
+    if (plan.levelKind == SweepLevelKind::Capacity || plan.capacity != defaults.capacity)
+        json.insert(QStringLiteral("capacity"), capacityPlanToJson(plan.capacity));
     return json;
 }
 
@@ -380,9 +423,11 @@ SweepPlan sweepPlanFromJson(const JsonReader& json) {
     else if (json.ok())
         json.failUnknownValue(u"levelKind", kind);
     const bool byRate = plan.levelKind == SweepLevelKind::Rate;
-    // The levels of the plan's kind must be there; the others may be absent.
-    const JsonArrayReader levels = json.array(u"concurrency", !byRate);
-    if (levels.size() > 0 || !byRate)
+    const bool byConcurrency = plan.levelKind == SweepLevelKind::Concurrency;
+    // The levels of the plan's kind must be there; the others may be absent
+    // (a capacity plan has none).
+    const JsonArrayReader levels = json.array(u"concurrency", byConcurrency);
+    if (levels.size() > 0 || byConcurrency)
         plan.concurrencyLevels.clear();
     std::set<int> seen;
     for (qsizetype i = 0; i < levels.size() && json.ok(); ++i) {
@@ -448,6 +493,8 @@ SweepPlan sweepPlanFromJson(const JsonReader& json) {
         plan.order = *known;
     else if (json.ok())
         json.failUnknownValue(u"order", order);
+    if (const auto capacity = json.optionalObject(u"capacity"))
+        plan.capacity = capacityPlanFromJson(*capacity);
     return plan;
 }
 

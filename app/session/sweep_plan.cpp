@@ -33,7 +33,15 @@ std::optional<PointLimit> pointLimitFromId(QStringView id) {
 }
 
 QString sweepLevelKindId(SweepLevelKind kind) {
-    return kind == SweepLevelKind::Rate ? QStringLiteral("rate") : QStringLiteral("concurrency");
+    switch (kind) {
+    case SweepLevelKind::Rate:
+        return QStringLiteral("rate");
+    case SweepLevelKind::Capacity:
+        return QStringLiteral("capacity");
+    case SweepLevelKind::Concurrency:
+        break;
+    }
+    return QStringLiteral("concurrency");
 }
 
 std::optional<SweepLevelKind> sweepLevelKindFromId(QStringView id) {
@@ -41,6 +49,8 @@ std::optional<SweepLevelKind> sweepLevelKindFromId(QStringView id) {
         return SweepLevelKind::Concurrency;
     if (id == u"rate")
         return SweepLevelKind::Rate;
+    if (id == u"capacity")
+        return SweepLevelKind::Capacity;
     return std::nullopt;
 }
 
@@ -95,6 +105,45 @@ Result<void> validateConcurrencyLevels(const std::vector<int>& levels) {
     return {};
 }
 
+Result<void> validateConnections(const SweepPlan& plan) {
+    if (plan.rateConnections < 1 || plan.rateConnections > kMaxConcurrency)
+        return invalidInput(QStringLiteral("connections %1 is out of range (1 to %2)")
+                                .arg(plan.rateConnections)
+                                .arg(kMaxConcurrency));
+    return {};
+}
+
+Result<void> validateCapacityPlan(const SweepPlan& plan) {
+    const CapacityPlan& capacity = plan.capacity;
+    if (auto objective = validateCapacityObjective(capacity.objective); !objective)
+        return objective;
+    if (!(std::isfinite(capacity.precisionPercent) &&
+          capacity.precisionPercent >= kMinCapacityPrecisionPercent &&
+          capacity.precisionPercent <= kMaxCapacityPrecisionPercent))
+        return invalidInput(QStringLiteral("the capacity search's precision must be %1 to %2 %")
+                                .arg(kMinCapacityPrecisionPercent)
+                                .arg(kMaxCapacityPrecisionPercent));
+    if (capacity.maxSteps < kMinCapacitySteps || capacity.maxSteps > kMaxCapacitySteps)
+        return invalidInput(QStringLiteral("a capacity search takes %1 to %2 steps, not %3")
+                                .arg(kMinCapacitySteps)
+                                .arg(kMaxCapacitySteps)
+                                .arg(capacity.maxSteps));
+    const auto inRange = [](double seconds) {
+        return std::isfinite(seconds) && seconds >= kMinCapacityStepSeconds &&
+               seconds <= kMaxCapacityStepSeconds;
+    };
+    if (!inRange(capacity.minStepSeconds) || !inRange(capacity.maxStepSeconds))
+        return invalidInput(QStringLiteral("a capacity step lasts %1 s to %2 s")
+                                .arg(kMinCapacityStepSeconds)
+                                .arg(kMaxCapacityStepSeconds));
+    if (capacity.maxStepSeconds < capacity.minStepSeconds)
+        return invalidInput(QStringLiteral("the longest capacity step (%1 s) is shorter than "
+                                           "the shortest (%2 s)")
+                                .arg(capacity.maxStepSeconds)
+                                .arg(capacity.minStepSeconds));
+    return validateConnections(plan);
+}
+
 Result<void> validateRateLevels(const SweepPlan& plan) {
     if (plan.rateLevels.empty())
         return invalidInput(QStringLiteral("the sweep has no rate levels"));
@@ -105,11 +154,7 @@ Result<void> validateRateLevels(const SweepPlan& plan) {
         if (!seen.insert(rate).second)
             return invalidInput(QStringLiteral("rate %1 req/s is listed twice").arg(rate));
     }
-    if (plan.rateConnections < 1 || plan.rateConnections > kMaxConcurrency)
-        return invalidInput(QStringLiteral("connections %1 is out of range (1 to %2)")
-                                .arg(plan.rateConnections)
-                                .arg(kMaxConcurrency));
-    return {};
+    return validateConnections(plan);
 }
 
 } // namespace
@@ -117,8 +162,9 @@ Result<void> validateRateLevels(const SweepPlan& plan) {
 Result<void> validateSweepPlan(const SweepPlan& plan) {
     // Only the levels of the plan's kind run; the others are kept for when
     // the user switches back.
-    const Result<void> levels = plan.levelKind == SweepLevelKind::Rate
-                                    ? validateRateLevels(plan)
+    const Result<void> levels = plan.levelKind == SweepLevelKind::Rate ? validateRateLevels(plan)
+                                : plan.levelKind == SweepLevelKind::Capacity
+                                    ? validateCapacityPlan(plan)
                                     : validateConcurrencyLevels(plan.concurrencyLevels);
     if (!levels)
         return levels;
@@ -152,10 +198,10 @@ Result<void> validateSweepPlan(const SweepPlan& plan) {
         if (plan.order != SweepOrder::Interleaved)
             return invalidInput(
                 QStringLiteral("a precision needs the interleaved order: rounds are interleaved"));
-        if (plan.levelKind == SweepLevelKind::Rate)
+        if (plan.levelKind != SweepLevelKind::Concurrency)
             return invalidInput(QStringLiteral(
-                "a precision works over concurrency levels only: a rate sweep runs its "
-                "repetitions as set"));
+                "a precision works over concurrency levels only: a rate sweep or a capacity "
+                "search runs its repetitions as set"));
     }
     if (plan.threads < 0 || plan.threads > kMaxThreads)
         return invalidInput(
@@ -182,7 +228,10 @@ Result<void> validateSweepPlan(const SweepPlan& plan) {
 std::vector<SweepPoint> sweepPoints(const SweepPlan& plan, const std::vector<Target>& targets) {
     // A level is (connections, rate): rate 0 for a closed-loop plan.
     std::vector<std::pair<int, double>> levels;
-    if (plan.levelKind == SweepLevelKind::Rate) {
+    if (plan.levelKind == SweepLevelKind::Capacity) {
+        // One search per target and repetition: the rates are its own.
+        levels.emplace_back(plan.rateConnections, 0.0);
+    } else if (plan.levelKind == SweepLevelKind::Rate) {
         for (double rate : plan.rateLevels)
             levels.emplace_back(plan.rateConnections, rate);
     } else {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/common/result.h"
+#include "app/session/capacity_objective.h"
 #include "app/session/cpu_usage.h"
 #include "app/session/target.h"
 #include "engine/load_limits.h"
@@ -34,14 +35,34 @@ std::optional<PointLimit> pointLimitFromId(QStringView id);
 
 // What a sweep steps through. Concurrency: closed loop, one level per
 // connection count. Rate: fixed-rate load at one connection count, one level
-// per offered rate, to find where each mode's latency gives way.
-enum class SweepLevelKind { Concurrency, Rate };
+// per offered rate, to find where each mode's latency gives way. Capacity:
+// per target and repetition, a search for the highest fixed rate that meets
+// a latency objective (capacity_search.h); its steps are rates it chooses.
+enum class SweepLevelKind { Concurrency, Rate, Capacity };
 
-QString sweepLevelKindId(SweepLevelKind kind); // "concurrency", "rate"
+QString sweepLevelKindId(SweepLevelKind kind); // "concurrency", "rate", "capacity"
 std::optional<SweepLevelKind> sweepLevelKindFromId(QStringView id);
 
 QString arrivalId(engine::Arrival arrival); // "constant", "poisson"
 std::optional<engine::Arrival> arrivalFromId(QStringView id);
+
+// How a capacity plan searches (capacity_search.h has the method). Its load
+// is the plan's fixed-rate settings: rateConnections, arrival, timerSlackUs,
+// and each step's warm-up is the plan's.
+struct CapacityPlan {
+    CapacityObjective objective;
+    // The search stops once the lowest rate that missed the objective is
+    // within this many percent above the highest that met it.
+    double precisionPercent = 5;
+    int maxSteps = 12; // fixed-rate steps per search, the probe not counted
+    // Each step runs long enough for the objective's percentile to rest on
+    // kCapacityTailSamples requests beyond it, and at least and at most these
+    // (the probe runs the least).
+    double minStepSeconds = 1;
+    double maxStepSeconds = 30;
+
+    friend bool operator==(const CapacityPlan&, const CapacityPlan&) = default;
+};
 
 // What to run against every target of a session. Plain value.
 struct SweepPlan {
@@ -84,6 +105,8 @@ struct SweepPlan {
     // A point during which CPU used by neither client nor server exceeded this
     // share of the machine is marked noisy (cpu_usage.h).
     double noiseThresholdPercent = kDefaultNoiseThresholdPercent;
+    // levelKind == Capacity: the objective and how to search for it.
+    CapacityPlan capacity;
 
     friend bool operator==(const SweepPlan&, const SweepPlan&) = default;
 };
@@ -114,17 +137,28 @@ Result<void> checkSeconds(const QString& what, double seconds, double minimum);
 
 inline constexpr double kMaxPrecisionPercent = 100;
 
+// A capacity search's limits.
+inline constexpr double kMinCapacityPrecisionPercent = 0.1;
+inline constexpr double kMaxCapacityPrecisionPercent = 50;
+inline constexpr int kMinCapacitySteps = 2;
+inline constexpr int kMaxCapacitySteps = 100;
+inline constexpr double kMinCapacityStepSeconds = 0.05;
+inline constexpr double kMaxCapacityStepSeconds = 3600;
+
 // What is wrong with `plan` in one line (no levels, a level twice, a level
 // out of range, a zero limit ...), or nothing when it can run.
 Result<void> validateSweepPlan(const SweepPlan& plan);
 
-// One measurement of a sweep: one target at one level, one repetition.
+// One measurement of a sweep: one target at one level, one repetition. In a
+// capacity plan, one search (rate 0 and step 0: the plan names no rate), or
+// one of its steps (the rate the search chose and the step's number, from 1).
 struct SweepPoint {
     int index = 0; // position in execution order, 0-based
     QUuid targetId;
-    int concurrency = 0; // rate plans: the plan's connection count
+    int concurrency = 0; // rate and capacity plans: the plan's connection count
     double rate = 0;     // requests/s offered; 0: closed loop
     int repetition = 0;  // 0-based
+    int capacityStep = 0;
 
     friend bool operator==(const SweepPoint&, const SweepPoint&) = default;
 };
@@ -132,7 +166,8 @@ struct SweepPoint {
 // Every point of the plan in execution order (see SweepOrder); targets in the
 // order given, levels (of the plan's kind) in the plan's order. With a
 // precision, the least repetitions (plan.repetitions); the runner adds rounds
-// beyond them.
+// beyond them. A capacity plan's points are its searches: one per target and
+// repetition.
 std::vector<SweepPoint> sweepPoints(const SweepPlan& plan, const std::vector<Target>& targets);
 
 } // namespace loadscope::app

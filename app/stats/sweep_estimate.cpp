@@ -1,5 +1,7 @@
 #include "app/stats/sweep_estimate.h"
 
+#include "app/session/capacity_search.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -54,7 +56,41 @@ std::optional<double> paceFor(const PaceTable& pace, const QUuid& target, int le
 
 } // namespace
 
+namespace {
+
+// A capacity plan's searches: a probe and typicalCapacitySteps() steps of the
+// shortest length each, at most plan.maxSteps of the longest. A step's length
+// depends on the rate the search chooses, so the two ends are all it says.
+SweepEstimate estimateSearches(const Session& session) {
+    SweepEstimate estimate;
+    const SweepPlan& plan = session.plan;
+    const CapacityPlan& capacity = plan.capacity;
+    const double warmup = std::max(0.0, plan.warmupSeconds);
+    const double pause = std::max(0.0, plan.pauseSeconds);
+    const double probe = warmup + capacity.minStepSeconds;
+    const int typical = typicalCapacitySteps(capacity);
+    const double least = probe + typical * (warmup + capacity.minStepSeconds + pause);
+    const double most = probe + capacity.maxSteps * (warmup + capacity.maxStepSeconds + pause);
+    const std::vector<SweepPoint> points = sweepPoints(session);
+    const DonePoints done(session);
+    estimate.points = int(points.size());
+    estimate.mostPoints = estimate.points;
+    for (const SweepPoint& point : points) {
+        estimate.totalSeconds += least;
+        estimate.mostSeconds += most;
+        if (!done.contains(point)) {
+            ++estimate.missingPoints;
+            estimate.remainingSeconds += least;
+        }
+    }
+    return estimate;
+}
+
+} // namespace
+
 SweepEstimate estimateSweep(const Session& session) {
+    if (session.plan.levelKind == SweepLevelKind::Capacity)
+        return estimateSearches(session);
     SweepEstimate estimate;
     const SweepPlan& plan = session.plan;
     const std::vector<SweepPoint> points = sweepPoints(session);

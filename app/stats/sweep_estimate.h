@@ -19,7 +19,9 @@ struct SweepEstimate {
     int unknownMissingPoints = 0;
     // A plan with a precision ends anywhere between its least repetitions
     // (points, totalSeconds) and its most: every point at maxRepetitions.
-    // Without one, the same as points and totalSeconds.
+    // A capacity plan's searches (its points) between a typical search of
+    // its shortest steps and every step budget spent on its longest.
+    // Otherwise the same as points and totalSeconds.
     int mostPoints = 0;
     double mostSeconds = 0;
 };

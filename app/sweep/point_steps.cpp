@@ -1,12 +1,14 @@
 #include "app/sweep/point_steps.h"
 
 #include "app/report/error_reply_counting_protocol.h"
+#include "app/session/capacity_search.h"
 #include "app/session/cpu_usage.h"
 
 namespace loadscope::app {
 
-Result<PointSpecs> pointSpecs(const Target& target, const SweepPoint& point, const SweepPlan& plan,
-                              const engine::SocketAddress* address) {
+Result<PointSpecs> pointSpecs(const Target& target, const SweepPoint& point,
+                              const SweepPlan& sweepPlan, const engine::SocketAddress* address) {
+    const SweepPlan plan = pointPlan(sweepPlan, point);
     auto draft = draftLoadSpec(target, point.concurrency, plan, point.rate);
     if (!draft)
         return draft.error();
@@ -31,6 +33,7 @@ PointResult measuredPointResult(const engine::RunResult& run, const SweepPoint& 
         result.loadModel = LoadModel::FixedRate;
         result.offeredRate = point.rate;
     }
+    result.capacityStep = point.capacityStep;
     judgeNoise(result, plan.noiseThresholdPercent);
     return result;
 }

@@ -23,7 +23,8 @@ struct PointSpecs {
     std::optional<engine::LoadSpec> preload;
 };
 
-// The specs of `point` under `plan`. With an address, the measured spec goes
+// The specs of `point` under `plan` (a capacity plan's search or step under
+// the plan it runs with: pointPlan()). With an address, the measured spec goes
 // to it and the preload is built; without one, only the spec is checked.
 // The error names what is wrong; the caller names the target.
 Result<PointSpecs> pointSpecs(const Target& target, const SweepPoint& point, const SweepPlan& plan,

@@ -3,6 +3,7 @@
 #include "app/agent/agent_safety.h"
 #include "app/common/background_job.h"
 #include "app/common/result.h"
+#include "app/session/capacity_search.h"
 #include "app/session/session.h"
 #include "app/session/session_document.h"
 #include "app/session/statistics_precision.h"
@@ -224,6 +225,15 @@ QCoro::Task<SweepOutcome> SweepRunner::runSteps(Sweep& sweep) {
                         [&](const SweepPoint& p) { return p.targetId == target.id; }))
             sweep.targets.push_back(&target);
     }
+    // A capacity search's probe and steps run from this machine (or the lab's
+    // agent) alone: load from other hosts is refused before any host is opened.
+    for (const Target* target : sweep.targets) {
+        if (!target->loadFrom.empty() && session.plan.levelKind == SweepLevelKind::Capacity)
+            co_return failed(sweep.outcome,
+                             QStringLiteral("%1: a capacity search runs its load from this "
+                                            "machine; remove the target's load from other hosts")
+                                 .arg(targetLabel(*target)));
+    }
 
     if (auto ended = co_await openAgent(sweep))
         co_return *ended;
@@ -238,6 +248,11 @@ QCoro::Task<SweepOutcome> SweepRunner::runSteps(Sweep& sweep) {
     if (m_probeEnabled) {
         if (auto ended = co_await probeTargets(sweep))
             co_return *ended;
+    }
+    if (session.plan.levelKind == SweepLevelKind::Capacity) {
+        if (auto ended = co_await runSearches(sweep))
+            co_return *ended;
+        co_return sweep.outcome;
     }
     if (!precise) {
         if (auto ended = co_await runPoints(sweep, sweep.missing))
@@ -332,19 +347,14 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::tighten(Sweep& sweep, int concurren
     }
 }
 
-namespace {
-
-// A lab target's run goes to the load agent inside the lab; any other runs in this process,
-// where the gate refuses a lab target.
-Result<PointRun*> newPointRun(AgentClient* agent, AgentRunRequest request, engine::LoadSpec spec) {
+Result<PointRun*> sweep_detail::newPointRun(AgentClient* agent, AgentRunRequest request,
+                                            engine::LoadSpec spec) {
     if (request.target.lab && agent)
         return agent->newRun(std::move(request));
     if (auto allowed = checkConnection(request.target, Connector::ThisProcess); !allowed)
         return allowed.error();
     return new LoadRunBridge(std::move(spec));
 }
-
-} // namespace
 
 QCoro::Task<SweepRunner::Ended> SweepRunner::preload(Sweep& sweep, const Target& target,
                                                      engine::LoadSpec spec) {
@@ -374,7 +384,9 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
     if (!target->loadFrom.empty() && !m_runSource)
         co_return co_await runHostPoint(sweep, point);
     const engine::SocketAddress address = sweep.addresses.value(target->id);
-    auto specs = pointSpecs(*target, point, sweep.session.plan, &address);
+    // A capacity search's step runs with a plan of its own (capacity_search.h).
+    const SweepPlan plan = pointPlan(sweep.session.plan, point);
+    auto specs = pointSpecs(*target, point, plan, &address);
     if (!specs) // checked before the first point; only a changed body file gets here
         co_return failed(sweep.outcome,
                          QStringLiteral("%1: %2").arg(targetLabel(*target), specs.error().message));
@@ -400,8 +412,7 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
         ran = m_runSource(specs->draft.spec, point);
     } else {
         Result<PointRun*> pointRun = newPointRun(
-            sweep.agent,
-            {*target, sweep.session.plan, point.concurrency, point.rate, false, serverCpu},
+            sweep.agent, {*target, plan, point.concurrency, point.rate, false, serverCpu},
             std::move(specs->draft.spec));
         if (!pointRun)
             co_return failed(sweep.outcome, QStringLiteral("%1: %2").arg(targetLabel(*target),
@@ -422,8 +433,7 @@ QCoro::Task<SweepRunner::Ended> SweepRunner::runPoint(Sweep& sweep, const SweepP
         Q_EMIT pointFailed(point, message);
         co_return unreachable(sweep.outcome, message);
     }
-    PointResult result =
-        measuredPointResult(run, point, sweep.session.plan, currentRunEnvironment(startedAt));
+    PointResult result = measuredPointResult(run, point, plan, currentRunEnvironment(startedAt));
     if (target->lab && sweep.agent && sweep.agent->lab())
         recordLabEnvironment(result.environment, *sweep.agent->lab(), target->lab->mode);
     if (serverWatch) {

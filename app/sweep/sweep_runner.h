@@ -21,6 +21,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <variant>
 
 class QTimer;
 
@@ -63,6 +64,11 @@ struct SweepOutcome {
 // request; the first failure ends the sweep with a message naming the target.
 // Memcache targets asking for a preload get it, unmeasured, once per sweep
 // before their first point.
+//
+// A capacity plan runs one search per target and repetition, interleaved as
+// points are (capacity_search.h): each step is a point (pointStarted,
+// pointFinished, the search's index and pointCount searches), stored as it
+// ends; statusChanged says what the search does and, at its end, its answer.
 //
 // A plan with a precision runs level by level: the level's least repetitions,
 // then rounds (every target once more, in session order) until
@@ -197,6 +203,13 @@ private:
     QCoro::Task<Ended> runPoint(Sweep& sweep, const SweepPoint& point);
     // Rounds at one level until it is tight or at the most repetitions.
     QCoro::Task<Ended> tighten(Sweep& sweep, int concurrency);
+    // A capacity plan (sweep_capacity.cpp): each missing search in turn, its
+    // probe and then step after step (each a point, stored as it ends) until
+    // the steps say it has finished.
+    QCoro::Task<Ended> runSearches(Sweep& sweep);
+    QCoro::Task<Ended> runSearch(Sweep& sweep, const SweepPoint& search);
+    // The probe's closed-loop throughput, or how the sweep ended.
+    QCoro::Task<std::variant<Ended, double>> probeCapacity(Sweep& sweep, const SweepPoint& search);
     QCoro::Task<Ended> preload(Sweep& sweep, const Target& target, engine::LoadSpec spec);
     // Puts the result into the document and saves it (SessionDocument::saveInBackground()).
     QCoro::Task<> storeResult(Sweep& sweep, SweepPoint point, PointResult result);

@@ -60,6 +60,10 @@ inline QString targetLabel(const Target& target) {
     return QStringLiteral("target '%1'").arg(target.displayName());
 }
 
+// A lab target's run goes to the load agent inside the lab; any other runs in this process,
+// where the gate refuses a lab target.
+Result<PointRun*> newPointRun(AgentClient* agent, AgentRunRequest request, engine::LoadSpec spec);
+
 } // namespace sweep_detail
 
 } // namespace loadscope::app

@@ -275,6 +275,8 @@ const QList<Rule> kResultsCsvRules{
     {"sink_*", Kind::Exact},
     {"delivered_mbit_s", Kind::Exact},
     {"datagram_loss_percent", Kind::Exact},
+    // Not a capacity search's step: empty, exactly.
+    {"capacity_step", Kind::Exact},
 };
 
 // `export --summary-csv`: one row per target x concurrency x metric.

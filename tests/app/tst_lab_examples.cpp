@@ -7,6 +7,7 @@
 #include "app/session/session_file.h"
 #include "lab_sandbox_support.h"
 
+#include <QMap>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
@@ -154,6 +155,83 @@ private Q_SLOTS:
                                              ? *result.cpu->serverSeconds
                                              : -1.0)));
         }
+        QVERIFY(labProcesses().empty());
+    }
+
+    // The capacity example, one short search per mode, swept by the CLI in a
+    // network namespace of its own (unshare -n: whatever it does, it cannot
+    // reach the machine's network): every step runs through the lab, in its
+    // mode's path, and the report states each mode's capacity at the
+    // objective (or why there is none).
+    void capacityExampleSearchesThroughTheLab() {
+        LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
+        const QString unshare = toolPath(QStringLiteral("unshare"));
+        if (unshare.isEmpty())
+            QSKIP("unshare (util-linux) is not installed");
+        QFile file(qEnvironmentVariable("LOADSCOPE_SOURCE_DIR") +
+                   QStringLiteral("/resources/sessions/lab-nginx-capacity.loadscope"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QJsonObject session = QJsonDocument::fromJson(file.readAll()).object();
+        for (const QJsonValue mode : session.value(u"lab")[u"modes"].toArray())
+            if (!m_lab.reasons.at(mode.toString()).isEmpty())
+                QSKIP(qPrintable(mode.toString() + QStringLiteral(": ") +
+                                 m_lab.reasons.at(mode.toString())));
+        if (!m_lab.servers.at(QStringLiteral("nginx")).isEmpty())
+            QSKIP(
+                qPrintable(QStringLiteral("nginx: ") + m_lab.servers.at(QStringLiteral("nginx"))));
+        // One search per mode of a probe and two short steps.
+        QJsonObject plan = session.value(u"plan").toObject();
+        QJsonObject capacity = plan.value(u"capacity").toObject();
+        capacity.insert(QStringLiteral("maxSteps"), 2);
+        capacity.insert(QStringLiteral("minStepSeconds"), 0.25);
+        capacity.insert(QStringLiteral("maxStepSeconds"), 0.5);
+        plan.insert(QStringLiteral("capacity"), capacity);
+        plan.insert(QStringLiteral("repetitions"), 1);
+        plan.insert(QStringLiteral("warmupSeconds"), 0.1);
+        session.insert(QStringLiteral("plan"), plan);
+        QTemporaryDir dir;
+        QFile small(dir.filePath(QStringLiteral("capacity.loadscope")));
+        QVERIFY(small.open(QIODevice::WriteOnly));
+        small.write(QJsonDocument(session).toJson());
+        small.close();
+        const QString out = dir.filePath(QStringLiteral("out.loadscope"));
+        const CliOutcome sweep = runProgram(
+            unshare,
+            {QStringLiteral("-n"), cliPath(), QStringLiteral("sweep"), small.fileName(),
+             QStringLiteral("--out"), out, QStringLiteral("--idle-check"), QStringLiteral("0")},
+            90'000);
+        if (sweep.exitCode != 0 && sweep.err.contains("unshare failed"))
+            QSKIP(sweep.err.constData());
+        QVERIFY2(sweep.exitCode == 0, sweep.err.constData());
+        QFile saved(out);
+        QVERIFY(saved.open(QIODevice::ReadOnly));
+        const QJsonArray results =
+            QJsonDocument::fromJson(saved.readAll()).object().value(u"results").toArray();
+        const QJsonArray targets = session.value(u"targets").toArray();
+        QMap<QString, QSet<QString>> pathsByTarget;
+        for (const QJsonValue& result : results) {
+            QVERIFY(result[u"capacityStep"].toInt() >= 1);
+            QVERIFY(result[u"offeredRate"].toDouble() > 0);
+            QVERIFY(result[u"complete"].toDouble() > 0);
+            pathsByTarget[result[u"target"].toString()].insert(
+                result[u"environment"][u"labPath"].toString());
+        }
+        // Both modes searched, each in its own path.
+        QCOMPARE(pathsByTarget.size(), targets.size());
+        QSet<QString> paths;
+        for (const QSet<QString>& modePaths : std::as_const(pathsByTarget)) {
+            QCOMPARE(modePaths.size(), 1);
+            paths += modePaths;
+        }
+        QCOMPARE(paths.size(), targets.size());
+        QVERIFY(!paths.contains(QString()));
+        const CliOutcome report = runCliProcess({QStringLiteral("report"), out});
+        QVERIFY2(report.exitCode == 0, report.err.constData());
+        QVERIFY2(report.out.contains("Capacity at p99 \xe2\x89\xa4 5 ms (50 connections; 1 search "
+                                     "per target"),
+                 report.out.constData());
+        QVERIFY2(report.out.contains("host, search 1: ") && report.out.contains("nat, search 1: "),
+                 report.out.constData());
         QVERIFY(labProcesses().empty());
     }
 

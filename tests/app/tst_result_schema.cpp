@@ -384,7 +384,6 @@ private Q_SLOTS:
                 "net_resets_sent,net_established_resets,net_conntrack_insert_failed,"
                 "net_conntrack_drop,net_conntrack_early_drop,net_conntrack_invalid,"
                 "net_softnet_dropped,net_softnet_time_squeeze,net_link_drops,net_notes,"
-
                 "profile_client_us_per_request,profile_server_us_per_request,"
                 "profile_relay_us_per_request,profile_other_us_per_request,"
                 "profile_kernel_us_per_request,profile_user_us_per_request,"
@@ -398,7 +397,7 @@ private Q_SLOTS:
                 "profile_client_user_us_per_request,profile_server_user_us_per_request,"
                 "profile_relay_user_us_per_request,profile_other_user_us_per_request,"
                 "profile_own_us_per_request,profile_samples,profile_idle_samples,"
-                "profile_lost_samples,profile_unavailable")
+                "profile_lost_samples,profile_unavailable,capacity_step")
                 .split(QLatin1Char(','));
         QCOMPARE(resultsCsvColumns(), documented);
     }

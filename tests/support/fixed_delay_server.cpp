@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <ctime>
+#include <deque>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <numeric>
@@ -47,12 +48,33 @@ struct FixedDelayServer::Due {
     int64_t arrivedRealNs; // the kernel's receive time of the request
     int fd;
     uint64_t connection;
+    // Options::workers: when the worker serving it is free again (its
+    // arrival or its turn, plus the delay); -1 without workers.
+    int64_t workerFreeNs = -1;
     bool operator>(const Due& other) const { return atNs > other.atNs; }
+};
+
+// Options::workers: a request read while every worker was busy.
+struct FixedDelayServer::Waiting {
+    int64_t arrivedNs;     // the kernel's receive time, monotonic
+    int64_t delayNs;       // its delay, fixed at its arrival (delayGrowth)
+    int64_t extraNs;       // the stagger of a first answer
+    int64_t arrivedRealNs; // as Due
+    int fd;
+    uint64_t connection;
 };
 
 struct FixedDelayServer::State {
     std::unordered_map<int, Connection> connections;
     std::priority_queue<Due, std::vector<Due>, std::greater<>> due;
+    // Options::workers: since when each idle worker is free (monotonic ns),
+    // and the requests waiting for one, first come first served.
+    std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> workerFreeAt;
+    std::deque<Waiting> waiting;
+    // Options::growthAboveRate: the arrival rate, exponentially weighted, and when it was last
+    // moved.
+    double loadRate = 0;
+    int64_t lastLoadArrivalNs = 0;
     uint64_t accepted = 0;
     uint64_t requests = 0;     // over every connection, for failEvery
     int64_t lastArrivalNs = 0; // over every connection
@@ -78,6 +100,8 @@ FixedDelayServer::FixedDelayServer(Options options)
         ev.data.fd = fd;
         ::epoll_ctl(m_epoll, EPOLL_CTL_ADD, fd, &ev);
     }
+    for (uint32_t i = 0; i < m_options.workers; ++i)
+        m_state->workerFreeAt.push(0);
     m_lateness.reserve(1 << 20);
     m_cycles.reserve(1 << 20);
     m_residences.reserve(1 << 20);
@@ -260,6 +284,13 @@ void FixedDelayServer::read(int fd) {
     int64_t arrivedRealNs = 0;
     const ssize_t n = receiveWithArrival(fd, buffer, sizeof buffer, arrivedRealNs);
     const int64_t arrived = monotonicNowNs();
+    // The kernel's receive time on the monotonic clock: how long the request
+    // waited in the socket before this thread read it is taken off the time
+    // it was read. The known-capacity queue (workers, delayGrowth) runs on
+    // it, so that a moment in which other load keeps this thread from its
+    // CPU delays answers but takes nothing from the capacity: the workers'
+    // time is the kernel's, not this thread's.
+    const int64_t received = arrived - std::max<int64_t>(0, realtimeNowNs() - arrivedRealNs);
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
         closeConnection(fd);
         return;
@@ -298,25 +329,105 @@ void FixedDelayServer::read(int fd) {
             c.answeredOnce = true;
             extra = c.extraFirst;
         }
-        int64_t dueNs = arrived + m_options.delay.count() + extra;
         if (const int64_t cycle = m_options.cycle.count(); cycle > 0) {
-            // The first instant of this connection's grid at or after dueNs,
-            // and never the slot of an answer it already has coming.
+            // A paced server answers on its connection's grid: the first
+            // instant of it at or after the due time, and never the slot of
+            // an answer it already has coming.
+            const int64_t dueNs = arrived + m_options.delay.count() + extra;
             const int64_t origin = m_startNs + c.phaseNs;
             int64_t slot =
                 origin + (std::max<int64_t>(dueNs - origin, 0) + cycle - 1) / cycle * cycle;
             slot = std::max(slot, c.lastSlotNs + cycle);
             m_missedCycles += uint64_t((slot - c.lastSlotNs) / cycle - 1);
             c.lastSlotNs = slot;
-            dueNs = slot;
+            m_state->due.push(Due{slot, arrivedRealNs, fd, c.id});
+        } else {
+            schedule(arrived, received, extra, arrivedRealNs, fd, c.id);
         }
-        m_state->due.push(Due{dueNs, arrivedRealNs, fd, c.id});
         ++c.answersOwed;
         if (closing) {
             c.closeAfterOwed = true;
             break;
         }
     }
+}
+
+void FixedDelayServer::schedule(int64_t readNs, int64_t receivedNs, int64_t extraNs,
+                                int64_t arrivedRealNs, int fd, uint64_t connection) {
+    int64_t delay = m_options.delay.count();
+    const bool growing = m_options.growthAboveRate > 0 && m_options.delayGrowth.count() > 0;
+    if (m_options.workers == 0 && !growing) {
+        m_state->due.push(Due{readNs + delay + extraNs, arrivedRealNs, fd, connection});
+        return;
+    }
+    // A server of known capacity: its time is the kernel's (see read()); the
+    // two clocks read apart cannot put the receipt after the read.
+    const int64_t arrivedNs = std::min(receivedNs, readNs);
+    if (growing) {
+        // Each arrival adds 1/tau to a rate that decays by e^(-t/tau): at a
+        // constant rate r it settles at r (within 1/(2 tau)).
+        const double tau = double(m_options.loadWindow.count()) / 1e9;
+        const double since = double(arrivedNs - m_state->lastLoadArrivalNs) / 1e9;
+        m_state->loadRate = m_state->loadRate * std::exp(-since / tau) + 1 / tau;
+        m_state->lastLoadArrivalNs = arrivedNs;
+        const double rate = m_state->loadRate;
+        if (rate > m_options.growthAboveRate)
+            delay +=
+                int64_t((rate - m_options.growthAboveRate) * double(m_options.delayGrowth.count()));
+    }
+    if (m_options.workers == 0) {
+        m_state->due.push(Due{arrivedNs + delay + extraNs, arrivedRealNs, fd, connection});
+        return;
+    }
+    // An idle worker serves it once it has arrived; with none, it waits.
+    auto& free = m_state->workerFreeAt;
+    if (free.empty()) {
+        m_state->waiting.push_back(
+            Waiting{arrivedNs, delay, extraNs, arrivedRealNs, fd, connection});
+        return;
+    }
+    const int64_t start = std::max(arrivedNs, free.top());
+    free.pop();
+    m_state->due.push(Due{start + delay + extraNs, arrivedRealNs, fd, connection, start + delay});
+}
+
+void FixedDelayServer::releaseWorker(int64_t freeNs) {
+    // The first waiting request whose client is still there is next; one
+    // whose connection closed is dropped, its answer would go nowhere.
+    auto& waiting = m_state->waiting;
+    while (!waiting.empty()) {
+        const Waiting next = waiting.front();
+        waiting.pop_front();
+        const auto it = m_state->connections.find(next.fd);
+        if (it == m_state->connections.end() || it->second.id != next.connection)
+            continue;
+        const int64_t start = std::max(next.arrivedNs, freeNs);
+        m_state->due.push(Due{start + next.delayNs + next.extraNs, next.arrivedRealNs, next.fd,
+                              next.connection, start + next.delayNs});
+        return;
+    }
+    m_state->workerFreeAt.push(freeNs);
+}
+
+double FixedDelayServer::capacityWithin(std::chrono::nanoseconds bound) const {
+    const double delay = double(m_options.delay.count());
+    if (double(bound.count()) < delay)
+        return 0;
+    if (m_options.workers > 0)
+        return double(m_options.workers) * 1e9 / delay;
+    if (m_options.growthAboveRate > 0 && m_options.delayGrowth.count() > 0) {
+        // The weighted rate a request sees at the bound's delay...
+        const double atBound =
+            m_options.growthAboveRate +
+            (double(bound.count()) - delay) / double(m_options.delayGrowth.count());
+        // ...is, just after each of constant arrivals r apart 1/r, (1/tau) /
+        // (1 - e^(-1/(r tau))) (about r + 1/(2 tau)): r from it.
+        const double tau = double(m_options.loadWindow.count()) / 1e9;
+        if (tau <= 0 || tau * atBound <= 1)
+            return atBound;
+        return -1 / (tau * std::log(1 - 1 / (tau * atBound)));
+    }
+    return 0;
 }
 
 int64_t FixedDelayServer::releasedAt(int64_t atNs) const {
@@ -336,6 +447,10 @@ void FixedDelayServer::sendDue(int64_t now) {
     while (!due.empty() && due.top().atNs <= now) {
         const Due d = due.top();
         due.pop();
+        // Its worker is free from when the answer was due, on the same
+        // clock as the arrivals: whenever this thread got to it.
+        if (d.workerFreeNs >= 0)
+            releaseWorker(d.workerFreeNs);
         auto it = m_state->connections.find(d.fd);
         if (it == m_state->connections.end() || it->second.id != d.connection)
             continue; // the client went away before its answer was due

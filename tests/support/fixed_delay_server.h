@@ -11,7 +11,8 @@
 namespace loadscope::testing {
 
 // An HTTP server that answers each request exactly `delay` after it arrived:
-// the known truth a latency figure is checked against. One epoll thread on
+// the known truth a latency figure is checked against. With workers or a
+// delay that grows with the load (Options), a server of known capacity. One epoll thread on
 // 127.0.0.1; the arrival is the clock when the read that completed the
 // request returned, and a timerfd at that time plus the delay (timer slack
 // 1 ns) sends the answer. What the kernel adds to the delay is measured per
@@ -48,6 +49,32 @@ public:
         // 0: never stalls.
         std::chrono::nanoseconds stallPeriod{0};
         std::chrono::nanoseconds stallLength{0};
+        // A server of known capacity: at most `workers` requests are served
+        // at once, first come first served (in the order they were read),
+        // each for `delay`; a request that finds them all busy waits for the
+        // first to be free. Its capacity is workers / delay requests a
+        // second: below it, constant arrivals are each answered after
+        // `delay`; above it, the queue and the latency grow without bound.
+        // A waiting request whose connection closed is dropped, not served:
+        // a run that ended above the capacity leaves no backlog behind.
+        // 0: no limit (every request is answered `delay` after it arrived).
+        uint32_t workers = 0;
+        // A server whose latency grows with its load in a known way: a
+        // request's delay is `delay` + delayGrowth x (r - growthAboveRate)
+        // when r, its arrival rate (all connections), exceeds
+        // growthAboveRate; `delay` below it. r is an exponentially weighted
+        // mean with time constant loadWindow: a stall that holds requests
+        // back and then lets them come at once moves it little (the gap takes
+        // away about what the burst adds), where a count over a sliding
+        // window would jump as the gap left it. At a constant offered rate r
+        // (steady for a few loadWindows) the latency is that delay, so the
+        // highest rate whose latency stays within a bound B is the rate whose
+        // weighted mean is growthAboveRate + (B - delay) / delayGrowth
+        // (capacityWithin: constant arrivals put the mean, read just after
+        // each one, about 1/(2 loadWindow) above the rate). 0: no growth.
+        double growthAboveRate = 0;
+        std::chrono::nanoseconds delayGrowth{0}; // per request a second above the rate
+        std::chrono::nanoseconds loadWindow{std::chrono::milliseconds(100)};
         // The IPv4 address it listens on, in host byte order: 127.0.0.1
         // unless a test serves inside a network namespace of its own. Last, so
         // that the tests' positional initialisers above keep their meaning.
@@ -64,8 +91,8 @@ public:
         // make c / cycle requests a second, a rate set by the server's clock
         // (Little's law on a cycle the client cannot stretch), not by anyone's
         // CPU. A turnaround beyond that loses the connection whole slots
-        // (missedCycles() counts them). 0: no grid, every answer at arrival +
-        // delay.
+        // (missedCycles() counts them); workers and delayGrowth do not apply
+        // to a paced server. 0: no grid, every answer at arrival + delay.
         std::chrono::nanoseconds cycle{0};
     };
 
@@ -96,6 +123,10 @@ public:
     // receive time) to the send of its answer: the delay, the lateness and
     // the server's own wake-up; ns.
     int64_t residencePercentile(double percentile) const;
+    // The capacity at which a latency bound is still met, as Options
+    // define it (workers / delay, or the growth's); requests/s, 0 when the
+    // server has no limit.
+    double capacityWithin(std::chrono::nanoseconds bound) const;
     // The gaps between consecutive requests over every connection, as they
     // arrived (the arrival pattern a fixed-rate client offers); ns.
     int64_t arrivalGapPercentile(double percentile) const;
@@ -116,11 +147,19 @@ public:
 private:
     struct Connection;
     struct Due;
+    struct Waiting;
     void loop();
     void accept();
     void read(int fd);
     void sendDue(int64_t now);
     void armTimer();
+    // Schedules the answer to a request read at `readNs` and received by the
+    // kernel at `receivedNs` (Options: delay, workers, growth), `extraNs`
+    // (the stagger) later; with every worker busy, it waits for one.
+    void schedule(int64_t readNs, int64_t receivedNs, int64_t extraNs, int64_t arrivedRealNs,
+                  int fd, uint64_t connection);
+    // A worker is free from `freeNs`: it serves the first waiting request.
+    void releaseWorker(int64_t freeNs);
     // The end of the stall `atNs` falls in, or `atNs` when it falls in none.
     int64_t releasedAt(int64_t atNs) const;
     void closeConnection(int fd);

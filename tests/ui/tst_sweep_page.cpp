@@ -416,6 +416,70 @@ private Q_SLOTS:
         QVERIFY(parsed.error().message.contains(QStringLiteral("listed twice")));
     }
 
+    void aCapacityObjectiveReachesThePlan() {
+        auto* kind = field<QComboBox>("levelKindCombo");
+        auto* objective = field<QWidget>("capacityFields");
+        QVERIFY(!objective->isVisible());
+        kind->setCurrentIndex(kind->findData(int(loadscope::app::SweepLevelKind::Capacity)));
+        // The search's steps are fixed-rate at the plan's connections, at
+        // rates and lengths of its own: no levels, no duration.
+        QVERIFY(objective->isVisible());
+        QVERIFY(field<QSpinBox>("rateConnectionsSpin")->isVisible());
+        QVERIFY(field<QComboBox>("arrivalCombo")->isVisible());
+        QVERIFY(!field<QLineEdit>("rateLevelsEdit")->isVisible());
+        QVERIFY(!field<QLineEdit>("levelsEdit")->isVisible());
+        QVERIFY(!field<QDoubleSpinBox>("durationSpin")->isVisible());
+        QCOMPARE(plan().levelKind, loadscope::app::SweepLevelKind::Capacity);
+
+        auto* percentile = field<QComboBox>("capacityPercentileCombo");
+        percentile->setCurrentIndex(percentile->findData(99.9));
+        field<QDoubleSpinBox>("capacityBoundSpin")->setValue(2.5);
+        field<QCheckBox>("capacityJudgeFailedCheck")->setChecked(true);
+        field<QDoubleSpinBox>("capacityMaxFailedSpin")->setValue(0.5);
+        field<QDoubleSpinBox>("capacityPrecisionSpin")->setValue(2);
+        field<QSpinBox>("capacityMaxStepsSpin")->setValue(9);
+        field<QDoubleSpinBox>("capacityMinStepSpin")->setValue(0.5);
+        field<QDoubleSpinBox>("capacityMaxStepSpin")->setValue(10);
+        field<QSpinBox>("rateConnectionsSpin")->setValue(64);
+        const loadscope::app::CapacityPlan& capacity = plan().capacity;
+        QCOMPARE(capacity.objective.percentile, 99.9);
+        QCOMPARE(capacity.objective.boundMs, 2.5);
+        QCOMPARE(capacity.objective.maxFailedPercent, std::optional<double>(0.5));
+        QVERIFY(!capacity.objective.minAchievedPercent);
+        QCOMPARE(capacity.precisionPercent, 2.0);
+        QCOMPARE(capacity.maxSteps, 9);
+        QCOMPARE(capacity.minStepSeconds, 0.5);
+        QCOMPARE(capacity.maxStepSeconds, 10.0);
+        QCOMPARE(plan().rateConnections, 64);
+        // 2 targets x 3 repetitions: six searches, each somewhere in its budget.
+        QVERIFY2(field<QLabel>("estimatePoints")->text().startsWith(QStringLiteral("6 searches")),
+                 qPrintable(field<QLabel>("estimatePoints")->text()));
+        QVERIFY(field<QLabel>("estimateTime")->text().contains(QStringLiteral(" … ")));
+        QVERIFY(field<QListWidget>("pointOrderList")
+                    ->item(0)
+                    ->text()
+                    .contains(QStringLiteral("capacity search at 64 connections")));
+
+        // The longest step shorter than the shortest: said, and not stored.
+        field<QDoubleSpinBox>("capacityMaxStepSpin")->setValue(0.2);
+        QVERIFY(!m_page->isValid());
+        QVERIFY(field<loadscope::ui::FieldError>("planError")
+                    ->message()
+                    .contains(QStringLiteral("is shorter than the shortest")));
+        QCOMPARE(plan().capacity.maxStepSeconds, 10.0);
+
+        // A plan opened from a file shows its objective.
+        SweepPlan changed = plan();
+        changed.capacity.objective.percentile = 99;
+        changed.capacity.objective.boundMs = 7;
+        changed.capacity.objective.minAchievedPercent = 90;
+        m_document->setPlan(changed);
+        QCOMPARE(percentile->currentData().toDouble(), 99.0);
+        QCOMPARE(field<QDoubleSpinBox>("capacityBoundSpin")->value(), 7.0);
+        QVERIFY(field<QCheckBox>("capacityJudgeAchievedCheck")->isChecked());
+        QCOMPARE(field<QDoubleSpinBox>("capacityMinAchievedSpin")->value(), 90.0);
+    }
+
 private:
     template <typename T> T* field(const char* name) const {
         auto* widget = m_page->findChild<T*>(QString::fromLatin1(name));

@@ -5,6 +5,7 @@
 #include "app/session/session_document.h"
 #include "ui/common/chart_panel.h"
 #include "ui/common/metric_tooltip.h"
+#include "ui/compare/capacity_view.h"
 #include "ui/compare/compare_chart_data.h"
 #include "ui/compare/compare_report.h"
 #include "ui/compare/compare_snapshot.h"
@@ -65,7 +66,8 @@ ComparePage::ComparePage(app::SessionDocument* document, QWidget* parent)
                           {},
                           std::make_shared<const LevelDistributions>(),
                           {},
-                          false})) {
+                          false,
+                          std::make_shared<const app::CapacityComparison>()})) {
     m_rebuildTimer = new QTimer(this);
     m_rebuildTimer->setSingleShot(true);
     // The next turn of the event loop: the signals of one burst of edits (an
@@ -96,13 +98,18 @@ ComparePage::ComparePage(app::SessionDocument* document, QWidget* parent)
     m_rateView = new RateSweepView;
     m_rateView->setObjectName(QStringLiteral("rateSweepView"));
     m_rateView->hide();
+    m_capacityView = new CapacityView;
+    m_capacityView->setObjectName(QStringLiteral("capacityView"));
+    m_capacityView->hide();
     splitter->addWidget(chartGrid);
     splitter->addWidget(m_rateView);
+    splitter->addWidget(m_capacityView);
     splitter->addWidget(m_table);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 3);
-    splitter->setStretchFactor(2, 1);
-    splitter->setSizes({560, 400, 200});
+    splitter->setStretchFactor(2, 3);
+    splitter->setStretchFactor(3, 1);
+    splitter->setSizes({560, 400, 400, 200});
     splitter->setChildrenCollapsible(false);
 
     auto* controls = new QHBoxLayout;
@@ -315,7 +322,10 @@ void ComparePage::applySnapshot(std::shared_ptr<const CompareSnapshot> snapshot)
     const bool rated = !m_snapshot->rateCurves.empty();
     m_rateView->setCurves(m_snapshot->session, m_snapshot->rateCurves);
     m_rateView->setVisible(rated);
-    m_chartGrid->setVisible(m_snapshot->closedLoop || !rated);
+    m_capacityView->setComparison(m_snapshot->session, m_snapshot->capacity);
+    const bool searched = m_capacityView->hasSearches();
+    m_capacityView->setVisible(searched);
+    m_chartGrid->setVisible(m_snapshot->closedLoop || (!rated && !searched));
     QList<std::pair<QString, QVariant>> protocols;
     for (app::TargetProtocol protocol : comparedProtocols(session, m_snapshot->comparison))
         protocols.append({app::targetProtocolId(protocol), int(protocol)});
@@ -559,6 +569,10 @@ CompareReport ComparePage::report() const {
     }
     if (m_rateView->isVisibleTo(this)) {
         for (ChartPanel* panel : m_rateView->chartPanels())
+            report.charts << panel->chart();
+    }
+    if (m_capacityView->isVisibleTo(this)) {
+        for (ChartPanel* panel : m_capacityView->chartPanels())
             report.charts << panel->chart();
     }
     report.table = m_table->shownRows();

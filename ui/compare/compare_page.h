@@ -25,6 +25,7 @@ class SessionDocument;
 
 namespace loadscope::ui {
 
+class CapacityView;
 class ChartPanel;
 class ComparisonTablePanel;
 struct CompareSnapshot;
@@ -68,6 +69,8 @@ public:
     // The rate sweeps' charts and knees, shown when the session has
     // fixed-rate results.
     RateSweepView* rateSweepView() const { return m_rateView; }
+    // A capacity plan's searches, shown when any has a step.
+    CapacityView* capacityView() const { return m_capacityView; }
     // Starts the rebuild now if a change is waiting (otherwise it starts on
     // the next turn of the event loop, or when a hidden page is shown).
     void rebuildIfPending();
@@ -140,6 +143,7 @@ private:
     QList<ChartPanel*> m_panels;
     QWidget* m_chartGrid = nullptr;
     RateSweepView* m_rateView = nullptr;
+    CapacityView* m_capacityView = nullptr;
 
     ComparisonTablePanel* m_table = nullptr;
 };

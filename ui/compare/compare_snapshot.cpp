@@ -88,6 +88,7 @@ buildCompareSnapshot(std::shared_ptr<const app::Session> session, const QVariant
         });
     snapshot->comparison = app::Comparison(*snapshot->session, options);
     snapshot->rateCurves = app::rateCurves(*snapshot->session);
+    snapshot->capacity = std::make_shared<const app::CapacityComparison>(*snapshot->session);
     const std::vector<app::PointResult>& results = snapshot->session->results;
     snapshot->closedLoop = std::any_of(results.begin(), results.end(), [](const auto& result) {
         return !result.cancelled && result.levelRate() <= 0;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/common/background_job.h"
+#include "app/session/capacity_comparison.h"
 #include "app/session/comparison.h"
 #include "app/session/rate_curve.h"
 #include "app/session/session.h"
@@ -30,6 +31,9 @@ struct CompareSnapshot {
     std::shared_ptr<const LevelDistributions> distributions;
     std::vector<app::RateCurve> rateCurves; // of the session's fixed-rate results
     bool closedLoop = false;                // whether any result not cancelled ran a closed loop
+    // A capacity plan's searches; empty for any other plan.
+    std::shared_ptr<const app::CapacityComparison> capacity =
+        std::make_shared<const app::CapacityComparison>();
 };
 
 // What the page's controls will show for a comparison: the user's pick when

@@ -28,6 +28,9 @@ struct RateLine {
     // level meets the objective.
     std::optional<QPointF> knee;
     std::optional<double> kneeRate;
+    // Named in the legend; a mode's other lines (its further capacity
+    // searches, capacity_chart_data.h) leave it to the first.
+    bool inLegend = true;
 };
 
 struct RateChartData {
@@ -36,6 +39,7 @@ struct RateChartData {
     QString yTitle;
     QString emptyText;
     double objectiveMs = 0; // drawn as a dashed line across the chart
+    QString objectiveName;  // its legend entry; empty: "objective p99 <ms> ms"
     std::vector<RateLine> lines;
 };
 

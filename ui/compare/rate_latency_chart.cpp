@@ -103,7 +103,9 @@ void RateLatencyChart::setData(const RateChartData& data) {
     const auto [y0, y1] = logRange(yLow, yHigh);
     if (data.objectiveMs > 0 && xHigh > 0) {
         m_objective = new QLineSeries;
-        m_objective->setName(tr("objective p99 %1 ms").arg(formatValue(data.objectiveMs)));
+        m_objective->setName(data.objectiveName.isEmpty()
+                                 ? tr("objective p99 %1 ms").arg(formatValue(data.objectiveMs))
+                                 : data.objectiveName);
         QPen dashed(QColor(0x60, 0x60, 0x60), 1.5, Qt::DashLine);
         m_objective->setPen(dashed);
         m_objective->replace({QPointF(x0, data.objectiveMs), QPointF(x1, data.objectiveMs)});
@@ -116,6 +118,12 @@ void RateLatencyChart::setData(const RateChartData& data) {
     // The knee markers explain themselves on the chart; the legend names modes.
     for (QScatterSeries* knee : std::as_const(m_knees)) {
         for (QLegendMarker* marker : legend()->markers(knee))
+            marker->setVisible(false);
+    }
+    for (qsizetype i = 0; i < m_lines.size(); ++i) {
+        if (data.lines[size_t(i)].inLegend)
+            continue;
+        for (QLegendMarker* marker : legend()->markers(m_lines[i]))
             marker->setVisible(false);
     }
     legend()->setVisible(!m_lines.isEmpty());

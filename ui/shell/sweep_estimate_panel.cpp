@@ -1,5 +1,6 @@
 #include "ui/shell/sweep_estimate_panel.h"
 
+#include "app/session/capacity_search.h"
 #include "app/session/session.h"
 #include "app/stats/sweep_estimate.h"
 #include "ui/common/colour_button.h"
@@ -63,8 +64,10 @@ void SweepEstimatePanel::showPointOrder(const app::Session& session) {
         const app::SweepPoint& point = points[i];
         const app::Target* target = session.findTarget(point.targetId);
         const bool done = donePoints.contains(point);
-        const QString level = point.rate > 0 ? tr("%1 req/s").arg(point.rate)
-                                             : tr("concurrency %1").arg(point.concurrency);
+        const QString level = session.plan.levelKind == app::SweepLevelKind::Capacity
+                                  ? tr("capacity search at %1 connections").arg(point.concurrency)
+                              : point.rate > 0 ? tr("%1 req/s").arg(point.rate)
+                                               : tr("concurrency %1").arg(point.concurrency);
         auto* item = new QListWidgetItem(tr("%1.  %2 at %3, repetition %4%5")
                                              .arg(point.index + 1)
                                              .arg(target ? target->displayName() : QString(), level)
@@ -97,8 +100,9 @@ void SweepEstimatePanel::showSession(const app::Session& session) {
     const bool unknown = estimate.unknownPoints > 0;
     if (unknown && estimate.unknownPoints == estimate.points)
         m_estimateTime->setText(tr("Unknown"));
-    else if (estimate.mostPoints > estimate.points)
-        // A precision ends the sweep anywhere from the least repetitions to the most.
+    else if (estimate.mostPoints > estimate.points || estimate.mostSeconds > estimate.totalSeconds)
+        // A precision ends the sweep anywhere from the least repetitions to
+        // the most, a capacity search anywhere in its step budget.
         m_estimateTime->setText(
             (unknown ? tr("more than %1 … %2") : tr("%1 … %2"))
                 .arg(formatSeconds(estimate.totalSeconds), formatSeconds(estimate.mostSeconds)));
@@ -106,6 +110,23 @@ void SweepEstimatePanel::showSession(const app::Session& session) {
         m_estimateTime->setText((unknown ? tr("more than %1") : tr("about %1"))
                                     .arg(formatSeconds(estimate.totalSeconds)));
 
+    if (plan.levelKind == app::SweepLevelKind::Capacity) {
+        m_estimatePoints->setText(
+            plural(estimate.points, tr("1 search: "), tr("%1 searches: ")) +
+            plural(targets, tr("1 target"), tr("%1 targets")) + QStringLiteral(" × ") +
+            plural(plan.repetitions, tr("1 repetition"), tr("%1 repetitions")) +
+            tr(", each a probe and about %1 steps of %2 to %3 (at most %4).")
+                .arg(app::typicalCapacitySteps(plan.capacity))
+                .arg(formatSeconds(plan.capacity.minStepSeconds),
+                     formatSeconds(plan.capacity.maxStepSeconds))
+                .arg(plan.capacity.maxSteps));
+        m_estimateRemaining->setText(estimate.missingPoints == 0
+                                         ? tr("Every search has finished.")
+                                         : plural(estimate.missingPoints,
+                                                  tr("1 search still to run or finish."),
+                                                  tr("%1 searches still to run or finish.")));
+        return;
+    }
     QString points =
         plural(estimate.points, tr("1 point: "), tr("%1 points: ")) +
         plural(qsizetype(byRate ? plan.rateLevels.size() : plan.concurrencyLevels.size()),

@@ -4,6 +4,7 @@
 #include "ui/common/field_error.h"
 #include "ui/common/form_rows.h"
 #include "ui/common/metric_tooltip.h"
+#include "ui/shell/capacity_plan_fields.h"
 #include "ui/shell/session_edits.h"
 #include "ui/shell/sweep_estimate_panel.h"
 #include "ui/shell/sweep_plan_text.h"
@@ -95,11 +96,15 @@ QWidget* SweepPage::buildPlanFields() {
                          static_cast<int>(app::SweepLevelKind::Concurrency));
     m_levelKind->addItem(tr("Rate levels (req/s) at N connections"),
                          static_cast<int>(app::SweepLevelKind::Rate));
+    m_levelKind->addItem(tr("Capacity at a latency objective"),
+                         static_cast<int>(app::SweepLevelKind::Capacity));
     m_levelKind->setToolTip(wrappedToolTip(
         tr("Concurrency: closed loop, each connection sends when its last answer came (ab, "
            "wrk). Rate: requests leave on a schedule at a fixed rate (wrk2 -R), latency "
            "counted from when each request was due, so a stalling server cannot hide its "
-           "stalls; step the rate up to find where each mode's latency gives way.")));
+           "stalls; step the rate up to find where each mode's latency gives way. Capacity: "
+           "per target and repetition, a search for the highest fixed rate that meets a "
+           "latency objective (p99 ≤ 5 ms), with no levels to guess.")));
     addFormRow(loadForm, tr("S&weep over:"), m_levelKind);
     m_levels = new QLineEdit;
     m_levels->setObjectName(QStringLiteral("levelsEdit"));
@@ -119,8 +124,12 @@ QWidget* SweepPage::buildPlanFields() {
            "another in this order. Each level is measured on every target.")));
     m_rateLevelsError = new FieldError;
     m_rateLevelsError->setObjectName(QStringLiteral("rateLevelsError"));
-    m_rateRows << addFormRow(loadForm, tr("Rate &levels (req/s):"), m_rateLevels,
-                             m_rateLevelsError);
+    m_rateLevelsRow =
+        addFormRow(loadForm, tr("Rate &levels (req/s):"), m_rateLevels, m_rateLevelsError);
+    m_rateRows << m_rateLevelsRow;
+    m_capacityFields = new CapacityPlanFields;
+    m_capacityFields->setObjectName(QStringLiteral("capacityFields"));
+    m_capacityRows << addFormRow(loadForm, tr("Ob&jective:"), m_capacityFields);
     m_rateConnections = new QSpinBox;
     m_rateConnections->setObjectName(QStringLiteral("rateConnectionsSpin"));
     m_rateConnections->setRange(1, app::kMaxConcurrency);
@@ -176,6 +185,7 @@ QWidget* SweepPage::buildPlanFields() {
     limits->addButton(m_byRequests);
     loadForm->addRow(m_byDuration, m_duration);
     loadForm->addRow(m_byRequests, m_requests);
+    m_limitRows << m_byDuration << m_byRequests;
     m_limitWarning = new FieldError;
     m_limitWarning->setObjectName(QStringLiteral("limitWarning"));
     m_limitWarning->setAdvisory(true);
@@ -297,6 +307,7 @@ QWidget* SweepPage::buildPlanFields() {
     connect(m_rateConnections, &QSpinBox::valueChanged, this, &SweepPage::applyFields);
     connect(m_arrival, &QComboBox::currentIndexChanged, this, &SweepPage::applyFields);
     connect(m_timerSlack, &QSpinBox::valueChanged, this, &SweepPage::applyFields);
+    connect(m_capacityFields, &CapacityPlanFields::edited, this, &SweepPage::applyFields);
     connect(m_levelKind, &QComboBox::currentIndexChanged, this, [this] {
         updateLevelRows();
         applyFields();
@@ -336,6 +347,7 @@ void SweepPage::loadPlan(const SweepPlan& plan) {
     m_rateConnections->setValue(plan.rateConnections);
     m_arrival->setCurrentIndex(m_arrival->findData(static_cast<int>(plan.arrival)));
     m_timerSlack->setValue(plan.timerSlackUs);
+    m_capacityFields->load(plan.capacity);
     m_wakeCoalescing->setChecked(plan.wakeCoalescing);
     m_profile->setChecked(plan.profile);
     m_byDuration->setChecked(plan.limit == PointLimit::Duration);
@@ -383,12 +395,16 @@ void SweepPage::applyFields() {
     SweepPlan plan = m_plan;
     plan.levelKind = static_cast<app::SweepLevelKind>(m_levelKind->currentData().toInt());
     const bool byRate = plan.levelKind == app::SweepLevelKind::Rate;
-    // Only the levels that will run can make the plan invalid.
+    const bool byConcurrency = plan.levelKind == app::SweepLevelKind::Concurrency;
+    // Only the levels that will run can make the plan invalid (a capacity plan has none).
     const QString levelsProblem =
         byRate ? takeParsed(parseRateLevels(m_rateLevels->text()), plan.rateLevels)
-               : takeParsed(parseConcurrencyLevels(m_levels->text()), plan.concurrencyLevels);
+        : byConcurrency
+            ? takeParsed(parseConcurrencyLevels(m_levels->text()), plan.concurrencyLevels)
+            : QString();
     m_rateLevelsError->setMessage(byRate ? levelsProblem : QString());
-    m_levelsError->setMessage(byRate ? QString() : levelsProblem);
+    m_levelsError->setMessage(byConcurrency ? levelsProblem : QString());
+    plan.capacity = m_capacityFields->plan();
     plan.rateConnections = m_rateConnections->value();
     plan.arrival = static_cast<engine::Arrival>(m_arrival->currentData().toInt());
     plan.timerSlackUs = m_timerSlack->value();
@@ -424,12 +440,17 @@ void SweepPage::applyFields() {
 }
 
 void SweepPage::updateLevelRows() {
-    const bool byRate = static_cast<app::SweepLevelKind>(m_levelKind->currentData().toInt()) ==
-                        app::SweepLevelKind::Rate;
+    const auto kind = static_cast<app::SweepLevelKind>(m_levelKind->currentData().toInt());
+    // A capacity search runs fixed-rate steps: the rate rows but the levels.
     for (QWidget* row : std::as_const(m_concurrencyRows))
-        m_loadForm->setRowVisible(row, !byRate);
+        m_loadForm->setRowVisible(row, kind == app::SweepLevelKind::Concurrency);
     for (QWidget* row : std::as_const(m_rateRows))
-        m_loadForm->setRowVisible(row, byRate);
+        m_loadForm->setRowVisible(row, kind != app::SweepLevelKind::Concurrency);
+    m_loadForm->setRowVisible(m_rateLevelsRow, kind == app::SweepLevelKind::Rate);
+    for (QWidget* row : std::as_const(m_capacityRows))
+        m_loadForm->setRowVisible(row, kind == app::SweepLevelKind::Capacity);
+    for (QWidget* row : std::as_const(m_limitRows))
+        m_loadForm->setRowVisible(row, kind != app::SweepLevelKind::Capacity);
 }
 
 void SweepPage::updateOrderExplanation() {
@@ -450,7 +471,9 @@ void SweepPage::updateEstimate() {
 
     QString warning;
     const bool byRate = plan.levelKind == app::SweepLevelKind::Rate;
-    if (plan.limit == PointLimit::Requests && (byRate || !plan.concurrencyLevels.empty())) {
+    // A capacity search's steps are as long as its objective needs, whatever the limit.
+    if (plan.levelKind != app::SweepLevelKind::Capacity && plan.limit == PointLimit::Requests &&
+        (byRate || !plan.concurrencyLevels.empty())) {
         const int highest = byRate ? plan.rateConnections
                                    : *std::max_element(plan.concurrencyLevels.begin(),
                                                        plan.concurrencyLevels.end());

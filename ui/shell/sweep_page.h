@@ -22,11 +22,13 @@ class SessionDocument;
 
 namespace loadscope::ui {
 
+class CapacityPlanFields;
 class FieldError;
 class SweepEstimatePanel;
 
 // The Sweep page: what every target is run with (concurrency levels, or
-// rate levels at a connection count with their arrival model; how
+// rate levels at a connection count with their arrival model, or a capacity
+// search at a latency objective (capacity_plan_fields.h); how
 // long each point lasts, threads, pinning, warm-up, repetitions, pause,
 // order) and how long that will take. Every change that makes a valid plan
 // goes to the document at once; while a field is invalid it keeps what the
@@ -75,8 +77,12 @@ private:
     QCheckBox* m_wakeCoalescing = nullptr;
     QCheckBox* m_profile = nullptr;
     QFormLayout* m_loadForm = nullptr;
-    QList<QWidget*> m_concurrencyRows; // row labels, shown for concurrency levels
-    QList<QWidget*> m_rateRows;        // row labels, shown for rate levels
+    QList<QWidget*> m_concurrencyRows;  // row labels, shown for concurrency levels
+    QList<QWidget*> m_rateRows;         // row labels, shown for rate levels and capacity
+    QWidget* m_rateLevelsRow = nullptr; // shown for rate levels only
+    CapacityPlanFields* m_capacityFields = nullptr;
+    QList<QWidget*> m_capacityRows; // shown for capacity only
+    QList<QWidget*> m_limitRows;    // a point's length: not a capacity plan's (its steps choose)
     QRadioButton* m_byDuration = nullptr;
     QRadioButton* m_byRequests = nullptr;
     QDoubleSpinBox* m_duration = nullptr;
