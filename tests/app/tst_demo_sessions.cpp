@@ -111,8 +111,8 @@ void TestDemoSessions::examplesLoadByNameAndPath() {
              (QStringList{QStringLiteral("demo-https"), QStringLiteral("demo-proxy"),
                           QStringLiteral("lab-apache-modes"), QStringLiteral("lab-k8s-paths"),
                           QStringLiteral("lab-memcached"), QStringLiteral("lab-nginx-bridge"),
-                          QStringLiteral("lab-tcp-rr"), QStringLiteral("memcached"),
-                          QStringLiteral("tcp-rr")}));
+                          QStringLiteral("lab-nginx-localhost"), QStringLiteral("lab-tcp-rr"),
+                          QStringLiteral("memcached"), QStringLiteral("tcp-rr")}));
     const app::Result<app::Session> demo = app::openSession(QStringLiteral("demo-proxy"));
     QVERIFY2(demo, demo ? "" : qPrintable(demo.error().toString()));
     QCOMPARE(demo->targets.size(), size_t(2));

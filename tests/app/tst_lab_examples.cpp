@@ -33,7 +33,7 @@ private Q_SLOTS:
     void labExampleSessionSweepsThroughTheLab_data() {
         QTest::addColumn<QString>("example");
         for (const char* example : {"lab-tcp-rr", "lab-nginx-bridge", "lab-memcached",
-                                    "lab-apache-modes", "lab-k8s-paths"})
+                                    "lab-apache-modes", "lab-k8s-paths", "lab-nginx-localhost"})
             QTest::newRow(example) << QString::fromLatin1(example);
     }
 
