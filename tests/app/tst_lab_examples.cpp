@@ -86,6 +86,14 @@ private Q_SLOTS:
             const QJsonValue environment = result[u"environment"];
             QCOMPARE(environment[u"labMtu"].toDouble(), mtu);
             paths.insert(environment[u"labPath"].toString());
+            // Where its client stood, as the session's lab asked: on the server host, each path
+            // starts where a local client does (lab-nginx-localhost: on localhost).
+            const QString placement =
+                session.value(u"lab")[u"clientPlacement"].toString(QStringLiteral("wire"));
+            QCOMPARE(environment[u"labClient"].toString(), placement);
+            if (placement == QLatin1String("server-host"))
+                QVERIFY2(environment[u"labPath"].toString().startsWith(u"localhost → "),
+                         qPrintable(environment[u"labPath"].toString()));
             const QString versions = environment[u"labVersions"].toString();
             QVERIFY2(versions.contains(QStringLiteral("kernel ")) &&
                          versions.contains(server + QLatin1Char(' ')),
