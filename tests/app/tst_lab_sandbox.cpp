@@ -602,7 +602,8 @@ private Q_SLOTS:
     }
 
     // `lab check` says, under each of the Kubernetes node's paths, what it mimics and what it
-    // leaves out, whether or not the mode can be built here, and gives the same in --json.
+    // leaves out, whether or not the mode can be built here, and gives the same in --json; and
+    // for every mode what a client on the server host reaches, or why that mode refuses one.
     void labCheckSaysWhatKubernetesModesMimic() {
         const CliOutcome check = runCliProcess({QStringLiteral("lab"), QStringLiteral("check")});
         if (check.exitCode != 0)
@@ -619,6 +620,21 @@ private Q_SLOTS:
         }
         QCOMPARE(countMatches(check.out, QStringLiteral("^ +mimics ")),
                  int(kKubernetesModes.size()));
+        // And what a client on the server host reaches in each mode, or why it cannot be there.
+        QCOMPARE(countMatches(check.out, QStringLiteral("^A client on the server host "
+                                                        "\\(--client-placement server-host\\)")),
+                 1);
+        QCOMPARE(countMatches(check.out,
+                              QStringLiteral("^  host +the server on 127\\.0\\.0\\.1 directly$")),
+                 1);
+        QCOMPARE(countMatches(check.out, QStringLiteral("^  userland-proxy +the published port on "
+                                                        "127\\.0\\.0\\.1 through ")),
+                 1);
+        QCOMPARE(
+            countMatches(check.out, QStringLiteral("^  overlay-vxlan +refused: its path is pod "
+                                                   "to pod across two nodes")),
+            1);
+        QCOMPARE(countMatches(check.out, QStringLiteral("^  \\S+ +refused: ")), 4);
     }
 
     // The lab's identifiers are the session's where the session has the mode.
