@@ -248,18 +248,18 @@ Result<ModeEndpoint> LabTopology::buildMode(LabMode mode) {
 // leave the host's stack before the output hook) or "host" (the host's stack, routing to a
 // container's or pod's own address on one of its bridges).
 Result<void> LabTopology::placeClientOnServerHost(ModeEndpoint& endpoint) {
-    const QString arrow = QStringLiteral(" → ");
-    const QString mode = labModeId(endpoint.mode);
+    const QString path = labModeServerHostPath(endpoint.mode);
+    if (path.isEmpty())
+        return makeError(ErrorCode::InvalidInput, labServerHostRefusal(labModeId(endpoint.mode)));
     switch (endpoint.mode) {
     case LabMode::Host:
     case LabMode::HostNetwork:
         // The server on the host's loopback, reached there directly: no device but lo.
         endpoint.address = "127.0.0.1";
         endpoint.bindAddress = "127.0.0.1";
-        endpoint.path = QStringLiteral("localhost") + arrow + labModePath(endpoint.mode);
-        return {};
+        break;
     case LabMode::UserlandProxy:
-        return {}; // its relay listens on 127.0.0.1 already (buildUserlandProxy)
+        return {}; // its relay listens on 127.0.0.1, and its path names it (buildUserlandProxy)
     case LabMode::Nat: {
         // Docker without its userland proxy: the published port on 127.0.0.1 DNATed at the
         // output hook, where locally made packets pass (prerouting never sees them). Rerouted
@@ -286,9 +286,7 @@ Result<void> LabTopology::placeClientOnServerHost(ModeEndpoint& endpoint) {
                 return done.error();
         }
         endpoint.address = "127.0.0.1";
-        endpoint.path = QStringLiteral("localhost → DNAT (output hook, route_localnet) → "
-                                       "masquerade → bridge → veth");
-        return {};
+        break;
     }
     case LabMode::NodePort:
         // The node's own address, the NodePort's rule (fib daddr type local) seen at the output
@@ -296,42 +294,23 @@ Result<void> LabTopology::placeClientOnServerHost(ModeEndpoint& endpoint) {
         // in kube-proxy's nftables mode.
         if (auto output = ensureKubeProxyOutput(); !output)
             return output;
-        endpoint.path =
-            QStringLiteral("own address") + arrow +
-            QStringLiteral(
-                "DNAT (output hook, node port, numgen) → masquerade → pod bridge → veth");
-        return {};
+        break;
     case LabMode::ClusterIp:
         if (auto output = ensureKubeProxyOutput(); !output)
             return output;
-        // The Service range has no route on the node but the one kube-proxy's DNAT makes moot:
-        // a connect() needs one before the output hook rewrites the address.
-        if (auto routed = ip(m_serverHost, {"route", "add", "10.213.3.0/24", "dev", kPodBridge});
+        // The node has no route to the Service range, and connect() needs one before the
+        // output hook rewrites the address.
+        if (auto routed = ip(m_serverHost, {"route", "add", kServiceRange, "dev", kPodBridge});
             !routed)
             return routed;
-        endpoint.path =
-            QStringLiteral("DNAT (output hook, numgen random mod %1) → pod bridge → veth")
-                .arg(m_backends);
+        endpoint.path = QString(path).replace(QStringLiteral("mod N"),
+                                              QStringLiteral("mod %1").arg(m_backends));
         return {};
-    case LabMode::RootlessNat:
-        endpoint.path = QStringLiteral("own address") + arrow + labModePath(endpoint.mode);
-        return {};
-    case LabMode::Bridge:
-        endpoint.path = QStringLiteral("host") + arrow + labModePath(endpoint.mode);
-        return {};
-    case LabMode::PodBridge:
-        endpoint.path = QStringLiteral("host → pod bridge → veth");
-        return {};
-    case LabMode::Sidecar:
-        endpoint.path = QStringLiteral("host") + arrow + labModePath(endpoint.mode);
-        return {};
-    case LabMode::Ovs:
-    case LabMode::Macvlan:
-    case LabMode::Ipvlan:
-    case LabMode::OverlayVxlan:
-        break;
+    default:
+        break; // reached at its own address from the host's stack, as built
     }
-    return makeError(ErrorCode::InvalidInput, labServerHostRefusal(mode));
+    endpoint.path = path;
+    return {};
 }
 
 Result<ModeEndpoint> LabTopology::buildPath(LabMode mode) {
@@ -800,9 +779,10 @@ Result<ModeEndpoint> LabTopology::buildUserlandProxy(ModeEndpoint endpoint) {
                                                  : QStringLiteral("veth")) +
                     QStringLiteral(" → ") + labModePath(LabMode::UserlandProxy);
     if (m_clientOnServerHost)
-        endpoint.path = QStringLiteral("localhost → %1 → bridge → veth")
-                            .arg(dockerProxy.empty() ? QStringLiteral("embedded relay")
-                                                     : QStringLiteral("docker-proxy"));
+        endpoint.path = labModeServerHostPath(LabMode::UserlandProxy)
+                            .replace(QStringLiteral("relay"), dockerProxy.empty()
+                                                                  ? QStringLiteral("embedded relay")
+                                                                  : QStringLiteral("docker-proxy"));
     const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
     // Its summary at teardown (the embedded relay counts the connections it relayed) goes to
     // its log in the lab's directory, not after the command's output.

@@ -164,6 +164,13 @@ private Q_SLOTS:
         auto* error = m_dialog->findChild<QLabel*>(QStringLiteral("labTargetsError"));
         QVERIFY2(error->text().contains(QStringLiteral("overlay-vxlan cannot have it")),
                  qPrintable(error->text()));
+        // The sketch draws each path from the server host, and says why overlay-vxlan has none.
+        auto* sketch = m_dialog->findChild<loadscope::ui::LabTopologySketch*>();
+        QVERIFY(sketch->clientOnServerHost());
+        QVERIFY2(sketch->accessibleDescription().contains(QStringLiteral("localhost → host")) &&
+                     sketch->accessibleDescription().contains(
+                         QStringLiteral("no client on the server host: its path is pod to pod")),
+                 qPrintable(sketch->accessibleDescription()));
         modeItem(QStringLiteral("overlay-vxlan"))->setCheckState(Qt::Unchecked);
         modeItem(QStringLiteral("userland-proxy"))->setCheckState(Qt::Checked);
         QVERIFY(okButton()->isEnabled());

@@ -377,6 +377,7 @@ void LabTargetsDialog::setServer(LabServerKind kind) {
 void LabTargetsDialog::choiceChanged() {
     const app::lab::LabTargetChoice now = choice();
     m_sketch->setMtu(now.mtu);
+    m_sketch->setClientOnServerHost(now.client == app::LabClientPlacement::ServerHost);
     // The lab as it will be: the session's lab modes and the ones ticked to add.
     std::vector<LabMode> lab = presentModes();
     lab.insert(lab.end(), now.modes.begin(), now.modes.end());
