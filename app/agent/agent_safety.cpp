@@ -129,18 +129,29 @@ Result<void> checkAgentTarget(const engine::SocketAddress& address, const AgentE
                                      "(inode %1), not inside the lab")
                           .arg(env.ownNetns));
     // The lab is what the lab built, which no variable can claim: its client
-    // namespace holds the client's end of the wire with the client's address.
+    // namespace holds the client's end of the wire with the client's address;
+    // the server host's (a client placed there) holds the other end, or the
+    // bridge over it, with the server host's address.
     const QString clientLink = QLatin1String(lab::kClientLink);
     const QHostAddress clientAddress{QLatin1String(lab::kClientAddress)};
-    const bool labClient =
-        std::any_of(env.linkAddresses.begin(), env.linkAddresses.end(), [&](const auto& link) {
-            return link.device == clientLink && link.address == clientAddress.toIPv4Address();
-        });
-    if (!labClient)
+    const QHostAddress serverHostAddress{QLatin1String(lab::kServerHostAddress)};
+    const auto holds = [&](const QStringList& devices, const QHostAddress& linkAddress) {
+        return std::any_of(
+            env.linkAddresses.begin(), env.linkAddresses.end(), [&](const auto& link) {
+                return devices.contains(link.device) && link.address == linkAddress.toIPv4Address();
+            });
+    };
+    const bool labClient = holds({clientLink}, clientAddress);
+    const bool labServerHost =
+        !labClient && holds({QLatin1String(lab::kServerHostLink), QLatin1String(lab::kWireBridge)},
+                            serverHostAddress);
+    if (!labClient && !labServerHost)
         return refuse(QStringLiteral("this network namespace is not the lab's client namespace "
-                                     "(no link %1 with %2), whatever LOADSCOPE_LAB_HOST_NETNS "
-                                     "says")
-                          .arg(clientLink, clientAddress.toString()));
+                                     "(no link %1 with %2) nor its server host's (no link %3 or "
+                                     "%4 with %5), whatever LOADSCOPE_LAB_HOST_NETNS says")
+                          .arg(clientLink, clientAddress.toString(),
+                               QLatin1String(lab::kServerHostLink), QLatin1String(lab::kWireBridge),
+                               serverHostAddress.toString()));
     // The lab's range is the lab's constant; the variable may only narrow it.
     const auto labRange = QHostAddress::parseSubnet(QLatin1String(lab::kLabRange));
     auto range = labRange;
@@ -162,9 +173,14 @@ Result<void> checkAgentTarget(const engine::SocketAddress& address, const AgentE
     if (!route)
         return refuse(QStringLiteral("no route to it in the agent's network namespace"));
     // The client's links the lab builds: the wire, and its link on the pod bridge (pod-bridge).
-    // and its VXLAN device (overlay-vxlan), whose packets leave by the wire.
-    const QStringList labLinks{clientLink, QLatin1String(lab::kClientPodLink),
-                               QLatin1String(lab::kClientOverlayLink)};
+    // and its VXLAN device (overlay-vxlan), whose packets leave by the wire. On the server
+    // host: its end of the wire (or the bridge over it) and the lab's container and pod bridges.
+    const QStringList labLinks =
+        labClient
+            ? QStringList{clientLink, QLatin1String(lab::kClientPodLink),
+                          QLatin1String(lab::kClientOverlayLink)}
+            : QStringList{QLatin1String(lab::kServerHostLink), QLatin1String(lab::kWireBridge),
+                          QLatin1String(lab::kDockerBridge), QLatin1String(lab::kPodBridge)};
     if (!labLinks.contains(route->device))
         return refuse(QStringLiteral("its route leaves by %1, not by the lab's link %2")
                           .arg(route->device, labLinks.join(QStringLiteral(", "))));

@@ -54,14 +54,16 @@ struct AgentEnvironment {
 // hold: LOADSCOPE_LAB_HOST_NETNS is set and the agent's own network namespace
 // is neither that one nor (where it can be read) PID 1's; the namespace is
 // the lab's client namespace, holding the client link wire0 with the
-// client's address 10.213.0.1 (lab_topology.h: what the lab builds, not what
-// a variable says); the address lies in the lab's range 10.213.0.0/16,
-// narrowed by LOADSCOPE_LAB_RANGE when set (a range that is not inside the
-// lab's is refused); and the namespace's most specific route to it leaves by
-// wire0, by pod0 (the client's link on the lab's pod bridge) or by lab-vxlan
-// (the client's VXLAN device, whose packets leave by wire0). Inside the lab the lab's rule alone
-// decides, whatever a request allows. Otherwise one line naming the address and the rule it breaks.
-// The routes of /proc/self/net/route's text `table`: those flagged up, with
+// client's address 10.213.0.1, or its server host's (a client placed there),
+// holding wire1 or the bridge lab-wire over it with 10.213.0.2 (lab_topology.h:
+// what the lab builds, not what a variable says); the address lies in the
+// lab's range 10.213.0.0/16, narrowed by LOADSCOPE_LAB_RANGE when set (a range
+// that is not inside the lab's is refused); and the namespace's most specific
+// route to it leaves by wire0, by pod0 (the client's link on the lab's pod
+// bridge) or by lab-vxlan (the client's VXLAN device, whose packets leave by
+// wire0), or on the server host by wire1, lab-wire, lab-docker0 or lab-cni0. Inside the lab the
+// lab's rule alone decides, whatever a request allows. Otherwise one line naming the address and
+// the rule it breaks. The routes of /proc/self/net/route's text `table`: those flagged up, with
 // their device, destination and mask; lines that do not parse are skipped.
 std::vector<AgentRoute> parseRouteTable(const QByteArray& table);
 

@@ -2,6 +2,7 @@
 
 #include "app/session/json_reader.h"
 #include "app/session/point_result.h"
+#include "app/session/target.h"
 #include "app/session/target_rules.h"
 
 #include <QJsonDocument>
@@ -20,6 +21,7 @@ void recordLabEnvironment(RunEnvironment& environment, const LabInfo& lab, const
     environment.labMtu = lab.mtu;
     const LabModeEndpoint* endpoint = lab.find(mode);
     environment.labPath = endpoint ? endpoint->path : QString();
+    environment.labClient = lab.clientPlacement;
     QStringList versions;
     for (auto it = lab.versions.begin(); it != lab.versions.end(); ++it)
         versions << it.key() + QLatin1Char(' ') + it.value().toString();
@@ -61,6 +63,10 @@ Result<LabInfo> labInfoFromLine(QByteArrayView line) {
     if (const auto versions = lab.optionalObject(u"versions"))
         info.versions = versions->json();
     info.hostNetns = lab.count(u"hostNetns", 0);
+    info.clientPlacement =
+        lab.string(u"clientPlacement", labClientPlacementId(LabClientPlacement::Wire));
+    if (json.ok() && !labClientPlacementFromId(info.clientPlacement))
+        lab.failUnknownValue(u"clientPlacement", info.clientPlacement);
     info.json = lab.json();
     return json.result(std::move(info));
 }

@@ -23,13 +23,16 @@ struct LabModeEndpoint {
 };
 
 // The one line `loadscope-cli lab sandbox` prints before its command's output:
-// {"lab":{"mtu":1500,"modes":[{"mode","label","address","port","path","serverPid"}],
-//  "versions":{...},"hostNetns":inode}}.
+// {"lab":{"mtu":1500,"clientPlacement":"wire","modes":[{"mode","label","address","port","path",
+//  "serverPid"}],"versions":{...},"hostNetns":inode}}.
 struct LabInfo {
     int mtu = 0;
     std::vector<LabModeEndpoint> modes;
     QJsonObject versions; // tool name -> version, as the lab reports them
     uint64_t hostNetns = 0;
+    // Where the lab's command, the load's client, runs: "wire" (the client namespace; a lab
+    // line without the key) or "server-host" (the server host's namespace).
+    QString clientPlacement;
     QJsonObject json; // the "lab" object as printed, to keep beside results
 
     const LabModeEndpoint* find(const QString& mode) const;
@@ -37,7 +40,7 @@ struct LabInfo {
 
 struct RunEnvironment;
 // Records in `environment` where a point of `mode` ran in the lab: the MTU,
-// the mode's path and the versions, as results keep them.
+// the mode's path, where the client stood and the versions, as results keep them.
 void recordLabEnvironment(RunEnvironment& environment, const LabInfo& lab, const QString& mode);
 
 // True when `line` is a JSON object with a "lab" key (whatever else is wrong with it).

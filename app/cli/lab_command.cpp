@@ -63,6 +63,10 @@ int runCheck(const QStringList& arguments, const CliIo& io) {
                                   {QStringLiteral("reason"), mode.reason}};
             if (const QString mimics = app::lab::labModeMimics(mode.mode); !mimics.isEmpty())
                 described.insert(QStringLiteral("mimics"), mimics);
+            const app::lab::ServerHostReach reach = app::lab::serverHostReach(mode.mode);
+            described.insert(reach.refused ? QStringLiteral("serverHostRefused")
+                                           : QStringLiteral("serverHost"),
+                             reach.text);
             modeList.append(described);
         }
         QJsonArray serverList;
@@ -89,6 +93,12 @@ int runCheck(const QStringList& arguments, const CliIo& io) {
                          qPrintable(mode.reason));
         if (const QString mimics = app::lab::labModeMimics(mode.mode); !mimics.isEmpty())
             std::fprintf(io.out, "  %-24s %s\n", "", qPrintable(mimics));
+    }
+    std::fprintf(io.out, "A client on the server host (--client-placement server-host) reaches:\n");
+    for (const auto& mode : *modes) {
+        const app::lab::ServerHostReach reach = app::lab::serverHostReach(mode.mode);
+        std::fprintf(io.out, "  %-24s %s%s\n", qPrintable(app::lab::labModeId(mode.mode)),
+                     reach.refused ? "refused: " : "", qPrintable(reach.text));
     }
     std::fprintf(io.out, "Servers:\n");
     for (const auto& server : servers)
@@ -142,6 +152,14 @@ app::Result<app::lab::LabSpec> parseSandbox(const QCommandLineParser& parser,
                     .arg(id));
         spec.modes.push_back(*mode);
     }
+    const QString placement = parser.value(QStringLiteral("client-placement"));
+    const auto clientPlacement = app::labClientPlacementFromId(placement);
+    if (!clientPlacement)
+        return app::invalidInput(
+            QStringLiteral("--client-placement: unknown placement '%1': expected wire or "
+                           "server-host")
+                .arg(placement));
+    spec.client = *clientPlacement;
     const QString kind = parser.value(QStringLiteral("server"));
     const auto serverKind = app::lab::labServerKindFromId(kind);
     if (!serverKind)
@@ -171,8 +189,9 @@ int runSandbox(const QStringList& arguments, const CliIo& io) {
         "Builds a lab inside a new sandbox: a client namespace joined by a veth wire to a server\n"
         "host namespace, each requested mode on top, and the same server in each (one instance\n"
         "per mode, on the server CPUs). Then prints one JSON line describing the lab on stdout\n"
-        "and runs COMMAND in the client namespace (on the client CPUs, with\n"
-        "LOADSCOPE_LAB_HOST_NETNS and LOADSCOPE_LAB_RANGE set). Everything is torn down when\n"
+        "and runs COMMAND in the client namespace, or the server host's with\n"
+        "--client-placement server-host (on the client CPUs, with LOADSCOPE_LAB_HOST_NETNS\n"
+        "and LOADSCOPE_LAB_RANGE set). Everything is torn down when\n"
         "COMMAND exits; the exit status is COMMAND's, or 2 when the lab could not be built.\n"
         "\n"
         "Usage: loadscope-cli lab sandbox [options] --modes MODE[,MODE...] --server KIND -- "
@@ -192,6 +211,13 @@ int runSandbox(const QStringList& arguments, const CliIo& io) {
                         "rootless-nat, cluster-ip, pod-bridge, node-port, overlay-vxlan,\n"
                         "sidecar (short: host-network, nat, bridge, ovs)."),
          QStringLiteral("LIST")},
+        {QStringLiteral("client-placement"),
+         QStringLiteral("Where COMMAND, the load's client, runs: wire (the client\n"
+                        "namespace, across the wire; the default) or server-host (the\n"
+                        "server host's namespace: 127.0.0.1, published ports through\n"
+                        "docker-proxy or the embedded relay, the host's own address DNATed\n"
+                        "back; not overlay-vxlan, macvlan, ipvlan, ovs-bridge)."),
+         QStringLiteral("PLACEMENT"), QStringLiteral("wire")},
         {QStringLiteral("server"),
          QStringLiteral("http, echo, sink, udp-echo, udp-sink (embedded), nginx, apache,\n"
                         "memcached or redis."),

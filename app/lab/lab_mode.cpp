@@ -134,6 +134,37 @@ bool labModePathFromWire(LabMode mode) {
     return mode != LabMode::PodBridge && mode != LabMode::OverlayVxlan;
 }
 
+QString labModeServerHostPath(LabMode mode) {
+    switch (mode) {
+    case LabMode::Host:
+    case LabMode::HostNetwork:
+        return QStringLiteral("localhost → ") + labModePath(mode);
+    case LabMode::Nat:
+        return QStringLiteral(
+            "localhost → DNAT (output hook, route_localnet) → masquerade → bridge → veth");
+    case LabMode::UserlandProxy:
+        return QStringLiteral("localhost → relay → bridge → veth");
+    case LabMode::Bridge:
+    case LabMode::Sidecar:
+        return QStringLiteral("host → ") + labModePath(mode);
+    case LabMode::PodBridge:
+        return QStringLiteral("host → pod bridge → veth");
+    case LabMode::RootlessNat:
+        return QStringLiteral("own address → ") + labModePath(mode);
+    case LabMode::ClusterIp:
+        return QStringLiteral("DNAT (output hook, numgen random mod N) → pod bridge → veth");
+    case LabMode::NodePort:
+        return QStringLiteral("own address → DNAT (output hook, node port, numgen) → masquerade → "
+                              "pod bridge → veth");
+    case LabMode::Ovs:
+    case LabMode::Macvlan:
+    case LabMode::Ipvlan:
+    case LabMode::OverlayVxlan:
+        break;
+    }
+    return {};
+}
+
 QString labModeMimics(LabMode mode) {
     const ModeName* name = nameOf(mode);
     return name && name->mimics ? QString::fromUtf8(name->mimics) : QString();

@@ -47,6 +47,11 @@ QString labModePath(LabMode mode);
 // whose client leaves by a link of its own (pod-bridge's link on the pod bridge, overlay-vxlan's
 // VXLAN device).
 bool labModePathFromWire(LabMode mode);
+// The path from a load client on the server host (LabClientPlacement::ServerHost) to the server,
+// from where that client starts: "localhost → host", "own address → slirp4netns → tap"; empty
+// for a mode that cannot have such a client (labServerHostRefusal). userland-proxy's "relay" and
+// cluster-ip's "N" are named when the mode is built (LabTopology).
+QString labModeServerHostPath(LabMode mode);
 // For a mode that imitates part of a larger system, what it mimics and what it leaves out
 // ("mimics kube-proxy's nftables mode ...; leaves out ..."); empty for the others.
 QString labModeMimics(LabMode mode);

@@ -4,6 +4,7 @@
 #include "app/lab/lab_topology.h"
 #include "app/lab/netns_command.h"
 #include "app/lab/sandbox_process.h"
+#include "app/session/target_rules.h"
 #include "engine/cpu_profiler.h"
 
 #include <QFile>
@@ -132,6 +133,7 @@ public:
         m_topology.setDatagrams(servesDatagrams(m_spec.server.kind));
         m_topology.setWorkDir(m_workDir);
         m_topology.setBackends(labBackends(m_spec.server));
+        m_topology.setClientOnServerHost(m_spec.client == LabClientPlacement::ServerHost);
         const bool bridged = std::find(m_spec.modes.begin(), m_spec.modes.end(), LabMode::Bridge) !=
                              m_spec.modes.end();
         if (auto wire = m_topology.buildWire(m_spec.mtu, bridged); !wire)
@@ -156,14 +158,16 @@ public:
                              {labServerKindId(m_spec.server.kind), *version}};
         for (const auto& [tool, text] : m_topology.toolVersions())
             versions.insert(tool, text);
-        const QJsonObject lab{{QStringLiteral("mtu"), m_spec.mtu},
-                              {QStringLiteral("modes"), modes},
-                              {QStringLiteral("versions"), versions},
-                              {QStringLiteral("clientCpus"), cpuArray(m_spec.clientCpus)},
-                              {QStringLiteral("serverCpus"), cpuArray(m_spec.serverCpus)},
-                              {QStringLiteral("hostNetns"), double(m_hostNetns)},
-                              {QStringLiteral("serverHostPid"), int(m_serverHostPid)},
-                              {QStringLiteral("workDir"), QString::fromStdString(m_workDir)}};
+        const QJsonObject lab{
+            {QStringLiteral("mtu"), m_spec.mtu},
+            {QStringLiteral("clientPlacement"), labClientPlacementId(m_spec.client)},
+            {QStringLiteral("modes"), modes},
+            {QStringLiteral("versions"), versions},
+            {QStringLiteral("clientCpus"), cpuArray(m_spec.clientCpus)},
+            {QStringLiteral("serverCpus"), cpuArray(m_spec.serverCpus)},
+            {QStringLiteral("hostNetns"), double(m_hostNetns)},
+            {QStringLiteral("serverHostPid"), int(m_serverHostPid)},
+            {QStringLiteral("workDir"), QString::fromStdString(m_workDir)}};
         const QByteArray line =
             jsonBytes(QJsonObject{{QStringLiteral("lab"), lab}}, QJsonDocument::Compact);
         std::fwrite(line.constData(), 1, size_t(line.size()), stdout);
@@ -212,8 +216,8 @@ private:
         if (!server)
             return server.error();
         m_servers.push_back(*server);
-        if (auto ready = waitForServer(endpoint, m_topology.clientNetns(), *server, 5000,
-                                       m_spec.server.kind);
+        if (auto ready =
+                waitForServer(endpoint, m_topology.loadNetns(), *server, 5000, m_spec.server.kind);
             !ready) {
             const QString why = lastLogLine(log);
             return why.isEmpty() ? ready.error() : ready.error().prefixed(why);
@@ -331,7 +335,7 @@ private:
             return started.error();
         m_servers.push_back(*started);
         for (size_t i = 0; i < places.size(); ++i) {
-            if (auto ready = waitForServer(places[i], m_topology.clientNetns(), *started, 5000,
+            if (auto ready = waitForServer(places[i], m_topology.loadNetns(), *started, 5000,
                                            m_spec.server.kind);
                 !ready) {
                 const QString why = lastLogLine(backendLog(id, i));
@@ -344,7 +348,7 @@ private:
 
     int runCommand() {
         SpawnSpec command;
-        command.netnsFd = m_topology.clientNetns();
+        command.netnsFd = m_topology.loadNetns();
         command.argv = m_spec.command;
         command.cpus = m_spec.clientCpus;
         command.environment = {"LOADSCOPE_LAB_HOST_NETNS=" + std::to_string(m_hostNetns),
@@ -433,6 +437,11 @@ Result<void> checkLabSpec(const LabSpec& spec) {
     }
     if (spec.command.empty())
         return invalidInput(QStringLiteral("no command to run in the client namespace (after --)"));
+    std::vector<QString> modes;
+    for (const LabMode mode : spec.modes)
+        modes.push_back(labModeId(mode));
+    if (auto placed = checkLabClientPlacement(spec.client, modes); !placed)
+        return placed.error();
     return checkServerSpec(spec.server);
 }
 

@@ -1,6 +1,7 @@
 #include "app/lab/lab_targets.h"
 
 #include "app/lab/lab_topology.h"
+#include "app/session/target_rules.h"
 
 #include <QStringList>
 #include <algorithm>
@@ -59,6 +60,7 @@ Result<LabTargetsEdit> labTargets(const Session& session, const LabTargetChoice&
     LabTargetsEdit edit;
     edit.lab = session.lab.value_or(LabSetup{});
     edit.lab.mtu = choice.mtu;
+    edit.lab.client = choice.client;
     edit.plan = session.plan;
     edit.plan.profile = true;
     std::vector<LabMode> modes;
@@ -102,6 +104,8 @@ Result<LabTargetsEdit> labTargets(const Session& session, const LabTargetChoice&
         if (std::find(edit.lab.modes.begin(), edit.lab.modes.end(), id) == edit.lab.modes.end())
             edit.lab.modes.push_back(id);
     }
+    if (auto placed = checkLabClientPlacement(edit.lab.client, edit.lab.modes); !placed)
+        return placed.error();
     return edit;
 }
 

@@ -15,6 +15,7 @@ struct LabTargetChoice {
     LabServerKind server = LabServerKind::Http;
     std::vector<LabMode> modes; // in the order the targets are added; repeats count once
     int mtu = 1500;
+    LabClientPlacement client = LabClientPlacement::Wire; // the lab's, as the MTU
 };
 
 // The targets to add (one per mode, in the order chosen), the session's lab afterwards, and
@@ -36,9 +37,11 @@ const Target* labTargetOf(const Session& session, LabMode mode);
 // One target per chosen mode that has no lab target in the session yet, named by the mode's
 // identifier, in the next colours of the session's palette, with the protocol of the server
 // and its defaults. The lab keeps the session's CPUs and modes and adds the new modes; the MTU
-// is the chosen one (one wire for every lab target). Refused in one line without modes, when
-// every chosen mode has its lab target already, with an MTU outside kMinLabMtu..kMaxLabMtu, or
-// when the session's lab targets run another server (one lab runs one server).
+// is the chosen one (one wire for every lab target), and so is the client's placement. Refused
+// in one line without modes, when every chosen mode has its lab target already, with an MTU
+// outside kMinLabMtu..kMaxLabMtu, when the session's lab targets run another server (one lab
+// runs one server), or when a mode of the lab cannot have the placement
+// (checkLabClientPlacement).
 Result<LabTargetsEdit> labTargets(const Session& session, const LabTargetChoice& choice);
 
 } // namespace loadscope::app::lab

@@ -4,6 +4,7 @@
 #include "app/lab/netns_command.h"
 #include "app/lab/ovs_switch.h"
 #include "app/lab/slirp_network.h"
+#include "app/session/target_rules.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -15,13 +16,10 @@ namespace loadscope::app::lab {
 
 namespace {
 
-constexpr const char* kDockerBridge = "lab-docker0";
 constexpr const char* kDockerGateway = "10.213.1.1";
-constexpr const char* kWireBridge = "lab-wire";
 constexpr const char* kOvsBridge = "lab-ovs";
 // A Kubernetes node's pod network: the CNI bridge plugin's bridge and gateway, and the Service
 // range a ClusterIP comes from (routed to the node from the client's side of the wire).
-constexpr const char* kPodBridge = "lab-cni0";
 constexpr const char* kPodGateway = "10.213.2.1";
 constexpr const char* kServiceRange = "10.213.3.0/24";
 constexpr const char* kClusterIp = "10.213.3.10";
@@ -230,6 +228,92 @@ Result<void> LabTopology::attachToDockerBridge(ModeEndpoint& endpoint, const std
 }
 
 Result<ModeEndpoint> LabTopology::buildMode(LabMode mode) {
+    if (m_clientOnServerHost) {
+        const QString refused = labServerHostRefusal(labModeId(mode));
+        if (!refused.isEmpty())
+            return makeError(ErrorCode::InvalidInput,
+                             QStringLiteral("client placement server-host: %1").arg(refused));
+    }
+    auto built = buildPath(mode);
+    if (!built || !m_clientOnServerHost)
+        return built;
+    if (auto placed = placeClientOnServerHost(*built); !placed)
+        return placed.error().prefixed(QStringLiteral("its client on the server host"));
+    return built;
+}
+
+// What a client on the server host connects to, and the path from there, for each mode built
+// for the wire. The wire's part of the path goes; where the client starts takes its place:
+// "localhost" (127.0.0.1), "own address" (the host's address on the wire, whose packets never
+// leave the host's stack before the output hook) or "host" (the host's stack, routing to a
+// container's or pod's own address on one of its bridges).
+Result<void> LabTopology::placeClientOnServerHost(ModeEndpoint& endpoint) {
+    const QString path = labModeServerHostPath(endpoint.mode);
+    if (path.isEmpty())
+        return makeError(ErrorCode::InvalidInput, labServerHostRefusal(labModeId(endpoint.mode)));
+    switch (endpoint.mode) {
+    case LabMode::Host:
+    case LabMode::HostNetwork:
+        // The server on the host's loopback, reached there directly: no device but lo.
+        endpoint.address = "127.0.0.1";
+        endpoint.bindAddress = "127.0.0.1";
+        break;
+    case LabMode::UserlandProxy:
+        return {}; // its relay listens on 127.0.0.1, and its path names it (buildUserlandProxy)
+    case LabMode::Nat: {
+        // Docker without its userland proxy: the published port on 127.0.0.1 DNATed at the
+        // output hook, where locally made packets pass (prerouting never sees them). Rerouted
+        // to the container bridge, a packet from 127.0.0.1 is a martian unless the bridge has
+        // route_localnet; the masquerade gives it the bridge's address, so that the
+        // container's answer does not go to its own loopback. (Docker sets the same.)
+        if (auto localnet = writeNetSysctl(
+                m_serverHost, std::string("ipv4/conf/") + kDockerBridge + "/route_localnet", "1");
+            !localnet)
+            return localnet;
+        const std::string port = std::to_string(endpoint.port);
+        const std::string target = endpoint.bindAddress + ":" + std::to_string(kServicePort);
+        for (auto rule : std::vector<std::vector<std::string>>{
+                 {"nft", "add", "chain", "ip", "loadscope_lab", "output",
+                  "{ type nat hook output priority -100; policy accept; }"},
+                 {"nft", "add", "rule", "ip", "loadscope_lab", "output", "ip", "daddr", "127.0.0.1",
+                  "tcp", "dport", port, "counter", "dnat", "to", target},
+                 {"nft", "add", "rule", "ip", "loadscope_lab", "output", "ip", "daddr", "127.0.0.1",
+                  "udp", "dport", port, "counter", "dnat", "to", target},
+                 {"nft", "add", "rule", "ip", "loadscope_lab", "postrouting", "ip", "saddr",
+                  "127.0.0.0/8", "oifname", std::string("\"") + kDockerBridge + "\"",
+                  "masquerade"}}) {
+            if (auto done = runInNetns(m_serverHost, rule); !done)
+                return done.error();
+        }
+        endpoint.address = "127.0.0.1";
+        break;
+    }
+    case LabMode::NodePort:
+        // The node's own address, the NodePort's rule (fib daddr type local) seen at the output
+        // hook as kube-proxy's nat-output chain sees it; 127.0.0.1 is not a NodePort address
+        // in kube-proxy's nftables mode.
+        if (auto output = ensureKubeProxyOutput(); !output)
+            return output;
+        break;
+    case LabMode::ClusterIp:
+        if (auto output = ensureKubeProxyOutput(); !output)
+            return output;
+        // The node has no route to the Service range, and connect() needs one before the
+        // output hook rewrites the address.
+        if (auto routed = ip(m_serverHost, {"route", "add", kServiceRange, "dev", kPodBridge});
+            !routed)
+            return routed;
+        endpoint.path = QString(path).replace(QStringLiteral("mod N"),
+                                              QStringLiteral("mod %1").arg(m_backends));
+        return {};
+    default:
+        break; // reached at its own address from the host's stack, as built
+    }
+    endpoint.path = path;
+    return {};
+}
+
+Result<ModeEndpoint> LabTopology::buildPath(LabMode mode) {
     ModeEndpoint endpoint;
     endpoint.mode = mode;
     endpoint.address = kServerHostAddress;
@@ -455,8 +539,10 @@ Result<void> LabTopology::ensureKubeProxyTable() {
                          QStringLiteral("nft is not installed (Debian package nftables)"));
     for (auto rule : std::vector<std::vector<std::string>>{
              {"nft", "add", "table", "ip", "loadscope_k8s"},
-             {"nft", "add", "chain", "ip", "loadscope_k8s", "services",
+             {"nft", "add", "chain", "ip", "loadscope_k8s", "services"},
+             {"nft", "add", "chain", "ip", "loadscope_k8s", "nat-prerouting",
               "{ type nat hook prerouting priority dstnat; policy accept; }"},
+             {"nft", "add", "rule", "ip", "loadscope_k8s", "nat-prerouting", "jump", "services"},
              {"nft", "add", "chain", "ip", "loadscope_k8s", "masquerading",
               "{ type nat hook postrouting priority srcnat; policy accept; }"},
              {"nft", "add", "rule", "ip", "loadscope_k8s", "masquerading", "meta", "mark", "and",
@@ -466,6 +552,23 @@ Result<void> LabTopology::ensureKubeProxyTable() {
     }
     noteVersion(QStringLiteral("nft"), {"nft", "--version"});
     m_kubeProxyTable = true;
+    return {};
+}
+
+// kube-proxy's nat-output chain: the Services seen by the node's own processes (a client on the
+// server host), whose packets pass the output hook and never prerouting. Once.
+Result<void> LabTopology::ensureKubeProxyOutput() {
+    if (m_kubeProxyOutput)
+        return {};
+    for (auto rule : std::vector<std::vector<std::string>>{
+             {"nft", "add", "chain", "ip", "loadscope_k8s", "nat-output",
+              "{ type nat hook output priority -100; policy accept; }"},
+             {"nft", "add", "rule", "ip", "loadscope_k8s", "nat-output", "counter", "jump",
+              "services"}}) {
+        if (auto done = runInNetns(m_serverHost, rule); !done)
+            return done.error();
+    }
+    m_kubeProxyOutput = true;
     return {};
 }
 
@@ -634,15 +737,19 @@ Result<ModeEndpoint> LabTopology::buildUserlandProxy(ModeEndpoint endpoint) {
     if (auto attached = attachToDockerBridge(endpoint, container); !attached)
         return attached.error();
     const std::string dockerProxy = findInPath("docker-proxy");
+    // A client on the server host reaches the published port on localhost, which Docker serves
+    // through this relay (its DNAT rules leave 127.0.0.0/8 alone).
+    const std::string listenAddress = m_clientOnServerHost ? "127.0.0.1" : kServerHostAddress;
+    endpoint.address = listenAddress;
     SpawnSpec relay;
     relay.netnsFd = m_serverHost;
     relay.cpus = m_serverCpus;
     if (!dockerProxy.empty()) {
         endpoint.label = QStringLiteral("Userland proxy (docker-proxy)");
         relay.argv = {
-            dockerProxy,        "-proto",          m_datagrams ? "udp" : "tcp",   "-host-ip",
-            kServerHostAddress, "-host-port",      std::to_string(endpoint.port), "-container-ip",
-            container,          "-container-port", std::to_string(kServicePort)};
+            dockerProxy,   "-proto",          m_datagrams ? "udp" : "tcp",   "-host-ip",
+            listenAddress, "-host-port",      std::to_string(endpoint.port), "-container-ip",
+            container,     "-container-port", std::to_string(kServicePort)};
         noteVersion(QStringLiteral("docker-proxy"),
                     {"dpkg-query", "-W", "-f=${Version}", "docker.io"});
         // A relay on PATH without its package (unpacked from docker.io, a build of
@@ -658,7 +765,7 @@ Result<ModeEndpoint> LabTopology::buildUserlandProxy(ModeEndpoint endpoint) {
                       "serve",
                       "proxy",
                       "--host",
-                      kServerHostAddress,
+                      listenAddress,
                       "--port",
                       std::to_string(endpoint.port),
                       "--to",
@@ -671,11 +778,22 @@ Result<ModeEndpoint> LabTopology::buildUserlandProxy(ModeEndpoint endpoint) {
     endpoint.path = (m_hostDevice == kWireBridge ? QStringLiteral("veth → bridge port")
                                                  : QStringLiteral("veth")) +
                     QStringLiteral(" → ") + labModePath(LabMode::UserlandProxy);
+    if (m_clientOnServerHost)
+        endpoint.path = labModeServerHostPath(LabMode::UserlandProxy)
+                            .replace(QStringLiteral("relay"), dockerProxy.empty()
+                                                                  ? QStringLiteral("embedded relay")
+                                                                  : QStringLiteral("docker-proxy"));
     const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    // Its summary at teardown (the embedded relay counts the connections it relayed) goes to
+    // its log in the lab's directory, not after the command's output.
+    const std::string logPath = m_workDir + "/userland-proxy-relay.log";
+    const int log = open(logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     relay.stdoutFd = null;
-    relay.stderrFd = null; // its summary at teardown would follow the command's output
+    relay.stderrFd = log >= 0 ? log : null;
     auto started = dockerProxy.empty() ? spawnInNetns(relay) : startDockerProxy(relay, 5000);
     close(null);
+    if (log >= 0)
+        close(log);
     if (!started)
         return started.error();
     m_helpers.push_back(*started);

@@ -27,6 +27,13 @@ inline constexpr const char* kClientOverlayLink = "lab-vxlan";
 inline constexpr int kVxlanOverhead = 50;
 inline constexpr const char* kClientAddress = "10.213.0.1";
 inline constexpr const char* kServerHostAddress = "10.213.0.2";
+// The server host's end of the wire; the bridge over it when linux-bridge is built (the host's
+// address then moves onto the bridge); the container bridge (nat, userland-proxy) and the pod
+// bridge (the Kubernetes node's paths). A client on the server host leaves by these.
+inline constexpr const char* kServerHostLink = "wire1";
+inline constexpr const char* kWireBridge = "lab-wire";
+inline constexpr const char* kDockerBridge = "lab-docker0";
+inline constexpr const char* kPodBridge = "lab-cni0";
 // What every containerised server listens on inside its own namespace.
 inline constexpr uint16_t kServicePort = 8080;
 
@@ -91,7 +98,8 @@ public:
     // The client and server-host namespaces and the wire between them. `bridged`: the server
     // host's end is a port of a Linux bridge (needed by linux-bridge).
     Result<void> buildWire(int mtu, bool bridged);
-    // One mode on top of the wire; the relay processes a mode needs are started here.
+    // One mode on top of the wire, reached from where the client runs (loadNetns()); the relay
+    // processes a mode needs are started here.
     Result<ModeEndpoint> buildMode(LabMode mode);
 
     // CPUs for the relays a mode runs on the server host (the proxy), as the servers get.
@@ -103,6 +111,14 @@ public:
 
     // How many backend pods cluster-ip builds (1 to kMaxBackends). Before buildMode.
     void setBackends(int backends) { m_backends = backends; }
+
+    // The load's client runs in the server host's namespace (LabClientPlacement::ServerHost):
+    // each mode is reached as a local client reaches it (127.0.0.1, the published port through
+    // the relay, the host's own address DNATed back), its endpoint's address and path say
+    // so. Before buildMode; a mode that cannot have it (labServerHostRefusal) is refused.
+    void setClientOnServerHost(bool onServerHost) { m_clientOnServerHost = onServerHost; }
+    // The namespace the load's client runs in: the client's, or the server host's.
+    int loadNetns() const { return m_clientOnServerHost ? m_serverHost : m_client; }
 
     // A directory of the lab's own for sockets of the relays (slirp4netns' API socket).
     void setWorkDir(std::string dir) { m_workDir = std::move(dir); }
@@ -125,6 +141,9 @@ private:
     Result<void> ensurePodBridge();
     Result<ServerPlace> newPod(const std::string& address, int mtu = 0);
     Result<void> routeFromClient(const std::string& prefix);
+    Result<ModeEndpoint> buildPath(LabMode mode);
+    Result<void> placeClientOnServerHost(ModeEndpoint& endpoint);
+    Result<void> ensureKubeProxyOutput();
     Result<ModeEndpoint> buildClusterIp(ModeEndpoint endpoint);
     Result<ModeEndpoint> buildPodBridge(ModeEndpoint endpoint);
     Result<void> ensureKubeProxyTable();
@@ -150,6 +169,8 @@ private:
     bool m_dockerBridge = false;
     bool m_podBridge = false;
     bool m_kubeProxyTable = false;
+    bool m_kubeProxyOutput = false;
+    bool m_clientOnServerHost = false;
     int m_backends = kDefaultBackends;
     std::vector<std::string> m_clientRoutes;
     int m_containers = 0;

@@ -3,6 +3,7 @@
 #include "app/lab/lab_topology.h"
 #include "app/lab/netns_command.h"
 #include "app/lab/sandbox_process.h"
+#include "app/session/target_rules.h"
 
 #include <QStringList>
 #include <cerrno>
@@ -218,6 +219,52 @@ std::vector<ServerAvailability> checkServers(const std::string& cliPath) {
         servers.push_back({kind, version.ok(), version ? *version : version.error().message});
     }
     return servers;
+}
+
+ServerHostReach serverHostReach(LabMode mode) {
+    if (const QString why = labServerHostRefusal(labModeId(mode)); !why.isEmpty())
+        return {true, why};
+    switch (mode) {
+    case LabMode::Host:
+    case LabMode::HostNetwork:
+        return {false, QStringLiteral("the server on 127.0.0.1 directly")};
+    case LabMode::UserlandProxy: {
+        const std::string dockerProxy = findInPath("docker-proxy");
+        return {false, dockerProxy.empty()
+                           ? QStringLiteral("the published port on 127.0.0.1 through the embedded "
+                                            "relay (docker-proxy is not on PATH)")
+                           : QStringLiteral("the published port on 127.0.0.1 through docker-proxy "
+                                            "(%1)")
+                                 .arg(QString::fromStdString(dockerProxy))};
+    }
+    case LabMode::Nat:
+        return {false, QStringLiteral("the published port on 127.0.0.1 DNATed at nftables' output "
+                                      "hook, as Docker without its userland proxy: needs "
+                                      "route_localnet on the container bridge and a masquerade, "
+                                      "both set in the sandbox")};
+    case LabMode::NodePort:
+        return {false, QStringLiteral("the node's own address, DNATed at nftables' output hook "
+                                      "(kube-proxy's nat-output chain)")};
+    case LabMode::ClusterIp:
+        return {false, QStringLiteral("the Service's address, DNATed at nftables' output hook "
+                                      "(kube-proxy's nat-output chain; a route to the Service "
+                                      "range through the pod bridge)")};
+    case LabMode::RootlessNat:
+        return {false, QStringLiteral("the host's own address, where slirp4netns publishes the "
+                                      "port")};
+    case LabMode::Bridge:
+        return {false,
+                QStringLiteral("the container's address, from the host's port on the bridge")};
+    case LabMode::PodBridge:
+    case LabMode::Sidecar:
+        return {false, QStringLiteral("the pod's address, from the node's pod bridge")};
+    case LabMode::Ovs:
+    case LabMode::Macvlan:
+    case LabMode::Ipvlan:
+    case LabMode::OverlayVxlan:
+        break;
+    }
+    return {true, QStringLiteral("not a mode the lab builds")};
 }
 
 } // namespace loadscope::app::lab

@@ -22,6 +22,15 @@ struct ModeAvailability {
 // namespaces disabled), saying which sysctl or policy blocks them.
 Result<std::vector<ModeAvailability>> checkModes();
 
+// What a load client on the server host (LabClientPlacement::ServerHost) reaches in `mode`, and
+// what that needs ("127.0.0.1:8083 through docker-proxy (/usr/sbin/docker-proxy)"), or why the
+// mode cannot have it (`refused`). Whether the mode itself can be built is checkModes()'s.
+struct ServerHostReach {
+    bool refused = false;
+    QString text;
+};
+ServerHostReach serverHostReach(LabMode mode);
+
 struct ServerAvailability {
     LabServerKind kind = LabServerKind::Http;
     bool available = false;

@@ -73,10 +73,12 @@ struct RunEnvironment {
     QString threadPlacement; // "pinned to CPUs 0,1" or "ran on CPUs 0,1"
     // A lab target's point: the lab's wire MTU, the network path the lab
     // built for its mode, and the versions of what it ran ("kernel 6.1.0,
-    // nginx 1.22.1, ..."); 0 and empty for any other point.
+    // nginx 1.22.1, ..."); where its load client stood ("wire",
+    // "server-host": labClientPlacementId()); 0 and empty for any other point.
     int labMtu = 0;
     QString labPath;
     QString labVersions;
+    QString labClient;
 
     friend bool operator==(const RunEnvironment&, const RunEnvironment&) = default;
 };

@@ -68,6 +68,7 @@ void addProvenance(ResultSchemaBuilder& b) {
         const char* key;
         QString RunEnvironment::*member;
     } labTexts[] = {{"lab_path", "environment/labPath", &RunEnvironment::labPath},
+                    {"lab_client", "environment/labClient", &RunEnvironment::labClient},
                     {"lab_versions", "environment/labVersions", &RunEnvironment::labVersions}};
     for (const auto& text : labTexts) {
         const auto member = text.member;

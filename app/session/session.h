@@ -48,6 +48,7 @@ struct LabSetup {
     std::vector<QString> modes; // the lab modes used (those of the lab targets)
     // The session's host (Session::hosts) the lab is built on, over SSH; empty: this machine.
     QString host = {};
+    LabClientPlacement client = LabClientPlacement::Wire;
 
     friend bool operator==(const LabSetup&, const LabSetup&) = default;
 };

@@ -33,7 +33,8 @@ Result<void> saveSessionFile(const Session& session, const QString& path);
 
 // Example sessions shipped in the application's resources (resources/sessions/),
 // by name: "demo-proxy", "demo-https", "memcached", "tcp-rr" and the lab's
-// "lab-tcp-rr", "lab-nginx-bridge", "lab-apache-modes", "lab-memcached".
+// "lab-tcp-rr", "lab-nginx-bridge", "lab-nginx-localhost", "lab-apache-modes",
+// "lab-memcached", "lab-k8s-paths".
 QStringList exampleSessionNames();
 // ":/sessions/<name>.loadscope"
 QString exampleSessionPath(const QString& name);

@@ -84,6 +84,19 @@ QString deploymentModeTitle(DeploymentMode mode) {
     return {};
 }
 
+QString labClientPlacementId(LabClientPlacement placement) {
+    return placement == LabClientPlacement::ServerHost ? QStringLiteral("server-host")
+                                                       : QStringLiteral("wire");
+}
+
+std::optional<LabClientPlacement> labClientPlacementFromId(QStringView id) {
+    if (id == u"wire")
+        return LabClientPlacement::Wire;
+    if (id == u"server-host")
+        return LabClientPlacement::ServerHost;
+    return std::nullopt;
+}
+
 const std::vector<QString>& labModeIds() {
     static const std::vector<QString> ids = [] {
         std::vector<QString> all;

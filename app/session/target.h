@@ -2,6 +2,7 @@
 
 #include <QJsonObject>
 #include <QString>
+#include <QStringView>
 #include <QUuid>
 #include <cstddef>
 #include <cstdint>
@@ -184,6 +185,16 @@ struct LabPlacement {
 
     friend bool operator==(const LabPlacement&, const LabPlacement&) = default;
 };
+
+// Where a lab's load client stands: across the wire from the server host (the
+// lab's client namespace), or on the server host itself (its namespace), where
+// it reaches each mode as a local client of a docker host or a node does
+// (127.0.0.1, a published port through docker-proxy, the host's own address
+// DNATed back). One placement per lab, as one wire.
+enum class LabClientPlacement { Wire, ServerHost };
+// "wire", "server-host"
+QString labClientPlacementId(LabClientPlacement placement);
+std::optional<LabClientPlacement> labClientPlacementFromId(QStringView id);
 
 // The modes the lab can be asked for: every deploymentModeId() but "custom".
 const std::vector<QString>& labModeIds();

@@ -311,6 +311,9 @@ QJsonObject labSetupToJson(const LabSetup& lab) {
                      {QStringLiteral("modes"), modes}};
     if (!lab.host.isEmpty())
         json.insert(QStringLiteral("host"), lab.host);
+    // Added after the first lab: written when not the default, the wire.
+    if (lab.client != LabClientPlacement::Wire)
+        json.insert(QStringLiteral("clientPlacement"), labClientPlacementId(lab.client));
     return json;
 }
 
@@ -338,6 +341,20 @@ LabSetup labSetupFromJson(const JsonReader& json) {
     if (json.ok() && !lab.host.isEmpty()) {
         if (auto checked = checkHostName(lab.host); !checked)
             json.failKey(u"host", checked.error().message);
+    }
+    const QString client = json.string(u"clientPlacement", labClientPlacementId(lab.client));
+    if (json.ok()) {
+        if (const auto placement = labClientPlacementFromId(client))
+            lab.client = *placement;
+        else
+            json.failUnknownValue(u"clientPlacement", client);
+    }
+    // What `lab sandbox` would refuse when the sweep starts is refused here, with its field.
+    if (json.ok()) {
+        if (auto placed = checkLabClientPlacement(lab.client, lab.modes); !placed)
+            json.failKey(u"clientPlacement",
+                         QStringLiteral("is \"%1\", which not every lab mode can have (%2)")
+                             .arg(client, placed.error().message));
     }
     return lab;
 }

@@ -346,4 +346,31 @@ Result<void> checkLabServerOption(const QString& server, const QString& key, con
     return {};
 }
 
+QString labServerHostRefusal(const QString& mode) {
+    if (mode == QLatin1String("overlay-vxlan"))
+        return QStringLiteral("its path is pod to pod across two nodes, and a client on the "
+                              "server's own node does not cross the overlay");
+    if (mode == QLatin1String("macvlan") || mode == QLatin1String("ipvlan"))
+        return QStringLiteral("the server host cannot reach its own %1 child: the parent "
+                              "device's own traffic never enters its children")
+            .arg(mode);
+    if (mode == QLatin1String("ovs-bridge"))
+        return QStringLiteral("the userspace switch's ports are the wire device and the "
+                              "container's veth, not the server host's own stack, so the host "
+                              "does not reach the container through it");
+    return {};
+}
+
+Result<void> checkLabClientPlacement(LabClientPlacement placement,
+                                     const std::vector<QString>& modes) {
+    if (placement == LabClientPlacement::Wire)
+        return {};
+    for (const QString& mode : modes) {
+        if (const QString why = labServerHostRefusal(mode); !why.isEmpty())
+            return invalidInput(QStringLiteral("client placement %1: %2 cannot have it: %3")
+                                    .arg(labClientPlacementId(placement), mode, why));
+    }
+    return {};
+}
+
 } // namespace loadscope::app

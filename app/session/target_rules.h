@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/common/result.h"
+#include "app/session/target.h"
 
 #include <QString>
 #include <cstdint>
@@ -124,6 +125,19 @@ std::vector<LabServerOptionRange> labServerOptionRanges(const QString& server);
 // One option: "size=-1: expected a whole number from 0 to 67108864",
 // "colour: nginx takes size" (the caller names where it came from).
 Result<void> checkLabServerOption(const QString& server, const QString& key, const QString& value);
+
+// Why a lab mode cannot have its load client on the server host
+// (LabClientPlacement::ServerHost), or empty when it can: a path across two
+// nodes (overlay-vxlan) has no client on the server's own node, and the host
+// cannot reach a child of its own device (macvlan, ipvlan) or a container on
+// a switch its own stack is not a port of (ovs-bridge).
+QString labServerHostRefusal(const QString& mode);
+// Every mode of `modes` can have its client where `placement` puts it; else one
+// line naming the first mode that cannot and why ("client placement
+// server-host: overlay-vxlan cannot have it: ..."). The one rule for `lab
+// sandbox --client-placement`, a session's lab and the window's choice.
+Result<void> checkLabClientPlacement(LabClientPlacement placement,
+                                     const std::vector<QString>& modes);
 
 // ab's rule: a point ends after its requests, so it cannot open more
 // connections than it has requests.

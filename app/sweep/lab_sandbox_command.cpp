@@ -1,5 +1,7 @@
 #include "app/sweep/lab_sandbox_command.h"
 
+#include "app/session/target_rules.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
@@ -39,8 +41,15 @@ Result<QStringList> labSandboxCommand(const QString& cli, const Session& session
         if (!modes.contains(target->lab->mode))
             modes << target->lab->mode;
     }
+    // Refused before the sandbox is asked, as `lab sandbox` would refuse it.
+    if (auto placed =
+            checkLabClientPlacement(setup.client, std::vector<QString>(modes.begin(), modes.end()));
+        !placed)
+        return placed.error();
     QStringList command{cli, QStringLiteral("lab"), QStringLiteral("sandbox"),
                         QStringLiteral("--mtu"), QString::number(setup.mtu)};
+    if (setup.client != LabClientPlacement::Wire)
+        command << QStringLiteral("--client-placement") << labClientPlacementId(setup.client);
     if (!setup.clientCpus.isEmpty())
         command << QStringLiteral("--client-cpus") << setup.clientCpus;
     if (!setup.serverCpus.isEmpty())

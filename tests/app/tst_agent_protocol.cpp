@@ -583,6 +583,66 @@ private Q_SLOTS:
         QVERIFY(checked.error().message.contains(address));
     }
 
+    // A client placed on the lab's server host: the namespace holds the server host's end of
+    // the wire (wire1, or the bridge lab-wire over it) with 10.213.0.2, and its routes to the
+    // lab leave by that end or the lab's container and pod bridges; a link of that name with
+    // another address, or a route by any other link, is no lab.
+    void serverHostSafetyRule_data() {
+        QTest::addColumn<QString>("address");
+        QTest::addColumn<QString>("hostLink"); // the link holding `hostAddress`
+        QTest::addColumn<quint32>("hostAddress");
+        QTest::addColumn<QString>("refusal"); // empty: allowed
+        // The server host's routes: the wire, the container bridge, the pod bridge, the
+        // Service range through the pod bridge, and a link of no lab.
+        constexpr quint32 kServerHost = 0x0AD50002u;
+        QTest::newRow("its own address") << "10.213.0.2"
+                                         << "wire1" << kServerHost << QString();
+        QTest::newRow("own address on the wire's bridge") << "10.213.0.2"
+                                                          << "lab-wire" << kServerHost << QString();
+        QTest::newRow("a container") << "10.213.1.3"
+                                     << "wire1" << kServerHost << QString();
+        QTest::newRow("a pod") << "10.213.2.20"
+                               << "wire1" << kServerHost << QString();
+        QTest::newRow("the Service") << "10.213.3.10"
+                                     << "wire1" << kServerHost << QString();
+        QTest::newRow("route by another link")
+            << "10.213.4.2"
+            << "wire1" << kServerHost << "its route leaves by eth1";
+        QTest::newRow("route by the client's pod link")
+            << "10.213.6.2"
+            << "wire1" << kServerHost << "its route leaves by pod0";
+        QTest::newRow("spoofed: not the lab's link")
+            << "10.213.0.2"
+            << "eth0" << kServerHost << "nor its server host's";
+        QTest::newRow("spoofed: another address on wire1")
+            << "10.213.0.2"
+            << "wire1" << 0x0AD50009u << "nor its server host's";
+    }
+    void serverHostSafetyRule() {
+        QFETCH(QString, address);
+        QFETCH(QString, hostLink);
+        QFETCH(quint32, hostAddress);
+        QFETCH(QString, refusal);
+        app::AgentEnvironment env;
+        env.ownNetns = 4026531840u;
+        env.labHostNetns = env.ownNetns + 7;
+        env.routes = app::parseRouteTable(
+            kRouteHeader + "wire1\t0000D50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\n"
+                           "lab-docker0\t0001D50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\n"
+                           "lab-cni0\t0002D50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\n"
+                           "lab-cni0\t0003D50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\n"
+                           "eth1\t0004D50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\n"
+                           "pod0\t0006D50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\n");
+        env.linkAddresses = {{QStringLiteral("lo"), 0x7F000001u}, {hostLink, hostAddress}};
+        const auto checked = app::checkAgentTarget(numeric(address.toLatin1().constData()), env);
+        if (refusal.isEmpty()) {
+            QVERIFY2(checked.ok(), checked.ok() ? "" : qPrintable(checked.error().message));
+            return;
+        }
+        QVERIFY(!checked);
+        QVERIFY2(checked.error().message.contains(refusal), qPrintable(checked.error().message));
+    }
+
     // The one gate for every connection made for a target: this process never
     // reaches a lab target, whatever its address; an agent reaches what its
     // safety rule allows, lab target or not, and nothing it was not given the

@@ -111,7 +111,7 @@ void TestDemoSessions::examplesLoadByNameAndPath() {
              (QStringList{QStringLiteral("demo-https"), QStringLiteral("demo-proxy"),
                           QStringLiteral("lab-apache-modes"), QStringLiteral("lab-k8s-paths"),
                           QStringLiteral("lab-memcached"), QStringLiteral("lab-nginx-bridge"),
-                          QStringLiteral("lab-nginx-capacity"),
+                          QStringLiteral("lab-nginx-capacity"), QStringLiteral("lab-nginx-localhost"),
                           QStringLiteral("lab-tcp-rr"), QStringLiteral("memcached"),
                           QStringLiteral("tcp-rr")}));
     const app::Result<app::Session> demo = app::openSession(QStringLiteral("demo-proxy"));

@@ -34,7 +34,7 @@ private Q_SLOTS:
     void labExampleSessionSweepsThroughTheLab_data() {
         QTest::addColumn<QString>("example");
         for (const char* example : {"lab-tcp-rr", "lab-nginx-bridge", "lab-memcached",
-                                    "lab-apache-modes", "lab-k8s-paths"})
+                                    "lab-apache-modes", "lab-k8s-paths", "lab-nginx-localhost"})
             QTest::newRow(example) << QString::fromLatin1(example);
     }
 
@@ -87,6 +87,14 @@ private Q_SLOTS:
             const QJsonValue environment = result[u"environment"];
             QCOMPARE(environment[u"labMtu"].toDouble(), mtu);
             paths.insert(environment[u"labPath"].toString());
+            // Where its client stood, as the session's lab asked: on the server host, each path
+            // starts where a local client does (lab-nginx-localhost: on localhost).
+            const QString placement =
+                session.value(u"lab")[u"clientPlacement"].toString(QStringLiteral("wire"));
+            QCOMPARE(environment[u"labClient"].toString(), placement);
+            if (placement == QLatin1String("server-host"))
+                QVERIFY2(environment[u"labPath"].toString().startsWith(u"localhost → "),
+                         qPrintable(environment[u"labPath"].toString()));
             const QString versions = environment[u"labVersions"].toString();
             QVERIFY2(versions.contains(QStringLiteral("kernel ")) &&
                          versions.contains(server + QLatin1Char(' ')),

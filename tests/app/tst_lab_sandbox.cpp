@@ -2,6 +2,7 @@
 // `loadscope-cli lab sandbox`, with a bounded fetch from the client namespace as the command.
 // Every test compares the machine's own network namespace before and after.
 #include "app/lab/lab_server.h"
+#include "app/session/target_rules.h"
 #include "blocking_client.h"
 #include "embedded_server_support.h"
 #include "lab_sandbox_support.h"
@@ -433,22 +434,145 @@ private Q_SLOTS:
         QVERIFY(labProcesses().empty());
     }
 
-    // A SIGKILL of `lab sandbox` takes the whole lab with it: servers, relays and command.
+    // A client on the server host reaches each mode as a local client of a docker host does,
+    // and the path is the one it names: host's server listens on 127.0.0.1 alone, the published
+    // port's relay (the embedded one, or docker-proxy where it is on PATH) relayed every
+    // connection itself (its own count), and container-nat's port on 127.0.0.1 was DNATed at
+    // the output hook (the rule's own counter in the server host: one packet per connection).
+    void serverHostClientReachesModesAsALocalClient() {
+        LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
+        const QStringList modes{QStringLiteral("host"), QStringLiteral("container-nat"),
+                                QStringLiteral("userland-proxy")};
+        for (const QString& mode : modes)
+            if (!m_lab.reasons.at(mode).isEmpty())
+                QSKIP(qPrintable(mode + QStringLiteral(": ") + m_lab.reasons.at(mode)));
+        const QString nft = QStandardPaths::findExecutable(
+            QStringLiteral("nft"), {QStringLiteral("/usr/sbin"), QStringLiteral("/sbin")});
+        constexpr int kRequests = 200; // one connection each: no keep-alive
+        LabProcess lab({QStringLiteral("lab"), QStringLiteral("sandbox"),
+                        QStringLiteral("--client-placement"), QStringLiteral("server-host"),
+                        QStringLiteral("--modes"), modes.join(QLatin1Char(',')),
+                        QStringLiteral("--server"), QStringLiteral("http"),
+                        QStringLiteral("--server-opt"), QStringLiteral("size=1000"),
+                        QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+                        QStringLiteral("read targets; for t in $targets; do \"$0\" http -n %1 -c 2 "
+                                       "\"http://$t/\" || exit 1; done; \"$1\" list chain ip "
+                                       "loadscope_lab output; echo fetched; read done")
+                            .arg(kRequests),
+                        cliPath(), nft});
+        const QJsonObject built = lab.readLab();
+        QCOMPARE(built.value(u"clientPlacement").toString(), QStringLiteral("server-host"));
+        const QJsonArray described = built.value(u"modes").toArray();
+        QCOMPARE(described.size(), modes.size());
+        for (const QJsonValue& mode : described)
+            QCOMPARE(mode[u"address"].toString(), QStringLiteral("127.0.0.1"));
+        QCOMPARE(described[0][u"path"].toString(), QStringLiteral("localhost → host"));
+        QVERIFY(described[1][u"path"].toString().startsWith(u"localhost → DNAT (output hook"));
+        const bool dockerProxy = described[2][u"label"].toString().endsWith(u"(docker-proxy)");
+        QCOMPARE(described[2][u"path"].toString(),
+                 dockerProxy ? QStringLiteral("localhost → docker-proxy → bridge → veth")
+                             : QStringLiteral("localhost → embedded relay → bridge → veth"));
+
+        QByteArray targets;
+        for (const QJsonValue& mode : described)
+            targets += "127.0.0.1:" + QByteArray::number(mode[u"port"].toInt()) + ' ';
+        lab.process().write(targets + '\n');
+        QByteArray fetched;
+        const QDeadlineTimer deadline(60000);
+        while (!fetched.contains("fetched\n") && !deadline.hasExpired() &&
+               lab.process().state() == QProcess::Running) {
+            lab.process().waitForReadyRead(200);
+            fetched += lab.process().readAllStandardOutput();
+        }
+        QVERIFY2(fetchedWhole(CliOutcome{0, fetched, {}}, kRequests, 1000, 3), fetched.constData());
+
+        // host: its server listens on the server host's loopback, not on its wire address.
+        const QByteArray sockets =
+            fileText(QStringLiteral("/proc/%1/net/tcp").arg(described[0][u"serverPid"].toInt()));
+        QVERIFY2(QRegularExpression(QStringLiteral("^\\s*\\d+: 0100007F:1F90 00000000:0000 0A "),
+                                    QRegularExpression::MultilineOption)
+                     .match(QString::fromLatin1(sockets))
+                     .hasMatch(),
+                 sockets.constData());
+        QVERIFY2(!sockets.contains(" 0200D50A:1F90 00000000:0000 0A "), sockets.constData());
+
+        // container-nat: every connection's first packet passed the output hook's DNAT (the
+        // readiness probe adds one).
+        const QRegularExpressionMatch dnat =
+            QRegularExpression(
+                QStringLiteral("daddr 127.0.0.1 tcp dport 8082 counter packets (\\d+)"))
+                .match(QString::fromUtf8(fetched));
+        QVERIFY2(dnat.hasMatch(), fetched.constData());
+        qInfo("output hook DNAT: %s packets", qPrintable(dnat.captured(1)));
+        QVERIFY(dnat.captured(1).toInt() >= kRequests && dnat.captured(1).toInt() <= kRequests + 5);
+
+        // userland-proxy: the relay listening on 127.0.0.1:8083 carried the connections.
+        pid_t relay = 0;
+        for (const pid_t pid : labProcesses()) {
+            const QByteArray command = fileText(QStringLiteral("/proc/%1/cmdline").arg(pid));
+            if (dockerProxy ? command.contains(QByteArray("-host-ip\0"
+                                                          "127.0.0.1\0",
+                                                          19))
+                            : command.contains(QByteArray("--host\0"
+                                                          "127.0.0.1\0--port\0"
+                                                          "8083\0",
+                                                          29)))
+                relay = pid;
+        }
+        QVERIFY2(relay > 0, "no relay listening on 127.0.0.1:8083");
+        if (!dockerProxy) {
+            // Its closing summary counts what it relayed.
+            ::kill(relay, SIGTERM);
+            QTRY_VERIFY_WITH_TIMEOUT(
+                !QFileInfo::exists(QStringLiteral("/proc/%1/cmdline").arg(relay)) ||
+                    fileText(QStringLiteral("/proc/%1/cmdline").arg(relay)).isEmpty(),
+                5000);
+            const QString log = QStringLiteral("/proc/%1/root%2/userland-proxy-relay.log")
+                                    .arg(built.value(u"serverHostPid").toInt())
+                                    .arg(built.value(u"workDir").toString());
+            const QRegularExpressionMatch relayed =
+                QRegularExpression(
+                    QStringLiteral("stopped after (\\d+) connections, (\\d+) upstream connections"))
+                    .match(QString::fromUtf8(fileText(log)));
+            QVERIFY2(relayed.hasMatch(), fileText(log).constData());
+            qInfo("relay: %s connections relayed", qPrintable(relayed.captured(2)));
+            QVERIFY(relayed.captured(2).toInt() >= kRequests &&
+                    relayed.captured(2).toInt() <= kRequests + 5);
+        }
+        lab.process().write("\n");
+        lab.process().closeWriteChannel();
+        const CliOutcome outcome = lab.finish();
+        QVERIFY2(outcome.exitCode == 0, outcome.err.constData());
+        QVERIFY(labProcesses().empty());
+    }
+
+    // A SIGKILL of `lab sandbox` takes the whole lab with it: servers, relays and command, with
+    // the client across the wire or on the server host (whose modes add rules and routes there).
+    void sigkillLeavesNothing_data() {
+        QTest::addColumn<QString>("placement");
+        QTest::newRow("wire") << QStringLiteral("wire");
+        QTest::newRow("server-host") << QStringLiteral("server-host");
+    }
     void sigkillLeavesNothing() {
+        QFETCH(QString, placement);
         LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
         QStringList modes{QStringLiteral("host")};
         for (const QString& mode :
              QStringList{QStringLiteral("container-nat"), QStringLiteral("userland-proxy"),
                          QStringLiteral("ovs-bridge")} +
                  kKubernetesModes)
-            if (m_lab.reasons.at(mode).isEmpty())
+            if (m_lab.reasons.at(mode).isEmpty() &&
+                (placement == QLatin1String("wire") ||
+                 loadscope::app::labServerHostRefusal(mode).isEmpty()))
                 modes.append(mode);
-        LabProcess lab({QStringLiteral("lab"), QStringLiteral("sandbox"), QStringLiteral("--modes"),
+        LabProcess lab({QStringLiteral("lab"), QStringLiteral("sandbox"),
+                        QStringLiteral("--client-placement"), placement, QStringLiteral("--modes"),
                         modes.join(QLatin1Char(',')), QStringLiteral("--server"),
                         QStringLiteral("http"), QStringLiteral("--"), QStringLiteral("sleep"),
                         QStringLiteral("20")});
         const QJsonObject built = lab.readLab();
         QCOMPARE(built.value(u"modes").toArray().size(), modes.size());
+        QCOMPARE(built.value(u"clientPlacement").toString(), placement);
         const QString workDir = built.value(u"workDir").toString();
         QVERIFY(workDir.startsWith(u"/tmp/loadscope-lab-"));
         QVERIFY(int(labProcesses().size()) >= int(modes.size())); // what must go away
@@ -478,7 +602,8 @@ private Q_SLOTS:
     }
 
     // `lab check` says, under each of the Kubernetes node's paths, what it mimics and what it
-    // leaves out, whether or not the mode can be built here, and gives the same in --json.
+    // leaves out, whether or not the mode can be built here, and gives the same in --json; and
+    // for every mode what a client on the server host reaches, or why that mode refuses one.
     void labCheckSaysWhatKubernetesModesMimic() {
         const CliOutcome check = runCliProcess({QStringLiteral("lab"), QStringLiteral("check")});
         if (check.exitCode != 0)
@@ -495,6 +620,21 @@ private Q_SLOTS:
         }
         QCOMPARE(countMatches(check.out, QStringLiteral("^ +mimics ")),
                  int(kKubernetesModes.size()));
+        // And what a client on the server host reaches in each mode, or why it cannot be there.
+        QCOMPARE(countMatches(check.out, QStringLiteral("^A client on the server host "
+                                                        "\\(--client-placement server-host\\)")),
+                 1);
+        QCOMPARE(countMatches(check.out,
+                              QStringLiteral("^  host +the server on 127\\.0\\.0\\.1 directly$")),
+                 1);
+        QCOMPARE(countMatches(check.out, QStringLiteral("^  userland-proxy +the published port on "
+                                                        "127\\.0\\.0\\.1 through ")),
+                 1);
+        QCOMPARE(
+            countMatches(check.out, QStringLiteral("^  overlay-vxlan +refused: its path is pod "
+                                                   "to pod across two nodes")),
+            1);
+        QCOMPARE(countMatches(check.out, QStringLiteral("^  \\S+ +refused: ")), 4);
     }
 
     // The lab's identifiers are the session's where the session has the mode.
@@ -559,6 +699,18 @@ private Q_SLOTS:
                 << lab({QStringLiteral("--modes"), QStringLiteral("host,") + mode,
                         QStringLiteral("--server"), QStringLiteral("http")})
                 << mode << QStringLiteral("mode %1: ").arg(mode);
+        QTest::newRow("client placement a mode cannot have")
+            << lab({QStringLiteral("--client-placement"), QStringLiteral("server-host"),
+                    QStringLiteral("--modes"), QStringLiteral("host,overlay-vxlan"),
+                    QStringLiteral("--server"), QStringLiteral("http")})
+            << QString()
+            << QStringLiteral("client placement server-host: overlay-vxlan cannot have it: its "
+                              "path is pod to pod across two nodes");
+        QTest::newRow("unknown client placement")
+            << lab({QStringLiteral("--client-placement"), QStringLiteral("pod"),
+                    QStringLiteral("--modes"), QStringLiteral("host"), QStringLiteral("--server"),
+                    QStringLiteral("http")})
+            << QString() << QStringLiteral("unknown placement 'pod'");
         QTest::newRow("unknown subcommand")
             << QStringList{QStringLiteral("lab"), QStringLiteral("tour")} << QString()
             << QStringLiteral("unknown subcommand 'tour'");

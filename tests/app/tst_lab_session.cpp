@@ -236,6 +236,65 @@ private Q_SLOTS:
         QCOMPARE(*command, expected);
     }
 
+    // The client's placement is stored only when it is not the wire, read back, and passed to
+    // the sandbox; a lab whose modes cannot have it is refused when the session is read and
+    // again when the sweep would build it, with the mode and why in one line.
+    void clientPlacementRoundTripsAndReachesTheSandbox() {
+        app::Session session = labSession();
+        QVERIFY(!app::sessionToJson(session)[u"lab"].toObject().contains(u"clientPlacement"));
+        session.lab->client = app::LabClientPlacement::ServerHost;
+        const QJsonObject json = app::sessionToJson(session);
+        QCOMPARE(json[u"lab"][u"clientPlacement"].toString(), QStringLiteral("server-host"));
+        const auto back = app::sessionFromJson(json);
+        QVERIFY2(back.ok(), back.ok() ? "" : qPrintable(back.error().message));
+        QVERIFY(back->lab == session.lab);
+        const auto command =
+            app::labSandboxCommand(QStringLiteral("/bin/loadscope-cli"), *back, pointers(*back));
+        QVERIFY2(command.ok(), command.ok() ? "" : qPrintable(command.error().message));
+        QVERIFY(command->join(QLatin1Char(' '))
+                    .contains(QStringLiteral(" --client-placement server-host ")));
+    }
+
+    void clientPlacementAModeCannotHaveIsRefused_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<QString>("why");
+        QTest::newRow("overlay-vxlan")
+            << QStringLiteral("overlay-vxlan") << QStringLiteral("across two nodes");
+        QTest::newRow("macvlan") << QStringLiteral("macvlan")
+                                 << QStringLiteral("cannot reach its own macvlan child");
+        QTest::newRow("ovs-bridge")
+            << QStringLiteral("ovs-bridge") << QStringLiteral("userspace switch");
+    }
+    void clientPlacementAModeCannotHaveIsRefused() {
+        QFETCH(QString, mode);
+        QFETCH(QString, why);
+        app::Session session = labSession();
+        session.lab->client = app::LabClientPlacement::ServerHost;
+        session.targets[1].lab->mode = mode;
+        session.lab->modes[1] = mode;
+        const auto read = app::sessionFromJson(app::sessionToJson(session));
+        QVERIFY(!read);
+        QVERIFY2(read.error().message.contains(QStringLiteral("lab.clientPlacement")) &&
+                     read.error().message.contains(mode) && read.error().message.contains(why),
+                 qPrintable(read.error().message));
+        QVERIFY(!read.error().message.contains(QLatin1Char('\n')));
+        // A session edited in memory after it was read meets the same rule before the sandbox.
+        const auto command =
+            app::labSandboxCommand(QStringLiteral("loadscope-cli"), session, pointers(session));
+        QVERIFY(!command);
+        QVERIFY2(command.error().message.contains(mode) && command.error().message.contains(why),
+                 qPrintable(command.error().message));
+        // An unknown placement is named with its field.
+        QJsonObject json = app::sessionToJson(labSession());
+        QJsonObject lab = json[u"lab"].toObject();
+        lab.insert(QStringLiteral("clientPlacement"), QStringLiteral("sidecar"));
+        json.insert(QStringLiteral("lab"), lab);
+        const auto unknown = app::sessionFromJson(json);
+        QVERIFY(!unknown);
+        QVERIFY2(unknown.error().message.contains(QStringLiteral("lab.clientPlacement")),
+                 qPrintable(unknown.error().message));
+    }
+
     void differentServersAreRefused() {
         app::Session session = labSession();
         session.targets[1].lab->server = QStringLiteral("apache");

@@ -187,6 +187,39 @@ private Q_SLOTS:
         QVERIFY2(edit.error().message.contains(says), qPrintable(edit.error().message));
         QVERIFY(!edit.error().message.contains(QLatin1Char('\n')));
     }
+
+    // The client's placement is the lab's, as the MTU: a choice of server-host carries to the
+    // session's lab, and a mode that cannot have it, added now or there before, is refused in
+    // one line that names it.
+    void clientPlacementIsTheLabsAndRefusedForAModeThatCannotHaveIt() {
+        app::Session session;
+        app::lab::LabTargetChoice choice{LabServerKind::Http,
+                                         {LabMode::Host, LabMode::Nat},
+                                         1500,
+                                         app::LabClientPlacement::ServerHost};
+        const auto edit = app::lab::labTargets(session, choice);
+        QVERIFY2(edit.ok(), edit.ok() ? "" : qPrintable(edit.error().message));
+        QCOMPARE(edit->lab.client, app::LabClientPlacement::ServerHost);
+        choice.modes = {LabMode::OverlayVxlan};
+        const auto refused = app::lab::labTargets(session, choice);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().message.contains(QStringLiteral("overlay-vxlan cannot have it")),
+                 qPrintable(refused.error().message));
+        // A session's macvlan target, then server-host chosen for another mode.
+        choice.client = app::LabClientPlacement::Wire;
+        choice.modes = {LabMode::Macvlan};
+        auto wire = app::lab::labTargets(session, choice);
+        QVERIFY(wire.ok());
+        session.targets = wire->targets;
+        session.lab = wire->lab;
+        choice.client = app::LabClientPlacement::ServerHost;
+        choice.modes = {LabMode::Host};
+        const auto mixed = app::lab::labTargets(session, choice);
+        QVERIFY(!mixed.ok());
+        QVERIFY2(mixed.error().message.contains(QStringLiteral("macvlan cannot have it")),
+                 qPrintable(mixed.error().message));
+        QVERIFY(!mixed.error().message.contains(QLatin1Char('\n')));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestLabTargets)

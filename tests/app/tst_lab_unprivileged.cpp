@@ -142,8 +142,16 @@ private Q_SLOTS:
         QVERIFY(labProcesses().empty());
     }
 
-    // As a user without privileges, where user namespaces allow it.
+    // As a user without privileges, where user namespaces allow it; with the client across the
+    // wire, and on the server host (whose modes write route_localnet and output-hook rules in
+    // the sandbox's namespaces, which its own root may).
+    void unprivilegedLab_data() {
+        QTest::addColumn<QString>("placement");
+        QTest::newRow("wire") << QStringLiteral("wire");
+        QTest::newRow("server-host") << QStringLiteral("server-host");
+    }
     void unprivilegedLab() {
+        QFETCH(QString, placement);
         LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
         QStringList asNobody = nobodyCommand();
         if (asNobody.isEmpty())
@@ -169,19 +177,29 @@ private Q_SLOTS:
                 QVERIFY2(mode[u"available"].toBool() || !mode[u"reason"].toString().isEmpty(),
                          qPrintable(id));
             }
-            if ((id == QStringLiteral("container-nat") || kubernetes.contains(id)) &&
-                mode[u"available"].toBool())
+            // The check says what a client on the server host reaches, or why not.
+            const bool placed = placement == QLatin1String("wire") ||
+                                mode[u"serverHostRefused"].toString().isEmpty();
+            QVERIFY2(!mode[u"serverHost"].toString().isEmpty() ||
+                         !mode[u"serverHostRefused"].toString().isEmpty(),
+                     qPrintable(id));
+            if ((id == QStringLiteral("container-nat") || kubernetes.contains(id) ||
+                 (placement == QLatin1String("server-host") &&
+                  id == QStringLiteral("userland-proxy"))) &&
+                mode[u"available"].toBool() && placed)
                 wanted.append(id);
         }
         QCOMPARE(named, int(kubernetes.size()));
         LabProcess lab(asNobody.mid(0, 3) +
                            QStringList{cliPath(), QStringLiteral("lab"), QStringLiteral("sandbox"),
+                                       QStringLiteral("--client-placement"), placement,
                                        QStringLiteral("--modes"), wanted.join(QLatin1Char(',')),
                                        QStringLiteral("--server"), QStringLiteral("http")} +
                            fetchCommand(100),
                        setpriv);
         const QJsonObject built = lab.readLab();
         QCOMPARE(built.value(u"modes").toArray().size(), wanted.size());
+        QCOMPARE(built.value(u"clientPlacement").toString(), placement);
         const CliOutcome outcome = lab.fetchAll(built);
         QVERIFY2(outcome.exitCode == 0, outcome.err.constData());
         QCOMPARE(countMatches(outcome.out, QStringLiteral("^Complete requests:\\s+100$")),

@@ -6,6 +6,7 @@
 
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -147,6 +148,36 @@ private Q_SLOTS:
         QVERIFY(session.lab);
         QCOMPARE(session.lab->mtu, 9000);
         QVERIFY(m_document->isModified());
+    }
+
+    // The client's placement beside the modes: on the server host it is the session's lab's,
+    // and a ticked mode that cannot have it keeps Add disabled, saying why in one line.
+    void theClientsPlacementIsTheLabsAndAModeThatCannotHaveItIsRefused() {
+        m_dialog->setAvailability(fakeMachine());
+        auto* client = m_dialog->findChild<QComboBox*>(QStringLiteral("labClientCombo"));
+        QVERIFY(client);
+        QCOMPARE(m_dialog->choice().client, app::LabClientPlacement::Wire);
+        client->setCurrentIndex(client->findData(int(app::LabClientPlacement::ServerHost)));
+        modeItem(QStringLiteral("host"))->setCheckState(Qt::Checked);
+        modeItem(QStringLiteral("overlay-vxlan"))->setCheckState(Qt::Checked);
+        QVERIFY(!okButton()->isEnabled());
+        auto* error = m_dialog->findChild<QLabel*>(QStringLiteral("labTargetsError"));
+        QVERIFY2(error->text().contains(QStringLiteral("overlay-vxlan cannot have it")),
+                 qPrintable(error->text()));
+        // The sketch draws each path from the server host, and says why overlay-vxlan has none.
+        auto* sketch = m_dialog->findChild<loadscope::ui::LabTopologySketch*>();
+        QVERIFY(sketch->clientOnServerHost());
+        QVERIFY2(sketch->accessibleDescription().contains(QStringLiteral("localhost → host")) &&
+                     sketch->accessibleDescription().contains(
+                         QStringLiteral("no client on the server host: its path is pod to pod")),
+                 qPrintable(sketch->accessibleDescription()));
+        modeItem(QStringLiteral("overlay-vxlan"))->setCheckState(Qt::Unchecked);
+        modeItem(QStringLiteral("userland-proxy"))->setCheckState(Qt::Checked);
+        QVERIFY(okButton()->isEnabled());
+        QTest::mouseClick(okButton(), Qt::LeftButton);
+        QCOMPARE(m_dialog->result(), int(QDialog::Accepted));
+        QVERIFY(m_document->session().lab);
+        QCOMPARE(m_document->session().lab->client, app::LabClientPlacement::ServerHost);
     }
 
     void theSketchShowsEachModesPath() {

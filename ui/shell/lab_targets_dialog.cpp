@@ -78,8 +78,21 @@ LabTargetsDialog::LabTargetsDialog(app::SessionDocument* document, QWidget* pare
                                          .arg(app::kMinLabMtu)
                                          .arg(app::kMaxLabMtu)));
 
+    m_client = new QComboBox;
+    m_client->setObjectName(QStringLiteral("labClientCombo"));
+    m_client->addItem(tr("across the wire"), int(app::LabClientPlacement::Wire));
+    m_client->addItem(tr("on the server host"), int(app::LabClientPlacement::ServerHost));
+    m_client->setToolTip(wrappedToolTip(
+        tr("Where the load's client runs, for every lab target: across the wire from the "
+           "server host, or on the server host itself, as a client on a docker host or a "
+           "node reaches each mode (the server on 127.0.0.1, a published port on 127.0.0.1 "
+           "through docker-proxy or the embedded relay, the host's own address DNATed back). "
+           "overlay-vxlan, macvlan, ipvlan and ovs-bridge have no such client.")));
+
     const app::Session& session = m_document->session();
     m_mtu->setValue(session.lab ? session.lab->mtu : 1500);
+    if (session.lab)
+        m_client->setCurrentIndex(std::max(0, m_client->findData(int(session.lab->client))));
     // One lab runs one server: start from the one the session's lab targets already use.
     for (const app::Target& target : session.targets) {
         if (!target.lab)
@@ -132,6 +145,12 @@ LabTargetsDialog::LabTargetsDialog(app::SessionDocument* document, QWidget* pare
     auto* modesColumn = new QVBoxLayout;
     modesColumn->addWidget(modesLabel);
     modesColumn->addWidget(m_modes, 1);
+    auto* clientRow = new QHBoxLayout;
+    auto* clientLabel = new QLabel(tr("&Client:"));
+    clientLabel->setBuddy(m_client);
+    clientRow->addWidget(clientLabel);
+    clientRow->addWidget(m_client, 1);
+    modesColumn->addLayout(clientRow);
     modesColumn->addWidget(m_status);
     auto* sketchColumn = new QVBoxLayout;
     sketchColumn->addWidget(new QLabel(tr("The lab:")));
@@ -150,6 +169,7 @@ LabTargetsDialog::LabTargetsDialog(app::SessionDocument* document, QWidget* pare
     connect(m_modes, &QListWidget::itemChanged, this, &LabTargetsDialog::choiceChanged);
     connect(m_server, &QComboBox::currentIndexChanged, this, &LabTargetsDialog::choiceChanged);
     connect(m_mtu, &QSpinBox::valueChanged, this, &LabTargetsDialog::choiceChanged);
+    connect(m_client, &QComboBox::currentIndexChanged, this, &LabTargetsDialog::choiceChanged);
     fillModes();
     fillServers();
     choiceChanged();
@@ -318,6 +338,7 @@ app::lab::LabTargetChoice LabTargetsDialog::choice() const {
     app::lab::LabTargetChoice choice;
     choice.server = LabServerKind(m_server->currentData().toInt());
     choice.mtu = m_mtu->value();
+    choice.client = app::LabClientPlacement(m_client->currentData().toInt());
     for (int row = 0; row < m_modes->count(); ++row) {
         const QListWidgetItem* item = m_modes->item(row);
         if (item->data(kModeRole).isValid() && !item->data(kPresentRole).toBool() &&
@@ -356,6 +377,7 @@ void LabTargetsDialog::setServer(LabServerKind kind) {
 void LabTargetsDialog::choiceChanged() {
     const app::lab::LabTargetChoice now = choice();
     m_sketch->setMtu(now.mtu);
+    m_sketch->setClientOnServerHost(now.client == app::LabClientPlacement::ServerHost);
     // The lab as it will be: the session's lab modes and the ones ticked to add.
     std::vector<LabMode> lab = presentModes();
     lab.insert(lab.end(), now.modes.begin(), now.modes.end());

@@ -36,7 +36,8 @@ struct LabAvailability {
     std::vector<app::lab::ServerAvailability> servers;
 };
 
-// "Add lab targets…": tick the lab's modes, pick its server and the wire's MTU, and get one
+// "Add lab targets…": tick the lab's modes, pick its server, the wire's MTU and where the
+// load's client runs (across the wire or on the server host), and get one
 // lab target per mode (app::lab::labTargets()) added to the document as one edit to undo.
 // Modes and servers this machine cannot build or run are greyed, saying why; a mode the
 // session has a lab target in is ticked and greyed, saying which; a mode built a way worth
@@ -91,6 +92,7 @@ private:
     QListWidget* m_modes = nullptr;
     QComboBox* m_server = nullptr;
     QSpinBox* m_mtu = nullptr;
+    QComboBox* m_client = nullptr; // where the load's client runs (app::LabClientPlacement)
     LabTopologySketch* m_sketch = nullptr;
     QLabel* m_status = nullptr;
     FieldError* m_error = nullptr;

@@ -1,6 +1,7 @@
 #include "ui/shell/lab_topology_sketch.h"
 
 #include "app/lab/lab_topology.h"
+#include "app/session/target_rules.h"
 
 #include <QPainter>
 #include <QPainterPath>
@@ -23,9 +24,17 @@ constexpr int kModeIndent = 2 * kGap;
 constexpr int kBusRoom = 3 * kGap;
 
 // A mode's path from the client's veth to its server. With linux-bridge in the lab the server
-// host's end of the wire is a bridge port for every mode (as LabTopology builds it).
-QString pathOf(app::lab::LabMode mode, const std::vector<app::lab::LabMode>& modes) {
+// host's end of the wire is a bridge port for every mode (as LabTopology builds it). With the
+// client on the server host, the path from there, or why the mode has none.
+QString pathOf(app::lab::LabMode mode, const std::vector<app::lab::LabMode>& modes,
+               bool clientOnServerHost = false) {
     using app::lab::LabMode;
+    if (clientOnServerHost) {
+        const QString path = app::lab::labModeServerHostPath(mode);
+        return path.isEmpty() ? LabTopologySketch::tr("no client on the server host: %1")
+                                    .arg(app::labServerHostRefusal(app::lab::labModeId(mode)))
+                              : path;
+    }
     if (!app::lab::labModePathFromWire(mode))
         return app::lab::labModePath(mode);
     const bool bridged = std::find(modes.begin(), modes.end(), LabMode::Bridge) != modes.end();
@@ -51,6 +60,14 @@ void LabTopologySketch::setMtu(int mtu) {
     update();
 }
 
+void LabTopologySketch::setClientOnServerHost(bool onServerHost) {
+    if (onServerHost == m_clientOnServerHost)
+        return;
+    m_clientOnServerHost = onServerHost;
+    describe();
+    update();
+}
+
 void LabTopologySketch::setModes(std::vector<app::lab::LabMode> modes) {
     if (modes == m_modes)
         return;
@@ -62,9 +79,14 @@ void LabTopologySketch::setModes(std::vector<app::lab::LabMode> modes) {
 
 // A drawing says nothing to a screen reader: the same in words.
 void LabTopologySketch::describe() {
-    QStringList lines{tr("Client namespace, veth wire MTU %1, server host").arg(m_mtu)};
+    QStringList lines{m_clientOnServerHost
+                          ? tr("Client namespace, veth wire MTU %1, server host with the load "
+                               "agent")
+                                .arg(m_mtu)
+                          : tr("Client namespace, veth wire MTU %1, server host").arg(m_mtu)};
     for (app::lab::LabMode mode : m_modes)
-        lines << tr("%1: %2").arg(app::lab::labModeTitle(mode), pathOf(mode, m_modes));
+        lines << tr("%1: %2").arg(app::lab::labModeTitle(mode),
+                                  pathOf(mode, m_modes, m_clientOnServerHost));
     setAccessibleName(tr("Lab topology"));
     setAccessibleDescription(lines.join(QLatin1Char('\n')));
     setToolTip(lines.join(QLatin1Char('\n')));
@@ -136,9 +158,12 @@ void LabTopologySketch::paintEvent(QPaintEvent*) {
     const QRect client(kMargin, kMargin, kHostWidth, row);
     const QRect server(client.right() + kWireWidth, kMargin,
                        std::max(kHostWidth, width() - kMargin - client.right() - kWireWidth), row);
+    const QString clientAddress = QLatin1String(app::lab::kClientAddress);
+    const QString serverAddress = QLatin1String(app::lab::kServerHostAddress);
     box(client, tr("Client namespace"),
-        tr("load agent, %1").arg(QLatin1String(app::lab::kClientAddress)));
-    box(server, tr("Server host"), QLatin1String(app::lab::kServerHostAddress));
+        m_clientOnServerHost ? clientAddress : tr("load agent, %1").arg(clientAddress));
+    box(server, tr("Server host"),
+        m_clientOnServerHost ? tr("load agent, %1").arg(serverAddress) : serverAddress);
 
     // The wire: one veth pair, labelled with the MTU every packet of every mode crosses.
     const int wireY = client.center().y();
@@ -163,7 +188,8 @@ void LabTopologySketch::paintEvent(QPaintEvent*) {
         painter.setPen(ink);
         painter.drawLine(busX, server.bottom() + 1, busX, rect.center().y());
         painter.drawLine(busX, rect.center().y(), rect.right() + 1, rect.center().y());
-        box(rect, app::lab::labModeTitle(m_modes[size_t(i)]), pathOf(m_modes[size_t(i)], m_modes));
+        box(rect, app::lab::labModeTitle(m_modes[size_t(i)]),
+            pathOf(m_modes[size_t(i)], m_modes, m_clientOnServerHost));
     }
 }
 

@@ -8,7 +8,8 @@
 namespace loadscope::ui {
 
 // A drawing of the lab a set of lab targets runs in: the client namespace, the veth wire with
-// its MTU, the server host, and one box per mode with the path from the wire to its server.
+// its MTU, the server host, and one box per mode with the path from the wire to its server (or
+// from the server host, where the load's client runs there).
 class LabTopologySketch : public QWidget {
     Q_OBJECT
 
@@ -17,6 +18,10 @@ public:
 
     void setMtu(int mtu);
     void setModes(std::vector<app::lab::LabMode> modes);
+    // The load's client on the server host (app::LabClientPlacement::ServerHost): each path
+    // starts there, and a mode that cannot have such a client says why.
+    void setClientOnServerHost(bool onServerHost);
+    bool clientOnServerHost() const { return m_clientOnServerHost; }
     int mtu() const { return m_mtu; }
     const std::vector<app::lab::LabMode>& modes() const { return m_modes; }
 
@@ -36,6 +41,7 @@ private:
     void describe();
 
     int m_mtu = 1500;
+    bool m_clientOnServerHost = false;
     std::vector<app::lab::LabMode> m_modes;
 };
 
