@@ -222,6 +222,14 @@ Result<Invocation> readTcpStreamInvocation(const QCommandLineParser& parser) {
     }
     if (auto length = readLength(parser, invocation->shot.plan, std::nullopt); !length)
         return length.error();
+    if (parser.isSet(QStringLiteral("s"))) {
+        // ab's -s: how long the drain waits for the sink's close.
+        const auto timeout =
+            parsePositiveSeconds(QStringLiteral("-s"), parser.value(QStringLiteral("s")));
+        if (!timeout)
+            return timeout.error();
+        target.responseTimeoutSeconds = *timeout;
+    }
     auto output = readCommonRunOptions(parser, invocation->shot.plan);
     if (!output)
         return output.error();
@@ -268,13 +276,19 @@ void addTcpStreamOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(QStringLiteral(
         "TCP send throughput to HOST:PORT, as netperf TCP_STREAM: write -m bytes per call for\n"
         "-l seconds (default 10) on each connection; the peer only reads, e.g.\n"
-        "'loadscope-cli serve sink'. Throughput counts the bytes sent in the measured time."));
+        "'loadscope-cli serve sink'. Throughput counts the bytes delivered: at the end each\n"
+        "connection is shut down for writing and the time runs until the sink closes it,\n"
+        "having read everything (at most -s seconds more)."));
     addConnectionOptions(parser);
     parser.addOptions({
         {QStringLiteral("l"), QStringLiteral("Seconds to run (default 10)."),
          QStringLiteral("seconds")},
         {QStringLiteral("m"), QStringLiteral("Bytes per send call (default 16384)."),
          QStringLiteral("bytes")},
+        {{QStringLiteral("s"), QStringLiteral("timeout")},
+         QStringLiteral("Seconds to wait for the sink's close at the end (default 30); a sink\n"
+                        "that does not close is timed to when it had acknowledged the last byte."),
+         QStringLiteral("SECONDS")},
     });
     // Not in the help: a stream has no requests to space, and the engine says so in one line.
     addRateOptions(parser, true, true);
