@@ -276,9 +276,10 @@ void addTcpStreamOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(QStringLiteral(
         "TCP send throughput to HOST:PORT, as netperf TCP_STREAM: write -m bytes per call for\n"
         "-l seconds (default 10) on each connection; the peer only reads, e.g.\n"
-        "'loadscope-cli serve sink'. Throughput counts the bytes delivered: at the end each\n"
-        "connection is shut down for writing and the time runs until the sink closes it,\n"
-        "having read everything (at most -s seconds more)."));
+        "'loadscope-cli serve sink'. Throughput counts the bytes delivered, measured as netperf\n"
+        "TCP_STREAM does: at the end of the duration each connection is shut down for writing\n"
+        "and the run waits for the sink to close it, having read everything; the time runs\n"
+        "until that close (at most -s seconds more)."));
     addConnectionOptions(parser);
     parser.addOptions({
         {QStringLiteral("l"), QStringLiteral("Seconds to run (default 10)."),
@@ -286,8 +287,9 @@ void addTcpStreamOptions(QCommandLineParser& parser) {
         {QStringLiteral("m"), QStringLiteral("Bytes per send call (default 16384)."),
          QStringLiteral("bytes")},
         {{QStringLiteral("s"), QStringLiteral("timeout")},
-         QStringLiteral("Seconds to wait for the sink's close at the end (default 30); a sink\n"
-                        "that does not close is timed to when it had acknowledged the last byte."),
+         QStringLiteral("The request timeout (-s or --timeout, default 30 s): how long the end "
+                        "waits for the sink's close; a sink that does not close is timed to when "
+                        "it had acknowledged the last byte."),
          QStringLiteral("SECONDS")},
     });
     // Not in the help: a stream has no requests to space, and the engine says so in one line.

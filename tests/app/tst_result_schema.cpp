@@ -10,8 +10,8 @@
 #include "app/session/result_schema.h"
 #include "app/session/session_json.h"
 #include "engine/run_result.h"
+#include "readme_text.h"
 
-#include <QFile>
 #include <QJsonArray>
 #include <QRegularExpression>
 #include <QTest>
@@ -119,14 +119,9 @@ struct JsonKeyPromise {
     QString problem; // not found as that sentence
 };
 
-QString readme() {
-    QFile file(qEnvironmentVariable("LOADSCOPE_SOURCE_DIR") + QStringLiteral("/README.md"));
-    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
-}
-
 // The section under `heading` ("### `loadscope-cli memcache`"), to the next heading.
 QString readmeSection(const QString& heading) {
-    const QString text = readme();
+    const QString text = loadscope::testing::readmeMarkdown();
     const qsizetype start = text.indexOf(QLatin1Char('\n') + heading + QLatin1Char('\n'));
     if (start < 0)
         return {};

@@ -9,6 +9,7 @@
 #include "echo_cli_support.h"
 #include "local_peers.h"
 #include "rate_limited_sink.h"
+#include "readme_text.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -267,6 +268,20 @@ private Q_SLOTS:
         QCOMPARE(uint64_t(integer(json, "bytes_sent")), sink.bytesRead());
         const double seconds = json.value(QStringLiteral("duration_s")).toDouble();
         QVERIFY2(seconds >= 0.3 && seconds < 1.2, qPrintable(QString::number(seconds)));
+    }
+
+    // README and help say the same of what the throughput counts and of -s.
+    void streamHelpSaysWhatTheReadmeSays() {
+        const CliOutcome help = runCli({QStringLiteral("tcp-stream"), QStringLiteral("--help")});
+        QCOMPARE(help.exitCode, 0);
+        for (const QString& phrase :
+             {QStringLiteral("bytes delivered, measured as netperf TCP_STREAM does: at the end of "
+                             "the duration each connection is shut down for writing and the run "
+                             "waits for the sink to close it, having read everything"),
+              QStringLiteral("request timeout (-s or --timeout, default 30 s)")}) {
+            const QString problem = loadscope::testing::statedByHelpAndReadme(help.out, phrase);
+            QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        }
     }
 
     void streamReportFollowsNetperfLayout() {
