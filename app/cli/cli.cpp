@@ -62,8 +62,8 @@ void printUsage(FILE* stream) {
         "'loadscope-cli COMMAND --help' describes a command's options.\n"
         "\n"
         "Exit status: 0 when the command did what it was asked, 1 for an internal error, 2 for\n"
-        "bad arguments or input, 3 when a target could not be reached; a load command stopped\n"
-        "by SIGINT or SIGTERM exits 130 or 143 after its report, a sweep after its last point.\n",
+        "bad arguments or input, 3 when a target could not be reached; a load command or a\n"
+        "sweep stopped by SIGINT or SIGTERM exits 130 or 143 after its report.\n",
         stream);
 }
 
