@@ -18,6 +18,8 @@ namespace loadscope::engine {
 // Counts and latency of one operation kind (memcached "get", "set").
 struct OperationStats {
     std::string name;
+    // Its successful replies: an error reply is a failure (RunResult::failed)
+    // and raises no operation's rate. `latency` is of every reply, as `total`.
     uint64_t count = 0;
     uint64_t hits = 0;
     uint64_t misses = 0;

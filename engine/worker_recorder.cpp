@@ -71,15 +71,17 @@ void WorkerRecorder::response(const InFlight& request, const ResponseInfo& info,
         ++r.hits;
     else if (info.hit == 0)
         ++r.misses;
-    if (info.operation < r.operations.size()) {
-        OperationStats& op = r.operations[info.operation];
-        ++op.count;
-        op.bytesReceived += info.bodyBytes;
-        op.latency.record(total);
+    // An operation's latency is of every reply, as `total` is; its count and
+    // bytes are of the successful ones only, as requests/s is: a failed set
+    // never raises the Sets rate, and the rows add up to the successful total.
+    OperationStats* op =
+        info.operation < r.operations.size() ? &r.operations[info.operation] : nullptr;
+    if (op) {
+        op->latency.record(total);
         if (info.hit == 1)
-            ++op.hits;
+            ++op->hits;
         else if (info.hit == 0)
-            ++op.misses;
+            ++op->misses;
     }
     if (info.errorReply) {
         ++r.failed;
@@ -112,6 +114,10 @@ void WorkerRecorder::response(const InFlight& request, const ResponseInfo& info,
     r.bytesTotal += request.bytesReceived;
     r.bytesBody += info.bodyBytes;
     r.bytesSent += request.requestBytes;
+    if (op) {
+        ++op->count;
+        op->bytesReceived += info.bodyBytes;
+    }
 }
 
 void WorkerRecorder::countErrorReplyCode(std::string_view code) {

@@ -62,8 +62,8 @@ void printUsage(FILE* stream) {
         "'loadscope-cli COMMAND --help' describes a command's options.\n"
         "\n"
         "Exit status: 0 when the command did what it was asked, 1 for an internal error, 2 for\n"
-        "bad arguments or input, 3 when a target could not be reached; a load command stopped\n"
-        "by SIGINT or SIGTERM exits 130 or 143 after its report.\n",
+        "bad arguments or input, 3 when a target could not be reached; a load command or a\n"
+        "sweep stopped by SIGINT or SIGTERM exits 130 or 143 after its report.\n",
         stream);
 }
 
@@ -84,7 +84,9 @@ QStringList subcommandNames(const QString& command) {
     return {};
 }
 
-int runCli(const QStringList& arguments, const CliIo& io) {
+namespace {
+
+int runCommand(const QStringList& arguments, const CliIo& io) {
     if (arguments.isEmpty()) {
         printUsage(io.err);
         return ExitUsage;
@@ -108,14 +110,25 @@ int runCli(const QStringList& arguments, const CliIo& io) {
     }
     QStringList commandArguments = arguments;
     commandArguments[0] = QStringLiteral("loadscope-cli ") + command;
-    int status = found->second(commandArguments, io);
+    return found->second(commandArguments, io);
+}
+
+} // namespace
+
+int runCli(const QStringList& arguments, const CliIo& io) {
+    int status = runCommand(arguments, io);
+    const QString command = arguments.isEmpty() || !commandNames().contains(arguments.constFirst())
+                                ? QStringLiteral("loadscope-cli")
+                                : QStringLiteral("loadscope-cli ") + arguments.constFirst();
     // A report that never reached its file (stdout on a full disk, a closed
-    // pipe) is a failed command, not a silent exit 0.
+    // pipe) is a failed command, not a silent exit 0. Exit status 1 is a
+    // command that said what failed already (a --json - it could not write);
+    // an interrupted run keeps its 130 or 143, and the line says the rest.
     if (auto flushed = app::flushStream(io.out, QStringLiteral("standard output"));
-        !flushed && status == ExitOk) {
-        std::fprintf(io.err, "%s: %s\n", qPrintable(commandArguments[0]),
-                     qPrintable(flushed.error().message));
-        status = ExitInternal;
+        !flushed && status != ExitInternal) {
+        std::fprintf(io.err, "%s: %s\n", qPrintable(command), qPrintable(flushed.error().message));
+        if (status == ExitOk)
+            status = ExitInternal;
     }
     std::fflush(io.err);
     return status;

@@ -254,6 +254,7 @@ int runHttpCommand(const QStringList& arguments, const CliIo& io) {
             header.streams = spec.pipeline;
         }
         header.tls = spec.tls.enabled;
+        header.variableLength = request.acceptVariableLength;
         std::fputs(qPrintable(app::formatAbReport(result, header)), io.out);
         std::fflush(io.out);
     }

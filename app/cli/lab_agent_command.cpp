@@ -2,6 +2,7 @@
 // (app/agent/agent_protocol.h) over its stdin and stdout.
 #include "app/agent/load_agent.h"
 #include "app/cli/commands.h"
+#include "app/common/atomic_file_writer.h"
 
 #include <QCoreApplication>
 #include <QSocketNotifier>
@@ -79,10 +80,17 @@ int runLabAgentCommand(const QStringList& arguments, const CliIo& io) {
         return ExitUsage;
     }
     FILE* out = io.out;
-    // Flushed line by line: the client reads each as it arrives.
-    const auto writeLine = [out](const QByteArray& line) {
+    // Flushed line by line: the client reads each as it arrives. A client that
+    // has gone (a closed stdout) reads nothing more: the agent ends at once, as
+    // SIGPIPE ended it before the CLI caught that signal, with a line and exit 1.
+    const auto writeLine = [out, &io](const QByteArray& line) {
         std::fwrite(line.constData(), 1, size_t(line.size()), out);
-        std::fflush(out);
+        if (auto flushed = app::flushStream(out, QStringLiteral("standard output")); !flushed) {
+            std::fprintf(io.err, "loadscope-cli lab agent: %s\n",
+                         qPrintable(flushed.error().message));
+            std::fflush(io.err);
+            std::_Exit(ExitInternal);
+        }
     };
     app::LoadAgent agent(writeLine, app::AgentEnvironment::current());
     agent.setClockSkew(skew);

@@ -10,6 +10,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -21,7 +22,7 @@ const char* const kLabUsage =
     "Usage: loadscope-cli lab SUBCOMMAND [options]\n"
     "\n"
     "The deployment lab: the same server in several deployment modes, built inside a sandbox of\n"
-    "user, network and mount namespaces that never touches the machine's own network.\n"
+    "user, network, mount and PID namespaces that never touches the machine's own network.\n"
     "\n"
     "Subcommands:\n"
     "  check      which modes this machine and user can build, and why not\n"
@@ -29,6 +30,34 @@ const char* const kLabUsage =
     "  agent      the load agent (agent protocol on stdin/stdout) the lab and the sweep drive\n"
     "\n"
     "'loadscope-cli lab SUBCOMMAND --help' describes a subcommand's options.\n";
+
+// --server-opt's keys and the servers that take each, from the rule that checks them
+// (labServerOptionRanges): "size= (http, nginx, apache), ..., backends= (every server: ...)".
+QString serverOptionList() {
+    std::vector<std::pair<QString, QStringList>> keys; // in the order the servers name them
+    const auto& kinds = app::lab::labServerKinds();
+    for (const app::lab::LabServerKind kind : kinds) {
+        const QString server = app::lab::labServerKindId(kind);
+        for (const app::LabServerOptionRange& range : app::labServerOptionRanges(server)) {
+            auto found = std::find_if(keys.begin(), keys.end(),
+                                      [&](const auto& key) { return key.first == range.key; });
+            if (found == keys.end())
+                found = keys.insert(keys.end(), {range.key, {}});
+            found->second.append(server);
+        }
+    }
+    // The option every server takes last.
+    std::stable_partition(keys.begin(), keys.end(), [&kinds](const auto& key) {
+        return key.second.size() != qsizetype(kinds.size());
+    });
+    QStringList parts;
+    for (const auto& [key, servers] : keys)
+        parts.append(QStringLiteral("%1= (%2)")
+                         .arg(key, servers.size() == qsizetype(kinds.size())
+                                       ? QStringLiteral("every server: cluster-ip's backend pods")
+                                       : servers.join(QStringLiteral(", "))));
+    return parts.join(QStringLiteral(", "));
+}
 
 std::string cliPath() {
     return QCoreApplication::applicationFilePath().toStdString();
@@ -223,9 +252,8 @@ int runSandbox(const QStringList& arguments, const CliIo& io) {
                         "memcached or redis."),
          QStringLiteral("KIND")},
         {QStringLiteral("server-opt"),
-         QStringLiteral("A server option: size=BYTES (http, nginx), request-size=N and\n"
-                        "response-size=N (echo), response-size=N (udp-echo), memory=MIB\n"
-                        "(memcached, redis)."),
+         QStringLiteral("A server option, a whole number; server options: %1.")
+             .arg(serverOptionList()),
          QStringLiteral("KEY=VALUE")},
     });
     // Everything after "--" is the command, whatever it looks like.

@@ -56,8 +56,11 @@ int runReportCommand(const QStringList& arguments) {
                        "side by side (mean ±95% confidence interval over the runs, change "
                        "against the baseline), then one line per mode saying whether the "
                        "change exceeds run-to-run noise: significant when its 95% interval "
-                       "excludes 0%, the interval paired by repetition where the runs were "
-                       "interleaved, else Welch's; each line names the test it used."));
+                       "excludes 0%. The change is a ratio computed on the log scale: paired "
+                       "by repetition where the runs were interleaved (the geometric mean of "
+                       "the per-repetition ratios, with a t interval of the log ratios), else "
+                       "the ratio of the geometric means with Welch's interval of the log "
+                       "figures; each line names the test it used."));
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("SESSION"), sessionArgumentHelp());
     parser.addOption(poolSourcesOption());

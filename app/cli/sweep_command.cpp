@@ -50,7 +50,8 @@ const char* const kDescription =
     "pin down are named with their spread.\n"
     "\n"
     "SIGINT or SIGTERM cancels: the point in progress is dropped, finished points stay saved, "
-    "and the exit status is 130. Exit status 3: a target could not be reached.";
+    "and the exit status is 130 for SIGINT and 143 for SIGTERM. Exit status 3: a target could "
+    "not be reached.";
 
 struct SweepArguments {
     QString sessionArgument;
@@ -409,7 +410,9 @@ int runSweepCommand(const QStringList& arguments, const CliIo& io) {
     case app::SweepOutcome::Status::Completed:
         return ExitOk;
     case app::SweepOutcome::Status::Cancelled:
-        return kExitInterrupted;
+        // As a load command's: what a shell reports for a command that signal ended.
+        return stopSignals.firstSignal() != 0 ? exitCodeForSignal(stopSignals.firstSignal())
+                                              : kExitInterrupted;
     case app::SweepOutcome::Status::Failed:
         break;
     }

@@ -222,6 +222,14 @@ Result<Invocation> readTcpStreamInvocation(const QCommandLineParser& parser) {
     }
     if (auto length = readLength(parser, invocation->shot.plan, std::nullopt); !length)
         return length.error();
+    if (parser.isSet(QStringLiteral("s"))) {
+        // ab's -s: how long the drain waits for the sink's close.
+        const auto timeout =
+            parsePositiveSeconds(QStringLiteral("-s"), parser.value(QStringLiteral("s")));
+        if (!timeout)
+            return timeout.error();
+        target.responseTimeoutSeconds = *timeout;
+    }
     auto output = readCommonRunOptions(parser, invocation->shot.plan);
     if (!output)
         return output.error();
@@ -268,13 +276,21 @@ void addTcpStreamOptions(QCommandLineParser& parser) {
     parser.setApplicationDescription(QStringLiteral(
         "TCP send throughput to HOST:PORT, as netperf TCP_STREAM: write -m bytes per call for\n"
         "-l seconds (default 10) on each connection; the peer only reads, e.g.\n"
-        "'loadscope-cli serve sink'. Throughput counts the bytes sent in the measured time."));
+        "'loadscope-cli serve sink'. Throughput counts the bytes delivered, measured as netperf\n"
+        "TCP_STREAM does: at the end of the duration each connection is shut down for writing\n"
+        "and the run waits for the sink to close it, having read everything; the time runs\n"
+        "until that close (at most -s seconds more)."));
     addConnectionOptions(parser);
     parser.addOptions({
         {QStringLiteral("l"), QStringLiteral("Seconds to run (default 10)."),
          QStringLiteral("seconds")},
         {QStringLiteral("m"), QStringLiteral("Bytes per send call (default 16384)."),
          QStringLiteral("bytes")},
+        {{QStringLiteral("s"), QStringLiteral("timeout")},
+         QStringLiteral("The request timeout (-s or --timeout, default 30 s): how long the end "
+                        "waits for the sink's close; a sink that does not close is timed to when "
+                        "it had acknowledged the last byte."),
+         QStringLiteral("SECONDS")},
     });
     // Not in the help: a stream has no requests to space, and the engine says so in one line.
     addRateOptions(parser, true, true);

@@ -102,7 +102,9 @@ QString formatAbReport(const engine::RunResult& r, const AbReportHeader& header)
     out += QLatin1Char('\n');
     out += field("Document Path:", header.documentPath);
     out += field("Document Length:",
-                 QStringLiteral("%1 bytes").arg(r.documentLength < 0 ? 0 : r.documentLength));
+                 header.variableLength
+                     ? QStringLiteral("Variable")
+                     : QStringLiteral("%1 bytes").arg(r.documentLength < 0 ? 0 : r.documentLength));
     out += QLatin1Char('\n');
     out += field("Concurrency Level:", header.http2
                                            ? QStringLiteral("%1 (%2 connections x %3 streams)")

@@ -14,6 +14,9 @@ struct AbReportHeader {
     bool keepAlive = false;
     bool http10 = false; // the request line said HTTP/1.0 (--http1.0), else HTTP/1.1
     bool tls = false;    // https: the TLS lines and the TLS row of Connection Times
+    // -l: bodies of any length were accepted, so there is no one document
+    // length; "Variable", as ab prints it.
+    bool variableLength = false;
     // HTTP/2: concurrency is connections x streams, and the failures add
     // RST_STREAM and GOAWAY.
     bool http2 = false;

@@ -89,12 +89,13 @@ ErrorReplyCounts foldErrorReplies(engine::RunResult& result) {
         for (size_t kind = 0; kind < kKinds; ++kind) {
             const engine::OperationStats& extra = ops[inner + op * kKinds + kind];
             engine::OperationStats& into = ops[op];
-            into.count += extra.count;
+            // An error reply is a failure: it adds to the operation's latency
+            // (of every reply) but not to its count (of successful replies),
+            // so each kind's count is its latency histogram's.
             into.hits += extra.hits;
             into.misses += extra.misses;
-            into.bytesReceived += extra.bytesReceived;
             into.latency.merge(extra.latency);
-            *slots[kind] += extra.count;
+            *slots[kind] += extra.latency.count();
         }
     }
     ops.resize(inner);

@@ -23,8 +23,9 @@ struct ErrorReplyCounts {
 // path, this wrapper reports an error reply to operation k under an extra
 // operation index of its own (one per operation and kind). The engine's
 // per-operation counters then count each kind exactly, within the measured
-// window only; foldErrorReplies() gives the result back the inner protocol's
-// operations, each including its error replies.
+// window only (an error reply is recorded in an operation's latency, not its
+// count of successful replies); foldErrorReplies() gives the result back the
+// inner protocol's operations, each latency including its error replies.
 class ErrorReplyCountingProtocol final : public engine::Protocol {
 public:
     explicit ErrorReplyCountingProtocol(std::shared_ptr<const engine::Protocol> inner);
@@ -46,7 +47,8 @@ private:
 };
 
 // Folds the extra operations of a run of ErrorReplyCountingProtocol back into
-// the inner ones (counts, bytes and latency histograms add up) and returns the
+// the inner ones (latency histograms add up; the counts stay the successful
+// replies') and returns the
 // error replies by kind. The extra operations are recognised by their names,
 // so a result of any other protocol is left as is.
 ErrorReplyCounts foldErrorReplies(engine::RunResult& result);

@@ -12,6 +12,14 @@
 #include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
+#include <csignal>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+extern char** environ;
 
 using namespace loadscope;
 using namespace loadscope::app;
@@ -37,6 +45,64 @@ void checkRefusal(const CliOutcome& run, int exitCode, const QString& expected) 
                                                       .arg(QString::fromUtf8(run.err))));
     QCOMPARE(run.errorLines().size(), 1);
     QVERIFY2(run.err.contains(expected.toUtf8()), run.err.constData());
+}
+
+// loadscope-cli with its standard output the write end of a pipe whose reader
+// has already gone (`loadscope-cli report s.loadscope | true`), SIGPIPE at its
+// default action as a shell leaves it (a test runner may ignore it, and an
+// ignored signal would survive exec), stderr into `errPath`; killed after 20 s.
+CliOutcome runIntoClosedPipe(const QStringList& arguments, const QString& errPath) {
+    CliOutcome outcome;
+    int ends[2];
+    if (::pipe2(ends, O_CLOEXEC) != 0)
+        return outcome;
+    ::close(ends[0]); // the reader is gone before the first write
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, ends[1], STDOUT_FILENO);
+    const QByteArray err = QFile::encodeName(errPath);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err.constData(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGPIPE);
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(&attributes, &defaults);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    const QByteArray program = QFile::encodeName(testing::cliPath());
+    std::vector<QByteArray> words{program};
+    for (const QString& argument : arguments)
+        words.push_back(argument.toLocal8Bit());
+    std::vector<char*> argv;
+    for (QByteArray& word : words)
+        argv.push_back(word.data());
+    argv.push_back(nullptr);
+    pid_t pid = -1;
+    const int spawned =
+        posix_spawn(&pid, program.constData(), &actions, &attributes, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    ::close(ends[1]);
+    if (spawned != 0)
+        return outcome;
+    int status = 0;
+    for (int waited = 0; ::waitpid(pid, &status, WNOHANG) == 0; waited += 10) {
+        if (waited >= 20'000) {
+            ::kill(pid, SIGKILL);
+            ::waitpid(pid, &status, 0);
+            outcome.err = "timed out";
+            return outcome;
+        }
+        ::usleep(10'000);
+    }
+    // As a shell reports it: 128 + the signal that ended the process.
+    outcome.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    outcome.err = readBack(errPath);
+    return outcome;
 }
 
 } // namespace
@@ -170,6 +236,42 @@ private Q_SLOTS:
         checkRefusal(run, 1,
                      QStringLiteral("loadscope-cli report: cannot write to standard output: no "
                                     "space left on device"));
+    }
+
+    // README: "When standard output cannot be written (... a closed pipe),
+    // the command says so on stderr and exits 1" -- not killed by SIGPIPE (141).
+    void closedStdoutPipeIsOneLineAndExitOne_data() {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("command");
+        QTest::newRow("report") << QStringList{QStringLiteral("report"), m_session}
+                                << QStringLiteral("loadscope-cli report");
+        QTest::newRow("export --csv -") << QStringList{QStringLiteral("export"), m_session,
+                                                       QStringLiteral("--csv"), QStringLiteral("-")}
+                                        << QStringLiteral("loadscope-cli export");
+        QTest::newRow("http --json -") << QStringList{QStringLiteral("http"),
+                                                      QStringLiteral("-n"),
+                                                      QStringLiteral("20"),
+                                                      QStringLiteral("-q"),
+                                                      QStringLiteral("--json"),
+                                                      QStringLiteral("-"),
+                                                      m_url}
+                                       << QStringLiteral("loadscope-cli http");
+        QTest::newRow("http, the report")
+            << QStringList{QStringLiteral("http"), QStringLiteral("-n"), QStringLiteral("20"),
+                           QStringLiteral("-q"), m_url}
+            << QStringLiteral("loadscope-cli http");
+        QTest::newRow("--help") << QStringList{QStringLiteral("--help")}
+                                << QStringLiteral("loadscope-cli");
+        QTest::newRow("tcp-stream --help")
+            << QStringList{QStringLiteral("tcp-stream"), QStringLiteral("--help")}
+            << QStringLiteral("loadscope-cli tcp-stream");
+    }
+    void closedStdoutPipeIsOneLineAndExitOne() {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, command);
+        const CliOutcome run =
+            runIntoClosedPipe(arguments, m_dir.filePath(QStringLiteral("closed-pipe.err")));
+        checkRefusal(run, 1, command + QStringLiteral(": cannot write to standard output: "));
     }
 
     // A CSV that cannot be written whole leaves the earlier one as it was

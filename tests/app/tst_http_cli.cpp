@@ -278,6 +278,34 @@ private Q_SLOTS:
         QVERIFY2(plain.out.contains("HTTP version sent:      HTTP/1.1"), plain.out.constData());
     }
 
+    // ab -l ("accept variable document length") prints "Variable" for the
+    // document length, as the report does; the JSON's document_length is
+    // -1 then (README), and no response is a Length failure.
+    void variableLengthIsAbsVariable() {
+        NginxPeer nginx(4897);
+        QVERIFY2(nginx.isRunning(), qPrintable(nginx.error()));
+        QTemporaryDir dir;
+        const QString json = dir.filePath(QStringLiteral("run.json"));
+        const Outcome ours =
+            runCli({QStringLiteral("http"), QStringLiteral("-l"), QStringLiteral("-n"),
+                    QStringLiteral("20"), QStringLiteral("--json"), json, nginx.url()});
+        QCOMPARE(ours.exitCode, 0);
+        const Outcome ab =
+            runProgram(QStringLiteral("/usr/bin/ab"), {QStringLiteral("-l"), QStringLiteral("-n"),
+                                                       QStringLiteral("20"), nginx.url()});
+        QCOMPARE(ab.exitCode, 0);
+        const QRegularExpression line(QStringLiteral("\nDocument Length:[^\n]*"));
+        const QString abLine = line.match(QString::fromUtf8(ab.out)).captured(0);
+        QCOMPARE(abLine, QStringLiteral("\nDocument Length:        Variable"));
+        QCOMPARE(line.match(QString::fromUtf8(ours.out)).captured(0), abLine);
+        QFile file(json);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject result = QJsonDocument::fromJson(file.readAll()).object();
+        QCOMPARE(integer(result, "document_length"), -1);
+        QCOMPARE(integer(result, "failed_length"), 0);
+        QCOMPARE(integer(result, "bytes_body"), 20 * 4897);
+    }
+
     void reportFollowsAbsLayout() {
         NginxPeer nginx(4897);
         QVERIFY2(nginx.isRunning(), qPrintable(nginx.error()));

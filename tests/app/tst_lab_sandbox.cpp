@@ -6,6 +6,7 @@
 #include "blocking_client.h"
 #include "embedded_server_support.h"
 #include "lab_sandbox_support.h"
+#include "readme_text.h"
 
 #include <QScopeGuard>
 #include <csignal>
@@ -651,6 +652,27 @@ private Q_SLOTS:
         QCOMPARE(shared, int(deploymentModes().size()));
         QCOMPARE(lab::labModeFromId(u"nat"), lab::LabMode::Nat);
         QCOMPARE(lab::labModeFromId(u"custom"), std::nullopt);
+    }
+
+    // The lab's help and the README say the same of the sandbox and of the server options
+    // (the help's list made from the rule that checks them, labServerOptionRanges).
+    void helpsSayWhatTheReadmeSays() {
+        const CliOutcome lab = runCli({QStringLiteral("lab"), QStringLiteral("--help")});
+        QCOMPARE(lab.exitCode, 0);
+        const QString problem = statedByHelpAndReadme(
+            lab.out, QStringLiteral("a sandbox of user, network, mount and PID namespaces"));
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        const CliOutcome sandbox =
+            runCli({QStringLiteral("lab"), QStringLiteral("sandbox"), QStringLiteral("--help")});
+        QCOMPARE(sandbox.exitCode, 0);
+        const auto options = QRegularExpression(QStringLiteral("server options: ([^.]*)\\."))
+                                 .match(QString::fromUtf8(sandbox.out).simplified());
+        QVERIFY2(options.hasMatch(), sandbox.out.constData());
+        QVERIFY(options.captured(1).contains(QStringLiteral("size= (http, nginx, apache)")));
+        const QString readmeList =
+            QStringLiteral("Server options (--server-opt KEY=VALUE): %1.").arg(options.captured(1));
+        QVERIFY2(readmeProse().contains(readmeList),
+                 qPrintable(QStringLiteral("the README does not say \"%1\"").arg(readmeList)));
     }
 
     void badInputIsOneLine_data() {

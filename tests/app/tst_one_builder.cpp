@@ -514,14 +514,23 @@ private Q_SLOTS:
                                                                        {"get ERROR", 4},
                                                                        {"get CLIENT_ERROR", 5},
                                                                        {"get SERVER_ERROR", 6}};
-        for (const auto& [name, count] : operations)
-            run.operations.push_back(engine::OperationStats{name, count, 0, 0, count * 100, {}});
+        // As the engine records them: every reply in the latency, the successful ones
+        // (none of an error kind) in the count and bytes.
+        for (const auto& [name, replies] : operations) {
+            const bool error = name.find(' ') != std::string::npos;
+            engine::OperationStats stats{name, error ? 0 : replies,       0,
+                                         0,    error ? 0 : replies * 100, {}};
+            stats.latency.recordN(1000, replies);
+            run.operations.push_back(std::move(stats));
+        }
         const engine::RunResult folded = app::withErrorRepliesFolded(run);
         QCOMPARE(folded.operations.size(), size_t(2));
         QCOMPARE(folded.operations[0].name, std::string("set"));
-        QCOMPARE(folded.operations[0].count, uint64_t(16));
-        QCOMPARE(folded.operations[1].count, uint64_t(35));
-        QCOMPARE(folded.operations[1].bytesReceived, uint64_t(3500));
+        QCOMPARE(folded.operations[0].count, uint64_t(10)); // error replies raise no count
+        QCOMPARE(folded.operations[0].latency.count(), uint64_t(16));
+        QCOMPARE(folded.operations[1].count, uint64_t(20));
+        QCOMPARE(folded.operations[1].latency.count(), uint64_t(35));
+        QCOMPARE(folded.operations[1].bytesReceived, uint64_t(2000));
         const app::ErrorReplyCounts counts = app::foldErrorReplies(run);
         QCOMPARE(counts.error, uint64_t(5));
         QCOMPARE(counts.clientError, uint64_t(7));

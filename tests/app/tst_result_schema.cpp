@@ -10,9 +10,14 @@
 #include "app/session/result_schema.h"
 #include "app/session/session_json.h"
 #include "engine/run_result.h"
+#include "readme_text.h"
 
 #include <QJsonArray>
+#include <QRegularExpression>
 #include <QTest>
+#include <algorithm>
+#include <iterator>
+#include <map>
 #include <set>
 
 using namespace loadscope;
@@ -99,6 +104,100 @@ void checkLatencyObject(const QJsonObject& latency, double minMs, double maxMs) 
                                                    "p99_9 p99_99 max")));
     QCOMPARE(number(latency, "min"), minMs);
     QCOMPARE(number(latency, "max"), maxMs);
+}
+
+// The README's own words on a command's --json, so that the two cannot drift:
+// the keys of `http`'s JSON less `except`, plus `plus` for every command of
+// the section and `own[command]` for one of them, as the section says it in
+// one sentence: "`--json` has the keys `http` has except `a`, `b` and `c`,
+// plus `d` and `e`; for `tcp-rr` also `f`; for `tcp-stream` also `g`."
+// Text in parentheses explains and names no key.
+struct JsonKeyPromise {
+    std::set<QString> except;
+    std::set<QString> plus;
+    std::map<QString, std::set<QString>> own;
+    QString problem; // not found as that sentence
+};
+
+// The section under `heading` ("### `loadscope-cli memcache`"), to the next heading.
+QString readmeSection(const QString& heading) {
+    const QString text = loadscope::testing::readmeMarkdown();
+    const qsizetype start = text.indexOf(QLatin1Char('\n') + heading + QLatin1Char('\n'));
+    if (start < 0)
+        return {};
+    const qsizetype end = text.indexOf(QStringLiteral("\n#"), start + heading.size() + 2);
+    return text.mid(start, end < 0 ? -1 : end - start);
+}
+
+std::set<QString> backticked(const QString& text) {
+    static const QRegularExpression word(QStringLiteral("`([a-z0-9_-]+)`"));
+    std::set<QString> words;
+    for (auto it = word.globalMatch(text); it.hasNext();)
+        words.insert(it.next().captured(1));
+    return words;
+}
+
+QString withoutParentheses(const QString& text) {
+    QString kept;
+    int depth = 0;
+    for (const QChar c : text) {
+        if (c == QLatin1Char('('))
+            ++depth;
+        else if (c == QLatin1Char(')'))
+            depth = qMax(0, depth - 1);
+        else if (depth == 0)
+            kept += c;
+    }
+    return kept;
+}
+
+JsonKeyPromise readmeJsonKeyPromise(const QString& heading) {
+    JsonKeyPromise promise;
+    const QString section = readmeSection(heading).simplified(); // one line
+    const QString opening = QStringLiteral("`--json` has the keys `http` has except ");
+    const qsizetype at = section.indexOf(opening);
+    if (at < 0) {
+        promise.problem = QStringLiteral("no \"%1\" under %2").arg(opening, heading);
+        return promise;
+    }
+    // To the end of the sentence: a full stop before a space or a line's end.
+    QString sentence = withoutParentheses(section.mid(at + opening.size()));
+    static const QRegularExpression stop(QStringLiteral("\\.(\\s|$)"));
+    sentence = sentence.left(sentence.indexOf(stop)).simplified();
+    const qsizetype plus = sentence.indexOf(QStringLiteral(", plus "));
+    if (plus < 0) {
+        promise.problem = QStringLiteral("no \", plus\" in \"%1\"").arg(sentence);
+        return promise;
+    }
+    promise.except = backticked(sentence.left(plus));
+    const QStringList parts = sentence.mid(plus).split(QLatin1Char(';'));
+    promise.plus = backticked(parts.constFirst());
+    static const QRegularExpression forCommand(QStringLiteral("^\\s*for `([a-z-]+)` also (.*)$"));
+    for (qsizetype i = 1; i < parts.size(); ++i) {
+        const auto match = forCommand.match(parts.at(i));
+        if (!match.hasMatch()) {
+            promise.problem = QStringLiteral("not \"for `COMMAND` also ...\": %1").arg(parts.at(i));
+            return promise;
+        }
+        promise.own[match.captured(1)] = backticked(match.captured(2));
+    }
+    return promise;
+}
+
+std::set<QString> promisedKeys(const std::set<QString>& http, const JsonKeyPromise& promise,
+                               const QString& command) {
+    std::set<QString> keys;
+    for (const QString& key : http)
+        if (!promise.except.count(key))
+            keys.insert(key);
+    keys.insert(promise.plus.begin(), promise.plus.end());
+    if (const auto own = promise.own.find(command); own != promise.own.end())
+        keys.insert(own->second.begin(), own->second.end());
+    return keys;
+}
+
+QString describe(const std::set<QString>& keys) {
+    return QStringList(keys.begin(), keys.end()).join(QLatin1Char(' '));
 }
 
 } // namespace
@@ -223,6 +322,66 @@ private Q_SLOTS:
         QVERIFY2(qAbs(json.value(rateKey).toDouble() - rate) < kTolerance,
                  qPrintable(QString::number(json.value(rateKey).toDouble())));
         QCOMPARE(json.value(QStringLiteral("test")).toString(), test);
+    }
+
+    // The README says which keys each command's --json has, beside http's:
+    // each command's JSON of one result has exactly those, and every key of
+    // http's is named in its list.
+    void jsonKeysAreTheReadmes_data() {
+        QTest::addColumn<QString>("heading");
+        QTest::addColumn<int>("protocol");
+        QTest::addColumn<QString>("command");
+        QTest::newRow("memcache") << QStringLiteral("### `loadscope-cli memcache`")
+                                  << int(TargetProtocol::Memcache) << QStringLiteral("memcache");
+        QTest::newRow("tcp-rr") << QStringLiteral("### `loadscope-cli tcp-rr` and `tcp-stream`")
+                                << int(TargetProtocol::TcpRr) << QStringLiteral("tcp-rr");
+        QTest::newRow("tcp-stream")
+            << QStringLiteral("### `loadscope-cli tcp-rr` and `tcp-stream`")
+            << int(TargetProtocol::TcpStream) << QStringLiteral("tcp-stream");
+    }
+    void jsonKeysAreTheReadmes() {
+        QFETCH(QString, heading);
+        QFETCH(int, protocol);
+        QFETCH(QString, command);
+        CliResultContext http;
+        http.protocol = TargetProtocol::Http;
+        http.url = QStringLiteral("http://127.0.0.1:8080/");
+        const std::set<QString> httpKeys = keySet(cliResultJson(knownResult(), http));
+        const std::set<QString> httpListed =
+            backticked(readmeSection(QStringLiteral("### `loadscope-cli http`")));
+        for (const QString& key : httpKeys)
+            QVERIFY2(httpListed.count(key),
+                     qPrintable(key + QStringLiteral(" is not in the README")));
+
+        CliResultContext context;
+        context.protocol = TargetProtocol(protocol);
+        if (context.protocol == TargetProtocol::Memcache) {
+            MemcacheRunSetup setup;
+            setup.server = QStringLiteral("127.0.0.1:11211");
+            context.memcache = setup;
+        } else {
+            NetperfRunSetup setup;
+            setup.test = context.protocol == TargetProtocol::TcpRr ? QStringLiteral("TCP_RR")
+                                                                   : QStringLiteral("TCP_STREAM");
+            setup.server = QStringLiteral("127.0.0.1:12865");
+            context.netperf = setup;
+        }
+        const JsonKeyPromise promise = readmeJsonKeyPromise(heading);
+        QVERIFY2(promise.problem.isEmpty(), qPrintable(promise.problem));
+        // Each key the README takes away is one http has.
+        for (const QString& key : promise.except)
+            QVERIFY2(httpKeys.count(key), qPrintable(key + QStringLiteral(" is not http's")));
+        const std::set<QString> keys = keySet(cliResultJson(knownResult(), context));
+        const std::set<QString> promised = promisedKeys(httpKeys, promise, command);
+        std::set<QString> missing;
+        std::set<QString> unsaid;
+        std::set_difference(promised.begin(), promised.end(), keys.begin(), keys.end(),
+                            std::inserter(missing, missing.end()));
+        std::set_difference(keys.begin(), keys.end(), promised.begin(), promised.end(),
+                            std::inserter(unsaid, unsaid.end()));
+        QVERIFY2(missing.empty() && unsaid.empty(),
+                 qPrintable(QStringLiteral("promised but missing: %1; there but unsaid: %2")
+                                .arg(describe(missing), describe(unsaid))));
     }
 
     void streamThroughputIsTheSendRateWhenNothingComesBack() {

@@ -2,6 +2,7 @@
 #include "app/session/comparison.h"
 #include "app/session/csv_export.h"
 #include "app/session/session_file.h"
+#include "readme_text.h"
 #include "session_test_data.h"
 
 #include <QDir>
@@ -100,15 +101,21 @@ void TestSessionCli::reportOpensExamplesByName() {
     QVERIFY2(run.out.contains("planned points done: 0 of 18"), run.out.constData());
 }
 
-// The verdicts are paired where the runs were interleaved: the help does not promise one test
-// (Welch's) for all of them.
+// The verdicts are log-ratio intervals, paired where the runs were interleaved: the help does
+// not promise one test (Welch's t-test) for all of them, and says it in the README's words.
 void TestSessionCli::reportHelpNamesBothTests() {
     const Run run = runCli({QStringLiteral("report"), QStringLiteral("--help")});
     QCOMPARE(run.exitCode, 0);
     const QString help = QString::fromUtf8(run.out).simplified();
     QVERIFY2(!help.contains(QStringLiteral("Welch's t-test")), qPrintable(help));
-    QVERIFY2(help.contains(QStringLiteral("paired by repetition")), qPrintable(help));
-    QVERIFY2(help.contains(QStringLiteral("Welch's")), qPrintable(help));
+    for (const QString& phrase :
+         {QStringLiteral("the geometric mean of the per-repetition ratios, with a t interval of "
+                         "the log ratios"),
+          QStringLiteral("the ratio of the geometric means with Welch's interval of the log "
+                         "figures")}) {
+        const QString problem = testing::statedByHelpAndReadme(run.out, phrase);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    }
 }
 
 void TestSessionCli::refusals_data() {

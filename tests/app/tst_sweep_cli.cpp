@@ -3,6 +3,7 @@
 // middle of a point (the autosaved file must stay whole).
 #include "app/session/session_file.h"
 #include "app/session/session_lock.h"
+#include "readme_text.h"
 #include "sweep_test_session.h"
 
 #include <QFile>
@@ -98,7 +99,9 @@ private Q_SLOTS:
     void existingResultsNeedResumeOrFresh();
     void precisionAddsRoundsAndSaysWhenItGivesUp();
     void unreachableTargetExitsWithThree();
+    void sigintCancelsAndKeepsFinishedPoints_data();
     void sigintCancelsAndKeepsFinishedPoints();
+    void helpSaysTheReadmesExitStatuses();
     void killInMiddleOfPointLeavesValidFile();
     void unknownFieldsSurviveSweepAndResume();
     void refusedResumeLeavesFileUntouched();
@@ -261,7 +264,17 @@ void TestSweepCli::unreachableTargetExitsWithThree() {
     QVERIFY(!run.err.contains(QStringLiteral("point 1/8")));
 }
 
+// As a load command's (README): 130 after SIGINT, 143 after SIGTERM.
+void TestSweepCli::sigintCancelsAndKeepsFinishedPoints_data() {
+    QTest::addColumn<int>("signal");
+    QTest::addColumn<int>("exitCode");
+    QTest::newRow("SIGINT") << int(SIGINT) << 130;
+    QTest::newRow("SIGTERM") << int(SIGTERM) << 143;
+}
+
 void TestSweepCli::sigintCancelsAndKeepsFinishedPoints() {
+    QFETCH(int, signal);
+    QFETCH(int, exitCode);
     const app::Session session = timedSession();
     const QString path = writeSession(session, QStringLiteral("sigint.loadscope"));
     BackgroundSweep sweep({QStringLiteral("sweep"), path, QStringLiteral("--no-probe"),
@@ -269,16 +282,26 @@ void TestSweepCli::sigintCancelsAndKeepsFinishedPoints() {
     QVERIFY(sweep.process().waitForStarted(10'000));
     QTRY_VERIFY_WITH_TIMEOUT(sweep.err().contains(QStringLiteral("point 2/8")), 30'000);
     QTest::qWait(300); // well inside point 2
-    QVERIFY(::kill(pid_t(sweep.process().processId()), SIGINT) == 0);
+    QVERIFY(::kill(pid_t(sweep.process().processId()), signal) == 0);
     QTRY_VERIFY_WITH_TIMEOUT(sweep.process().state() == QProcess::NotRunning, 2000);
     QCOMPARE(sweep.process().exitStatus(), QProcess::NormalExit);
-    QCOMPARE(sweep.process().exitCode(), 130);
+    QCOMPARE(sweep.process().exitCode(), exitCode);
     QVERIFY2(sweep.err().contains(QStringLiteral("cancelling")), qPrintable(sweep.err()));
 
     const auto saved = app::loadSessionFile(path);
     QVERIFY2(saved, saved ? "" : qPrintable(saved.error().toString()));
     QCOMPARE(saved->results.size(), size_t(1));
     QVERIFY(!saved->results.front().cancelled);
+}
+
+void TestSweepCli::helpSaysTheReadmesExitStatuses() {
+    const CliRun run = runCli({QStringLiteral("sweep"), QStringLiteral("--help")});
+    QCOMPARE(run.exitCode, 0);
+    const QString problem = testing::statedByHelpAndReadme(
+        run.out.toUtf8(), QStringLiteral("the point in progress is dropped, finished points stay "
+                                         "saved, and the exit status is 130 for SIGINT and 143 "
+                                         "for SIGTERM"));
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
 }
 
 void TestSweepCli::killInMiddleOfPointLeavesValidFile() {

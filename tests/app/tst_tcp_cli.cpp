@@ -9,9 +9,11 @@
 #include "echo_cli_support.h"
 #include "local_peers.h"
 #include "rate_limited_sink.h"
+#include "readme_text.h"
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QRegularExpression>
@@ -234,6 +236,52 @@ private Q_SLOTS:
         QVERIFY2(
             qAbs(mbit / expected - 1) <= 0.05,
             qPrintable(QStringLiteral("%1 Mbit/s, the sink drains %2").arg(mbit).arg(expected)));
+    }
+
+    // A sink that reads everything and never closes: the drain waits -s
+    // seconds (README: "-s, default 30 s"), not 30, and the run is timed to
+    // when the sink's kernel had acknowledged the last byte.
+    void streamSinkThatNeverClosesIsGivenUpAfterTheTimeout_data() {
+        QTest::addColumn<QString>("option");
+        QTest::newRow("-s") << QStringLiteral("-s");
+        QTest::newRow("--timeout") << QStringLiteral("--timeout");
+    }
+    void streamSinkThatNeverClosesIsGivenUpAfterTheTimeout() {
+        QFETCH(QString, option);
+        using Sink = loadscope::testing::RateLimitedSink;
+        Sink sink(10'000'000, Sink::AtEndOfStream::KeepOpen);
+        QVERIFY(sink.isListening());
+        QElapsedTimer elapsed;
+        elapsed.start();
+        const CliOutcome ours =
+            runCli({QStringLiteral("tcp-stream"), QStringLiteral("-l"), QStringLiteral("0.3"),
+                    option, QStringLiteral("1"), QStringLiteral("--json"), QStringLiteral("-"),
+                    QStringLiteral("-q"), address(sink.port())});
+        const qint64 ms = elapsed.elapsed();
+        QVERIFY2(ours.exitCode == 0, ours.err.constData());
+        // 0.3 s of load, then 1 s of waiting for a close that never comes.
+        QVERIFY2(ms >= 1300 && ms < 5000, qPrintable(QString::number(ms)));
+        QCOMPARE(sink.streamsEnded(), uint64_t(1));
+        QCOMPARE(sink.connectionsClosed(), uint64_t(0));
+        const QJsonObject json = ours.json();
+        QCOMPARE(integer(json, "failed"), 0);
+        QCOMPARE(uint64_t(integer(json, "bytes_sent")), sink.bytesRead());
+        const double seconds = json.value(QStringLiteral("duration_s")).toDouble();
+        QVERIFY2(seconds >= 0.3 && seconds < 1.2, qPrintable(QString::number(seconds)));
+    }
+
+    // README and help say the same of what the throughput counts and of -s.
+    void streamHelpSaysWhatTheReadmeSays() {
+        const CliOutcome help = runCli({QStringLiteral("tcp-stream"), QStringLiteral("--help")});
+        QCOMPARE(help.exitCode, 0);
+        for (const QString& phrase :
+             {QStringLiteral("bytes delivered, measured as netperf TCP_STREAM does: at the end of "
+                             "the duration each connection is shut down for writing and the run "
+                             "waits for the sink to close it, having read everything"),
+              QStringLiteral("request timeout (-s or --timeout, default 30 s)")}) {
+            const QString problem = loadscope::testing::statedByHelpAndReadme(help.out, phrase);
+            QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        }
     }
 
     void streamReportFollowsNetperfLayout() {

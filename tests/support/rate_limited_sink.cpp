@@ -16,8 +16,9 @@
 
 namespace loadscope::testing {
 
-RateLimitedSink::RateLimitedSink(uint64_t bytesPerSecond)
-    : m_rate(bytesPerSecond) {
+RateLimitedSink::RateLimitedSink(uint64_t bytesPerSecond, AtEndOfStream atEnd)
+    : m_rate(bytesPerSecond)
+    , m_atEnd(atEnd) {
     uint16_t port = 0;
     m_listen = listenOnLoopback(0, 64, port);
     if (m_listen < 0)
@@ -42,6 +43,7 @@ RateLimitedSink::~RateLimitedSink() {
 void RateLimitedSink::loop() {
     ::prctl(PR_SET_TIMERSLACK, 1UL);
     std::vector<int> clients;
+    std::vector<int> held; // ended streams kept open (AtEndOfStream::KeepOpen)
     std::vector<char> buffer(256 * 1024);
     int64_t startNs = 0;
     uint64_t read = 0;
@@ -82,15 +84,22 @@ void RateLimitedSink::loop() {
                 closed = n == 0;
             }
             if (closed) {
-                ::close(clients[i]);
+                ++m_ended;
+                if (m_atEnd == AtEndOfStream::KeepOpen) {
+                    held.push_back(clients[i]);
+                } else {
+                    ::close(clients[i]);
+                    ++m_closed;
+                }
                 clients.erase(clients.begin() + long(i));
-                ++m_closed;
             } else {
                 ++i;
             }
         }
     }
     for (int fd : clients)
+        ::close(fd);
+    for (int fd : held)
         ::close(fd);
 }
 
