@@ -383,18 +383,19 @@ private Q_SLOTS:
         const QList<QByteArray> lines = file.readAll().split('\n');
         file.remove();
         double samples = 0;
-        bool client = false;
+        double clientSamples = 0;
         bool server = false;
         for (const QByteArray& line : lines) {
             if (line.isEmpty())
                 continue;
             const qsizetype space = line.lastIndexOf(' ');
             QVERIFY2(space > 0, line.constData());
-            samples += line.mid(space + 1).toDouble();
-            client = client || line.startsWith("loadscope-cli [client]");
+            const double count = line.mid(space + 1).toDouble();
+            samples += count;
+            if (line.startsWith("loadscope-cli [client]"))
+                clientSamples += count;
             server = server || line.contains(" [server]");
         }
-        QVERIFY(client);
         QVERIFY(server);
         // Every role's samples, as the JSON's figures per request say.
         double perRequest = 0;
@@ -404,7 +405,21 @@ private Q_SLOTS:
                                 profile.value(QStringLiteral("period_us")).toDouble();
         QVERIFY2(std::abs(samples - fromJson) < 0.5,
                  qPrintable(QStringLiteral("%1 and %2").arg(samples).arg(fromJson)));
-        QVERIFY(samples > 0.5 * profile.value(QStringLiteral("samples")).toDouble());
+        // The client's stacks hold the CPU the client process used, as its own
+        // counters (getrusage) say: a sample lands on a task in proportion to
+        // its time on a CPU. Within 40 %: beside two busy loops the stacks
+        // came to 0.74 of it at worst in 12 runs (a share of a second's ~250
+        // samples, and the ones due in stolen time are in no role); half or
+        // none of them, or another role's, is far outside. The figure no
+        // longer depends on what share of the machine the load had, which
+        // other suites running beside this one change.
+        const double periodS = profile.value(QStringLiteral("period_us")).toDouble() / 1e6;
+        const double clientCpuS = run.json().value(QStringLiteral("client_cpu_s")).toDouble();
+        QVERIFY2(clientCpuS > 0.05, qPrintable(QString::number(clientCpuS)));
+        QVERIFY2(std::abs(clientSamples * periodS - clientCpuS) <= 0.4 * clientCpuS + 3 * periodS,
+                 qPrintable(QStringLiteral("client stacks %1 s, its own CPU %2 s")
+                                .arg(clientSamples * periodS)
+                                .arg(clientCpuS)));
     }
 
     void badArgumentsGiveOneLineAndExitTwo_data() {
