@@ -26,6 +26,34 @@ qint64 delta(const Stats& before, const Stats& after, const char* key) {
     return after.value(QLatin1String(key)) - before.value(QLatin1String(key));
 }
 
+// One memcache run of 200 requests with 100 kB values against a memcached of
+// 2 MB that refuses a set once full (-M): it holds about twenty, then every
+// set is refused. Its counters before and after, and the run's JSON report.
+struct FullMemcachedRun {
+    OutOfMemoryMemcached memcached;
+    Stats before;
+    Stats after;
+    CliOutcome outcome;
+    QJsonObject json;
+
+    void start(const QString& ratio) {
+        QVERIFY2(memcached.port() != 0, "memcached -m 2 -M did not start");
+        before = memcached.stats();
+        QTemporaryDir dir;
+        const QString jsonPath = dir.filePath(QStringLiteral("run.json"));
+        outcome = runCli({QStringLiteral("memcache"), QStringLiteral("-c"), QStringLiteral("1"),
+                          QStringLiteral("-t"), QStringLiteral("1"), QStringLiteral("-n"),
+                          QStringLiteral("200"), ratio, QStringLiteral("--key-pattern=S:S"),
+                          QStringLiteral("-d"), QStringLiteral("100000"), QStringLiteral("--json"),
+                          jsonPath, address(memcached.port())});
+        QCOMPARE(outcome.exitCode, 0);
+        after = memcached.stats();
+        QFile file(jsonPath);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        json = QJsonDocument::fromJson(file.readAll()).object();
+    }
+};
+
 } // namespace
 
 class TestMemcacheCli : public QObject {
@@ -307,23 +335,14 @@ private Q_SLOTS:
     }
 
     void outOfMemoryRepliesAreCounted() {
-        OutOfMemoryMemcached memcached;
-        QVERIFY2(memcached.port() != 0, "memcached -m 2 -M did not start");
-        const Stats before = memcached.stats();
-        QTemporaryDir dir;
-        const QString jsonPath = dir.filePath(QStringLiteral("run.json"));
-        // 100 kB values: 2 MB of memory holds about twenty, then every set is refused.
-        const CliOutcome ours = runCli(
-            {QStringLiteral("memcache"), QStringLiteral("-c"), QStringLiteral("1"),
-             QStringLiteral("-t"), QStringLiteral("1"), QStringLiteral("-n"), QStringLiteral("200"),
-             QStringLiteral("--ratio=1:0"), QStringLiteral("--key-pattern=S:S"),
-             QStringLiteral("-d"), QStringLiteral("100000"), QStringLiteral("--json"), jsonPath,
-             address(memcached.port())});
-        QCOMPARE(ours.exitCode, 0);
-        const Stats after = memcached.stats();
-        QFile file(jsonPath);
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        const QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
+        FullMemcachedRun run;
+        run.start(QStringLiteral("--ratio=1:0"));
+        if (QTest::currentTestFailed())
+            return;
+        const CliOutcome& ours = run.outcome;
+        const Stats& before = run.before;
+        const Stats& after = run.after;
+        const QJsonObject& json = run.json;
         const qint64 refused = integer(json, "error_replies.server_error");
         QCOMPARE(integer(json, "complete"), 200);
         QVERIFY2(refused > 100 && refused < 200, qPrintable(QString::number(refused)));
@@ -346,23 +365,14 @@ private Q_SLOTS:
     // most sets: the Sets row counts the sets it stored, and the rows add up
     // as memtier's do (Totals = Sets + Gets, the successful operations).
     void failedSetsRaiseNoRate() {
-        OutOfMemoryMemcached memcached;
-        QVERIFY2(memcached.port() != 0, "memcached -m 2 -M did not start");
-        const Stats before = memcached.stats();
-        QTemporaryDir dir;
-        const QString jsonPath = dir.filePath(QStringLiteral("run.json"));
-        const CliOutcome ours = runCli(
-            {QStringLiteral("memcache"), QStringLiteral("-c"), QStringLiteral("1"),
-             QStringLiteral("-t"), QStringLiteral("1"), QStringLiteral("-n"), QStringLiteral("200"),
-             QStringLiteral("--ratio=1:1"), QStringLiteral("--key-pattern=S:S"),
-             QStringLiteral("-d"), QStringLiteral("100000"), QStringLiteral("--json"), jsonPath,
-             address(memcached.port())});
-        QCOMPARE(ours.exitCode, 0);
-        const Stats after = memcached.stats();
-        const QByteArray out = ours.out;
-        QFile file(jsonPath);
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        const QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
+        FullMemcachedRun run;
+        run.start(QStringLiteral("--ratio=1:1"));
+        if (QTest::currentTestFailed())
+            return;
+        const Stats& before = run.before;
+        const Stats& after = run.after;
+        const QByteArray out = run.outcome.out;
+        const QJsonObject& json = run.json;
         // memcached counts what it stored; the sets it refused it answered
         // SERVER_ERROR, and the 1:1 ratio over 200 requests sends 100 sets.
         const qint64 stored = delta(before, after, "total_items");
