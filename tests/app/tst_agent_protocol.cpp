@@ -146,6 +146,20 @@ struct AgentUnderTest {
     AgentMessage last() const { return decoded(lines.constLast()); }
 };
 
+// The agent's rule on ADDRESS in ENV: taken when REFUSAL is empty, else
+// refused in a message that holds REFUSAL and names the address.
+void verifyAgentTarget(const QString& address, const app::AgentEnvironment& env,
+                       const QString& refusal) {
+    const auto checked = app::checkAgentTarget(numeric(address.toLatin1().constData()), env);
+    if (refusal.isEmpty()) {
+        QVERIFY2(checked.ok(), checked.ok() ? "" : qPrintable(checked.error().message));
+        return;
+    }
+    QVERIFY(!checked);
+    QVERIFY2(checked.error().message.contains(refusal), qPrintable(checked.error().message));
+    QVERIFY(checked.error().message.contains(address));
+}
+
 } // namespace
 
 class TestAgentProtocol : public QObject {
@@ -573,14 +587,7 @@ private Q_SLOTS:
             env.labHostNetns = sameNetns ? env.ownNetns : env.ownNetns + 7;
             env.labRange = rangeVariable;
         }
-        const auto checked = app::checkAgentTarget(numeric(address.toLatin1().constData()), env);
-        if (refusal.isEmpty()) {
-            QVERIFY2(checked.ok(), checked.ok() ? "" : qPrintable(checked.error().message));
-            return;
-        }
-        QVERIFY(!checked);
-        QVERIFY2(checked.error().message.contains(refusal), qPrintable(checked.error().message));
-        QVERIFY(checked.error().message.contains(address));
+        verifyAgentTarget(address, env, refusal);
     }
 
     // A client placed on the lab's server host: the namespace holds the server host's end of
@@ -634,13 +641,7 @@ private Q_SLOTS:
                            "eth1\t0004D50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\n"
                            "pod0\t0006D50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\n");
         env.linkAddresses = {{QStringLiteral("lo"), 0x7F000001u}, {hostLink, hostAddress}};
-        const auto checked = app::checkAgentTarget(numeric(address.toLatin1().constData()), env);
-        if (refusal.isEmpty()) {
-            QVERIFY2(checked.ok(), checked.ok() ? "" : qPrintable(checked.error().message));
-            return;
-        }
-        QVERIFY(!checked);
-        QVERIFY2(checked.error().message.contains(refusal), qPrintable(checked.error().message));
+        verifyAgentTarget(address, env, refusal);
     }
 
     // The one gate for every connection made for a target: this process never
