@@ -83,38 +83,9 @@ QString capacityLabel(const CapacityObjective& objective) {
 
 QString capacityVerdictLine(const Session& session, const CapacityComparison& comparison,
                             const CapacityRow& row) {
-    const Target* target = session.findTarget(row.targetId);
-    const Target* baseline = session.findTarget(comparison.baselineTargetId());
-    const ComparisonRow& figures = row.figures;
-    if (!target || !baseline || figures.verdict == Verdict::Baseline ||
-        (!figures.vsBaselinePercent && figures.verdictNote.isEmpty()))
-        return {};
-    QString verdict;
-    switch (figures.verdict) {
-    case Verdict::Significant:
-        verdict = QStringLiteral("significant");
-        break;
-    case Verdict::WithinNoise:
-        verdict = QStringLiteral("within noise");
-        break;
-    case Verdict::Baseline:
-    case Verdict::NotApplicable:
-        verdict = QStringLiteral("n/a: ") + figures.verdictNote;
-        break;
-    }
-    if (figures.method)
-        verdict += QStringLiteral(", ") + comparisonMethodId(*figures.method);
-    const QString label = capacityLabel(comparison.objective());
-    if (!figures.vsBaselinePercent)
-        return QStringLiteral("%1: %2 vs %3 (%4)")
-            .arg(target->displayName(), label, baseline->displayName(), verdict);
-    QString change = formatPercent(*figures.vsBaselinePercent);
-    if (figures.vsBaselineLowPercent && figures.vsBaselineHighPercent)
-        change += QStringLiteral(" [%1, %2]")
-                      .arg(formatPercent(*figures.vsBaselineLowPercent),
-                           formatPercent(*figures.vsBaselineHighPercent));
-    return QStringLiteral("%1: %2 %3 vs %4 (%5)")
-        .arg(target->displayName(), change, label, baseline->displayName(), verdict);
+    return verdictLine(session.findTarget(row.targetId),
+                       session.findTarget(comparison.baselineTargetId()), row.figures,
+                       capacityLabel(comparison.objective()));
 }
 
 namespace {

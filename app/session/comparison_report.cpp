@@ -183,9 +183,8 @@ QString formatPercent(double percent) {
     return QString::asprintf("%+.1f%%", percent);
 }
 
-QString verdictLine(const Session& session, const ComparisonRow& row) {
-    const Target* target = session.findTarget(row.targetId);
-    const Target* baseline = session.baseline();
+QString verdictLine(const Target* target, const Target* baseline, const ComparisonRow& row,
+                    const QString& what) {
     if (!target || !baseline || row.verdict == Verdict::Baseline ||
         (!row.vsBaselinePercent && row.verdictNote.isEmpty()))
         return {};
@@ -204,17 +203,24 @@ QString verdictLine(const Session& session, const ComparisonRow& row) {
     }
     if (row.method)
         verdict += QStringLiteral(", ") + comparisonMethodId(*row.method);
-    const QString metric = metricLabel(row.metric, target->protocol).toLower();
     if (!row.vsBaselinePercent)
         return QStringLiteral("%1: %2 vs %3 (%4)")
-            .arg(target->displayName(), metric, baseline->displayName(), verdict);
+            .arg(target->displayName(), what, baseline->displayName(), verdict);
     QString change = formatPercent(*row.vsBaselinePercent);
     if (row.vsBaselineLowPercent && row.vsBaselineHighPercent)
         change += QStringLiteral(" [%1, %2]")
                       .arg(formatPercent(*row.vsBaselineLowPercent),
                            formatPercent(*row.vsBaselineHighPercent));
     return QStringLiteral("%1: %2 %3 vs %4 (%5)")
-        .arg(target->displayName(), change, metric, baseline->displayName(), verdict);
+        .arg(target->displayName(), change, what, baseline->displayName(), verdict);
+}
+
+QString verdictLine(const Session& session, const ComparisonRow& row) {
+    const Target* target = session.findTarget(row.targetId);
+    if (!target)
+        return {};
+    return verdictLine(target, session.baseline(), row,
+                       metricLabel(row.metric, target->protocol).toLower());
 }
 
 QString comparisonReport(const Session& session, const Comparison& comparison) {

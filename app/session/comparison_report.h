@@ -19,6 +19,10 @@ QString comparisonReport(const Session& session, const Comparison& comparison);
 // without the change when it is below the metric's resolution, or an empty
 // string when the row has no baseline to speak of.
 QString verdictLine(const Session& session, const ComparisonRow& row);
+// The same line for TARGET's row against BASELINE, the figure named WHAT
+// ("capacity at p99 <= 5 ms"); empty when either is missing.
+QString verdictLine(const Target* target, const Target* baseline, const ComparisonRow& row,
+                    const QString& what);
 
 // A figure with as many decimals as its size deserves: 25310, 412.5, 1.234.
 QString formatFigure(double value);
