@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Loadscope needs, only those that are missing.
-#   install-deps.sh build   compiler, CMake, Qt 6, QCoro, OpenSSL, nghttp2
+#   install-deps.sh build   compiler, lld (the presets link with it), CMake, Qt 6, QCoro, OpenSSL, nghttp2
 #   install-deps.sh test    build + the peers the tests and benchmarks start (nginx, Apache,
 #                           memcached, redis-server, Open vSwitch, ab, wrk, h2load, clang, xvfb,
 #                           uidmap, python3, OpenSSH's server for the tests' own sshd, never
@@ -11,7 +11,7 @@
 #   install-deps.sh package build + dpkg-shlibdeps and file, which CPack's Debian package needs
 set -euo pipefail
 
-build=(cmake ninja-build g++ pkg-config qt6-base-dev qt6-charts-dev qt6-svg-dev
+build=(cmake ninja-build g++ lld pkg-config qt6-base-dev qt6-charts-dev qt6-svg-dev
        libqt6opengl6-dev libxkbcommon-dev libgl-dev qcoro-qt6-dev libssl-dev
        libnghttp2-dev)
 test=(nginx-light apache2 memcached redis-server wrk apache2-utils nghttp2-client openssl clang
