@@ -178,6 +178,9 @@ bool TableReader::read(int titleIndex) {
     mark(index, QStringLiteral("Type"));
 
     PointResult& result = m_report.result;
+    // The table prints rates and latencies: no count of operations, no run time.
+    result.completeUnknown = true;
+    result.durationUnknown = true;
     for (++index; index < m_lines.size(); ++index) {
         const QStringList cells = ReportLines::fields(m_lines.text(index));
         if (cells.isEmpty())
@@ -407,11 +410,14 @@ ImportResult MemtierReportParser::parseJson(const QByteArray& content, const QSt
                                  .arg(count),
                              fileName, 1);
         result.complete = static_cast<uint64_t>(count);
+    } else {
+        result.completeUnknown = true;
     }
     const double durationMs =
         jsonNumber(stats.value(QLatin1StringView("Runtime")).toObject(), "Total duration");
     const double runSeconds = jsonNumber(run, "Actual benchmark duration (seconds)");
     result.durationSeconds = durationMs > 0 ? durationMs / 1000.0 : std::max(runSeconds, 0.0);
+    result.durationUnknown = result.durationSeconds <= 0;
 
     result.total = jsonSummary(totals);
     const double count = jsonNumber(totals, "Count");

@@ -458,8 +458,13 @@ bool NetperfReader::fill() {
         result.reportedRequestsPerSecond = rate->toDouble();
         m_report.keepAlive = m_report.test == QLatin1StringView("TCP_RR");
     }
+    // netperf prints no count of transactions or bytes' sends: the count is unknown, as is
+    // the run time where ELAPSED_TIME was not asked for.
+    result.completeUnknown = true;
     if (const auto elapsed = numberOf("ELAPSED_TIME"))
         result.durationSeconds = elapsed->toDouble();
+    else
+        result.durationUnknown = true;
     // Latencies are printed in microseconds; netperf prints -1 for one it did not measure.
     const char* negative = nullptr; // a latency below 0 other than netperf's -1
     const auto ms = [&](const char* key) -> std::optional<double> {

@@ -157,6 +157,11 @@ struct PointResult {
     int capacityStep = 0;
 
     uint64_t complete = 0;
+    // An imported report that printed no count (netperf's) or no run time (memtier's
+    // table): the figure is unknown, shown empty and left out of the session file,
+    // never 0.
+    bool completeUnknown = false;
+    bool durationUnknown = false;
     uint64_t failed = 0;
     engine::ErrorCounts errors{};
     uint64_t non2xx = 0;

@@ -22,6 +22,12 @@ FieldValue rate(const PointResult& r, const std::optional<double>& reported, dou
     return r.durationSeconds > 0 ? FieldValue(derived) : FieldValue();
 }
 
+// A count or a time an imported report did not print is left out of the session file
+// (the result's source is read before it); a measured result's is required.
+bool unknownToTheImportedTool(const JsonReader& j, QStringView key, const PointResult& r) {
+    return r.source.kind == ResultSource::Kind::Imported && !j.has(key);
+}
+
 QString latin1(std::string_view text) {
     return QString::fromLatin1(text.data(), static_cast<qsizetype>(text.size()));
 }
@@ -101,11 +107,19 @@ void addIdentity(ResultSchemaBuilder& b) {
     cancelled.cliKeys = every("cancelled");
     ResultField& duration = b.saved(
         "duration_s", FieldType::Real, "s",
-        [](const PointResult& r) { return FieldValue(r.durationSeconds); }, "durationSeconds",
+        [](const PointResult& r) {
+            return r.durationUnknown ? FieldValue() : FieldValue(r.durationSeconds);
+        },
+        "durationSeconds",
         [](const JsonReader& j, QStringView k, PointResult& r) {
+            if (unknownToTheImportedTool(j, k, r)) {
+                r.durationUnknown = true;
+                return;
+            }
             // Any finite number: its range is checked by result_schema_ranges.h.
             r.durationSeconds = j.number(k, -kUnbounded, kUnbounded);
         });
+    duration.omitInSession = true;
     duration.csvColumn = duration.id;
     duration.cliKeys = every("duration_s");
     ResultField& threads = b.saved(
@@ -121,8 +135,18 @@ void addIdentity(ResultSchemaBuilder& b) {
 void addCounts(ResultSchemaBuilder& b) {
     ResultField& complete = b.saved(
         "complete", FieldType::Count, "requests",
-        [](const PointResult& r) { return FieldValue(r.complete); }, "complete",
-        [](const JsonReader& j, QStringView k, PointResult& r) { r.complete = j.count(k); });
+        [](const PointResult& r) {
+            return r.completeUnknown ? FieldValue() : FieldValue(r.complete);
+        },
+        "complete",
+        [](const JsonReader& j, QStringView k, PointResult& r) {
+            if (unknownToTheImportedTool(j, k, r)) {
+                r.completeUnknown = true;
+                return;
+            }
+            r.complete = j.count(k);
+        });
+    complete.omitInSession = true;
     complete.csvColumn = complete.id;
     complete.cliKeys = every("complete");
     ResultField& failed = b.saved(

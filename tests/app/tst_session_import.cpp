@@ -11,6 +11,10 @@
 #include "session_test_data.h"
 
 #include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -50,6 +54,7 @@ private Q_SLOTS:
     void survivesSaveAndOpen();
     void memtierThatDoesNotSayFitsRedis();
     void abTimePerRequestAsPrinted();
+    void unprintedCountsStayUnknown();
 };
 
 void TestSessionImport::createsTargetFromTool_data() {
@@ -381,6 +386,53 @@ void TestSessionImport::survivesSaveAndOpen() {
     Session again = *reopened;
     const auto duplicate = importIntoSession(again, QStringLiteral("wrk2"), QString(), files);
     QVERIFY(errorText(duplicate).contains(QLatin1String("already in target 'wrk2'")));
+}
+
+// What a tool did not print is unknown, not 0: netperf prints no count of
+// transactions, memtier's table neither a count nor a run time. They stay empty
+// in the CSV and out of the session file, and come back unknown when reopened;
+// what the tool printed (netperf's elapsed time, memtier's JSON count) is kept.
+void TestSessionImport::unprintedCountsStayUnknown() {
+    Session session;
+    QVERIFY(importIntoSession(session, QStringLiteral("rr"), QString(),
+                              {fixtureFile(QStringLiteral("netperf_tcp_rr.txt"))})
+                .ok());
+    QVERIFY(importIntoSession(session, QStringLiteral("table"), QString(),
+                              {fixtureFile(QStringLiteral("memtier_table_1.2.txt"))})
+                .ok());
+    QVERIFY(importIntoSession(session, QStringLiteral("json"), QString(),
+                              {fixtureFile(QStringLiteral("memtier_redis.json"))})
+                .ok());
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("unknown.loadscope"));
+    QVERIFY(saveSessionFile(session, path));
+    QFile saved(path);
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    const QJsonArray results = QJsonDocument::fromJson(saved.readAll())
+                                   .object()
+                                   .value(QStringLiteral("results"))
+                                   .toArray();
+    QCOMPARE(results.size(), 3);
+    QVERIFY(!results.at(0).toObject().contains(QStringLiteral("complete")));
+    QVERIFY(results.at(0).toObject().contains(QStringLiteral("durationSeconds")));
+    QVERIFY(!results.at(1).toObject().contains(QStringLiteral("complete")));
+    QVERIFY(!results.at(1).toObject().contains(QStringLiteral("durationSeconds")));
+
+    const Result<Session> reopened = loadSessionFile(path);
+    QVERIFY2(reopened, reopened ? "" : qPrintable(reopened.error().toString()));
+    QVERIFY(*reopened == session);
+    const auto cells = [](const Session& s, const PointResult& r) {
+        Session one = s;
+        one.results = {r};
+        const QByteArray csv = resultsCsv(one);
+        return std::pair{csvCell(csv, QStringLiteral("complete")),
+                         csvCell(csv, QStringLiteral("duration_s"))};
+    };
+    QCOMPARE(cells(*reopened, reopened->results.at(0)),
+             (std::pair{QString(), QStringLiteral("10")}));
+    QCOMPARE(cells(*reopened, reopened->results.at(1)), (std::pair{QString(), QString()}));
+    QCOMPARE(cells(*reopened, reopened->results.at(2)),
+             (std::pair{QStringLiteral("1000"), QStringLiteral("0.041")}));
 }
 
 void TestSessionImport::wrk2KeepsBothLatencies() {
