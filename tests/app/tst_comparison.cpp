@@ -44,6 +44,7 @@ private Q_SLOTS:
     void comparisonWithinNoise();
     void comparisonSignificant();
     void importedSingleResult();
+    void verdictNeedsTwoRunsAndSpread();
     void rowsFollowProtocolAndData();
     void failuresNeverLookFast();
     void metricRegistry();
@@ -185,6 +186,29 @@ void TestComparison::comparisonSignificant() {
     QCOMPARE(p99->verdict, Verdict::NotApplicable);
     QCOMPARE(p99->verdictNote, QStringLiteral("no spread on either side"));
     QCOMPARE_NEAR(*p99->vsBaselinePercent, 100.0, 0.2);
+}
+
+// The README's rule: equal figures on both sides are within noise only with two or
+// more runs each; a single run on either side has no verdict, even when the two
+// are equal; sides flat at different figures have none either.
+void TestComparison::verdictNeedsTwoRunsAndSpread() {
+    const auto rps = [](const Session& session) {
+        const Comparison comparison(session);
+        const ComparisonRow* row =
+            comparison.find(session.targets[1].id, 1, Metric::RequestsPerSecond);
+        return row ? std::pair{row->verdict, row->verdictNote}
+                   : std::pair{Verdict::NotApplicable, QStringLiteral("no row")};
+    };
+    QCOMPARE(
+        rps(sessionWithRates({100}, {100})),
+        (std::pair{Verdict::NotApplicable, QStringLiteral("needs 2 or more runs on both sides")}));
+    QCOMPARE(
+        rps(sessionWithRates({100, 110}, {100})),
+        (std::pair{Verdict::NotApplicable, QStringLiteral("needs 2 or more runs on both sides")}));
+    QCOMPARE(rps(sessionWithRates({100, 100}, {100, 100})),
+             (std::pair{Verdict::WithinNoise, QString()}));
+    QCOMPARE(rps(sessionWithRates({100, 100}, {80, 80})),
+             (std::pair{Verdict::NotApplicable, QStringLiteral("no spread on either side")}));
 }
 
 void TestComparison::importedSingleResult() {
