@@ -19,6 +19,12 @@ stage() {
   echo "== $1 [${SECONDS} s, ${cpu} s CPU]"
 }
 
+# What this machine has (its own probes, not the product's): a suite that would
+# skip for want of one of these fails instead (tests/support/required_here.h).
+LOADSCOPE_REQUIRE=$(bash scripts/machine-has.sh)
+export LOADSCOPE_REQUIRE
+echo "== this machine has: $LOADSCOPE_REQUIRE"
+
 stage "build (preset ci)"
 cmake --preset ci >/dev/null
 cmake --build --preset ci -j "$jobs"

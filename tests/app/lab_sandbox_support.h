@@ -5,6 +5,7 @@
 // fetch it runs, the lab's processes, and what `lab check` says here.
 #include "app/lab/lab_mode.h"
 #include "cli_process.h"
+#include "required_here.h"
 #include "stop_with_test.h"
 
 #include <QDir>
@@ -199,10 +200,35 @@ inline std::vector<pid_t> labProcesses() {
 // machine's network as it was before the suite, which each test must leave.
 // Skips the calling test function where no sandbox can be made. A macro: QSKIP must return from
 // the test function itself, not from a helper it calls.
+// Each fails instead where the machine states it has the sandbox, the mode or the server
+// (required_here.h).
 #define LOADSCOPE_SKIP_WITHOUT_SANDBOX(lab)                                                        \
     do {                                                                                           \
         if (!(lab).noSandbox.isEmpty())                                                            \
-            QSKIP(qPrintable(QStringLiteral("no sandbox here: %1").arg((lab).noSandbox)));         \
+            LOADSCOPE_SKIP_UNLESS_REQUIRED(                                                        \
+                QStringLiteral("sandbox"),                                                         \
+                QStringLiteral("no sandbox here: %1").arg((lab).noSandbox));                       \
+    } while (false)
+
+// Skips the calling test function where lab check says `mode` cannot be built here.
+#define LOADSCOPE_SKIP_UNBUILDABLE_MODE(lab, mode)                                                 \
+    do {                                                                                           \
+        const QString loadscopeMode = (mode);                                                      \
+        if (!(lab).reasons.at(loadscopeMode).isEmpty())                                            \
+            LOADSCOPE_SKIP_UNLESS_REQUIRED(                                                        \
+                QStringLiteral("mode:") + loadscopeMode,                                           \
+                QStringLiteral("%1 cannot be built here: %2")                                      \
+                    .arg(loadscopeMode, (lab).reasons.at(loadscopeMode)));                         \
+    } while (false)
+
+// Skips the calling test function where lab check says `server` cannot run here.
+#define LOADSCOPE_SKIP_UNAVAILABLE_SERVER(lab, server)                                             \
+    do {                                                                                           \
+        const QString loadscopeServer = (server);                                                  \
+        if (!(lab).servers.at(loadscopeServer).isEmpty())                                          \
+            LOADSCOPE_SKIP_UNLESS_REQUIRED(QStringLiteral("server:") + loadscopeServer,            \
+                                           loadscopeServer + QStringLiteral(": ") +                \
+                                               (lab).servers.at(loadscopeServer));                 \
     } while (false)
 
 struct LabCheck {

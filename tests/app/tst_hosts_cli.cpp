@@ -9,6 +9,7 @@
 #include "app/session/session_file.h"
 #include "cli_process.h"
 #include "local_peers.h"
+#include "required_here.h"
 #include "ssh_test_hosts.h"
 
 #include <QJsonArray>
@@ -40,7 +41,7 @@ private:
 private Q_SLOTS:
     void initTestCase() {
         if (const QString why = testing::sshdUnavailable(); !why.isEmpty())
-            QSKIP(qPrintable(why));
+            LOADSCOPE_SKIP_UNLESS_REQUIRED(QStringLiteral("sshd"), why);
         m_dir = std::make_unique<QTemporaryDir>();
         m_keys = std::make_unique<testing::SshTestKeys>(m_dir->path());
         QVERIFY2(m_keys->problem().isEmpty(), qPrintable(m_keys->problem()));
@@ -154,7 +155,7 @@ private Q_SLOTS:
     void memcacheFromTwoHostsWithAPreload() {
         testing::MemcachedPeer memcached;
         if (!memcached.isRunning())
-            QSKIP(qPrintable(memcached.error()));
+            LOADSCOPE_SKIP_UNLESS_REQUIRED(QStringLiteral("server:memcached"), memcached.error());
         const auto before = memcached.stats();
         const CliOutcome run = runCliProcess(
             QStringList{QStringLiteral("memcache"), QStringLiteral("--agents"),

@@ -5,6 +5,7 @@
 #include "blocking_client.h"
 #include "cli_process.h"
 #include "embedded_server_support.h"
+#include "required_here.h"
 
 #include <QFile>
 #include <QRegularExpression>
@@ -158,7 +159,9 @@ void TestHttp2Server::h2loadGetsEveryDocument() {
     QFETCH(QStringList, options);
     const QString h2load = toolPath(QStringLiteral("h2load"));
     if (h2load.isEmpty())
-        QSKIP("h2load (Debian nghttp2-client) is not installed");
+        LOADSCOPE_SKIP_UNLESS_REQUIRED(
+            QStringLiteral("h2load"),
+            QStringLiteral("h2load (Debian nghttp2-client) is not installed"));
     HttpServer server(http2Config(size_t(size), tls));
     QVERIFY(startServer(server));
     const CliOutcome run =
@@ -192,7 +195,9 @@ void TestHttp2Server::clientsLeavingMidResponse() {
     QFETCH(bool, tls);
     const QString h2load = toolPath(QStringLiteral("h2load"));
     if (h2load.isEmpty())
-        QSKIP("h2load (Debian nghttp2-client) is not installed");
+        LOADSCOPE_SKIP_UNLESS_REQUIRED(
+            QStringLiteral("h2load"),
+            QStringLiteral("h2load (Debian nghttp2-client) is not installed"));
     HttpServer server(http2Config(1000000, tls));
     QVERIFY(startServer(server));
     const CliOutcome timed =

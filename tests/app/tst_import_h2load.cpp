@@ -5,6 +5,7 @@
 #include "app/servers/http_server.h"
 #include "cli_process.h"
 #include "import_test_support.h"
+#include "required_here.h"
 
 #include <QTest>
 
@@ -37,7 +38,9 @@ void TestImportH2load::liveRunAgainstTheEmbeddedServer() {
     QFETCH(bool, http1);
     const QString h2load = toolPath(QStringLiteral("h2load"));
     if (h2load.isEmpty())
-        QSKIP("h2load (Debian nghttp2-client) is not installed");
+        LOADSCOPE_SKIP_UNLESS_REQUIRED(
+            QStringLiteral("h2load"),
+            QStringLiteral("h2load (Debian nghttp2-client) is not installed"));
     HttpServerConfig config;
     config.documentSize = 7777;
     config.threads = 2;

@@ -129,8 +129,7 @@ private Q_SLOTS:
     void sweepReadsEveryNamespace() {
         LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
         for (const QString& mode : {QStringLiteral("host"), QStringLiteral("container-nat")})
-            if (!m_lab.reasons.at(mode).isEmpty())
-                QSKIP(qPrintable(mode + QStringLiteral(": ") + m_lab.reasons.at(mode)));
+            LOADSCOPE_SKIP_UNBUILDABLE_MODE(m_lab, mode);
         QFile file(qEnvironmentVariable("LOADSCOPE_SOURCE_DIR") +
                    QStringLiteral("/resources/sessions/lab-tcp-rr.loadscope"));
         QVERIFY(file.open(QIODevice::ReadOnly));

@@ -6,6 +6,7 @@
 // after, and runs the lab inside a network namespace of its own (unshare -n).
 #include "echo_cli_support.h"
 #include "lab_sandbox_support.h"
+#include "required_here.h"
 
 #include <QScopeGuard>
 #include <unistd.h>
@@ -81,23 +82,28 @@ private:
     bool skipUnlessLab(const QString& mode) {
         if (!m_lab.noSandbox.isEmpty()) {
             m_skip = QStringLiteral("no sandbox here: ") + m_lab.noSandbox;
+            m_skipCapability = QStringLiteral("sandbox");
             return true;
         }
         if (m_unshare.isEmpty()) {
             m_skip = QStringLiteral("unshare (util-linux) is not installed");
+            m_skipCapability = QStringLiteral("sandbox");
             return true;
         }
         if (!m_noProfile.isEmpty()) {
             m_skip = QStringLiteral("no CPU profile here: ") + m_noProfile;
+            m_skipCapability = QStringLiteral("cpu-profile");
             return true;
         }
         if (!m_lab.reasons.at(mode).isEmpty()) {
             m_skip = mode + QStringLiteral(": ") + m_lab.reasons.at(mode);
+            m_skipCapability = QStringLiteral("mode:") + mode;
             return true;
         }
         return false;
     }
     QString m_skip;
+    QString m_skipCapability; // what LOADSCOPE_REQUIRE may say is here (required_here.h)
 
 private Q_SLOTS:
     void initTestCase() {
@@ -127,7 +133,7 @@ private Q_SLOTS:
     void natCostsConntrackNatAndRulesTheHostDoesNot() {
         for (const QString& mode : {QStringLiteral("container-nat"), QStringLiteral("host")})
             if (skipUnlessLab(mode))
-                QSKIP(qPrintable(m_skip));
+                LOADSCOPE_SKIP_UNLESS_REQUIRED(m_skipCapability, m_skip);
         const ModeProfile nat = profileOf(QStringLiteral("container-nat"));
         QVERIFY2(nat.problem.isEmpty(), nat.problem.constData());
         const ModeProfile host = profileOf(QStringLiteral("host"));
@@ -144,7 +150,7 @@ private Q_SLOTS:
     void aBridgeModeShowsTheBridge() {
         for (const QString& mode : {QStringLiteral("linux-bridge"), QStringLiteral("host")})
             if (skipUnlessLab(mode))
-                QSKIP(qPrintable(m_skip));
+                LOADSCOPE_SKIP_UNLESS_REQUIRED(m_skipCapability, m_skip);
         const ModeProfile bridge = profileOf(QStringLiteral("linux-bridge"));
         QVERIFY2(bridge.problem.isEmpty(), bridge.problem.constData());
         const ModeProfile host = profileOf(QStringLiteral("host"));
@@ -156,7 +162,7 @@ private Q_SLOTS:
     // Behind a userland proxy the relay's own CPU is the relay role's.
     void aUserlandProxyIsTheRelay() {
         if (skipUnlessLab(QStringLiteral("userland-proxy")))
-            QSKIP(qPrintable(m_skip));
+            LOADSCOPE_SKIP_UNLESS_REQUIRED(m_skipCapability, m_skip);
         const ModeProfile proxied = profileOf(QStringLiteral("userland-proxy"));
         QVERIFY2(proxied.problem.isEmpty(), proxied.problem.constData());
         QVERIFY(proxied.role("relay") > 0);
@@ -168,7 +174,7 @@ private Q_SLOTS:
     // relay it is.
     void aSidecarProxyIsTheRelay() {
         if (skipUnlessLab(QStringLiteral("sidecar")))
-            QSKIP(qPrintable(m_skip));
+            LOADSCOPE_SKIP_UNLESS_REQUIRED(m_skipCapability, m_skip);
         const ModeProfile sidecar = profileOf(QStringLiteral("sidecar"));
         QVERIFY2(sidecar.problem.isEmpty(), sidecar.problem.constData());
         QVERIFY(sidecar.role("relay") > 0);

@@ -8,7 +8,9 @@
 #include "lab_sandbox_support.h"
 #include "readme_text.h"
 
+#include <QFileInfo>
 #include <QScopeGuard>
+#include <QTemporaryDir>
 #include <csignal>
 #include <unistd.h>
 
@@ -73,11 +75,8 @@ private Q_SLOTS:
         QFETCH(QString, mode);
         QFETCH(QString, server);
         LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
-        if (!m_lab.reasons.at(mode).isEmpty())
-            QSKIP(qPrintable(
-                QStringLiteral("%1 cannot be built here: %2").arg(mode, m_lab.reasons.at(mode))));
-        if (!m_lab.servers.at(server).isEmpty())
-            QSKIP(qPrintable(server + QStringLiteral(": ") + m_lab.servers.at(server)));
+        LOADSCOPE_SKIP_UNBUILDABLE_MODE(m_lab, mode);
+        LOADSCOPE_SKIP_UNAVAILABLE_SERVER(m_lab, server);
         LabProcess lab(QStringList{QStringLiteral("lab"), QStringLiteral("sandbox"),
                                    QStringLiteral("--modes"), mode, QStringLiteral("--server"),
                                    server, QStringLiteral("--server-opt"),
@@ -103,13 +102,15 @@ private Q_SLOTS:
     // machine's network); the suites' PATH lacks it, so the rows above use the embedded relay.
     void userlandProxyIsDebiansDockerProxy() {
         LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
-        if (!m_lab.reasons.at(QStringLiteral("userland-proxy")).isEmpty())
-            QSKIP(qPrintable(m_lab.reasons.at(QStringLiteral("userland-proxy"))));
+        LOADSCOPE_SKIP_UNBUILDABLE_MODE(m_lab, QStringLiteral("userland-proxy"));
         const QString unpacked = qEnvironmentVariable("LOADSCOPE_SOURCE_DIR") +
                                  QStringLiteral("/build/deps/docker-proxy");
         if (!QFileInfo(unpacked + QStringLiteral("/docker-proxy")).isExecutable())
-            QSKIP("docker-proxy is not unpacked in build/deps (scripts/install-deps.sh test "
-                  "could not download docker.io)");
+            LOADSCOPE_SKIP_UNLESS_REQUIRED(
+                QStringLiteral("docker-proxy"),
+                QStringLiteral(
+                    "docker-proxy is not unpacked in build/deps (scripts/install-deps.sh "
+                    "test could not download docker.io)"));
         const QByteArray path = qgetenv("PATH");
         qputenv("PATH", unpacked.toLocal8Bit() + ':' + path);
         const auto restorePath = qScopeGuard([path] { qputenv("PATH", path); });
@@ -151,7 +152,8 @@ private Q_SLOTS:
         const auto closeNetns = qScopeGuard([ownNetns] { ::close(ownNetns); });
         auto probe = lab::tcpSocketInNetns(ownNetns);
         if (!probe)
-            QSKIP(qPrintable(probe.error().message)); // setns needs CAP_SYS_ADMIN
+            // setns needs CAP_SYS_ADMIN, as the sandbox does
+            LOADSCOPE_SKIP_UNLESS_REQUIRED(QStringLiteral("sandbox"), probe.error().message);
         ::close(*probe);
         RawListener server(false); // bound, refusing, as a server still starting
         TcpProxy proxy(proxyConfig(server.port()));
@@ -198,12 +200,16 @@ private Q_SLOTS:
         QFETCH(QString, server);
         QFETCH(QString, version);
         LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
-        if (!m_lab.servers.at(server).isEmpty())
-            QSKIP(qPrintable(m_lab.servers.at(server)));
+        LOADSCOPE_SKIP_UNAVAILABLE_SERVER(m_lab, server);
         QStringList modes;
         for (const QString& mode : kModes) {
             if (m_lab.reasons.at(mode).isEmpty())
                 modes.append(mode);
+            else if (loadscope::testing::requiredHere(QStringLiteral("mode:") + mode))
+                QFAIL(qPrintable(mode +
+                                 QStringLiteral(" is on this machine (LOADSCOPE_REQUIRE), "
+                                                "but: ") +
+                                 m_lab.reasons.at(mode)));
         }
         LabProcess lab(QStringList{QStringLiteral("lab"), QStringLiteral("sandbox"),
                                    QStringLiteral("--mtu"), QStringLiteral("9000"),
@@ -231,8 +237,7 @@ private Q_SLOTS:
     void clusterIpSpreadsOverItsBackends() {
         LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
         const QString mode = QStringLiteral("cluster-ip");
-        if (!m_lab.reasons.at(mode).isEmpty())
-            QSKIP(qPrintable(m_lab.reasons.at(mode)));
+        LOADSCOPE_SKIP_UNBUILDABLE_MODE(m_lab, mode);
         LabProcess lab({QStringLiteral("lab"), QStringLiteral("sandbox"), QStringLiteral("--modes"),
                         mode, QStringLiteral("--server"), QStringLiteral("http"),
                         QStringLiteral("--server-opt"), QStringLiteral("size=100"),
@@ -305,8 +310,7 @@ private Q_SLOTS:
     void overlayCarriesVxlanAtItsMtu() {
         LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
         const QString mode = QStringLiteral("overlay-vxlan");
-        if (!m_lab.reasons.at(mode).isEmpty())
-            QSKIP(qPrintable(m_lab.reasons.at(mode)));
+        LOADSCOPE_SKIP_UNBUILDABLE_MODE(m_lab, mode);
         QString nft = QStandardPaths::findExecutable(QStringLiteral("nft"));
         if (nft.isEmpty())
             nft = QStandardPaths::findExecutable(
@@ -363,8 +367,7 @@ private Q_SLOTS:
     void sidecarRelaysThroughItsProxy() {
         LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
         const QString mode = QStringLiteral("sidecar");
-        if (!m_lab.reasons.at(mode).isEmpty())
-            QSKIP(qPrintable(m_lab.reasons.at(mode)));
+        LOADSCOPE_SKIP_UNBUILDABLE_MODE(m_lab, mode);
         LabProcess lab({QStringLiteral("lab"), QStringLiteral("sandbox"), QStringLiteral("--modes"),
                         mode, QStringLiteral("--server"), QStringLiteral("http"),
                         QStringLiteral("--server-opt"), QStringLiteral("size=1000"),
@@ -445,8 +448,7 @@ private Q_SLOTS:
         const QStringList modes{QStringLiteral("host"), QStringLiteral("container-nat"),
                                 QStringLiteral("userland-proxy")};
         for (const QString& mode : modes)
-            if (!m_lab.reasons.at(mode).isEmpty())
-                QSKIP(qPrintable(mode + QStringLiteral(": ") + m_lab.reasons.at(mode)));
+            LOADSCOPE_SKIP_UNBUILDABLE_MODE(m_lab, mode);
         const QString nft = QStandardPaths::findExecutable(
             QStringLiteral("nft"), {QStringLiteral("/usr/sbin"), QStringLiteral("/sbin")});
         constexpr int kRequests = 200; // one connection each: no keep-alive
@@ -608,8 +610,9 @@ private Q_SLOTS:
     void labCheckSaysWhatKubernetesModesMimic() {
         const CliOutcome check = runCliProcess({QStringLiteral("lab"), QStringLiteral("check")});
         if (check.exitCode != 0)
-            QSKIP(qPrintable(
-                QStringLiteral("no sandbox here: %1").arg(QString::fromUtf8(check.err.trimmed()))));
+            LOADSCOPE_SKIP_UNLESS_REQUIRED(
+                QStringLiteral("sandbox"),
+                QStringLiteral("no sandbox here: %1").arg(QString::fromUtf8(check.err.trimmed())));
         for (const QString& mode : kKubernetesModes) {
             const QRegularExpression twoLines(
                 QStringLiteral(
@@ -678,80 +681,118 @@ private Q_SLOTS:
     void badInputIsOneLine_data() {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("needsUnavailable"); // a mode that must be unbuildable here
+        // "path:PROGRAM": the program left out of the command's PATH; "device:FILE": the
+        // device's directory hidden by an empty tmpfs in a mount namespace of the command's own.
+        QTest::addColumn<QString>("denied");
         QTest::addColumn<QString>("expected");
         const QStringList command{QStringLiteral("--"), QStringLiteral("true")};
         const auto lab = [&](const QStringList& options) {
             return QStringList{QStringLiteral("lab"), QStringLiteral("sandbox")} + options +
                    command;
         };
-        QTest::newRow("unknown mode") << lab({QStringLiteral("--modes"), QStringLiteral("warp"),
-                                              QStringLiteral("--server"), QStringLiteral("http")})
-                                      << QString() << QStringLiteral("unknown mode 'warp'");
-        QTest::newRow("mode twice") << lab({QStringLiteral("--modes"), QStringLiteral("host,host"),
-                                            QStringLiteral("--server"), QStringLiteral("http")})
-                                    << QString() << QStringLiteral("host is given twice");
+        QTest::newRow("unknown mode")
+            << lab({QStringLiteral("--modes"), QStringLiteral("warp"), QStringLiteral("--server"),
+                    QStringLiteral("http")})
+            << QString() << QString() << QStringLiteral("unknown mode 'warp'");
+        QTest::newRow("mode twice")
+            << lab({QStringLiteral("--modes"), QStringLiteral("host,host"),
+                    QStringLiteral("--server"), QStringLiteral("http")})
+            << QString() << QString() << QStringLiteral("host is given twice");
         QTest::newRow("no modes") << lab({QStringLiteral("--server"), QStringLiteral("http")})
-                                  << QString() << QStringLiteral("--modes");
+                                  << QString() << QString() << QStringLiteral("--modes");
         QTest::newRow("MTU too small")
             << lab({QStringLiteral("--mtu"), QStringLiteral("100"), QStringLiteral("--modes"),
                     QStringLiteral("host"), QStringLiteral("--server"), QStringLiteral("http")})
-            << QString() << QStringLiteral("--mtu");
+            << QString() << QString() << QStringLiteral("--mtu");
         QTest::newRow("unknown server")
             << lab({QStringLiteral("--modes"), QStringLiteral("host"), QStringLiteral("--server"),
                     QStringLiteral("lighttpd")})
-            << QString() << QStringLiteral("unknown server 'lighttpd'");
+            << QString() << QString() << QStringLiteral("unknown server 'lighttpd'");
         QTest::newRow("server option of another kind")
             << lab({QStringLiteral("--modes"), QStringLiteral("host"), QStringLiteral("--server"),
                     QStringLiteral("http"), QStringLiteral("--server-opt"),
                     QStringLiteral("memory=64")})
-            << QString() << QStringLiteral("http takes size");
+            << QString() << QString() << QStringLiteral("http takes size");
         QTest::newRow("no command")
             << QStringList{QStringLiteral("lab"),      QStringLiteral("sandbox"),
                            QStringLiteral("--modes"),  QStringLiteral("host"),
                            QStringLiteral("--server"), QStringLiteral("http")}
-            << QString() << QStringLiteral("after --");
+            << QString() << QString() << QStringLiteral("after --");
         QTest::newRow("client CPU that does not exist")
             << lab({QStringLiteral("--client-cpus"), QStringLiteral("4095"),
                     QStringLiteral("--modes"), QStringLiteral("host"), QStringLiteral("--server"),
                     QStringLiteral("http")})
-            << QString() << QStringLiteral("--client-cpus '4095'");
-        for (const QString& mode : {QStringLiteral("ipvlan"), QStringLiteral("ovs-bridge"),
-                                    QStringLiteral("rootless-nat")})
-            QTest::newRow(qPrintable(mode + QStringLiteral(" unbuildable")))
-                << lab({QStringLiteral("--modes"), QStringLiteral("host,") + mode,
-                        QStringLiteral("--server"), QStringLiteral("http")})
-                << mode << QStringLiteral("mode %1: ").arg(mode);
+            << QString() << QString() << QStringLiteral("--client-cpus '4095'");
+        QTest::newRow("ipvlan unbuildable")
+            << lab({QStringLiteral("--modes"), QStringLiteral("host,ipvlan"),
+                    QStringLiteral("--server"), QStringLiteral("http")})
+            << QStringLiteral("ipvlan") << QString()
+            << QStringLiteral("mode ipvlan: the kernel has no ipvlan support");
+        // Made unbuildable on purpose: the switch's datapath device denied (its daemons are
+        // found in sbin whatever PATH says), slirp4netns not on the command's PATH.
+        QTest::newRow("ovs-bridge without /dev/net/tun")
+            << lab({QStringLiteral("--modes"), QStringLiteral("host,ovs-bridge"),
+                    QStringLiteral("--server"), QStringLiteral("http")})
+            << QString() << QStringLiteral("device:/dev/net/tun")
+            << QStringLiteral(
+                   "mode ovs-bridge: cannot open /dev/net/tun: No such file or directory");
+        QTest::newRow("rootless-nat without slirp4netns")
+            << lab({QStringLiteral("--modes"), QStringLiteral("host,rootless-nat"),
+                    QStringLiteral("--server"), QStringLiteral("http")})
+            << QString() << QStringLiteral("path:slirp4netns")
+            << QStringLiteral(
+                   "mode rootless-nat: slirp4netns is not installed (Debian package slirp4netns)");
         QTest::newRow("client placement a mode cannot have")
             << lab({QStringLiteral("--client-placement"), QStringLiteral("server-host"),
                     QStringLiteral("--modes"), QStringLiteral("host,overlay-vxlan"),
                     QStringLiteral("--server"), QStringLiteral("http")})
-            << QString()
+            << QString() << QString()
             << QStringLiteral("client placement server-host: overlay-vxlan cannot have it: its "
                               "path is pod to pod across two nodes");
         QTest::newRow("unknown client placement")
             << lab({QStringLiteral("--client-placement"), QStringLiteral("pod"),
                     QStringLiteral("--modes"), QStringLiteral("host"), QStringLiteral("--server"),
                     QStringLiteral("http")})
-            << QString() << QStringLiteral("unknown placement 'pod'");
+            << QString() << QString() << QStringLiteral("unknown placement 'pod'");
         QTest::newRow("unknown subcommand")
-            << QStringList{QStringLiteral("lab"), QStringLiteral("tour")} << QString()
+            << QStringList{QStringLiteral("lab"), QStringLiteral("tour")} << QString() << QString()
             << QStringLiteral("unknown subcommand 'tour'");
     }
     void badInputIsOneLine() {
         QFETCH(QStringList, arguments);
         QFETCH(QString, needsUnavailable);
+        QFETCH(QString, denied);
         QFETCH(QString, expected);
         if (!needsUnavailable.isEmpty()) {
             LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
             if (m_lab.reasons.at(needsUnavailable).isEmpty())
                 QSKIP(qPrintable(needsUnavailable + QStringLiteral(" can be built here")));
-            // The sandbox meets the missing kernel support itself; a missing daemon is named
-            // before it tries, in the check's words.
-            expected += needsUnavailable == QLatin1String("ipvlan")
-                            ? QStringLiteral("the kernel has no ipvlan support")
-                            : m_lab.reasons.at(needsUnavailable);
         }
-        const CliOutcome outcome = runCliProcess(arguments);
+        QTemporaryDir pathWithout;
+        QString program = cliPath();
+        if (!denied.isEmpty()) {
+            LOADSCOPE_SKIP_WITHOUT_SANDBOX(m_lab);
+            const QString what = denied.section(QLatin1Char(':'), 1);
+            arguments.prepend(cliPath());
+            if (denied.startsWith(QLatin1String("path:"))) {
+                QVERIFY(pathWithout.isValid());
+                QVERIFY(linkPathWithout(what, pathWithout.path()));
+                arguments.prepend(QStringLiteral("PATH=") + pathWithout.path());
+                program = QStringLiteral("/usr/bin/env");
+            } else {
+                const QString hidden = QFileInfo(what).path();
+                arguments =
+                    QStringList{QStringLiteral("-m"),
+                                QStringLiteral("--"),
+                                QStringLiteral("sh"),
+                                QStringLiteral("-ec"),
+                                QStringLiteral("mount -t tmpfs none %1; exec \"$@\"").arg(hidden),
+                                QStringLiteral("sh")} +
+                    arguments;
+                program = QStringLiteral("/usr/bin/unshare");
+            }
+        }
+        const CliOutcome outcome = runProgram(program, arguments);
         QCOMPARE(outcome.exitCode, 2);
         QVERIFY(outcome.out.isEmpty());
         QCOMPARE(outcome.errorLines().size(), 1);
@@ -759,6 +800,20 @@ private Q_SLOTS:
     }
 
 private:
+    // `dir` made a PATH of one directory: a link to each program of this one's but `tool`.
+    static bool linkPathWithout(const QString& tool, const QString& dir) {
+        bool linked = false;
+        for (const QString& from : qEnvironmentVariable("PATH").split(QLatin1Char(':'))) {
+            for (const QFileInfo& program :
+                 QDir(from).entryInfoList(QDir::Files | QDir::Executable | QDir::NoDotAndDotDot)) {
+                const QString to = dir + QLatin1Char('/') + program.fileName();
+                if (program.fileName() != tool && !QFileInfo::exists(to))
+                    linked = QFile::link(program.absoluteFilePath(), to) || linked;
+            }
+        }
+        return linked && !QFileInfo::exists(dir + QLatin1Char('/') + tool);
+    }
+
     // "net:[4026531833]" names the namespace by its inode.
     static qulonglong hostNetnsInode() {
         char link[64] = {};

@@ -14,6 +14,7 @@
 #include "engine/histogram.h"
 #include "fixed_delay_server.h"
 #include "private_netns_main.h"
+#include "required_here.h"
 #include "ssh_test_hosts.h"
 
 #include <QCoroTask>
@@ -171,9 +172,9 @@ private:
 private Q_SLOTS:
     void initTestCase() {
         if (const QString why = testing::privateNetnsUnavailable(); !why.isEmpty())
-            QSKIP(qPrintable(why));
+            LOADSCOPE_SKIP_UNLESS_REQUIRED(QStringLiteral("sandbox"), why);
         if (const QString why = testing::sshdUnavailable(); !why.isEmpty())
-            QSKIP(qPrintable(why));
+            LOADSCOPE_SKIP_UNLESS_REQUIRED(QStringLiteral("sshd"), why);
         m_dir = std::make_unique<QTemporaryDir>();
         m_keys = std::make_unique<SshTestKeys>(m_dir->path());
         QVERIFY2(m_keys->problem().isEmpty(), qPrintable(m_keys->problem()));

@@ -7,6 +7,7 @@
 #include "app/sweep/sweep_runner.h"
 #include "engine/http_protocol.h"
 #include "local_peers.h"
+#include "required_here.h"
 #include "sweep_test_session.h"
 #include "tests/app/result_message.h"
 #include "tsan_fork_options.h"
@@ -91,7 +92,8 @@ void TestSweepPreflight::probe() {
         // ...so a 404 comes from nginx, which serves only "/".
         nginx.emplace();
         if (!nginx->isRunning())
-            QSKIP(qPrintable(QStringLiteral("no nginx: ") + nginx->error()));
+            LOADSCOPE_SKIP_UNLESS_REQUIRED(QStringLiteral("server:nginx"),
+                                           QStringLiteral("no nginx: ") + nginx->error());
         target.http.url = nginx->url() + QStringLiteral("no-such-page");
     }
 

@@ -4,6 +4,7 @@
 // editor's host fields, the lab dialog's "Build on", and the run log's note
 // of each host's part.
 #include "app/session/session_document.h"
+#include "required_here.h"
 #include "tests/app/ssh_test_hosts.h"
 #include "ui/run/run_log_model.h"
 #include "ui/shell/hosts_dialog.h"
@@ -97,7 +98,7 @@ private Q_SLOTS:
     // and one it refuses.
     void checkSaysWhatEachHostAnswered() {
         if (const QString why = testing::sshdUnavailable(); !why.isEmpty())
-            QSKIP(qPrintable(why));
+            LOADSCOPE_SKIP_UNLESS_REQUIRED(QStringLiteral("sshd"), why);
         QTemporaryDir dir;
         testing::SshTestKeys keys(dir.path());
         const quint16 port = testing::freeLoopbackPort();

@@ -5,6 +5,7 @@
 // `loadscope-cli lab sandbox` from beside the window, and the lab's points must
 // land in the session file. The suite runs in a network namespace of its own
 // (the window, Xvfb and the lab with it), so nothing can leave the machine.
+#include "required_here.h"
 #include "tests/app/lab_sandbox_support.h"
 #include "tests/support/private_network.h"
 
@@ -108,9 +109,10 @@ private Q_SLOTS:
                  "LOADSCOPE_WINDOW names the built window");
         for (const char* tool : {"Xvfb", "xdotool"})
             if (QStandardPaths::findExecutable(QLatin1String(tool)).isEmpty())
-                QSKIP(
-                    qPrintable(QStringLiteral("%1 is not installed (scripts/install-deps.sh test)")
-                                   .arg(QLatin1String(tool))));
+                LOADSCOPE_SKIP_UNLESS_REQUIRED(
+                    QStringLiteral("xvfb"),
+                    QStringLiteral("%1 is not installed (scripts/install-deps.sh test)")
+                        .arg(QLatin1String(tool)));
         // PATH as the window gets it must not hold a loadscope-cli: it is to find its own.
         QVERIFY2(
             QStandardPaths::findExecutable(QStringLiteral("loadscope-cli"), kPlainPath.split(u':'))
