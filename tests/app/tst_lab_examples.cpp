@@ -61,6 +61,7 @@ private Q_SLOTS:
         plan.insert(QStringLiteral("repetitions"), 1);
         plan.insert(QStringLiteral("concurrency"), QJsonArray{2});
         session.insert(QStringLiteral("plan"), plan);
+        session.insert(QStringLiteral("targets"), withKeysOfOneLength(session.value(u"targets")));
         QTemporaryDir dir;
         QFile small(dir.filePath(QStringLiteral("lab.loadscope")));
         QVERIFY(small.open(QIODevice::WriteOnly));
@@ -385,13 +386,49 @@ private:
                                 .arg(serverTruth)));
     }
 
+    // memcached's keys all of one length (seven digits after the prefix), so that every command
+    // and every reply has a size the protocol gives.
+    static QJsonArray withKeysOfOneLength(const QJsonValue& targets) {
+        QJsonArray changed;
+        for (const QJsonValue& target : targets.toArray()) {
+            QJsonObject object = target.toObject();
+            if (object.contains(u"memcache")) {
+                QJsonObject memcache = object.value(u"memcache").toObject();
+                memcache.insert(QStringLiteral("keyMinimum"), 1'000'000);
+                memcache.insert(QStringLiteral("keyMaximum"), 9'999'999);
+                object.insert(QStringLiteral("memcache"), memcache);
+            }
+            changed.append(object);
+        }
+        return changed;
+    }
+
     // What each example's server sends, exactly: tcp-rr one byte each way per
-    // transaction; nginx and Apache the page they were given as every body, headers beside it.
+    // transaction; nginx and Apache the page they were given as every body, headers beside it;
+    // memcached each command's and each reply's text as its protocol spells it (keys of one
+    // length, withKeysOfOneLength).
     static void checkExampleBytes(const QJsonObject& target, const QJsonObject& result) {
         const double complete = result[u"complete"].toDouble();
         const QString protocol = target[u"protocol"].toString();
         if (protocol == QLatin1String("tcp-rr")) {
             QCOMPARE(result[u"bytesSent"].toDouble(), complete);
+        } else if (protocol == QLatin1String("memcache")) {
+            const QJsonValue memcache = target[u"memcache"];
+            const double key = memcache[u"keyPrefix"].toString().size() + 7;
+            const double value = memcache[u"valueSize"].toDouble();
+            const double sets = result[u"operationCounts"][u"set"].toDouble();
+            const double gets = result[u"operationCounts"][u"get"].toDouble();
+            const double hits = result[u"hits"].toDouble();
+            QCOMPARE(sets + gets, complete);
+            QCOMPARE(hits + result[u"misses"].toDouble(), gets);
+            const double digits = QByteArray::number(qint64(value)).size();
+            // "set KEY 0 0 SIZE\r\n" and the value with its CRLF; "get KEY\r\n".
+            QCOMPARE(result[u"bytesSent"].toDouble(),
+                     sets * (4 + key + 5 + digits + 2 + value + 2) + gets * (4 + key + 2));
+            // "STORED\r\n"; "END\r\n" for a miss; "VALUE KEY 0 SIZE\r\n", the value with its
+            // CRLF and "END\r\n" for a hit.
+            QCOMPARE(result[u"bytesTotal"].toDouble(),
+                     sets * 8 + (gets - hits) * 5 + hits * (6 + key + 3 + digits + 2 + value + 7));
         } else if (protocol == QLatin1String("http")) {
             const double page = target[u"lab"][u"serverOptions"][0][u"value"].toString().toDouble();
             QCOMPARE(result[u"bytesBody"].toDouble(), complete * page);
