@@ -636,9 +636,8 @@ void TestCpuNoise::processTreeCountsWorkersLiveAndReaped() {
 // receives them (net_rx, in the sender's context on loopback) grows with them. Truths beside the
 // product's figure: the namespace's own count of TCP segments sent (/proc/net/snmp OutSegs) and
 // the machine's softirq ticks (/proc/stat), both read by the test around each point. The
-// softirq per request through the relay over the direct one is held to the segments' ratio (the
-// machine's other traffic falls on both alike), and the point's softirq to what /proc/stat
-// counted around it.
+// points' softirq is held to what /proc/stat counted around them, and the softirq per request
+// through the relay over the direct one to a band around the segments' ratio.
 void TestCpuNoise::softirqPerRequestHigherThroughProxy() {
     app::HttpServer http(testing::httpConfig(512));
     QVERIFY(testing::startServer(http));
@@ -651,8 +650,7 @@ void TestCpuNoise::softirqPerRequestHigherThroughProxy() {
     double server[2] = {0, 0};
     uint64_t requests[2] = {0, 0};
     // Six interleaved rounds of short points, so that drift of the machine falls on both modes
-    // alike: on this 2-core machine at load 8-10, three rounds of 700 ms gave ratios of 1.7x to
-    // 4.5x, six of 350 ms 1.5x to 2.8x over eleven runs.
+    // alike (three rounds of 700 ms spread the ratio more).
     for (int round = 0; round < 6; ++round) {
         for (int mode = 0; mode < 2; ++mode) {
             engine::LoadSpec spec = httpSpec(mode == 0 ? http.port() : proxy.port(), 4, 350ms);
@@ -703,11 +701,12 @@ void TestCpuNoise::softirqPerRequestHigherThroughProxy() {
                                                : QStringLiteral("through the proxy"))
                                 .arg(softirq[mode])
                                 .arg(softirqAround[mode])));
-    // Softirq per request grows as the segments do: with twice the segments, 1.2x to 3.5x the
-    // softirq, a band the ticks' count (tens per mode) leaves; a figure that did not follow the
-    // traffic (another column, a constant, the other load's) falls outside it.
+    // Softirq per request grows with the segments, but as ticks count it (tens a mode) it is
+    // known to some 30 %: over 16 runs at load 8-10 the ratio went from 1.15x to 4.5x for
+    // twice the segments. Held to 1x-5x: more through the relay, and not out of proportion.
+    // What the figure is worth is checked above, against /proc/stat over the same points.
     const double relative = (proxied / direct) / (segmentsProxied / segmentsDirect);
-    QVERIFY2(relative > 0.6 && relative < 1.75,
+    QVERIFY2(relative > 0.5 && relative < 2.5,
              qPrintable(QStringLiteral("softirq per request %1 µs direct, %2 µs through the proxy "
                                        "(%3x); segments %4x")
                             .arg(direct)
