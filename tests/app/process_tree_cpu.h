@@ -5,29 +5,26 @@
 
 #include <QDir>
 #include <QFile>
-#include <unistd.h>
 
 namespace loadscope::test {
 
-// utime + stime of `pid` and every process below it, in seconds, followed through
-// /proc/PID/task/TID/children (the sweep walks the parents of all of /proc instead).
-inline double processTreeCpuSeconds(int pid) {
-    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (!stat.open(QIODevice::ReadOnly))
-        return 0;
-    const QByteArray line = stat.readAll();
-    const QList<QByteArray> fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
-    // After the command: state(3) ... utime(14) stime(15).
-    double seconds =
-        (fields.value(11).toDouble() + fields.value(12).toDouble()) / double(sysconf(_SC_CLK_TCK));
+// The run time the scheduler gave `pid`'s live threads and every process below it, in seconds,
+// to the nanosecond: each thread's /proc/PID/task/TID/schedstat (its first field). utime + stime
+// come to the same time in 10 ms ticks, so this is the truth a tick-counted figure is held to
+// within a tick or two, not ten. Threads that have exited are not in it.
+inline double processTreeRunSeconds(int pid) {
+    double seconds = 0;
     const QDir tasks(QStringLiteral("/proc/%1/task").arg(pid));
     for (const QString& task : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile schedstat(tasks.filePath(task + QStringLiteral("/schedstat")));
+        if (schedstat.open(QIODevice::ReadOnly))
+            seconds += schedstat.readAll().split(' ').value(0).toDouble() / 1e9;
         QFile children(tasks.filePath(task + QStringLiteral("/children")));
         if (!children.open(QIODevice::ReadOnly))
             continue;
         for (const QByteArray& child : children.readAll().split(' '))
             if (!child.trimmed().isEmpty())
-                seconds += processTreeCpuSeconds(child.trimmed().toInt());
+                seconds += processTreeRunSeconds(child.trimmed().toInt());
     }
     return seconds;
 }

@@ -96,6 +96,36 @@ void burnCpu(double seconds) {
         spin = spin + 1;
 }
 
+// The machine's softirq time so far, from /proc/stat's "cpu" line as the kernel documents it
+// (user nice system idle iowait irq softirq ...), read here rather than by the product's parser.
+double softirqSecondsOfProcStat() {
+    QFile file(QStringLiteral("/proc/stat"));
+    if (!file.open(QIODevice::ReadOnly))
+        return 0;
+    const QList<QByteArray> fields = file.readLine().simplified().split(' ');
+    return fields.value(7).toDouble() / double(sysconf(_SC_CLK_TCK));
+}
+
+// TCP segments this network namespace has sent so far: /proc/net/snmp's OutSegs (the "Tcp:"
+// line of names, then the "Tcp:" line of values).
+double tcpSegmentsSent() {
+    QFile file(QStringLiteral("/proc/net/snmp"));
+    if (!file.open(QIODevice::ReadOnly))
+        return 0;
+    QList<QByteArray> names;
+    for (const QByteArray& line : file.readAll().split('\n')) {
+        if (!line.startsWith("Tcp:"))
+            continue;
+        const QList<QByteArray> fields = line.simplified().split(' ');
+        if (names.isEmpty()) {
+            names = fields;
+            continue;
+        }
+        return fields.value(names.indexOf("OutSegs")).toDouble();
+    }
+    return 0;
+}
+
 void stopProcess(pid_t pid) {
     if (pid <= 0)
         return;
@@ -601,26 +631,40 @@ void TestCpuNoise::processTreeCountsWorkersLiveAndReaped() {
     QVERIFY(*aloneWindow.serverCpuSeconds < 0.05);
 }
 
+// Through a userland relay each request crosses loopback twice (client to relay, relay to
+// server), so the kernel moves about twice the TCP segments per request, and the softirq that
+// receives them (net_rx, in the sender's context on loopback) grows with them. Truths beside the
+// product's figure: the namespace's own count of TCP segments sent (/proc/net/snmp OutSegs) and
+// the machine's softirq ticks (/proc/stat), both read by the test around each point. The
+// points' softirq is held to what /proc/stat counted around them, and the softirq per request
+// through the relay over the direct one to a band around the segments' ratio.
 void TestCpuNoise::softirqPerRequestHigherThroughProxy() {
     app::HttpServer http(testing::httpConfig(512));
     QVERIFY(testing::startServer(http));
     app::TcpProxy proxy(testing::proxyConfig(http.port()));
     QVERIFY(testing::startServer(proxy));
 
-    // Interleaved rounds, so that drift of the machine falls on both alike.
     double softirq[2] = {0, 0};
+    double softirqAround[2] = {0, 0};
+    double segments[2] = {0, 0};
     double server[2] = {0, 0};
     uint64_t requests[2] = {0, 0};
-    for (int round = 0; round < 3; ++round) {
+    // Six interleaved rounds of short points, so that drift of the machine falls on both modes
+    // alike (three rounds of 700 ms spread the ratio more).
+    for (int round = 0; round < 6; ++round) {
         for (int mode = 0; mode < 2; ++mode) {
-            engine::LoadSpec spec = httpSpec(mode == 0 ? http.port() : proxy.port(), 4, 700ms);
+            engine::LoadSpec spec = httpSpec(mode == 0 ? http.port() : proxy.port(), 4, 350ms);
             spec.serverCpu.threads = http.threadIds();
             if (mode == 1) {
                 const std::vector<int> relay = proxy.threadIds();
                 spec.serverCpu.threads.insert(spec.serverCpu.threads.end(), relay.begin(),
                                               relay.end());
             }
+            const double softirqBefore = softirqSecondsOfProcStat();
+            const double segmentsBefore = tcpSegmentsSent();
             const app::PointResult r = runPoint(std::move(spec));
+            segments[mode] += tcpSegmentsSent() - segmentsBefore;
+            softirqAround[mode] += softirqSecondsOfProcStat() - softirqBefore;
             QVERIFY(r.cpu && r.cpu->serverSeconds);
             softirq[mode] += r.cpu->softirq;
             server[mode] += *r.cpu->serverSeconds;
@@ -632,12 +676,43 @@ void TestCpuNoise::softirqPerRequestHigherThroughProxy() {
     QVERIFY(requests[0] > 1000 && requests[1] > 1000);
     const double direct = softirq[0] * 1e6 / double(requests[0]);
     const double proxied = softirq[1] * 1e6 / double(requests[1]);
-    qInfo("softirq per request: direct %.2f µs, through the proxy %.2f µs; server CPU per "
-          "request %.2f vs %.2f µs",
-          direct, proxied, server[0] * 1e6 / double(requests[0]),
+    const double segmentsDirect = segments[0] / double(requests[0]);
+    const double segmentsProxied = segments[1] / double(requests[1]);
+    qInfo("softirq per request: direct %.2f µs, through the proxy %.2f µs (%.2fx); TCP segments "
+          "per request %.2f vs %.2f (%.2fx); softirq over the points %.3f, %.3f s, /proc/stat's "
+          "around them %.3f, %.3f s; server CPU per request %.2f vs %.2f µs",
+          direct, proxied, proxied / direct, segmentsDirect, segmentsProxied,
+          segmentsProxied / segmentsDirect, softirq[0], softirq[1], softirqAround[0],
+          softirqAround[1], server[0] * 1e6 / double(requests[0]),
           server[1] * 1e6 / double(requests[1]));
-    // The relay adds a second TCP connection per request: twice the loopback work.
-    QVERIFY2(proxied > direct, qPrintable(QStringLiteral("%1 vs %2").arg(proxied).arg(direct)));
+    // The truth itself: the relay's second connection doubles the segments per request.
+    QVERIFY2(segmentsProxied > 1.6 * segmentsDirect && segmentsProxied < 2.4 * segmentsDirect,
+             qPrintable(QStringLiteral("segments per request %1 direct, %2 through the proxy")
+                            .arg(segmentsDirect)
+                            .arg(segmentsProxied)));
+    // The points' softirq is what /proc/stat counted around them (their windows lie inside the
+    // test's), less the set-up and the ending (a few ms a point; 10 ms ticks).
+    for (int mode = 0; mode < 2; ++mode)
+        QVERIFY2(softirq[mode] <= softirqAround[mode] + 1e-9 &&
+                     softirq[mode] >= 0.8 * softirqAround[mode] - 0.03,
+                 qPrintable(QStringLiteral("%1: softirq %2 s over the points, /proc/stat's %3 s "
+                                           "around them")
+                                .arg(mode == 0 ? QStringLiteral("direct")
+                                               : QStringLiteral("through the proxy"))
+                                .arg(softirq[mode])
+                                .arg(softirqAround[mode])));
+    // Softirq per request grows with the segments, but as ticks count it (tens a mode) it is
+    // known to some 30 %: over 16 runs at load 8-10 the ratio went from 1.15x to 4.5x for
+    // twice the segments. Held to 1x-5x: more through the relay, and not out of proportion.
+    // What the figure is worth is checked above, against /proc/stat over the same points.
+    const double relative = (proxied / direct) / (segmentsProxied / segmentsDirect);
+    QVERIFY2(relative > 0.5 && relative < 2.5,
+             qPrintable(QStringLiteral("softirq per request %1 µs direct, %2 µs through the proxy "
+                                       "(%3x); segments %4x")
+                            .arg(direct)
+                            .arg(proxied)
+                            .arg(proxied / direct)
+                            .arg(segmentsProxied / segmentsDirect)));
     QVERIFY(server[1] / double(requests[1]) > server[0] / double(requests[0]));
 }
 

@@ -20,6 +20,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 #include <csignal>
 #include <optional>
 
@@ -297,8 +298,12 @@ private Q_SLOTS:
     }
 
     // A lab point's server CPU is the process the lab line names, read by the agent: checked
-    // against that process's own /proc/PID/stat, read by the test around the sweep. The
-    // "lab's" server is a `serve http` process of its own, so that no other CPU is in it.
+    // against the run time the scheduler gave that process, read by the test around the sweep
+    // (/proc/PID/task/TID/schedstat, to the nanosecond). The "lab's" server is a `serve http`
+    // process of its own, so that no other CPU is in it, and it works only for requests: outside
+    // the point it answers the probe and accepts two connections, some microseconds. The point
+    // is long enough (a second or more of the server's CPU at two connections) that the agent's
+    // 10 ms ticks are within a few percent of it.
     void labLineServerPidIsTheServersCpu() {
         QProcess server;
         testing::stopWithTest(server);
@@ -317,14 +322,14 @@ private Q_SLOTS:
                 .arg(port)
                 .arg(pid);
         app::SessionDocument document;
-        document.reset(labSession(QStringLiteral("http://lab.invalid/"), timedPlan(1.0)));
+        document.reset(labSession(QStringLiteral("http://lab.invalid/"), timedPlan(1.5)));
         app::SweepRunner runner(&document);
         runner.setIdleCheckSeconds(0);
         runner.setAgentCommand({QStringLiteral("/bin/sh"), QStringLiteral("-c"),
                                 QStringLiteral("echo \"$1\"; exec \"$0\" lab agent"), cli(), line});
-        const double before = test::processTreeCpuSeconds(pid);
+        const double before = test::processTreeRunSeconds(pid);
         const SweepOutcome outcome = runToEnd(runner);
-        const double truth = test::processTreeCpuSeconds(pid) - before;
+        const double truth = test::processTreeRunSeconds(pid) - before;
         server.terminate();
         QVERIFY(server.waitForFinished(10'000));
         QVERIFY2(outcome.status == SweepOutcome::Status::Completed, qPrintable(outcome.error));
@@ -332,12 +337,15 @@ private Q_SLOTS:
         QVERIFY(result.complete > 100);
         QVERIFY(result.cpu && result.cpu->serverSeconds);
         const double measured = *result.cpu->serverSeconds;
-        qInfo("server CPU: the agent's %.3f s over the point, /proc's %.3f s around the sweep",
+        qInfo("server CPU: the agent's %.3f s over the point, the scheduler's %.3f s around the "
+              "sweep",
               measured, truth);
-        QVERIFY2(truth > 0.05, qPrintable(QString::number(truth)));
-        // The sweep adds the agent's start and the connections' setup around the point.
-        QVERIFY2(measured >= 0.5 * truth && measured <= truth + 0.02,
-                 qPrintable(QStringLiteral("%1 of %2").arg(measured).arg(truth)));
+        QVERIFY2(truth > 0.3, qPrintable(QString::number(truth)));
+        QVERIFY2(std::abs(measured - truth) <= 0.1 * truth,
+                 qPrintable(QStringLiteral("the agent's %1 s, the scheduler's %2 s: off by more "
+                                           "than 10 %")
+                                .arg(measured)
+                                .arg(truth)));
     }
 
     void agentThatCannotStartFailsTheSweep() {
