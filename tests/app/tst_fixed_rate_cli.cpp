@@ -84,11 +84,12 @@ private Q_SLOTS:
         checkFixedRateJson(ours.json(), 1000);
         QTRY_COMPARE(server.answered(), uint64_t(kRequests)); // counted after its send returns
         // The server's view of the run: the rate it was sent at, from the first request's
-        // arrival to the last one's and that one's delay, is the rate achieved.
+        // arrival to the last one's and that one's delay, is the rate achieved (within 5 %:
+        // the client's clock starts before its first send, a sanitizer's slower one more so).
         const double serverRate =
             double(server.answered()) / (double(server.arrivalSpanNs()) / 1e9 + 0.001);
         const double achieved = number(ours.json(), "achieved_rate");
-        QVERIFY2(std::abs(achieved - serverRate) < 0.03 * serverRate,
+        QVERIFY2(std::abs(achieved - serverRate) < 0.05 * serverRate,
                  qPrintable(QStringLiteral("achieved %1 requests/s, the server's %2")
                                 .arg(achieved)
                                 .arg(serverRate)));
@@ -140,11 +141,11 @@ private Q_SLOTS:
                                 .arg(fewest)
                                 .arg(most)));
         // The server's own view: from the first request's arrival to the last one's, and
-        // that one's delay.
+        // that one's delay (within 5 %, as above).
         const double serverSeconds = double(server.arrivalSpanNs()) / 1e9 + kDelaySeconds;
         const double serverRate = answered / serverSeconds;
         const double achieved = number(json, "achieved_rate");
-        QVERIFY2(std::abs(achieved - serverRate) < 0.03 * serverRate,
+        QVERIFY2(std::abs(achieved - serverRate) < 0.05 * serverRate,
                  qPrintable(QStringLiteral("achieved %1 requests/s, the server's %2")
                                 .arg(achieved)
                                 .arg(serverRate)));
