@@ -32,6 +32,8 @@ public:
     bool mirrors() const { return m_requestSize == m_responseSize; }
     // TLS, after start(): the certificate clients should trust (PEM); empty otherwise.
     std::string certificatePem() const { return m_tls ? m_tls->certificatePem() : std::string(); }
+    // TLS: the handshakes that resumed a session, by the server's count; 0 otherwise.
+    uint64_t tlsResumed() const { return m_tls ? m_tls->resumedHandshakes() : 0; }
 
 protected:
     std::unique_ptr<ServerConnection> createConnection(ServerLoop& loop, int fd) override;

@@ -164,6 +164,10 @@ SSL* TlsServerContext::accept(int fd) const {
     return ssl;
 }
 
+uint64_t TlsServerContext::resumedHandshakes() const {
+    return uint64_t(SSL_CTX_sess_hits(m_ctx));
+}
+
 Result<void> prepareTls(const ServerTlsConfig& config, bool offerHttp2,
                         std::unique_ptr<TlsServerContext>& context) {
     if (!config.tls || context)

@@ -2,6 +2,7 @@
 
 #include "app/common/result.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -39,6 +40,10 @@ public:
     SSL* accept(int fd) const;
     // The certificate in PEM, for a client to trust (--cacert).
     const std::string& certificatePem() const { return m_certificatePem; }
+    // Of the handshakes completed so far, over every loop, those that resumed a session (a
+    // ticket or a cached id), as OpenSSL's own statistics count them: the server's side of a
+    // client's resumption figure.
+    uint64_t resumedHandshakes() const;
 
 private:
     TlsServerContext() = default;

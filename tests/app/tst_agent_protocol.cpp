@@ -31,6 +31,16 @@ engine::Histogram histogramOf(std::initializer_list<int64_t> values) {
     return histogram;
 }
 
+// A distribution no other histogram of the result has: values spread over several
+// magnitudes, some of them recorded many times, all shifted by `offset` ns.
+engine::Histogram distinctHistogram(int64_t offset) {
+    engine::Histogram histogram;
+    int64_t value = 1000 + offset;
+    for (uint64_t times = 1; times <= 12; ++times, value = value * 3 + 7)
+        histogram.recordN(value, times);
+    return histogram;
+}
+
 // Every field set to a value no default has.
 engine::RunResult fullResult() {
     engine::RunResult r;
@@ -42,6 +52,7 @@ engine::RunResult fullResult() {
     r.keepAlive = 1990;
     r.connectionsOpened = 11;
     r.statusCodes = {{200, 1990}, {404, 3}};
+    r.errorReplyCodes = {{"ERR", 17}, {"WRONGTYPE", 18}};
     r.bytesTotal = 123456789;
     r.bytesBody = 98765432;
     r.bytesSent = 555555;
@@ -51,15 +62,15 @@ engine::RunResult fullResult() {
     r.serverSoftware = "loadscope-http";
     r.documentLength = 4897;
     r.firstError = "connection reset by peer";
-    r.total = histogramOf({1000, 2000, 3000000});
-    r.connect = histogramOf({50});
-    r.waiting = histogramOf({900, 1900});
-    r.processing = histogramOf({100});
-    r.uncorrected = histogramOf({700});
+    r.total = distinctHistogram(1);
+    r.connect = distinctHistogram(2);
+    r.waiting = distinctHistogram(3);
+    r.processing = distinctHistogram(4);
+    r.uncorrected = distinctHistogram(5);
     r.offeredRate = 5000;
     r.maxBacklog = 9;
     r.clientSaturated = true;
-    r.tls = histogramOf({4000, 9000});
+    r.tls = distinctHistogram(6);
     r.tlsHandshakes = 2;
     r.tlsResumed = 1;
     r.tlsProtocol = "TLSv1.3";
@@ -71,7 +82,7 @@ engine::RunResult fullResult() {
     r.cpu.system = 0.5;
     r.cpu.irq = 0.01;
     r.cpu.softirq = 0.25;
-    r.cpu.steal = 0;
+    r.cpu.steal = 0.125;
     r.cpu.idle = 2.99;
     r.cpu.serverCpuSeconds = 0.75;
     r.cpu.frequencyChanged = true;
@@ -101,23 +112,55 @@ engine::RunResult fullResult() {
     get.hits = 60;
     get.misses = 40;
     get.bytesReceived = 4000;
-    get.latency = histogramOf({12345});
+    get.latency = distinctHistogram(7);
     r.operations.push_back(get);
+    engine::OperationStats set;
+    set.name = "set";
+    set.count = 55;
+    set.bytesReceived = 440;
+    set.latency = distinctHistogram(8);
+    r.operations.push_back(set);
     r.hits = 60;
     r.misses = 40;
     r.threadCpus = {2, 3};
     r.pinned = true;
     r.clientCpuSeconds = 0.75;
     r.streamsStalled = 1;
+    r.answersDuplicate = 19;
+    r.answersLate = 20;
+    r.answersStray = 21;
+    r.answersOutOfOrder = 22;
+    r.datagramsSent = 23;
+    r.sendErrors = 24;
+    r.sinkReports = 25;
+    r.sinkDatagrams = 26;
+    r.sinkBytes = 27;
+    r.sinkOutOfOrder = 28;
+    r.sinkDuplicates = 29;
     r.cancelled = true;
     r.unreachable = true;
     return r;
 }
 
-void compareHistograms(const engine::Histogram& a, const engine::Histogram& b) {
-    QCOMPARE(a.count(), b.count());
-    QCOMPARE(a.max(), b.max());
-    QCOMPARE(a.valueAtPercentile(50), b.valueAtPercentile(50));
+// The whole distribution: its exact figures, and every step of the percentile walk, which
+// visits each bucket that holds a count (so a bucket lost or moved shows).
+void compareHistograms(const engine::Histogram& got, const engine::Histogram& want) {
+    QVERIFY(want.count() > 0);
+    QCOMPARE(got.count(), want.count());
+    QCOMPARE(got.min(), want.min());
+    QCOMPARE(got.max(), want.max());
+    QCOMPARE(got.mean(), want.mean());
+    QCOMPARE(got.stddev(), want.stddev());
+    const auto gotSteps = got.percentileDistribution(1000);
+    const auto wantSteps = want.percentileDistribution(1000);
+    QCOMPARE(gotSteps.size(), wantSteps.size());
+    for (size_t i = 0; i < gotSteps.size(); ++i) {
+        QCOMPARE(gotSteps[i].valueNs, wantSteps[i].valueNs);
+        QCOMPARE(gotSteps[i].percentile, wantSteps[i].percentile);
+        QCOMPARE(gotSteps[i].totalCount, wantSteps[i].totalCount);
+    }
+    for (double percentile = 0; percentile <= 100; percentile += 0.25)
+        QCOMPARE(got.valueAtPercentile(percentile), want.valueAtPercentile(percentile));
 }
 
 AgentMessage decoded(const QByteArray& line) {
@@ -171,6 +214,7 @@ private Q_SLOTS:
         AgentMessage m;
         m.type = AgentMessage::Type::Result;
         m.id = 42;
+        m.measuredFromUs = 1'700'000'123'456'789; // the run's start, told beside the result
         m.result = std::make_shared<const engine::RunResult>(sent);
         const QByteArray line = app::encodeAgentMessage(m);
         QVERIFY(line.endsWith('\n'));
@@ -178,6 +222,7 @@ private Q_SLOTS:
         const AgentMessage back = decoded(line);
         QCOMPARE(int(back.type), int(AgentMessage::Type::Result));
         QCOMPARE(back.id, 42u);
+        QCOMPARE(back.measuredFromUs, m.measuredFromUs);
         QVERIFY(back.result);
         const engine::RunResult& r = *back.result;
         QCOMPARE(r.complete, sent.complete);
@@ -187,6 +232,7 @@ private Q_SLOTS:
         QCOMPARE(r.keepAlive, sent.keepAlive);
         QCOMPARE(r.connectionsOpened, sent.connectionsOpened);
         QVERIFY(r.statusCodes == sent.statusCodes);
+        QVERIFY(r.errorReplyCodes == sent.errorReplyCodes);
         QCOMPARE(r.bytesTotal, sent.bytesTotal);
         QCOMPARE(r.bytesBody, sent.bytesBody);
         QCOMPARE(r.bytesSent, sent.bytesSent);
@@ -216,6 +262,7 @@ private Q_SLOTS:
         QCOMPARE(r.cpu.system, sent.cpu.system);
         QCOMPARE(r.cpu.irq, sent.cpu.irq);
         QCOMPARE(r.cpu.softirq, sent.cpu.softirq);
+        QCOMPARE(r.cpu.steal, sent.cpu.steal);
         QCOMPARE(r.cpu.idle, sent.cpu.idle);
         QCOMPARE(r.cpu.serverCpuSeconds, sent.cpu.serverCpuSeconds);
         QCOMPARE(r.cpu.frequencyChanged, sent.cpu.frequencyChanged);
@@ -256,18 +303,34 @@ private Q_SLOTS:
         QVERIFY(r.net.softnet);
         QCOMPARE(r.net.softnet->dropped, uint64_t(15));
         QCOMPARE(r.net.softnet->timeSqueeze, uint64_t(16));
-        QCOMPARE(r.operations.size(), size_t(1));
-        QCOMPARE(r.operations[0].name, std::string("get"));
-        QCOMPARE(r.operations[0].hits, 60u);
-        QCOMPARE(r.operations[0].misses, 40u);
-        QCOMPARE(r.operations[0].bytesReceived, 4000u);
-        compareHistograms(r.operations[0].latency, sent.operations[0].latency);
+        QCOMPARE(r.operations.size(), sent.operations.size());
+        for (size_t i = 0; i < r.operations.size(); ++i) {
+            const engine::OperationStats& got = r.operations[i];
+            const engine::OperationStats& want = sent.operations[i];
+            QCOMPARE(got.name, want.name);
+            QCOMPARE(got.count, want.count);
+            QCOMPARE(got.hits, want.hits);
+            QCOMPARE(got.misses, want.misses);
+            QCOMPARE(got.bytesReceived, want.bytesReceived);
+            compareHistograms(got.latency, want.latency);
+        }
         QCOMPARE(r.hits, sent.hits);
         QCOMPARE(r.misses, sent.misses);
         QVERIFY(r.threadCpus == sent.threadCpus);
         QCOMPARE(r.pinned, sent.pinned);
         QCOMPARE(r.clientCpuSeconds, sent.clientCpuSeconds);
         QCOMPARE(r.streamsStalled, sent.streamsStalled);
+        QCOMPARE(r.answersDuplicate, sent.answersDuplicate);
+        QCOMPARE(r.answersLate, sent.answersLate);
+        QCOMPARE(r.answersStray, sent.answersStray);
+        QCOMPARE(r.answersOutOfOrder, sent.answersOutOfOrder);
+        QCOMPARE(r.datagramsSent, sent.datagramsSent);
+        QCOMPARE(r.sendErrors, sent.sendErrors);
+        QCOMPARE(r.sinkReports, sent.sinkReports);
+        QCOMPARE(r.sinkDatagrams, sent.sinkDatagrams);
+        QCOMPARE(r.sinkBytes, sent.sinkBytes);
+        QCOMPARE(r.sinkOutOfOrder, sent.sinkOutOfOrder);
+        QCOMPARE(r.sinkDuplicates, sent.sinkDuplicates);
         QCOMPARE(r.cancelled, sent.cancelled);
         QCOMPARE(r.unreachable, sent.unreachable);
     }

@@ -10,6 +10,7 @@
 #include <QJsonObject>
 #include <QTest>
 #include <chrono>
+#include <cmath>
 
 using loadscope::app::EchoServer;
 using loadscope::app::EchoServerConfig;
@@ -29,11 +30,28 @@ QString address(uint16_t port) {
 constexpr int kRequests = 300;
 constexpr double kScheduleSeconds = 0.299;
 
-// What every fixed-rate JSON says, whatever the command.
+double number(const QJsonObject& json, const char* key) {
+    return json.value(QLatin1String(key)).toDouble();
+}
+
+// What every fixed-rate JSON says, whatever the command, of a server that keeps up. The
+// rate achieved: never above the schedule's (300 requests take at least 0.299 s), and near
+// the rate asked (a loaded machine's late wake-ups take some of it). The largest backlog: the
+// k-th request due and not sent had been due (k - 1) / rate when it was counted, so one of
+// the requests waited that long from its intended start; no figure the latency denies.
 void checkFixedRateJson(const QJsonObject& json, double rate) {
     QCOMPARE(json.value(QStringLiteral("offered_rate")).toDouble(), rate);
-    QVERIFY(json.contains(QStringLiteral("achieved_rate")));
-    QVERIFY(json.contains(QStringLiteral("max_backlog")));
+    const double achieved = number(json, "achieved_rate");
+    QVERIFY2(achieved > rate * 0.8 && achieved <= kRequests / kScheduleSeconds,
+             qPrintable(QString::number(achieved)));
+    QVERIFY(json.value(QStringLiteral("max_backlog")).isDouble());
+    const double backlog = number(json, "max_backlog");
+    const double longestMs =
+        json.value(QStringLiteral("latency_ms")).toObject().value(QStringLiteral("max")).toDouble();
+    QVERIFY2(backlog >= 0 && backlog <= 1 + rate * longestMs / 1000 + 1,
+             qPrintable(QStringLiteral("largest backlog %1, longest latency %2 ms")
+                            .arg(backlog)
+                            .arg(longestMs)));
     QVERIFY(json.value(QStringLiteral("client_saturated")).isBool());
     QCOMPARE(json.value(QStringLiteral("complete")).toInteger(), kRequests);
     QVERIFY2(json.value(QStringLiteral("duration_s")).toDouble() >= kScheduleSeconds,
@@ -65,12 +83,75 @@ private Q_SLOTS:
         QCOMPARE(ours.exitCode, 0);
         checkFixedRateJson(ours.json(), 1000);
         QTRY_COMPARE(server.answered(), uint64_t(kRequests)); // counted after its send returns
+        // The server's view of the run: the rate it was sent at, from the first request's
+        // arrival to the last one's and that one's delay, is the rate achieved (within 5 %:
+        // the client's clock starts before its first send, a sanitizer's slower one more so).
+        const double serverRate =
+            double(server.answered()) / (double(server.arrivalSpanNs()) / 1e9 + 0.001);
+        const double achieved = number(ours.json(), "achieved_rate");
+        QVERIFY2(std::abs(achieved - serverRate) < 0.05 * serverRate,
+                 qPrintable(QStringLiteral("achieved %1 requests/s, the server's %2")
+                                .arg(achieved)
+                                .arg(serverRate)));
+        // Its longest wait between two requests: the intended starts that passed meanwhile
+        // (1 a millisecond) were all due and unsent at the send that ended it.
+        const double longestGapMs = double(server.arrivalGapPercentile(100)) / 1e6;
+        QVERIFY2(number(ours.json(), "max_backlog") >= std::floor(longestGapMs) - 1,
+                 qPrintable(QStringLiteral("largest backlog %1, longest gap %2 ms")
+                                .arg(number(ours.json(), "max_backlog"))
+                                .arg(longestGapMs)));
         // The latency of a 1 ms server is above 1 ms either way.
         QVERIFY(ours.json()
                     .value(QStringLiteral("latency_uncorrected_ms"))
                     .toObject()
                     .value(QStringLiteral("min"))
                     .toDouble() >= 1.0);
+    }
+
+    // Two connections to a server that answers each request 10 ms after it came: 200
+    // requests/s at most, offered 1000/s for 0.5 s. Each connection sends its next request
+    // when the answer to its last one is back, so the requests due and not sent grow all
+    // run long, and are most at its last dispatch: about 500 due (from 488, the due count one
+    // cycle and 2 ms before the end, to 501) less the requests sent then, which the server
+    // counted (it answered every one but the last of each connection at the most).
+    void aServerThatCannotKeepUpLeavesAKnownBacklog() {
+        constexpr int kConnections = 2;
+        constexpr double kRate = 1000;
+        constexpr double kSeconds = 0.5;
+        constexpr double kDelaySeconds = 0.010;
+        FixedDelayServer server({10ms, 100, 0, 0});
+        const CliOutcome ours =
+            runCli({QStringLiteral("http"), QStringLiteral("-k"), QStringLiteral("-c"),
+                    QString::number(kConnections), QStringLiteral("-R"), QString::number(kRate),
+                    QStringLiteral("-t"), QString::number(kSeconds), QStringLiteral("--json"),
+                    QStringLiteral("-"), QStringLiteral("http://%1/").arg(address(server.port()))});
+        QCOMPARE(ours.exitCode, 0);
+        const QJsonObject json = ours.json();
+        QCOMPARE(number(json, "offered_rate"), kRate);
+        const double answered = double(server.answered());
+        const double backlog = number(json, "max_backlog");
+        // Due at the last dispatch: from one cycle (and 2 ms of lateness) before the end to
+        // the end. Taken then: the requests sent (from what the server answered to one more a
+        // connection), less the last one of each connection, sent after it.
+        const double fewest = kRate * (kSeconds - kDelaySeconds - 0.002) - answered - kConnections;
+        const double most = kRate * kSeconds + 1 - (answered - kConnections);
+        QVERIFY2(backlog >= fewest && backlog <= most,
+                 qPrintable(QStringLiteral("largest backlog %1, not in [%2, %3]")
+                                .arg(backlog)
+                                .arg(fewest)
+                                .arg(most)));
+        // The server's own view: from the first request's arrival to the last one's, and
+        // that one's delay (within 5 %, as above).
+        const double serverSeconds = double(server.arrivalSpanNs()) / 1e9 + kDelaySeconds;
+        const double serverRate = answered / serverSeconds;
+        const double achieved = number(json, "achieved_rate");
+        QVERIFY2(std::abs(achieved - serverRate) < 0.05 * serverRate,
+                 qPrintable(QStringLiteral("achieved %1 requests/s, the server's %2")
+                                .arg(achieved)
+                                .arg(serverRate)));
+        // Never above the server's capacity (each connection waits 10 ms an answer), so never
+        // the rate offered.
+        QVERIFY2(achieved <= kConnections / kDelaySeconds, qPrintable(QString::number(achieved)));
     }
 
     void theReportShowsBothDistributions_data() {

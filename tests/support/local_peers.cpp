@@ -62,7 +62,7 @@ QString writeSelfSignedCertificate(const QString& directory) {
     return {};
 }
 
-NginxPeer::NginxPeer(qsizetype documentBytes, Scheme scheme, bool http2)
+NginxPeer::NginxPeer(qsizetype documentBytes, Scheme scheme, bool http2, bool logStatuses)
     : m_scheme(scheme) {
     const QString nginx = QStringLiteral("/usr/sbin/nginx");
     if (!QFile::exists(nginx)) {
@@ -93,14 +93,18 @@ NginxPeer::NginxPeer(qsizetype documentBytes, Scheme scheme, bool http2)
         QFile config(root + QStringLiteral("/nginx.conf"));
         config.open(QIODevice::WriteOnly | QIODevice::Truncate);
         // Single-process mode: one worker, stopped with the QProcess.
+        const QString accessLog = logStatuses ? QStringLiteral("log_format statuses '$status'; "
+                                                               "access_log %1/access.log statuses;")
+                                                    .arg(root)
+                                              : QStringLiteral("access_log off;");
         config.write(QStringLiteral("daemon off; master_process off;\n"
                                     "error_log %1/error.log; pid %1/nginx.pid;\n"
                                     "events { worker_connections 20000; }\n"
-                                    "http { access_log off; keepalive_requests 1000000;\n"
+                                    "http { %4 keepalive_requests 1000000;\n"
                                     "  server { listen 127.0.0.1:%2%3; root %1/www; } }\n")
                          .arg(root)
                          .arg(port)
-                         .arg(tls)
+                         .arg(tls, accessLog)
                          .toUtf8());
         config.close();
         stopWithTest(m_process);
@@ -114,6 +118,17 @@ NginxPeer::NginxPeer(qsizetype documentBytes, Scheme scheme, bool http2)
     }
     m_error = QStringLiteral("nginx did not start: ") +
               QString::fromUtf8(m_process.readAllStandardError());
+}
+
+QList<int> NginxPeer::loggedStatuses() const {
+    QFile log(m_dir.path() + QStringLiteral("/access.log"));
+    QList<int> statuses;
+    if (!log.open(QIODevice::ReadOnly))
+        return statuses;
+    for (const QByteArray& line : log.readAll().split('\n'))
+        if (!line.isEmpty())
+            statuses << line.toInt();
+    return statuses;
 }
 
 NginxPeer::~NginxPeer() {

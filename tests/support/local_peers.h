@@ -29,8 +29,9 @@ public:
     // nginx-light, one worker, serving a document of `documentBytes` at "/";
     // with Https, on TLS 1.2 and 1.3 with a certificate of its own (certificatePath()).
     // `http2`: HTTP/2 only, h2c by prior knowledge on Http, h2 by ALPN on Https.
+    // `logStatuses`: nginx logs the status of every response it sends (loggedStatuses()).
     explicit NginxPeer(qsizetype documentBytes = 4897, Scheme scheme = Scheme::Http,
-                       bool http2 = false);
+                       bool http2 = false, bool logStatuses = false);
     ~NginxPeer();
 
     bool isRunning() const { return m_port != 0; }
@@ -41,6 +42,9 @@ public:
     QString certificatePath() const { return m_dir.path() + QStringLiteral("/cert.pem"); }
     // Its text, as a TlsSpec's caPem takes it (the engine opens no file).
     std::string certificatePem() const;
+    // With logStatuses: the status of each response nginx sent so far, by its access log, in
+    // the order it sent them; nginx writes a request's line when it has finished with it.
+    QList<int> loggedStatuses() const;
 
 private:
     Scheme m_scheme;

@@ -6,6 +6,8 @@
 
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QDir>
+#include <QFile>
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
@@ -13,6 +15,11 @@
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QTest>
+#include <atomic>
+#include <chrono>
+#include <set>
+#include <thread>
+#include <unistd.h>
 
 using loadscope::app::SessionDocument;
 using loadscope::app::lab::LabMode;
@@ -60,6 +67,37 @@ LabAvailability machineLikeThisOne() {
     return availability;
 }
 
+// Until stop(): every 500 us, the threads of this process that have a child process
+// (/proc/self/task/TID/children, which lists the processes a thread itself started).
+class ParentThreadWatch {
+public:
+    ParentThreadWatch()
+        : m_thread([this] {
+            while (!m_stop.load()) {
+                const QDir tasks(QStringLiteral("/proc/self/task"));
+                for (const QString& thread : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+                    QFile children(tasks.filePath(thread + QStringLiteral("/children")));
+                    if (children.open(QIODevice::ReadOnly) &&
+                        !children.readAll().trimmed().isEmpty())
+                        m_parents.insert(thread.toInt());
+                }
+                std::this_thread::sleep_for(std::chrono::microseconds(500));
+            }
+        }) {}
+    ~ParentThreadWatch() { stop(); }
+    std::set<int> stop() {
+        m_stop.store(true);
+        if (m_thread.joinable())
+            m_thread.join();
+        return m_parents;
+    }
+
+private:
+    std::atomic<bool> m_stop{false};
+    std::set<int> m_parents; // written by m_thread alone until it is joined
+    std::thread m_thread;
+};
+
 } // namespace
 
 class TstLabTargetsDialog : public QObject {
@@ -85,7 +123,11 @@ private Q_SLOTS:
         QVERIFY(!okButton()->isEnabled());
     }
 
+    // The check runs its probes in a process of its own (the lab's sandbox), and the kernel
+    // knows which thread started it: a thread of the test watches every thread's children from
+    // before the check to its answer, whatever the GUI thread is doing meanwhile.
     void theRealCheckRunsOffTheGuiThread() {
+        ParentThreadWatch watch;
         QSignalSpy answered(m_dialog.get(), &LabTargetsDialog::availabilityChanged);
         m_dialog->checkMachine();
         // checkMachine() returned without the answer: the list still says it is checking.
@@ -94,6 +136,10 @@ private Q_SLOTS:
                  QStringLiteral("Checking what this machine can build…"));
         QTRY_COMPARE_WITH_TIMEOUT(answered.count(), 1, 60000);
         QCOMPARE(modeList()->count(), int(app::lab::labModes().size()));
+        const std::set<int> parents = watch.stop();
+        QVERIFY2(!parents.empty(), "no thread of this process was seen with a child process");
+        QVERIFY2(!parents.contains(int(::gettid())),
+                 "the check's processes were started by the GUI thread");
     }
 
     void anUnavailableModeIsGreyedWithItsReason() {
