@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Builds Loadscope and runs every test: the Qt Test suites (ctest, warnings as
-# errors), every suite again under ASan+UBSan (the window's offscreen) but the
-# one that measures the machine's load, the engine suites and the app suites
-# that run threads of their own under TSan, and a short run of each libFuzzer
-# target. Installs missing Debian packages first.
+# errors), the engine suites again under ASan+UBSan, the engine suites and the
+# app suites that run threads of their own under TSan, and a short run of each
+# libFuzzer target. Installs missing Debian packages first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,24 +24,25 @@ LOADSCOPE_REQUIRE=$(bash scripts/machine-has.sh)
 export LOADSCOPE_REQUIRE
 echo "== this machine has: $LOADSCOPE_REQUIRE"
 
-stage "build (preset ci)"
-cmake --preset ci >/dev/null
-cmake --build --preset ci -j "$jobs"
-
-stage "tests (preset ci)"
-ctest --preset ci -j "$jobs"
-
-# The test presets choose the suites (asan: all but label no-sanitizer; tsan: labels
-# engine and workers); only their executables are built.
-for preset in asan tsan; do
+# The ci preset (optimised, warnings are errors) builds everything and runs every
+# suite; asan (ASan+UBSan) builds and runs the engine suites, tsan the engine
+# suites and the app suites that run threads of their own (label workers): each
+# sanitizer stage builds only the executables of the suites its test preset chooses.
+run_preset() { # PRESET all|suites
+  local preset=$1 targets=()
   stage "build (preset $preset)"
   cmake --preset "$preset" >/dev/null
-  targets=$(ctest --preset "$preset" -N | sed -n 's/^ *Test *#[0-9]*: //p')
-  # shellcheck disable=SC2086
-  cmake --build --preset "$preset" -j "$jobs" --target $targets
+  if [ "$2" = suites ]; then
+    read -r -a targets <<<"$(ctest --preset "$preset" -N | sed -n 's/^ *Test *#[0-9]*: //p' | tr '\n' ' ')"
+    targets=(--target "${targets[@]}")
+  fi
+  cmake --build --preset "$preset" -j "$jobs" "${targets[@]}"
   stage "tests (preset $preset)"
   ctest --preset "$preset" -j "$jobs"
-done
+}
+run_preset ci all
+run_preset asan suites
+run_preset tsan suites
 
 # Each fuzzer runs FUZZ_SECONDS (20 by default: a check that every target
 # still runs clean from its corpus; set it higher for a longer search).
