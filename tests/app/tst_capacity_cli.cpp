@@ -8,6 +8,7 @@
 #include "app/servers/echo_server.h"
 #include "cli_process.h"
 #include "fixed_delay_server.h"
+#include "golden_outputs.h"
 #include "local_peers.h"
 
 #include <QCoreApplication>
@@ -19,6 +20,7 @@
 #include <QTest>
 #include <algorithm>
 #include <chrono>
+#include <map>
 
 using loadscope::testing::CliOutcome;
 using loadscope::testing::FixedDelayServer;
@@ -138,17 +140,21 @@ private Q_SLOTS:
         QVERIFY(report.contains(QStringLiteral("Step    Offered/s")));
         QFile file(csvPath);
         QVERIFY(file.open(QIODevice::ReadOnly));
-        const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
+        // Read as CSV: a noisy step's note holds commas, in quotes.
+        std::map<int, std::map<QString, QString>> rows; // row -> column -> cell
+        for (const loadscope::testing::golden::Field& field :
+             loadscope::testing::golden::flattenCsv(file.readAll()))
+            if (field.path.startsWith(QLatin1String("row")))
+                rows[field.path.section(QLatin1Char('.'), 0, 0).mid(3).toInt()][field.name] =
+                    field.value;
         file.remove();
-        const QList<QByteArray> header = lines.first().trimmed().split(',');
-        const qsizetype stepColumn = header.indexOf("capacity_step");
-        const qsizetype rateColumn = header.indexOf("offered_rate");
-        QVERIFY(stepColumn >= 0 && rateColumn >= 0);
-        QVERIFY(lines.size() >= 3);
-        for (qsizetype i = 1; i < lines.size(); ++i) {
-            const QList<QByteArray> cells = lines[i].trimmed().split(',');
-            QCOMPARE(cells.value(stepColumn).toInt(), int(i));
-            QVERIFY(cells.value(rateColumn).toDouble() > 0);
+        QVERIFY(rows.size() >= 2);
+        for (const auto& [row, cells] : rows) {
+            QVERIFY2(cells.count(QStringLiteral("capacity_step")) &&
+                         cells.count(QStringLiteral("offered_rate")),
+                     "the CSV has capacity_step and offered_rate");
+            QCOMPARE(cells.at(QStringLiteral("capacity_step")).toInt(), row);
+            QVERIFY(cells.at(QStringLiteral("offered_rate")).toDouble() > 0);
         }
     }
 
