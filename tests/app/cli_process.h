@@ -84,17 +84,10 @@ inline CliOutcome runCli(const QStringList& arguments) {
     return outcome;
 }
 
-// Any program run to its end, bounded in time: loadscope-cli, or a peer tool it is checked
-// against (h2load, curl). `stdoutFile`: standard output goes there instead (say /dev/full).
-inline CliOutcome runProgram(const QString& program, const QStringList& arguments,
-                             int timeoutMs = 60000, const QString& stdoutFile = {}) {
-    QProcess process;
-    if (!stdoutFile.isEmpty())
-        process.setStandardOutputFile(stdoutFile);
-    process.start(program, arguments);
-    process.closeWriteChannel();
+// What a process that was given its time said: killed and "timed out" when it still runs.
+inline CliOutcome outcomeOf(QProcess& process) {
     CliOutcome outcome;
-    if (!process.waitForFinished(timeoutMs)) {
+    if (process.state() != QProcess::NotRunning) {
         process.kill();
         process.waitForFinished();
         outcome.err = "timed out";
@@ -104,6 +97,19 @@ inline CliOutcome runProgram(const QString& program, const QStringList& argument
     outcome.out = process.readAllStandardOutput();
     outcome.err = process.readAllStandardError();
     return outcome;
+}
+
+// Any program run to its end, bounded in time: loadscope-cli, or a peer tool it is checked
+// against (h2load, curl). `stdoutFile`: standard output goes there instead (say /dev/full).
+inline CliOutcome runProgram(const QString& program, const QStringList& arguments,
+                             int timeoutMs = 60000, const QString& stdoutFile = {}) {
+    QProcess process;
+    if (!stdoutFile.isEmpty())
+        process.setStandardOutputFile(stdoutFile);
+    process.start(program, arguments);
+    process.closeWriteChannel();
+    process.waitForFinished(timeoutMs);
+    return outcomeOf(process);
 }
 
 inline CliOutcome runCliProcess(const QStringList& arguments, int timeoutMs = 60000,

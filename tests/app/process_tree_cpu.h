@@ -5,6 +5,8 @@
 
 #include <QDir>
 #include <QFile>
+#include <QString>
+#include <cmath>
 
 namespace loadscope::test {
 
@@ -27,6 +29,17 @@ inline double processTreeRunSeconds(int pid) {
                 seconds += processTreeRunSeconds(child.trimmed().toInt());
     }
     return seconds;
+}
+
+// Empty when `measured` (whose: "the agent's") is within 10 % of the scheduler's `truth`;
+// otherwise what the two were.
+inline QString offTheSchedulersRunTime(const QString& whose, double measured, double truth) {
+    if (std::abs(measured - truth) <= 0.1 * truth)
+        return {};
+    return QStringLiteral("%1 %2 s, the scheduler's %3 s: off by more than 10 %")
+        .arg(whose)
+        .arg(measured)
+        .arg(truth);
 }
 
 } // namespace loadscope::test

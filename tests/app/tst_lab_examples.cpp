@@ -312,16 +312,9 @@ private:
                 at->second.second = std::max(at->second.second, seconds);
             }
         }
-        CliOutcome outcome;
-        if (process.state() != QProcess::NotRunning) {
-            process.kill();
-            process.waitForFinished();
-            outcome.err = "timed out";
+        CliOutcome outcome = outcomeOf(process);
+        if (outcome.err == "timed out")
             return outcome;
-        }
-        outcome.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
-        outcome.out = process.readAllStandardOutput();
-        outcome.err = process.readAllStandardError();
         if (servers.empty())
             outcome.err += "\nthe test found no lab agent naming the lab's servers";
         for (const auto& [pid, readings] : seen)
