@@ -12,9 +12,13 @@ jobs=$(nproc)
 # Each stage's start: seconds since the script began, and the CPU seconds (user +
 # system) its finished children have used, which a machine shared with other work
 # changes far less than the wall time.
+# (`times` in this shell: in a pipeline or $(...) it would time the subshell.)
+times_file=$(mktemp)
+trap 'rm -f "$times_file"' EXIT
 stage() {
   local cpu
-  cpu=$(times | awk 'NR == 2 { gsub(/[ms]/, " "); printf "%d", $1 * 60 + $2 + $3 * 60 + $4 }')
+  times >"$times_file"
+  cpu=$(awk 'NR == 2 { gsub(/[ms]/, " "); printf "%d", $1 * 60 + $2 + $3 * 60 + $4 }' "$times_file")
   echo "== $1 [${SECONDS} s, ${cpu} s CPU]"
 }
 
@@ -44,9 +48,9 @@ run_preset ci all
 run_preset asan suites
 run_preset tsan suites
 
-# Each fuzzer runs FUZZ_SECONDS (20 by default: a check that every target
+# Each fuzzer runs FUZZ_SECONDS (10 by default: a check that every target
 # still runs clean from its corpus; set it higher for a longer search).
-fuzz_seconds=${FUZZ_SECONDS:-20}
+fuzz_seconds=${FUZZ_SECONDS:-10}
 stage "build (preset fuzz)"
 cmake --preset fuzz >/dev/null
 fuzzers=$(sed -n 's/^loadscope_add_fuzzer(\([a-z0-9_]*\) .*/\1/p' tests/fuzz/CMakeLists.txt)

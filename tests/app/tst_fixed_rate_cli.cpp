@@ -93,13 +93,6 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("achieved %1 requests/s, the server's %2")
                                 .arg(achieved)
                                 .arg(serverRate)));
-        // Its longest wait between two requests: the intended starts that passed meanwhile
-        // (1 a millisecond) were all due and unsent at the send that ended it.
-        const double longestGapMs = double(server.arrivalGapPercentile(100)) / 1e6;
-        QVERIFY2(number(ours.json(), "max_backlog") >= std::floor(longestGapMs) - 1,
-                 qPrintable(QStringLiteral("largest backlog %1, longest gap %2 ms")
-                                .arg(number(ours.json(), "max_backlog"))
-                                .arg(longestGapMs)));
         // The latency of a 1 ms server is above 1 ms either way.
         QVERIFY(ours.json()
                     .value(QStringLiteral("latency_uncorrected_ms"))
