@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Builds Loadscope and runs every test: the Qt Test suites (ctest, warnings as
-# errors), the engine suites again under ASan+UBSan, the engine suites and the
-# app suites that run threads of their own under TSan, and a short run of each
-# libFuzzer target. Installs missing Debian packages first.
+# errors), the engine suites again under ASan+UBSan and TSan, and a short run of
+# each libFuzzer target. Installs missing Debian packages first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,9 +28,8 @@ export LOADSCOPE_REQUIRE
 echo "== this machine has: $LOADSCOPE_REQUIRE"
 
 # The ci preset (optimised, warnings are errors) builds everything and runs every
-# suite; asan (ASan+UBSan) builds and runs the engine suites, tsan the engine
-# suites and the app suites that run threads of their own (label workers): each
-# sanitizer stage builds only the executables of the suites its test preset chooses.
+# suite; asan (ASan+UBSan) and tsan build and run the engine suites: each sanitizer
+# stage builds only the executables of the suites its test preset chooses.
 run_preset() { # PRESET all|suites
   local preset=$1 targets=()
   stage "build (preset $preset)"
