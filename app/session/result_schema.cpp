@@ -22,10 +22,23 @@ FieldValue rate(const PointResult& r, const std::optional<double>& reported, dou
     return r.durationSeconds > 0 ? FieldValue(derived) : FieldValue();
 }
 
-// A count or a time an imported report did not print is left out of the session file
-// (the result's source is read before it); a measured result's is required.
-bool unknownToTheImportedTool(const JsonReader& j, QStringView key, const PointResult& r) {
-    return r.source.kind == ResultSource::Kind::Imported && !j.has(key);
+// The value of a figure an imported report may not have printed (PointResult's
+// completeUnknown, durationUnknown): empty when unknown.
+FieldValue unlessUnknown(bool unknown, FieldValue value) {
+    return unknown ? FieldValue() : std::move(value);
+}
+
+// Its reader: an imported result's figure the tool did not print is left out of the
+// session file and reads back unknown (the result's source is read before it); any
+// other is read by `read`, where it is required.
+ResultSchemaBuilder::Read unlessUnprinted(bool PointResult::*unknown,
+                                          ResultSchemaBuilder::Read read) {
+    return [unknown, read = std::move(read)](const JsonReader& j, QStringView k, PointResult& r) {
+        if (r.source.kind == ResultSource::Kind::Imported && !j.has(k))
+            r.*unknown = true;
+        else
+            read(j, k, r);
+    };
 }
 
 QString latin1(std::string_view text) {
@@ -108,17 +121,14 @@ void addIdentity(ResultSchemaBuilder& b) {
     ResultField& duration = b.saved(
         "duration_s", FieldType::Real, "s",
         [](const PointResult& r) {
-            return r.durationUnknown ? FieldValue() : FieldValue(r.durationSeconds);
+            return unlessUnknown(r.durationUnknown, FieldValue(r.durationSeconds));
         },
         "durationSeconds",
-        [](const JsonReader& j, QStringView k, PointResult& r) {
-            if (unknownToTheImportedTool(j, k, r)) {
-                r.durationUnknown = true;
-                return;
-            }
-            // Any finite number: its range is checked by result_schema_ranges.h.
-            r.durationSeconds = j.number(k, -kUnbounded, kUnbounded);
-        });
+        unlessUnprinted(&PointResult::durationUnknown,
+                        [](const JsonReader& j, QStringView k, PointResult& r) {
+                            // Any finite number: its range is checked by result_schema_ranges.h.
+                            r.durationSeconds = j.number(k, -kUnbounded, kUnbounded);
+                        }));
     duration.omitInSession = true;
     duration.csvColumn = duration.id;
     duration.cliKeys = every("duration_s");
@@ -136,16 +146,12 @@ void addCounts(ResultSchemaBuilder& b) {
     ResultField& complete = b.saved(
         "complete", FieldType::Count, "requests",
         [](const PointResult& r) {
-            return r.completeUnknown ? FieldValue() : FieldValue(r.complete);
+            return unlessUnknown(r.completeUnknown, FieldValue(r.complete));
         },
         "complete",
-        [](const JsonReader& j, QStringView k, PointResult& r) {
-            if (unknownToTheImportedTool(j, k, r)) {
-                r.completeUnknown = true;
-                return;
-            }
-            r.complete = j.count(k);
-        });
+        unlessUnprinted(
+            &PointResult::completeUnknown,
+            [](const JsonReader& j, QStringView k, PointResult& r) { r.complete = j.count(k); }));
     complete.omitInSession = true;
     complete.csvColumn = complete.id;
     complete.cliKeys = every("complete");

@@ -205,11 +205,10 @@ private Q_SLOTS:
         for (const QString& mode : kModes) {
             if (m_lab.reasons.at(mode).isEmpty())
                 modes.append(mode);
-            else if (loadscope::testing::requiredHere(QStringLiteral("mode:") + mode))
-                QFAIL(qPrintable(mode +
-                                 QStringLiteral(" is on this machine (LOADSCOPE_REQUIRE), "
-                                                "but: ") +
-                                 m_lab.reasons.at(mode)));
+            else if (const QString capability = QStringLiteral("mode:") + mode;
+                     loadscope::testing::requiredHere(capability))
+                QFAIL(qPrintable(
+                    loadscope::testing::requiredButMissing(capability, m_lab.reasons.at(mode))));
         }
         LabProcess lab(QStringList{QStringLiteral("lab"), QStringLiteral("sandbox"),
                                    QStringLiteral("--mtu"), QStringLiteral("9000"),

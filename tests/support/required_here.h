@@ -23,6 +23,11 @@ inline bool requiredHere(const QString& capability) {
         .contains(capability);
 }
 
+// Why a test fails where the machine states it has `capability` and the product says not.
+inline QString requiredButMissing(const QString& capability, const QString& reason) {
+    return capability + QStringLiteral(" is on this machine (LOADSCOPE_REQUIRE), but: ") + reason;
+}
+
 } // namespace loadscope::testing
 
 // QSKIP(reason), or QFAIL when the machine states it has `capability`.
@@ -31,8 +36,7 @@ inline bool requiredHere(const QString& capability) {
         const QString loadscopeCapability = (capability);                                          \
         const QString loadscopeReason = (reason);                                                  \
         if (loadscope::testing::requiredHere(loadscopeCapability))                                 \
-            QFAIL(qPrintable(loadscopeCapability +                                                 \
-                             QStringLiteral(" is on this machine (LOADSCOPE_REQUIRE), but: ") +    \
-                             loadscopeReason));                                                    \
+            QFAIL(qPrintable(                                                                      \
+                loadscope::testing::requiredButMissing(loadscopeCapability, loadscopeReason)));    \
         QSKIP(qPrintable(loadscopeReason));                                                        \
     } while (false)
